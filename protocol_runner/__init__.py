@@ -1,0 +1,1 @@
+"""Run consensus protocols (SAC and baselines) among LLM agents on certified topologies."""

@@ -1,0 +1,98 @@
+"""The ``robustgraph`` command line: one group, subcommands loaded lazily from their modules.
+
+Conventions (DESIGN.md): ``--json`` prints machine-readable output on stdout, progress and logs
+go to stderr; exit codes are 0 ok/certified, 1 checked and not satisfied, 2 usage or input error.
+Any ``RobustgraphError`` reaches the user as one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from robustgraph import __version__
+from robustgraph.errors import RobustgraphError
+
+__all__ = ["main", "emit", "fail", "json_option"]
+
+# name -> "module:attribute"; a module is imported only when its command runs or --help lists it.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("robustgraph.cli_graph:info", "Describe a graph file: size, degrees, connectivity, hash."),
+    "convert": ("robustgraph.cli_graph:convert", "Convert a graph file from one format to another."),
+    "generate": ("robustgraph.cli_generate:generate", "Generate a robust communication graph."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use, with one-line error handling."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        target, _ = COMMANDS[name]
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RobustgraphError as exc:
+            fail(str(exc), exc.exit_code)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            fail(f"{exc.filename}: {exc.strerror}", 2)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print ``robustgraph: error: <message>`` on stderr (one line) and exit with ``code``."""
+    one_line = " ".join(str(message).split())
+    click.echo(f"robustgraph: error: {one_line}", err=True)
+    sys.exit(code)
+
+
+def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--json`` flag every command takes: machine-readable output on stdout."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout."
+    )(func)
+
+
+def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
+    """Print ``data`` as JSON when ``as_json``, else call ``render`` for human output."""
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+    else:
+        render()
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="robustgraph")
+def main() -> None:
+    """robustgraph: design, certify and run Byzantine-robust communication graphs.
+
+    \b
+    A group of agents that reach consensus with an MSR-style rule (SAC, W-MSR) tolerates F
+    Byzantine neighbours only if its communication graph is robust enough:
+      - SAC needs (F+1)-robustness (F-local model),
+      - W-MSR needs (2F+1)-robustness (F-local) or (F+1, F+1)-robustness (F-total).
+
+    \b
+    Typical use:
+      robustgraph generate merg --n 7 -o g.json     # build a graph
+      robustgraph info g.json                       # look at it
+    Run 'robustgraph COMMAND --help' for each command's options.
+    """

@@ -1,0 +1,291 @@
+"""The Topology value: an immutable communication graph with in-neighbour sets.
+
+A directed edge ``u -> v`` means **v hears u**: robustness counts in-neighbours (LeBlanc et al.
+2013). An undirected graph is the symmetric digraph. Every other part of robustgraph takes a
+Topology, so the rules (no self-loops, no multi-edges, labels kept in order) live here once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from robustgraph.errors import GraphFormatError
+
+__all__ = ["Topology", "Label"]
+
+Label = Hashable
+
+
+@dataclass(frozen=True, eq=False)
+class Topology:
+    """An immutable graph or digraph over labelled nodes, stored as in-neighbour index sets.
+
+    Build one with :meth:`from_edges`, :meth:`from_networkx`, :meth:`from_igraph`, or
+    ``robustgraph.io.read``. Node ``i`` has label ``labels[i]``; ``in_neighbors[i]`` is the set of
+    indices ``j`` with an edge ``j -> i`` (for undirected graphs: the neighbours of ``i``).
+
+    Parameters
+    ----------
+    labels : tuple
+        Node labels in order; unique, hashable (ints or strings in practice).
+    directed : bool
+        Whether edges are arcs. An undirected Topology has symmetric in-neighbour sets.
+    in_neighbors : tuple of frozenset of int
+        ``in_neighbors[i]``: indices of the nodes that node ``i`` hears.
+
+    Examples
+    --------
+    >>> t = Topology.from_edges([("a", "b"), ("b", "c")])
+    >>> t.n, t.m, t.directed
+    (3, 2, False)
+    >>> sorted(t.in_neighbors[1])
+    [0, 2]
+
+    Notes
+    -----
+    Equality compares labels (in order), the directed flag and the edges. The content hash
+    (:attr:`content_hash`) ignores label order, so certificates bind to the graph, not to the
+    order a file listed it in.
+    """
+
+    labels: tuple[Label, ...]
+    directed: bool
+    in_neighbors: tuple[frozenset[int], ...]
+    _index: dict[Label, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if len(self.in_neighbors) != len(self.labels):
+            raise GraphFormatError("in_neighbors must have one entry per label")
+        index = {label: i for i, label in enumerate(self.labels)}
+        if len(index) != len(self.labels):
+            raise GraphFormatError("node labels must be unique")
+        n = len(self.labels)
+        for i, nbrs in enumerate(self.in_neighbors):
+            if i in nbrs:
+                raise GraphFormatError(f"self-loop at node {self.labels[i]!r}")
+            if any(not 0 <= j < n for j in nbrs):
+                raise GraphFormatError(f"in-neighbour index out of range at node {self.labels[i]!r}")
+        if not self.directed:
+            for i, nbrs in enumerate(self.in_neighbors):
+                for j in nbrs:
+                    if i not in self.in_neighbors[j]:
+                        raise GraphFormatError("undirected Topology needs symmetric neighbour sets")
+        object.__setattr__(self, "_index", index)
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_edges(
+        cls,
+        edges: Iterable[tuple[Label, Label]],
+        *,
+        nodes: Iterable[Label] | None = None,
+        directed: bool = False,
+        drop_invalid: bool = False,
+        source: str = "edge list",
+    ) -> Topology:
+        """Build a Topology from labelled edges.
+
+        Parameters
+        ----------
+        edges : iterable of (u, v)
+            For a digraph, ``(u, v)`` is the arc ``u -> v``: v hears u.
+        nodes : iterable of labels, optional
+            Node order (and isolated nodes). Nodes first seen in ``edges`` are appended in order.
+        directed : bool
+            Whether the edges are arcs.
+        drop_invalid : bool
+            Drop self-loops and repeated edges with a warning instead of raising.
+        source : str
+            Where the edges came from, for error messages.
+
+        Raises
+        ------
+        GraphFormatError
+            On a self-loop or a repeated edge (unless ``drop_invalid``).
+        """
+        labels: list[Label] = []
+        index: dict[Label, int] = {}
+
+        def idx(label: Label) -> int:
+            if label not in index:
+                index[label] = len(labels)
+                labels.append(label)
+            return index[label]
+
+        for label in nodes or ():
+            if label in index:
+                raise GraphFormatError(f"{source}: node {label!r} listed twice")
+            idx(label)
+        seen: set[tuple[int, int]] = set()
+        problems: list[str] = []
+        for u, v in edges:
+            i, j = idx(u), idx(v)
+            key = (i, j) if directed else (min(i, j), max(i, j))
+            if i == j:
+                problem = f"self-loop at node {u!r}"
+            elif key in seen:
+                problem = f"duplicate edge {u!r} -> {v!r}" if directed else f"duplicate edge {u!r} -- {v!r}"
+            else:
+                seen.add(key)
+                continue
+            if not drop_invalid:
+                raise GraphFormatError(f"{source}: {problem} (use drop_invalid to drop it)")
+            problems.append(problem)
+        if problems:
+            warnings.warn(
+                f"{source}: dropped {len(problems)} invalid edge(s), first: {problems[0]}",
+                stacklevel=2,
+            )
+        ins: list[set[int]] = [set() for _ in labels]
+        for i, j in seen:
+            ins[j].add(i)
+            if not directed:
+                ins[i].add(j)
+        return cls(tuple(labels), directed, tuple(frozenset(s) for s in ins))
+
+    @classmethod
+    def from_networkx(cls, graph: Any, *, drop_invalid: bool = False) -> Topology:
+        """Build a Topology from a networkx Graph or DiGraph (multigraphs: see ``drop_invalid``)."""
+        if graph.is_multigraph():
+            edges = list(graph.edges(keys=False))
+        else:
+            edges = list(graph.edges())
+        return cls.from_edges(
+            edges,
+            nodes=list(graph.nodes()),
+            directed=graph.is_directed(),
+            drop_invalid=drop_invalid,
+            source="networkx graph",
+        )
+
+    @classmethod
+    def from_igraph(cls, graph: Any, *, drop_invalid: bool = False) -> Topology:
+        """Build a Topology from an igraph Graph; labels from the ``name`` attribute if present."""
+        if "name" in graph.vs.attributes():
+            names = list(graph.vs["name"])
+        else:
+            names = list(range(graph.vcount()))
+        edges = [(names[e.source], names[e.target]) for e in graph.es]
+        return cls.from_edges(
+            edges,
+            nodes=names,
+            directed=graph.is_directed(),
+            drop_invalid=drop_invalid,
+            source="igraph graph",
+        )
+
+    @classmethod
+    def from_in_neighbors(
+        cls, in_neighbors: Sequence[Iterable[int]], *, directed: bool, labels: Sequence[Label] | None = None
+    ) -> Topology:
+        """Build a Topology straight from index in-neighbour sets (labels default to 0..n-1)."""
+        n = len(in_neighbors)
+        return cls(
+            tuple(labels) if labels is not None else tuple(range(n)),
+            directed,
+            tuple(frozenset(s) for s in in_neighbors),
+        )
+
+    # ----------------------------------------------------------------- views
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return len(self.labels)
+
+    @cached_property
+    def m(self) -> int:
+        """Number of edges (arcs for a digraph, unordered pairs for a graph)."""
+        total = sum(len(s) for s in self.in_neighbors)
+        return total if self.directed else total // 2
+
+    @cached_property
+    def in_masks(self) -> tuple[int, ...]:
+        """In-neighbour sets as bitmasks: bit ``j`` of ``in_masks[i]`` is set iff ``j -> i``."""
+        return tuple(sum(1 << j for j in s) for s in self.in_neighbors)
+
+    @cached_property
+    def in_degrees(self) -> tuple[int, ...]:
+        """In-degree of every node (the degree, for an undirected graph)."""
+        return tuple(len(s) for s in self.in_neighbors)
+
+    def index(self, label: Label) -> int:
+        """Index of the node with this label; ``KeyError`` names the label when absent."""
+        try:
+            return self._index[label]
+        except KeyError:
+            raise KeyError(f"no node labelled {label!r}") from None
+
+    def edge_indices(self) -> list[tuple[int, int]]:
+        """Edges as index pairs ``(u, v)``; for a graph each edge once with ``u < v``."""
+        if self.directed:
+            return sorted((j, i) for i, s in enumerate(self.in_neighbors) for j in s)
+        return sorted((j, i) for i, s in enumerate(self.in_neighbors) for j in s if j < i)
+
+    def edges(self) -> list[tuple[Label, Label]]:
+        """Edges as label pairs, in index order (arcs ``u -> v`` for a digraph)."""
+        return [(self.labels[u], self.labels[v]) for u, v in self.edge_indices()]
+
+    def names(self, indices: Iterable[int]) -> list[Label]:
+        """Labels of a set of node indices, in index order."""
+        return [self.labels[i] for i in sorted(indices)]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Canonical SHA-256 of the graph: ``sha256:<hex>``.
+
+        Hashes the JSON of ``directed``, the sorted node labels and the sorted labelled edge list
+        (labels as strings; an undirected edge as its sorted pair). Node order does not change
+        it; adding or removing one node or edge does. Isolated nodes are part of the hash because
+        they change robustness (a graph with an isolated node is 0-robust).
+        """
+        def key(label: Label) -> str:
+            return str(label)
+
+        if self.directed:
+            edges = sorted([key(u), key(v)] for u, v in self.edges())
+        else:
+            edges = sorted(sorted([key(u), key(v)]) for u, v in self.edges())
+        doc = {"directed": self.directed, "nodes": sorted(key(x) for x in self.labels), "edges": edges}
+        blob = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+        return "sha256:" + hashlib.sha256(blob).hexdigest()
+
+    # ----------------------------------------------------------------- conversions
+    def to_networkx(self) -> Any:
+        """A new networkx Graph or DiGraph with the same labels (in order) and edges."""
+        import networkx as nx
+
+        g = nx.DiGraph() if self.directed else nx.Graph()
+        g.add_nodes_from(self.labels)
+        g.add_edges_from(self.edges())
+        return g
+
+    def to_igraph(self) -> Any:
+        """A new igraph Graph; labels are kept in the vertex attribute ``name``."""
+        import igraph as ig
+
+        g = ig.Graph(n=self.n, edges=self.edge_indices(), directed=self.directed)
+        g.vs["name"] = list(self.labels)
+        return g
+
+    # ----------------------------------------------------------------- value semantics
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Topology):
+            return NotImplemented
+        return (self.labels, self.directed, self.in_neighbors) == (
+            other.labels,
+            other.directed,
+            other.in_neighbors,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.labels, self.directed, self.in_neighbors))
+
+    def __repr__(self) -> str:
+        kind = "digraph" if self.directed else "graph"
+        return f"Topology({kind}, n={self.n}, m={self.m}, {self.content_hash[:19]})"

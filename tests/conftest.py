@@ -1,0 +1,51 @@
+"""Shared test helpers: a naive robustness oracle and hypothesis strategies for graphs."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+
+from robustgraph.topology import Topology
+from solvers.witness import reach, reachable_nodes
+
+
+def disjoint_pairs(n: int):
+    """Every ordered pair of disjoint nonempty subsets of range(n), by 3^n labelling."""
+    for labels in itertools.product((0, 1, 2), repeat=n):
+        s1 = frozenset(i for i, x in enumerate(labels) if x == 1)
+        s2 = frozenset(i for i, x in enumerate(labels) if x == 2)
+        if s1 and s2:
+            yield s1, s2
+
+
+def naive_max_r(t: Topology) -> int:
+    """r* straight from the definition (LeBlanc et al. 2013): O(3^n) pairs."""
+    if t.n < 2:
+        return 0
+    nb = t.in_neighbors
+    return min(max(reach(nb, a), reach(nb, b)) for a, b in disjoint_pairs(t.n))
+
+
+def naive_max_s(t: Topology, r: int) -> int:
+    """s*_r straight from the definition: min |X1|+|X2| over pairs with no fully reachable side."""
+    if t.n < 2:
+        return 0
+    nb = t.in_neighbors
+    best = t.n
+    for a, b in disjoint_pairs(t.n):
+        xa, xb = reachable_nodes(nb, a, r), reachable_nodes(nb, b, r)
+        if len(xa) < len(a) and len(xb) < len(b):
+            best = min(best, len(xa) + len(xb))
+    return best
+
+
+@st.composite
+def topologies(draw, max_n: int = 8, directed: bool | None = None) -> Topology:
+    """Random graphs and digraphs, n = 1..max_n, any density (including empty and complete)."""
+    n = draw(st.integers(1, max_n))
+    is_directed = draw(st.booleans()) if directed is None else directed
+    p = draw(st.sampled_from([0.0, 0.2, 0.4, 0.6, 0.8, 1.0]))
+    pairs = [(u, v) for u in range(n) for v in range(n) if u != v and (is_directed or u < v)]
+    chosen = [e for e in pairs if draw(st.floats(0, 1)) < p] if 0 < p < 1 else (pairs if p == 1 else [])
+    return Topology.from_edges(chosen, nodes=range(n), directed=is_directed)

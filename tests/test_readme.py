@@ -1,0 +1,21 @@
+"""README.md's two commands stay true: CI runs the second one verbatim."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    return re.findall(r"```bash\n(.+?)\n```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def test_readme_starts_with_two_commands():
+    commands = readme_commands()
+    assert len(commands) >= 2
+    assert "robustgraph" in commands[0] and "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command():
+    ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert readme_commands()[1] in ci_lines
