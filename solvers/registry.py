@@ -1,0 +1,57 @@
+"""Engine registry: names to solve functions, with availability checks and one dispatch point."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from solvers import exhaustive
+from solvers.errors import ParameterError, SolverUnavailable
+from solvers.types import Request, Result
+
+__all__ = ["Engine", "ENGINES", "register", "solve", "engine_names"]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine: its name, a solve function and an availability check (lazy solver import)."""
+
+    name: str
+    solve: Callable[[Request], Result]
+    available: Callable[[], bool]
+    description: str = ""
+
+
+ENGINES: dict[str, Engine] = {}
+
+
+def register(engine: Engine) -> Engine:
+    """Add an engine under its name (later registrations of one name replace earlier ones)."""
+    ENGINES[engine.name] = engine
+    return engine
+
+
+register(Engine("exhaustive", exhaustive.solve, exhaustive.available, "subset DP, exact, n <= 24"))
+
+
+def engine_names() -> list[str]:
+    return list(ENGINES)
+
+
+def solve(request: Request, engine: str = "exhaustive") -> Result:
+    """Answer ``request`` with the named engine.
+
+    Raises
+    ------
+    ParameterError
+        Unknown engine name.
+    SolverUnavailable
+        The engine's package is not installed, or it refuses the instance.
+    """
+    try:
+        chosen = ENGINES[engine]
+    except KeyError:
+        raise ParameterError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}") from None
+    if not chosen.available():
+        raise SolverUnavailable(f"engine {engine!r} is not available: its solver package is not installed")
+    return chosen.solve(request)
