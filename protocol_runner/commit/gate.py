@@ -1,0 +1,293 @@
+"""The evidence-diversity commit gate, and the plain 2f+1 quorum it is compared with.
+
+A quorum of 2f+1 signed votes bounds how many voters may lie, not how many make the same
+mistake. The gate commits a value only when four tests pass:
+
+1. quorum: at least 2f+1 counted votes agree on one value;
+2. evidence: those votes carry at least f+1 distinct evidence hashes;
+3. independence: they come from at least f+1 independence units (agents sharing no checkpoint,
+   retrieval corpus or prompt lineage, directly or through a chain);
+4. reproduction: an independent, non-voting re-execution reproduces the value from its own
+   snapshot.
+
+A quorum failing 2 or 3 is a correlated quorum and escalates; failing 4 aborts. With at most f
+Byzantine voters among n >= 3f+1, test 1 is the classical PBFT prepare quorum (Castro & Liskov,
+OSDI 1999); tests 2 and 3 make at least one agreeing vote rest on evidence, and come from a unit,
+that no f-sized coalition of correlated witnesses can cover alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from protocol_runner.commit.outcomes import (
+    Committed,
+    Conflict,
+    CorrelatedQuorum,
+    Decision,
+    NonReproducible,
+    NoQuorum,
+    Reexecution,
+    Rule,
+    Stage,
+)
+from protocol_runner.commit.registry import Infrastructure, Registry
+from protocol_runner.commit.votes import Validation, Vote, validate_votes
+from robustgraph.errors import ParameterError
+
+if TYPE_CHECKING:
+    from protocol_runner.commit.ledger import Ledger
+
+__all__ = ["CommitGate", "Reexecutor", "plain_quorum", "check_fault_bound"]
+
+Reexecutor = Callable[[str], Reexecution]
+"""Re-executes a proposal (given its id) from its own snapshot and reports the value hash."""
+
+_STAGES = ("initial", "diversity")
+
+
+def _short(digest: str) -> str:
+    return digest[:12]
+
+
+def check_fault_bound(n: int, f: int) -> None:
+    """Raise ``ParameterError`` unless ``f`` is a non-negative int with ``n >= 3f + 1``.
+
+    Examples
+    --------
+    >>> check_fault_bound(7, 2)
+    >>> check_fault_bound(7, 3)
+    Traceback (most recent call last):
+    ...
+    solvers.errors.ParameterError: 7 voters tolerate at most f = 2 faults (n >= 3f+1), got f = 3
+    """
+    if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+        raise ParameterError(f"f must be a non-negative integer, got {f!r}")
+    if n < 3 * f + 1:
+        raise ParameterError(
+            f"{n} voters tolerate at most f = {(n - 1) // 3} faults (n >= 3f+1), got f = {f}")
+
+
+def _common(proposal_id: str, rule: Rule, stage: Stage, f: int,
+            validation: Validation) -> dict[str, Any]:
+    counts = Counter(v.value_hash for v in validation.accepted)
+    tally = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return {"proposal_id": proposal_id, "rule": rule, "stage": stage, "f": f,
+            "accepted": validation.accepted, "rejected": validation.rejected, "tally": tally}
+
+
+def _quorum(common: dict[str, Any], f: int) -> Decision | tuple[str, list[str]]:
+    """The quorum test: a refusal, or the winning value and the reasons so far."""
+    quorum = 2 * f + 1
+    tally: tuple[tuple[str, int], ...] = common["tally"]
+    rejected = len(common["rejected"])
+    head = f"{sum(c for _, c in tally)} votes counted, {rejected} rejected"
+    winners = [value for value, count in tally if count >= quorum]
+    if len(winners) > 1:
+        listed = ", ".join(_short(v) for v in winners)
+        return Conflict(**common, reasons=(head, f"values {listed} each reach the quorum "
+                                                 f"2f+1 = {quorum}: conflicting commits"))
+    if not winners:
+        if len(tally) > 1:
+            split = ", ".join(f"{_short(v)}: {c}" for v, c in tally)
+            return Conflict(**common, reasons=(head, f"votes split ({split}); none reaches "
+                                                     f"2f+1 = {quorum}"))
+        best = tally[0][1] if tally else 0
+        return NoQuorum(**common, reasons=(head, f"{best} agreeing votes; quorum is "
+                                                 f"2f+1 = {quorum}"))
+    value = winners[0]
+    count = dict(tally)[value]
+    return value, [head, f"{count} votes agree on {_short(value)} (quorum 2f+1 = {quorum})"]
+
+
+def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[Vote], *,
+                 stage: Stage = "initial") -> Decision:
+    """Decide by a plain 2f+1 quorum of valid signed votes, for comparison with the gate.
+
+    Parameters
+    ----------
+    registry : Registry
+    f : int
+        Faults tolerated; needs ``len(registry) >= 3f + 1``.
+    proposal_id : str
+    votes : iterable of Vote
+    stage : {"initial", "diversity"}
+
+    Returns
+    -------
+    Committed, Conflict or NoQuorum
+        ``Committed.evidence`` and ``.units`` are reported for information only.
+
+    Notes
+    -----
+    Stateless: no replay memory. This is the PBFT prepare rule (Castro & Liskov 1999) that counts
+    signatures and nothing else.
+    """
+    check_fault_bound(len(registry), f)
+    validation = validate_votes(votes, registry, proposal_id)
+    common = _common(proposal_id, "plain", stage, f, validation)
+    step = _quorum(common, f)
+    if isinstance(step, Decision):
+        return step
+    value, reasons = step
+    support = [v for v in validation.accepted if v.value_hash == value]
+    return Committed(**common, reasons=tuple(reasons), value_hash=value,
+                     support=tuple(v.voter for v in support),
+                     evidence=len({v.evidence_hash for v in support}),
+                     units=len({registry.unit_of(v.voter) for v in support}), reexecution=None)
+
+
+class CommitGate:
+    """The evidence-diversity commit gate for one registry of voters.
+
+    Parameters
+    ----------
+    registry : Registry
+        Voting agents, their keys and infrastructure.
+    f : int
+        Faults tolerated; the quorum is 2f+1 and the diversity thresholds f+1.
+        Needs ``len(registry) >= 3f + 1``.
+    reexecute : callable
+        ``reexecute(proposal_id) -> Reexecution``: an independent, non-voting re-execution of the
+        proposal from its own snapshot. Called only for a quorum that passed the diversity tests.
+    reexecutor : Infrastructure
+        The re-executor's checkpoint, lineage and corpora: it must share none with the agreeing
+        voters, or its agreement proves nothing.
+    ledger : Ledger, optional
+        When given, the registry is recorded once, votes already in the ledger count as seen
+        (replays), and every decision is appended before :meth:`decide` returns.
+
+    Examples
+    --------
+    >>> from protocol_runner.commit.canonical import evidence_hash, value_hash
+    >>> from protocol_runner.commit.registry import AgentRecord, public_key_hex
+    >>> from protocol_runner.commit.votes import keyring_from_seed, sign_vote
+    >>> keys = keyring_from_seed(["a", "b", "c", "d"], seed=0)
+    >>> reg = Registry(tuple(AgentRecord(a, public_key_hex(k.public_key()),
+    ...                      Infrastructure("ck-" + a, "lin-" + a)) for a, k in keys.items()))
+    >>> fine = lambda pid: Reexecution(value_hash("4"), evidence_hash(["own snapshot"]))
+    >>> gate = CommitGate(reg, 1, fine, reexecutor=Infrastructure("ck-r", "lin-r"))
+    >>> votes = [sign_vote(k, a, "p1", value_hash("4"), evidence_hash(["doc " + a]))
+    ...          for a, k in keys.items()]
+    >>> gate.decide("p1", votes).kind
+    'committed'
+    >>> gate.decide("p1", votes).kind  # the same votes again are replays
+    'no_quorum'
+
+    Notes
+    -----
+    Each decision costs O(V) signature checks for V votes plus at most one re-execution.
+    """
+
+    def __init__(self, registry: Registry, f: int, reexecute: Reexecutor, *,
+                 reexecutor: Infrastructure, ledger: Ledger | None = None) -> None:
+        check_fault_bound(len(registry), f)
+        self.registry = registry
+        self.f = f
+        self.reexecutor = reexecutor
+        self._reexecute = reexecute
+        self._ledger = ledger
+        self._seen: set[str] = set()
+        if ledger is not None:
+            ledger.record_registry(registry, f, reexecutor)
+            self._seen.update(ledger.vote_digests())
+
+    def decide(self, proposal_id: str, votes: Iterable[Vote], *,
+               stage: Stage = "initial") -> Decision:
+        """Decide one proposal from the votes received for it.
+
+        Parameters
+        ----------
+        proposal_id : str
+        votes : iterable of Vote
+        stage : {"initial", "diversity"}
+            ``"diversity"`` for the re-vote after a correlated quorum; a correlated quorum there
+            escalates to a human instead of another round.
+
+        Returns
+        -------
+        Decision
+            :class:`Committed`, :class:`CorrelatedQuorum`, :class:`NonReproducible`,
+            :class:`Conflict` or :class:`NoQuorum`, with its reasons.
+
+        Raises
+        ------
+        ParameterError
+            If ``stage`` is unknown.
+        """
+        if stage not in _STAGES:
+            raise ParameterError(f"stage must be one of {_STAGES}, got {stage!r}")
+        validation = validate_votes(votes, self.registry, proposal_id, seen=self._seen)
+        decision = self._decide(proposal_id, validation, stage)
+        self._seen.update(v.digest for v in validation.accepted)
+        if self._ledger is not None:
+            self._ledger.record_decision(decision, self.registry)
+        return decision
+
+    def _decide(self, proposal_id: str, validation: Validation, stage: Stage) -> Decision:
+        f = self.f
+        common = _common(proposal_id, "gate", stage, f, validation)
+        step = _quorum(common, f)
+        if isinstance(step, Decision):
+            return step
+        value, reasons = step
+        support = [v for v in validation.accepted if v.value_hash == value]
+        voters = tuple(v.voter for v in support)
+        evidence = len({v.evidence_hash for v in support})
+        unit_ids = sorted({self.registry.unit_of(a) for a in voters})
+        correlated = []
+        line = f"{evidence} distinct evidence hashes among the agreeing votes (need f+1 = {f + 1})"
+        (correlated if evidence < f + 1 else reasons).append(line)
+        groups = "; ".join("{" + ", ".join(sorted(self.registry.units[u] & set(voters))) + "}"
+                           for u in unit_ids)
+        line = (f"agreeing votes come from {len(unit_ids)} independence units "
+                f"(need f+1 = {f + 1}): {groups}")
+        (correlated if len(unit_ids) < f + 1 else reasons).append(line)
+        if correlated:
+            escalate_to = "diversity_round" if stage == "initial" else "human"
+            return CorrelatedQuorum(**common, reasons=(*reasons, *correlated,
+                                                       f"correlated quorum: escalate to "
+                                                       f"{escalate_to.replace('_', ' ')}"),
+                                    value_hash=value, support=voters, evidence=evidence,
+                                    units=len(unit_ids), escalate_to=escalate_to)
+        rerun = self._run_reexecution(proposal_id)
+        failures = self._reproduction_failures(value, support, rerun)
+        if failures:
+            return NonReproducible(**common, reasons=(*reasons, *failures, "abort"),
+                                   value_hash=value, support=voters, reexecution=rerun)
+        reasons.append(f"independent re-execution from snapshot {_short(rerun.snapshot_hash)} "
+                       f"reproduced {_short(value)}")
+        return Committed(**common, reasons=tuple(reasons), value_hash=value, support=voters,
+                         evidence=evidence, units=len(unit_ids), reexecution=rerun)
+
+    def _run_reexecution(self, proposal_id: str) -> Reexecution:
+        # Fail closed: a re-executor that crashes yields no value, and the proposal aborts with
+        # the exception named in its reasons instead of committing unchecked.
+        try:
+            rerun = self._reexecute(proposal_id)
+        except Exception as exc:
+            return Reexecution(None, "", f"re-execution raised {type(exc).__name__}: {exc}")
+        if not isinstance(rerun, Reexecution):
+            return Reexecution(None, "", f"re-execution returned {type(rerun).__name__}, "
+                                         f"not Reexecution")
+        return rerun
+
+    def _reproduction_failures(self, value: str, support: Sequence[Vote],
+                               rerun: Reexecution) -> list[str]:
+        if rerun.value_hash is None:
+            return [f"re-execution produced no value: {rerun.detail or 'no detail'}"]
+        failures = []
+        if rerun.value_hash != value:
+            failures.append(f"re-execution from its own snapshot produced "
+                            f"{_short(rerun.value_hash)}, not {_short(value)}: non-reproducible")
+        same_snapshot = sorted(v.voter for v in support if v.evidence_hash == rerun.snapshot_hash)
+        if same_snapshot:
+            failures.append(f"re-execution snapshot equals the evidence of "
+                            f"{', '.join(same_snapshot)}: not independent")
+        for agent, kind, shared in self.registry.shared_attributes(
+                self.reexecutor, (v.voter for v in support)):
+            failures.append(f"re-executor shares {kind} {shared!r} with agreeing voter "
+                            f"{agent}: not independent")
+        return failures
