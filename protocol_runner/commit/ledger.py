@@ -30,7 +30,8 @@ from protocol_runner.commit.registry import Infrastructure, Registry
 from protocol_runner.commit.votes import Vote, validate_votes
 from robustgraph.errors import ParameterError, RobustgraphError
 
-__all__ = ["Ledger", "LedgerEntry", "LedgerError", "VerifyReport", "verify", "GENESIS"]
+__all__ = ["Ledger", "LedgerEntry", "LedgerError", "VerifyReport", "verify", "read_entries",
+           "GENESIS"]
 
 FORMAT = "robustgraph-ledger/1"
 GENESIS = "0" * 64
@@ -83,6 +84,47 @@ def _check_file(path: Path) -> None:
         magic = handle.read(len(_SQLITE_MAGIC))
     if magic and magic != _SQLITE_MAGIC:
         raise LedgerError(f"{path}: not an SQLite database")
+
+
+def _rows(conn: sqlite3.Connection) -> Iterator[LedgerEntry]:
+    rows = conn.execute("SELECT seq, prev_hash, entry_hash, record FROM entries ORDER BY seq")
+    for seq, prev, digest, record in rows:
+        try:
+            data = json.loads(record)
+        except ValueError:
+            data = {}
+        yield LedgerEntry(seq, prev, digest, data.get("time", ""), data.get("body", {}))
+
+
+def _connect_ro(path: Path) -> sqlite3.Connection:
+    _check_file(path)
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{path}: cannot open ({exc})") from exc
+    try:
+        _read_format(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def read_entries(path: str | Path) -> list[LedgerEntry]:
+    """All entries of a ledger file, read-only and unchecked (use :func:`verify` to check).
+
+    Raises
+    ------
+    LedgerError
+        If the file is missing, not SQLite or not a robustgraph ledger.
+    """
+    conn = _connect_ro(Path(path))
+    try:
+        return list(_rows(conn))
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{path}: cannot read ({exc})") from exc
+    finally:
+        conn.close()
 
 
 def _read_format(conn: sqlite3.Connection, path: Path) -> None:
@@ -234,11 +276,7 @@ class Ledger:
 
     def entries(self) -> Iterator[LedgerEntry]:
         """All entries in order (as stored; use :func:`verify` to check them)."""
-        rows = self._conn.execute("SELECT seq, prev_hash, entry_hash, record FROM entries "
-                                  "ORDER BY seq")
-        for seq, prev, digest, record in rows:
-            data = json.loads(record)
-            yield LedgerEntry(seq, prev, digest, data.get("time", ""), data.get("body", {}))
+        yield from _rows(self._conn)
 
     def vote_digests(self) -> set[str]:
         """Digests of every vote counted by a gate decision so far (for replay detection)."""
@@ -394,13 +432,8 @@ def verify(path: str | Path, *, expect_head: str | None = None) -> VerifyReport:
     entry (truncation). O(E + V) hashing and signature checks for E entries and V votes.
     """
     path = Path(path)
-    _check_file(path)
+    conn = _connect_ro(path)
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"{path}: cannot open ({exc})") from exc
-    try:
-        _read_format(conn, path)
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         try:
             count, head, outcomes = _walk(conn)
