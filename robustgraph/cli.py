@@ -52,6 +52,9 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except RobustgraphError as exc:
             fail(str(exc), exc.exit_code)
+        except click.UsageError as exc:  # a subcommand's bad option: one line too, not the usage
+            hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            fail(exc.format_message() + hint, exc.exit_code)
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             fail(f"{exc.filename}: {exc.strerror}", 2)
         except KeyboardInterrupt:
