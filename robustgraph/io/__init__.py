@@ -1,0 +1,241 @@
+"""Graph file I/O: read and write a Topology in the common graph formats.
+
+:func:`read` and :func:`write` choose the format from the file extension (``.gz``, ``.bz2`` and
+``.xz`` compression is handled on top) or from an explicit format name; :data:`FORMATS` lists
+them. Every problem with a file raises :class:`~robustgraph.errors.GraphFormatError` with one
+line naming the file, the line or element where possible, and what was wrong.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from robustgraph import Topology
+>>> t = Topology.from_edges([(0, 1), (1, 2)], nodes=range(4), directed=True)
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "g.graphml"
+>>> write(t, path)
+>>> read(path) == t
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from robustgraph.io._common import format_error, split_compression
+from robustgraph.io.adjlist import read_adjlist, write_adjlist
+from robustgraph.io.edgelist import (
+    read_csv,
+    read_edgelist,
+    read_tsv,
+    write_csv,
+    write_edgelist,
+    write_tsv,
+)
+from robustgraph.io.gml import read_gml, write_gml
+from robustgraph.io.graph6 import read_graph6, read_sparse6, write_graph6, write_sparse6
+from robustgraph.io.graphml import read_graphml, write_graphml
+from robustgraph.io.mtx import read_mtx, write_mtx
+from robustgraph.io.nodelink import read_json, write_json
+from robustgraph.topology import Topology
+
+__all__ = ["FORMATS", "Format", "read", "write", "resolve_format"]
+
+Reader = Callable[..., Topology]
+Writer = Callable[[Topology, "str | Path"], None]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A graph file format: its name, extensions, what it can hold, and its reader and writer.
+
+    ``directed`` tells whether the format can hold digraphs (every format holds undirected
+    graphs); ``records_kind`` whether a file says by itself which kind it holds (otherwise the
+    caller's ``directed`` decides, and our writers add a ``# directed`` comment the reader
+    honours); ``labels`` whether it stores node labels (else nodes are ``0..n-1``).
+    """
+
+    name: str
+    extensions: tuple[str, ...]
+    description: str
+    directed: bool
+    records_kind: bool
+    labels: bool
+    reader: Reader
+    writer: Writer
+
+
+_TEXT = {"directed": True, "records_kind": False, "labels": True}
+_SELF_DESCRIBING = {"directed": True, "records_kind": True, "labels": True}
+_NAUTY = {"directed": False, "records_kind": True, "labels": False}
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "edgelist",
+            (".edgelist", ".edges", ".el", ".txt", ".ncol"),
+            "whitespace-separated edge list, one 'u v' per line",
+            **_TEXT,
+            reader=read_edgelist,
+            writer=write_edgelist,
+        ),
+        Format(
+            "csv",
+            (".csv",),
+            "comma-separated edge list with a source,target header",
+            **_TEXT,
+            reader=read_csv,
+            writer=write_csv,
+        ),
+        Format(
+            "tsv",
+            (".tsv",),
+            "tab-separated edge list with a source/target header",
+            **_TEXT,
+            reader=read_tsv,
+            writer=write_tsv,
+        ),
+        Format(
+            "adjlist",
+            (".adjlist", ".adj"),
+            "adjacency list, one 'node neighbours...' per line",
+            **_TEXT,
+            reader=read_adjlist,
+            writer=write_adjlist,
+        ),
+        Format(
+            "graphml",
+            (".graphml", ".xml"),
+            "GraphML (XML)",
+            **_SELF_DESCRIBING,
+            reader=read_graphml,
+            writer=write_graphml,
+        ),
+        Format(
+            "gml",
+            (".gml",),
+            "Graph Modelling Language",
+            **_SELF_DESCRIBING,
+            reader=read_gml,
+            writer=write_gml,
+        ),
+        Format(
+            "json",
+            (".json",),
+            "JSON node-link (networkx node_link_data)",
+            **_SELF_DESCRIBING,
+            reader=read_json,
+            writer=write_json,
+        ),
+        Format(
+            "graph6",
+            (".g6", ".graph6"),
+            "graph6 (nauty), undirected only",
+            **_NAUTY,
+            reader=read_graph6,
+            writer=write_graph6,
+        ),
+        Format(
+            "sparse6",
+            (".s6", ".sparse6"),
+            "sparse6 (nauty), undirected only",
+            **_NAUTY,
+            reader=read_sparse6,
+            writer=write_sparse6,
+        ),
+        Format(
+            "mtx",
+            (".mtx", ".mm"),
+            "Matrix Market adjacency matrix; symmetric = undirected",
+            directed=True,
+            records_kind=True,
+            labels=False,
+            reader=read_mtx,
+            writer=write_mtx,
+        ),
+    )
+}
+"""Every supported format by name. All of them are read and written."""
+
+_BY_EXTENSION = {ext: f for f in FORMATS.values() for ext in f.extensions}
+
+
+def resolve_format(path: str | Path, format: str | None = None) -> Format:
+    """The format named by ``format`` (a name or an extension), else by the file's extension.
+
+    Raises
+    ------
+    GraphFormatError
+        For an unknown format name, or an unknown or missing extension.
+
+    Examples
+    --------
+    >>> resolve_format("g.graphml.gz").name, resolve_format("x", "g6").name
+    ('graphml', 'graph6')
+    """
+    known = ", ".join(FORMATS)
+    if format is not None:
+        key = format.lower().lstrip(".")
+        found = FORMATS.get(key) or _BY_EXTENSION.get("." + key)
+        if found is None:
+            raise format_error(path, f"unknown format {format!r} (known: {known})")
+        return found
+    name, _ = split_compression(path)
+    suffix = Path(name).suffix.lower()
+    if suffix not in _BY_EXTENSION:
+        shown = f"extension {suffix!r}" if suffix else "no extension"
+        raise format_error(
+            path, f"unknown format: {shown} (known: {known}); name one with --format"
+        )
+    return _BY_EXTENSION[suffix]
+
+
+def read(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    directed: bool | None = None,
+    drop_invalid: bool = False,
+) -> Topology:
+    """Read a graph file into a :class:`~robustgraph.topology.Topology`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; ``.gz``, ``.bz2`` and ``.xz`` files are decompressed.
+    format : str, optional
+        A name from :data:`FORMATS` (or one of its extensions); default: from the extension.
+    directed : bool, optional
+        For edge and adjacency lists: read as a digraph (None follows the file's ``# directed``
+        comment, else undirected). For formats that record the kind it must agree with the file.
+    drop_invalid : bool
+        Drop self-loops and repeated edges with a ``UserWarning`` instead of raising.
+
+    Returns
+    -------
+    Topology
+        Labels as the file gives them, in file order; in text formats ints only when every
+        label is a canonical integer.
+
+    Raises
+    ------
+    GraphFormatError
+        One line naming the file, the line or element where possible, and what was wrong.
+    """
+    return resolve_format(path, format).reader(path, directed=directed, drop_invalid=drop_invalid)
+
+
+def write(topology: Topology, path: str | Path, *, format: str | None = None) -> None:
+    """Write a Topology; the format comes from ``format`` or the extension (see :func:`read`).
+
+    Raises
+    ------
+    GraphFormatError
+        For an unknown format, a graph without nodes, a digraph in an undirected-only format,
+        labels the format cannot hold, or a file that cannot be written.
+    """
+    fmt = resolve_format(path, format)
+    if topology.n == 0:
+        raise format_error(path, "cannot write a graph without nodes")
+    fmt.writer(topology, path)

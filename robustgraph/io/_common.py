@@ -1,0 +1,207 @@
+"""Shared helpers of the graph readers and writers: file access, error messages, label typing.
+
+Every reader funnels its nodes and located edges through :func:`build`, so the Topology rules
+(no self-loops, no repeated edges, at least one node) are checked once, with the line or element
+of the offending edge in the message.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from robustgraph.errors import GraphFormatError
+from robustgraph.topology import Label, Topology
+
+__all__ = [
+    "COMPRESSIONS",
+    "LocatedEdge",
+    "build",
+    "canonical_labels",
+    "format_error",
+    "read_bytes",
+    "read_text",
+    "resolve_directed",
+    "split_compression",
+    "write_bytes",
+    "write_text",
+]
+
+COMPRESSIONS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
+"""Compression suffixes handled transparently: ``g.graphml.gz`` is gzip-compressed GraphML."""
+
+LocatedEdge = tuple[Label, Label, str]
+"""An edge ``(u, v, where)``; ``where`` locates it in the file (``"line 7"``, ``"edge #3"``)."""
+
+_CANONICAL_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+
+
+def format_error(path: str | Path, what: str, where: str | None = None) -> GraphFormatError:
+    """A one-line :class:`GraphFormatError`: ``<path>: <where>: <what>``."""
+    parts = [str(path)] + ([where] if where else []) + [what]
+    return GraphFormatError(" ".join(": ".join(parts).split()))
+
+
+def split_compression(path: str | Path) -> tuple[str, object | None]:
+    """The file name without a compression suffix, and the compression module (or None)."""
+    name = Path(path).name
+    for suffix, module in COMPRESSIONS.items():
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)], module
+    return name, None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, decompressed when its name ends in ``.gz``, ``.bz2`` or ``.xz``.
+
+    Raises
+    ------
+    GraphFormatError
+        When the file is missing, unreadable, a directory, or not valid compressed data.
+    """
+    _, module = split_compression(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise format_error(path, "no such file") from None
+    except IsADirectoryError:
+        raise format_error(path, "is a directory, not a graph file") from None
+    except OSError as exc:
+        raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
+    if module is None:
+        return raw
+    try:
+        return module.decompress(raw)  # type: ignore[attr-defined]
+    except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+        raise format_error(path, f"not valid compressed data ({exc})") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The file as UTF-8 text (a leading byte-order mark is dropped).
+
+    Raises
+    ------
+    GraphFormatError
+        As :func:`read_bytes`, and on bytes that are not UTF-8 (naming the line).
+    """
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise format_error(path, "not UTF-8 text (binary file?)", f"line {line}") from None
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data``, compressing it when the file name asks for it."""
+    _, module = split_compression(path)
+    if module is not None:
+        data = module.compress(data)  # type: ignore[attr-defined]
+    try:
+        Path(path).write_bytes(data)
+    except OSError as exc:
+        raise format_error(path, f"cannot write ({exc.strerror or exc})") from None
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` as UTF-8 (see :func:`write_bytes`)."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
+    """Map each text label to its typed label: all ints if every label is a canonical integer.
+
+    A canonical integer is what ``str(int(x))`` prints (``"7"``, ``"-3"``; not ``"07"`` or
+    ``"+3"``). If any label is not one, every label stays a string, so a file never mixes types.
+
+    Examples
+    --------
+    >>> canonical_labels(["1", "2"])
+    {'1': 1, '2': 2}
+    >>> canonical_labels(["1", "02"])
+    {'1': '1', '02': '02'}
+    """
+    labels = list(dict.fromkeys(labels))
+    if labels and all(_CANONICAL_INT.match(x) and x != "-0" for x in labels):
+        return {x: int(x) for x in labels}
+    return {x: x for x in labels}
+
+
+def build(
+    path: str | Path,
+    nodes: Sequence[Label],
+    edges: Iterable[LocatedEdge],
+    *,
+    directed: bool,
+    drop_invalid: bool,
+) -> Topology:
+    """Check located edges against the Topology rules and build the Topology.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file, for messages.
+    nodes : sequence of labels
+        Every node, in file order (edge endpoints must be among them).
+    edges : iterable of (u, v, where)
+        Edges with their location in the file; ``(u, v)`` is the arc ``u -> v`` for a digraph.
+    directed : bool
+        Whether the edges are arcs.
+    drop_invalid : bool
+        Drop self-loops and repeated edges with one warning instead of raising.
+
+    Raises
+    ------
+    GraphFormatError
+        On a graph without nodes, or on the first self-loop or repeated edge (unless
+        ``drop_invalid``), naming where it is.
+    """
+    if not nodes:
+        raise format_error(path, "holds no nodes (empty graph)")
+    seen: dict[object, str] = {}
+    kept: list[tuple[Label, Label]] = []
+    problems: list[str] = []
+    for u, v, where in edges:
+        key = (u, v) if directed else frozenset((u, v))
+        if u == v:
+            problem = f"{where}: self-loop at node {u!r}"
+        elif key in seen:
+            arrow = "->" if directed else "--"
+            problem = f"{where}: duplicate edge {u!r} {arrow} {v!r} (first on {seen[key]})"
+        else:
+            seen[key] = where
+            kept.append((u, v))
+            continue
+        if not drop_invalid:
+            raise format_error(
+                path, f"{problem} (use --drop-invalid / drop_invalid=True to drop it)"
+            )
+        problems.append(problem)
+    if problems:
+        warnings.warn(
+            f"{path}: dropped {len(problems)} self-loop(s)/duplicate edge(s); first: {problems[0]}",
+            UserWarning,
+            stacklevel=3,
+        )
+    return Topology.from_edges(kept, nodes=nodes, directed=directed, source=str(path))
+
+
+def resolve_directed(path: str | Path, declared: bool | None, requested: bool | None) -> bool:
+    """Decide directedness from what the file declares and what the caller asked for.
+
+    A file that declares nothing is read as the caller asks (undirected by default). A file that
+    declares a kind is read as that kind; asking for the other kind is an error, because reading
+    an undirected file as a digraph (or the reverse) would silently change the graph.
+    """
+    if declared is None:
+        return bool(requested)
+    if requested is not None and requested != declared:
+        kind = "directed" if declared else "undirected"
+        asked = "directed" if requested else "undirected"
+        raise format_error(path, f"the file declares a {kind} graph but {asked} was requested")
+    return declared

@@ -1,0 +1,86 @@
+"""Adjacency lists, as networkx ``write_adjlist`` writes them.
+
+Each line is a node followed by its neighbours (its out-neighbours in a digraph: the line
+``u v w`` holds the arcs ``u -> v`` and ``u -> w``). ``#`` starts a comment; a ``# directed`` or
+``# undirected`` comment before the data records the graph kind. In an undirected file an edge
+may be listed from both ends (``a b`` and ``b a`` are one edge); listing it twice from the same
+end is a repeated edge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from robustgraph.io._common import (
+    LocatedEdge,
+    build,
+    canonical_labels,
+    read_text,
+    resolve_directed,
+    write_text,
+)
+from robustgraph.io._text import data_lines, directive, out_neighbors, plain_label
+from robustgraph.topology import Topology
+
+__all__ = ["read_adjlist", "write_adjlist"]
+
+
+def read_adjlist(
+    path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
+) -> Topology:
+    """Read an adjacency list.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    directed : bool, optional
+        Read as a digraph; None follows the file's ``# directed`` comment (undirected without it).
+    drop_invalid : bool
+        Drop self-loops and repeated edges with a warning instead of raising.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the file and line: no nodes, a self-loop or a repeated edge.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "g.adjlist"
+    >>> _ = p.write_text("a b c\\nb a\\nc\\nd\\n")
+    >>> t = read_adjlist(p)
+    >>> t.labels, t.m
+    (('a', 'b', 'c', 'd'), 2)
+    """
+    declared, lines = data_lines(read_text(path))
+    kind = resolve_directed(path, declared, directed)
+    order: dict[str, None] = {}
+    listed: set[tuple[str, str]] = set()
+    edges: list[tuple[str, str, str]] = []
+    for number, line in lines:
+        u, *nbrs = line.split()
+        order.setdefault(u)
+        for v in nbrs:
+            order.setdefault(v)
+            mirror = not kind and (v, u) in listed and (u, v) not in listed
+            listed.add((u, v))
+            if not mirror:
+                edges.append((u, v, f"line {number}"))
+    typed = canonical_labels(order)
+    located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
+    return build(path, list(typed.values()), located, directed=kind, drop_invalid=drop_invalid)
+
+
+def write_adjlist(topology: Topology, path: str | Path) -> None:
+    """Write an adjacency list: one line per node (in label order), each edge listed once.
+
+    A digraph's line lists the node's out-neighbours; an undirected graph lists each edge on
+    the line of its earlier endpoint, as networkx does.
+    """
+    name = [plain_label(path, x, "an adjacency list") for x in topology.labels]
+    out = [directive(topology.directed)]
+    for i, nbrs in enumerate(out_neighbors(topology)):
+        shown = nbrs if topology.directed else [j for j in nbrs if j > i]
+        out.append(" ".join([name[i]] + [name[j] for j in shown]))
+    write_text(path, "\n".join(out) + "\n")

@@ -1,0 +1,254 @@
+"""Edge lists: whitespace-separated (networkx ``write_edgelist``, igraph ``ncol``/``edgelist``)
+and CSV/TSV.
+
+One edge per line, ``u v`` (the arc ``u -> v`` in a digraph: v hears u). A line holding one
+label is a node, which is how isolated nodes survive a round trip. ``#`` starts a comment; a
+``# directed`` or ``# undirected`` comment before the data records the graph kind. The first line
+may be a header naming the columns (``source target``, ``from to``, ``src dst``, ``node1 node2``).
+Columns after the first two (weights, or the ``{...}`` dict networkx writes) are allowed and
+ignored, but every edge line must have the same number of columns.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from pathlib import Path
+
+from robustgraph.io._common import (
+    LocatedEdge,
+    build,
+    canonical_labels,
+    format_error,
+    read_text,
+    resolve_directed,
+    write_text,
+)
+from robustgraph.io._text import (
+    blank_comments,
+    data_lines,
+    directive,
+    needs_node_lines,
+    plain_label,
+)
+from robustgraph.topology import Topology
+
+__all__ = [
+    "HEADERS",
+    "read_csv",
+    "read_edgelist",
+    "read_tsv",
+    "write_csv",
+    "write_edgelist",
+    "write_tsv",
+]
+
+HEADERS = frozenset(
+    {("source", "target"), ("from", "to"), ("src", "dst"), ("src", "dest"), ("node1", "node2")}
+)
+"""Column-name pairs that mark the first line as a header (compared case-insensitively)."""
+
+
+def _is_header(fields: list[str]) -> bool:
+    return len(fields) >= 2 and (fields[0].lower(), fields[1].lower()) in HEADERS
+
+
+class _Rows:
+    """Collects node and edge rows of an edge list, checking the column count."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.order: dict[str, None] = {}
+        self.edges: list[tuple[str, str, str]] = []
+        self.width: int | None = None
+        self.width_from = ""
+
+    def header(self, fields: list[str], number: int) -> None:
+        self.width, self.width_from = len(fields), f"the header on line {number}"
+
+    def node(self, label: str) -> None:
+        self.order.setdefault(label)
+
+    def edge(self, fields: list[str], number: int) -> None:
+        if self.width is None:
+            self.width, self.width_from = len(fields), f"line {number}"
+        elif len(fields) != self.width:
+            raise format_error(
+                self.path,
+                f"expected {self.width} columns like {self.width_from}, found {len(fields)}",
+                f"line {number}",
+            )
+        u, v = fields[0], fields[1]
+        self.order.setdefault(u)
+        self.order.setdefault(v)
+        self.edges.append((u, v, f"line {number}"))
+
+    def topology(
+        self, declared: bool | None, directed: bool | None, drop_invalid: bool
+    ) -> Topology:
+        kind = resolve_directed(self.path, declared, directed)
+        typed = canonical_labels(self.order)
+        edges: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in self.edges]
+        return build(
+            self.path, list(typed.values()), edges, directed=kind, drop_invalid=drop_invalid
+        )
+
+
+def _strip_edge_data(path: str | Path, line: str, number: int) -> str:
+    """Drop the ``{...}`` attribute dict networkx writes after an edge; it must parse."""
+    if "{" not in line:
+        return line
+    head, data = line.split("{", 1)
+    try:
+        parsed = ast.literal_eval("{" + data)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        parsed = None
+    if not isinstance(parsed, dict) or not head.split():
+        raise format_error(
+            path, f"bad token {('{' + data)[:40]!r} (expected an edge)", f"line {number}"
+        )
+    return head
+
+
+def read_edgelist(
+    path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
+) -> Topology:
+    """Read a whitespace-separated edge list.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    directed : bool, optional
+        Read as a digraph; None follows the file's ``# directed`` comment (undirected without it).
+    drop_invalid : bool
+        Drop self-loops and repeated edges with a warning instead of raising.
+
+    Returns
+    -------
+    Topology
+        Labels in order of first appearance; ints if every label is a canonical integer.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the file and line: no nodes, a column count unlike the other edge lines,
+        unparsable edge data, a self-loop or a repeated edge.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "g.edges"
+    >>> _ = p.write_text("# directed\\n0 1\\n1 2\\n3\\n")
+    >>> t = read_edgelist(p)
+    >>> t.directed, t.labels, t.m
+    (True, (0, 1, 2, 3), 2)
+    """
+    declared, lines = data_lines(read_text(path))
+    rows = _Rows(path)
+    for k, (number, line) in enumerate(lines):
+        fields = _strip_edge_data(path, line, number).split()
+        if k == 0 and _is_header(fields):
+            rows.header(fields, number)
+        elif len(fields) == 1:
+            rows.node(fields[0])
+        else:
+            rows.edge(fields, number)
+    return rows.topology(declared, directed, drop_invalid)
+
+
+def _first_edge_is_header(topology: Topology) -> bool:
+    edges = topology.edges()
+    return bool(edges) and _is_header([str(edges[0][0]), str(edges[0][1])])
+
+
+def write_edgelist(topology: Topology, path: str | Path) -> None:
+    """Write a whitespace-separated edge list headed by ``# directed`` or ``# undirected``.
+
+    Node lines come first when needed to keep isolated nodes and the label order. Labels must
+    not hold whitespace, ``#`` or ``{`` (:class:`GraphFormatError` otherwise).
+    """
+    name = [plain_label(path, x, "a whitespace-separated edge list") for x in topology.labels]
+    out = [directive(topology.directed)]
+    if needs_node_lines(topology, _first_edge_is_header(topology)):
+        out.extend(name)
+    out.extend(f"{name[u]} {name[v]}" for u, v in topology.edge_indices())
+    write_text(path, "\n".join(out) + "\n")
+
+
+def _read_delimited(
+    path: str | Path, delimiter: str, directed: bool | None, drop_invalid: bool
+) -> Topology:
+    declared, text = blank_comments(read_text(path))
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter=delimiter, skipinitialspace=True, strict=True
+    )
+    rows = _Rows(path)
+    first = True
+    try:
+        for raw in reader:
+            number = reader.line_num
+            fields = [f.strip() for f in raw]
+            if not any(fields):
+                continue
+            if first and _is_header(fields):
+                rows.header(fields, number)
+            elif not any(fields[1:]):
+                rows.node(fields[0])
+            elif not fields[0] or not fields[1]:
+                raise format_error(path, "empty node label in an edge row", f"line {number}")
+            else:
+                rows.edge(fields, number)
+            first = False
+    except csv.Error as exc:
+        raise format_error(path, f"malformed CSV ({exc})", f"line {reader.line_num}") from None
+    if rows.width is not None and rows.width < 2:
+        raise format_error(path, "the header names fewer than two columns (source, target)")
+    return rows.topology(declared, directed, drop_invalid)
+
+
+def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> None:
+    name = [str(x) for x in topology.labels]
+    for label, text in zip(topology.labels, name, strict=True):
+        if not text or not text.isprintable():
+            raise format_error(path, f"node label {label!r} is empty or holds control characters")
+    buffer = io.StringIO()
+    quoting = csv.QUOTE_ALL if any(x.startswith("#") for x in name) else csv.QUOTE_MINIMAL
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=quoting)
+    buffer.write(directive(topology.directed) + "\n")
+    writer.writerow(["source", "target"])
+    if needs_node_lines(topology, False):
+        writer.writerows([x, ""] for x in name)
+    writer.writerows([name[u], name[v]] for u, v in topology.edge_indices())
+    write_text(path, buffer.getvalue())
+
+
+def read_csv(
+    path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
+) -> Topology:
+    """Read a comma-separated edge list (see :func:`read_edgelist`; a node row is ``label,``).
+
+    Raises
+    ------
+    GraphFormatError
+        As :func:`read_edgelist`, and on malformed CSV quoting or an edge row with an empty label.
+    """
+    return _read_delimited(path, ",", directed, drop_invalid)
+
+
+def write_csv(topology: Topology, path: str | Path) -> None:
+    """Write a CSV edge list: ``# directed``/``# undirected``, a ``source,target`` header, rows."""
+    _write_delimited(topology, path, ",")
+
+
+def read_tsv(
+    path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
+) -> Topology:
+    """Read a tab-separated edge list (as :func:`read_csv`, with tabs)."""
+    return _read_delimited(path, "\t", directed, drop_invalid)
+
+
+def write_tsv(topology: Topology, path: str | Path) -> None:
+    """Write a tab-separated edge list (as :func:`write_csv`, with tabs)."""
+    _write_delimited(topology, path, "\t")

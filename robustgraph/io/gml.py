@@ -1,0 +1,213 @@
+"""GML (Graph Modelling Language), as networkx and igraph write it.
+
+A file is a list of ``key value`` pairs; values are integers, reals, ``"strings"`` or nested
+``[ ... ]`` lists. The graph is the list under ``graph``: ``directed 0|1``, then ``node [ id N
+... ]`` and ``edge [ source N target M ]``. A node's label is its ``label`` if every node has one
+(networkx), else its ``name`` if every node has one (igraph), else its id. Strings may hold
+HTML character references (``&amp;``, ``&#233;``). Parsed by hand so that every error names
+its line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from robustgraph.io._common import (
+    LocatedEdge,
+    build,
+    canonical_labels,
+    format_error,
+    read_text,
+    resolve_directed,
+    write_text,
+)
+from robustgraph.topology import Topology
+
+__all__ = ["read_gml", "write_gml"]
+
+_TOKEN = re.compile(
+    r"""(?P<space>[ \t\r\n]+)
+      | (?P<comment>\#[^\n]*)
+      | (?P<real>[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+)
+      | (?P<int>[+-]?[0-9]+)
+      | (?P<key>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<string>"[^"]*")
+      | (?P<open>\[)
+      | (?P<close>\])""",
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class _Item:
+    key: str
+    value: object  # int | float | str | list[_Item]
+    line: int
+
+
+class _Parser:
+    """Recursive-descent parser of GML's key-value lists, tracking line numbers."""
+
+    def __init__(self, path: str | Path, text: str) -> None:
+        self.path = path
+        self.tokens: list[tuple[str, str, int]] = []
+        line, pos = 1, 0
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            if match is None:
+                bad = text[pos:].split(None, 1)[0][:30]
+                raise format_error(path, f"bad token {bad!r}", f"line {line}")
+            kind, value = match.lastgroup or "", match.group()
+            if kind not in ("space", "comment"):
+                self.tokens.append((kind, value, line))
+            line += value.count("\n")
+            pos = match.end()
+        self.pos = 0
+
+    def items(self, closing: bool) -> list[_Item]:
+        out: list[_Item] = []
+        while self.pos < len(self.tokens):
+            kind, value, line = self.tokens[self.pos]
+            self.pos += 1
+            if kind == "close":
+                if not closing:
+                    raise format_error(self.path, "unexpected ']'", f"line {line}")
+                return out
+            if kind != "key":
+                raise format_error(
+                    self.path, f"expected a key, found {value[:30]!r}", f"line {line}"
+                )
+            out.append(_Item(value, self.value(value, line), line))
+        if closing:
+            raise format_error(self.path, "file ends inside a list (missing ']'; truncated?)")
+        return out
+
+    def value(self, key: str, line: int) -> object:
+        if self.pos >= len(self.tokens):
+            raise format_error(self.path, f"key {key!r} has no value (truncated?)", f"line {line}")
+        kind, text, at = self.tokens[self.pos]
+        self.pos += 1
+        if kind == "open":
+            return self.items(closing=True)
+        if kind == "int":
+            return int(text)
+        if kind == "real":
+            return float(text)
+        if kind == "string":
+            return html.unescape(text[1:-1])
+        raise format_error(
+            self.path, f"key {key!r} has no value (found {text[:30]!r})", f"line {at}"
+        )
+
+
+def _lists(items: list[_Item], key: str) -> list[_Item]:
+    return [item for item in items if item.key == key]
+
+
+def _scalar(path: str | Path, items: list[_Item], key: str) -> _Item | None:
+    found = _lists(items, key)
+    if not found:
+        return None
+    if len(found) > 1 or isinstance(found[0].value, list):
+        raise format_error(
+            path, f"{key!r} must appear once with a plain value", f"line {found[0].line}"
+        )
+    return found[0]
+
+
+def _graph(path: str | Path, text: str) -> _Item:
+    graphs = _lists(_Parser(path, text).items(closing=False), "graph")
+    if len(graphs) != 1 or not isinstance(graphs[0].value, list):
+        raise format_error(path, f"expected one 'graph [ ... ]' list, found {len(graphs)}")
+    return graphs[0]
+
+
+def read_gml(
+    path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
+) -> Topology:
+    """Read a GML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    directed : bool, optional
+        Must match the file's ``directed`` key when given (absent means undirected).
+    drop_invalid : bool
+        Drop self-loops and repeated edges with a warning instead of raising.
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the file and line: a bad token, unbalanced brackets, no ``graph`` list, a node
+        without an integer id, an edge to an unknown id, a self-loop or a repeated edge.
+    """
+    graph = _graph(path, read_text(path))
+    items: list[_Item] = graph.value  # type: ignore[assignment]
+    flag = _scalar(path, items, "directed")
+    if flag is not None and flag.value not in (0, 1):
+        raise format_error(
+            path, f"directed must be 0 or 1, not {flag.value!r}", f"line {flag.line}"
+        )
+    kind = resolve_directed(path, None if flag is None else bool(flag.value), directed)
+    ids: dict[int, int] = {}
+    attrs: list[dict[str, str]] = []
+    for node in _lists(items, "node"):
+        fields = node.value if isinstance(node.value, list) else []
+        ident = _scalar(path, fields, "id")
+        if ident is None or not isinstance(ident.value, int):
+            raise format_error(path, "node without an integer id", f"line {node.line}")
+        if ident.value in ids:
+            raise format_error(path, f"node id {ident.value} declared twice", f"line {node.line}")
+        ids[ident.value] = len(attrs)
+        attrs.append(
+            {k: str(i.value) for k in ("label", "name") if (i := _scalar(path, fields, k))}
+        )
+    source = next((k for k in ("label", "name") if attrs and all(k in a for a in attrs)), None)
+    texts = [a[source] for a in attrs] if source else [str(x) for x in ids]
+    if len(set(texts)) != len(texts):
+        raise format_error(path, f"two nodes share the {source or 'id'} {_first_repeat(texts)!r}")
+    typed = canonical_labels(texts)
+    labels = [typed[x] for x in texts]
+    edges: list[LocatedEdge] = []
+    for k, edge in enumerate(_lists(items, "edge"), start=1):
+        fields = edge.value if isinstance(edge.value, list) else []
+        ends = [_scalar(path, fields, key) for key in ("source", "target")]
+        for end in ends:
+            if end is None or end.value not in ids:
+                shown = "missing" if end is None else repr(end.value)
+                raise format_error(
+                    path, f"edge #{k}: endpoint {shown} is not a node id", f"line {edge.line}"
+                )
+        u, v = (labels[ids[end.value]] for end in ends)  # type: ignore[union-attr,index]
+        edges.append((u, v, f"line {edge.line} (edge #{k})"))
+    return build(path, labels, edges, directed=kind, drop_invalid=drop_invalid)
+
+
+def _first_repeat(values: list[str]) -> str:
+    seen: set[str] = set()
+    for x in values:
+        if x in seen:
+            return x
+        seen.add(x)
+    return ""
+
+
+def _quote(text: str) -> str:
+    """A GML string: ``&``, ``"`` and anything outside printable ASCII as character references."""
+    body = "".join(c if " " <= c <= "~" and c not in '&"' else f"&#{ord(c)};" for c in text)
+    return f'"{body}"'
+
+
+def write_gml(topology: Topology, path: str | Path) -> None:
+    """Write GML with integer ids ``0..n-1`` and each node's label as a ``label`` string."""
+    out = ["graph [", f"  directed {int(topology.directed)}"]
+    for i, label in enumerate(topology.labels):
+        out += ["  node [", f"    id {i}", f"    label {_quote(str(label))}", "  ]"]
+    for u, v in topology.edge_indices():
+        out += ["  edge [", f"    source {u}", f"    target {v}", "  ]"]
+    out.append("]")
+    write_text(path, "\n".join(out) + "\n")
