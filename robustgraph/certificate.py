@@ -117,7 +117,9 @@ class Claim:
 
     def __post_init__(self) -> None:
         if self.kind not in _CLAIM_FIELDS:
-            raise ParameterError(f"unknown claim kind {self.kind!r}; expected r, rs, tolerance or max")
+            raise ParameterError(
+                f"unknown claim kind {self.kind!r}; expected r, rs, tolerance or max"
+            )
         wanted = _CLAIM_FIELDS[self.kind]
         for name in ("r", "s", "F", "model"):
             present = getattr(self, name) is not None
@@ -131,7 +133,9 @@ class Claim:
             if value is not None and value < least:
                 raise ParameterError(f"{name} must be >= {least}, got {value}")
         if self.model is not None and self.model not in MODELS:
-            raise ParameterError(f"unknown model {self.model!r}; expected one of {', '.join(MODELS)}")
+            raise ParameterError(
+                f"unknown model {self.model!r}; expected one of {', '.join(MODELS)}"
+            )
 
     @classmethod
     def r_robust(cls, r: int) -> Claim:
@@ -186,7 +190,9 @@ class Claim:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Claim:
-        return cls(doc["kind"], r=doc.get("r"), s=doc.get("s"), F=doc.get("F"), model=doc.get("model"))
+        return cls(
+            doc["kind"], r=doc.get("r"), s=doc.get("s"), F=doc.get("F"), model=doc.get("model")
+        )
 
 
 # ----------------------------------------------------------------------------- records
@@ -451,7 +457,9 @@ def _max_values(checks: Sequence[Check]) -> dict[str, tuple[int, int]]:
     }
 
 
-def claim_outcome(claim: Claim, checks: Sequence[Check]) -> tuple[str, dict[str, tuple[int, int]] | None]:
+def claim_outcome(
+    claim: Claim, checks: Sequence[Check]
+) -> tuple[str, dict[str, tuple[int, int]] | None]:
     """Verdict (and, for ``max``, the values with proven bounds) that ``checks`` establish.
 
     A decision claim is ``proven`` when every engine proved it, ``refuted`` when a witnessed
@@ -476,7 +484,9 @@ def overall_verdict(verdicts: Iterable[str]) -> str:
     return "proven"
 
 
-def _indices(topology: Topology, labels: Sequence[Label]) -> tuple[frozenset[int] | None, str | None]:
+def _indices(
+    topology: Topology, labels: Sequence[Label]
+) -> tuple[frozenset[int] | None, str | None]:
     by_text = {str(label): i for i, label in enumerate(topology.labels)}
     out = set()
     for label in labels:
@@ -493,7 +503,9 @@ def _braces(labels: Iterable[Label]) -> str:
     return "{" + ", ".join(str(x) for x in labels) + "}"
 
 
-def witness_problem(topology: Topology, question: Question, upper: int, pair: WitnessPair) -> str | None:
+def witness_problem(
+    topology: Topology, question: Question, upper: int, pair: WitnessPair
+) -> str | None:
     """Why ``pair`` fails to prove that the question's quantity is at most ``upper``, or None.
 
     For r*: neither set may be (upper+1)-reachable (LeBlanc et al. 2013, Def. 6). For s*_r: the
@@ -512,7 +524,8 @@ def witness_problem(topology: Topology, question: Question, upper: int, pair: Wi
             return None
         return (
             f"S1 = {_braces(pair.s1)}, S2 = {_braces(pair.s2)} does not violate "
-            f"({question.r}, {upper + 1})-robustness, so it does not show s*_{question.r} <= {upper}"
+            f"({question.r}, {upper + 1})-robustness, "
+            f"so it does not show s*_{question.r} <= {upper}"
         )
     if refutes_r(nb, s1, s2, upper + 1):
         return None
@@ -550,11 +563,17 @@ def run_problems(topology: Topology, question: Question, run: Run) -> list[str]:
         problems.append(f"{name}: bounds {run.lower} <= {run.upper} are not ordered and >= 0")
     trivial = trivial_upper(topology, question)
     if run.lower > trivial:
-        problems.append(f"{name}: lower bound {run.lower} is impossible: {_trivial_text(topology, question)}")
+        problems.append(
+            f"{name}: lower bound {run.lower} is impossible: {_trivial_text(topology, question)}"
+        )
     target = question.target
-    settled = run.lower == run.upper if target is None else run.lower >= target or run.upper < target
+    settled = (
+        run.lower == run.upper if target is None else run.lower >= target or run.upper < target
+    )
     if settled != (run.status == "exact"):
-        problems.append(f"{name}: status {run.status} is inconsistent with bounds [{run.lower}, {run.upper}]")
+        problems.append(
+            f"{name}: status {run.status} is inconsistent with bounds [{run.lower}, {run.upper}]"
+        )
     if run.witness is not None:
         problem = witness_problem(topology, question, run.upper, run.witness)
         if problem:
@@ -677,7 +696,9 @@ class Certificate:
         try:
             claims = tuple(ClaimRecord.from_dict(c) for c in doc["claims"])
         except (ParameterError, KeyError) as exc:
-            raise InvalidCertificate(f"certificate has an impossible claim or question: {exc}") from None
+            raise InvalidCertificate(
+                f"certificate has an impossible claim or question: {exc}"
+            ) from None
         for i, (record, raw) in enumerate(zip(claims, doc["claims"], strict=True), 1):
             if raw["statement"] != record.claim.describe():
                 raise InvalidCertificate(
@@ -727,7 +748,9 @@ class Certificate:
         """
         from robustgraph.certificate_verify import verify
 
-        return verify(self, topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads)
+        return verify(
+            self, topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
+        )
 
 
 # ----------------------------------------------------------------------------- certify
@@ -761,7 +784,9 @@ def _package_versions() -> dict[str, str | None]:
 def provenance(parameters: dict[str, Any]) -> dict[str, Any]:
     """Tool version, git revision and dirty flag (if run from a checkout), package versions,
     Python version, the parameters, and the UTC creation time."""
-    created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    created = (
+        datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )
     return {
         "tool": "robustgraph",
         "tool_version": __version__,
@@ -876,7 +901,9 @@ def certify(
         raise ParameterError(f"threads must be >= 1, got {threads}")
 
     def request(question: Question) -> Request:
-        return Request(topology, question, time_limit=time_limit, threads=threads, formulation=formulation)
+        return Request(
+            topology, question, time_limit=time_limit, threads=threads, formulation=formulation
+        )
 
     records = []
     for claim in claims:

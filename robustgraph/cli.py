@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("robustgraph.cli_graph:info", "Describe a graph file: size, degrees, connectivity, hash."),
     "convert": ("robustgraph.cli_graph:convert", "Convert a graph file from one format to another."),
     "generate": ("robustgraph.cli_generate:generate", "Generate a robust communication graph."),
+    "certify": ("robustgraph.cli_certify:certify_command", "Prove claims; write a certificate."),
+    "verify": ("robustgraph.cli_certify:verify_command", "Re-check a certificate."),
     "ledger": ("protocol_runner.cli_ledger:ledger", "Verify or show a commit-gate ledger."),
 }
 
