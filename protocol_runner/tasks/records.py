@@ -1,0 +1,112 @@
+"""Read the records of a local dataset file (JSON, JSONL or Parquet) or a folder of them.
+
+Each record comes with its location (``file:line`` for JSONL, ``file[i]`` for a JSON list,
+``file row i`` for Parquet) so that a bad record is reported as one line naming where it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from protocol_runner.tasks.errors import TaskFormatError
+
+__all__ = ["SUFFIXES", "iter_records"]
+
+SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
+
+
+def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise TaskFormatError(f"{where}: invalid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise TaskFormatError(
+                    f"{where}: expected a JSON object, got {type(record).__name__}"
+                )
+            yield where, record
+
+
+def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise TaskFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if isinstance(data, dict):
+        yield str(path), data
+        return
+    if not isinstance(data, list):
+        raise TaskFormatError(f"{path}: expected a JSON object or a list of objects")
+    for i, record in enumerate(data):
+        if not isinstance(record, dict):
+            raise TaskFormatError(
+                f"{path}[{i}]: expected a JSON object, got {type(record).__name__}"
+            )
+        yield f"{path}[{i}]", record
+
+
+def _parquet(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        reader = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise TaskFormatError(f"{path}: not a readable Parquet file ({exc})") from None
+    row = 0
+    for batch in reader.iter_batches(batch_size=1024):
+        for record in batch.to_pylist():
+            yield f"{path} row {row}", record
+            row += 1
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield ``(location, record)`` for every record of ``path``, in file order.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.jsonl``/``.ndjson`` file (one object per line; blank lines skipped), a ``.json``
+        file (one object, or a list of objects), a ``.parquet`` file, or a folder: every such file
+        below it, in sorted path order (the layout of the Hendrycks MATH release).
+
+    Raises
+    ------
+    TaskFormatError
+        For a missing path, an unknown suffix, invalid JSON (naming the line) or a non-object.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = p.write_text('{"x": 1}\\n\\n{"x": 2}\\n')
+    >>> [(w.rsplit(":", 1)[1], r["x"]) for w, r in iter_records(p)]
+    [('1', 1), ('3', 2)]
+    """
+    path = Path(path)
+    if not path.exists():
+        raise TaskFormatError(f"{path}: no such file or folder")
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+        if not files:
+            raise TaskFormatError(f"{path}: folder holds no {'/'.join(SUFFIXES)} files")
+        for file in files:
+            yield from iter_records(file)
+        return
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        yield from _jsonl(path)
+    elif suffix == ".json":
+        yield from _json(path)
+    elif suffix == ".parquet":
+        yield from _parquet(path)
+    else:
+        raise TaskFormatError(f"{path}: unknown file type {suffix!r}; expected one of {SUFFIXES}")

@@ -1,0 +1,185 @@
+"""``load_tasks(spec)``: one string names a task set, generated or read from a local file.
+
+Specs::
+
+    arith:N[:seed=S][:terms=T][:max=M]       the built-in arithmetic set
+    jsonl:PATH[:LIMIT][:offset=K]            robustgraph's own task JSONL
+    FORMAT:PATH[:LIMIT][:offset=K]           a local dataset file or folder, FORMAT one of
+                                             gsm8k, math, arc, openbookqa, commonsenseqa,
+                                             hellaswag, boolq, rte (aliases: math500, obqa, csqa)
+    PATH.jsonl                               shorthand for jsonl:PATH.jsonl
+
+Options are read from the right, so a PATH may itself contain ``:``. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from protocol_runner.tasks.arith import generate_arith
+from protocol_runner.tasks.bool_sets import boolq_task, rte_task
+from protocol_runner.tasks.choice_sets import hellaswag_task, multiple_choice_task
+from protocol_runner.tasks.errors import TaskFormatError
+from protocol_runner.tasks.jsonl import task_from_record
+from protocol_runner.tasks.math_sets import gsm8k_task, math_task
+from protocol_runner.tasks.model import Task
+from protocol_runner.tasks.records import iter_records
+from protocol_runner.tasks.taskset import TaskSet
+from robustgraph.errors import ParameterError
+
+__all__ = ["FORMATS", "load_tasks", "read_dataset"]
+
+Adapter = Callable[[dict[str, Any], str, int], Task]
+
+FORMATS: dict[str, Adapter] = {
+    "jsonl": lambda record, where, index: task_from_record(record, where),
+    "gsm8k": gsm8k_task,
+    "math": math_task,
+    "arc": functools.partial(multiple_choice_task, source="arc"),
+    "openbookqa": functools.partial(multiple_choice_task, source="openbookqa"),
+    "commonsenseqa": functools.partial(multiple_choice_task, source="commonsenseqa"),
+    "hellaswag": hellaswag_task,
+    "boolq": boolq_task,
+    "rte": rte_task,
+}
+_ALIASES = {
+    "math500": "math",
+    "obqa": "openbookqa",
+    "csqa": "commonsenseqa",
+    "arc-challenge": "arc",
+}
+_ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand"}
+
+
+def read_dataset(
+    fmt: str, path: str | Path, *, limit: int | None = None, offset: int = 0
+) -> TaskSet:
+    """Read a local dataset file or folder in the public format ``fmt``.
+
+    Parameters
+    ----------
+    fmt : str
+        A key of ``FORMATS`` (or an alias).
+    path : str or Path
+        A JSON, JSONL or Parquet file, or a folder of them.
+    limit : int, optional
+        Keep at most this many tasks (after ``offset``); records past them are not read.
+    offset : int
+        Skip this many records first.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown format or a negative limit/offset.
+    TaskFormatError
+        For an unreadable file or a malformed record (one line naming file and line), or a
+        duplicate id.
+    """
+    name = _ALIASES.get(fmt.lower(), fmt.lower())
+    if name not in FORMATS:
+        raise ParameterError(f"unknown task format {fmt!r}; expected one of {sorted(FORMATS)}")
+    if (limit is not None and limit < 0) or offset < 0:
+        raise ParameterError("limit and offset must be >= 0")
+    adapter = FORMATS[name]
+    tasks: list[Task] = []
+    seen: dict[str, str] = {}
+    for index, (where, record) in enumerate(iter_records(path)):
+        if index < offset:
+            continue
+        if limit is not None and len(tasks) >= limit:
+            break
+        task = adapter(record, where, index)
+        if task.id in seen:
+            raise TaskFormatError(f"{where}: duplicate id {task.id!r} (first at {seen[task.id]})")
+        seen[task.id] = where
+        tasks.append(task)
+    return TaskSet(tasks, name=f"{name}:{path}")
+
+
+def _int(value: str, what: str, spec: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ParameterError(
+            f"task spec {spec!r}: {what} must be an integer, got {value!r}"
+        ) from None
+
+
+def _split_options(
+    parts: list[str], allowed: set[str], spec: str
+) -> tuple[list[str], dict[str, str]]:
+    """Peel ``key=value`` and bare-integer options off the right end of ``parts``."""
+    options: dict[str, str] = {}
+    while len(parts) > 1:
+        last = parts[-1]
+        key, eq, value = last.partition("=")
+        if eq and key in allowed:
+            if key in options:
+                raise ParameterError(f"task spec {spec!r}: option {key!r} given twice")
+            options[key] = value
+        elif eq and key.isidentifier():
+            raise ParameterError(
+                f"task spec {spec!r}: unknown option {key!r}; expected one of {sorted(allowed)}"
+            )
+        elif last.isdigit() and "limit" in allowed and "limit" not in options:
+            options["limit"] = last
+        else:
+            break
+        parts.pop()
+    return parts, options
+
+
+def load_tasks(spec: str) -> TaskSet:
+    """The task set a spec names (see the module docstring for the grammar).
+
+    Parameters
+    ----------
+    spec : str
+        E.g. ``arith:100``, ``arith:100:seed=3``, ``gsm8k:data/test.jsonl:50``,
+        ``arc:ARC-Challenge-Test.jsonl:limit=20:offset=10``, ``jsonl:tasks.jsonl``.
+
+    Returns
+    -------
+    TaskSet
+        Named by the spec.
+
+    Raises
+    ------
+    ParameterError
+        A malformed spec: unknown source, missing path or count, bad option.
+    TaskFormatError
+        A malformed file (one line naming the file and the line).
+
+    Examples
+    --------
+    >>> ts = load_tasks("arith:3:seed=5")
+    >>> len(ts), ts.name
+    (3, 'arith:3:seed=5')
+    """
+    spec = spec.strip()
+    head, sep, rest = spec.partition(":")
+    source = _ALIASES.get(head.lower(), head.lower())
+    if not sep or (source not in FORMATS and source != "arith"):
+        if spec.lower().endswith((".jsonl", ".ndjson")):
+            source, rest = "jsonl", spec
+        else:
+            known = ", ".join(["arith", *sorted(FORMATS)])
+            raise ParameterError(f"task spec {spec!r}: unknown source {head!r}; expected {known}")
+    if source == "arith":
+        parts, options = _split_options(rest.split(":"), set(_ARITH_KEYS), spec)
+        if len(parts) != 1 or not parts[0]:
+            raise ParameterError(f"task spec {spec!r}: expected arith:N[:seed=S][:terms=T][:max=M]")
+        kwargs = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
+        tasks = generate_arith(_int(parts[0], "N", spec), **kwargs)
+        return TaskSet(tasks, name=spec)
+    parts, options = _split_options(rest.split(":"), {"limit", "offset"}, spec)
+    path = ":".join(parts)
+    if not path:
+        raise ParameterError(f"task spec {spec!r}: missing the file path after '{head}:'")
+    limit = _int(options["limit"], "limit", spec) if "limit" in options else None
+    offset = _int(options.get("offset", "0"), "offset", spec)
+    tasks = read_dataset(source, path, limit=limit, offset=offset)
+    return TaskSet(tasks, name=spec)
