@@ -112,7 +112,7 @@ def decide_from_answers(gate: CommitGate, proposal_id: str, answers: Mapping[str
         digest = value_hash(text)
         values[digest] = text
         votes.append(sign_vote(keys[agent], agent, proposal_id, digest,
-                               evidence_hash(conditioned_on.get(agent, ()))))
+                               evidence_hash(conditioned_on.get(agent, ())), stage=stage))
     plain = plain_quorum(gate.registry, gate.f, proposal_id, votes, stage=stage)
     decided = gate.decide(proposal_id, votes, stage=stage)
     return AnswerDecision(tuple(votes), values, decided, plain)

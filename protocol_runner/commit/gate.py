@@ -126,7 +126,7 @@ def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[V
     signatures and nothing else.
     """
     check_fault_bound(len(registry), f)
-    validation = validate_votes(votes, registry, proposal_id)
+    validation = validate_votes(votes, registry, proposal_id, stage=stage)
     common = _common(proposal_id, "plain", stage, f, validation)
     step = _quorum(common, f)
     if isinstance(step, Decision):
@@ -175,6 +175,10 @@ class CommitGate:
     'committed'
     >>> gate.decide("p1", votes).kind  # the same votes again are replays
     'no_quorum'
+    >>> votes = [sign_vote(k, a, "p2", value_hash("5"), evidence_hash(["doc"]))
+    ...          for a, k in keys.items()]
+    >>> gate.decide("p2", votes).kind  # one shared document: a correlated quorum
+    'correlated_quorum'
 
     Notes
     -----
@@ -219,7 +223,8 @@ class CommitGate:
         """
         if stage not in _STAGES:
             raise ParameterError(f"stage must be one of {_STAGES}, got {stage!r}")
-        validation = validate_votes(votes, self.registry, proposal_id, seen=self._seen)
+        validation = validate_votes(votes, self.registry, proposal_id, stage=stage,
+                                    seen=self._seen)
         decision = self._decide(proposal_id, validation, stage)
         self._seen.update(v.digest for v in validation.accepted)
         if self._ledger is not None:

@@ -329,7 +329,7 @@ def _check_decision(seq: int, body: Mapping[str, Any], registries: Mapping[str, 
         proposal = body["proposal_id"]
     except (KeyError, TypeError, ParameterError) as exc:
         raise _Bad(seq, f"malformed decision ({exc})") from exc
-    checked = validate_votes(votes, registry, proposal)
+    checked = validate_votes(votes, registry, proposal, stage=body.get("stage", "initial"))
     if checked.rejected:
         bad = checked.rejected[0]
         raise _Bad(seq, f"recorded vote from {bad.vote.voter!r} is invalid: {bad.detail}")

@@ -1,8 +1,9 @@
 """Signed PREPARE votes and their validation.
 
 A vote is ``PREPARE(proposal id, value hash, evidence hash)`` signed by its voter with Ed25519
-(RFC 8032) over canonical bytes that also name the voter, so a signature can be neither moved to
-another proposal nor claimed by another agent. Validation keeps the votes that may be counted and
+(RFC 8032) over canonical bytes that also name the voter and the voting stage (like the view
+number of a PBFT prepare message), so a signature can be neither moved to another proposal or
+round nor claimed by another agent. Validation keeps the votes that may be counted and
 rejects, with a reason and a log line, every vote that is unsigned, from an unknown key, badly
 signed, for another proposal, duplicated, equivocating or replayed from an earlier decision.
 """
@@ -52,6 +53,8 @@ class Vote:
         The registered agent id claiming the vote.
     signature : str or None
         Ed25519 signature over :meth:`payload`, hex; None for an unsigned vote.
+    stage : {"initial", "diversity"}
+        The voting round: the first one, or the diversity-forcing re-vote.
     """
 
     proposal_id: str
@@ -59,6 +62,7 @@ class Vote:
     evidence_hash: str
     voter: str
     signature: str | None = None
+    stage: str = "initial"
 
     def __post_init__(self) -> None:
         check_digest("value hash", self.value_hash)
@@ -69,6 +73,7 @@ class Vote:
         return _DOMAIN + canonical_json({
             "type": "PREPARE",
             "proposal": self.proposal_id,
+            "stage": self.stage,
             "value": self.value_hash,
             "evidence": self.evidence_hash,
             "voter": self.voter,
@@ -82,16 +87,16 @@ class Vote:
     def to_json(self) -> dict[str, Any]:
         return {"proposal_id": self.proposal_id, "value_hash": self.value_hash,
                 "evidence_hash": self.evidence_hash, "voter": self.voter,
-                "signature": self.signature}
+                "signature": self.signature, "stage": self.stage}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Vote:
         return cls(data["proposal_id"], data["value_hash"], data["evidence_hash"], data["voter"],
-                   data.get("signature"))
+                   data.get("signature"), data.get("stage", "initial"))
 
 
 def sign_vote(key: Ed25519PrivateKey, voter: str, proposal_id: str, value_hash: str,
-              evidence_hash: str) -> Vote:
+              evidence_hash: str, *, stage: str = "initial") -> Vote:
     """Build and sign a PREPARE vote.
 
     Examples
@@ -102,8 +107,9 @@ def sign_vote(key: Ed25519PrivateKey, voter: str, proposal_id: str, value_hash: 
     >>> len(v.signature)
     128
     """
-    unsigned = Vote(proposal_id, value_hash, evidence_hash, voter)
-    return Vote(proposal_id, value_hash, evidence_hash, voter, key.sign(unsigned.payload()).hex())
+    unsigned = Vote(proposal_id, value_hash, evidence_hash, voter, stage=stage)
+    return Vote(proposal_id, value_hash, evidence_hash, voter,
+                key.sign(unsigned.payload()).hex(), stage)
 
 
 class RejectReason(StrEnum):
@@ -138,10 +144,11 @@ class Validation:
     rejected: tuple[RejectedVote, ...]
 
 
-def _check_one(vote: Vote, registry: Registry, proposal_id: str,
+def _check_one(vote: Vote, registry: Registry, proposal_id: str, stage: str,
                seen: frozenset[str] | set[str]) -> tuple[RejectReason, str] | None:
-    if vote.proposal_id != proposal_id:
-        return RejectReason.WRONG_PROPOSAL, f"vote is for {vote.proposal_id!r}, not {proposal_id!r}"
+    if (vote.proposal_id, vote.stage) != (proposal_id, stage):
+        return (RejectReason.WRONG_PROPOSAL, f"vote is for {vote.proposal_id!r} ({vote.stage}), "
+                                             f"not {proposal_id!r} ({stage})")
     if not vote.signature:
         return RejectReason.UNSIGNED, f"vote from {vote.voter!r} carries no signature"
     record = registry.get(vote.voter)
@@ -158,6 +165,7 @@ def _check_one(vote: Vote, registry: Registry, proposal_id: str,
 
 
 def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, *,
+                   stage: str = "initial",
                    seen: frozenset[str] | set[str] = frozenset()) -> Validation:
     """Split ``votes`` into the ones that may be counted and the rejected ones.
 
@@ -169,6 +177,8 @@ def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, 
         Registered voters and their public keys.
     proposal_id : str
         The proposal being decided; votes for anything else are rejected.
+    stage : {"initial", "diversity"}
+        The voting round being decided; votes signed for the other round are rejected.
     seen : set of str, optional
         Digests (:attr:`Vote.digest`) of votes counted in earlier decisions; a vote with one of
         these digests is a replay.
@@ -179,11 +189,12 @@ def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, 
 
     Notes
     -----
-    Checks per vote, first failure wins: proposal, signature present, voter registered, signature
-    valid, not a replay. Then per voter among the survivors: identical copies are ``duplicate``
-    (the first is kept); different statements from one voter are ``equivocation`` and all of them
-    are rejected, since an agent that signed two values cannot be counted for either. Unsigned
-    or forged votes never count towards equivocation, so nobody can frame an honest voter.
+    Checks per vote, first failure wins: proposal and stage, signature present, voter
+    registered, signature valid, not a replay. Then per voter among the survivors: identical
+    copies are ``duplicate`` (the first is kept); different statements from one voter are
+    ``equivocation`` and all of them are rejected, since an agent that signed two values cannot
+    be counted for either. Unsigned or forged votes never count towards equivocation, so nobody
+    can frame an honest voter.
     Each rejection is logged at WARNING level on ``protocol_runner.commit.votes``.
     O(V) signature checks for V votes.
     """
@@ -191,7 +202,7 @@ def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, 
     rejected: list[RejectedVote] = []
     valid: list[Vote] = []
     for vote in ordered:
-        problem = _check_one(vote, registry, proposal_id, seen)
+        problem = _check_one(vote, registry, proposal_id, stage, seen)
         if problem is None:
             valid.append(vote)
         else:
@@ -200,17 +211,18 @@ def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, 
     for vote in valid:
         by_voter.setdefault(vote.voter, []).append(vote)
     accepted: list[Vote] = []
+    kept: set[str] = set()
     for vote in valid:
-        mine = by_voter[vote.voter]
-        statements = {v.digest for v in mine}
+        statements = {v.digest for v in by_voter[vote.voter]}
         if len(statements) > 1:
             rejected.append(RejectedVote(vote, RejectReason.EQUIVOCATION,
                                          f"{vote.voter!r} signed {len(statements)} different "
                                          f"statements for {proposal_id!r}"))
-        elif vote is not mine[0]:
+        elif vote.voter in kept:
             rejected.append(RejectedVote(vote, RejectReason.DUPLICATE,
-                                         f"second copy of {vote.voter!r}'s vote"))
+                                         f"another copy of {vote.voter!r}'s vote"))
         else:
+            kept.add(vote.voter)
             accepted.append(vote)
     for item in rejected:
         log.warning("rejected vote for %s: %s (%s)", proposal_id, item.reason.value, item.detail)
