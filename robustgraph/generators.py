@@ -462,9 +462,10 @@ def erdos_renyi_robust(
 
     Notes
     -----
-    At the threshold the success probability of one draw tends to exp(-1/(r-1)!) as n grows, so
-    the expected number of draws is a small constant for large n; for small n and r near
-    ceil(n/2) it is much larger. Each draw costs one exact check (O(n 2^n) exhaustively).
+    r-robustness needs minimum degree r, whose probability at this p tends to exp(-1/(r-1)!)
+    (Erdos & Renyi 1961): an upper bound on the success rate of one draw for large n. For small
+    n and r near ceil(n/2) success is rare. Each draw that passes the degree filter costs one
+    exact check (O(n 2^n) with the exhaustive engine).
 
     References
     ----------
