@@ -201,7 +201,7 @@ def resolve_directed(path: str | Path, declared: bool | None, requested: bool | 
     if declared is None:
         return bool(requested)
     if requested is not None and requested != declared:
-        kind = "directed" if declared else "undirected"
+        kind = "a directed" if declared else "an undirected"
         asked = "directed" if requested else "undirected"
-        raise format_error(path, f"the file declares a {kind} graph but {asked} was requested")
+        raise format_error(path, f"the file declares {kind} graph but {asked} was requested")
     return declared

@@ -44,6 +44,11 @@ def read_adjlist(
     GraphFormatError
         Naming the file and line: no nodes, a self-loop or a repeated edge.
 
+    Returns
+    -------
+    Topology
+        Labels in the order of the lines, then neighbours without a line of their own.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -55,19 +60,20 @@ def read_adjlist(
     """
     declared, lines = data_lines(read_text(path))
     kind = resolve_directed(path, declared, directed)
-    order: dict[str, None] = {}
+    heads: dict[str, None] = {}  # nodes with a line, in line order, then the other neighbours
+    others: dict[str, None] = {}
     listed: set[tuple[str, str]] = set()
     edges: list[tuple[str, str, str]] = []
     for number, line in lines:
         u, *nbrs = line.split()
-        order.setdefault(u)
+        heads.setdefault(u)
         for v in nbrs:
-            order.setdefault(v)
+            others.setdefault(v)
             mirror = not kind and (v, u) in listed and (u, v) not in listed
             listed.add((u, v))
             if not mirror:
                 edges.append((u, v, f"line {number}"))
-    typed = canonical_labels(order)
+    typed = canonical_labels([*heads, *(x for x in others if x not in heads)])
     located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
     return build(path, list(typed.values()), located, directed=kind, drop_invalid=drop_invalid)
 

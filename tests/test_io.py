@@ -1,0 +1,358 @@
+"""Graph I/O: round trips through every format, files written by networkx and igraph, and
+one-line errors for malformed files."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import igraph as ig
+import networkx as nx
+import pytest
+import scipy.io
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+
+from robustgraph.errors import GraphFormatError
+from robustgraph.io import FORMATS, read, resolve_format, write
+from robustgraph.topology import Topology
+
+FIXTURES = Path(__file__).parent / "fixtures" / "graphs"
+
+# An undirected and a directed graph on nodes 0..6, each with an isolated node and a node that
+# appears in the edges out of label order (so edge lists need their node lines).
+UNDIRECTED = Topology.from_edges(
+    [(0, 3), (3, 1), (1, 2), (2, 0), (0, 1), (4, 5)], nodes=range(7), directed=False
+)
+DIRECTED = Topology.from_edges(
+    [(0, 3), (3, 1), (1, 0), (2, 0), (1, 2), (5, 4), (4, 5)], nodes=range(7), directed=True
+)
+NAMED = Topology.from_edges(
+    [("hub", "a1"), ("a1", "b-2"), ("b-2", "hub"), ("hub", "Zoë")],
+    nodes=["a1", "hub", "b-2", "Zoë", "lone"],
+    directed=False,
+)
+
+
+def _cases() -> list[tuple[str, Topology]]:
+    """Every format with every graph it can hold (NAMED needs labels, digraphs need arcs)."""
+    single = Topology.from_edges([], nodes=[0])
+    graphs = [UNDIRECTED, DIRECTED, NAMED, single]
+    return [
+        (name, g)
+        for name, fmt in FORMATS.items()
+        for g in graphs
+        if (fmt.directed or not g.directed) and (fmt.labels or g is not NAMED)
+    ]
+
+
+def _path(tmp_path: Path, fmt: str, suffix: str = "") -> Path:
+    return tmp_path / f"g{FORMATS[fmt].extensions[0]}{suffix}"
+
+
+@pytest.mark.parametrize(
+    "fmt,graph", _cases(), ids=lambda x: x if isinstance(x, str) else f"n{x.n}m{x.m}d{x.directed:d}"
+)
+def test_round_trip_through_our_writer_and_reader(tmp_path, fmt, graph):
+    path = _path(tmp_path, fmt)
+    write(graph, path)
+    back = read(path)
+    assert back == graph  # labels in order, kind, edges
+    assert back.content_hash == graph.content_hash
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7))
+def test_round_trip_random_graphs(tmp_path, fmt, graph):
+    if graph.directed and not FORMATS[fmt].directed:
+        return
+    path = _path(tmp_path, fmt)
+    write(graph, path)
+    assert read(path) == graph
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_compressed_files_round_trip(tmp_path, suffix):
+    path = tmp_path / f"g.graphml{suffix}"
+    write(DIRECTED, path)
+    assert path.read_bytes()[:5] != b"<?xml"
+    assert read(path) == DIRECTED
+
+
+@pytest.mark.parametrize("fmt", ["graph6", "sparse6", "mtx"])
+def test_label_free_formats_warn_and_write_indices(tmp_path, fmt):
+    path = _path(tmp_path, fmt)
+    with pytest.warns(UserWarning, match="stores no node labels"):
+        write(NAMED, path)
+    back = read(path)
+    assert back.labels == tuple(range(NAMED.n))
+    assert back.edge_indices() == NAMED.edge_indices()
+
+
+@pytest.mark.parametrize("fmt", ["graph6", "sparse6"])
+def test_writing_a_digraph_to_an_undirected_only_format_is_an_error(tmp_path, fmt):
+    with pytest.raises(GraphFormatError, match="undirected graphs only"):
+        write(DIRECTED, _path(tmp_path, fmt))
+
+
+# ----------------------------------------------------------------- files written by others
+def _same(ours: Topology, theirs: Topology) -> None:
+    assert (ours.n, ours.m, ours.directed) == (theirs.n, theirs.m, theirs.directed)
+    assert set(ours.labels) == set(theirs.labels)
+    assert ours.content_hash == theirs.content_hash
+
+
+LABELS = {
+    "free": ["n0", "alpha", "β", "x y", "7", "-3"],  # formats that quote labels
+    "plain": ["v0", "v1", "v2", "v3", "v4", "v5"],  # whitespace-separated text
+    "index": list(range(6)),  # formats without labels: nodes are 0..n-1
+}
+
+
+def _nx_graph(directed: bool, labels: str) -> nx.Graph:
+    """A graph without isolated nodes (edge lists written by networkx drop them)."""
+    g = nx.DiGraph() if directed else nx.Graph()
+    names = LABELS[labels]
+    edges = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 1), (5, 2), (0, 5)]
+    g.add_weighted_edges_from((names[u], names[v], 2.5) for u, v in edges)
+    return g
+
+
+def _node_link(key):
+    def dump(g, path):
+        Path(path).write_text(json.dumps(nx.node_link_data(g, edges=key)))
+
+    return dump
+
+
+def _mmwrite(g, path):
+    scipy.io.mmwrite(path, nx.to_scipy_sparse_array(g, nodelist=sorted(g)))
+
+
+NX_WRITERS = {  # name: (extension, writer, labels, digraphs too)
+    "edgelist": ("edges", nx.write_edgelist, "plain", True),
+    "edgelist-nodata": ("edges", lambda g, p: nx.write_edgelist(g, p, data=False), "plain", True),
+    "edgelist-weighted": ("txt", nx.write_weighted_edgelist, "plain", True),
+    "edgelist-int": ("edges", lambda g, p: nx.write_edgelist(g, p, data=False), "index", True),
+    "adjlist": ("adjlist", nx.write_adjlist, "plain", True),
+    "graphml": ("graphml", nx.write_graphml, "free", True),
+    "gml": ("gml", nx.write_gml, "free", True),
+    "json-edges": ("json", _node_link("edges"), "free", True),
+    "json-links": ("json", _node_link("links"), "free", True),
+    "graph6": ("g6", nx.write_graph6, "index", False),
+    "sparse6": ("s6", nx.write_sparse6, "index", False),
+    "mtx-scipy": ("mtx", _mmwrite, "index", True),
+}
+NX_CASES = [
+    (name, directed)
+    for name, (_, _, _, digraphs) in NX_WRITERS.items()
+    for directed in ([False, True] if digraphs else [False])
+]
+
+
+@pytest.mark.parametrize(
+    "name,directed", NX_CASES, ids=[f"{n}-{'di' if d else 'un'}" for n, d in NX_CASES]
+)
+def test_files_written_by_networkx_read_back_to_the_same_topology(tmp_path, name, directed):
+    ext, write_fn, labels, _ = NX_WRITERS[name]
+    g = _nx_graph(directed, labels)
+    path = tmp_path / f"nx.{ext}"
+    write_fn(g, str(path))
+    # edge and adjacency lists do not record the kind, so say it; other formats record it
+    records_kind = FORMATS[resolve_format(path).name].records_kind
+    ours = read(path, directed=None if records_kind else directed)
+    _same(ours, Topology.from_networkx(g))
+
+
+def _ig_graph(directed: bool) -> ig.Graph:
+    edges = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 1), (5, 2), (0, 5)]
+    return ig.Graph(n=6, edges=edges, directed=directed)
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["graph", "digraph"])
+@pytest.mark.parametrize(
+    "writer,ext,names",
+    [
+        ("write_edgelist", "edges", None),
+        ("write_ncol", "ncol", ["a", "b", "c", "d", "e", "f"]),
+        ("write_graphml", "graphml", ["a", "b", "c", "d", "e", "f"]),
+        ("write_graphml", "graphml", [10, 11, 12, 13, 14, 15]),
+        ("write_gml", "gml", ["a", "b", "c", "d", "e", "f"]),
+        ("write_gml", "gml", [10, 11, 12, 13, 14, 15]),
+    ],
+    ids=["edgelist", "ncol", "graphml-str", "graphml-int", "gml-str", "gml-int"],
+)
+def test_files_written_by_igraph_read_back_to_the_same_topology(
+    tmp_path, writer, ext, names, directed
+):
+    g = _ig_graph(directed)
+    if names is not None:
+        g.vs["name"] = names
+    path = tmp_path / f"ig.{ext}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ncol: "no weight attribute"
+        getattr(g, writer)(str(path))
+    ours = read(
+        path, directed=None if FORMATS[resolve_format(path).name].records_kind else directed
+    )
+    _same(ours, Topology.from_igraph(g))
+
+
+def test_igraph_and_networkx_read_our_files(tmp_path):
+    for fmt, reader in [("graphml", nx.read_graphml), ("gml", nx.read_gml)]:
+        path = _path(tmp_path, fmt)
+        write(DIRECTED, path)
+        theirs = reader(path)
+        assert theirs.is_directed() and theirs.number_of_edges() == DIRECTED.m
+    path = _path(tmp_path, "graphml")
+    write(NAMED, path)
+    assert ig.Graph.Read_GraphML(str(path)).ecount() == NAMED.m
+    path = tmp_path / "g.edges"
+    write(DIRECTED, path)
+    theirs = nx.read_edgelist(path, create_using=nx.DiGraph, nodetype=int)
+    assert theirs.number_of_edges() == DIRECTED.m
+
+
+# ----------------------------------------------------------------- reading rules
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_labels_become_ints_only_when_all_are_canonical_integers(tmp_path):
+    assert read(_write(tmp_path, "a.edges", "1 2\n-3 1\n")).labels == (1, 2, -3)
+    assert read(_write(tmp_path, "b.edges", "1 02\n3 1\n")).labels == ("1", "02", "3")
+    assert read(_write(tmp_path, "c.edges", "1 x\n")).labels == ("1", "x")
+    doc = {
+        "directed": False,
+        "nodes": [{"id": "1"}, {"id": 2}],
+        "edges": [{"source": "1", "target": 2}],
+    }
+    assert read(_write(tmp_path, "d.json", json.dumps(doc))).labels == ("1", 2)  # JSON keeps types
+
+
+def test_directed_comment_is_honoured_and_conflicts_are_errors(tmp_path):
+    path = _write(tmp_path, "g.edges", "# directed\na b\nb a\n")
+    assert read(path).directed and read(path).m == 2
+    with pytest.raises(GraphFormatError, match="declares a directed graph but undirected"):
+        read(path, directed=False)
+    plain = _write(tmp_path, "h.edges", "a b\n")
+    assert not read(plain).directed and read(plain, directed=True).directed
+    graphml = '<graphml><graph edgedefault="undirected"><node id="a"/></graph></graphml>'
+    with pytest.raises(GraphFormatError, match="declares an undirected graph but directed"):
+        read(_write(tmp_path, "u.graphml", graphml), directed=True)
+
+
+def test_header_lines_and_extra_columns(tmp_path):
+    t = read(_write(tmp_path, "g.edges", "from to weight\na b 1.5\nb c 2\n"))
+    assert t.edges() == [("a", "b"), ("b", "c")]
+    t = read(_write(tmp_path, "g.csv", 'Source,Target,Weight\n"x, y",b,1\nb,c,2\nd,,\n'))
+    assert t.labels == ("x, y", "b", "c", "d") and t.m == 2
+    t = read(_write(tmp_path, "g.tsv", "# directed\nsrc\tdst\n1\t2\n"))
+    assert t.directed and t.edges() == [(1, 2)]
+
+
+def test_undirected_adjlist_may_list_an_edge_from_both_ends(tmp_path):
+    t = read(_write(tmp_path, "g.adjlist", "a b c\nb a\nc a\nd\n"))
+    assert t.m == 2 and t.labels == ("a", "b", "c", "d")
+    d = read(_write(tmp_path, "d.adjlist", "a b\nb a\n"), directed=True)
+    assert d.m == 2
+
+
+def test_matrix_market_layouts(tmp_path):
+    dense = "%%MatrixMarket matrix array real symmetric\n3 3\n0\n1\n0\n0\n2.5\n0\n"
+    t = read(_write(tmp_path, "a.mtx", dense))
+    assert not t.directed and t.edges() == [(0, 1), (1, 2)]
+    general = "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 3\n1 2 1\n2 1 1\n3 1 0\n"
+    assert read(_write(tmp_path, "b.mtx", general)).directed  # explicit zero: no edge
+    assert read(tmp_path / "b.mtx", directed=False).edges() == [(0, 1)]
+    with pytest.raises(GraphFormatError, match=r"line 3: entry \(2, 1\) has no mirror"):
+        read(FIXTURES / "not_symmetric.mtx", directed=False)
+
+
+def test_drop_invalid_drops_with_one_warning(tmp_path):
+    with pytest.warns(UserWarning, match=r"dropped 2 .*first: line 4: self-loop at node 2"):
+        t = read(_write(tmp_path, "g.edges", "0 1\n1 2\n\n2 2\n1 0\n"), drop_invalid=True)
+    assert t.m == 2 and t.edges() == [(0, 1), (1, 2)]
+    s6 = tmp_path / "m.s6"
+    nx.write_sparse6(nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 2)]), s6)
+    with pytest.raises(GraphFormatError, match="duplicate edge 0 -- 1"):
+        read(s6)
+    with pytest.warns(UserWarning):
+        assert read(s6, drop_invalid=True).m == 2
+
+
+def test_format_names_and_extensions():
+    assert resolve_format("G.GraphML").name == "graphml"
+    assert resolve_format("g.edges.bz2").name == "edgelist"
+    assert resolve_format("anything", "JSON").name == "json"
+    assert resolve_format("x", ".mtx").name == "mtx"
+    with pytest.raises(GraphFormatError, match="unknown format 'pajek'"):
+        resolve_format("g.net", "pajek")
+    with pytest.raises(GraphFormatError, match="no extension"):
+        resolve_format("graph")
+
+
+def test_writers_refuse_labels_the_format_cannot_hold(tmp_path):
+    spaced = Topology.from_edges([("a b", "c")])
+    with pytest.raises(GraphFormatError, match="cannot be written"):
+        write(spaced, tmp_path / "g.edges")
+    write(spaced, tmp_path / "g.csv")
+    assert read(tmp_path / "g.csv") == spaced
+    hashed = Topology.from_edges([("#1", "c")])
+    write(hashed, tmp_path / "h.csv")
+    assert read(tmp_path / "h.csv") == hashed
+    with pytest.raises(GraphFormatError, match="without nodes"):
+        write(Topology.from_edges([]), tmp_path / "e.json")
+    with pytest.raises(GraphFormatError, match="cannot write"):
+        write(UNDIRECTED, tmp_path / "missing-dir" / "g.json")
+
+
+# ----------------------------------------------------------------- malformed files
+MALFORMED = [
+    ("empty.edgelist", None, "holds no nodes"),
+    ("comments_only.txt", None, "holds no nodes"),
+    ("bad_token.gml", None, "line 4: bad token '@'"),
+    ("bad_token.mtx", None, "line 4: bad token 'x'"),
+    ("unknown.xyz", None, "unknown format: extension '.xyz'"),
+    ("self_loop.edgelist", None, "line 4: self-loop at node 2"),
+    ("duplicate.edgelist", None, "line 3: duplicate edge 'b' -- 'a' (first on line 1)"),
+    ("duplicate.adjlist", None, "line 1: duplicate edge 'a' -- 'b'"),
+    ("bad_char.g6", None, "line 1, character 2: invalid graph6 character '0'"),
+    ("bad_length.g6", None, "invalid graph6 data"),
+    ("two_graphs.g6", None, "holds 2 graphs"),
+    ("digraph6.g6", None, "digraph6 data is not supported"),
+    ("truncated.graphml", None, "line 7, column 0: malformed XML (no element found)"),
+    ("undeclared_node.graphml", None, "line 5: edge #1 refers to undeclared node 'z'"),
+    ("mixed.graphml", None, "line 6: mixed directed and undirected edges"),
+    ("truncated.gml", None, "file ends inside a list"),
+    ("unknown_node.gml", None, "line 3: edge #1: endpoint 7 is not a node id"),
+    ("no_nodes.json", None, "no 'nodes' list"),
+    ("invalid.json", None, "line 3, column 1: invalid JSON"),
+    ("bad_link.json", None, "links[0]: target 5 is not a node id"),
+    ("bad_header.mtx", None, "line 1: bad Matrix Market header"),
+    ("not_square.mtx", None, "line 2: an adjacency matrix must be square, found 3 x 4"),
+    ("out_of_range.mtx", None, "line 4: entry (4, 1) is outside the 3 x 3 matrix"),
+    ("truncated.mtx", None, "declares 4 entries, found 2"),
+    ("wrong_columns.csv", None, "line 3: expected 2 columns like the header on line 1, found 3"),
+    ("bad_edge_data.edgelist", None, "line 2: bad token '{weight: }'"),
+    ("binary.edgelist", None, "line 2: not UTF-8 text"),
+    ("diamond.csv", "pajek", "unknown format 'pajek'"),
+    ("does_not_exist.edgelist", None, "no such file"),
+]
+
+
+@pytest.mark.parametrize("name,fmt,message", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_malformed_files_give_one_line_naming_file_and_place(name, fmt, message):
+    path = FIXTURES / name
+    with pytest.raises(GraphFormatError) as info:
+        read(path, format=fmt)
+    text = str(info.value)
+    assert "\n" not in text
+    assert text.startswith(str(path) + ": ")
+    assert message in text
