@@ -99,13 +99,19 @@ def _check_problems(topology: Topology, check: Check, engines: list[str] | None)
     return problems
 
 
-def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str] | None) -> list[str]:
+def _record_problems(
+    topology: Topology, record: ClaimRecord, engines: list[str] | None
+) -> list[str]:
     problems = []
     for j, check in enumerate(record.checks):
         expected = next_question(topology, record.claim, record.checks[:j])
         if expected != check.question:
             asked = f"{check.question.kind}(r={check.question.r}, s={check.question.s})"
-            wanted = "nothing more" if expected is None else f"{expected.kind}(r={expected.r}, s={expected.s})"
+            wanted = (
+                "nothing more"
+                if expected is None
+                else f"{expected.kind}(r={expected.r}, s={expected.s})"
+            )
             return [f"check {j + 1} asks {asked} but the claim needs {wanted}"]
         problems += [f"check {j + 1}: {p}" for p in _check_problems(topology, check, engines)]
     missing = next_question(topology, record.claim, record.checks)
@@ -113,9 +119,13 @@ def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]
         return problems + [f"question {missing.kind}(r={missing.r}, s={missing.s}) was never asked"]
     verdict, values = claim_outcome(record.claim, record.checks)
     if record.verdict != verdict:
-        problems.append(f"verdict {record.verdict} does not follow from its checks, which give {verdict}")
+        problems.append(
+            f"verdict {record.verdict} does not follow from its checks, which give {verdict}"
+        )
     if record.values != values:
-        problems.append(f"values {record.values} do not follow from its checks, which give {values}")
+        problems.append(
+            f"values {record.values} do not follow from its checks, which give {values}"
+        )
     return problems
 
 
@@ -201,11 +211,15 @@ def verify(
     for i, record in enumerate(cert.claims, 1):
         where = f"claim {i} ({record.claim.describe()})"
         reasons += [f"{where}: {p}" for p in _record_problems(topology, record, engines)]
-    witnesses = sum(run.witness is not None for rec in cert.claims for c in rec.checks for run in c.runs)
+    witnesses = sum(
+        run.witness is not None for rec in cert.claims for c in rec.checks for run in c.runs
+    )
     checked.append(f"{witnesses} witness(es) and the consistency of {len(cert.claims)} claim(s)")
     overall = overall_verdict(record.verdict for record in cert.claims)
     if cert.verdict != overall:
-        reasons.append(f"overall verdict {cert.verdict} does not follow from the claims, which give {overall}")
+        reasons.append(
+            f"overall verdict {cert.verdict} does not follow from the claims, which give {overall}"
+        )
     if resolve_with is not None and not reasons:
         for i, record in enumerate(cert.claims, 1):
             where = f"claim {i} ({record.claim.describe()})"
