@@ -54,31 +54,31 @@ def _variant(family: str, given: dict[str, bool]) -> str:
 
 def _build(
     variant: str, n: int, opts: dict[str, Any]
-) -> tuple[Topology, gen.Claim, dict[str, Any]]:
-    """The graph, its claim and extra facts (p, attempts) for one invocation."""
+) -> tuple[Topology, gen.Guarantee, dict[str, Any]]:
+    """The graph, its guarantee and extra facts (p, attempts) for one invocation."""
     r, s, k, p, seed = opts["r"], opts["s"], opts["k"], opts["p"], opts["seed"]
     if variant == "complete":
-        return gen.complete(n), gen.claim("complete", n), {}
+        return gen.complete(n), gen.guarantee("complete", n), {}
     if variant == "merg":
-        return gen.gamma_merg(n), gen.claim("merg", n), {}
+        return gen.gamma_merg(n), gen.guarantee("merg", n), {}
     if variant == "pa":
         _require(variant, "r", r)
         graph = gen.preferential_attachment(n, r, s, seed=seed)
-        return graph, gen.claim("pa", n, r=r, s=s), {}
+        return graph, gen.guarantee("pa", n, r=r, s=s), {}
     if variant == "er":
         graph = gen.erdos_renyi(n, p, seed=seed, directed=opts["directed"])
-        return graph, gen.claim("er", n), {"p": p}
+        return graph, gen.guarantee("er", n), {"p": p}
     if variant == "er-robust":
         engine = opts["engine"]
         graph, attempts = gen.erdos_renyi_robust(
             n, r, seed=seed, max_attempts=opts["max_attempts"], engine=engine
         )
         extra = {"p": gen.robust_er_probability(n, r), "attempts": attempts}
-        return graph, gen.claim("er-robust", n, r=r), extra
+        return graph, gen.guarantee("er-robust", n, r=r), extra
     _require(variant, "k", k)
     if variant == "circulant":
-        return gen.k_circulant(n, k), gen.claim("circulant", n, k=k), {}
-    return gen.random_k_in(n, k, seed=seed), gen.claim("k-in", n, k=k), {}
+        return gen.k_circulant(n, k), gen.guarantee("circulant", n, k=k), {}
+    return gen.random_k_in(n, k, seed=seed), gen.guarantee("k-in", n, k=k), {}
 
 
 def _check_unused(variant: str, given: dict[str, bool]) -> None:
@@ -184,7 +184,7 @@ def generate(
         "engine": gen.DEFAULT_ENGINE if engine is None else engine,
     }
     file_format = io.resolve_format(output, fmt).name  # fail on a bad name before any work
-    graph, claim, extra = _build(variant, n, opts)
+    graph, guarantee, extra = _build(variant, n, opts)
     io.write(graph, output, format=file_format)
     parameters = {name: opts[name] for name in sorted(_USES[variant])}
     data = {
@@ -194,12 +194,12 @@ def generate(
         "m": graph.m,
         "directed": graph.directed,
         "parameters": parameters,
-        "claim": {
-            "r_lower": claim.lower,
-            "r_upper": claim.upper,
-            "s": claim.s,
-            "statement": claim.statement,
-            "citation": claim.citation,
+        "guarantee": {
+            "r_lower": guarantee.lower,
+            "r_upper": guarantee.upper,
+            "s": guarantee.s,
+            "statement": guarantee.statement,
+            "citation": guarantee.citation,
         },
         **extra,
         "file": output,
@@ -222,8 +222,8 @@ def _render(data: dict[str, Any]) -> None:
         rows.append(("attempts", f"{data['attempts']} draw(s) of G(n, p={data['p']:.4f}), "
                                  f"checked with engine {data['parameters']['engine']}"))
     rows += [
-        ("robustness", data["claim"]["statement"]),
-        ("source", data["claim"]["citation"]),
+        ("robustness", data["guarantee"]["statement"]),
+        ("source", data["guarantee"]["citation"]),
         ("written", f"{data['file']} ({data['format']})"),
         ("hash", data["hash"]),
     ]

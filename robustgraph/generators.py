@@ -4,7 +4,7 @@ Every generator returns a :class:`~robustgraph.topology.Topology` on the integer
 ``0..n-1``. Random generators take ``seed`` (an int or a ``numpy.random.Generator``), normalised
 in :func:`make_rng` only; nothing here touches a global random state. Impossible parameters raise
 :class:`~robustgraph.errors.ParameterError`. Robustness is on in-neighbours (LeBlanc et al. 2013);
-the theorems and their proofs are in ``docs/theory.md`` and :func:`claim` states them per call.
+the theorems and their proofs are in ``docs/theory.md`` and :func:`guarantee` states them per call.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from solvers import registry
 from solvers.types import Question, Request
 
 __all__ = [
-    "Claim",
+    "Guarantee",
     "DEFAULT_ENGINE",
     "RobustSample",
     "SeedLike",
-    "claim",
+    "guarantee",
     "complete",
     "erdos_renyi",
     "erdos_renyi_robust",
@@ -536,9 +536,9 @@ def random_k_in(n: int, k: int, *, seed: SeedLike = 0) -> Topology:
     return Topology.from_edges(arcs, nodes=range(n), directed=True, source="generator")
 
 
-# --------------------------------------------------------------------------- claims
+# --------------------------------------------------------------------------- guarantees
 @dataclass(frozen=True)
-class Claim:
+class Guarantee:
     """What a family's theorem proves about r* (and s*_r) of every graph it generates.
 
     ``lower <= r* <= upper``; ``upper`` is None when nothing beyond ceil(n/2) is claimed.
@@ -556,17 +556,17 @@ class Claim:
         return self.upper == self.lower
 
 
-def claim(
+def guarantee(
     family: str,
     n: int,
     *,
     r: int | None = None,
     s: int = 1,
     k: int | None = None,
-) -> Claim:
+) -> Guarantee:
     """The proven robustness of ``family`` (complete, merg, pa, er, er-robust, circulant, k-in).
 
-    Parameters are those the generator took; the claim depends on them only, never on the draw.
+    Parameters are those the generator took; the guarantee depends on them only, never on the draw.
 
     Raises
     ------
@@ -575,7 +575,7 @@ def claim(
 
     Examples
     --------
-    >>> claim("circulant", 10, k=2).statement
+    >>> guarantee("circulant", 10, k=2).statement
     'exactly 2-robust (n >= 2k+2)'
     """
     top = max_robustness(n)
@@ -585,30 +585,30 @@ def claim(
         _require(k is not None, f"family {family} needs k")
     lemma4 = f"{LEBLANC_2013}, Lemma 4"
     if family == "complete":
-        return Claim(top, top, None, f"exactly {top}-robust (ceil(n/2))", lemma4)
+        return Guarantee(top, top, None, f"exactly {top}-robust (ceil(n/2))", lemma4)
     if family == "merg":
         edges = gamma_merg_edge_count(n)
         text = f"exactly {top}-robust (ceil(n/2)) with the minimum {edges} edges"
-        return Claim(top, top, None, text, LEE_PANAGOU)
+        return Guarantee(top, top, None, text, LEE_PANAGOU)
     if family == "pa":
         theorem5 = f"{LEBLANC_2013}, Theorem 5"
         if s == 1:
-            return Claim(r, r, 1, f"({r},1)-robust, exactly {r}-robust", theorem5)
-        return Claim(r, min(r + s - 1, top), s, f"({r},{s})-robust", theorem5)
+            return Guarantee(r, r, 1, f"({r},1)-robust, exactly {r}-robust", theorem5)
+        return Guarantee(r, min(r + s - 1, top), s, f"({r},{s})-robust", theorem5)
     if family == "er-robust":
         text = f"{r}-robust (the draw was proven by an exact check)"
-        return Claim(r, None, None, text, ZHANG_FATA_SUNDARAM)
+        return Guarantee(r, None, None, text, ZHANG_FATA_SUNDARAM)
     if family == "er":
         text = "no guarantee (a random graph: certify it before use)"
-        return Claim(0, None, None, text, "Erdos & Renyi 1959; Gilbert 1959")
+        return Guarantee(0, None, None, text, "Erdos & Renyi 1959; Gilbert 1959")
     if family == "circulant":
         if n >= 2 * k + 2:
-            return Claim(k, k, None, f"exactly {k}-robust (n >= 2k+2)", "docs/theory.md")
-        return Claim(top, top, None, f"exactly {top}-robust (complete graph)", lemma4)
+            return Guarantee(k, k, None, f"exactly {k}-robust (n >= 2k+2)", "docs/theory.md")
+        return Guarantee(top, top, None, f"exactly {top}-robust (complete graph)", lemma4)
     if family == "k-in":
         low = max(0, k - n // 2 + 1)
         text = f"between {low}- and {k}-robust (every in-degree is {k})"
-        return Claim(low, k, None, text, "in-degree bounds, docs/theory.md")
+        return Guarantee(low, k, None, text, "in-degree bounds, docs/theory.md")
     raise ParameterError(
         f"unknown family {family!r}; choose from complete, merg, pa, er, er-robust, circulant, k-in"
     )

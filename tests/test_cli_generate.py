@@ -53,9 +53,9 @@ def test_each_family_writes_the_library_graph(tmp_path, args, expected):
     assert data["family"] == args[0]
     assert data["file"] == str(out) and data["format"] == "json"
     value = max_r(graph)
-    assert value >= data["claim"]["r_lower"]
-    if data["claim"]["r_upper"] is not None:
-        assert value <= data["claim"]["r_upper"]
+    assert value >= data["guarantee"]["r_lower"]
+    if data["guarantee"]["r_upper"] is not None:
+        assert value <= data["guarantee"]["r_upper"]
 
 
 def test_robust_er_reports_attempts_and_is_r_robust(tmp_path):
@@ -71,7 +71,7 @@ def test_robust_er_reports_attempts_and_is_r_robust(tmp_path):
     assert max_r(io.read(out)) >= 3
 
 
-def test_human_summary_names_claim_citation_file_and_hash(tmp_path):
+def test_human_summary_names_guarantee_citation_file_and_hash(tmp_path):
     out = tmp_path / "m.txt"
     result = run("merg", "--n", "7", "-o", str(out))
     assert result.exit_code == 0, result.stderr

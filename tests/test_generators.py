@@ -28,7 +28,7 @@ def ceil_half(n: int) -> int:
     return (n + 1) // 2
 
 
-def assert_claim_holds(t: Topology, c: gen.Claim) -> int:
+def assert_guarantee_holds(t: Topology, c: gen.Guarantee) -> int:
     value = max_r(t)
     assert value >= c.lower
     if c.upper is not None:
@@ -50,8 +50,8 @@ def test_complete_is_ceil_half_robust(n):
     assert not t.directed
     assert t.m == n * (n - 1) // 2
     expected = ceil_half(n) if n >= 2 else 0
-    assert assert_claim_holds(t, gen.claim("complete", n)) == expected
-    assert gen.claim("complete", n).exact
+    assert assert_guarantee_holds(t, gen.guarantee("complete", n)) == expected
+    assert gen.guarantee("complete", n).exact
 
 
 # ----------------------------------------------------------------------------- gamma-MERG
@@ -66,7 +66,7 @@ def test_gamma_merg_is_maximally_robust_with_paper_edge_count(n):
         assert t.m == 3 * gamma * (gamma - 1) // 2
     else:
         assert t.m == gamma * (gamma - 1) // 2 + gamma**2 - max(0, math.ceil((gamma - 2) / 2))
-    assert_claim_holds(t, gen.claim("merg", n))
+    assert_guarantee_holds(t, gen.guarantee("merg", n))
 
 
 @pytest.mark.parametrize("n", NS)
@@ -105,7 +105,7 @@ def test_preferential_attachment_is_rs_robust(n):
                 assert_plain_labels(t, n)
                 core = 2 * r - 1
                 assert t.m == core * (core - 1) // 2 + (n - core) * (r + s - 1)
-                value = assert_claim_holds(t, gen.claim("pa", n, r=r, s=s))
+                value = assert_guarantee_holds(t, gen.guarantee("pa", n, r=r, s=s))
                 assert max_s(t, r) >= s
                 if s == 1:
                     assert value == r
@@ -161,7 +161,7 @@ def test_erdos_renyi_robust_is_proven_r_robust(n):
             assert not t.directed
             assert_plain_labels(t, n)
             assert max_r(t) >= r
-            assert_claim_holds(t, gen.claim("er-robust", n, r=r))
+            assert_guarantee_holds(t, gen.guarantee("er-robust", n, r=r))
             # the returned draw is the first r-robust one: one attempt fewer must fail
             if attempts > 1:
                 with pytest.raises(ParameterError, match="no .*-robust graph among"):
@@ -185,9 +185,9 @@ def test_k_circulant_robustness_and_size(n):
     for k in range(1, n // 2 + 1):
         t = gen.k_circulant(n, k)
         assert_plain_labels(t, n)
-        c = gen.claim("circulant", n, k=k)
+        c = gen.guarantee("circulant", n, k=k)
         assert c.exact
-        assert assert_claim_holds(t, c) == (k if n >= 2 * k + 2 else ceil_half(n))
+        assert assert_guarantee_holds(t, c) == (k if n >= 2 * k + 2 else ceil_half(n))
         if 2 * k < n:
             assert t.m == n * k
             assert set(t.in_degrees) == {2 * k}
@@ -205,7 +205,7 @@ def test_random_k_in_degrees_and_bounds(n):
             assert_plain_labels(t, n)
             assert t.m == n * k
             assert set(t.in_degrees) == {k}
-            value = assert_claim_holds(t, gen.claim("k-in", n, k=k))
+            value = assert_guarantee_holds(t, gen.guarantee("k-in", n, k=k))
             if k == n - 1:
                 assert value == ceil_half(n)
 
@@ -213,7 +213,7 @@ def test_random_k_in_degrees_and_bounds(n):
 def test_k_in_lower_bound_is_tight_somewhere():
     """The bound k - floor(n/2) + 1 is attained: two disjoint 3-cliques of in-degree 2."""
     n, k = 6, 2
-    assert gen.claim("k-in", n, k=k).lower == 0
+    assert gen.guarantee("k-in", n, k=k).lower == 0
     halves = [(u, v) for block in ((0, 1, 2), (3, 4, 5)) for u in block for v in block if u != v]
     assert max_r(Topology.from_edges(halves, nodes=range(n), directed=True)) == 0
 
@@ -263,8 +263,8 @@ def test_generator_seed_is_used_and_advanced():
         (lambda: gen.random_k_in(5, 0), "k must be between 1 and 4"),
         (lambda: gen.random_k_in(5, 2, seed=-1), "seed must be a non-negative integer"),
         (lambda: gen.erdos_renyi(5, 0.5, seed=1.5), "seed must be a non-negative integer"),
-        (lambda: gen.claim("tree", 5), "unknown family 'tree'"),
-        (lambda: gen.claim("circulant", 5), "family circulant needs k"),
+        (lambda: gen.guarantee("tree", 5), "unknown family 'tree'"),
+        (lambda: gen.guarantee("circulant", 5), "family circulant needs k"),
     ],
 )
 def test_impossible_parameters(call, message):
