@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "certify": ("robustgraph.cli_certify:certify_command", "Prove claims; write a certificate."),
     "verify": ("robustgraph.cli_certify:verify_command", "Re-check a certificate."),
     "ledger": ("protocol_runner.cli_ledger:ledger", "Verify or show a commit-gate ledger."),
+    "serve-sim": ("protocol_runner.cli_serve:serve_sim", "Serve simulated agents over HTTP."),
 }
 
 

@@ -1,0 +1,205 @@
+"""Backend for any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+
+One attempt per :meth:`OpenAIBackend.complete`; the shared ``LLMClient`` retries. Failures are
+classified here: HTTP 429 -> ``RateLimited`` (with ``Retry-After``); 408, 409, 5xx, connection
+errors and malformed replies -> ``TransientError``; 404 (unknown model) and other 4xx ->
+``BackendError``. The API key is read from the environment variable whose *name* is configured;
+the key itself is never printed, logged or stored in results or the cache.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import aiohttp
+
+from protocol_runner.llm.errors import RateLimited, TransientError
+from protocol_runner.llm.types import Completion, CompletionRequest
+from robustgraph.errors import BackendError, ParameterError
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+_RETRY_STATUSES = frozenset({408, 409})
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``Retry-After`` (seconds or HTTP date) or ``retry-after-ms``.
+
+    Examples
+    --------
+    >>> parse_retry_after({"Retry-After": "2"})
+    2.0
+    >>> parse_retry_after({"retry-after-ms": "250"})
+    0.25
+    >>> parse_retry_after({}) is None
+    True
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def _error_text(raw: bytes, limit: int = 200) -> str:
+    """The server's error message on one line (``error.message`` if JSON, else the body)."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+        error = data.get("error") if isinstance(data, dict) else None
+        if isinstance(error, dict) and error.get("message"):
+            text = str(error["message"])
+        elif isinstance(error, str):
+            text = error
+    except ValueError:
+        pass
+    one_line = " ".join(text.split())
+    return one_line[:limit] + ("..." if len(one_line) > limit else "")
+
+
+class OpenAIBackend:
+    """Chat completions over HTTP at ``base_url`` (which ends in ``/v1``).
+
+    Parameters
+    ----------
+    base_url : str
+        e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8000/v1`` (vLLM, serve-sim).
+    api_key_env : str or None
+        Name of the environment variable holding the API key; ``None`` or an unset variable
+        sends no ``Authorization`` header (local servers need none).
+
+    Examples
+    --------
+    >>> backend = OpenAIBackend("http://127.0.0.1:8000/v1", api_key_env="MY_KEY")
+    >>> backend.namespace
+    'openai'
+    """
+
+    namespace = "openai"
+
+    def __init__(
+        self, base_url: str = DEFAULT_BASE_URL, *, api_key_env: str | None = "OPENAI_API_KEY"
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ParameterError(f"base URL must start with http:// or https://, got {base_url!r}")
+        self.base_url = base_url.rstrip("/")
+        self.api_key_env = api_key_env
+        self._session: aiohttp.ClientSession | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend({self.base_url!r}, api_key_env={self.api_key_env!r})"
+
+    def describe(self, request: CompletionRequest) -> str:
+        return f"openai backend at {self.base_url}, model {request.model!r}"
+
+    def _headers(self) -> dict[str, str]:
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                headers=self._headers(),
+                connector=aiohttp.TCPConnector(limit=0),
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
+        return self._session
+
+    def _auth_hint(self, status: int) -> str:
+        if status in (401, 403) and self.api_key_env:
+            return f" (check the API key in the environment variable {self.api_key_env})"
+        return ""
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """One attempt at ``POST {base_url}/chat/completions``."""
+        url = f"{self.base_url}/chat/completions"
+        try:
+            async with self._client().post(url, json=request.to_openai_body()) as reply:
+                raw = await reply.read()
+                status, headers = reply.status, reply.headers
+        except aiohttp.ClientConnectorError as exc:
+            reason = exc.strerror or exc
+            raise TransientError(f"cannot connect to {self.base_url}: {reason}") from exc
+        except aiohttp.ClientError as exc:
+            raise TransientError(f"connection error: {type(exc).__name__}: {exc}") from exc
+        if status == 200:
+            try:
+                return Completion.from_openai(json.loads(raw))
+            except ValueError as exc:
+                raise TransientError(f"malformed reply ({exc}): {_error_text(raw, 80)!r}") from exc
+        message = f"HTTP {status}: {_error_text(raw)}"
+        if status == 429:
+            raise RateLimited(message, parse_retry_after(headers))
+        if status >= 500 or status in _RETRY_STATUSES:
+            raise TransientError(message)
+        if status == 404:
+            raise BackendError(f"{self.describe(request)}: model not found ({message})")
+        hint = self._auth_hint(status)
+        raise BackendError(f"{self.describe(request)}: request refused ({message}){hint}")
+
+    async def check(self, models: Iterable[str]) -> None:
+        """Fail fast: ``GET {base_url}/models`` once and check each of ``models`` is served.
+
+        Raises
+        ------
+        BackendError
+            The endpoint cannot be reached, refuses the key, or does not list a model. An
+            endpoint without a ``/models`` route (HTTP 404) is only checked for reachability.
+        """
+        url = f"{self.base_url}/models"
+        try:
+            async with self._client().get(url) as reply:
+                raw = await reply.read()
+                status = reply.status
+        except aiohttp.ClientConnectorError as exc:
+            raise BackendError(f"cannot reach {self.base_url}: {exc.strerror or exc}") from exc
+        except aiohttp.ClientError as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            raise BackendError(f"cannot reach {self.base_url}: {reason}") from exc
+        if status == 404:
+            return
+        if status != 200:
+            raise BackendError(
+                f"{url} answered HTTP {status}: {_error_text(raw)}{self._auth_hint(status)}"
+            )
+        try:
+            served = {str(item["id"]) for item in json.loads(raw)["data"]}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BackendError(f"{url} sent a malformed model list") from exc
+        for model in models:
+            if model not in served:
+                listing = ", ".join(sorted(served)[:10]) or "none"
+                raise BackendError(
+                    f"model {model!r} is not served at {self.base_url} (it serves: {listing})"
+                )
+
+    async def aclose(self) -> None:
+        """Close the HTTP session."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def provenance(self) -> dict[str, Any]:
+        """What results record about this backend: the key's variable name, never the key."""
+        return {"backend": "openai", "base_url": self.base_url, "api_key_env": self.api_key_env}

@@ -1,0 +1,269 @@
+"""The one shared async LLM client: cache, bounded concurrency, timeouts, retries, counters.
+
+Every LLM call of a run goes through :meth:`LLMClient.complete`. Backends only translate a
+request into a reply and classify their failures (``protocol_runner.llm.errors``); this module
+owns the policy, once for all backends (the inspect_ai split, STYLE.md item 6):
+
+1. look the request up in the response cache (a hit costs no call);
+2. join an identical request already in flight instead of sending it twice;
+3. otherwise call the backend under a semaphore of ``max_concurrency`` slots, each attempt
+   bounded by ``timeout_s``;
+4. retry transient failures with exponential backoff and jitter, and rate limits after the
+   server's ``Retry-After``; give up with one ``BackendError`` line after ``max_retries``;
+5. store the completion (never an error) and count calls, tokens, hits and misses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from protocol_runner.llm.cache import ResponseCache, cache_key
+from protocol_runner.llm.errors import RateLimited, RetryableError, TransientError
+from protocol_runner.llm.types import Completion, CompletionRequest
+from robustgraph.errors import BackendError, ParameterError
+
+__all__ = ["Backend", "ClientConfig", "ClientStats", "LLMClient"]
+
+
+class Backend(Protocol):
+    """What the client needs of a backend.
+
+    ``namespace`` names the backend in cache keys (everything about the backend that changes
+    replies and is not in the request). ``describe(request)`` names the endpoint and model in
+    error messages. ``complete`` makes one attempt and raises ``TransientError``,
+    ``RateLimited`` or ``BackendError``. ``check(models)`` is a quick preflight that raises
+    ``BackendError`` when the endpoint is unreachable or a model is unknown. ``provenance()``
+    is what a results file records about the backend (never a secret).
+    """
+
+    namespace: str
+
+    def provenance(self) -> dict[str, Any]: ...
+
+    def describe(self, request: CompletionRequest) -> str: ...
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...
+
+    async def check(self, models: Iterable[str]) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """Call policy. None of these fields changes a reply, so none is part of the cache key.
+
+    Parameters
+    ----------
+    max_concurrency : int
+        Backend calls in flight at most.
+    timeout_s : float
+        Limit on one attempt, in seconds; a timeout is retried.
+    max_retries : int
+        Retries after the first attempt (so ``max_retries + 1`` attempts at most).
+    backoff_base_s, backoff_max_s : float
+        Attempt ``k`` (0-based) waits ``d/2 + U(0, d/2)`` with ``d = min(max, base * 2**k)``.
+    max_retry_after_s : float
+        A 429 asking for a longer wait than this is an error rather than a stall.
+    jitter_seed : int
+        Seed of the jitter generator (no global random state).
+    """
+
+    max_concurrency: int = 16
+    timeout_s: float = 60.0
+    max_retries: int = 6
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    max_retry_after_s: float = 120.0
+    jitter_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_concurrency < 1:
+            raise ParameterError(f"max_concurrency must be >= 1, got {self.max_concurrency}")
+        if self.timeout_s <= 0:
+            raise ParameterError(f"timeout must be > 0 seconds, got {self.timeout_s}")
+        if self.max_retries < 0:
+            raise ParameterError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.backoff_base_s < 0 or self.backoff_max_s < self.backoff_base_s:
+            raise ParameterError("backoff needs 0 <= backoff_base_s <= backoff_max_s")
+
+
+@dataclass
+class ClientStats:
+    """Counters of one client, for the run's cost report.
+
+    ``calls``: backend calls that returned a completion; ``attempts``: backend attempts
+    including failed ones; ``retries``; ``timeouts``; ``rate_limited`` (429 replies);
+    ``cache_hits`` / ``cache_misses``: cache lookups; ``shared``: requests answered by an
+    identical call already in flight; tokens as reported by the backend for ``calls``.
+    """
+
+    calls: int = 0
+    attempts: int = 0
+    retries: int = 0
+    timeouts: int = 0
+    rate_limited: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    shared: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class LLMClient:
+    """Send completion requests to one backend through the cache and the retry policy.
+
+    Parameters
+    ----------
+    backend : Backend
+        ``SimulatedBackend`` or ``OpenAIBackend``.
+    cache : ResponseCache or None
+        Where completions are stored and looked up; ``None`` disables caching.
+    config : ClientConfig
+        Concurrency, timeout and retry policy.
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> from protocol_runner.llm.backends.simulated import SimulatedBackend
+    >>> from protocol_runner.simulation import Simulator
+    >>> from protocol_runner.tasks import Task
+    >>> from protocol_runner.prompts import answer_messages
+    >>> task = Task("t1", "What is 2 + 3?", "5")
+    >>> async def ask():
+    ...     async with LLMClient(SimulatedBackend(Simulator([task]))) as client:
+    ...         reply = await client.complete(
+    ...             CompletionRequest("sim-strong", answer_messages(task), seed=1))
+    ...         return reply.text.splitlines()[-1].startswith("Answer:"), client.stats.calls
+    >>> asyncio.run(ask())
+    (True, 1)
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        cache: ResponseCache | None = None,
+        config: ClientConfig | None = None,
+    ) -> None:
+        self.backend = backend
+        self.cache = cache
+        self.config = config or ClientConfig()
+        self.stats = ClientStats()
+        self._slots = asyncio.Semaphore(self.config.max_concurrency)
+        self._inflight: dict[str, asyncio.Future[Completion]] = {}
+        self._rng = random.Random(self.config.jitter_seed)
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the backend's connections (the cache stays open; its owner closes it)."""
+        await self.backend.aclose()
+
+    async def check(self, models: Iterable[str]) -> None:
+        """Preflight: raise ``BackendError`` at once if the endpoint or a model is unusable."""
+        await self.backend.check(models)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Return the completion of ``request`` from the cache, a call in flight, or the backend.
+
+        Raises
+        ------
+        BackendError
+            The backend refused the request, or every attempt failed.
+        """
+        key = cache_key(self.backend.namespace, request)
+        while True:
+            if self.cache is not None:
+                record = self.cache.get(key)
+                if record is not None:
+                    self.stats.cache_hits += 1
+                    return Completion.from_record(record, cached=True)
+            pending = self._inflight.get(key)
+            if pending is None:
+                break
+            try:
+                completion = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if pending.cancelled() and task is not None and not task.cancelling():
+                    continue  # the caller that owned the call was cancelled, not us: take over
+                raise
+            self.stats.shared += 1
+            return completion
+        if self.cache is not None:
+            self.stats.cache_misses += 1
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            completion = await self._call(request)
+            if self.cache is not None:
+                self.cache.put(key, completion.to_record())
+            future.set_result(completion)
+            return completion
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it, nobody else must
+            raise
+        finally:
+            del self._inflight[key]
+
+    async def _call(self, request: CompletionRequest) -> Completion:
+        cfg = self.config
+        last: RetryableError | None = None
+        for attempt in range(cfg.max_retries + 1):
+            async with self._slots:
+                self.stats.attempts += 1
+                try:
+                    async with asyncio.timeout(cfg.timeout_s):
+                        completion = await self.backend.complete(request)
+                except TimeoutError:
+                    self.stats.timeouts += 1
+                    last = TransientError(f"no reply within {cfg.timeout_s:g} s")
+                    delay = self._backoff(attempt)
+                except RateLimited as exc:
+                    self.stats.rate_limited += 1
+                    last = exc
+                    if exc.retry_after is None:
+                        delay = self._backoff(attempt)
+                    elif exc.retry_after > cfg.max_retry_after_s:
+                        raise BackendError(
+                            f"{self.backend.describe(request)}: rate limited; the server asks to "
+                            f"retry after {exc.retry_after:g} s, more than the "
+                            f"{cfg.max_retry_after_s:g} s allowed"
+                        ) from exc
+                    else:
+                        delay = exc.retry_after * (1.0 + 0.1 * self._rng.random())
+                except TransientError as exc:
+                    last = exc
+                    delay = self._backoff(attempt)
+                else:
+                    self.stats.calls += 1
+                    self.stats.prompt_tokens += completion.usage.prompt_tokens
+                    self.stats.completion_tokens += completion.usage.completion_tokens
+                    return completion
+            if attempt < cfg.max_retries:
+                self.stats.retries += 1
+                await asyncio.sleep(delay)
+        raise BackendError(
+            f"{self.backend.describe(request)}: gave up after {cfg.max_retries + 1} attempts; "
+            f"last error: {last}"
+        )
+
+    def _backoff(self, attempt: int) -> float:
+        cap = min(self.config.backoff_max_s, self.config.backoff_base_s * 2.0**attempt)
+        return cap / 2.0 + self._rng.uniform(0.0, cap / 2.0)

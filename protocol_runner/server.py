@@ -1,0 +1,303 @@
+"""``serve-sim``: an OpenAI-compatible HTTP server backed by the simulated agents, with faults.
+
+Routes: ``GET /v1/models``, ``POST /v1/chat/completions`` (the standard ones), and two for tests
+and dry runs: ``GET /sim/stats`` (requests, completions, repeated request bodies, faults, tokens)
+and ``POST /sim/faults`` (queue faults for the next requests). A single request can also ask for a
+fault with the header ``X-Sim-Fault``. Fault grammar, items separated by commas, each optionally
+repeated with ``xN``:
+
+- ``429[:S]``: HTTP 429 with ``Retry-After: S`` (default 1 second);
+- ``500``: HTTP 500;
+- ``slow:S``: wait S seconds, then answer normally (for client timeouts);
+- ``malformed``: HTTP 200 whose body is truncated JSON.
+
+Example: ``429:0.2x2,500,malformed`` fails the next four requests in that order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import socket
+import threading
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from protocol_runner.simulation import SimRequestError, Simulator
+from robustgraph.errors import ParameterError
+
+__all__ = ["FAULT_HEADER", "Fault", "ServerStats", "SimServer", "parse_faults", "running_server"]
+
+FAULT_HEADER = "X-Sim-Fault"
+_FAULT_ITEM = re.compile(
+    r"(?P<kind>429|500|slow|malformed)(?::(?P<arg>\d+(?:\.\d*)?))?(?:x(?P<n>\d+))?"
+)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected failure: ``kind`` in ``429``, ``500``, ``slow``, ``malformed``."""
+
+    kind: str
+    seconds: float = 0.0
+
+
+def parse_faults(spec: str) -> list[Fault]:
+    """Parse a fault plan such as ``"429:0.5x2,500,slow:3,malformed"`` (see the module docstring).
+
+    Examples
+    --------
+    >>> [(f.kind, f.seconds) for f in parse_faults("429:0.5x2,malformed")]
+    [('429', 0.5), ('429', 0.5), ('malformed', 0.0)]
+
+    Raises
+    ------
+    ParameterError
+        For an item outside the grammar, or ``slow`` without a duration.
+    """
+    faults: list[Fault] = []
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        match = _FAULT_ITEM.fullmatch(item)
+        if match is None:
+            raise ParameterError(
+                f"fault {item!r}: expected 429[:seconds], 500, slow:seconds or malformed, "
+                "each optionally followed by xN"
+            )
+        kind, arg = match["kind"], match["arg"]
+        if kind == "slow" and arg is None:
+            raise ParameterError(f"fault {item!r}: slow needs a duration, e.g. slow:2.5")
+        seconds = float(arg) if arg is not None else (1.0 if kind == "429" else 0.0)
+        faults += [Fault(kind, seconds)] * int(match["n"] or 1)
+    return faults
+
+
+@dataclass
+class ServerStats:
+    """What the server saw: chat requests, successful completions, faults, tokens served.
+
+    ``bodies`` counts completions per request-body digest; ``repeated`` (in :meth:`as_dict`)
+    is how many completions answered a body already answered before, i.e. repeated calls.
+    """
+
+    requests: int = 0
+    completions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    bodies: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "completions": self.completions,
+            "distinct": len(self.bodies),
+            "repeated": sum(c - 1 for c in self.bodies.values()),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "faults": dict(self.faults),
+        }
+
+
+def _error(
+    status: int, message: str, kind: str, headers: dict[str, str] | None = None
+) -> web.Response:
+    body = {"error": {"message": message, "type": kind, "code": status}}
+    return web.json_response(body, status=status, headers=headers)
+
+
+class SimServer:
+    """The ``serve-sim`` application on an aiohttp runner.
+
+    Parameters
+    ----------
+    simulator : Simulator
+        Answers the completions.
+    host, port : str, int
+        Where to listen; port 0 picks a free port (read :attr:`port` after :meth:`start`).
+    latency_s : float
+        Artificial latency added to every completion.
+    faults : iterable of Fault
+        Faults queued for the first requests.
+    """
+
+    def __init__(
+        self,
+        simulator: Simulator,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_s: float = 0.0,
+        faults: Iterable[Fault] = (),
+    ) -> None:
+        if latency_s < 0:
+            raise ParameterError(f"latency must be >= 0, got {latency_s}")
+        self.simulator = simulator
+        self.host = host
+        self.port = port
+        self.latency_s = latency_s
+        self.stats = ServerStats()
+        self._faults: deque[Fault] = deque(faults)
+        self._runner: web.AppRunner | None = None
+        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/sim/stats", self._stats)
+        app.router.add_post("/sim/faults", self._queue_faults)
+        self.app = app
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL clients use (ends in ``/v1``)."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def add_faults(self, faults: Iterable[Fault]) -> None:
+        """Queue faults for the next chat requests (thread-safe)."""
+        self._faults.extend(faults)
+
+    async def start(self) -> str:
+        """Start listening; return :attr:`base_url`.
+
+        Raises
+        ------
+        ParameterError
+            When the address cannot be bound (port in use, bad host).
+        """
+        try:
+            sock = socket.create_server((self.host, self.port), reuse_port=False)
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise ParameterError(f"cannot listen on {self.host}:{self.port}: {reason}") from exc
+        self.port = sock.getsockname()[1]
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        await web.SockSite(self._runner, sock).start()
+        return self.base_url
+
+    async def stop(self) -> None:
+        """Stop listening and close connections."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def _models(self, request: web.Request) -> web.Response:
+        data = [
+            {"id": m, "object": "model", "created": 0, "owned_by": "robustgraph-sim"}
+            for m in self.simulator.models
+        ]
+        return web.json_response({"object": "list", "data": data})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.stats.as_dict())
+
+    async def _queue_faults(self, request: web.Request) -> web.Response:
+        try:
+            spec = (await request.json())["faults"]
+            faults = parse_faults(str(spec))
+        except (ValueError, KeyError, TypeError, ParameterError) as exc:
+            return _error(400, f'expected {{"faults": "<plan>"}}: {exc}', "invalid_request_error")
+        self.add_faults(faults)
+        return web.json_response({"queued": len(faults), "pending": len(self._faults)})
+
+    def _next_fault(self, request: web.Request) -> Fault | None:
+        header = request.headers.get(FAULT_HEADER)
+        if header:
+            try:
+                planned = parse_faults(header)
+            except ParameterError:
+                planned = []
+            return planned[0] if planned else None
+        return self._faults.popleft() if self._faults else None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.stats.requests += 1
+        fault = self._next_fault(request)
+        if fault is not None:
+            self.stats.faults[fault.kind] += 1
+            if fault.kind == "429":
+                headers = {"Retry-After": f"{fault.seconds:g}"}
+                return _error(429, "rate limit reached (injected)", "rate_limit_error", headers)
+            if fault.kind == "500":
+                return _error(500, "internal server error (injected)", "server_error")
+            if fault.kind == "malformed":
+                return web.Response(
+                    status=200,
+                    text='{"id": "x", "choices": [{"mess',
+                    content_type="application/json",
+                )
+            await asyncio.sleep(fault.seconds)
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("the body is not a JSON object")
+        except ValueError as exc:
+            return _error(400, f"malformed JSON body: {exc}", "invalid_request_error")
+        if body.get("stream"):
+            return _error(400, "streaming is not supported by serve-sim", "invalid_request_error")
+        try:
+            reply = self.simulator.respond(body)
+        except SimRequestError as exc:
+            kind = "not_found_error" if exc.status == 404 else "invalid_request_error"
+            return _error(exc.status, str(exc), kind)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        self.stats.completions += 1
+        self.stats.prompt_tokens += reply["usage"]["prompt_tokens"]
+        self.stats.completion_tokens += reply["usage"]["completion_tokens"]
+        self.stats.bodies[hashlib.sha256(raw).hexdigest()] += 1
+        return web.json_response(reply)
+
+
+@contextmanager
+def running_server(simulator: Simulator, **options: Any) -> Iterator[SimServer]:
+    """Run a :class:`SimServer` on its own event loop in a background thread.
+
+    For tests and benchmarks that drive clients from another loop or another process. The
+    server listens when the block starts and is stopped when it ends, even on error.
+
+    Examples
+    --------
+    >>> import urllib.request, json
+    >>> from protocol_runner.tasks import Task
+    >>> with running_server(Simulator([Task("t", "1+1?", "2")])) as server:
+    ...     with urllib.request.urlopen(server.base_url + "/models") as reply:
+    ...         [m["id"] for m in json.load(reply)["data"]]
+    ['sim-strong', 'sim-weak']
+    """
+    server = SimServer(simulator, **options)
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(server.start())
+        except BaseException as exc:  # reported to the caller's thread below
+            failure.append(exc)
+            ready.set()
+            return
+        ready.set()
+        loop.run_forever()
+        loop.run_until_complete(server.stop())
+
+    thread = threading.Thread(target=serve, name="serve-sim", daemon=True)
+    thread.start()
+    ready.wait()
+    if failure:
+        thread.join()
+        loop.close()
+        raise failure[0]
+    try:
+        yield server
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
