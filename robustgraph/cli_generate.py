@@ -95,7 +95,7 @@ def _check_unused(variant: str, given: dict[str, bool]) -> None:
 Examples:
   robustgraph generate merg --n 7 -o merg7.json
   robustgraph generate pa --n 20 --r 3 --s 2 --seed 1 -o pa.graphml
-  robustgraph generate er --n 30 --r 2 --seed 4 -o er.txt --json
+  robustgraph generate er --n 20 --r 2 --seed 4 -o er.txt --json
   robustgraph generate k-in --n 12 --k 5 -o kin.json
 """,
 )
