@@ -148,3 +148,17 @@ def test_errors_are_one_line_exit_2(tmp_path, monkeypatch, args, message):
     assert lines[0].startswith("robustgraph: error: ")
     assert message in lines[0]
     assert not (tmp_path / "x.json").exists()
+
+
+def test_help_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    examples = [
+        line.split()[2:]
+        for line in run("--help").stdout.splitlines()
+        if line.strip().startswith("robustgraph generate")
+    ]
+    assert len(examples) >= 4
+    for args in examples:
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert (tmp_path / args[args.index("-o") + 1]).exists()
