@@ -111,6 +111,7 @@ def _check_int(name: str, value: object, low: int, high: int | None = None, why:
 
 
 def _check_r(n: int, r: object) -> int:
+    _require(n >= 2, f"r-robustness needs at least two nodes, got n = {n}")
     why = f" for n = {n} (no graph is more than ceil(n/2)-robust)"
     return _check_int("r", r, 1, max_robustness(n), why)
 

@@ -249,6 +249,7 @@ def test_generator_seed_is_used_and_advanced():
         (lambda: gen.gamma_merg(1), "n must be >= 2"),
         (lambda: gen.preferential_attachment(5, 4), r"r must be between 1 and 3 for n = 5"),
         (lambda: gen.preferential_attachment(5, 0), "r must be between 1 and 3"),
+        (lambda: gen.preferential_attachment(1, 1), "r-robustness needs at least two nodes"),
         (lambda: gen.preferential_attachment(9, 2, 3), "s must be between 1 and 2"),
         (lambda: gen.preferential_attachment(9, 2, 0), "s must be between 1 and 2"),
         (lambda: gen.erdos_renyi(5, 1.5), r"p must be a probability in \[0, 1\]"),
