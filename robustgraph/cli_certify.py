@@ -9,6 +9,7 @@ one, 2 when a file cannot be read.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -29,7 +30,16 @@ from robustgraph.cli import emit, json_option
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
-__all__ = ["certify_command", "verify_command", "claims_from_options", "summary_lines"]
+__all__ = [
+    "certify_command",
+    "verify_command",
+    "claims_from_options",
+    "summary_lines",
+    "certificate_path",
+    "certify_generated",
+]
+
+_COMPRESSION = (".gz", ".bz2", ".xz")
 
 
 def _graph_options(func: Any) -> Any:
@@ -114,6 +124,37 @@ def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[st
         lines.append(f"claim {i}  {_record_line(topology, record, time_limit)}")
     lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
     return lines
+
+
+def _progress(line: str) -> None:
+    click.echo(f"robustgraph: certify: {line}", err=True)
+
+
+def certificate_path(graph_path: str | Path) -> Path:
+    """Where ``generate --certify`` puts the certificate: ``merg7.json`` -> ``merg7.cert.json``."""
+    path = Path(graph_path)
+    name = path.name
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    stem = Path(name).stem or name
+    return path.with_name(f"{stem}.cert.json")
+
+
+def certify_generated(topology: Topology, graph_path: str | Path) -> dict[str, Any]:
+    """``robustgraph generate --certify``: prove r* and every tolerance, write CERT next to it.
+
+    Uses the default engines. Returns what the generate summary shows: the certificate file,
+    the verdict, the exit code it implies (0 proven, 3 undecided) and a one-line summary.
+    """
+    target = certificate_path(graph_path)
+    cert = certify(topology, Claim.maximum(), progress=_progress)
+    cert.dump(target)
+    return {
+        "file": str(target),
+        "verdict": cert.verdict,
+        "exit_code": cert.exit_code,
+        "summary": _record_line(topology, cert.claims[0], None),
+    }
 
 
 @click.command(
@@ -203,10 +244,6 @@ def certify_command(
     """
     claims = claims_from_options(r, rs, faults, model, maximum)
     topology = io.read(file, format=fmt, directed=directed)
-
-    def progress(line: str) -> None:
-        click.echo(f"robustgraph: certify: {line}", err=True)
-
     cert = certify(
         topology,
         *claims,
@@ -214,7 +251,7 @@ def certify_command(
         formulation=formulation,
         time_limit=time_limit,
         threads=threads,
-        progress=progress,
+        progress=_progress,
     )
     cert.dump(output)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -9,6 +10,7 @@ import click
 from robustgraph import generators as gen
 from robustgraph import io
 from robustgraph.cli import emit, json_option
+from robustgraph.cli_certify import certify_generated
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -126,6 +128,12 @@ Examples:
     default=None,
     help=f"File format: {', '.join(io.FORMATS)} (default: from the extension).",
 )
+@click.option(
+    "--certify",
+    "with_certificate",
+    is_flag=True,
+    help="Also prove r* and every tolerance; write NAME.cert.json next to the graph.",
+)
 @json_option
 def generate(
     family: str,
@@ -140,6 +148,7 @@ def generate(
     engine: str | None,
     output: str,
     fmt: str | None,
+    with_certificate: bool,
     as_json: bool,
 ) -> None:
     """Generate a graph with known robustness and write it to a file.
@@ -206,7 +215,11 @@ def generate(
         "format": file_format,
         "hash": graph.content_hash,
     }
+    if with_certificate:
+        data["certificate"] = certify_generated(graph, output)
     emit(data, as_json, lambda: _render(data))
+    if with_certificate:
+        sys.exit(data["certificate"]["exit_code"])
 
 
 def _render(data: dict[str, Any]) -> None:
@@ -227,6 +240,9 @@ def _render(data: dict[str, Any]) -> None:
         ("written", f"{data['file']} ({data['format']})"),
         ("hash", data["hash"]),
     ]
+    if "certificate" in data:
+        cert = data["certificate"]
+        rows.append(("certificate", f"{cert['file']}: {cert['summary']}"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         click.echo(f"{name:<{width}}  {value}")
