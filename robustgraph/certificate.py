@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from robustgraph import __version__
 from robustgraph.errors import CertificateError, ParameterError
@@ -27,6 +27,9 @@ from robustgraph.topology import Label, Topology
 from solvers import registry
 from solvers.types import Question, Request, Result, Witness
 from solvers.witness import pair_problem, reachable_nodes, refutes_r, refutes_rs
+
+if TYPE_CHECKING:
+    from robustgraph.certificate_verify import VerifyReport
 
 __all__ = [
     "FORMAT",
@@ -740,7 +743,7 @@ class Certificate:
         resolve_with: str | None = None,
         time_limit: float | None = None,
         threads: int = 1,
-    ) -> Any:
+    ) -> VerifyReport:
         """Re-check this certificate against ``topology``.
 
         See :func:`robustgraph.certificate_verify.verify`; returns its ``VerifyReport``
