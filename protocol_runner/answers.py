@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from protocol_runner.tasks.distractors import format_number
 from protocol_runner.tasks.labels import choice_label, parse_bool, parse_choice, strip_markup
 from protocol_runner.tasks.latex import last_boxed, normalize_answer, split_top_level, strip_outer
 from protocol_runner.tasks.mathexpr import MAX_CHARS, parse_expression, same_value
 from protocol_runner.tasks.model import Task
 
-__all__ = ["equivalent", "extract_answer", "is_correct", "strip_thinking"]
+__all__ = ["answer_key", "equivalent", "extract_answer", "is_correct", "strip_thinking"]
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.IGNORECASE | re.DOTALL)
 _ANSWER_LINE = re.compile(
@@ -33,6 +34,9 @@ _LABEL_IN_TEXT = re.compile(
     r"\b(?:answer|ending)\s*\d+\b|\b(?:option|choice)\s+\(?(?:[A-Z]|\d+)\)?(?![\w])|\([A-Z]\)",
     re.IGNORECASE,
 )
+_BARE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
+_KNOWN_NAMES = frozenset({"sqrt", "sin", "cos", "tan", "ln", "log", "exp", "pi", "infty", "oo"})
+_HEDGE = re.compile(r"\s*(?:or|and|/|,|and/or)\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")
 _SETS = ("\\{", "{")
 _PAIRS = (("(", ")"), ("[", "]"), ("\\{", "\\}"), ("{", "}"), ("(", "]"), ("[", ")"))
@@ -78,6 +82,9 @@ def _is_bare_math(text: str) -> bool:
     s = normalize_answer(text)
     if not s or "\n" in s or len(s) > 100:
         return False
+    words = _BARE_WORD.findall(s)
+    if any(len(w) > 1 and w not in _KNOWN_NAMES for w in words):
+        return False  # prose such as "So 8 it is"; a bare answer uses one-letter symbols
     if _PLAIN_NUMBER.fullmatch(s.rstrip("%")):
         return True
     return all(
@@ -106,8 +113,11 @@ def _extract_choice(text: str, task: Task) -> str | None:
         if parse_choice(whole, task.choices) is not None and "\n" not in whole:
             candidate = whole
         else:
-            labels = _LABEL_IN_TEXT.findall(text)
-            candidate = labels[-1] if labels else None
+            labels = list(_LABEL_IN_TEXT.finditer(text))
+            between = text[labels[-2].end() : labels[-1].start()] if len(labels) > 1 else ""
+            if len(labels) > 1 and _HEDGE.fullmatch(between):
+                return None  # "answer2 or answer3": a hedge names no single option
+            candidate = labels[-1].group(0) if labels else None
     if candidate is None:
         return None
     index = parse_choice(candidate, task.choices)
@@ -280,3 +290,31 @@ def is_correct(text_or_answer: str | None, task: Task) -> bool:
 def _fold_text(text: str) -> str:
     words = re.sub(r"[^\w\s]", " ", text.lower()).split()
     return " ".join(w for w in words if w not in ("a", "an", "the"))
+
+
+def answer_key(text_or_answer: str | None, task: Task) -> str | None:
+    """A canonical string for grouping equal answers (majority votes, agreement counts).
+
+    Choice and bool answers are their canonical labels; plain numbers are written exactly
+    (``1,234 apples`` and ``1234.0`` both give ``1234``; ``0.50`` gives ``0.5``); other math
+    answers are normalised (no spaces, no wrappers); text answers are case- and article-folded.
+    Two answers with the same key are equivalent; equivalent expressions written differently
+    (``\\sqrt{8}`` and ``2\\sqrt{2}``) may still get different keys, so use :func:`equivalent`
+    when exactness matters. ``None`` when no answer can be extracted.
+
+    Examples
+    --------
+    >>> t = Task("g", "?", "1234")
+    >>> answer_key("Answer: 1,234 apples", t), answer_key("\\boxed{1234.0}", t)
+    ('1234', '1234')
+    """
+    answer = extract_answer(text_or_answer, task) if text_or_answer is not None else None
+    if answer is None or task.kind in ("choice", "bool"):
+        return answer
+    if task.kind == "text":
+        return _fold_text(answer) or None
+    normal = normalize_answer(answer)
+    value = _number(normal)
+    if value is not None:
+        return format_number(value)
+    return normal.replace(" ", "") or None

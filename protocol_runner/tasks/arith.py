@@ -37,10 +37,11 @@ def _evaluate(operands: list[int], ops: list[str], *, precedence: bool = True) -
 def _draw(rng: random.Random, terms: int, max_operand: int) -> tuple[list[int], list[str]]:
     operands = [rng.randint(2, max_operand) for _ in range(terms)]
     ops = [rng.choice(_OPS) for _ in range(terms - 1)]
-    if "*" not in ops:  # make operator precedence matter: one product and one sum or difference
-        ops[rng.randrange(len(ops))] = "*"
-    if all(op == "*" for op in ops) and len(ops) > 1:
-        ops[rng.randrange(len(ops))] = rng.choice(("+", "-"))
+    if len(ops) == 1:
+        return operands, ops
+    # Make operator precedence matter: a sum or difference first, a product after it.
+    ops[0] = rng.choice(("+", "-"))
+    ops[rng.randrange(1, len(ops))] = "*"
     return operands, ops
 
 
@@ -58,7 +59,8 @@ def _slips(operands: list[int], ops: list[str], answer: int) -> tuple[Fraction, 
 def generate_arith(n: int, *, seed: int = 0, terms: int = 4, max_operand: int = 20) -> TaskSet:
     """``n`` integer arithmetic questions such as ``What is 7 + 3 * 12 - 5?`` with exact answers.
 
-    Each expression mixes ``*`` with ``+``/``-`` so that operator precedence matters. Every task
+    Each expression (of three or more operands) starts with ``+`` or ``-`` and has a later ``*``,
+    so that operator precedence matters. Every task
     carries at least three distractors, most plausible first: the left-to-right (precedence) slip,
     the last ``+``/``-`` flipped, a swap of two adjacent digits, off-by-one and a sign slip.
 

@@ -16,6 +16,7 @@ _BOXED = re.compile(r"\\(?:boxed|fbox)\s*")
 _WRAPPERS = re.compile(r"\\(?:text|textbf|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{")
 _UNITS_TAIL = re.compile(r"^([+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:/\d+)?%?)\s*([A-Za-z][A-Za-z .]*)$")
 _MATH_WORDS = frozenset({"pi", "e", "i", "sqrt", "infty", "inf", "oo", "x", "y", "z", "n", "k"})
+_MIXED = re.compile(r"^(-?)(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?$")
 _SIMPLE_REPLACEMENTS = (
     ("\\dfrac", "\\frac"),
@@ -147,7 +148,8 @@ def normalize_answer(text: str) -> str:
     -------
     str
         The answer with wrappers, spacing, degrees, dollars, thousands separators and a trailing
-        unit word removed (``5 cm`` -> ``5``; ``2pi`` and ``5x`` are kept), whitespace collapsed.
+        unit word removed (``5 cm`` -> ``5``; ``2pi`` and ``5x`` are kept), a mixed number
+        ``1\\frac{1}{2}`` written as ``(1+1/2)``, whitespace collapsed.
 
     Examples
     --------
@@ -174,6 +176,10 @@ def normalize_answer(text: str) -> str:
         and len(units.group(2).strip()) > 1
     ):
         s = units.group(1)
+    mixed = _MIXED.match(s)
+    if mixed:  # a mixed number: 1\frac{1}{2} is one and a half
+        sign, whole, numerator, denominator = mixed.groups()
+        s = f"{sign}({whole}+{numerator}/{denominator})"
     if _THOUSANDS.match(s):
         s = s.replace(",", "")
     return s

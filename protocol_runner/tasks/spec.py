@@ -7,7 +7,8 @@ Specs::
     FORMAT:PATH[:LIMIT][:offset=K]           a local dataset file or folder, FORMAT one of
                                              gsm8k, math, arc, openbookqa, commonsenseqa,
                                              hellaswag, boolq, rte (aliases: math500, obqa, csqa)
-    PATH.jsonl                               shorthand for jsonl:PATH.jsonl
+    PATH.jsonl                               shorthand for jsonl:PATH.jsonl (a PATH with a
+                                             ``:`` in it must exist to be read this way)
 
 Options are read from the right, so a PATH may itself contain ``:``. Nothing is downloaded.
 """
@@ -163,7 +164,7 @@ def load_tasks(spec: str) -> TaskSet:
     head, sep, rest = spec.partition(":")
     source = _ALIASES.get(head.lower(), head.lower())
     if not sep or (source not in FORMATS and source != "arith"):
-        if spec.lower().endswith((".jsonl", ".ndjson")):
+        if spec.lower().endswith((".jsonl", ".ndjson")) and (not sep or Path(spec).exists()):
             source, rest = "jsonl", spec
         else:
             known = ", ".join(["arith", *sorted(FORMATS)])
