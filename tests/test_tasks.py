@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -353,3 +355,30 @@ def test_unknown_file_type_and_empty_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(TaskFormatError, match="holds no"):
         load_tasks(f"math:{tmp_path / 'empty'}")
+
+
+# --- docstring examples --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "protocol_runner.answers",
+        "protocol_runner.tasks.arith",
+        "protocol_runner.tasks.bool_sets",
+        "protocol_runner.tasks.choice_sets",
+        "protocol_runner.tasks.distractors",
+        "protocol_runner.tasks.jsonl",
+        "protocol_runner.tasks.labels",
+        "protocol_runner.tasks.latex",
+        "protocol_runner.tasks.math_sets",
+        "protocol_runner.tasks.mathexpr",
+        "protocol_runner.tasks.model",
+        "protocol_runner.tasks.records",
+        "protocol_runner.tasks.spec",
+        "protocol_runner.tasks.taskset",
+    ],
+)
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
