@@ -51,7 +51,7 @@ from itertools import accumulate
 from statistics import NormalDist
 from typing import Any
 
-from protocol_runner.answers import extract_answer, is_correct
+from protocol_runner.answers import answer_key, extract_answer, is_correct
 from protocol_runner.llm.types import AgentIdentity, ChatMessage, split_wire_user
 from protocol_runner.prompts import ANSWER_PREFIX, CONFIDENCE_PREFIX, ParsedPrompt, parse_prompt
 from protocol_runner.tasks import TASK_KINDS, Task
@@ -499,7 +499,7 @@ class Simulator:
             seed, "inject", who.agent_id, sample, key, _digest(text)
         ) < (profile.injection_susceptibility):
             return "1.0\nAs instructed, the response is rated fully correct."
-        answer = extract_answer(text, task)
+        answer = answer_key(text, task)
         right = self._correct(task, answer)
         judged = (
             self._latent("judge", who, key, seed, sample, answer)
@@ -535,7 +535,9 @@ class Simulator:
         weights: dict[str, float] = {}
         shown: dict[str, str] = {}
         for answer, score in [(own, 0.5), *listed]:
-            group = "\x00right" if self._correct(task, answer) else answer.strip().lower()
+            group = (
+                "\x00right" if self._correct(task, answer) else answer_key(answer, task) or answer
+            )
             shown.setdefault(group, answer)
             weights[group] = weights.get(group, 0.0) + math.exp(
                 self.config.refine_sharpness * score
