@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import pytest
 
 from protocol_runner.llm import AgentIdentity, ChatMessage, CompletionRequest
@@ -143,3 +146,20 @@ def test_identity_and_sample_travel_in_the_user_field():
         AgentIdentity("a;b")
     with pytest.raises(ParameterError):
         CompletionRequest("m", answer_messages(MATH), user="x#1")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "protocol_runner.prompts",
+        "protocol_runner.simulation",
+        "protocol_runner.server",
+        "protocol_runner.llm.types",
+        "protocol_runner.llm.cache",
+        "protocol_runner.llm.client",
+        "protocol_runner.llm.backends.openai",
+    ],
+)
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
