@@ -94,10 +94,6 @@ class AgentRecord:
             raise ParameterError(
                 f"agent {self.agent_id}: public key must be 32 raw Ed25519 bytes in hex") from exc
 
-    def verifier(self) -> Ed25519PublicKey:
-        """The key object that checks this agent's signatures."""
-        return Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.public_key))
-
     def to_json(self) -> dict[str, Any]:
         return {"agent_id": self.agent_id, "public_key": self.public_key,
                 "infra": self.infra.to_json()}

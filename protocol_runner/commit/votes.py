@@ -15,10 +15,11 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from protocol_runner.commit.canonical import canonical_json, check_digest, sha256_hex
 from protocol_runner.commit.registry import Registry
@@ -144,6 +145,17 @@ class Validation:
     rejected: tuple[RejectedVote, ...]
 
 
+@lru_cache(maxsize=1 << 14)
+def _signature_valid(public_key: str, signature: str, payload: bytes) -> bool:
+    """Ed25519 verification, memoised: the same vote is often checked by several rules."""
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key)).verify(
+            bytes.fromhex(signature), payload)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def _check_one(vote: Vote, registry: Registry, proposal_id: str, stage: str,
                seen: frozenset[str] | set[str]) -> tuple[RejectReason, str] | None:
     if (vote.proposal_id, vote.stage) != (proposal_id, stage):
@@ -154,9 +166,7 @@ def _check_one(vote: Vote, registry: Registry, proposal_id: str, stage: str,
     record = registry.get(vote.voter)
     if record is None:
         return RejectReason.UNKNOWN_KEY, f"no registered key for voter {vote.voter!r}"
-    try:
-        record.verifier().verify(bytes.fromhex(vote.signature), vote.payload())
-    except (InvalidSignature, ValueError):
+    if not _signature_valid(record.public_key, vote.signature, vote.payload()):
         return (RejectReason.BAD_SIGNATURE,
                 f"signature does not verify under {vote.voter!r}'s registered key")
     if vote.digest in seen:
