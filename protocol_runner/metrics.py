@@ -281,9 +281,7 @@ def bootstrap_means(
         counts = rng.multinomial(q, probabilities, size=size).astype(float)
         numerator, denominator = counts @ filled, counts @ weights
         with np.errstate(invalid="ignore", divide="ignore"):
-            means[start : start + size] = np.where(
-                denominator > 0, numerator / denominator, np.nan
-            )
+            means[start : start + size] = np.where(denominator > 0, numerator / denominator, np.nan)
     tail = (1.0 - confidence) / 2.0
     out: list[Estimate | None] = []
     for column in range(m):
@@ -490,8 +488,6 @@ def compute_metrics(
     for record in records:
         groups.setdefault(record.protocol, []).append(record)
     return {
-        name: protocol_metrics(
-            groups[name], resamples=resamples, confidence=confidence, seed=seed
-        )
+        name: protocol_metrics(groups[name], resamples=resamples, confidence=confidence, seed=seed)
         for name in sorted(groups, key=_protocol_key)
     }

@@ -1,0 +1,343 @@
+"""PNG plots of a run: per-round weak/strong accuracy per protocol, and the topology by role.
+
+Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no global backend switch),
+so plotting works headless and does not disturb a caller's matplotlib state.
+
+- ``rounds.png`` (:func:`plot_rounds`): one panel per protocol; the accuracy of the weak and of
+  the strong honest agents at rounds ``0..T``, with the bootstrap interval as a band (the SAC
+  paper's per-round W/S curves, Lee et al. 2026).
+- ``topology.png`` (:func:`plot_topology`): the communication graph with each node coloured by
+  its agent's role (strong, weak, adversary), read from the run's graph file and checked against
+  its certificate (:func:`find_topology`); roles come from the records themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from protocol_runner.metrics import Estimate, ProtocolMetrics
+from protocol_runner.records import QueryRecord
+from robustgraph import io
+from robustgraph.certificate import Certificate
+from robustgraph.errors import RobustgraphError
+from robustgraph.topology import Topology
+
+__all__ = [
+    "ROLE_COLORS",
+    "ROUNDS_PNG",
+    "TOPOLOGY_PNG",
+    "PlotOutcome",
+    "RunGraph",
+    "agent_roles",
+    "find_topology",
+    "plot_rounds",
+    "plot_topology",
+    "write_plots",
+]
+
+ROUNDS_PNG = "rounds.png"
+TOPOLOGY_PNG = "topology.png"
+ROLE_COLORS = {"strong": "#1f77b4", "weak": "#ff7f0e", "adversary": "#d62728"}
+"""Node and line colour per role; a node without an agent is grey."""
+
+_UNASSIGNED = "#bbbbbb"
+_GRAPH_STEMS = ("topology", "graph")
+_CERTIFICATE_NAMES = ("certificate.json",)
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    FigureCanvasAgg(figure)
+    figure.savefig(path, format="png", dpi=120)
+    return path
+
+
+def _band(
+    estimates: Sequence[Estimate | None],
+) -> tuple[list[int], list[float], list[float], list[float]]:
+    rounds, values, lows, highs = [], [], [], []
+    for r, estimate in enumerate(estimates):
+        if estimate is not None:
+            rounds.append(r)
+            values.append(100 * estimate.value)
+            lows.append(100 * estimate.low)
+            highs.append(100 * estimate.high)
+    return rounds, values, lows, highs
+
+
+def plot_rounds(protocols: Mapping[str, ProtocolMetrics], path: str | Path) -> Path:
+    """Draw the per-round accuracy of weak and strong honest agents, one panel per protocol.
+
+    Parameters
+    ----------
+    protocols : mapping of str to ProtocolMetrics
+        From :func:`protocol_runner.metrics.compute_metrics`, at least one.
+    path : str or Path
+        Where to write the PNG.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    names = list(protocols)
+    columns = min(3, len(names))
+    rows = math.ceil(len(names) / columns)
+    figure = Figure(figsize=(4.2 * columns, 3.2 * rows + 0.4), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False, sharey=True)
+    for index, ax in enumerate(axes.flat):
+        if index >= len(names):
+            ax.set_visible(False)
+            continue
+        metrics = protocols[names[index]]
+        for group, label in (("weak", "weak (W)"), ("strong", "strong (S)")):
+            rounds, values, lows, highs = _band(metrics.rounds[group])
+            if not rounds:
+                continue
+            color = ROLE_COLORS[group]
+            if len(rounds) == 1:  # no communication rounds: one point with its interval
+                error = [[values[0] - lows[0]], [highs[0] - values[0]]]
+                ax.errorbar(
+                    rounds, values, yerr=error, fmt="o", color=color, capsize=4, label=label
+                )
+                continue
+            ax.plot(rounds, values, marker="o", color=color, label=label)
+            ax.fill_between(rounds, lows, highs, color=color, alpha=0.18, linewidth=0)
+        last = len(metrics.rounds["honest"]) - 1
+        ax.set_xlim(-0.5 if last == 0 else -0.2, 0.5 if last == 0 else last + 0.2)
+        ax.set_xticks(range(last + 1))
+        ax.set_ylim(0, 100)
+        ax.set_title(f"{names[index]} ({metrics.queries} queries)")
+        ax.set_xlabel("round")
+        ax.grid(alpha=0.3)
+        if index % columns == 0:
+            ax.set_ylabel("accuracy (%)")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="lower right", fontsize="small")
+    figure.suptitle("Honest agents' accuracy per round (bands: bootstrap intervals)")
+    return _save(figure, Path(path))
+
+
+def agent_roles(records: Sequence[QueryRecord]) -> dict[str, str]:
+    """Node label (as text) -> role of the agent on it, from the first record's round 0.
+
+    Examples
+    --------
+    >>> from protocol_runner.records import Turn
+    >>> r0 = (Turn(0, "a", "strong", "1", True), Turn(1, "b", "adversary", None, False))
+    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, (r0,), r0)
+    >>> agent_roles([rec])
+    {'a': 'strong', 'b': 'adversary'}
+    """
+    if not records:
+        return {}
+    first = records[0]
+    turns = first.rounds[0] if first.rounds else first.final
+    return {turn.node: turn.role for turn in turns}
+
+
+def plot_topology(
+    topology: Topology,
+    roles: Mapping[str, str],
+    path: str | Path,
+    *,
+    title: str | None = None,
+) -> Path:
+    """Draw the communication graph with nodes coloured by role (strong, weak, adversary).
+
+    Nodes sit on a circle in label order (deterministic); a digraph's arcs point from the
+    speaker to the listener (``u -> v``: v hears u). A node without an agent in ``roles`` is
+    grey.
+
+    Parameters
+    ----------
+    topology : Topology
+        The run's communication graph.
+    roles : mapping of str to str
+        Node label as text -> role (:func:`agent_roles`).
+    path : str or Path
+        Where to write the PNG.
+    title : str, optional
+        Figure title; default: the graph's size.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    import networkx as nx
+
+    graph = topology.to_networkx()
+    positions = nx.circular_layout(list(topology.labels))
+    colors = [ROLE_COLORS.get(roles.get(str(label), ""), _UNASSIGNED) for label in topology.labels]
+    side = min(10.0, 4.0 + 0.25 * topology.n)
+    figure = Figure(figsize=(side, side + 0.4), layout="constrained")
+    ax = figure.subplots()
+    arrows = {"arrows": True, "arrowsize": 12, "node_size": 600} if topology.directed else {}
+    nx.draw_networkx_edges(graph, positions, ax=ax, edge_color="#888888", width=1.0, **arrows)
+    nx.draw_networkx_nodes(
+        graph, positions, ax=ax, node_color=colors, node_size=600, edgecolors="black"
+    )
+    if topology.n <= 60:
+        nx.draw_networkx_labels(graph, positions, ax=ax, font_size=9, font_color="white")
+    counts = {role: sum(1 for r in roles.values() if r == role) for role in ROLE_COLORS}
+    handles = [
+        Line2D(
+            [],
+            [],
+            marker="o",
+            linestyle="",
+            markersize=10,
+            markerfacecolor=color,
+            markeredgecolor="black",
+            label=f"{role} ({counts[role]})",
+        )
+        for role, color in ROLE_COLORS.items()
+    ]
+    if any(str(label) not in roles for label in topology.labels):
+        handles.append(
+            Line2D(
+                [],
+                [],
+                marker="o",
+                linestyle="",
+                markersize=10,
+                markerfacecolor=_UNASSIGNED,
+                markeredgecolor="black",
+                label="no agent",
+            )
+        )
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    kind = "digraph" if topology.directed else "graph"
+    ax.set_title(title or f"{kind}: n = {topology.n}, m = {topology.m}", fontsize="medium")
+    return _save(figure, Path(path))
+
+
+@dataclass(frozen=True)
+class RunGraph:
+    """The run's graph as found in its results directory, with its certificate (if any)."""
+
+    topology: Topology
+    path: Path
+    certificate: Certificate | None
+
+    def title(self) -> str:
+        """The figure title: the graph's size and what its certificate proves."""
+        kind = "digraph" if self.topology.directed else "graph"
+        lines = [f"{self.path.name}: {kind}, n = {self.topology.n}, m = {self.topology.m}"]
+        if self.certificate is not None:
+            statements = [
+                f"{record.claim.describe()} ({record.verdict})"
+                for record in self.certificate.claims
+                if record.claim.kind != "max"
+            ]
+            if statements:
+                lines.append("certificate: " + "; ".join(statements))
+        return "\n".join(lines)
+
+
+def _graph_files(directory: Path) -> list[Path]:
+    found = []
+    for path in sorted(directory.iterdir()):
+        if not path.is_file() or path.name.endswith(".cert.json"):
+            continue
+        stem = path.name.split(".", 1)[0]
+        if stem not in _GRAPH_STEMS:
+            continue
+        try:
+            io.resolve_format(path)
+        except RobustgraphError:
+            continue
+        found.append(path)
+    return found
+
+
+def _certificate_files(directory: Path) -> list[Path]:
+    named = [directory / name for name in _CERTIFICATE_NAMES if (directory / name).is_file()]
+    return named + sorted(directory.glob("*.cert.json"))
+
+
+def find_topology(results_dir: str | Path) -> tuple[RunGraph | None, str | None]:
+    """The run's graph file and certificate in ``results_dir``, or why none was used.
+
+    The graph is the file named ``topology.<ext>`` or ``graph.<ext>`` (any format
+    ``robustgraph.io`` reads); the certificate is ``certificate.json`` or ``*.cert.json``, used
+    only when its graph hash matches the graph's.
+
+    Returns
+    -------
+    (RunGraph or None, str or None)
+        The graph, or None with a one-line note saying why (no graph file, several, unreadable,
+        or a certificate of another graph).
+    """
+    directory = Path(results_dir)
+    files = _graph_files(directory)
+    if not files:
+        return None, f"{directory}: no topology.* or graph.* file; topology plot skipped"
+    if len(files) > 1:
+        names = ", ".join(path.name for path in files)
+        return None, f"{directory}: several graph files ({names}); topology plot skipped"
+    try:
+        topology = io.read(files[0])
+    except RobustgraphError as exc:
+        return None, f"{files[0]}: unreadable graph ({exc}); topology plot skipped"
+    for path in _certificate_files(directory):
+        try:
+            certificate = Certificate.load(path)
+        except RobustgraphError:
+            continue
+        if certificate.graph.hash == topology.content_hash:
+            return RunGraph(topology, files[0], certificate), None
+    return RunGraph(topology, files[0], None), None
+
+
+@dataclass(frozen=True)
+class PlotOutcome:
+    """The PNG files written and notes on the plots that were skipped."""
+
+    files: tuple[Path, ...]
+    notes: tuple[str, ...]
+
+
+def write_plots(
+    results_dir: str | Path,
+    protocols: Mapping[str, ProtocolMetrics],
+    records: Sequence[QueryRecord],
+) -> PlotOutcome:
+    """Write ``rounds.png`` and (when the graph is found) ``topology.png`` into ``results_dir``.
+
+    Parameters
+    ----------
+    results_dir : str or Path
+        The run's results directory.
+    protocols : mapping of str to ProtocolMetrics
+        The run's metrics (at least one protocol).
+    records : sequence of QueryRecord
+        The run's records (for the agents' roles).
+
+    Returns
+    -------
+    PlotOutcome
+        Files written, and a note for the topology plot when it was skipped.
+    """
+    directory = Path(results_dir)
+    files = [plot_rounds(protocols, directory / ROUNDS_PNG)]
+    notes = []
+    graph, note = find_topology(directory)
+    if graph is None:
+        notes.append(note)
+    else:
+        files.append(
+            plot_topology(
+                graph.topology, agent_roles(records), directory / TOPOLOGY_PNG, title=graph.title()
+            )
+        )
+    return PlotOutcome(tuple(files), tuple(n for n in notes if n))
