@@ -1,0 +1,422 @@
+"""Run many independent tasks on a local process pool or on a Ray cluster, one outcome per task.
+
+A batch of :class:`Task` values (a module-level function and its picklable arguments, under a
+stable key) goes to an :class:`Executor`; every task ends as an :class:`Outcome`, a value or a
+one-line error, and one task's failure never stops the others. Outcomes come back in task order
+whatever the order of completion, so the same batch gives the same list on every executor.
+Progress over the whole batch is drawn on stderr.
+
+Two executors:
+
+- ``local`` (the default): a :class:`concurrent.futures.ProcessPoolExecutor` of ``spawn``-ed
+  workers on this machine; needs nothing beyond the package.
+- ``ray``: one Ray task per :class:`Task` on a Ray cluster (``pip install
+  'robustgraph[distributed]'``). It connects to ``address``, else to ``RAY_ADDRESS``, else to the
+  latest instance ``ray start`` left on this machine, else starts a local instance for the
+  batch. ``docs/scale-out.md`` tells how to start a cluster.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from types import ModuleType, TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from robustgraph.errors import ParameterError, RobustgraphError
+
+__all__ = [
+    "EXECUTORS",
+    "DISTRIBUTED_HINT",
+    "ExecutorUnavailable",
+    "Task",
+    "Outcome",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "make_executor",
+    "run_task",
+]
+
+EXECUTORS = ("local", "ray")
+DISTRIBUTED_HINT = "pip install 'robustgraph[distributed]'"
+
+
+class ExecutorUnavailable(RobustgraphError):
+    """An executor cannot run here: Ray is not installed, or its cluster cannot be reached."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: ``function(*args)`` under a key unique in its batch.
+
+    ``function`` must be importable by name (a module-level function), and ``args`` picklable:
+    both travel to another process or another machine.
+    """
+
+    key: str
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a task ended: its ``value``, or ``error`` (one line) and ``detail`` (the traceback).
+
+    ``seconds`` is the wall time of the call where it ran (0 when the task never ran, e.g. its
+    worker process died).
+    """
+
+    key: str
+    value: Any = None
+    error: str | None = None
+    detail: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _error_text(exc: BaseException) -> str:
+    message = _one_line(str(exc))
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def run_task(task: Task) -> Outcome:
+    """Call ``task.function(*task.args)`` and turn any exception into a failed :class:`Outcome`.
+
+    This is what every executor runs in its workers, so a failure looks the same everywhere.
+
+    Examples
+    --------
+    >>> run_task(Task("ok", abs, (-2,))).value
+    2
+    >>> run_task(Task("bad", int, ("x",))).error
+    "ValueError: invalid literal for int() with base 10: 'x'"
+    """
+    start = time.perf_counter()
+    try:
+        value = task.function(*task.args)
+    except Exception as exc:  # noqa: BLE001 - every task failure is reported, never raised
+        return Outcome(
+            task.key,
+            error=_error_text(exc),
+            detail=traceback.format_exc(),
+            seconds=time.perf_counter() - start,
+        )
+    return Outcome(task.key, value=value, seconds=time.perf_counter() - start)
+
+
+class _Display:
+    """One rich progress bar on stderr over a whole batch, plus one line per failed task."""
+
+    def __init__(self, label: str, total: int, enabled: bool) -> None:
+        self._console = Console(stderr=True)
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("failed {task.fields[failed]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self._console,
+            disable=not enabled,
+            transient=False,
+        )
+        self._label = label
+        self._failed = 0
+        self._id = self._progress.add_task(label, total=total, failed=0)
+        self._enabled = enabled
+
+    def __enter__(self) -> _Display:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def update(self, outcome: Outcome) -> None:
+        if not outcome.ok:
+            self._failed += 1
+            if self._enabled:
+                self._progress.console.print(
+                    f"robustgraph: {self._label}: {outcome.key} failed: {outcome.error}",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        self._progress.update(self._id, advance=1, failed=self._failed)
+
+
+class Executor(ABC):
+    """Runs a batch of tasks, each to an :class:`Outcome`; use it as a context manager.
+
+    Subclasses implement :meth:`_stream` (yield outcomes as tasks finish) and :meth:`close`.
+    """
+
+    name: str = ""
+
+    def run(
+        self,
+        tasks: Sequence[Task],
+        *,
+        label: str = "tasks",
+        progress: bool = True,
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> list[Outcome]:
+        """Run every task; return their outcomes in the order of ``tasks``.
+
+        Parameters
+        ----------
+        tasks : sequence of Task
+            Keys must be unique.
+        label : str
+            Names the batch in the progress bar and in failure lines on stderr.
+        progress : bool
+            Draw the progress bar (stderr).
+        on_outcome : callable, optional
+            Called in this process with each outcome as soon as its task ends (e.g. to write
+            a status file), in completion order.
+
+        Raises
+        ------
+        ParameterError
+            Two tasks share a key.
+
+        Examples
+        --------
+        >>> with LocalExecutor(workers=1) as ex:
+        ...     [o.value for o in ex.run([Task("a", abs, (-1,))], progress=False)]
+        [1]
+        """
+        keys = [task.key for task in tasks]
+        if len(set(keys)) != len(keys):
+            repeated = sorted({k for k in keys if keys.count(k) > 1})
+            raise ParameterError(f"task keys must be unique; repeated: {', '.join(repeated)}")
+        done: dict[str, Outcome] = {}
+        if tasks:
+            with _Display(label, len(tasks), progress) as display:
+                for outcome in self._stream(list(tasks)):
+                    done[outcome.key] = outcome
+                    display.update(outcome)
+                    if on_outcome is not None:
+                        on_outcome(outcome)
+        return [done[key] for key in keys]
+
+    @abstractmethod
+    def _stream(self, tasks: list[Task]) -> Iterator[Outcome]:
+        """Yield one outcome per task, in any order, as the tasks finish."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release workers or the cluster connection this executor opened."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """A pool of ``workers`` processes on this machine (default: one per CPU).
+
+    Workers are started with ``spawn`` (safe next to the threads of the caller, and the same on
+    every platform). At most ``workers`` tasks are in flight at once, so when a worker process
+    dies (a crash in native code, the OOM killer), only those tasks are suspects: each is
+    re-run alone in a fresh pool, the one that kills its worker again is reported as failed, the
+    others complete, and the tasks not yet started go on in a fresh pool.
+
+    Notes
+    -----
+    Time is that of the slowest worker's share; a worker death costs one re-run of each task in
+    flight at that moment.
+    """
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None) -> None:
+        if workers is not None and workers < 1:
+            raise ParameterError(f"workers must be >= 1, got {workers}")
+        self.workers = workers or os.cpu_count() or 1
+        self._context = multiprocessing.get_context("spawn")
+
+    def _pool(self, size: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=size, mp_context=self._context)
+
+    def _stream(self, tasks: list[Task]) -> Iterator[Outcome]:
+        queue = deque(tasks)
+        while queue:
+            suspects: list[Task] = []
+            yield from self._window(queue, suspects)
+            for task in suspects:
+                yield self._alone(task)
+
+    def _window(self, queue: deque[Task], suspects: list[Task]) -> Iterator[Outcome]:
+        """Run ``queue`` with ``workers`` tasks in flight until it is empty or a worker dies."""
+        pool = self._pool(min(self.workers, len(queue)))
+        running: dict[Future[Outcome], Task] = {}
+        drained = False
+        try:
+            while queue or running:
+                while queue and len(running) < self.workers:
+                    task = queue.popleft()
+                    running[pool.submit(run_task, task)] = task
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = running.pop(future)
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        suspects.append(task)
+                if suspects:
+                    suspects.extend(running.values())
+                    running.clear()
+                    return
+            drained = True
+        finally:
+            pool.shutdown(wait=drained, cancel_futures=True)
+
+    def close(self) -> None:
+        """Nothing to release: each batch's pools are shut down when the batch ends."""
+
+    def _alone(self, task: Task) -> Outcome:
+        pool = self._pool(1)
+        try:
+            return pool.submit(run_task, task).result()
+        except BrokenProcessPool:
+            return Outcome(task.key, error="the worker process running this task died")
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _import_ray() -> ModuleType:
+    try:
+        return importlib.import_module("ray")
+    except ImportError:
+        raise ExecutorUnavailable(
+            f"the ray executor needs Ray, which is not installed: {DISTRIBUTED_HINT}"
+        ) from None
+
+
+class RayExecutor(Executor):
+    """One Ray task per :class:`Task`, on the cluster at ``address``.
+
+    ``address`` may be ``host:port`` of a head node (``ray start --head`` prints it), ``auto``,
+    or ``ray://host:10001`` (Ray Client). Without it, ``RAY_ADDRESS`` is used, else the latest
+    ``ray start`` instance on this machine, else a local instance is started for this batch and
+    shut down by :meth:`close`. When Ray is already initialised in this process (a notebook, a
+    test), that connection is used as it is and left open.
+
+    Every node must be able to import ``robustgraph`` (install the same version everywhere) and
+    read the paths a task names (a shared file system, or run the driver on the head node and
+    write outputs there). A task whose worker or node dies is retried by Ray (``max_retries``,
+    system failures only); a task that raises is not retried and is reported as failed.
+
+    Raises
+    ------
+    ExecutorUnavailable
+        Ray is not installed (``pip install 'robustgraph[distributed]'``), or the cluster cannot
+        be reached.
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, *, max_retries: int = 3) -> None:
+        self._ray = _import_ray()
+        self._owned = False
+        if not self._ray.is_initialized():
+            target = address or os.environ.get("RAY_ADDRESS") or None
+            try:
+                self._ray.init(
+                    address=target,
+                    include_dashboard=False,
+                    logging_level="warning",
+                    log_to_driver=True,
+                )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"at {target}" if target else "on this machine"
+                raise ExecutorUnavailable(
+                    f"cannot connect to a Ray cluster {where}: {_one_line(str(exc))}"
+                ) from None
+            self._owned = True
+        self._remote = self._ray.remote(run_task).options(num_cpus=1, max_retries=max_retries)
+
+    def _stream(self, tasks: list[Task]) -> Iterator[Outcome]:
+        ray = self._ray
+        pending = {self._remote.remote(task): task for task in tasks}
+        try:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    task = pending.pop(ref)
+                    try:
+                        yield ray.get(ref)
+                    except ray.exceptions.RayError as exc:
+                        yield Outcome(task.key, error=f"ray: {_error_text(exc)[:500]}")
+        finally:
+            for ref in pending:
+                ray.cancel(ref)
+
+    def close(self) -> None:
+        if self._owned and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._owned = False
+
+
+def make_executor(
+    name: str = "local", *, address: str | None = None, workers: int | None = None
+) -> Executor:
+    """The executor called ``name`` (``local`` or ``ray``).
+
+    ``address`` is for ``ray`` only, ``workers`` (processes) for ``local`` only.
+
+    Raises
+    ------
+    ParameterError
+        Unknown name, or an option the executor does not take.
+    ExecutorUnavailable
+        ``ray`` without Ray installed, or its cluster unreachable.
+    """
+    if name == "local":
+        if address is not None:
+            raise ParameterError("--address is for the ray executor (add --executor ray)")
+        return LocalExecutor(workers)
+    if name == "ray":
+        if workers is not None:
+            raise ParameterError(
+                "--workers is for the local executor; Ray runs as many tasks as the cluster "
+                "has CPUs"
+            )
+        return RayExecutor(address)
+    raise ParameterError(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
