@@ -28,6 +28,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from protocol_runner.answers import answer_key, is_correct
 from protocol_runner.prompts import ANSWER_PREFIX
@@ -106,11 +107,14 @@ class Message:
     confidence: float | None = None
 
 
+@lru_cache(maxsize=4096)
 def wrong_answers(task: Task) -> tuple[str, ...]:
     """Wrong answers for ``task``, most plausible first (never empty).
 
     The task's own distractors when it has any; else the other options of a choice task, the
     opposite truth value, slips of a math answer, or ``not <answer>`` for text.
+
+    Memoised per task (every adversary message of a query needs them).
 
     Examples
     --------
@@ -139,13 +143,25 @@ def fixed_question(pool: Sequence[Task], seed: int) -> Task | None:
 
 
 def _plurality(answers: Sequence[str | None], task: Task) -> str | None:
-    keys = [answer_key(a, task) for a in answers]
+    keys = [_key(a, task) for a in answers]
     counted = Counter(k for k in keys if k is not None)
     if not counted:
         return None
     best = max(counted.values())
     pairs = zip(answers, keys, strict=True)
     return next(a for a, k in pairs if k is not None and counted[k] == best)
+
+
+@lru_cache(maxsize=1 << 16)
+def _key(answer: str | None, task: Task) -> str | None:
+    return answer_key(answer, task)
+
+
+@lru_cache(maxsize=4096)
+def _fixed_answer(task: Task, ood: Task | None) -> str:
+    if ood is None or is_correct(ood.answer, task):
+        return wrong_answers(task)[0]
+    return ood.answer
 
 
 def _reply(answer: str) -> str:
@@ -197,7 +213,7 @@ def adversary_message(
     if name == "silent":
         return None
     if name == "fixed":
-        answer = wrong[0] if ood is None or is_correct(ood.answer, task) else ood.answer
+        answer = _fixed_answer(task, ood)
     elif name == "equivocate":
         answer = wrong[(receiver_rank or 0) % len(wrong)]
     elif name == "echo-then-flip" and round_index < spec.k:
