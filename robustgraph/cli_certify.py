@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from robustgraph import io
+from robustgraph.batch_certify import batch_options
 from robustgraph.certificate import (
     DEFAULT_ENGINES,
     MODELS,
@@ -164,13 +165,15 @@ Examples:
   robustgraph certify merg7.json --F 3 --model sac -o merg7.cert.json
   robustgraph certify g.graphml --max --engines cpsat,highs --time-limit 60 -o g.cert.json
   robustgraph certify g.txt --rs 2 2 --undirected -o g.cert.json --json
+  robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
 \b
 Exit codes: 0 every claim proven; 1 a claim refuted (the witness is printed);
 3 a claim undecided within the time limit; 4 engines disagree (no certificate is
 written); 2 usage or input error.
 """,
 )
-@click.argument("file", type=click.Path(dir_okay=False))
+@batch_options
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.option("--r", "r", type=int, default=None, help="Claim: the graph is R-robust.")
 @click.option(
     "--rs", "rs", type=int, nargs=2, default=None, metavar="R S", help="Claim: (R,S)-robust."
@@ -207,7 +210,7 @@ written); 2 usage or input error.
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
 @click.option("--threads", type=int, default=1, show_default=True, help="Solver threads.")
 @click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False), help="Certificate file."
+    "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."
 )
 @_graph_options
 @json_option
