@@ -397,6 +397,7 @@ def rich_table(summary: Summary) -> Table:
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
+        collapse_padding=True,
     )
     table.add_column("Protocol", style="bold", no_wrap=True)
     for name, key in TABLE_COLUMNS:

@@ -1,0 +1,271 @@
+"""``write_summary`` and ``robustgraph report``: summary files, plots, truncated lines, errors."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from matplotlib.image import imread
+
+from protocol_runner.plots import ROLE_COLORS, find_topology
+from protocol_runner.records import Cost, Decision, QueryRecord, Turn
+from protocol_runner.report import (
+    TruncatedResultsWarning,
+    load_results,
+    summary_markdown,
+    write_summary,
+)
+from robustgraph import io
+from robustgraph.certificate import Claim, certify
+from robustgraph.cli import main
+from robustgraph.errors import ParameterError
+from robustgraph.topology import Topology
+
+ROLES = ("strong", "strong", "weak", "weak", "adversary")
+NODES = [f"n{i}" for i in range(5)]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def turns(flags: str) -> tuple[Turn, ...]:
+    return tuple(
+        Turn(i, NODES[i], ROLES[i], "7" if f == "T" else "3", f == "T") for i, f in enumerate(flags)
+    )
+
+
+def record(protocol: str, task: int, *flags: str, run_id: str = "run-a") -> QueryRecord:
+    rounds = tuple(turns(f) for f in flags)
+    return QueryRecord(
+        query_id=f"{protocol}/t{task}",
+        run_id=run_id,
+        protocol=protocol,
+        task_id=f"t{task}",
+        task_index=task,
+        task_kind="math",
+        reference="7",
+        seed=3,
+        F=1,
+        roster={"spec": "2S2W1A", "n": 5, "attack": "fixed"},
+        rounds=rounds,
+        final=rounds[-1],
+        decision=Decision("7", True) if protocol == "majority" else None,
+        cost=Cost(llm_calls=5, cache_hits=1, prompt_tokens=40, completion_tokens=4, wall_s=0.5),
+    )
+
+
+# SAC: IAA = (1/4 + 3/4 + 1/2 + 0)/4 = 37.5%, FAA = (3/4 + 1/4 + 3/4 + 1/2)/4 = 56.25%,
+# BFTI = +18.75, RA = 3/4 (t3: 3 of 5 agents), H-Majority = 2/4 (t3: 2 of 4 honest is a tie),
+# W 12.5 -> 25, S 62.5 -> 87.5. Majority vote: every agent's answer is its round-0 answer.
+RECORDS = [
+    record("debate", 0, "TTFFF", "TTTTF"),
+    record("sac", 2, "TTFFF", "TTTFT"),
+    record("sac", 0, "TFFFF", "TTTFF"),
+    record("majority", 0, "TTTFF"),
+    record("sac", 1, "TTTFF", "TFFFF"),
+    record("sac", 3, "FFFFF", "TTFFT"),
+    record("majority", 1, "FTFFF"),
+]
+SAC_ROW = "| sac | 37.5 | 56.2 | +18.8 | 75.0 | 50.0 | 12.5→25.0 | 62.5→87.5 |"
+
+
+def write_records(directory: Path, records: list[QueryRecord], tail: str = "") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "results.jsonl"
+    path.write_text("".join(r.line() for r in records) + tail, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def graph() -> Topology:
+    return Topology.from_edges(itertools.combinations(NODES, 2))
+
+
+@pytest.fixture(scope="module")
+def certificate(graph):
+    return certify(graph, Claim.tolerance(1, "sac"), engines="exhaustive")
+
+
+@pytest.fixture
+def results(tmp_path, graph, certificate) -> Path:
+    directory = tmp_path / "results"
+    write_records(directory, RECORDS)
+    io.write(graph, directory / "topology.json")
+    certificate.dump(directory / "certificate.json")
+    return directory
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["report", *map(str, args)])
+
+
+def one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("robustgraph: error: "), result.stderr
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- summary files
+def test_summary_files_hold_the_hand_computed_numbers(results):
+    summary = write_summary(results, resamples=300)
+    assert summary.files == ("summary.json", "summary.md", "rounds.png", "topology.png")
+    assert {p.name for p in results.iterdir()} == {
+        "results.jsonl",
+        "topology.json",
+        "certificate.json",
+        *summary.files,
+    }
+    doc = json.loads((results / "summary.json").read_text())
+    assert list(doc) == [
+        "format", "schema", "run", "bootstrap", "protocols", "cost", "warnings", "files",
+    ]  # fmt: skip
+    assert list(doc["protocols"]) == ["sac", "majority", "debate"]
+    sac = doc["protocols"]["sac"]["metrics"]
+    assert list(sac) == [
+        "iaa", "faa", "bfti", "ra", "h_majority",
+        "weak_iaa", "weak_faa", "strong_iaa", "strong_faa", "decision",
+    ]  # fmt: skip
+    assert {k: (v["value"] if v else None) for k, v in sac.items()} == {
+        "iaa": 0.375, "faa": 0.5625, "bfti": 0.1875, "ra": 0.75, "h_majority": 0.5,
+        "weak_iaa": 0.125, "weak_faa": 0.25, "strong_iaa": 0.625, "strong_faa": 0.875,
+        "decision": None,
+    }  # fmt: skip
+    assert list(sac["iaa"]) == ["value", "low", "high", "n"]
+    assert doc["protocols"]["majority"]["metrics"]["decision"]["value"] == 1.0
+    assert doc["run"] == {
+        "run_id": "run-a", "seed": 3, "F": 1,
+        "roster": {"spec": "2S2W1A", "n": 5, "attack": "fixed"},
+        "tasks": 4, "task_kinds": ["math"], "records": 7,
+    }  # fmt: skip
+    assert doc["bootstrap"]["seed"] == 3  # the run's seed by default
+    assert doc["cost"]["llm_calls"] == 35 and doc["cost"]["cache_misses"] == 28
+    assert doc["warnings"] == []
+    markdown = (results / "summary.md").read_text()
+    assert "| Protocol | IAA | FAA | BFTI | RA | H-Majority | W: IAA→FAA | S: IAA→FAA |" in markdown
+    assert SAC_ROW in markdown
+    assert "| majority | 50.0 | 50.0 | +0.0 | 50.0 | 50.0 | 25.0→25.0 | 75.0→75.0 |" in markdown
+    assert "| majority | 100.0 | [100.0, 100.0] |" in markdown  # decision accuracy
+    assert "| sac | W | 12.5 | 25.0 |" in markdown  # per-round accuracy
+    assert markdown == summary_markdown(summary)
+
+
+def test_summary_is_the_same_every_time(results):
+    write_summary(results, plots=False, resamples=200)
+    first = [(results / n).read_bytes() for n in ("summary.json", "summary.md")]
+    write_summary(results, plots=False, resamples=200)
+    assert [(results / n).read_bytes() for n in ("summary.json", "summary.md")] == first
+    shuffled = write_summary(results, plots=False, resamples=200, seed=4)
+    assert shuffled.bootstrap_seed == 4
+
+
+def _has_colour(image: np.ndarray, hex_colour: str) -> bool:
+    rgb = np.array([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
+    return bool((np.abs(image[..., :3] - rgb).max(axis=-1) < 0.02).any())
+
+
+def test_plots_are_valid_pngs_with_role_colours(results):
+    write_summary(results, resamples=100)
+    for name in ("rounds.png", "topology.png"):
+        assert (results / name).read_bytes()[:8] == PNG_MAGIC
+        image = imread(results / name)
+        assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 200
+    topology = imread(results / "topology.png")
+    assert all(_has_colour(topology, colour) for colour in ROLE_COLORS.values())
+    rounds = imread(results / "rounds.png")
+    assert _has_colour(rounds, ROLE_COLORS["weak"]) and _has_colour(rounds, ROLE_COLORS["strong"])
+    assert not _has_colour(rounds, ROLE_COLORS["adversary"])
+
+
+def test_topology_plot_uses_only_a_certificate_of_the_same_graph(results, tmp_path):
+    found, note = find_topology(results)
+    assert note is None
+    assert "certificate: tolerates F = 1 under sac: 2-robust (proven)" in found.title()
+    other = Topology.from_edges([("n0", "n1"), ("n1", "n2")])
+    certify(other, Claim.r_robust(1), engines="exhaustive").dump(results / "certificate.json")
+    found, _ = find_topology(results)
+    assert found.certificate is None and "certificate" not in found.title()
+
+
+def test_without_a_graph_file_the_topology_plot_is_skipped_with_a_note(tmp_path):
+    directory = tmp_path / "bare"
+    write_records(directory, RECORDS)
+    summary = write_summary(directory, resamples=50)
+    assert summary.files == ("summary.json", "summary.md", "rounds.png")
+    assert len(summary.warnings) == 1 and "topology plot skipped" in summary.warnings[0]
+
+
+# ----------------------------------------------------------------------------- robust reading
+def test_truncated_last_line_is_skipped_with_a_warning(tmp_path):
+    directory = tmp_path / "killed"
+    write_records(directory, RECORDS, tail=record("sac", 9, "TTTTT").line()[:70])
+    with pytest.warns(TruncatedResultsWarning, match=r"results.jsonl:8: skipped a truncated"):
+        summary = write_summary(directory, plots=False, resamples=50)
+    assert summary.run["records"] == len(RECORDS)
+    assert summary.protocols["sac"].queries == 4
+    assert "truncated" in json.loads((directory / "summary.json").read_text())["warnings"][0]
+    assert SAC_ROW in (directory / "summary.md").read_text()
+
+
+def test_malformed_lines_and_mixed_runs_are_errors(tmp_path):
+    directory = tmp_path / "bad"
+    path = write_records(directory, RECORDS[:1])
+    path.write_text(path.read_text() + "{not json\n" + RECORDS[1].line())
+    with pytest.raises(ParameterError, match=r"results.jsonl:2: not a result record"):
+        load_results(directory)
+    path.write_text(RECORDS[0].line() + '{"schema": 1}\n' + RECORDS[1].line())
+    with pytest.raises(ParameterError, match=r":2: not a result record"):
+        load_results(directory)
+    write_records(directory, [RECORDS[0], record("sac", 5, "TTTTT", run_id="run-b")])
+    with pytest.raises(ParameterError, match="2 different runs"):
+        load_results(directory)
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_cli_prints_the_table_and_writes_the_files(results):
+    result = run(results, "--resamples", 100)
+    assert result.exit_code == 0, result.stderr
+    assert "H-Majority" in result.stdout and "sac" in result.stdout and "+18.8" in result.stdout
+    assert "…" not in result.stdout  # nothing cut off in an 80-column terminal
+    assert "cost: 35 LLM calls (7 cache hits, 28 misses)" in result.stdout
+    assert result.stderr == ""
+    assert (results / "topology.png").exists() and (results / "summary.md").exists()
+
+
+def test_cli_json_matches_summary_json_and_no_plots_writes_none(tmp_path):
+    directory = tmp_path / "fresh"
+    write_records(directory, RECORDS)
+    result = run(directory, "--json", "--no-plots", "--resamples", 100)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads((directory / "summary.json").read_text())
+    assert not list(directory.glob("*.png"))
+
+
+def test_cli_warns_on_a_truncated_line_and_succeeds(tmp_path):
+    directory = tmp_path / "killed"
+    write_records(directory, RECORDS, tail='{"schema": 1, "query_id": "sac/t')
+    result = run(directory, "--no-plots", "--resamples", 50)
+    assert result.exit_code == 0, result.stderr
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("robustgraph: warning: ")
+    assert "truncated last line" in warnings[0]
+
+
+def test_cli_errors_are_one_line_exit_2(tmp_path):
+    assert "no such results directory" in one_line_error(run(tmp_path / "missing"))
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    assert "not a directory" in one_line_error(run(a_file))
+    assert "no results.jsonl" in one_line_error(run(tmp_path))
+    empty = tmp_path / "empty"
+    write_records(empty, [])
+    assert "no complete query record" in one_line_error(run(empty))
+    only_partial = tmp_path / "partial"
+    write_records(only_partial, [], tail='{"schema": 1, "qu')
+    assert "no complete query record" in one_line_error(run(only_partial))
+    malformed = tmp_path / "malformed"
+    write_records(malformed, RECORDS[:2]).write_text("[1, 2]\n" + RECORDS[0].line())
+    assert "results.jsonl:1: not a result record" in one_line_error(run(malformed))
+    assert "resamples" in one_line_error(run(malformed, "--resamples", 0))
