@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("robustgraph.cli_certify:verify_command", "Re-check a certificate."),
     "ledger": ("protocol_runner.cli_ledger:ledger", "Verify or show a commit-gate ledger."),
     "serve-sim": ("protocol_runner.cli_serve:serve_sim", "Serve simulated agents over HTTP."),
+    "run": ("protocol_runner.cli_run:run_command", "Run SAC and baselines on a certified graph."),
     "report": ("protocol_runner.cli_report:report_command", "Summarise a run: metrics and plots."),
 }
 
