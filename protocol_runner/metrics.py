@@ -463,21 +463,19 @@ def protocol_metrics(
     )
 
 
-def _protocol_key(name: str) -> tuple[int, str]:
-    known = PROTOCOL_ORDER.index(name) if name in PROTOCOL_ORDER else len(PROTOCOL_ORDER)
-    return known, name
-
-
 def compute_metrics(
     records: Iterable[QueryRecord],
     *,
     resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
+    order: Sequence[str] = (),
 ) -> dict[str, ProtocolMetrics]:
-    """The metrics of every protocol in ``records``, in :data:`PROTOCOL_ORDER`.
+    """The metrics of every protocol in ``records``.
 
-    Each protocol is resampled with the same ``seed`` (see :func:`protocol_metrics`).
+    Protocols named in ``order`` come first, in that order; the others follow in
+    :data:`PROTOCOL_ORDER`, then alphabetically. Each protocol is resampled with the same
+    ``seed`` (see :func:`protocol_metrics`).
 
     Raises
     ------
@@ -489,5 +487,12 @@ def compute_metrics(
         groups.setdefault(record.protocol, []).append(record)
     return {
         name: protocol_metrics(groups[name], resamples=resamples, confidence=confidence, seed=seed)
-        for name in sorted(groups, key=_protocol_key)
+        for name in sorted(groups, key=lambda name: _protocol_key(name, order))
     }
+
+
+def _protocol_key(name: str, order: Sequence[str]) -> tuple[int, int, str]:
+    if name in order:
+        return 0, list(order).index(name), name
+    known = PROTOCOL_ORDER.index(name) if name in PROTOCOL_ORDER else len(PROTOCOL_ORDER)
+    return 1, known, name

@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -48,8 +49,8 @@ ROLE_COLORS = {"strong": "#1f77b4", "weak": "#ff7f0e", "adversary": "#d62728"}
 """Node and line colour per role; a node without an agent is grey."""
 
 _UNASSIGNED = "#bbbbbb"
-_GRAPH_STEMS = ("topology", "graph")
-_CERTIFICATE_NAMES = ("certificate.json",)
+TOPOLOGY_FILE = "topology.json"
+CERTIFICATE_FILE = "certificate.json"
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -77,7 +78,8 @@ def plot_rounds(protocols: Mapping[str, ProtocolMetrics], path: str | Path) -> P
     Parameters
     ----------
     protocols : mapping of str to ProtocolMetrics
-        From :func:`protocol_runner.metrics.compute_metrics`, at least one.
+        From :func:`protocol_runner.metrics.compute_metrics`, at least one, each with round 0
+        (:func:`write_plots` leaves out protocols without rounds, e.g. the judge-only control).
     path : str or Path
         Where to write the PNG.
 
@@ -142,12 +144,34 @@ def agent_roles(records: Sequence[QueryRecord]) -> dict[str, str]:
     return {turn.node: turn.role for turn in turns}
 
 
+def attacks(records: Sequence[QueryRecord]) -> tuple[str, ...]:
+    """The attacks the adversaries followed, in order of first appearance in the first record.
+
+    Examples
+    --------
+    >>> from protocol_runner.records import Turn
+    >>> bad = Turn(1, "b", "adversary", "9", False, {"attack": "fixed"})
+    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, ((bad,),), (bad,))
+    >>> attacks([rec])
+    ('fixed',)
+    """
+    if not records:
+        return ()
+    first = records[0]
+    turns = first.rounds[0] if first.rounds else first.final
+    names = [
+        str(t.details["attack"]) for t in turns if t.role == "adversary" and "attack" in t.details
+    ]
+    return tuple(dict.fromkeys(names))
+
+
 def plot_topology(
     topology: Topology,
     roles: Mapping[str, str],
     path: str | Path,
     *,
     title: str | None = None,
+    attacks: Sequence[str] = (),
 ) -> Path:
     """Draw the communication graph with nodes coloured by role (strong, weak, adversary).
 
@@ -165,6 +189,8 @@ def plot_topology(
         Where to write the PNG.
     title : str, optional
         Figure title; default: the graph's size.
+    attacks : sequence of str
+        The adversaries' attack names, shown in the legend.
 
     Returns
     -------
@@ -187,6 +213,9 @@ def plot_topology(
     if topology.n <= 60:
         nx.draw_networkx_labels(graph, positions, ax=ax, font_size=9, font_color="white")
     counts = {role: sum(1 for r in roles.values() if r == role) for role in ROLE_COLORS}
+    labels = {role: f"{role} ({counts[role]})" for role in ROLE_COLORS}
+    if attacks:
+        labels["adversary"] = f"adversary ({counts['adversary']}; {', '.join(attacks)})"
     handles = [
         Line2D(
             [],
@@ -196,7 +225,7 @@ def plot_topology(
             markersize=10,
             markerfacecolor=color,
             markeredgecolor="black",
-            label=f"{role} ({counts[role]})",
+            label=labels[role],
         )
         for role, color in ROLE_COLORS.items()
     ]
@@ -217,23 +246,28 @@ def plot_topology(
     ax.set_aspect("equal")
     ax.set_axis_off()
     kind = "digraph" if topology.directed else "graph"
-    ax.set_title(title or f"{kind}: n = {topology.n}, m = {topology.m}", fontsize="medium")
+    figure.suptitle(title or f"{kind}: n = {topology.n}, m = {topology.m}", fontsize="medium")
     return _save(figure, Path(path))
 
 
 @dataclass(frozen=True)
 class RunGraph:
-    """The run's graph as found in its results directory, with its certificate (if any)."""
+    """The run's graph as found in its results directory, with its certificate (if any) and
+    the certificate gate's verdict from ``config.json`` (if any)."""
 
     topology: Topology
     path: Path
     certificate: Certificate | None
+    gate: Mapping[str, Any] | None = None
 
     def title(self) -> str:
-        """The figure title: the graph's size and what its certificate proves."""
+        """The title: the graph's size, and the gate's verdict or the certificate's claims."""
         kind = "digraph" if self.topology.directed else "graph"
         lines = [f"{self.path.name}: {kind}, n = {self.topology.n}, m = {self.topology.m}"]
-        if self.certificate is not None:
+        if self.gate is not None:
+            status = "certified" if self.gate.get("certified") else "NOT certified"
+            lines.append(f"{status}: {self.gate.get('reason', '')}")
+        elif self.certificate is not None:
             statements = [
                 f"{record.claim.describe()} ({record.verdict})"
                 for record in self.certificate.claims
@@ -244,59 +278,42 @@ class RunGraph:
         return "\n".join(lines)
 
 
-def _graph_files(directory: Path) -> list[Path]:
-    found = []
-    for path in sorted(directory.iterdir()):
-        if not path.is_file() or path.name.endswith(".cert.json"):
-            continue
-        stem = path.name.split(".", 1)[0]
-        if stem not in _GRAPH_STEMS:
-            continue
-        try:
-            io.resolve_format(path)
-        except RobustgraphError:
-            continue
-        found.append(path)
-    return found
+def find_topology(
+    results_dir: str | Path, config: Mapping[str, Any] | None = None
+) -> tuple[RunGraph | None, str | None]:
+    """The run's graph and certificate in ``results_dir``, or why no graph was found.
 
-
-def _certificate_files(directory: Path) -> list[Path]:
-    named = [directory / name for name in _CERTIFICATE_NAMES if (directory / name).is_file()]
-    return named + sorted(directory.glob("*.cert.json"))
-
-
-def find_topology(results_dir: str | Path) -> tuple[RunGraph | None, str | None]:
-    """The run's graph file and certificate in ``results_dir``, or why none was used.
-
-    The graph is the file named ``topology.<ext>`` or ``graph.<ext>`` (any format
-    ``robustgraph.io`` reads); the certificate is ``certificate.json`` or ``*.cert.json``, used
-    only when its graph hash matches the graph's.
+    The files are those ``config["files"]`` names (``topology`` and ``certificate``), by
+    default ``topology.json`` and ``certificate.json`` as the runner writes them. The
+    certificate is used only when it binds to the graph (same content hash).
 
     Returns
     -------
     (RunGraph or None, str or None)
-        The graph, or None with a one-line note saying why (no graph file, several, unreadable,
-        or a certificate of another graph).
+        The graph, or None with a one-line note saying why (no graph file, or unreadable).
     """
     directory = Path(results_dir)
-    files = _graph_files(directory)
-    if not files:
-        return None, f"{directory}: no topology.* or graph.* file; topology plot skipped"
-    if len(files) > 1:
-        names = ", ".join(path.name for path in files)
-        return None, f"{directory}: several graph files ({names}); topology plot skipped"
+    files = (config or {}).get("files") or {}
+    graph_path = directory / files.get("topology", TOPOLOGY_FILE)
+    if not graph_path.is_file():
+        return None, f"{directory}: no graph file {graph_path.name}; topology plot skipped"
     try:
-        topology = io.read(files[0])
+        topology = io.read(graph_path)
     except RobustgraphError as exc:
-        return None, f"{files[0]}: unreadable graph ({exc}); topology plot skipped"
-    for path in _certificate_files(directory):
+        return None, f"{graph_path}: unreadable graph ({exc}); topology plot skipped"
+    certificate = None
+    certificate_path = directory / files.get("certificate", CERTIFICATE_FILE)
+    if certificate_path.is_file():
         try:
-            certificate = Certificate.load(path)
+            loaded = Certificate.load(certificate_path)
         except RobustgraphError:
-            continue
-        if certificate.graph.hash == topology.content_hash:
-            return RunGraph(topology, files[0], certificate), None
-    return RunGraph(topology, files[0], None), None
+            loaded = None
+        if loaded is not None and loaded.graph.hash == topology.content_hash:
+            certificate = loaded
+    gate = (config or {}).get("gate")
+    return RunGraph(
+        topology, graph_path, certificate, gate if isinstance(gate, dict) else None
+    ), None
 
 
 @dataclass(frozen=True)
@@ -311,33 +328,45 @@ def write_plots(
     results_dir: str | Path,
     protocols: Mapping[str, ProtocolMetrics],
     records: Sequence[QueryRecord],
+    config: Mapping[str, Any] | None = None,
 ) -> PlotOutcome:
-    """Write ``rounds.png`` and (when the graph is found) ``topology.png`` into ``results_dir``.
+    """Write ``rounds.png`` and ``topology.png`` into ``results_dir`` where there is data.
 
     Parameters
     ----------
     results_dir : str or Path
         The run's results directory.
     protocols : mapping of str to ProtocolMetrics
-        The run's metrics (at least one protocol).
+        The run's metrics.
     records : sequence of QueryRecord
-        The run's records (for the agents' roles).
+        The run's records (for the agents' roles and attacks).
+    config : mapping, optional
+        The run's ``config.json`` (file names, the certificate gate's verdict).
 
     Returns
     -------
     PlotOutcome
-        Files written, and a note for the topology plot when it was skipped.
+        Files written, and a note for each plot that was skipped (no protocol with rounds;
+        no graph file).
     """
     directory = Path(results_dir)
-    files = [plot_rounds(protocols, directory / ROUNDS_PNG)]
-    notes = []
-    graph, note = find_topology(directory)
+    files, notes = [], []
+    with_rounds = {name: m for name, m in protocols.items() if m.rounds["honest"]}
+    if with_rounds:
+        files.append(plot_rounds(with_rounds, directory / ROUNDS_PNG))
+    else:
+        notes.append("no protocol of this run has rounds; per-round plot skipped")
+    graph, note = find_topology(directory, config)
     if graph is None:
         notes.append(note)
     else:
         files.append(
             plot_topology(
-                graph.topology, agent_roles(records), directory / TOPOLOGY_PNG, title=graph.title()
+                graph.topology,
+                agent_roles(records),
+                directory / TOPOLOGY_PNG,
+                title=graph.title(),
+                attacks=attacks(records),
             )
         )
-    return PlotOutcome(tuple(files), tuple(n for n in notes if n))
+    return PlotOutcome(tuple(files), tuple(notes))

@@ -46,6 +46,7 @@ from protocol_runner.records import QueryRecord
 from robustgraph.errors import ParameterError
 
 __all__ = [
+    "CONFIG_FILE",
     "RESULTS_FILE",
     "SUMMARY_JSON",
     "SUMMARY_MD",
@@ -61,6 +62,7 @@ __all__ = [
 ]
 
 RESULTS_FILE = "results.jsonl"
+CONFIG_FILE = "config.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 
@@ -82,11 +84,13 @@ class TruncatedResultsWarning(UserWarning):
 
 @dataclass(frozen=True)
 class LoadedResults:
-    """The complete records of a results file and what was skipped on the way."""
+    """The complete records of a results directory, its ``config.json`` (None when absent),
+    and what was skipped on the way."""
 
     path: Path
     records: tuple[QueryRecord, ...]
     warnings: tuple[str, ...]
+    config: Mapping[str, Any] | None = None
 
 
 def _results_path(results_dir: str | Path) -> Path:
@@ -108,17 +112,37 @@ def _parse(path: Path, number: int, text: str) -> QueryRecord:
         raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
 
 
+def _load_config(directory: Path, run_id: str) -> Mapping[str, Any] | None:
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        return None
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise ParameterError(f"{path}: not a run configuration (a JSON object)")
+    if config.get("run_id") != run_id:
+        raise ParameterError(
+            f"{path} is of run {config.get('run_id')!r} but {RESULTS_FILE} of run {run_id!r}"
+        )
+    return config
+
+
 def load_results(results_dir: str | Path) -> LoadedResults:
     """Read every complete record of ``results_dir/results.jsonl``, in file order.
 
     The last line is skipped with a :class:`TruncatedResultsWarning` when it is not valid JSON
-    (a run killed while writing it leaves it truncated). Blank lines are ignored.
+    (a run killed while writing it leaves it truncated). Blank lines are ignored. The run's
+    ``config.json``, when present, is read too (the certificate gate's verdict, the protocol
+    order).
 
     Raises
     ------
     ParameterError
         When the directory or its results file does not exist, a line other than the last is
-        not a record, no complete record is left, or the records belong to different runs.
+        not a record, no complete record is left, the records belong to different runs, or
+        ``config.json`` is malformed or of another run.
     """
     path = _results_path(results_dir)
     try:
@@ -151,7 +175,8 @@ def load_results(results_dir: str | Path) -> LoadedResults:
             f"{path}: records of {len(runs)} different runs ({', '.join(runs[:3])}); "
             "one results directory holds one run"
         )
-    return LoadedResults(path, tuple(records), tuple(notes))
+    config = _load_config(path.parent, runs[0])
+    return LoadedResults(path, tuple(records), tuple(notes), config)
 
 
 @dataclass(frozen=True)
@@ -193,9 +218,9 @@ class Summary:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
-def _run_info(records: Sequence[QueryRecord]) -> dict[str, Any]:
+def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) -> dict[str, Any]:
     first = records[0]
-    return {
+    info: dict[str, Any] = {
         "run_id": first.run_id,
         "seed": first.seed,
         "F": first.F,
@@ -204,6 +229,16 @@ def _run_info(records: Sequence[QueryRecord]) -> dict[str, Any]:
         "task_kinds": sorted({record.task_kind for record in records}),
         "records": len(records),
     }
+    if config is not None:
+        info["graph"] = config.get("run", {}).get("topology")
+        info["certificate"] = config.get("certificate")
+        info["gate"] = config.get("gate")
+    return info
+
+
+def _certified(run: Mapping[str, Any]) -> bool | None:
+    gate = run.get("gate")
+    return gate.get("certified") if isinstance(gate, dict) else None
 
 
 def summarize(
@@ -224,6 +259,9 @@ def summarize(
     seed : int, optional
         Bootstrap seed; default: the run's own seed, so a run's summary is reproducible.
 
+    Protocols are reported in the order the run's ``config.json`` lists them, else in
+    :data:`~protocol_runner.metrics.PROTOCOL_ORDER`.
+
     Raises
     ------
     ParameterError
@@ -231,11 +269,16 @@ def summarize(
     """
     records = loaded.records
     bootstrap_seed = records[0].seed if seed is None else seed
+    config = loaded.config or {}
     protocols = compute_metrics(
-        records, resamples=resamples, confidence=confidence, seed=bootstrap_seed
+        records,
+        resamples=resamples,
+        confidence=confidence,
+        seed=bootstrap_seed,
+        order=config.get("run", {}).get("protocols", ()),
     )
     return Summary(
-        run=_run_info(records),
+        run=_run_info(records, loaded.config),
         protocols=protocols,
         cost=CostSummary.of(records),
         resamples=resamples,
@@ -307,6 +350,7 @@ def summary_markdown(summary: Summary) -> str:
         f"Run `{run['run_id']}`: roster {_roster_text(run)}, F = {run['F']}, "
         f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), seed {run['seed']}.",
         "",
+        *_gate_lines(run),
         "Accuracy in percent over honest agents (RA: over all agents). "
         "BFTI = FAA − IAA; W/S: weak/strong honest agents.",
         "",
@@ -353,6 +397,19 @@ def summary_markdown(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _gate_lines(run: Mapping[str, Any]) -> list[str]:
+    """The certificate gate's verdict, as ``config.json`` recorded it (nothing without one)."""
+    certified = _certified(run)
+    if certified is None:
+        return []
+    graph = run.get("graph") or {}
+    size = f"n = {graph.get('n')}, m = {graph.get('m')}" if graph else "graph"
+    reason = run["gate"].get("reason", "")
+    if certified:
+        return [f"Topology ({size}): certified; {reason}.", ""]
+    return [f"Topology ({size}): **NOT certified** (run with --allow-uncertified); {reason}.", ""]
+
+
 def _round_lines(summary: Summary) -> list[str]:
     n_rounds = max(len(m.rounds["honest"]) for m in summary.protocols.values())
     rows = []
@@ -390,8 +447,10 @@ def rich_table(summary: Summary) -> Table:
     80-column terminal; the cost is in ``summary.md``.
     """
     level = f"{100 * summary.confidence:g}%"
+    uncertified = " (NOT certified)" if _certified(summary.run) is False else ""
     table = Table(
-        title=f"{_roster_text(summary.run)}, F = {summary.run['F']}, {summary.run['tasks']} tasks",
+        title=f"{_roster_text(summary.run)}, F = {summary.run['F']}, "
+        f"{summary.run['tasks']} tasks{uncertified}",
         caption=f"percent; under each value its {level} bootstrap interval "
         f"({summary.resamples} resamples over queries); W/S: weak/strong honest agents' IAA→FAA",
         box=box.SIMPLE_HEAD,
@@ -464,7 +523,7 @@ def write_summary(
     if plots:
         from protocol_runner.plots import write_plots
 
-        outcome = write_plots(directory, summary.protocols, loaded.records)
+        outcome = write_plots(directory, summary.protocols, loaded.records, loaded.config)
         written += [path.name for path in outcome.files]
         notes += outcome.notes
     summary = Summary(

@@ -170,6 +170,8 @@ def test_compute_metrics_groups_and_orders_protocols():
     other = [record(i, "TTFFF", "TTTFF", protocol="zeta") for i in range(2)]
     by_protocol = compute_metrics(other + debate + EXAMPLE, resamples=50)
     assert list(by_protocol) == ["sac", "debate", "zeta"]
+    ordered = compute_metrics(other + debate + EXAMPLE, resamples=50, order=["zeta", "debate"])
+    assert list(ordered) == ["zeta", "debate", "sac"]
     assert by_protocol["debate"].value("faa") == 0.75
     assert by_protocol["zeta"].queries == 2
 

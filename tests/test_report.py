@@ -197,6 +197,51 @@ def test_without_a_graph_file_the_topology_plot_is_skipped_with_a_note(tmp_path)
     assert len(summary.warnings) == 1 and "topology plot skipped" in summary.warnings[0]
 
 
+def test_config_gives_the_gate_verdict_the_protocol_order_and_the_file_names(tmp_path, graph):
+    directory = tmp_path / "configured"
+    write_records(directory, RECORDS)
+    io.write(graph, directory / "graph.graphml")
+    gate = {"certified": False, "reason": "the certificate proves only 1-robustness"}
+    config = {
+        "run_id": "run-a",
+        "run": {"protocols": ["debate", "sac", "majority"], "topology": {"n": 5, "m": 10}},
+        "certificate": {"file": "certificate.json", "verdict": "refuted"},
+        "gate": gate,
+        "files": {"topology": "graph.graphml", "certificate": "certificate.json"},
+    }
+    (directory / "config.json").write_text(json.dumps(config))
+    summary = write_summary(directory, resamples=50)
+    assert list(summary.protocols) == ["debate", "sac", "majority"]
+    assert summary.run["gate"] == gate and summary.files[-1] == "topology.png"
+    markdown = (directory / "summary.md").read_text()
+    assert "Topology (n = 5, m = 10): **NOT certified** (run with --allow-uncertified)" in markdown
+    found, _ = find_topology(directory, config)
+    assert found.path.name == "graph.graphml"
+    assert "NOT certified: the certificate proves only 1-robustness" in found.title()
+    assert "(NOT certified)" in run(directory, "--no-plots", "--resamples", 20).stdout
+    config["run_id"] = "run-z"
+    (directory / "config.json").write_text(json.dumps(config))
+    assert "is of run 'run-z'" in one_line_error(run(directory))
+    (directory / "config.json").write_text("{")
+    assert "config.json: not valid JSON" in one_line_error(run(directory))
+
+
+def test_protocols_without_rounds_are_reported_but_not_plotted(tmp_path):
+    judge = QueryRecord(
+        "judge/t0", "run-a", "judge", "t0", 0, "math", "7", 3, 1, {"spec": "2S2W1A"},
+        (), turns("TTTTT"), Decision("7", True),
+    )  # fmt: skip
+    directory = tmp_path / "judge"
+    write_records(directory, [judge])
+    summary = write_summary(directory, resamples=20)
+    assert summary.files == ("summary.json", "summary.md")
+    assert summary.warnings[0] == "no protocol of this run has rounds; per-round plot skipped"
+    assert (
+        "| judge | – | 100.0 | – | 100.0 | 100.0 | –→100.0 | –→100.0 |"
+        in (directory / "summary.md").read_text()
+    )
+
+
 # ----------------------------------------------------------------------------- robust reading
 def test_truncated_last_line_is_skipped_with_a_warning(tmp_path):
     directory = tmp_path / "killed"
