@@ -113,6 +113,7 @@ class Request:
     time_limit: float | None = None
     threads: int = 1
     formulation: str = "strong"
+    seed: int = 0
 
     @property
     def n(self) -> int:

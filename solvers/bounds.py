@@ -1,0 +1,226 @@
+"""Cheap, proven bounds on r* and s*_r: each upper bound comes with a witness pair.
+
+Upper bounds on r* (each an explicit pair, checked with ``solvers.witness``):
+
+- *degree*: ``({i}, V \\ {i})`` has value ``max(d_i, 1 if i has an out-neighbour else 0)``;
+- *halves*: a split into two halves has value at most ``ceil(n/2)`` (LeBlanc et al. 2013);
+- *vertex cut*: if removing C separates A from B (no edge either way), ``(A, B)`` has value at
+  most ``|C|``; cuts come from a few local minimum vertex cuts of the underlying graph.
+
+Lower bounds on r*:
+
+- *rooted*: r* >= 1 iff the condensation of G has exactly one source component (a graph is
+  1-robust iff it has a rooted out-branching; two source components are two sets that hear no
+  one outside, the witness of r* = 0);
+- *spectral* (undirected only): ``r* >= ceil(lambda_2 / 2)``. Proof: for a nonempty S,
+  Fiedler's bound gives ``|boundary(S)| >= lambda_2 |S| (n - |S|) / n`` and
+  ``|boundary(S)| <= |S| reach(S)``, so ``reach(S) >= lambda_2 (n - |S|) / n``; of two disjoint
+  sets one has ``|S| <= n/2``, hence reach at least ``lambda_2 / 2``. (Same argument as
+  Shahrivar, Pirani & Sundaram, "Spectral and structural properties of random interdependent
+  networks", Automatica 2017.)
+- *extension*: adding a node with at least r in-neighbours to an r-robust graph (and any further
+  edges) keeps it r-robust (LeBlanc et al. 2013, Thm. 7 construction). If greedily deleting such
+  nodes leaves a small core that is r-robust (checked exactly by subset DP), G is r-robust.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from solvers import exhaustive
+from solvers.arrays import adjacency
+from solvers.errors import ParameterError
+from solvers.types import Question, Witness
+from solvers.witness import reach, reachable_nodes
+
+__all__ = [
+    "trivial_upper",
+    "pair_value_r",
+    "pair_value_s",
+    "source_components",
+    "degree_pair",
+    "halves_pair",
+    "cut_pair",
+    "spectral_lower",
+    "extension_core",
+    "extension_proves",
+    "EXTENSION_CORE_MAX",
+]
+
+EXTENSION_CORE_MAX = 18
+"""Largest core the extension bound checks exactly (subset DP, about 0.1 s at 18 nodes)."""
+
+
+def trivial_upper(question: Question, n: int) -> int:
+    """The bound that needs no witness: ``ceil(n/2)`` for r*, ``n`` for s*_r (0 when n < 2)."""
+    if n < 2:
+        return 0
+    return n if question.about_s else (n + 1) // 2
+
+
+def pair_value_r(in_neighbors: Sequence[frozenset[int]], pair: Witness) -> int:
+    """``max(reach(S1), reach(S2))``: the pair refutes (value+1)-robustness."""
+    return max(reach(in_neighbors, pair.s1), reach(in_neighbors, pair.s2))
+
+
+def pair_value_s(in_neighbors: Sequence[frozenset[int]], pair: Witness, r: int) -> int | None:
+    """``|X_S1^r| + |X_S2^r|`` when neither side is entirely r-reachable, else None."""
+    x1 = reachable_nodes(in_neighbors, pair.s1, r)
+    x2 = reachable_nodes(in_neighbors, pair.s2, r)
+    if len(x1) == len(pair.s1) or len(x2) == len(pair.s2):
+        return None
+    return len(x1) + len(x2)
+
+
+def source_components(in_neighbors: Sequence[frozenset[int]]) -> list[frozenset[int]]:
+    """Strongly connected components that hear no node outside themselves.
+
+    Notes
+    -----
+    O(n + m) time (scipy's strong components).
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(in_neighbors)
+    if n == 0:
+        return []
+    rows = [j for i, s in enumerate(in_neighbors) for j in s]
+    cols = [i for i, s in enumerate(in_neighbors) for _ in s]
+    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    count, label = connected_components(graph, directed=True, connection="strong")
+    hears_outside = np.zeros(count, dtype=bool)
+    for i, s in enumerate(in_neighbors):
+        if any(label[j] != label[i] for j in s):
+            hears_outside[label[i]] = True
+    return [frozenset(np.flatnonzero(label == c).tolist()) for c in range(count) if not hears_outside[c]]
+
+
+def degree_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
+    """The best pair ``({i}, V \\ {i})``. Needs n >= 2."""
+    n = len(in_neighbors)
+    heard = [0] * n
+    for s in in_neighbors:
+        for j in s:
+            heard[j] = 1
+    i = min(range(n), key=lambda v: (max(len(in_neighbors[v]), heard[v]), v))
+    pair = Witness(frozenset({i}), frozenset(range(n)) - {i})
+    return pair_value_r(in_neighbors, pair), pair
+
+
+def halves_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
+    """A split into halves by spectral order: value at most ``ceil(n/2)``. Needs n >= 2."""
+    n = len(in_neighbors)
+    a = adjacency(in_neighbors)
+    sym = ((a + a.T) > 0).astype(float)
+    _, vecs = np.linalg.eigh(np.diag(sym.sum(axis=1)) - sym)
+    order = np.argsort(vecs[:, 1], kind="stable")
+    pair = Witness(frozenset(order[: n // 2].tolist()), frozenset(order[n // 2 :].tolist()))
+    return pair_value_r(in_neighbors, pair), pair
+
+
+def cut_pair(in_neighbors: Sequence[frozenset[int]], *, tries: int = 2) -> tuple[int, Witness] | None:
+    """A pair from local minimum vertex cuts of the underlying undirected graph, or None.
+
+    For the ``tries`` lowest-degree nodes u and the farthest node v not adjacent to u, take a
+    minimum u-v vertex cut C; the component A of u in G - C and the rest B of G - C hear at
+    most ``|C|`` nodes from outside. Returns the best such pair.
+
+    Notes
+    -----
+    ``2 tries`` max-flow computations (networkx), O(n m^(1/2)) each at most.
+    """
+    import networkx as nx
+
+    n = len(in_neighbors)
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((i, j) for i, s in enumerate(in_neighbors) for j in s)
+    if not nx.is_connected(g):
+        comp = min(nx.connected_components(g), key=lambda c: (len(c), min(c)))
+        pair = Witness(frozenset(comp), frozenset(range(n)) - comp)
+        return pair_value_r(in_neighbors, pair), pair
+    best = None
+    for u in sorted(range(n), key=lambda v: (g.degree(v), v))[:tries]:
+        dist = nx.single_source_shortest_path_length(g, u)
+        far = [v for v in sorted(dist, key=lambda v: (-dist[v], v)) if v != u and not g.has_edge(u, v)]
+        if not far:
+            continue
+        cut = nx.minimum_node_cut(g, u, far[0])
+        rest = g.subgraph(set(range(n)) - cut)
+        side = nx.node_connected_component(rest, u)
+        pair = Witness(frozenset(side), frozenset(rest.nodes) - side)
+        value = pair_value_r(in_neighbors, pair)
+        if best is None or value < best[0]:
+            best = (value, pair)
+    return best
+
+
+def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> int:
+    """``ceil(lambda_2 / 2)`` for an undirected graph (see the module notes for the proof).
+
+    Raises
+    ------
+    ParameterError
+        For a digraph (the bound needs a symmetric Laplacian).
+
+    Notes
+    -----
+    O(n^3) time (dense symmetric eigensolver). A relative slack of 1e-9 guards rounding.
+    """
+    if directed:
+        raise ParameterError("the spectral lower bound ceil(lambda_2/2) holds for undirected graphs only")
+    n = len(in_neighbors)
+    if n < 2:
+        return 0
+    a = adjacency(in_neighbors).astype(float)
+    lam = np.linalg.eigvalsh(np.diag(a.sum(axis=1)) - a)
+    lambda2 = float(lam[1])
+    return max(0, math.ceil(lambda2 / 2 - 1e-9 * max(1.0, n)))
+
+
+def extension_core(in_neighbors: Sequence[frozenset[int]], r: int) -> frozenset[int] | None:
+    """A small core whose r-robustness implies G's, by the extension theorem; None if not found.
+
+    Greedily deletes a node that hears at least r of the remaining nodes, choosing the one heard
+    by the fewest remaining nodes, until at most :data:`EXTENSION_CORE_MAX` remain. Reading the
+    deletions backwards, each node joins with r in-neighbours among earlier nodes, so G is
+    r-robust whenever the induced core is (the caller checks the core exactly).
+
+    Notes
+    -----
+    O(n^2) time.
+    """
+    a = adjacency(in_neighbors)
+    n = a.shape[0]
+    alive = np.ones(n, dtype=bool)
+    heard_by = a.sum(axis=0)  # how many remaining nodes hear each node
+    hears = a.sum(axis=1)  # how many remaining nodes each node hears
+    for _ in range(n - EXTENSION_CORE_MAX):
+        eligible = alive & (hears >= r)
+        if not eligible.any():
+            return None
+        v = int(np.flatnonzero(eligible)[np.argmin(heard_by[eligible])])
+        alive[v] = False
+        hears -= a[:, v]
+        heard_by -= a[v, :]
+    return frozenset(np.flatnonzero(alive).tolist())
+
+
+def extension_proves(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
+    """True if the extension argument proves G r-robust (core found and exactly r-robust).
+
+    False proves nothing. Notes: O(n^2 + k 2^k) time for a core of k nodes.
+    """
+    if r <= 0:
+        return True
+    core = extension_core(in_neighbors, r)
+    if core is None or len(core) < 2:
+        return False
+    index = {v: k for k, v in enumerate(sorted(core))}
+    masks = [sum(1 << index[j] for j in in_neighbors[v] if j in index) for v in sorted(core)]
+    value, _ = exhaustive.exact_r(masks)
+    return value >= r

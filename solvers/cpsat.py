@@ -1,0 +1,74 @@
+"""The CP-SAT adapter (Google OR-Tools): translates a neutral :class:`Model` and runs it.
+
+Enforcement literals are passed natively (``only_enforce_if``). Native statuses map explicitly:
+OPTIMAL -> optimal, FEASIBLE -> feasible, INFEASIBLE -> infeasible, UNKNOWN -> unknown,
+MODEL_INVALID -> invalid; anything else -> unknown.
+"""
+
+from __future__ import annotations
+
+import time
+
+from solvers.milp_model import Model, Outcome
+from solvers.search import solve_with
+from solvers.types import Request, Result
+
+__all__ = ["NAME", "available", "version", "run", "solve"]
+
+NAME = "cpsat"
+
+
+def available() -> bool:
+    """True when ``ortools`` imports."""
+    try:
+        import ortools.sat.python.cp_model  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def version() -> str:
+    import ortools
+
+    return f"ortools {ortools.__version__}"
+
+
+def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> Outcome:
+    """Solve ``model`` with CP-SAT; ``threads`` workers, deterministic for a given seed."""
+    from ortools.sat.python import cp_model
+
+    start = time.perf_counter()
+    cp = cp_model.CpModel()
+    xs = [cp.new_int_var(v.lb, v.ub, v.name) for v in model.vars]
+    for c in model.constraints:
+        expr = sum(coef * xs[v] for v, coef in c.terms)
+        lb = int(c.lb) if c.lb != float("-inf") else cp_model.INT_MIN
+        ub = int(c.ub) if c.ub != float("inf") else cp_model.INT_MAX
+        ct = cp.add_linear_constraint(expr, lb, ub)
+        if c.enforce:
+            ct.only_enforce_if([xs[v] if value else ~xs[v] for v, value in c.enforce])
+    if model.objective:
+        cp.minimize(sum(coef * xs[v] for v, coef in model.objective))
+    for v, value in model.hint.items():
+        cp.add_hint(xs[v], value)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, threads)
+    solver.parameters.random_seed = seed
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    native = solver.solve(cp)
+    mapped = {
+        cp_model.OPTIMAL: "optimal",
+        cp_model.FEASIBLE: "feasible",
+        cp_model.INFEASIBLE: "infeasible",
+        cp_model.UNKNOWN: "unknown",
+        cp_model.MODEL_INVALID: "invalid",
+    }.get(native, "unknown")
+    values = [solver.value(x) for x in xs] if mapped in ("optimal", "feasible") else None
+    bound = solver.best_objective_bound if model.objective and mapped != "invalid" else None
+    return Outcome(mapped, values, bound, time.perf_counter() - start, solver.status_name(native))
+
+
+def solve(request: Request) -> Result:
+    """Answer ``request`` with CP-SAT in the request's formulation (see ``solvers.search``)."""
+    return solve_with(request, NAME, run, version())

@@ -1,0 +1,311 @@
+"""Heuristic witness search: good pairs (S1, S2) fast, as upper bounds and solver hints.
+
+Every pair found here is checked by the caller (``solvers.witness``) before it proves anything;
+the heuristics only ever *propose*.
+
+The search rests on one exact sub-step. For a node set U, let
+``rho(U) = min over nonempty T within U of reach(T)``. Greedy peeling computes it: remove, one
+at a time, the member with the most in-neighbours outside the current set; the smallest reach
+seen along the way is ``rho(U)``. (Proof: let T* attain rho(U); when the first node v of T* is
+removed from the current set C containing T*, v has the largest outside count in C, and
+``|N_v \\ C| <= |N_v \\ T*| <= rho(U)``, so ``reach(C) <= rho(U)``.) Hence for a split of V into
+U and W, ``max(rho(U), rho(W))`` is an upper bound on r* attained by an explicit pair, and r* is
+the minimum of that over all splits; the search samples splits (spectral and breadth-first
+sweeps, then single-node moves). The same peeling sequences give pairs for s*_r.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.arrays import adjacency
+from solvers.types import Witness
+
+__all__ = ["Peel", "peel", "search_r", "search_s", "maximal_pair"]
+
+_SWEEP_POINTS = 12
+"""Prefix sizes tried per sweep order when n exceeds that many nodes."""
+
+
+@dataclass(frozen=True)
+class Peel:
+    """A greedy peeling of a node set U: ``order[t]`` is removed at step t.
+
+    ``reach[t]`` is the reach of the set left before step t (U minus ``order[:t]``);
+    ``xcount[t]`` is how many of its members are r-reachable (when r was given).
+    """
+
+    members: np.ndarray
+    order: np.ndarray
+    reach: np.ndarray
+    xcount: np.ndarray | None
+
+    def subset(self, t: int) -> np.ndarray:
+        """Boolean indicator of the set left before step t."""
+        s = self.members.copy()
+        s[self.order[:t]] = False
+        return s
+
+    def min_reach(self) -> tuple[int, np.ndarray]:
+        """``rho(U)`` and a subset of U attaining it."""
+        t = int(np.argmin(self.reach))
+        return int(self.reach[t]), self.subset(t)
+
+    def min_reachable_count(self) -> tuple[int, np.ndarray] | None:
+        """Fewest r-reachable members over the sets in the sequence that are not all r-reachable."""
+        if self.xcount is None:
+            raise ValueError("peel was run without r")
+        sizes = len(self.order) - np.arange(len(self.order))
+        ok = self.xcount < sizes
+        if not ok.any():
+            return None
+        t = int(np.argmin(np.where(ok, self.xcount, np.iinfo(np.int64).max)))
+        return int(self.xcount[t]), self.subset(t)
+
+
+def peel(a: np.ndarray, members: np.ndarray, r: int | None = None) -> Peel:
+    """Peel ``members`` by always removing the member with the most in-neighbours outside.
+
+    Notes
+    -----
+    O(|U| n) time.
+    """
+    x = members.astype(bool).copy()
+    out = a.sum(axis=1) - a @ x.astype(np.int64)
+    k = int(x.sum())
+    order = np.empty(k, dtype=np.int64)
+    reach = np.empty(k, dtype=np.int64)
+    xcount = np.empty(k, dtype=np.int64) if r is not None else None
+    for t in range(k):
+        masked = np.where(x, out, -1)
+        v = int(np.argmax(masked))
+        order[t] = v
+        reach[t] = masked[v]
+        if xcount is not None:
+            xcount[t] = int(np.count_nonzero(masked >= r))
+        x[v] = False
+        out += a[:, v]
+    return Peel(members.astype(bool).copy(), order, reach, xcount)
+
+
+def _bits(mask: np.ndarray) -> frozenset[int]:
+    return frozenset(int(i) for i in np.flatnonzero(mask))
+
+
+def _orders(a: np.ndarray, seed: int) -> Iterator[np.ndarray]:
+    """Node orders whose prefixes make promising splits: spectral, breadth-first, random."""
+    n = a.shape[0]
+    sym = ((a + a.T) > 0).astype(float)
+    lap = np.diag(sym.sum(axis=1)) - sym
+    _, vecs = np.linalg.eigh(lap)
+    if n > 1:
+        yield np.argsort(vecs[:, 1], kind="stable")
+    deg = a.sum(axis=1)
+    for start in np.argsort(deg, kind="stable")[: min(n, 2)]:
+        yield _bfs_order(sym, int(start), deg)
+    rng = np.random.default_rng(seed)
+    yield rng.permutation(n)
+
+
+def _bfs_order(sym: np.ndarray, start: int, deg: np.ndarray) -> np.ndarray:
+    """Breadth-first order from ``start`` (ties: lower in-degree first); unreached nodes last."""
+    n = sym.shape[0]
+    dist = np.full(n, n + 1)
+    dist[start] = 0
+    frontier = [start]
+    d = 0
+    while frontier:
+        d += 1
+        nxt = np.flatnonzero((sym[frontier].sum(axis=0) > 0) & (dist > n))
+        dist[nxt] = d
+        frontier = list(nxt)
+    return np.lexsort((deg, dist))
+
+
+def _prefix_sizes(n: int) -> list[int]:
+    if n - 1 <= _SWEEP_POINTS:
+        return list(range(1, n))
+    small = np.unique(np.geomspace(1, n / 2, _SWEEP_POINTS // 2).astype(int))
+    return sorted({int(k) for k in small} | {n - int(k) for k in small} | {n // 2})
+
+
+def _split_value(a: np.ndarray, u: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
+    v1, t1 = peel(a, u).min_reach()
+    v2, t2 = peel(a, ~u).min_reach()
+    return max(v1, v2), min(v1, v2), t1, t2
+
+
+def search_r(
+    in_neighbors: Sequence[frozenset[int]],
+    *,
+    target: int | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+) -> tuple[int, Witness] | None:
+    """A pair (S1, S2) with small ``max(reach(S1), reach(S2))``: an upper bound on r*.
+
+    Sweeps (spectral and breadth-first orders, each prefix split peeled on both sides) give a
+    start; a tabu search over labellings free/S1/S2 then moves one node at a time, minimising
+    the largest outside count of a member and, on ties, how many members attain it.
+
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        The graph.
+    target : int, optional
+        Stop as soon as a pair with value below ``target`` is found (refuting target-robustness).
+    iterations : int, optional
+        Tabu moves per start (default ``max(100, 4 n)``).
+    seed : int
+        Seeds the random sweep order and tie-breaking: the same seed gives the same pair.
+
+    Returns
+    -------
+    (value, Witness) or None
+        None for graphs with fewer than two nodes.
+
+    Notes
+    -----
+    O((sweep splits + iterations) n^2) time.
+    """
+    a = adjacency(in_neighbors)
+    n = a.shape[0]
+    if n < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    best: tuple[int, int] | None = None
+    best_pair = None
+    starts = []
+    for order in _orders(a, seed):
+        for k in _prefix_sizes(n):
+            u = np.zeros(n, dtype=bool)
+            u[order[:k]] = True
+            value, second, t1, t2 = _split_value(a, u)
+            if best is None or (value, second) < best:
+                best, best_pair = (value, second), (t1, t2)
+            if target is not None and best[0] < target:
+                return best[0], Witness(_bits(best_pair[0]), _bits(best_pair[1]))
+        if len(starts) == 0 and n > 1:
+            half = np.zeros(n, dtype=bool)
+            half[order[: n // 2]] = True
+            starts.append(np.where(half, 1, 2))
+    starts.insert(0, np.where(best_pair[0], 1, np.where(best_pair[1], 2, 0)))
+    steps = iterations if iterations is not None else max(100, 4 * n)
+    value = best[0]
+    for labels in starts:
+        found, pair = _tabu(a, labels, steps, rng, target)
+        if found < value:
+            value, best_pair = found, pair
+        if target is not None and value < target:
+            break
+    return value, Witness(_bits(best_pair[0]), _bits(best_pair[1]))
+
+
+def _costs(a: np.ndarray, deg: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Outside count of every member (``-1`` for free nodes)."""
+    inside = np.where(labels == 1, a @ (labels == 1), a @ (labels == 2))
+    return np.where(labels > 0, deg - inside, -1)
+
+
+def _tabu(
+    a: np.ndarray, labels: np.ndarray, steps: int, rng: np.random.Generator, target: int | None
+) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
+    """Tabu search over labellings (0 free, 1 in S1, 2 in S2) minimising (max cost, #at max)."""
+    n = a.shape[0]
+    deg = a.sum(axis=1)
+    at = a.T  # at[v, i] = 1 iff i hears v
+    labels = labels.copy()
+    tabu_until = np.zeros(n, dtype=np.int64)
+    cost = _costs(a, deg, labels)
+    best_value = int(cost.max())
+    best = (labels == 1, labels == 2)
+    idx = np.arange(n)
+    for step in range(steps):
+        sizes = np.array([0, np.count_nonzero(labels == 1), np.count_nonzero(labels == 2)])
+        tops, counts, movers_all, targets, nodes = [], [], [], [], []
+        same = (labels[:, None] == labels[None, :]) & (labels[:, None] > 0)
+        for b in (0, 1, 2):
+            movers = (labels != b) & ~((labels > 0) & (sizes[labels] == 1))
+            join = (labels == b) & (b > 0)
+            new = cost[None, :] + at * (same.astype(np.int64) - join[None, :].astype(np.int64))
+            new[idx, idx] = deg - a @ (labels == b) if b > 0 else -1
+            new = np.where((labels[None, :] > 0) | (idx[:, None] == idx[None, :]), new, -1)
+            top = new.max(axis=1)
+            tops.append(top)
+            counts.append((new == top[:, None]).sum(axis=1))
+            movers_all.append(movers & ((tabu_until <= step) | (top < best_value)))
+            targets.append(np.full(n, b))
+            nodes.append(idx)
+        allowed = np.concatenate(movers_all)
+        if not allowed.any():
+            break
+        top_all, count_all = np.concatenate(tops), np.concatenate(counts)
+        order = np.lexsort((rng.random(3 * n), count_all, top_all, ~allowed))
+        choice = int(order[0])
+        move = (int(np.concatenate(nodes)[choice]), int(np.concatenate(targets)[choice]))
+        v, b = move
+        labels[v] = b
+        tabu_until[v] = step + 5 + int(rng.integers(0, 5))
+        cost = _costs(a, deg, labels)
+        value = int(cost.max())
+        if value < best_value:
+            best_value, best = value, (labels == 1, labels == 2)
+            if target is not None and value < target:
+                break
+    return best_value, best
+
+
+def search_s(
+    in_neighbors: Sequence[frozenset[int]], r: int, *, seed: int = 0
+) -> tuple[int, Witness] | None:
+    """A pair, neither side entirely r-reachable, with few r-reachable nodes: an upper bound on s*_r.
+
+    Returns
+    -------
+    (value, Witness) or None
+        ``value = |X_S1^r| + |X_S2^r|``; None when no sampled split yields such a pair.
+    """
+    a = adjacency(in_neighbors)
+    n = a.shape[0]
+    if n < 2:
+        return None
+    best = None
+    for order in _orders(a, seed):
+        for k in _prefix_sizes(n):
+            u = np.zeros(n, dtype=bool)
+            u[order[:k]] = True
+            one = peel(a, u, r).min_reachable_count()
+            two = peel(a, ~u, r).min_reachable_count()
+            if one is None or two is None:
+                continue
+            value = one[0] + two[0]
+            if best is None or value < best[0]:
+                best = (value, Witness(_bits(one[1]), _bits(two[1])))
+                if value == 0:
+                    return best
+    return best
+
+
+def maximal_pair(in_neighbors: Sequence[frozenset[int]], pair: Witness, r: int) -> Witness:
+    """Grow a pair refuting r-robustness by free nodes that keep both sides below r-reachable.
+
+    A free node v joins S1 when ``|N_v \\ (S1 + v)| <= r - 1``; adding it only lowers the outside
+    counts of S1's members, so the pair still refutes r-robustness. Repeats until no free node
+    joins either side. Used to give solvers hints that satisfy the strong model's maximality cuts.
+    """
+    s1, s2 = set(pair.s1), set(pair.s2)
+    changed = True
+    while changed:
+        changed = False
+        for v in range(len(in_neighbors)):
+            if v in s1 or v in s2:
+                continue
+            for side in (s1, s2):
+                if len(in_neighbors[v] - side) <= r - 1:
+                    side.add(v)
+                    changed = True
+                    break
+    return Witness(frozenset(s1), frozenset(s2))

@@ -1,0 +1,142 @@
+"""The HiGHS adapter, through ``highspy`` directly (not scipy's older bundled HiGHS).
+
+Enforcement literals are linearised with exact big-M terms (:meth:`Model.linearised`). Native
+model statuses map explicitly: kOptimal -> optimal, kInfeasible -> infeasible; kTimeLimit,
+kIterationLimit, kSolutionLimit, kInterrupt, kHighsInterrupt, kMemoryLimit, kObjectiveBound,
+kObjectiveTarget, kUnknown -> feasible when a primal feasible solution exists, else unknown;
+kLoadError, kModelError, kPresolveError, kSolveError, kPostsolveError -> invalid; anything else
+-> unknown. The proven bound is ``mip_dual_bound``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from contextlib import contextmanager
+
+from solvers.milp_model import Model, Outcome
+from solvers.search import solve_with
+from solvers.types import Request, Result
+
+__all__ = ["NAME", "available", "version", "run", "solve"]
+
+NAME = "highs"
+
+_ERRORS = ("kLoadError", "kModelError", "kPresolveError", "kSolveError", "kPostsolveError")
+_STOPPED = (
+    "kTimeLimit",
+    "kIterationLimit",
+    "kSolutionLimit",
+    "kInterrupt",
+    "kHighsInterrupt",
+    "kMemoryLimit",
+    "kObjectiveBound",
+    "kObjectiveTarget",
+    "kUnknown",
+)
+
+
+def available() -> bool:
+    """True when ``highspy`` imports."""
+    try:
+        import highspy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@contextmanager
+def _stdout_to_stderr():
+    """HiGHS prints a banner on stdout at its first construction: keep stdout clean for --json."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _new_highs():
+    import highspy
+
+    with _stdout_to_stderr():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def version() -> str:
+    h = _new_highs()
+    return f"highspy {h.version()}"
+
+
+def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> Outcome:
+    """Solve ``model`` with HiGHS's MIP solver."""
+    import highspy
+
+    start = time.perf_counter()
+    h = _new_highs()
+    h.setOptionValue("threads", max(1, threads))
+    h.setOptionValue("random_seed", seed)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.01, float(time_limit)))
+    rows = model.linearised()
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_ = len(model.vars)
+    lp.num_row_ = len(rows)
+    cost = [0.0] * len(model.vars)
+    for v, c in model.objective:
+        cost[v] += c
+    lp.col_cost_ = cost
+    lp.col_lower_ = [float(v.lb) for v in model.vars]
+    lp.col_upper_ = [float(v.ub) for v in model.vars]
+    lp.row_lower_ = [c.lb if c.lb != float("-inf") else -inf for c in rows]
+    lp.row_upper_ = [c.ub if c.ub != float("inf") else inf for c in rows]
+    starts, index, value = [0], [], []
+    for c in rows:
+        for v, coef in c.terms:
+            index.append(v)
+            value.append(float(coef))
+        starts.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.index_ = index
+    lp.a_matrix_.value_ = value
+    lp.a_matrix_.num_col_ = lp.num_col_
+    lp.a_matrix_.num_row_ = lp.num_row_
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * len(model.vars)
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        return Outcome("invalid", None, None, time.perf_counter() - start, "passModel rejected the model")
+    if model.hint:
+        keys = sorted(model.hint)
+        h.setSolution(len(keys), keys, [float(model.hint[k]) for k in keys])
+    h.run()
+    native = h.modelStatusToString(h.getModelStatus())
+    name = h.getModelStatus().name
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2
+    if name == "kOptimal":
+        status = "optimal"
+    elif name == "kInfeasible":
+        status = "infeasible"
+    elif name in _ERRORS:
+        status = "invalid"
+    elif name in _STOPPED:
+        status = "feasible" if has_solution else "unknown"
+    else:
+        status = "unknown"
+    values = list(h.getSolution().col_value) if status in ("optimal", "feasible") else None
+    bound = None
+    if model.objective and status in ("optimal", "feasible", "unknown"):
+        bound = float(info.mip_dual_bound)
+    return Outcome(status, values, bound, time.perf_counter() - start, native)
+
+
+def solve(request: Request) -> Result:
+    """Answer ``request`` with HiGHS in the request's formulation (see ``solvers.search``)."""
+    return solve_with(request, NAME, run, version())

@@ -1,0 +1,332 @@
+"""One backend-neutral description of the robustness models, translated by each engine adapter.
+
+Two formulations:
+
+``published`` -- the MILPs of Usevitch & Panagou, "Determining r- and (r,s)-robustness of
+digraphs using mixed integer linear programming", Automatica 111 (2020), kept as the baseline.
+With the in-Laplacian ``L = D_in - A_in`` and set indicators ``b1, b2``:
+
+- r*: ``min t`` s.t. ``L b1 <= t 1``, ``L b2 <= t 1``, ``b1 + b2 <= 1``,
+  ``1 <= 1'b_k <= n - 1``, b binary, t integer (``(L b)_i`` is ``|N_i \\ S|`` for a member
+  and ``<= 0`` otherwise, so the optimum is r*).
+- s*_r (their second step, r fixed): indicators ``y_k`` of the r-reachable members,
+  ``min s`` s.t. ``L b_k - n y_k <= (r - 1) 1``, ``y_k <= b_k``, ``1'b_k - 1'y_k >= 1`` (not
+  every member r-reachable), ``1'y1 + 1'y2 <= s``, the same set constraints, s integer.
+  Infeasible means no pair violates the first two conditions, so s*_r = n.
+
+``strong`` -- decision models with enforcement literals, for one probe value p:
+
+- r: is there a pair with ``reach <= p - 1`` on both sides? ``x_ki => sum_{j in N_i} x_kj >=
+  d_i - p + 1`` (a member keeps all but p - 1 in-neighbours inside); ``x_ki => 1'x_k >=
+  d_i - p + 2`` (size); nodes too large for any pair fixed to 0; the swap symmetry S1 <-> S2
+  broken by putting the lowest-index member of S1 u S2 in S1; and, optionally, maximality: a
+  node in neither set must be p-reachable from outside each set (any pair can be grown to
+  such a one without losing the property, see ``heuristics.maximal_pair``).
+- s: is there a pair, neither side all r-reachable, with ``1'y1 + 1'y2 <= p - 1``, where
+  ``x_ki and not y_ki => sum_{j in N_i} x_kj >= d_i - r + 1``.
+
+Infeasible proves the graph p-robust (r) or (r, p)-robust (s); feasible gives a witness pair.
+A model records its variables, linear constraints with optional enforcement literals, objective
+and solution hint; CP-SAT takes enforcement natively, the MILP adapters linearise it with
+big-M coefficients computed from variable bounds (:meth:`Model.linearised`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from solvers.arrays import in_laplacian
+
+__all__ = [
+    "Var",
+    "Constraint",
+    "Model",
+    "FORMULATIONS",
+    "published_r",
+    "published_s",
+    "strong_r",
+    "strong_s",
+    "pair_from_values",
+    "Outcome",
+    "OUTCOMES",
+]
+
+OUTCOMES = ("optimal", "feasible", "infeasible", "unknown", "invalid")
+
+FORMULATIONS = ("published", "strong")
+
+INF = float("inf")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an adapter returns for one model: a status from :data:`OUTCOMES`, never more.
+
+    ``optimal``: proven optimal (for a feasibility model: a solution was found);
+    ``feasible``: a solution, optimality not proven (time limit); ``infeasible``: proven;
+    ``unknown``: stopped with no solution and no proof; ``invalid``: the solver rejected the
+    model or failed. ``bound`` is the solver's proven lower bound on the objective, if any.
+    """
+
+    status: str
+    values: list[float] | None
+    bound: float | None
+    seconds: float
+    native: str
+
+
+@dataclass(frozen=True)
+class Var:
+    """An integer variable with finite bounds (binary when ``lb, ub = 0, 1``)."""
+
+    name: str
+    lb: int
+    ub: int
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``lb <= sum(coef * var) <= ub``, enforced only when every ``(var, value)`` literal holds."""
+
+    terms: tuple[tuple[int, int], ...]
+    lb: float
+    ub: float
+    enforce: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass
+class Model:
+    """A minimisation (or feasibility, when ``objective`` is empty) model over integer variables.
+
+    ``sets`` names the indicator variables of S1 and S2 so that any solution decodes to a pair.
+    """
+
+    name: str
+    vars: list[Var] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    objective: tuple[tuple[int, int], ...] = ()
+    hint: dict[int, int] = field(default_factory=dict)
+    sets: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
+    anchor_order: list[int] = field(default_factory=list)
+
+    def var(self, name: str, lb: int = 0, ub: int = 1) -> int:
+        self.vars.append(Var(name, lb, ub))
+        return len(self.vars) - 1
+
+    def add(
+        self,
+        terms: Sequence[tuple[int, int]],
+        lb: float = -INF,
+        ub: float = INF,
+        enforce: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        self.constraints.append(Constraint(_merged(terms), lb, ub, tuple(enforce)))
+
+    def activity(self, terms: Sequence[tuple[int, int]]) -> tuple[int, int]:
+        """Smallest and largest value of a linear expression over the variable bounds."""
+        lo = hi = 0
+        for v, c in terms:
+            a, b = c * self.vars[v].lb, c * self.vars[v].ub
+            lo += min(a, b)
+            hi += max(a, b)
+        return lo, hi
+
+    def linearised(self) -> list[Constraint]:
+        """The constraints with enforcement literals replaced by big-M terms.
+
+        ``[lits] => lb <= e`` becomes ``e + sum_l M (1 - l) >= lb`` with ``M = lb - min(e)``
+        (a literal on value 0 contributes ``M l``); likewise for ``ub``. Exact for binaries.
+        """
+        out: list[Constraint] = []
+        for c in self.constraints:
+            if not c.enforce:
+                out.append(c)
+                continue
+            lo, hi = self.activity(c.terms)
+            if c.lb > -INF and c.lb > lo:
+                out.append(_relaxed(c.terms, c.lb - lo, c.lb, c.enforce, lower=True))
+            if c.ub < INF and c.ub < hi:
+                out.append(_relaxed(c.terms, hi - c.ub, c.ub, c.enforce, lower=False))
+        return out
+
+
+def _relaxed(terms, big_m, rhs, enforce, *, lower: bool) -> Constraint:
+    sign = 1 if lower else -1
+    extra: list[tuple[int, int]] = []
+    constant = 0
+    for v, value in enforce:
+        # lower: e + M*(1 - x) >= rhs  ->  e - M x >= rhs - M ; value 0 literal: e + M x >= rhs
+        if value == 1:
+            extra.append((v, -sign * int(big_m)))
+            constant += big_m
+        else:
+            extra.append((v, sign * int(big_m)))
+    if lower:
+        return Constraint(_merged(tuple(terms) + tuple(extra)), rhs - constant, INF)
+    return Constraint(_merged(tuple(terms) + tuple(extra)), -INF, rhs + constant)
+
+
+def _merged(terms: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """One term per variable (coefficients added, zeros dropped), in first-seen order."""
+    acc: dict[int, int] = {}
+    for v, c in terms:
+        acc[v] = acc.get(v, 0) + c
+    return tuple((v, c) for v, c in acc.items() if c != 0)
+
+
+def _set_vars(m: Model, n: int) -> tuple[list[int], list[int]]:
+    b1 = [m.var(f"b1_{i}") for i in range(n)]
+    b2 = [m.var(f"b2_{i}") for i in range(n)]
+    m.sets = (b1, b2)
+    for i in range(n):
+        m.add([(b1[i], 1), (b2[i], 1)], ub=1)
+    return b1, b2
+
+
+def published_r(in_neighbors: Sequence[frozenset[int]]) -> Model:
+    """Usevitch & Panagou's MILP for r* (optimum = r*). Needs n >= 2."""
+    n = len(in_neighbors)
+    lap = in_laplacian(in_neighbors)
+    m = Model("published-r")
+    b1, b2 = _set_vars(m, n)
+    t = m.var("t", 0, n)
+    for b in (b1, b2):
+        m.add([(bi, 1) for bi in b], lb=1, ub=n - 1)
+        for i in range(n):
+            row = [(b[j], int(lap[i, j])) for j in range(n) if lap[i, j] != 0]
+            m.add(row + [(t, -1)], ub=0)
+    m.objective = ((t, 1),)
+    return m
+
+
+def published_s(in_neighbors: Sequence[frozenset[int]], r: int) -> Model:
+    """Usevitch & Panagou's second-step MILP for s*_r (optimum = s*_r; infeasible: s*_r = n)."""
+    n = len(in_neighbors)
+    lap = in_laplacian(in_neighbors)
+    m = Model("published-s")
+    b1, b2 = _set_vars(m, n)
+    y1 = [m.var(f"y1_{i}") for i in range(n)]
+    y2 = [m.var(f"y2_{i}") for i in range(n)]
+    s = m.var("s", 0, 2 * n)
+    for b, y in ((b1, y1), (b2, y2)):
+        m.add([(bi, 1) for bi in b], lb=1, ub=n - 1)
+        m.add([(bi, 1) for bi in b] + [(yi, -1) for yi in y], lb=1)
+        for i in range(n):
+            row = [(b[j], int(lap[i, j])) for j in range(n) if lap[i, j] != 0]
+            m.add(row + [(y[i], -n)], ub=r - 1)
+            m.add([(y[i], 1), (b[i], -1)], ub=0)
+    m.add([(yi, 1) for yi in y1 + y2] + [(s, -1)], ub=0)
+    m.objective = ((s, 1),)
+    return m
+
+
+def _anchor(m: Model, b1: list[int], b2: list[int], order: Sequence[int]) -> None:
+    """Swap symmetry: the first node of ``order`` in S1 u S2 lies in S1.
+
+    ``x2_order[k] <= sum_{l<k} x1_order[l]``. Ordering by increasing in-degree makes the
+    anchor strong: a node with fewer than p in-neighbours cannot stay out of both sets under
+    the maximality cut, so an early low-degree node is forced into S1.
+    """
+    m.anchor_order = list(order)
+    for k, i in enumerate(order):
+        m.add([(b2[i], 1)] + [(b1[j], -1) for j in order[:k]], ub=0)
+
+
+def strong_r(
+    in_neighbors: Sequence[frozenset[int]],
+    probe: int,
+    *,
+    hint: tuple[frozenset[int], frozenset[int]] | None = None,
+    maximal: bool = True,
+) -> Model:
+    """Is there a pair with ``max(reach(S1), reach(S2)) <= probe - 1``? (Infeasible: r* >= probe.)"""
+    n = len(in_neighbors)
+    deg = [len(s) for s in in_neighbors]
+    m = Model(f"strong-r{probe}")
+    b1, b2 = _set_vars(m, n)
+    need = [d - probe + 1 for d in deg]  # in-neighbours a member keeps inside its set
+    smallest = max(1, min(need) + 1)  # no set can be smaller
+    for b in (b1, b2):
+        m.add([(bi, 1) for bi in b], lb=smallest, ub=n - smallest)
+        for i in range(n):
+            if need[i] + 1 + smallest > n:  # i's set plus the other set would exceed n nodes
+                m.add([(b[i], 1)], ub=0)
+                continue
+            if need[i] > 0:
+                m.add([(b[j], 1) for j in in_neighbors[i]], lb=need[i], enforce=[(b[i], 1)])
+            if need[i] + 1 > smallest:
+                m.add([(bj, 1) for bj in b], lb=need[i] + 1, enforce=[(b[i], 1)])
+    _anchor(m, b1, b2, _by_degree(deg))
+    if maximal:
+        for i in range(n):
+            free = m.var(f"f_{i}")
+            m.add([(b1[i], 1), (b2[i], 1), (free, 1)], lb=1, ub=1)
+            for b in (b1, b2):  # a free node has >= probe in-neighbours outside each set
+                m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - probe, enforce=[(free, 1)])
+    if hint is not None:
+        _hint_pair(m, hint, b1, b2)
+    return m
+
+
+def strong_s(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    probe: int,
+    *,
+    hint: tuple[frozenset[int], frozenset[int]] | None = None,
+) -> Model:
+    """Is there a pair, neither side all r-reachable, with at most ``probe - 1`` r-reachable nodes?"""
+    n = len(in_neighbors)
+    deg = [len(s) for s in in_neighbors]
+    m = Model(f"strong-s{probe}")
+    b1, b2 = _set_vars(m, n)
+    y1 = [m.var(f"y1_{i}") for i in range(n)]
+    y2 = [m.var(f"y2_{i}") for i in range(n)]
+    for b, y in ((b1, y1), (b2, y2)):
+        m.add([(bi, 1) for bi in b], lb=1, ub=n - 1)
+        m.add([(bi, 1) for bi in b] + [(yi, -1) for yi in y], lb=1)
+        for i in range(n):
+            m.add([(y[i], 1), (b[i], -1)], ub=0)
+            need = deg[i] - r + 1
+            if need > 0:  # an unreachable member keeps all but r - 1 in-neighbours inside
+                m.add([(b[j], 1) for j in in_neighbors[i]], lb=need, enforce=[(b[i], 1), (y[i], 0)])
+                m.add([(bj, 1) for bj in b], lb=need + 1, enforce=[(b[i], 1), (y[i], 0)])
+    m.add([(yi, 1) for yi in y1 + y2], ub=probe - 1)
+    _anchor(m, b1, b2, _by_degree(deg))
+    if hint is not None:
+        for y, side in zip((y1, y2), _hint_pair(m, hint, b1, b2), strict=True):
+            for i in range(n):
+                m.hint[y[i]] = int(i in side and len(in_neighbors[i] - side) >= r)
+    return m
+
+
+def _by_degree(deg: Sequence[int]) -> list[int]:
+    return sorted(range(len(deg)), key=lambda i: (deg[i], i))
+
+
+def _hint_pair(
+    m: Model, pair: tuple[frozenset[int], frozenset[int]], b1: list[int], b2: list[int]
+) -> tuple[frozenset[int], frozenset[int]]:
+    """Hint the set indicators with ``pair`` (swapped to respect the anchor); returns it."""
+    s1, s2 = pair
+    first = next((i for i in m.anchor_order if i in s1 or i in s2), None)
+    if first is not None and first in s2:
+        s1, s2 = s2, s1
+    for i in range(len(b1)):
+        m.hint[b1[i]] = int(i in s1)
+        m.hint[b2[i]] = int(i in s2)
+    for k, v in enumerate(m.vars):
+        if v.name.startswith("f_"):
+            i = int(v.name[2:])
+            m.hint[k] = int(i not in s1 and i not in s2)
+    return s1, s2
+
+
+def pair_from_values(m: Model, values: Sequence[float]) -> tuple[frozenset[int], frozenset[int]]:
+    """Decode S1 and S2 from a solution vector (values rounded to the nearest integer)."""
+    b1, b2 = m.sets
+    return (
+        frozenset(i for i, v in enumerate(b1) if round(values[v]) == 1),
+        frozenset(i for i, v in enumerate(b2) if round(values[v]) == 1),
+    )

@@ -1,0 +1,284 @@
+"""Answering a :class:`Request` with any model backend: the published and the strong strategy.
+
+An adapter supplies ``run(model, time_limit, threads, seed) -> Outcome``; this module builds
+models, reads outcomes and keeps only what is proven:
+
+- ``published``: one optimisation model (Usevitch & Panagou 2020). The incumbent, decoded and
+  checked, is the upper bound; ``ceil(bound - 1e-6)`` of the solver's proven objective bound is
+  the lower bound.
+- ``strong``: cheap bounds and a heuristic witness first (``solvers.bounds``,
+  ``solvers.heuristics``), then decisions at probe = the current upper bound (for max
+  questions) or at the asked threshold (for decisions). An infeasible probe proves the lower
+  bound; a feasible one yields a checked witness that lowers the upper bound, and the loop goes
+  on. Only one infeasibility proof is ever needed for a max question: at the true value.
+
+A time limit, an ``unknown`` or an ``invalid`` outcome stops the search: the result is then
+``bounded`` (or ``timeout``/``error`` when nothing beyond the trivial bounds is proven), never
+``exact``. Every witness is checked with ``solvers.witness`` before it is returned.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from solvers import bounds, heuristics
+from solvers.errors import ParameterError
+from solvers.milp_model import (
+    FORMULATIONS,
+    Model,
+    Outcome,
+    pair_from_values,
+    published_r,
+    published_s,
+    strong_r,
+    strong_s,
+)
+from solvers.types import Question, Request, Result, Status, Witness
+from solvers.witness import refutes_r, refutes_rs
+
+__all__ = ["Runner", "solve_with", "finish", "Progress"]
+
+Runner = Callable[[Model, float | None, int, int], Outcome]
+
+
+class Progress:
+    """Collects proven bounds and the witness as a search goes; builds the final Result."""
+
+    def __init__(self, request: Request, engine: str, formulation: str | None, version: str):
+        self.request = request
+        self.engine = engine
+        self.formulation = formulation
+        self.version = version
+        self.start = time.perf_counter()
+        self.lower = 0
+        self.upper = bounds.trivial_upper(request.question, request.n)
+        self.witness: Witness | None = None
+        self.steps: list[dict[str, Any]] = []
+        self.failed = False
+
+    def remaining(self) -> float | None:
+        if self.request.time_limit is None:
+            return None
+        return self.request.time_limit - (time.perf_counter() - self.start)
+
+    def out_of_time(self) -> bool:
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    def prove_lower(self, value: int) -> None:
+        self.lower = max(self.lower, min(value, self.upper))
+
+    def offer(self, pair: tuple[frozenset[int], frozenset[int]] | Witness) -> int | None:
+        """Check a candidate pair; if it proves a better upper bound, keep it. Returns its value."""
+        w = pair if isinstance(pair, Witness) else Witness(*pair)
+        nb = self.request.graph.in_neighbors
+        q = self.request.question
+        if q.about_s:
+            value = bounds.pair_value_s(nb, w, q.r)
+            ok = value is not None and refutes_rs(nb, w.s1, w.s2, q.r, value + 1)
+        else:
+            value = bounds.pair_value_r(nb, w)
+            ok = refutes_r(nb, w.s1, w.s2, value + 1)
+        if not ok:
+            return None
+        if value < self.upper:
+            self.upper = value
+            self.witness = w
+            self.lower = min(self.lower, value)
+        return value
+
+    def settled(self) -> bool:
+        q = self.request.question
+        if self.lower >= self.upper:
+            return True
+        target = q.target
+        return target is not None and (self.lower >= target or self.upper < target)
+
+    def result(self, **params: Any) -> Result:
+        return finish(
+            self.request,
+            self.lower,
+            self.upper,
+            self.witness,
+            engine=self.engine,
+            formulation=self.formulation,
+            start=self.start,
+            version=self.version,
+            failed=self.failed,
+            params={"steps": self.steps, **params},
+        )
+
+
+def finish(
+    request: Request,
+    lower: int,
+    upper: int,
+    witness: Witness | None,
+    *,
+    engine: str,
+    formulation: str | None,
+    start: float,
+    version: str,
+    failed: bool = False,
+    params: dict[str, Any] | None = None,
+) -> Result:
+    """A Result with the status the bounds justify (exact only when proven)."""
+    q = request.question
+    trivial = bounds.trivial_upper(q, request.n)
+    target = q.target
+    decided = lower >= upper or (target is not None and (lower >= target or upper < target))
+    if decided:
+        status = Status.EXACT
+    elif failed and lower == 0 and upper == trivial:
+        status = Status.ERROR
+    elif lower > 0 or upper < trivial:
+        status = Status.BOUNDED
+    else:
+        status = Status.TIMEOUT
+    return Result(
+        question=q,
+        status=status,
+        lower=lower,
+        upper=upper,
+        witness=witness,
+        engine=engine,
+        formulation=formulation,
+        wall_time=time.perf_counter() - start,
+        engine_version=version,
+        params={
+            "time_limit": request.time_limit,
+            "threads": request.threads,
+            "seed": request.seed,
+            **(params or {}),
+        },
+    )
+
+
+def solve_with(request: Request, engine: str, run: Runner, version: str) -> Result:
+    """Answer ``request`` with a model backend, in ``request.formulation``.
+
+    Raises
+    ------
+    ParameterError
+        Unknown formulation.
+    """
+    if request.formulation not in FORMULATIONS:
+        raise ParameterError(
+            f"unknown formulation {request.formulation!r}; choose from {', '.join(FORMULATIONS)}"
+        )
+    p = Progress(request, engine, request.formulation, version)
+    q = request.question
+    if request.n < 2 or (q.about_s and q.r == 0):
+        p.lower = p.upper  # n < 2: r* = s* = 0 by convention; r = 0: every set is 0-reachable
+        return p.result()
+    if request.formulation == "published":
+        _published(p, run)
+    elif q.about_s:
+        _strong_s(p, run)
+    else:
+        _strong_r(p, run)
+    return p.result()
+
+
+def _call(p: Progress, run: Runner, model: Model, probe: int | None) -> Outcome:
+    left = p.remaining()
+    try:
+        out = run(model, left, p.request.threads, p.request.seed)
+    except Exception as exc:  # a solver crash is reported as an error result, never as a proof
+        out = Outcome("invalid", None, None, 0.0, f"{type(exc).__name__}: {exc}")
+    p.steps.append(
+        {"model": model.name, "probe": probe, "outcome": out.status, "native": out.native,
+         "seconds": round(out.seconds, 4)}
+    )
+    if out.status == "invalid":
+        p.failed = True
+    return out
+
+
+def _published(p: Progress, run: Runner) -> None:
+    q = p.request.question
+    nb = p.request.graph.in_neighbors
+    model = published_s(nb, q.r) if q.about_s else published_r(nb)
+    out = _call(p, run, model, None)
+    if out.status == "infeasible":
+        if q.about_s:  # no pair violates the first two conditions: (r, n)-robust
+            p.lower = p.upper
+        else:  # the r model always has solutions for n >= 2
+            p.failed = True
+        return
+    if out.values is not None:
+        p.offer(pair_from_values(model, out.values))
+    if out.bound is not None and out.status in ("optimal", "feasible", "unknown"):
+        if math.isfinite(out.bound):
+            p.prove_lower(math.ceil(out.bound - 1e-6))
+
+
+def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None:
+    """Decide at probe = target (decisions) or the upper bound (max questions) until settled."""
+    target = p.request.question.target
+    while not p.settled() and not p.out_of_time():
+        probe = target if target is not None else p.upper
+        model = build(probe)
+        out = _call(p, run, model, probe)
+        if out.status == "infeasible":
+            p.prove_lower(probe)
+        elif out.values is not None:
+            value = p.offer(pair_from_values(model, out.values))
+            if value is None or value >= probe:  # the model promised a better pair
+                p.failed = True
+                return
+        else:
+            return
+
+
+def _initial_r(p: Progress) -> None:
+    g = p.request.graph
+    nb = g.in_neighbors
+    sources = bounds.source_components(nb)
+    if len(sources) >= 2:
+        p.offer((sources[0], sources[1]))
+        return
+    p.prove_lower(1)
+    for _, pair in (bounds.degree_pair(nb), bounds.halves_pair(nb)):
+        p.offer(pair)
+    if not g.directed:
+        p.prove_lower(bounds.spectral_lower(nb, False))
+    if not p.settled():
+        found = heuristics.search_r(nb, target=p.request.question.target, seed=p.request.seed)
+        if found is not None:
+            p.offer(found[1])
+
+
+def _strong_r(p: Progress, run: Runner) -> None:
+    nb = p.request.graph.in_neighbors
+    _initial_r(p)
+
+    def build(probe: int) -> Model:
+        hint = None
+        if p.witness is not None:
+            w = heuristics.maximal_pair(nb, p.witness, probe)
+            hint = (w.s1, w.s2)
+        return strong_r(nb, probe, hint=hint)
+
+    _probe_loop(p, run, build)
+
+
+def _strong_s(p: Progress, run: Runner) -> None:
+    nb = p.request.graph.in_neighbors
+    r = p.request.question.r
+    below = heuristics.search_r(nb, target=r, seed=p.request.seed)
+    if below is not None and below[0] < r:  # not r-robust: s*_r = 0
+        p.offer(below[1])
+    if not p.settled():
+        found = heuristics.search_s(nb, r, seed=p.request.seed)
+        if found is not None:
+            p.offer(found[1])
+
+    def build(probe: int) -> Model:
+        hint = (p.witness.s1, p.witness.s2) if p.witness is not None else None
+        return strong_s(nb, r, probe, hint=hint)
+
+    _probe_loop(p, run, build)
