@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import random
 
 import numpy as np
@@ -237,3 +239,9 @@ def test_bootstrap_edge_cases_and_errors():
         bootstrap_means(np.zeros((2, 1)), confidence=1.0)
     with pytest.raises(ParameterError, match="table"):
         bootstrap_means(np.zeros(3))
+
+
+@pytest.mark.parametrize("module", ["protocol_runner.metrics", "protocol_runner.plots"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
