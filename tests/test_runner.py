@@ -1,0 +1,167 @@
+"""The runner: certificate gate, resume, kill and resume over HTTP, end to end through serve-sim."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from protocol_runner.records import read_records
+from protocol_runner.runner import RESULTS_FILE, RunSpec, run
+from protocol_runner.server import running_server
+from protocol_runner.simulation import Simulator
+from protocol_runner.tasks import load_tasks
+from robustgraph import io
+from robustgraph.certificate import Claim, certify
+from robustgraph.cli import main
+from robustgraph.generators import gamma_merg, k_circulant
+
+RUN = ["run", "--topology", "merg", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+       "--protocols", "sac,crs,majority", "--tasks", "arith:6", "--rounds", "2", "--seed", "3",
+       "--no-plots"]
+
+
+def _invoke(args: list[str]):
+    return CliRunner().invoke(main, args, catch_exceptions=False)
+
+
+def _content(record):
+    """What must not depend on scheduling, interruption or transport."""
+    return (
+        [[(t.answer, t.correct, t.details) for t in r] for r in record.rounds],
+        [(t.answer, t.correct) for t in record.final],
+        record.decision,
+        {k: v for k, v in record.protocol_data.items()},
+    )
+
+
+def test_gate_refuses_with_the_witness_in_words(tmp_path):
+    out = tmp_path / "ring"
+    result = _invoke(["run", "--topology", "circulant:k=1", "--n", "6", "--F", "1",
+                      "--roster", "5S1A", "--tasks", "arith:2", "-o", str(out)])
+    assert result.exit_code == 1
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("robustgraph: error: refusing to run SAC with F = 1")
+    assert "S1 = {" in line and "2 in-neighbours outside" in line and "--allow-uncertified" in line
+    assert not out.exists()
+
+
+def test_allow_uncertified_is_recorded(tmp_path):
+    out = tmp_path / "ring"
+    result = _invoke(["run", "--topology", "circulant:k=1", "--n", "6", "--F", "1",
+                      "--roster", "5S1A", "--tasks", "arith:2", "--rounds", "1",
+                      "--protocols", "sac", "--allow-uncertified", "--no-plots", "--json",
+                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    config = json.loads((out / "config.json").read_text())
+    assert config["allow_uncertified"] is True
+    assert config["gate"]["certified"] is False and config["gate"]["proven_r"] == 1
+    assert "running uncertified" in result.output
+    assert len(read_records(out / RESULTS_FILE)) == 2
+
+
+def test_graph_file_with_its_certificate_and_with_a_foreign_one(tmp_path):
+    graph, other = tmp_path / "g.json", tmp_path / "ring.json"
+    io.write(gamma_merg(5), graph)
+    io.write(k_circulant(5, 1), other)
+    cert = tmp_path / "g.cert.json"
+    certify(gamma_merg(5), Claim.tolerance(1, "sac"), engines="exhaustive").dump(cert)
+    base = ["run", "--graph", str(graph), "--certificate", str(cert), "--F", "1",
+            "--roster", "4S1A", "--tasks", "arith:2", "--rounds", "1", "--protocols", "majority",
+            "--no-plots"]
+    ok = _invoke([*base, "-o", str(tmp_path / "a")])
+    assert ok.exit_code == 0, ok.output
+    stored = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert stored["certificate"]["source"] == str(cert)
+    assert stored["gate"]["certified"] is True
+    base[2] = str(other)
+    bad = _invoke([*base, "-o", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "not a valid certificate" in bad.output
+
+
+def test_output_of_another_run_is_refused(tmp_path):
+    out = tmp_path / "r"
+    assert _invoke([*RUN, "-o", str(out)]).exit_code == 0
+    other = [*RUN[:-3], "--seed", "4", "--no-plots", "-o", str(out)]
+    result = _invoke(other)
+    assert result.exit_code == 2 and "holds the results of another run" in result.output
+
+
+def test_resume_skips_completed_queries_and_repeats_no_call(tmp_path):
+    spec = RunSpec(gamma_merg(5), tmp_path / "r", roster="3S1W1A", F=1,
+                   protocols=("sac", "crs", "debate"), tasks="arith:5", rounds=2, seed=2)
+    first = run(spec)
+    results = tmp_path / "r" / RESULTS_FILE
+    records = {r.query_id: r for r in read_records(results)}
+    lines = results.read_text().splitlines(keepends=True)
+    # keep a prefix of the file (CrS's records stay a prefix in task order) plus a torn line
+    kept = [line for line in lines if '"protocol":"crs"' not in line][:4]
+    kept += [line for line in lines if '"protocol":"crs"' in line][:2]
+    results.write_text("".join(kept) + lines[-1][:40])
+    again = run(spec)
+    assert (first.ran, again.skipped, again.ran) == (15, 6, 9)
+    assert again.stats["calls"] == 0 and again.stats["cache_hits"] > 0
+    resumed = {r.query_id: r for r in read_records(results)}
+    assert sorted(resumed) == sorted(records)
+    assert all(_content(resumed[q]) == _content(records[q]) for q in records)
+
+
+@pytest.mark.timeout(120)
+def test_kill_and_resume_through_serve_sim_over_http(tmp_path):
+    tasks = "arith:8"
+    out = tmp_path / "http"
+    with running_server(Simulator(load_tasks(tasks)), latency_s=0.02) as server:
+        command = [
+            sys.executable, "-c", "from robustgraph.cli import main; main()",
+            *RUN[:RUN.index("--tasks")], "--tasks", tasks, *RUN[RUN.index("--rounds"):],
+            "--backend", "openai", "--base-url", server.base_url, "--model", "sim-strong",
+            "--weak-model", "sim-weak", "--api-key-env", "", "--concurrency", "4",
+            "-o", str(out),
+        ]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=env)
+        results = out / RESULTS_FILE
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and process.poll() is None:
+            if results.exists() and results.read_text().count("\n") >= 3:
+                break
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        done_at_kill = len(read_records(results))
+        assert 3 <= done_at_kill < 24, "the kill must land mid-run"
+        finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=90)
+        assert finished.returncode == 0, finished.stderr
+        stats = server.stats.as_dict()
+    over_http = {r.query_id: r for r in read_records(results)}
+    assert len(over_http) == 24
+    # a call that completed before the kill is never repeated (only calls in flight may be)
+    assert stats["repeated"] <= 4
+    assert stats["completions"] == stats["distinct"] + stats["repeated"]
+    # the same run on the in-process simulated backend gives the same records
+    spec = RunSpec(gamma_merg(5), tmp_path / "local", roster="3S1W1A", F=1,
+                   protocols=("sac", "crs", "majority"), tasks=tasks, rounds=2, seed=3)
+    run(spec)
+    local = {r.query_id: r for r in read_records(tmp_path / "local" / RESULTS_FILE)}
+    assert sorted(local) == sorted(over_http)
+    assert all(_content(local[q]) == _content(over_http[q]) for q in local)
+    assert "sac" in finished.stdout.lower() and "IAA" in finished.stdout
+
+
+def test_cli_usage_errors_are_one_line(tmp_path):
+    for args in (
+        ["run", "--roster", "4S", "-o", str(tmp_path / "x")],  # no graph
+        ["run", "--topology", "merg", "--roster", "4S", "-o", str(tmp_path / "x")],  # no --n
+        [*RUN[:-1], "--protocols", "sac,nope", "-o", str(tmp_path / "x")],
+        ["run", "--topology", "merg", "--n", "5", "--roster", "4S", "-o", str(tmp_path / "x")],
+    ):
+        result = _invoke(args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.count("\n") == 1 and result.output.startswith("robustgraph: error")
