@@ -18,10 +18,15 @@ intervals over queries, and writes into the directory:
   cost;
 - the PNG plots of :mod:`protocol_runner.plots` (unless ``plots=False``).
 
+The run's ``config.json`` (written by :mod:`protocol_runner.runner`), when present, adds the
+certificate gate's verdict (a run with ``--allow-uncertified`` is flagged "NOT certified" in
+every output), the protocol order and the graph and certificate file names.
+
 A run killed while writing leaves a truncated last line: it is skipped with a
 :class:`TruncatedResultsWarning` (also listed in ``Summary.warnings``), never an error. A
-malformed line elsewhere, a missing or empty results file, or records of two different runs
-raise :class:`~robustgraph.errors.ParameterError`.
+malformed line elsewhere, a missing or empty results file, records of two different runs, or a
+``config.json`` of another run raise :class:`~robustgraph.errors.ParameterError` (the CLI: one
+line, exit 2).
 """
 
 from __future__ import annotations
@@ -105,10 +110,10 @@ def _results_path(results_dir: str | Path) -> Path:
     return path
 
 
-def _parse(path: Path, number: int, text: str) -> QueryRecord:
+def _record(path: Path, number: int, data: Any) -> QueryRecord:
     try:
-        return QueryRecord.from_json(json.loads(text))
-    except (ValueError, ParameterError, AttributeError) as exc:
+        return QueryRecord.from_json(data)
+    except (ParameterError, AttributeError, TypeError) as exc:
         raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
 
 
@@ -152,21 +157,21 @@ def load_results(results_dir: str | Path) -> LoadedResults:
     numbered = [(i, text) for i, text in enumerate(lines, start=1) if text.strip()]
     records: list[QueryRecord] = []
     notes: list[str] = []
-    for position, (number, text) in enumerate(numbered):
-        if position == len(numbered) - 1:
-            try:
-                records.append(QueryRecord.from_json(json.loads(text)))
-            except ValueError:
-                note = (
-                    f"{path}:{number}: skipped a truncated last line ({len(text)} characters; "
-                    "the run was interrupted while writing it)"
-                )
-                warnings.warn(note, TruncatedResultsWarning, stacklevel=2)
-                notes.append(note)
-            except (ParameterError, AttributeError) as exc:
+    last = numbered[-1][0] if numbered else 0
+    for number, text in numbered:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if number != last:
                 raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
-        else:
-            records.append(_parse(path, number, text))
+            note = (
+                f"{path}:{number}: skipped a truncated last line ({len(text)} characters; "
+                "the run was interrupted while writing it)"
+            )
+            warnings.warn(note, TruncatedResultsWarning, stacklevel=2)
+            notes.append(note)
+            continue
+        records.append(_record(path, number, data))
     if not records:
         raise ParameterError(f"{path}: no complete query record (empty results)")
     runs = sorted({record.run_id for record in records})

@@ -263,6 +263,9 @@ def test_malformed_lines_and_mixed_runs_are_errors(tmp_path):
     path.write_text(RECORDS[0].line() + '{"schema": 1}\n' + RECORDS[1].line())
     with pytest.raises(ParameterError, match=r":2: not a result record"):
         load_results(directory)
+    path.write_text(RECORDS[0].line() + '{"schema": 1, "query_id": "sac/t9"}\n')
+    with pytest.raises(ParameterError, match=r":2: not a result record"):
+        load_results(directory)  # a complete JSON line is not a truncated one
     write_records(directory, [RECORDS[0], record("sac", 5, "TTTTT", run_id="run-b")])
     with pytest.raises(ParameterError, match="2 different runs"):
         load_results(directory)
