@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve-sim": ("protocol_runner.cli_serve:serve_sim", "Serve simulated agents over HTTP."),
     "run": ("protocol_runner.cli_run:run_command", "Run SAC and baselines on a certified graph."),
     "report": ("protocol_runner.cli_report:report_command", "Summarise a run: metrics and plots."),
+    "sweep": ("protocol_runner.cli_sweep:sweep_command", "Run a grid of runs, locally or on Ray."),
 }
 
 
