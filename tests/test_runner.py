@@ -165,3 +165,18 @@ def test_cli_usage_errors_are_one_line(tmp_path):
         result = _invoke(args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.count("\n") == 1 and result.output.startswith("robustgraph: error")
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["protocol_runner.attacks", "protocol_runner.roster", "protocol_runner.cert_gate",
+     "protocol_runner.topology_spec", "protocol_runner.records", "protocol_runner.runner",
+     "protocol_runner.protocols.engine", "protocol_runner.protocols.sac",
+     "protocol_runner.protocols.cpwbft", "protocol_runner.protocols.crs"],
+)
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
