@@ -13,6 +13,7 @@ import pytest
 import scipy.io
 from conftest import topologies
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from robustgraph.errors import GraphFormatError
 from robustgraph.io import FORMATS, read, resolve_format, write
@@ -313,6 +314,39 @@ def test_writers_refuse_labels_the_format_cannot_hold(tmp_path):
         write(UNDIRECTED, tmp_path / "missing-dir" / "g.json")
 
 
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_corrupted_files_raise_only_graph_format_errors(tmp_path, fmt, data):
+    """Flip, insert and delete bytes of a valid file: the reader fails cleanly or reads a graph."""
+    path = _path(tmp_path, fmt)
+    write(UNDIRECTED, path)
+    blob = bytearray(path.read_bytes())
+    alphabet = b" \n\t#{}[]\"',;:%&<>/=-019axyz?~\xff\x00"
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(blob)))
+        byte = data.draw(st.sampled_from(alphabet))
+        op = data.draw(st.sampled_from(["set", "insert", "delete", "truncate"]))
+        if op == "insert" or not blob:
+            blob[at:at] = bytes([byte])
+        elif op == "set":
+            blob[min(at, len(blob) - 1)] = byte
+        elif op == "delete":
+            del blob[min(at, len(blob) - 1)]
+        else:
+            del blob[at:]
+    path.write_bytes(bytes(blob))
+    for directed in (None, True, False):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                read(path, directed=directed)
+        except GraphFormatError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(str(path))
+
+
 # ----------------------------------------------------------------- malformed files
 MALFORMED = [
     ("empty.edgelist", None, "holds no nodes"),
@@ -330,6 +364,7 @@ MALFORMED = [
     ("truncated.graphml", None, "line 7, column 0: malformed XML (no element found)"),
     ("undeclared_node.graphml", None, "line 5: edge #1 refers to undeclared node 'z'"),
     ("mixed.graphml", None, "line 6: mixed directed and undirected edges"),
+    ("bad_encoding.graphml", None, "line 1: malformed XML (unknown encoding: UTF-9)"),
     ("truncated.gml", None, "file ends inside a list"),
     ("unknown_node.gml", None, "line 3: edge #1: endpoint 7 is not a node id"),
     ("no_nodes.json", None, "no 'nodes' list"),

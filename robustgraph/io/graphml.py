@@ -143,6 +143,8 @@ def read_graphml(
     except expat.ExpatError as exc:
         what = f"malformed XML ({expat.ErrorString(exc.code)})"
         raise format_error(path, what, f"line {exc.lineno}, column {exc.offset}") from None
+    except LookupError as exc:  # an XML declaration naming an unknown encoding
+        raise format_error(path, f"malformed XML ({exc})", "line 1") from None
     if not handler.graphs:
         raise format_error(path, "no <graph> element")
     kind = resolve_directed(path, handler.declared, directed)
