@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from protocol_runner.protocols import (
     EngineConfig,
     JudgeOnly,
     Network,
+    Outcome,
     Protocol,
     QueryContext,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "BackendSpec",
     "Prepared",
     "Progress",
+    "QueryHook",
     "RunResult",
     "RunSpec",
     "execute",
@@ -74,6 +76,12 @@ TOPOLOGY_FILE = "topology.json"
 RESULTS_FILE = "results.jsonl"
 CACHE_FILE = "cache.sqlite"
 BACKENDS = ("simulated", "openai")
+
+QueryHook = Callable[[QueryContext, Outcome], Mapping[str, Any]]
+"""Called when a query's protocol has concluded, before its record is written; the keys it
+returns are added to the record's ``protocol_data``. The context gives the final answers
+(``outcome.final``), what each agent last received (``ctx.inbox(i)``) and the roster with its
+infrastructure attributes: what a commit gate needs to turn final answers into votes."""
 
 
 @dataclass(frozen=True)
@@ -364,12 +372,16 @@ def _first_error(group: BaseExceptionGroup) -> BaseException:
 
 
 async def execute(
-    prepared: Prepared, *, progress: Callable[[Progress], None] | None = None
+    prepared: Prepared,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    hooks: Sequence[QueryHook] = (),
 ) -> RunResult:
     """Run every query of a prepared run not yet in ``results.jsonl``; append each record.
 
     Queries run concurrently (at most ``concurrency``); within a query every round is a
-    barrier. ``progress`` is called at the start and after each query.
+    barrier. ``progress`` is called at the start and after each query; each of ``hooks``
+    (:data:`QueryHook`) once per query, its keys added to the record's ``protocol_data``.
 
     Raises
     ------
@@ -431,6 +443,9 @@ async def execute(
                     for k, task, name in pending:
                         ctx = QueryContext(network, task, k, client, engine, protocol=name, ood=ood)
                         outcome = await protocols[name].run(ctx)
+                        for hook in hooks:
+                            data = {**outcome.protocol_data, **hook(ctx, outcome)}
+                            outcome = Outcome(outcome.final, outcome.decision, data)
                         append_record(handle, ctx.record(outcome, run_id=prepared.run_id))
                         protocols[name].completed(k)
                         finished += 1

@@ -180,3 +180,22 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_query_hooks_add_to_the_record(tmp_path):
+    import asyncio
+
+    from protocol_runner.runner import execute, prepare
+
+    def votes(ctx, outcome):
+        heard = {ctx.node(i): [ctx.node(j) for j, _ in ctx.inbox(i)[0]] for i in ctx.honest}
+        return {"commit": {"answers": [t.answer for t in outcome.final if t.honest],
+                           "heard": heard}}
+
+    spec = RunSpec(gamma_merg(5), tmp_path / "h", roster="4S1A", F=1, protocols=("sac",),
+                   tasks="arith:2", rounds=1, seed=1, placement="labels", adversary_nodes=("4",))
+    asyncio.run(execute(prepare(spec), hooks=[votes]))
+    for record in read_records(tmp_path / "h" / RESULTS_FILE):
+        commit = record.protocol_data["commit"]
+        assert commit["answers"] == [t.answer for t in record.final[:4]]
+        assert commit["heard"]["0"] == ["1", "2", "3", "4"]  # merg5: node 0 hears everyone
