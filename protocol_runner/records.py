@@ -54,9 +54,14 @@ credibility), ``reward`` (judge reward in [-1, 1]), ``contributions`` (node -> c
 ``judge_score``; judge-only control: ``judge`` (the judge's TURN-like answer record); majority:
 ``votes`` (answer -> count over all agents).
 
+Hooks given to the runner (``protocol_runner.runner.QueryHook``, e.g. a commit gate) add their
+own keys to ``protocol_data``.
+
 ``cost`` counts this query's requests to the LLM layer: ``llm_calls`` (requests issued),
 ``cache_hits`` (of those, served from the response cache), tokens as reported by the backend
-for the requests that were not cache hits, and the query's wall time in seconds.
+for the requests that were not cache hits, and the query's wall time in seconds. A request that
+joined an identical call already in flight (``ClientStats.shared``) counts as a call with its
+tokens, so summed ``llm_calls - cache_hits`` can exceed the backend calls of the run.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ out-neighbour (a rushing adversary).
 The engine records a :class:`~protocol_runner.records.Turn` per agent per round and counts the
 query's LLM requests, cache hits and tokens; a protocol returns its :class:`Outcome`, and
 :meth:`QueryContext.record` turns both into the query's result line.
+
+Every request carries the run's seed and sample index 0, so an identical request (the same
+agent asked the same prompt, e.g. re-scoring an unchanged response in a later round) is answered
+once and then by the response cache: at temperature 0 a model would repeat itself anyway.
 """
 
 from __future__ import annotations
