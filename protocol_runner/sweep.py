@@ -31,7 +31,6 @@ from typing import Any
 from protocol_runner.protocols.crs import CrSConfig
 from protocol_runner.report import write_summary
 from protocol_runner.runner import BackendSpec, RunSpec, run
-from protocol_runner.sweep_plots import plot_grid
 from protocol_runner.sweep_spec import AXES, Cell, SweepSpec
 from protocol_runner.topology_spec import build_topology
 from robustgraph.executors import Executor, Outcome, Task
@@ -254,6 +253,8 @@ def run_sweep(
     summary = merge(spec, cells, results, errors)
     (out / SUMMARY_JSON).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / SUMMARY_MD).write_text(summary_markdown(summary), encoding="utf-8")
+    from protocol_runner.sweep_plots import plot_grid  # matplotlib: the driver only, not workers
+
     plot_grid(summary, out / PLOTS_DIR)
     status = {
         "executor": executor.name,

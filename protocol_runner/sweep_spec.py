@@ -41,7 +41,6 @@ to an axis therefore keeps the ids, and the finished results, of the cells alrea
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -142,20 +141,23 @@ class SweepSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def cells(self) -> list[Cell]:
-        """Every cell of the grid, in axis order (``rosters`` per n when given per n)."""
+        """Every cell of the grid, in :data:`AXES` order, the last axis varying fastest."""
+        shared = {k: v for k, v in self.options.items() if k not in _NOT_HASHED}
+        combos: list[dict[str, Any]] = [{}]
+        for axis in AXES:
+            combos = [
+                {**combo, axis: value}
+                for combo in combos
+                for value in (
+                    self.rosters[combo["n"]]
+                    if axis == "roster" and self.rosters is not None
+                    else self.axes[axis]
+                )
+            ]
         out = []
-        axes = [a for a in AXES if a != "roster"]
-        for combo in itertools.product(*(self.axes[a] for a in axes)):
-            values = dict(zip(axes, combo, strict=True))
-            rosters = self.axes["roster"] if self.rosters is None else self.rosters[values["n"]]
-            for roster in rosters:
-                params = {**{a: values[a] for a in AXES if a != "roster"}, "roster": roster}
-                params = {a: params[a] for a in AXES}
-                params["protocols"] = list(self.protocols)
-                for key, value in self.options.items():
-                    if key not in _NOT_HASHED:
-                        params[key] = value
-                out.append(Cell(cell_id(params), params))
+        for combo in combos:
+            params = {**combo, "protocols": list(self.protocols), **shared}
+            out.append(Cell(cell_id(params), params))
         return out
 
     def varying(self) -> list[str]:
