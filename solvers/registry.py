@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solvers import exhaustive
+from solvers import cbc, cpsat, exhaustive, highs, portfolio
 from solvers.errors import ParameterError, SolverUnavailable
 from solvers.types import Request, Result
 
@@ -31,14 +31,18 @@ def register(engine: Engine) -> Engine:
     return engine
 
 
+register(Engine("portfolio", portfolio.solve, portfolio.available, "bounds, subset DP, CP-SAT for the gap"))
 register(Engine("exhaustive", exhaustive.solve, exhaustive.available, "subset DP, exact, n <= 24"))
+register(Engine("cpsat", cpsat.solve, cpsat.available, "OR-Tools CP-SAT, published or strong model"))
+register(Engine("highs", highs.solve, highs.available, "HiGHS MIP via highspy, published or strong"))
+register(Engine("cbc", cbc.solve, cbc.available, "CBC via PuLP, published or strong model"))
 
 
 def engine_names() -> list[str]:
     return list(ENGINES)
 
 
-def solve(request: Request, engine: str = "exhaustive") -> Result:
+def solve(request: Request, engine: str = "portfolio") -> Result:
     """Answer ``request`` with the named engine.
 
     Raises

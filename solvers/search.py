@@ -39,7 +39,7 @@ from solvers.milp_model import (
 from solvers.types import Question, Request, Result, Status, Witness
 from solvers.witness import refutes_r, refutes_rs
 
-__all__ = ["Runner", "solve_with", "finish", "Progress"]
+__all__ = ["Runner", "solve_with", "finish", "Progress", "strong_r_loop", "strong_s_loop"]
 
 Runner = Callable[[Model, float | None, int, int], Outcome]
 
@@ -253,8 +253,13 @@ def _initial_r(p: Progress) -> None:
 
 
 def _strong_r(p: Progress, run: Runner) -> None:
-    nb = p.request.graph.in_neighbors
     _initial_r(p)
+    strong_r_loop(p, run)
+
+
+def strong_r_loop(p: Progress, run: Runner) -> None:
+    """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up."""
+    nb = p.request.graph.in_neighbors
 
     def build(probe: int) -> Model:
         hint = None
@@ -276,6 +281,13 @@ def _strong_s(p: Progress, run: Runner) -> None:
         found = heuristics.search_s(nb, r, seed=p.request.seed)
         if found is not None:
             p.offer(found[1])
+    strong_s_loop(p, run)
+
+
+def strong_s_loop(p: Progress, run: Runner) -> None:
+    """Probe the strong (r, s) model until ``p`` is settled, the time is up or the solver gives up."""
+    nb = p.request.graph.in_neighbors
+    r = p.request.question.r
 
     def build(probe: int) -> Model:
         hint = (p.witness.s1, p.witness.s2) if p.witness is not None else None

@@ -1,0 +1,141 @@
+"""The default engine: cheap proven bounds first, an exact engine only for the remaining gap.
+
+Order of work for r* (each step only if the question is still open):
+
+1. rooted check (exact for r* = 0), degree / halves / vertex-cut witnesses, spectral lower
+   bound for undirected graphs (``solvers.bounds``);
+2. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, well under a second);
+3. heuristic witness search (``solvers.heuristics``) for the upper bound, and the extension
+   lower bound at the probe value;
+4. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
+   CBC), probing at the upper bound, with the time left.
+
+For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
+s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
+limit the result is ``bounded``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from solvers import bounds, exhaustive, heuristics, search
+from solvers.types import Request, Result
+
+__all__ = ["NAME", "EXHAUSTIVE_N", "available", "solve", "exact_backend"]
+
+NAME = "portfolio"
+
+EXHAUSTIVE_N = 18
+"""Up to this many nodes the subset DP answers outright (about 0.1 s at 18 nodes)."""
+
+
+def available() -> bool:
+    """Always available: numpy alone answers small graphs and proves bounds on large ones."""
+    return True
+
+
+def exact_backend():
+    """The first installed model engine, preferring CP-SAT, as ``(name, run, version)``, or None."""
+    from solvers import cbc, cpsat, highs
+
+    for module in (cpsat, highs, cbc):
+        if module.available():
+            return module.NAME, module.run, module.version()
+    return None
+
+
+def solve(request: Request) -> Result:
+    """Answer ``request``: bounds first, subset DP for small graphs, strong model for the gap.
+
+    Notes
+    -----
+    ``request.formulation`` is ignored: the portfolio always uses the strong model. The result's
+    ``params["steps"]`` lists which bound or probe proved what.
+    """
+    backend = exact_backend()
+    version = "portfolio" + (f" + {backend[2]}" if backend else "")
+    p = search.Progress(request, NAME, "strong", version)
+    q = request.question
+    if request.n < 2 or (q.about_s and q.r == 0):
+        p.lower = p.upper
+        return p.result()
+    if request.n <= EXHAUSTIVE_N:
+        return _exhaustive(p)
+    if q.about_s:
+        _bounds_s(p)
+    else:
+        _bounds_r(p)
+    if not p.settled() and not p.out_of_time():
+        if backend is None:
+            p.steps.append({"step": "exact", "note": "no model engine installed (ortools/highspy/pulp)"})
+        else:
+            (search.strong_s_loop if q.about_s else search.strong_r_loop)(p, backend[1])
+    return p.result(exact_engine=backend[0] if backend else None)
+
+
+def _exhaustive(p: search.Progress) -> Result:
+    start = time.perf_counter()
+    res = exhaustive.solve(p.request)
+    if res.witness is not None:
+        p.offer(res.witness)
+    p.prove_lower(res.lower)
+    p.steps.append({"step": "exhaustive", "value": res.value, "seconds": round(time.perf_counter() - start, 4)})
+    return p.result()
+
+
+def _note(p: search.Progress, step: str, start: float, **info) -> None:
+    p.steps.append({"step": step, **info, "lower": p.lower, "upper": p.upper,
+                    "seconds": round(time.perf_counter() - start, 4)})
+
+
+def _bounds_r(p: search.Progress) -> None:
+    g = p.request.graph
+    nb = g.in_neighbors
+    target = p.request.question.target
+    start = time.perf_counter()
+    sources = bounds.source_components(nb)
+    if len(sources) >= 2:
+        p.offer((sources[0], sources[1]))
+        _note(p, "rooted", start, sources=len(sources))
+        return
+    p.prove_lower(1)
+    for name, found in (("degree", bounds.degree_pair(nb)), ("halves", bounds.halves_pair(nb))):
+        p.offer(found[1])
+        _note(p, name, start, value=found[0])
+    if not g.directed:
+        p.prove_lower(bounds.spectral_lower(nb, False))
+        _note(p, "spectral", start)
+    if p.settled():
+        return
+    cut = bounds.cut_pair(nb)
+    if cut is not None:
+        p.offer(cut[1])
+        _note(p, "vertex-cut", start, value=cut[0])
+    if p.settled():
+        return
+    found = heuristics.search_r(nb, target=target, seed=p.request.seed)
+    if found is not None:
+        p.offer(found[1])
+        _note(p, "heuristic", start, value=found[0])
+    if p.settled():
+        return
+    probe = target if target is not None else p.upper
+    if bounds.extension_proves(nb, probe):
+        p.prove_lower(probe)
+    _note(p, "extension", start, probe=probe)
+
+
+def _bounds_s(p: search.Progress) -> None:
+    nb = p.request.graph.in_neighbors
+    r = p.request.question.r
+    start = time.perf_counter()
+    below = heuristics.search_r(nb, target=r, seed=p.request.seed)
+    if below is not None and below[0] < r:
+        p.offer(below[1])  # not r-robust: s*_r = 0
+        _note(p, "not-r-robust", start, value=below[0])
+        return
+    found = heuristics.search_s(nb, r, seed=p.request.seed)
+    if found is not None:
+        p.offer(found[1])
+    _note(p, "heuristic", start, value=found[0] if found else None)
