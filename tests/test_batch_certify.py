@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import importlib.util
 import json
 import sys
@@ -170,3 +172,9 @@ def test_ray_gives_the_same_index_as_local(graphs, tmp_path):
         return [{k: v for k, v in row.items() if k != "seconds"} for row in index["graphs"]]
 
     assert comparable(remote) == comparable(local) and remote["executor"] == "ray"
+
+
+@pytest.mark.parametrize("module", ["robustgraph.batch_certify"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import importlib.util
 import os
 import sys
@@ -138,3 +140,9 @@ def test_ray_reports_a_crashed_worker_and_finishes_the_rest(ray_instance):
         outcomes = executor.run(tasks, progress=False)
     assert outcomes[0].error.startswith("ray: ") and "died" in outcomes[0].error
     assert [o.value for o in outcomes[1:]] == [1, 2]
+
+
+@pytest.mark.parametrize("module", ["robustgraph.executors"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import doctest
+import importlib
 import importlib.util
 import json
 import os
@@ -245,3 +247,11 @@ def test_local_and_ray_give_identical_summaries(tmp_path, ray_instance):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes()
     status = json.loads((tmp_path / "ray" / "sweep.json").read_text())
     assert status["executor"] == "ray"
+
+
+@pytest.mark.parametrize(
+    "module", ["protocol_runner.sweep_spec", "protocol_runner.sweep_plots", "protocol_runner.sweep"]
+)
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
