@@ -840,6 +840,7 @@ def certify(
     formulation: str = "strong",
     time_limit: float | None = None,
     threads: int = 1,
+    seed: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
@@ -859,6 +860,8 @@ def certify(
         Seconds per engine per question; a question not settled in time is ``undecided``.
     threads : int
         Solver threads.
+    seed : int
+        Solver seed (CP-SAT, HiGHS, CBC and the heuristics are deterministic for a seed).
     progress : callable, optional
         Called with a line before each engine run (the CLI prints it on stderr).
 
@@ -905,7 +908,12 @@ def certify(
 
     def request(question: Question) -> Request:
         return Request(
-            topology, question, time_limit=time_limit, threads=threads, formulation=formulation
+            topology,
+            question,
+            time_limit=time_limit,
+            threads=threads,
+            formulation=formulation,
+            seed=seed,
         )
 
     records = []
@@ -921,6 +929,7 @@ def certify(
         "formulation": formulation,
         "time_limit": time_limit,
         "threads": threads,
+        "seed": seed,
     }
     return Certificate(
         GraphInfo.of(topology),

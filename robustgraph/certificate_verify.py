@@ -8,7 +8,7 @@ re-proved by an independent engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from robustgraph.certificate import (
@@ -26,7 +26,7 @@ from robustgraph.certificate import (
 )
 from robustgraph.topology import Topology
 from solvers import registry
-from solvers.types import Request
+from solvers.types import Question, Request
 
 __all__ = ["VerifyReport", "verify"]
 
@@ -72,11 +72,11 @@ def _binding_problem(cert: Certificate, topology: Topology) -> str | None:
     )
 
 
-def _check_problems(topology: Topology, check: Check, engines: list[str] | None) -> list[str]:
+def _check_problems(topology: Topology, check: Check, engines: list[str]) -> list[str]:
     problems = []
     for run in check.runs:
         problems += run_problems(topology, check.question, run)
-    if engines is not None and [run.engine for run in check.runs] != engines:
+    if [run.engine for run in check.runs] != engines:
         problems.append(
             f"runs by {', '.join(run.engine for run in check.runs)} but the certificate names "
             f"engines {', '.join(engines)}: every engine must answer every question"
@@ -99,9 +99,7 @@ def _check_problems(topology: Topology, check: Check, engines: list[str] | None)
     return problems
 
 
-def _record_problems(
-    topology: Topology, record: ClaimRecord, engines: list[str] | None
-) -> list[str]:
+def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]) -> list[str]:
     problems = []
     for j, check in enumerate(record.checks):
         expected = next_question(topology, record.claim, record.checks[:j])
@@ -129,10 +127,8 @@ def _record_problems(
     return problems
 
 
-def _resolve_problems(
-    topology: Topology, check: Check, engine: str, time_limit: float | None, threads: int
-) -> list[str]:
-    request = Request(topology, check.question, time_limit=time_limit, threads=threads)
+def _resolve_problems(topology: Topology, check: Check, engine: str, request: Request) -> list[str]:
+    request = replace(request, question=check.question)
     run = Run.of(topology, engine, registry.solve(request, engine))
     problems = run_problems(topology, check.question, run)
     q = check.bound_on
@@ -206,7 +202,7 @@ def verify(
     if binding:
         return VerifyReport(False, (binding,), cert.verdict, tuple(checked))
     checked.append("graph hash, n, m, directed")
-    engines = cert.provenance.get("parameters", {}).get("engines")
+    engines = cert.provenance["parameters"]["engines"]
     reasons = []
     for i, record in enumerate(cert.claims, 1):
         where = f"claim {i} ({record.claim.describe()})"
@@ -221,10 +217,14 @@ def verify(
             f"overall verdict {cert.verdict} does not follow from the claims, which give {overall}"
         )
     if resolve_with is not None and not reasons:
+        seed = cert.provenance["parameters"]["seed"]
+        base = Request(
+            topology, Question.max_r(), time_limit=time_limit, threads=threads, seed=seed
+        )
         for i, record in enumerate(cert.claims, 1):
             where = f"claim {i} ({record.claim.describe()})"
             for check in record.checks:
-                problems = _resolve_problems(topology, check, resolve_with, time_limit, threads)
+                problems = _resolve_problems(topology, check, resolve_with, base)
                 reasons += [f"{where}: {p}" for p in problems]
         count = sum(len(record.checks) for record in cert.claims)
         checked.append(f"re-solved {count} question(s) with {resolve_with}")

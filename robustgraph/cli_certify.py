@@ -209,6 +209,7 @@ written); 2 usage or input error.
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
 @click.option("--threads", type=int, default=1, show_default=True, help="Solver threads.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."
 )
@@ -225,6 +226,7 @@ def certify_command(
     formulation: str,
     time_limit: float | None,
     threads: int,
+    seed: int,
     output: str,
     fmt: str | None,
     directed: bool | None,
@@ -254,6 +256,7 @@ def certify_command(
         formulation=formulation,
         time_limit=time_limit,
         threads=threads,
+        seed=seed,
         progress=_progress,
     )
     cert.dump(output)

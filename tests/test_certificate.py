@@ -165,10 +165,10 @@ def test_round_trip_and_stable_key_order(tmp_path):
 
 
 def test_provenance_records_versions_parameters_and_time():
-    prov = certify(path(3), Claim.r_robust(1), engines=REF, threads=1).provenance
+    prov = certify(path(3), Claim.r_robust(1), engines=REF, threads=1, seed=7).provenance
     assert prov["tool_version"] and prov["created"].endswith("Z")
     assert prov["parameters"] == {
-        "engines": [REF], "formulation": "strong", "time_limit": None, "threads": 1
+        "engines": [REF], "formulation": "strong", "time_limit": None, "threads": 1, "seed": 7
     }
     assert set(prov["packages"]) == {"numpy", "ortools", "highspy", "pulp"}
     assert prov["packages"]["numpy"]
@@ -392,3 +392,33 @@ def test_dropping_one_engine_from_a_dual_certificate_is_caught(monkeypatch):
     doc["claims"][0]["checks"][0]["runs"].pop()
     reasons = reload(doc).verify(t).reasons
     assert any("every engine must answer every question" in r for r in reasons)
+
+
+# ----------------------------------------------------------------------------- real engines
+def test_default_engine_is_the_portfolio():
+    cert = certify(merg7(), Claim.tolerance(3, "sac"))
+    assert cert.verdict == "proven"
+    assert cert.provenance["parameters"]["engines"] == ["portfolio"]
+
+
+def test_cpsat_and_highs_dual_certificate_of_merg7():
+    t = merg7()
+    cert = certify(t, Claim.maximum(), Claim.tolerance(4, "sac"), engines=("cpsat", "highs"))
+    best, refuted = cert.claims
+    assert best.verdict == "proven" and best.values["r"] == (4, 4)
+    assert refuted.verdict == "refuted"
+    assert all(len(check.runs) == 2 for record in cert.claims for check in record.checks)
+    assert reload(cert.to_dict()).verify(t, resolve_with=REF).valid
+
+
+def test_time_limit_leaves_a_true_claim_undecided_with_proven_bounds():
+    # gamma-MERG(40) is 20-robust (a theorem), so no engine can refute the claim; HiGHS cannot
+    # prove it in 10 ms either, so the verdict must be undecided with bounds around 20.
+    t = gen.gamma_merg(40)
+    cert = certify(t, Claim.r_robust(20), engines="highs", time_limit=0.01)
+    (record,) = cert.claims
+    check = record.checks[0]
+    assert record.verdict == "undecided" and cert.exit_code == 3
+    assert check.lower < 20 <= check.upper
+    assert check.runs[0].status in ("bounded", "timeout")
+    assert cert.verify(t).valid

@@ -13,6 +13,7 @@ from robustgraph import generators as gen
 from robustgraph import io
 from robustgraph.certificate import Certificate, trivial_upper, witness_problem
 from robustgraph.cli import main
+from robustgraph.cli_certify import certificate_path
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Result, Status
@@ -204,3 +205,56 @@ def test_unreadable_certificate_exits_2(merg, tmp_path):
         result = run("verify", cert, merg)
         assert result.exit_code == 2
         one_line_error(result)
+
+
+# ----------------------------------------------------------------------------- real engines
+def test_readme_command_with_the_default_engine(merg):
+    cert = merg.with_suffix(".cert.json")
+    result = run("certify", merg, "--F", 3, "--model", "sac", "-o", cert)
+    assert result.exit_code == 0, result.stderr
+    assert Certificate.load(cert).provenance["parameters"]["engines"] == ["portfolio"]
+    assert run("verify", cert, merg, "--resolve-with", "cpsat").exit_code == 0
+
+
+def test_undecided_within_the_time_limit_exits_3(tmp_path):
+    graph = tmp_path / "merg40.json"
+    io.write(gen.gamma_merg(40), graph)  # 20-robust by theorem: never refutable
+    cert = tmp_path / "merg40.cert.json"
+    args = ("--r", 20, "--engines", "highs", "--time-limit", 0.01, "-o", cert)
+    result = run("certify", graph, *args)
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert "20-robust: UNDECIDED within 0.01 s per question" in result.stdout
+    assert run("verify", cert, graph).exit_code == 0
+    assert run("verify", cert, graph, "--require-proven").exit_code == 1
+
+
+def test_dual_engine_certificate_from_the_command_line(merg):
+    cert = merg.with_suffix(".cert.json")
+    result = run("certify", merg, "--max", "--engines", "cpsat,highs", "-o", cert, "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["provenance"]["parameters"]["engines"] == ["cpsat", "highs"]
+    assert all(len(check["runs"]) == 2 for check in doc["claims"][0]["checks"])
+
+
+def test_generate_certify_writes_graph_and_certificate(tmp_path):
+    graph = tmp_path / "merg7.json"
+    result = run("generate", "merg", "--n", 7, "-o", graph, "--certify", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    cert = tmp_path / "merg7.cert.json"
+    assert data["certificate"]["file"] == str(cert) and data["certificate"]["verdict"] == "proven"
+    assert Certificate.load(cert).claims[0].values["r"] == (4, 4)
+    assert run("verify", cert, graph, "--require-proven").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("graph", "cert"),
+    [
+        ("merg7.json", "merg7.cert.json"),
+        ("d/g.graphml.gz", "d/g.cert.json"),
+        ("g6", "g6.cert.json"),
+    ],
+)
+def test_certificate_sits_next_to_the_graph(graph, cert):
+    assert certificate_path(graph) == Path(cert)
