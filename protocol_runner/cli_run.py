@@ -86,7 +86,19 @@ class _ProgressBar:
             self.bar.stop()
 
 
-def _finish(result: RunResult, plots: bool, as_json: bool) -> None:
+def _ledger_info(path: Path, run_id: str) -> dict[str, Any]:
+    """The commit gate's ledger after the run: entries, this run's decisions, head hash."""
+    from protocol_runner.commit.ledger import read_entries
+
+    entries = read_entries(path)
+    mine = [e for e in entries if e.body.get("kind") == "decision"
+            and str(e.body.get("proposal_id", "")).startswith(run_id + "/")]
+    return {"ledger": str(path), "entries": len(entries), "run_decisions": len(mine),
+            "head_hash": entries[-1].entry_hash if entries else None}
+
+
+def _finish(result: RunResult, plots: bool, as_json: bool,
+            ledger: dict[str, Any] | None = None) -> None:
     """Summarise the results directory (the metrics owner's one entry point) and print it."""
     from protocol_runner.report import rich_table, write_summary
 
@@ -96,6 +108,8 @@ def _finish(result: RunResult, plots: bool, as_json: bool) -> None:
     for note in list(summary.warnings) + [str(w.message) for w in caught]:
         click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
     data = {"run": _result_json(result), "summary": summary.to_json()}
+    if ledger is not None:
+        data["commit_gate"] = ledger
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))
@@ -105,6 +119,12 @@ def _finish(result: RunResult, plots: bool, as_json: bool) -> None:
             f"{result.wall_s:.1f} s; {stats['calls']} backend calls, {stats['cache_hits']} "
             f"cache hits; results in {result.output}"
         )
+        if ledger is not None:
+            click.echo(
+                f"commit gate: {ledger['run_decisions']} decisions of this run in "
+                f"{ledger['ledger']} ({ledger['entries']} entries, head {ledger['head_hash']}); "
+                f"check it with 'robustgraph ledger verify'"
+            )
 
     emit(data, as_json, render)
 
@@ -187,6 +207,12 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--judge-model", default=None, help="CrS/judge: model (default: a strong agent's).")
 @click.option("--max-chars", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Cap on a neighbour's text quoted in a prompt.")
+@click.option("--commit-gate", is_flag=True,
+              help="Last stage: honest final answers become signed votes; the evidence-diversity "
+                   "gate and a plain 2f+1 quorum (f = F) decide each query; decisions go to a "
+                   "ledger (docs/commit-gate.md).")
+@click.option("--ledger", type=click.Path(dir_okay=False), default=None,
+              help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
 @click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
@@ -198,8 +224,8 @@ def run_command(
     seed: int, backend: str, base_url: str | None, model: str | None, weak_model: str | None,
     api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
-    eta: float, contributions: str, judge_model: str | None, max_chars: int, no_plots: bool,
-    output: str, as_json: bool,
+    eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
+    ledger: str | None, no_plots: bool, output: str, as_json: bool,
 ) -> None:
     """Run SAC and baselines among LLM agents on a certified communication graph.
 
@@ -243,6 +269,8 @@ def run_command(
         certify_time_limit=certify_time_limit if certify_time_limit > 0 else None,
         max_chars=max_chars,
         crs=CrSConfig(eta=eta, contributions=contributions, judge_model=judge_model),
+        commit_gate=commit_gate,
+        ledger=Path(ledger) if ledger else None,
     )
     console = Console(stderr=True, highlight=False)
 
@@ -258,4 +286,9 @@ def run_command(
     finally:
         if bar is not None:
             bar.close()
-    _finish(result, not no_plots, as_json)
+    ledger_info = None
+    if commit_gate:
+        from protocol_runner.commit_stage import LEDGER_FILE
+
+        ledger_info = _ledger_info(spec.ledger or spec.output / LEDGER_FILE, result.run_id)
+    _finish(result, not no_plots, as_json, ledger_info)

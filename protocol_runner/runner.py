@@ -131,7 +131,9 @@ class RunSpec:
     ``F`` None means the number of adversaries in the roster. ``certificate`` is a certificate
     file for ``topology``; without one the runner certifies the graph within
     ``certify_time_limit`` seconds per question. ``concurrency`` bounds both the queries in
-    flight and the LLM calls in flight.
+    flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
+    of every query (:mod:`protocol_runner.commit_stage`), its decisions appended to ``ledger``
+    (default ``output/ledger.sqlite``).
     """
 
     topology: Topology
@@ -153,6 +155,8 @@ class RunSpec:
     certify_time_limit: float | None = 60.0
     max_chars: int = 2000
     crs: CrSConfig = field(default_factory=CrSConfig)
+    commit_gate: bool = False
+    ledger: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -168,6 +172,8 @@ class RunSpec:
             raise ParameterError(f"concurrency must be >= 1, got {self.concurrency}")
         if self.seed < 0:
             raise ParameterError(f"seed must be >= 0, got {self.seed}")
+        if self.ledger is not None and not self.commit_gate:
+            raise ParameterError("--ledger goes with --commit-gate")
 
 
 @dataclass(frozen=True)
@@ -295,6 +301,10 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     )
     faults = len(roster.adversaries) if spec.F is None else spec.F
     engine = _engine_config(spec, faults)
+    if spec.commit_gate:
+        from protocol_runner.commit_stage import check_commit_gate
+
+        check_commit_gate(topology.n, faults)
     tasks = load_tasks(spec.tasks)
     if not len(tasks):
         raise ParameterError(f"task set {spec.tasks!r} is empty")
@@ -319,6 +329,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         "backend": {"kind": spec.backend.kind, "namespace": backend.namespace,
                     "base_url": spec.backend.base_url},
     }
+    if spec.commit_gate:  # changes every record, so part of the run's identity
+        identity["commit_gate"] = {"f": faults}
     run_id = _digest(identity)
     output = Path(spec.output)
     config_path = output / CONFIG_FILE
@@ -419,6 +431,12 @@ async def execute(
         max_retries=spec.backend.max_retries,
         jitter_seed=spec.seed,
     )
+    if spec.commit_gate:
+        from protocol_runner.commit_stage import LEDGER_FILE, CommitStage
+
+        stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
+                            seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE)
+        hooks = (*hooks, stage)
     started = time.perf_counter()
     finished = skipped
     cache = ResponseCache(output / CACHE_FILE)
@@ -460,6 +478,8 @@ async def execute(
             stats = client.stats.as_dict()
     finally:
         cache.close()
+        if spec.commit_gate:
+            stage.close()
     return RunResult(
         output,
         prepared.run_id,
