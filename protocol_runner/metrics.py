@@ -25,6 +25,13 @@ for one protocol's records (``protocol_runner.records``; honest = role ``strong`
 An answer that could not be parsed (``null``, e.g. a ``silent`` adversary) counts as incorrect,
 as ``protocol_runner.answers`` rules.
 
+A run with ``--commit-gate`` (``protocol_runner.commit_stage``) adds, for each decision rule of
+:data:`COMMIT_RULES` (the evidence-diversity gate, a plain 2f+1 quorum), four rates over queries
+(:func:`commit_values`): **commit** (the rule committed a value), **false commit** (the
+committed value is wrong; a fraction of the queries with a commit), **escalation** (a
+correlated quorum was escalated) and **abort** (the independent re-execution did not reproduce
+the value).
+
 Readings taken where the paper [1]_ leaves room (its metric names are kept; the per-query
 formulas below are ours):
 
@@ -58,7 +65,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -66,6 +73,8 @@ from protocol_runner.records import QueryRecord, Turn
 from robustgraph.errors import ParameterError
 
 __all__ = [
+    "COMMIT_METRICS",
+    "COMMIT_RULES",
     "METRICS",
     "PROTOCOL_ORDER",
     "ROUND_GROUPS",
@@ -73,6 +82,7 @@ __all__ = [
     "Estimate",
     "ProtocolMetrics",
     "bootstrap_means",
+    "commit_values",
     "compute_metrics",
     "fraction_correct",
     "majority_correct",
@@ -97,9 +107,16 @@ METRICS = (
 ROUND_GROUPS = ("honest", "weak", "strong")
 """The agent groups whose accuracy is reported per round."""
 
+COMMIT_RULES = ("gate", "plain")
+"""The commit decision rules of a ``--commit-gate`` run: the gate and a plain 2f+1 quorum."""
+
+COMMIT_METRICS = ("commit", "false_commit", "escalation", "abort")
+"""The commit rates reported per rule (definitions in the module docstring)."""
+
 PROTOCOL_ORDER = ("sac", "cpwbft", "crs", "judge", "majority", "debate")
 """Report order of the known protocols; others follow in alphabetical order."""
 
+_COMMIT_COLUMNS = tuple(f"commit/{rule}/{m}" for rule in COMMIT_RULES for m in COMMIT_METRICS)
 _GROUP_ROLES = {"honest": ("strong", "weak"), "weak": ("weak",), "strong": ("strong",)}
 _BLOCK = 256  # bootstrap resamples drawn per block (bounds memory at 256 x queries counts)
 
@@ -153,12 +170,49 @@ def _as_float(flag: bool | None) -> float | None:
     return None if flag is None else float(flag)
 
 
+def commit_values(record: QueryRecord) -> dict[str, float | None]:
+    """One query's commit outcomes, keys ``"commit/<rule>/<metric>"``; ``{}`` without a gate.
+
+    ``commit``, ``escalation``, ``abort``: 1.0 when the rule's decision (``action`` in
+    ``protocol_data["commit_gate"][rule]``) was commit, escalate or abort, else 0.0;
+    ``false_commit``: 1.0 when the rule committed a wrong value, 0.0 a right one, None when it
+    committed nothing (or the value is unknown), so its mean is the share of commits that are
+    false.
+
+    Examples
+    --------
+    >>> from protocol_runner.records import QueryRecord
+    >>> gate = {"action": "escalate", "value_correct": False}
+    >>> plain = {"action": "commit", "value_correct": False}
+    >>> rec = QueryRecord("sac/q", "run", "sac", "q", 0, "math", "4", 1, 1, {}, (), (),
+    ...                   protocol_data={"commit_gate": {"gate": gate, "plain": plain}})
+    >>> v = commit_values(rec)
+    >>> v["commit/gate/escalation"], v["commit/gate/false_commit"], v["commit/plain/false_commit"]
+    (1.0, None, 1.0)
+    """
+    data = record.protocol_data.get("commit_gate")
+    if not isinstance(data, Mapping):
+        return {}
+    values: dict[str, float | None] = {}
+    for rule in COMMIT_RULES:
+        action, correct = data[rule]["action"], data[rule]["value_correct"]
+        committed = action == "commit"
+        values[f"commit/{rule}/commit"] = float(committed)
+        values[f"commit/{rule}/false_commit"] = (
+            float(not correct) if committed and correct is not None else None
+        )
+        values[f"commit/{rule}/escalation"] = float(action == "escalate")
+        values[f"commit/{rule}/abort"] = float(action == "abort")
+    return values
+
+
 def query_values(record: QueryRecord) -> dict[str, float | None]:
     """One query's contribution to every metric (None where a metric is undefined for it).
 
-    Keys are :data:`METRICS` and ``"round/<group>/<r>"`` for each group of :data:`ROUND_GROUPS`
-    and each round ``r`` in the record. The metrics of a protocol are the means of these values
-    over its queries (see the module docstring for each definition).
+    Keys are :data:`METRICS`, ``"round/<group>/<r>"`` for each group of :data:`ROUND_GROUPS`
+    and each round ``r`` in the record, and those of :func:`commit_values`. The metrics of a
+    protocol are the means of these values over its queries (see the module docstring for each
+    definition).
 
     Examples
     --------
@@ -185,6 +239,7 @@ def query_values(record: QueryRecord) -> dict[str, float | None]:
     for r, turns in enumerate(record.rounds):
         for group in ROUND_GROUPS:
             values[f"round/{group}/{r}"] = fraction_correct(turns, _GROUP_ROLES[group])
+    values.update(commit_values(record))
     return values
 
 
@@ -366,7 +421,8 @@ class ProtocolMetrics:
 
     ``estimates`` maps each name of :data:`METRICS` to an :class:`Estimate` (None when undefined
     for every query, e.g. ``weak_iaa`` without weak agents); ``rounds`` maps each group of
-    :data:`ROUND_GROUPS` to one estimate per round ``0..T``.
+    :data:`ROUND_GROUPS` to one estimate per round ``0..T``; ``commit`` maps each key of
+    :func:`commit_values` to its estimate (empty unless the run used ``--commit-gate``).
     """
 
     protocol: str
@@ -374,6 +430,7 @@ class ProtocolMetrics:
     estimates: Mapping[str, Estimate | None]
     rounds: Mapping[str, tuple[Estimate | None, ...]]
     cost: CostSummary
+    commit: Mapping[str, Estimate | None] = field(default_factory=dict)
 
     def value(self, metric: str) -> float | None:
         """The point estimate of ``metric`` (None when undefined)."""
@@ -384,13 +441,19 @@ class ProtocolMetrics:
         def one(estimate: Estimate | None) -> dict[str, float | int] | None:
             return None if estimate is None else estimate.to_json()
 
-        return {
+        out = {
             "protocol": self.protocol,
             "queries": self.queries,
             "metrics": {name: one(self.estimates[name]) for name in METRICS},
             "rounds": {g: [one(e) for e in self.rounds[g]] for g in ROUND_GROUPS},
             "cost": self.cost.to_json(),
         }
+        if self.commit:
+            out["commit_gate"] = {
+                rule: {m: one(self.commit[f"commit/{rule}/{m}"]) for m in COMMIT_METRICS}
+                for rule in COMMIT_RULES
+            }
+        return out
 
 
 def protocol_metrics(
@@ -440,13 +503,13 @@ def protocol_metrics(
         raise ParameterError(f"query ids appear more than once: {', '.join(repeated[:5])}")
     ordered = sorted(records, key=lambda record: (record.task_index, record.task_id))
     n_rounds = max(len(record.rounds) for record in ordered)
+    table = [query_values(record) for record in ordered]
+    with_gate = any(_COMMIT_COLUMNS[0] in values for values in table)
+    commit = list(_COMMIT_COLUMNS) if with_gate else []
     columns = list(METRICS) + [
         f"round/{group}/{r}" for group in ROUND_GROUPS for r in range(n_rounds)
-    ]
-    rows = []
-    for record in ordered:
-        values = query_values(record)
-        rows.append([np.nan if values.get(c) is None else values[c] for c in columns])
+    ] + commit
+    rows = [[np.nan if values.get(c) is None else values[c] for c in columns] for values in table]
     estimates = bootstrap_means(
         np.array(rows, dtype=float), resamples=resamples, confidence=confidence, seed=seed
     )
@@ -460,6 +523,7 @@ def protocol_metrics(
             for group in ROUND_GROUPS
         },
         cost=CostSummary.of(ordered),
+        commit={key: by_column[key] for key in commit},
     )
 
 

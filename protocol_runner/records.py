@@ -56,6 +56,12 @@ credibility), ``reward`` (judge reward in [-1, 1]), ``contributions`` (node -> c
 
 Hooks given to the runner (``protocol_runner.runner.QueryHook``, e.g. a commit gate) add their
 own keys to ``protocol_data``.
+With ``--commit-gate`` (``protocol_runner.commit_stage``) every record has ``commit_gate``:
+``{"proposal_id", "f", "votes" (votes cast), "gate": DECISION, "plain": DECISION}``, a DECISION
+being ``{"outcome", "action" (commit | escalate | abort | none), "value" (the answer committed
+or at stake, null when votes split or fell short), "value_correct", "reasons"}`` plus, where
+the outcome has them, ``evidence``, ``units`` and ``escalate_to``. The gate's decision with its
+signed votes is in the run's ledger under ``proposal_id``.
 
 ``cost`` counts this query's requests to the LLM layer: ``llm_calls`` (requests issued),
 ``cache_hits`` (of those, served from the response cache), tokens as reported by the backend

@@ -15,7 +15,8 @@ intervals over queries, and writes into the directory:
   any warnings; keys in a fixed order, no timestamps, so the same records give the same bytes;
 - ``summary.md``: the paper's table (one row per protocol: IAA, FAA, BFTI, RA, H-Majority,
   weak and strong IAA -> FAA, in percent), then the intervals, the per-round accuracy and the
-  cost;
+  cost; for a ``--commit-gate`` run also the commit, false-commit, escalation and abort rates of
+  the gate and of a plain 2f+1 quorum, per protocol (also in ``summary.json``);
 - the PNG plots of :mod:`protocol_runner.plots` (unless ``plots=False``).
 
 The run's ``config.json`` (written by :mod:`protocol_runner.runner`), when present, adds the
@@ -42,6 +43,8 @@ from rich import box
 from rich.table import Table
 
 from protocol_runner.metrics import (
+    COMMIT_METRICS,
+    COMMIT_RULES,
     CostSummary,
     Estimate,
     ProtocolMetrics,
@@ -381,6 +384,7 @@ def summary_markdown(summary: Summary) -> str:
             ["Protocol", "Decision", f"{level} CI"],
             [[n, _percent(e.value), _interval(e)] for n, e in decisions.items()],
         )
+    lines += _commit_lines(summary)
     lines += _round_lines(summary)
     lines += ["", "## Cost", ""]
     lines += _md_table(
@@ -413,6 +417,39 @@ def _gate_lines(run: Mapping[str, Any]) -> list[str]:
     if certified:
         return [f"Topology ({size}): certified; {reason}.", ""]
     return [f"Topology ({size}): **NOT certified** (run with --allow-uncertified); {reason}.", ""]
+
+
+def _commit_lines(summary: Summary) -> list[str]:
+    """The commit rates of a ``--commit-gate`` run, gate and plain quorum side by side."""
+    rows = []
+    for name, metrics in summary.protocols.items():
+        if not metrics.commit:
+            continue
+        for rule, label in zip(COMMIT_RULES, ("gate", "plain 2f+1 quorum"), strict=True):
+            cells = {m: metrics.commit[f"commit/{rule}/{m}"] for m in COMMIT_METRICS}
+            false = cells["false_commit"]
+            rows.append([name, label, str(0 if false is None else false.n)] + [
+                "–" if e is None else f"{_percent(e.value)} {_interval(e)}"
+                for e in cells.values()
+            ])
+    if not rows:
+        return []
+    f = summary.run["F"]
+    level = f"{100 * summary.confidence:g}%"
+    return [
+        "",
+        f"## Commit gate (f = F = {f}, quorum 2f+1 = {2 * f + 1})",
+        "",
+        "Honest agents' final answers as signed votes, one proposal per query. Gate: 2f+1 "
+        "agreeing votes with f+1 distinct evidence hashes from f+1 independence units, "
+        "reproduced by an independent re-execution (docs/commit-gate.md). Rates in percent of "
+        f"queries, false commits in percent of commits, with {level} bootstrap intervals.",
+        "",
+        *_md_table(
+            ["Protocol", "Rule", "Commits", "Commit", "False commit", "Escalation", "Abort"],
+            rows,
+        ),
+    ]
 
 
 def _round_lines(summary: Summary) -> list[str]:
