@@ -423,35 +423,56 @@ def trivial_upper(topology: Topology, question: Question) -> int:
     return min(-(-n // 2), max(1, min(topology.in_degrees)))
 
 
+def _total_search(topology: Topology, checks: Sequence[Check]) -> tuple[int, int, int | None]:
+    """Replay the binary search for the F-total tolerance over ``checks[1:]``.
+
+    Returns the proven bounds ``lo <= F_total <= hi`` and the next F to ask about (None when the
+    search is over). Starts from ``lo = floor((r_lo - 1) / 2)``, ``hi = u - 1`` where u is the
+    upper bound on r* capped by :func:`trivial_upper`; stops early on an undecided question.
+
+    Raises
+    ------
+    ValueError
+        When a check asks about another F than the search would (``verify`` reports it).
+    """
+    r_check = checks[0]
+    r_lo = r_check.lower
+    lo = (r_lo - 1) // 2 if r_lo >= 1 else -1
+    hi = min(r_check.upper, trivial_upper(topology, r_check.question)) - 1
+    for check in checks[1:]:
+        f = (lo + hi + 1) // 2
+        if lo >= hi or check.question != Question.is_rs_robust(f + 1, f + 1):
+            raise ValueError("the F-total search asked another question")
+        if check.holds is None:
+            return lo, hi, None
+        lo, hi = (f, hi) if check.holds else (lo, f - 1)
+    return lo, hi, ((lo + hi + 1) // 2 if lo < hi else None)
+
+
 def next_question(topology: Topology, claim: Claim, checks: Sequence[Check]) -> Question | None:
     """The next question to settle ``claim`` given the checks so far, or None when done.
 
     ``r``, ``rs`` and ``tolerance`` claims take one decision question. ``max`` asks ``max_r``,
-    then ``is_rs_robust(F+1, F+1)`` for F = u - 1, u - 2, ... down to 0, where u is the proven
-    upper bound on r* capped by :func:`trivial_upper`, stopping at the first F proven:
-    (r, s)-robustness is monotone in both r and s (LeBlanc et al. 2013), so that F is the F-total
-    tolerance of W-MSR, and every larger F is refuted or undecided.
+    then binary-searches the F-total tolerance of W-MSR with ``is_rs_robust(F+1, F+1)``:
+    (r, s)-robustness is monotone in r and s and implies r-robustness, so F_total <= r* - 1;
+    and a (2F+1)-robust graph is (F+1, F+1)-robust (a violating pair, with its (F+1)-reachable
+    nodes removed, would violate (2F+1)-robustness), so F_total >= floor((r* - 1) / 2)
+    (LeBlanc et al. 2013). Returns None, too, when ``checks`` strays from this sequence.
     """
     if claim.kind != "max":
         return None if checks else claim.question()
     if not checks:
         return Question.max_r()
-    if len(checks) > 1 and checks[-1].holds:
+    try:
+        _, _, f = _total_search(topology, checks)
+    except ValueError:
         return None
-    cap = min(checks[0].upper, trivial_upper(topology, checks[0].question))
-    f = cap - len(checks)
-    return Question.is_rs_robust(f + 1, f + 1) if f >= 0 else None
+    return None if f is None else Question.is_rs_robust(f + 1, f + 1)
 
 
-def _max_values(checks: Sequence[Check]) -> dict[str, tuple[int, int]]:
+def _max_values(topology: Topology, checks: Sequence[Check]) -> dict[str, tuple[int, int]]:
     r_lo, r_hi = checks[0].lower, checks[0].upper
-    total_lo, total_hi = -1, -1
-    for check in checks[1:]:
-        f = check.question.r - 1
-        if check.holds is not False and total_hi < 0:
-            total_hi = f
-        if check.holds:
-            total_lo = f
+    total_lo, total_hi, _ = _total_search(topology, checks)
     return {
         "r": (r_lo, r_hi),
         "sac": (r_lo - 1, r_hi - 1),
@@ -461,7 +482,7 @@ def _max_values(checks: Sequence[Check]) -> dict[str, tuple[int, int]]:
 
 
 def claim_outcome(
-    claim: Claim, checks: Sequence[Check]
+    topology: Topology, claim: Claim, checks: Sequence[Check]
 ) -> tuple[str, dict[str, tuple[int, int]] | None]:
     """Verdict (and, for ``max``, the values with proven bounds) that ``checks`` establish.
 
@@ -473,7 +494,7 @@ def claim_outcome(
     if claim.kind != "max":
         holds = checks[0].holds
         return {True: "proven", False: "refuted", None: "undecided"}[holds], None
-    values = _max_values(checks)
+    values = _max_values(topology, checks)
     exact = all(lo == hi for lo, hi in (values["r"], values["wmsr-total"]))
     return ("proven" if exact else "undecided"), values
 
@@ -889,7 +910,8 @@ def certify(
     Notes
     -----
     The cost is that of the engines: one question per decision claim, and for ``max`` one
-    ``max_r`` plus up to r* questions ``is_rs_robust(F+1, F+1)`` (see :func:`next_question`).
+    ``max_r`` plus about log2(r*) questions ``is_rs_robust(F+1, F+1)`` (see
+    :func:`next_question`).
 
     References
     ----------
@@ -921,7 +943,7 @@ def certify(
         checks: list[Check] = []
         while (question := next_question(topology, claim, checks)) is not None:
             checks.append(_solve_check(topology, question, names, request, progress))
-        verdict, values = claim_outcome(claim, checks)
+        verdict, values = claim_outcome(topology, claim, checks)
         seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
         records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
     parameters = {

@@ -115,7 +115,7 @@ def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]
     missing = next_question(topology, record.claim, record.checks)
     if missing is not None:
         return problems + [f"question {missing.kind}(r={missing.r}, s={missing.s}) was never asked"]
-    verdict, values = claim_outcome(record.claim, record.checks)
+    verdict, values = claim_outcome(topology, record.claim, record.checks)
     if record.verdict != verdict:
         problems.append(
             f"verdict {record.verdict} does not follow from its checks, which give {verdict}"

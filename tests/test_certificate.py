@@ -24,6 +24,7 @@ from robustgraph.certificate import (
 )
 from robustgraph.certificate_verify import verify
 from robustgraph.errors import CertificateError, ParameterError
+from robustgraph.robustness import tolerances
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Result, Status, Witness
@@ -123,6 +124,15 @@ def test_max_claim_matches_the_definitions(t):
         "wmsr-local": ((r - 1) // 2, (r - 1) // 2),
         "wmsr-total": (total, total),
     }
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(topologies(max_n=7))
+def test_max_claim_agrees_with_the_robustness_module(t):
+    tol = tolerances(t, engine=REF)
+    (record,) = certify(t, Claim.maximum(), engines=REF).claims
+    for model in ("sac", "wmsr-local", "wmsr-total"):
+        assert record.values[model] == (tol[model].lower, tol[model].upper)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -260,6 +270,22 @@ def test_witness_naming_an_unknown_node_is_caught(merg_doc):
         doc["claims"][1]["checks"][0]["witness"]["s1"] = ["nobody"]
 
     assert any("'nobody' is not in the graph" in r for r in reasons_after(merg_doc, unknown))
+
+
+def test_max_claim_with_a_question_dropped_or_a_value_raised_is_caught():
+    t = merg7()
+    doc = certify(t, Claim.maximum(), engines=REF).to_dict()
+    asked = [c["question"] for c in doc["claims"][0]["checks"]]
+    assert [(q["kind"], q["r"], q["s"]) for q in asked] == [
+        ("max_r", None, None), ("is_rs_robust", 3, 3), ("is_rs_robust", 4, 4)
+    ]
+    dropped = copy.deepcopy(doc)
+    dropped["claims"][0]["checks"].pop()
+    reasons = reload(dropped).verify(t).reasons
+    assert any("is_rs_robust(r=4, s=4) was never asked" in r for r in reasons)
+    raised = copy.deepcopy(doc)
+    raised["claims"][0]["values"]["wmsr-total"] = {"lower": 3, "upper": 3}
+    assert any("do not follow from its checks" in r for r in reload(raised).verify(t).reasons)
 
 
 def test_verdict_edited_is_caught(merg_doc):
