@@ -277,8 +277,10 @@ def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
         click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
         for reason in report.reasons:
             click.echo(f"  - {reason}")
-    if report.verdict is not None:
+    if report.verdict is not None and report.valid:
         click.echo(f"verdict  {report.verdict}")
+    elif report.verdict is not None:
+        click.echo(f"claimed  {report.verdict} (not to be trusted: the certificate is invalid)")
     click.echo(f"checked  {'; '.join(report.checked) or 'nothing (the file is not a certificate)'}")
 
 
