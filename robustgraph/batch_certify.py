@@ -142,9 +142,9 @@ def certify_file(
     """Certify one graph file and write its certificate to ``target``; return its index row.
 
     Runs in a worker. ``options`` go to :func:`~robustgraph.certificate.certify` (engines,
-    formulation, time_limit, threads), ``read_options`` to :func:`robustgraph.io.read`. Engines
-    that disagree give the status ``conflict`` and no certificate, as ``certify`` does for one
-    file; any other error propagates (the executor records it).
+    formulation, time_limit, threads, seed), ``read_options`` to :func:`robustgraph.io.read`.
+    Engines that disagree give the status ``conflict`` and no certificate, as ``certify`` does
+    for one file; any other error propagates (the executor records it).
     """
     topology = io.read(path, **read_options)
     row: dict[str, Any] = {
@@ -241,7 +241,7 @@ def certify_batch(
         Where the graphs are certified, one task each.
     options : dict, optional
         Keyword arguments of :func:`~robustgraph.certificate.certify` (engines, formulation,
-        time_limit, threads).
+        time_limit, threads, seed).
     fmt, directed
         How to read the files (see :func:`robustgraph.io.read`).
     progress : bool
@@ -346,6 +346,7 @@ def _run_batch(kwargs: dict[str, Any]) -> None:
         "formulation": kwargs["formulation"],
         "time_limit": kwargs["time_limit"],
         "threads": kwargs["threads"],
+        "seed": kwargs["seed"],
     }
     with make_executor(
         kwargs["executor"], address=kwargs["address"], workers=kwargs["workers"]

@@ -67,6 +67,7 @@ def test_a_directory_gets_one_certificate_per_graph_and_an_index(graphs, tmp_pat
     table = (out / "index.md").read_text()
     assert "| merg7.graphml |" not in table and f"| {graphs / 'merg7.graphml'} |" in table
     assert "| 4 | 3 | 1 | 2 | proven |" in table  # merg7: r* = 4, F = 3 / 1 / 2
+    assert index["options"]["seed"] == 0
     assert result.stdout.startswith("# Certificates:")
 
 
@@ -94,12 +95,14 @@ def test_a_recursive_glob_mirrors_folders_and_a_bad_file_is_a_row_with_exit_2(gr
 def test_named_claims_set_the_verdicts_and_a_refutation_exits_1(graphs, tmp_path):
     out = tmp_path / "certs"
     result = run("certify", "--batch", graphs, "--F", 1, "--model", "sac", "--engines", REF,
-                 "--workers", "1", "-o", out, "--json")  # fmt: skip
+                 "--seed", 7, "--workers", "1", "-o", out, "--json")  # fmt: skip
     assert result.exit_code == 1
     index = json.loads(result.stdout)
     verdicts = {Path(r["file"]).name: r["status"] for r in index["graphs"]}
     assert verdicts == {"merg5.json": "proven", "merg7.graphml": "proven", "path4.txt": "refuted"}
     assert all(r["r"] is None for r in index["graphs"])  # no --max: no r* column
+    cert = Certificate.load(out / "merg5.cert.json")
+    assert cert.provenance["parameters"]["seed"] == 7
     assert index == index_of(out) | {"exit_code": 1}
 
 
