@@ -21,6 +21,7 @@ A spec names values for each axis of a run; every combination is one cell, one r
       concurrency: 64                      # queries and LLM calls in flight per cell
       certify_time_limit: 60               # seconds per question when a cell certifies
       allow_uncertified: false
+      commit_gate: false                   # run --commit-gate (ledger in the cell's directory)
       max_chars: 2000
       adversary_nodes: []                  # for placement: labels
       crs: {eta: 0.1, contributions: shapley, judge_model: null}
@@ -85,6 +86,7 @@ RUN_OPTIONS: dict[str, Any] = {
     "concurrency": 64,
     "certify_time_limit": 60.0,
     "allow_uncertified": False,
+    "commit_gate": False,
     "max_chars": 2000,
     "adversary_nodes": [],
     "crs": {},
@@ -307,7 +309,7 @@ class _Checker:
             return self.integer(where, value, 1)
         if key == "resamples":
             return self.integer(where, value, 1)
-        if key in ("allow_uncertified", "plots"):
+        if key in ("allow_uncertified", "commit_gate", "plots"):
             if not isinstance(value, bool):
                 raise self.fail(where, f"expected true or false, got {value!r}")
             return value

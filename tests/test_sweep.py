@@ -80,6 +80,7 @@ def cli(*args):
         ({"protocols": ["sac", "paxos"]}, "unknown protocol 'paxos'"),
         ({"options": {"workers": 2}}, "options: unknown key 'workers'"),
         ({"options": {"plots": "yes"}}, "options.plots: expected true or false"),
+        ({"options": {"commit_gate": 1}}, "options.commit_gate: expected true or false"),
         ({"options": {"crs": {"eta": 2}}}, "eta must be in"),
         ({"options": {"certify_time_limit": 0}}, "expected seconds > 0 or null"),
     ],
