@@ -218,6 +218,26 @@ def test_igraph_and_networkx_read_our_files(tmp_path):
     assert theirs.number_of_edges() == DIRECTED.m
 
 
+@settings(max_examples=60, deadline=None)
+@given(graph=topologies(max_n=70, directed=False))
+def test_graph6_codec_matches_networkx_byte_for_byte(graph):
+    from robustgraph.io.graph6 import _graph6_bytes
+
+    ours = _graph6_bytes(graph)
+    assert ours == nx.to_graph6_bytes(graph.to_networkx(), header=False)
+
+
+@pytest.mark.parametrize("n", [0, 1, 62, 63, 258047, 258048, 10**9])
+def test_graph6_node_count_codes_match_networkx(n):
+    import numpy as np
+    from networkx.readwrite.graph6 import n_to_data
+
+    from robustgraph.io.graph6 import _n_code, _size
+
+    assert _n_code(n) == bytes(x + 63 for x in n_to_data(n))
+    assert _size("f", np.frombuffer(_n_code(n), dtype=np.uint8).astype(np.int64) - 63, "")[0] == n
+
+
 # ----------------------------------------------------------------- reading rules
 def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
@@ -358,8 +378,9 @@ MALFORMED = [
     ("duplicate.edgelist", None, "line 3: duplicate edge 'b' -- 'a' (first on line 1)"),
     ("duplicate.adjlist", None, "line 1: duplicate edge 'a' -- 'b'"),
     ("bad_char.g6", None, "line 1, character 2: invalid graph6 character '0'"),
-    ("bad_length.g6", None, "invalid graph6 data"),
+    ("bad_length.g6", None, "n = 5 needs 2 data characters after the size, found 3"),
     ("two_graphs.g6", None, "holds 2 graphs"),
+    ("padding.g6", None, "line 1: nonzero padding bits"),
     ("digraph6.g6", None, "digraph6 data is not supported"),
     ("truncated.graphml", None, "line 7, column 0: malformed XML (no element found)"),
     ("undeclared_node.graphml", None, "line 5: edge #1 refers to undeclared node 'z'"),
