@@ -15,6 +15,31 @@ from robustgraph.errors import (  # noqa: E402
 )
 from robustgraph.topology import Topology  # noqa: E402
 
+# Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast.
+_LAZY = {
+    "read": "robustgraph.io",
+    "write": "robustgraph.io",
+    "max_r": "robustgraph.robustness",
+    "is_r_robust": "robustgraph.robustness",
+    "max_s": "robustgraph.robustness",
+    "is_rs_robust": "robustgraph.robustness",
+    "tolerances": "robustgraph.robustness",
+    "describe_witness": "robustgraph.robustness",
+    "certify": "robustgraph.certificate",
+    "Certificate": "robustgraph.certificate",
+    "Claim": "robustgraph.certificate",
+    "generators": "robustgraph.generators",
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'robustgraph' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(_LAZY[name])
+    return module if module.__name__.endswith("." + name) else getattr(module, name)
+
 __all__ = [
     "__version__",
     "BackendError",
@@ -24,4 +49,5 @@ __all__ = [
     "RobustgraphError",
     "SolverUnavailable",
     "Topology",
+    *_LAZY,
 ]
