@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "generate": ("robustgraph.cli_generate:generate", "Generate a robust communication graph."),
     "certify": ("robustgraph.cli_certify:certify_command", "Prove claims; write a certificate."),
     "verify": ("robustgraph.cli_certify:verify_command", "Re-check a certificate."),
+    "robustness": ("robustgraph.cli_robustness:robustness", "Exact r*, s*, bounds, tolerated F, witness."),
     "ledger": ("protocol_runner.cli_ledger:ledger", "Verify or show a commit-gate ledger."),
     "serve-sim": ("protocol_runner.cli_serve:serve_sim", "Serve simulated agents over HTTP."),
     "run": ("protocol_runner.cli_run:run_command", "Run SAC and baselines on a certified graph."),

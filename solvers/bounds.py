@@ -96,7 +96,9 @@ def source_components(in_neighbors: Sequence[frozenset[int]]) -> list[frozenset[
     for i, s in enumerate(in_neighbors):
         if any(label[j] != label[i] for j in s):
             hears_outside[label[i]] = True
-    return [frozenset(np.flatnonzero(label == c).tolist()) for c in range(count) if not hears_outside[c]]
+    return [
+        frozenset(np.flatnonzero(label == c).tolist()) for c in range(count) if not hears_outside[c]
+    ]
 
 
 def degree_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
@@ -122,7 +124,9 @@ def halves_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
     return pair_value_r(in_neighbors, pair), pair
 
 
-def cut_pair(in_neighbors: Sequence[frozenset[int]], *, tries: int = 2) -> tuple[int, Witness] | None:
+def cut_pair(
+    in_neighbors: Sequence[frozenset[int]], *, tries: int = 2
+) -> tuple[int, Witness] | None:
     """A pair from local minimum vertex cuts of the underlying undirected graph, or None.
 
     For the ``tries`` lowest-degree nodes u and the farthest node v not adjacent to u, take a
@@ -146,7 +150,9 @@ def cut_pair(in_neighbors: Sequence[frozenset[int]], *, tries: int = 2) -> tuple
     best = None
     for u in sorted(range(n), key=lambda v: (g.degree(v), v))[:tries]:
         dist = nx.single_source_shortest_path_length(g, u)
-        far = [v for v in sorted(dist, key=lambda v: (-dist[v], v)) if v != u and not g.has_edge(u, v)]
+        far = [
+            v for v in sorted(dist, key=lambda v: (-dist[v], v)) if v != u and not g.has_edge(u, v)
+        ]
         if not far:
             continue
         cut = nx.minimum_node_cut(g, u, far[0])
@@ -172,7 +178,9 @@ def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> in
     O(n^3) time (dense symmetric eigensolver). A relative slack of 1e-9 guards rounding.
     """
     if directed:
-        raise ParameterError("the spectral lower bound ceil(lambda_2/2) holds for undirected graphs only")
+        raise ParameterError(
+            "the spectral lower bound ceil(lambda_2/2) holds for undirected graphs only"
+        )
     n = len(in_neighbors)
     if n < 2:
         return 0

@@ -18,6 +18,7 @@ import re
 import subprocess
 import tempfile
 import time
+import warnings
 from functools import lru_cache
 
 from solvers.milp_model import Model, Outcome
@@ -34,17 +35,26 @@ _BEST_POSSIBLE = re.compile(r"best possible ([-+0-9.eE]+)")
 def available() -> bool:
     """True when PuLP imports and its bundled CBC binary runs."""
     try:
-        import pulp
+        import pulp  # noqa: F401
     except ImportError:
         return False
-    return bool(pulp.PULP_CBC_CMD(msg=False).available())
+    return bool(_command(msg=False).available())
+
+
+def _command(**options):
+    """PuLP's bundled-CBC command (PuLP 3 warns that 4.0 moves CBC to an extra; keep quiet)."""
+    import pulp
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.PULP_CBC_CMD(**options)
 
 
 @lru_cache(maxsize=1)
 def version() -> str:
     import pulp
 
-    path = pulp.PULP_CBC_CMD(msg=False).path
+    path = _command(msg=False).path
     try:
         out = subprocess.run([path, "-quit"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
@@ -57,9 +67,17 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     """Solve ``model`` with CBC (``seed`` is passed as CBC's ``randomCbcSeed``)."""
     import pulp
 
+    with warnings.catch_warnings():  # PuLP 3 announces API changes for 4.0 on every call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _run(pulp, model, time_limit, threads, seed)
+
+
+def _run(pulp, model: Model, time_limit: float | None, threads: int, seed: int) -> Outcome:
     start = time.perf_counter()
     prob = pulp.LpProblem(model.name.replace("-", "_"), pulp.LpMinimize)
-    xs = [pulp.LpVariable(f"x{k}", v.lb, v.ub, cat=pulp.LpInteger) for k, v in enumerate(model.vars)]
+    xs = [
+        pulp.LpVariable(f"x{k}", v.lb, v.ub, cat=pulp.LpInteger) for k, v in enumerate(model.vars)
+    ]
     prob += pulp.lpSum(c * xs[v] for v, c in model.objective) if model.objective else 0
     for c in model.linearised():
         expr = pulp.lpSum(coef * xs[v] for v, coef in c.terms)
@@ -74,7 +92,7 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
         xs[v].setInitialValue(value)
     with tempfile.TemporaryDirectory(prefix="robustgraph-cbc-") as tmp:
         log = os.path.join(tmp, "cbc.log")
-        solver = pulp.PULP_CBC_CMD(
+        solver = _command(
             msg=False,
             timeLimit=None if time_limit is None else max(0.1, float(time_limit)),
             threads=max(1, threads),

@@ -261,7 +261,7 @@ def _tabu(
 def search_s(
     in_neighbors: Sequence[frozenset[int]], r: int, *, seed: int = 0
 ) -> tuple[int, Witness] | None:
-    """A pair, neither side entirely r-reachable, with few r-reachable nodes: an upper bound on s*_r.
+    """A pair, neither side all r-reachable, with few r-reachable nodes: an upper bound on s*_r.
 
     Returns
     -------

@@ -47,12 +47,14 @@ def available() -> bool:
 
 
 @contextmanager
-def _stdout_to_stderr():
+def _quiet_stdout():
     """HiGHS prints a banner on stdout at its first construction: keep stdout clean for --json."""
     sys.stdout.flush()
     saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(2, 1)
+        os.dup2(devnull, 1)
+        os.close(devnull)
         yield
     finally:
         sys.stdout.flush()
@@ -63,7 +65,7 @@ def _stdout_to_stderr():
 def _new_highs():
     import highspy
 
-    with _stdout_to_stderr():
+    with _quiet_stdout():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
@@ -111,7 +113,9 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     lp.a_matrix_.num_row_ = lp.num_row_
     lp.integrality_ = [highspy.HighsVarType.kInteger] * len(model.vars)
     if h.passModel(lp) != highspy.HighsStatus.kOk:
-        return Outcome("invalid", None, None, time.perf_counter() - start, "passModel rejected the model")
+        return Outcome(
+            "invalid", None, None, time.perf_counter() - start, "passModel rejected the model"
+        )
     if model.hint:
         keys = sorted(model.hint)
         h.setSolution(len(keys), keys, [float(model.hint[k]) for k in keys])

@@ -240,7 +240,7 @@ def strong_r(
     hint: tuple[frozenset[int], frozenset[int]] | None = None,
     maximal: bool = True,
 ) -> Model:
-    """Is there a pair with ``max(reach(S1), reach(S2)) <= probe - 1``? (Infeasible: r* >= probe.)"""
+    """Is there a pair with ``max(reach(S1), reach(S2)) <= probe - 1``? Infeasible: r* >= probe."""
     n = len(in_neighbors)
     deg = [len(s) for s in in_neighbors]
     m = Model(f"strong-r{probe}")
@@ -259,11 +259,7 @@ def strong_r(
                 m.add([(bj, 1) for bj in b], lb=need[i] + 1, enforce=[(b[i], 1)])
     _anchor(m, b1, b2, _by_degree(deg))
     if maximal:
-        for i in range(n):
-            free = m.var(f"f_{i}")
-            m.add([(b1[i], 1), (b2[i], 1), (free, 1)], lb=1, ub=1)
-            for b in (b1, b2):  # a free node has >= probe in-neighbours outside each set
-                m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - probe, enforce=[(free, 1)])
+        _maximal(m, in_neighbors, b1, b2, probe)
     if hint is not None:
         _hint_pair(m, hint, b1, b2)
     return m
@@ -275,8 +271,9 @@ def strong_s(
     probe: int,
     *,
     hint: tuple[frozenset[int], frozenset[int]] | None = None,
+    maximal: bool = False,
 ) -> Model:
-    """Is there a pair, neither side all r-reachable, with at most ``probe - 1`` r-reachable nodes?"""
+    """Is there a pair, neither side all r-reachable, with at most ``probe - 1`` reachable nodes?"""
     n = len(in_neighbors)
     deg = [len(s) for s in in_neighbors]
     m = Model(f"strong-s{probe}")
@@ -292,13 +289,32 @@ def strong_s(
             if need > 0:  # an unreachable member keeps all but r - 1 in-neighbours inside
                 m.add([(b[j], 1) for j in in_neighbors[i]], lb=need, enforce=[(b[i], 1), (y[i], 0)])
                 m.add([(bj, 1) for bj in b], lb=need + 1, enforce=[(b[i], 1), (y[i], 0)])
+            # y is exact: a counted member has at least r in-neighbours outside its set
+            m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - r, enforce=[(y[i], 1)])
     m.add([(yi, 1) for yi in y1 + y2], ub=probe - 1)
     _anchor(m, b1, b2, _by_degree(deg))
+    if maximal:  # a free node could join a set as one more unreachable member, lowering |X|
+        _maximal(m, in_neighbors, b1, b2, r)
     if hint is not None:
         for y, side in zip((y1, y2), _hint_pair(m, hint, b1, b2), strict=True):
             for i in range(n):
                 m.hint[y[i]] = int(i in side and len(in_neighbors[i] - side) >= r)
     return m
+
+
+def _maximal(
+    m: Model, in_neighbors: Sequence[frozenset[int]], b1: list[int], b2: list[int], r: int
+) -> None:
+    """A node in neither set has at least r in-neighbours outside each set (free ``f_i``)."""
+    for i in range(len(b1)):
+        free = m.var(f"f_{i}")
+        m.add([(b1[i], 1), (b2[i], 1), (free, 1)], lb=1, ub=1)
+        for b in (b1, b2):
+            m.add(
+                [(b[j], 1) for j in in_neighbors[i]],
+                ub=len(in_neighbors[i]) - r,
+                enforce=[(free, 1)],
+            )
 
 
 def _by_degree(deg: Sequence[int]) -> list[int]:

@@ -68,7 +68,9 @@ def solve(request: Request) -> Result:
         _bounds_r(p)
     if not p.settled() and not p.out_of_time():
         if backend is None:
-            p.steps.append({"step": "exact", "note": "no model engine installed (ortools/highspy/pulp)"})
+            p.steps.append(
+                {"step": "exact", "note": "no model engine installed (ortools/highspy/pulp)"}
+            )
         else:
             (search.strong_s_loop if q.about_s else search.strong_r_loop)(p, backend[1])
     return p.result(exact_engine=backend[0] if backend else None)
@@ -80,13 +82,22 @@ def _exhaustive(p: search.Progress) -> Result:
     if res.witness is not None:
         p.offer(res.witness)
     p.prove_lower(res.lower)
-    p.steps.append({"step": "exhaustive", "value": res.value, "seconds": round(time.perf_counter() - start, 4)})
+    p.steps.append(
+        {"step": "exhaustive", "value": res.value, "seconds": round(time.perf_counter() - start, 4)}
+    )
     return p.result()
 
 
 def _note(p: search.Progress, step: str, start: float, **info) -> None:
-    p.steps.append({"step": step, **info, "lower": p.lower, "upper": p.upper,
-                    "seconds": round(time.perf_counter() - start, 4)})
+    p.steps.append(
+        {
+            "step": step,
+            **info,
+            "lower": p.lower,
+            "upper": p.upper,
+            "seconds": round(time.perf_counter() - start, 4),
+        }
+    )
 
 
 def _bounds_r(p: search.Progress) -> None:

@@ -31,11 +31,14 @@ def register(engine: Engine) -> Engine:
     return engine
 
 
-register(Engine("portfolio", portfolio.solve, portfolio.available, "bounds, subset DP, CP-SAT for the gap"))
-register(Engine("exhaustive", exhaustive.solve, exhaustive.available, "subset DP, exact, n <= 24"))
-register(Engine("cpsat", cpsat.solve, cpsat.available, "OR-Tools CP-SAT, published or strong model"))
-register(Engine("highs", highs.solve, highs.available, "HiGHS MIP via highspy, published or strong"))
-register(Engine("cbc", cbc.solve, cbc.available, "CBC via PuLP, published or strong model"))
+for _name, _module, _about in (
+    ("portfolio", portfolio, "bounds, subset DP, CP-SAT for the gap"),
+    ("exhaustive", exhaustive, "subset DP, exact, n <= 24"),
+    ("cpsat", cpsat, "OR-Tools CP-SAT, published or strong model"),
+    ("highs", highs, "HiGHS MIP via highspy, published or strong"),
+    ("cbc", cbc, "CBC via PuLP, published or strong model"),
+):
+    register(Engine(_name, _module.solve, _module.available, _about))
 
 
 def engine_names() -> list[str]:
@@ -55,7 +58,10 @@ def solve(request: Request, engine: str = "portfolio") -> Result:
     try:
         chosen = ENGINES[engine]
     except KeyError:
-        raise ParameterError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}") from None
+        known = ", ".join(ENGINES)
+        raise ParameterError(f"unknown engine {engine!r}; choose from {known}") from None
     if not chosen.available():
-        raise SolverUnavailable(f"engine {engine!r} is not available: its solver package is not installed")
+        raise SolverUnavailable(
+            f"engine {engine!r} is not available: its solver package is not installed"
+        )
     return chosen.solve(request)

@@ -36,7 +36,7 @@ from solvers.milp_model import (
     strong_r,
     strong_s,
 )
-from solvers.types import Question, Request, Result, Status, Witness
+from solvers.types import Request, Result, Status, Witness
 from solvers.witness import refutes_r, refutes_rs
 
 __all__ = ["Runner", "solve_with", "finish", "Progress", "strong_r_loop", "strong_s_loop"]
@@ -190,8 +190,13 @@ def _call(p: Progress, run: Runner, model: Model, probe: int | None) -> Outcome:
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
         out = Outcome("invalid", None, None, 0.0, f"{type(exc).__name__}: {exc}")
     p.steps.append(
-        {"model": model.name, "probe": probe, "outcome": out.status, "native": out.native,
-         "seconds": round(out.seconds, 4)}
+        {
+            "model": model.name,
+            "probe": probe,
+            "outcome": out.status,
+            "native": out.native,
+            "seconds": round(out.seconds, 4),
+        }
     )
     if out.status == "invalid":
         p.failed = True
@@ -285,7 +290,7 @@ def _strong_s(p: Progress, run: Runner) -> None:
 
 
 def strong_s_loop(p: Progress, run: Runner) -> None:
-    """Probe the strong (r, s) model until ``p`` is settled, the time is up or the solver gives up."""
+    """Probe the strong (r, s) model until settled, out of time, or the solver gives up."""
     nb = p.request.graph.in_neighbors
     r = p.request.question.r
 

@@ -1,0 +1,278 @@
+"""Exact r- and (r,s)-robustness of a Topology, the fault tolerances they imply, witnesses in words.
+
+Thin, typed entry points over ``solvers``: each call builds one :class:`solvers.types.Request`
+and returns the engine's :class:`~solvers.types.Result` (proven bounds, status, checked witness).
+Definitions follow LeBlanc, Zhang, Koutsoukos & Sundaram, "Resilient asymptotic consensus in
+robust networks", IEEE JSAC 31(4), 2013, on in-neighbours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from robustgraph.topology import Topology
+from solvers import registry
+from solvers.types import Question, Request, Result
+from solvers.witness import reachable_nodes
+
+__all__ = [
+    "max_r",
+    "is_r_robust",
+    "max_s",
+    "is_rs_robust",
+    "Tolerance",
+    "TOLERANCE_MODELS",
+    "tolerances",
+    "describe_witness",
+]
+
+TOLERANCE_MODELS = ("sac", "wmsr-local", "wmsr-total")
+
+
+def _solve(
+    topology: Topology,
+    question: Question,
+    engine: str,
+    formulation: str,
+    time_limit: float | None,
+    threads: int,
+    seed: int,
+) -> Result:
+    request = Request(topology, question, time_limit, threads, formulation, seed)
+    return registry.solve(request, engine)
+
+
+def max_r(
+    topology: Topology,
+    *,
+    engine: str = "portfolio",
+    formulation: str = "strong",
+    time_limit: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+) -> Result:
+    """r*: the largest r for which ``topology`` is r-robust, with proven bounds and a witness.
+
+    Parameters
+    ----------
+    topology : Topology
+        The graph; edge ``u -> v`` means v hears u.
+    engine : str
+        A name from ``solvers.registry.ENGINES`` (default: the portfolio).
+    formulation : {"strong", "published"}
+        Model used by the cpsat, highs and cbc engines.
+    time_limit : float, optional
+        Seconds; on expiry the result is ``bounded`` with the best proven bounds.
+    threads : int
+        Solver threads.
+    seed : int
+        Seeds heuristics and solvers.
+
+    Returns
+    -------
+    Result
+        ``value`` is r* when ``status`` is exact; ``witness`` is a pair (S1, S2) neither of which
+        is (upper+1)-reachable.
+
+    Raises
+    ------
+    ParameterError
+        Unknown engine or formulation.
+    SolverUnavailable
+        The engine is not installed or refuses the graph (exhaustive above its size limit).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> max_r(Topology.from_networkx(nx.complete_graph(5))).value
+    3
+
+    Notes
+    -----
+    NP-hard in general (coNP-complete decision); the portfolio answers small graphs by subset
+    DP and large ones with proven bounds plus a CP-SAT decision model for the gap.
+
+    References
+    ----------
+    LeBlanc et al. 2013, Def. 6; Usevitch & Panagou, Automatica 111 (2020).
+    """
+    return _solve(topology, Question.max_r(), engine, formulation, time_limit, threads, seed)
+
+
+def is_r_robust(
+    topology: Topology,
+    r: int,
+    *,
+    engine: str = "portfolio",
+    formulation: str = "strong",
+    time_limit: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+) -> Result:
+    """Decide r-robustness; ``result.holds`` is True, False (with a witness) or None (undecided).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> is_r_robust(Topology.from_networkx(nx.cycle_graph(6)), 2).holds
+    False
+    """
+    return _solve(topology, Question.is_r_robust(r), engine, formulation, time_limit, threads, seed)
+
+
+def max_s(
+    topology: Topology,
+    r: int,
+    *,
+    engine: str = "portfolio",
+    formulation: str = "strong",
+    time_limit: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+) -> Result:
+    """s*_r: the largest s for which ``topology`` is (r, s)-robust (0 if not r-robust, at most n).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> max_s(Topology.from_networkx(nx.complete_graph(5)), 2).value
+    5
+
+    References
+    ----------
+    LeBlanc et al. 2013, Def. 7.
+    """
+    return _solve(topology, Question.max_s(r), engine, formulation, time_limit, threads, seed)
+
+
+def is_rs_robust(
+    topology: Topology,
+    r: int,
+    s: int,
+    *,
+    engine: str = "portfolio",
+    formulation: str = "strong",
+    time_limit: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+) -> Result:
+    """Decide (r, s)-robustness; ``result.holds`` as for :func:`is_r_robust`."""
+    return _solve(
+        topology, Question.is_rs_robust(r, s), engine, formulation, time_limit, threads, seed
+    )
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Proven bounds on the largest F a consensus rule tolerates on the graph (-1: not even F = 0).
+
+    ``model``: ``sac`` (SAC, F-local, needs (F+1)-robustness), ``wmsr-local`` (W-MSR, F-local,
+    needs (2F+1)-robustness), ``wmsr-total`` (W-MSR, F-total, needs (F+1, F+1)-robustness).
+    """
+
+    model: str
+    lower: int
+    upper: int
+
+    @property
+    def value(self) -> int | None:
+        return self.lower if self.lower == self.upper else None
+
+    @property
+    def requirement(self) -> str:
+        return {
+            "sac": "(F+1)-robust",
+            "wmsr-local": "(2F+1)-robust",
+            "wmsr-total": "(F+1, F+1)-robust",
+        }[self.model]
+
+
+def tolerances(
+    topology: Topology,
+    *,
+    r_result: Result | None = None,
+    engine: str = "portfolio",
+    formulation: str = "strong",
+    time_limit: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+    on_question: Callable[[Question], None] | None = None,
+) -> dict[str, Tolerance]:
+    """F for SAC (F-local), W-MSR (F-local) and W-MSR (F-total), each with proven bounds.
+
+    SAC tolerates F = r* - 1 and W-MSR under the F-local model F = floor((r* - 1) / 2) (LeBlanc
+    et al. 2013, Thm. 2); both follow from the bounds on r*. W-MSR under the F-total model needs
+    (F+1, F+1)-robustness (LeBlanc et al. 2013, Thm. 1), found by binary search over
+    ``is_rs_robust(F+1, F+1)`` between
+    ``floor((r_lower - 1) / 2)`` -- a (2F+1)-robust graph is (F+1, F+1)-robust: if a pair
+    violated it, removing the (F+1)-reachable nodes from both sets would leave a pair in which
+    no node has more than F + F outside neighbours -- and ``r_upper - 1``, since (r, s)-robustness
+    implies r-robustness and is monotone in r and s.
+
+    Parameters
+    ----------
+    r_result : Result, optional
+        A result of :func:`max_r` to reuse; computed when absent.
+    on_question : callable, optional
+        Called with each question before it is solved (progress reporting).
+
+    Returns
+    -------
+    dict
+        ``{"sac": Tolerance, "wmsr-local": Tolerance, "wmsr-total": Tolerance}``.
+    """
+
+    def ask(question: Question) -> Result:
+        if on_question is not None:
+            on_question(question)
+        return _solve(topology, question, engine, formulation, time_limit, threads, seed)
+
+    if r_result is None:
+        r_result = ask(Question.max_r())
+    r_lo, r_hi = r_result.lower, r_result.upper
+    lo = (r_lo - 1) // 2 if r_lo >= 1 else -1
+    hi = r_hi - 1
+    while lo < hi:  # invariant: F_total >= lo proven, F_total <= hi proven
+        f = (lo + hi + 1) // 2
+        holds = ask(Question.is_rs_robust(f + 1, f + 1)).holds
+        if holds is None:
+            break
+        if holds:
+            lo = f
+        else:
+            hi = f - 1
+    return {
+        "sac": Tolerance("sac", r_lo - 1, r_hi - 1),
+        "wmsr-local": Tolerance("wmsr-local", (r_lo - 1) // 2, (r_hi - 1) // 2),
+        "wmsr-total": Tolerance("wmsr-total", lo, hi),
+    }
+
+
+def _braces(topology: Topology, nodes) -> str:
+    return "{" + ", ".join(str(x) for x in topology.names(nodes)) + "}"
+
+
+def describe_witness(topology: Topology, result: Result) -> str | None:
+    """The result's witness in words, with node labels; None when it has no witness.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> t = Topology.from_networkx(nx.path_graph(["a", "b", "c"]))
+    >>> print(describe_witness(t, max_r(t, engine="exhaustive")))
+    S1 = {a}, S2 = {b, c}: no node of either has 2 in-neighbours outside its own set
+    """
+    w = result.witness
+    if w is None:
+        return None
+    head = f"S1 = {_braces(topology, w.s1)}, S2 = {_braces(topology, w.s2)}"
+    q = result.question
+    if not q.about_s:
+        return f"{head}: no node of either has {result.upper + 1} in-neighbours outside its own set"
+    r = q.r
+    count = sum(len(reachable_nodes(topology.in_neighbors, s, r)) for s in (w.s1, w.s2))
+    return (
+        f"{head}: each set has a node with fewer than {r} in-neighbours outside it, and only "
+        f"{count} node(s) of the two have {r} (fewer than s = {result.upper + 1})"
+    )

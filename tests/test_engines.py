@@ -1,0 +1,166 @@
+"""Every engine and formulation against the exhaustive reference, on graphs and digraphs."""
+
+import networkx as nx
+import pytest
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from robustgraph.topology import Topology
+from solvers import exhaustive, portfolio, registry
+from solvers.types import Question, Request, Status
+from solvers.witness import refutes_r, refutes_rs
+
+MODEL_ENGINES = ["cpsat", "highs", "cbc"]
+FORMULATIONS = ["published", "strong"]
+
+
+def _check(t: Topology, q: Question, engine: str, formulation: str = "strong") -> None:
+    """The result is exact, equals the reference, and its witness proves the upper bound."""
+    truth = exhaustive.solve(Request(t, q))
+    res = registry.solve(Request(t, q, threads=1, formulation=formulation), engine)
+    assert res.status is Status.EXACT, res.params
+    assert res.lower <= res.upper
+    if q.target is None:
+        assert res.value == truth.value
+    else:
+        assert res.holds == truth.holds
+        assert res.lower <= truth.value <= res.upper
+    if res.witness is not None:
+        w = res.witness
+        if q.about_s:
+            assert refutes_rs(t.in_neighbors, w.s1, w.s2, q.r, res.upper + 1)
+        else:
+            assert refutes_r(t.in_neighbors, w.s1, w.s2, res.upper + 1)
+    elif t.n >= 2 and not q.about_s:
+        assert res.upper == (t.n + 1) // 2  # only the trivial bound goes without a witness
+
+
+def _questions(draw, t: Topology) -> Question:
+    kind = draw(st.sampled_from(["max_r", "is_r_robust", "max_s", "is_rs_robust"]))
+    r = draw(st.integers(0, max(1, (t.n + 1) // 2)))
+    s = draw(st.integers(0, t.n + 1))
+    return {
+        "max_r": Question.max_r(),
+        "is_r_robust": Question.is_r_robust(r),
+        "max_s": Question.max_s(r),
+        "is_rs_robust": Question.is_rs_robust(r, s),
+    }[kind]
+
+
+@st.composite
+def cases(draw, max_n: int):
+    t = draw(topologies(max_n=max_n))
+    return t, _questions(draw, t)
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(max_n=9))
+def test_cpsat_agrees_with_exhaustive(formulation, case):
+    _check(*case, "cpsat", formulation)
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(max_n=8))
+def test_highs_agrees_with_exhaustive(formulation, case):
+    _check(*case, "highs", formulation)
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(max_n=7))
+def test_cbc_agrees_with_exhaustive(formulation, case):
+    _check(*case, "cbc", formulation)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(max_n=11))
+def test_portfolio_agrees_with_exhaustive(case):
+    _check(*case, "portfolio")
+
+
+@pytest.mark.parametrize(("seed", "directed"), [(0, False), (1, True), (2, False)])
+def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed):
+    """n = 19 skips the portfolio's DP: bounds + heuristics + CP-SAT must still be exact."""
+    n = portfolio.EXHAUSTIVE_N + 1
+    t = Topology.from_networkx(nx.gnp_random_graph(n, 0.45, seed=seed, directed=directed))
+    for q in (Question.max_r(), Question.is_r_robust(3), Question.max_s(2)):
+        _check(t, q, "portfolio")
+
+
+@pytest.mark.parametrize("engine", ["portfolio", "exhaustive", *MODEL_ENGINES])
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_degenerate_graphs(engine, formulation):
+    one = Topology.from_edges([], nodes=[0])
+    two = Topology.from_edges([(0, 1)])
+    arc = Topology.from_edges([(0, 1)], directed=True)
+    isolated = Topology.from_edges([(0, 1), (1, 2), (0, 2)], nodes=[0, 1, 2, 3])
+    empty_digraph = Topology.from_edges([], nodes=range(4), directed=True)
+    expected_r = {one: 0, two: 1, arc: 1, isolated: 0, empty_digraph: 0}
+    for t, value in expected_r.items():
+        res = registry.solve(Request(t, Question.max_r(), formulation=formulation), engine)
+        assert (res.status, res.value) == (Status.EXACT, value)
+        s_res = registry.solve(Request(t, Question.max_s(1), formulation=formulation), engine)
+        assert s_res.value == exhaustive.solve(Request(t, Question.max_s(1))).value
+
+
+@pytest.mark.parametrize("engine", ["portfolio", "cpsat"])
+@pytest.mark.parametrize("n", [5, 9, 21, 30])
+def test_known_families(engine, n):
+    r_of = lambda g: registry.solve(Request(Topology.from_networkx(g), Question.max_r()), engine)  # noqa: E731
+    assert r_of(nx.complete_graph(n)).value == (n + 1) // 2
+    assert r_of(nx.cycle_graph(n)).value == 1
+    assert r_of(nx.path_graph(n)).value == 1
+    assert r_of(nx.star_graph(n - 1)).value == 1
+
+
+@pytest.mark.parametrize("n", [7, 12, 25])
+def test_gamma_merg_and_circulants(n):
+    from robustgraph.generators import gamma_merg, k_circulant
+
+    res = registry.solve(Request(gamma_merg(n), Question.max_r()), "portfolio")
+    assert (res.status, res.value) == (Status.EXACT, (n + 1) // 2)
+    if n >= 12:  # exactly k-robust when n >= 2k + 2 (robustgraph.generators.k_circulant)
+        res = registry.solve(Request(k_circulant(n, 3), Question.max_r()), "portfolio")
+        assert (res.status, res.value) == (Status.EXACT, 3)
+
+
+def test_time_limited_solve_is_bounded_and_honest():
+    t = Topology.from_networkx(nx.gnp_random_graph(22, 0.5, seed=4))
+    truth = exhaustive.solve(Request(t, Question.max_r())).value
+    res = registry.solve(
+        Request(t, Question.max_r(), time_limit=0.05, formulation="published"), "highs"
+    )
+    assert res.status in (Status.BOUNDED, Status.TIMEOUT)
+    assert res.lower <= truth <= res.upper
+    if res.witness is not None:
+        assert refutes_r(t.in_neighbors, res.witness.s1, res.witness.s2, res.upper + 1)
+
+
+def test_cpsat_time_limit_never_claims_exact_without_proof():
+    t = Topology.from_networkx(nx.gnp_random_graph(45, 0.5, seed=1))
+    res = registry.solve(
+        Request(t, Question.max_r(), time_limit=0.3, formulation="published"), "cpsat"
+    )
+    assert res.status is not Status.EXACT or res.lower == res.upper
+    assert res.lower <= res.upper
+    assert res.params["steps"][0]["outcome"] in ("feasible", "unknown", "optimal")
+
+
+def test_unknown_formulation_is_a_parameter_error():
+    from solvers.errors import ParameterError
+
+    t = Topology.from_networkx(nx.complete_graph(4))
+    with pytest.raises(ParameterError, match="formulation"):
+        registry.solve(Request(t, Question.max_r(), formulation="clever"), "cpsat")
+
+
+def test_results_record_engine_version_and_parameters():
+    t = Topology.from_networkx(nx.petersen_graph())  # the two 5-cycles hear one node each: r* = 1
+    for engine in MODEL_ENGINES:
+        res = registry.solve(Request(t, Question.max_r(), threads=1, seed=3), engine)
+        assert res.engine == engine and res.engine_version
+        assert res.params["threads"] == 1 and res.params["seed"] == 3
+        assert res.value == 1
