@@ -1,0 +1,156 @@
+"""Cheap bounds, heuristics and the neutral model layer, each against the exact reference."""
+
+import networkx as nx
+import pytest
+from conftest import naive_max_r, topologies
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustgraph.topology import Topology
+from solvers import bounds, exhaustive, heuristics
+from solvers.errors import ParameterError
+from solvers.milp_model import Model, strong_r
+from solvers.types import Question, Request
+from solvers.witness import refutes_r, refutes_rs
+
+
+def _r(t: Topology) -> int:
+    return exhaustive.solve(Request(t, Question.max_r())).value
+
+
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=9, directed=False))
+def test_spectral_lower_bound_holds_on_undirected_graphs(t):
+    """r* >= ceil(lambda_2 / 2) (the proof is in solvers.bounds)."""
+    assert bounds.spectral_lower(t.in_neighbors, False) <= _r(t)
+
+
+def test_spectral_lower_bound_is_tight_on_complete_graphs_and_refuses_digraphs():
+    for n in range(2, 12):
+        t = Topology.from_networkx(nx.complete_graph(n))
+        assert bounds.spectral_lower(t.in_neighbors, False) == (n + 1) // 2
+    with pytest.raises(ParameterError, match="undirected"):
+        bounds.spectral_lower([frozenset({1}), frozenset()], True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=8))
+def test_upper_bound_witnesses_verify_and_bound_r(t):
+    if t.n < 2:
+        return
+    truth = _r(t)
+    nb = t.in_neighbors
+    for found in (bounds.degree_pair(nb), bounds.halves_pair(nb), bounds.cut_pair(nb)):
+        if found is None:
+            continue
+        value, w = found
+        assert refutes_r(nb, w.s1, w.s2, value + 1)
+        assert value >= truth
+    assert bounds.halves_pair(nb)[0] <= (t.n + 1) // 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=8))
+def test_rooted_check_is_exact_for_zero(t):
+    """Two or more source components iff r* = 0 (for n >= 2)."""
+    if t.n < 2:
+        return
+    sources = bounds.source_components(t.in_neighbors)
+    assert (len(sources) >= 2) == (naive_max_r(t) == 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(topologies(max_n=9), st.integers(1, 5))
+def test_extension_bound_never_overclaims(t, r):
+    if bounds.extension_proves(t.in_neighbors, r):
+        assert _r(t) >= r
+
+
+def test_extension_bound_proves_circulants_and_preferential_attachment():
+    from robustgraph.generators import k_circulant, preferential_attachment
+
+    assert bounds.extension_proves(k_circulant(60, 3).in_neighbors, 3)
+    assert bounds.extension_proves(preferential_attachment(60, 3, seed=1).in_neighbors, 3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(topologies(max_n=9), st.integers(0, 3))
+def test_heuristic_pairs_verify_and_never_beat_the_truth(t, seed):
+    found = heuristics.search_r(t.in_neighbors, seed=seed)
+    if t.n < 2:
+        assert found is None
+        return
+    value, w = found
+    assert refutes_r(t.in_neighbors, w.s1, w.s2, value + 1)
+    assert value >= _r(t)
+
+
+@settings(max_examples=100, deadline=None)
+@given(topologies(max_n=9), st.integers(1, 4))
+def test_heuristic_s_pairs_verify(t, r):
+    found = heuristics.search_s(t.in_neighbors, r)
+    if found is None:
+        return
+    value, w = found
+    assert refutes_rs(t.in_neighbors, w.s1, w.s2, r, value + 1)
+    assert value >= exhaustive.solve(Request(t, Question.max_s(r))).value
+
+
+def test_heuristic_is_seeded():
+    t = Topology.from_networkx(nx.gnp_random_graph(40, 0.4, seed=3))
+    assert heuristics.search_r(t.in_neighbors, seed=5) == heuristics.search_r(
+        t.in_neighbors, seed=5
+    )
+
+
+def test_peel_finds_the_least_reachable_subset():
+    """rho(U) from greedy peeling equals the brute-force minimum over nonempty subsets."""
+    import itertools
+
+    import numpy as np
+
+    from solvers.arrays import adjacency
+    from solvers.witness import reach
+
+    t = Topology.from_networkx(nx.gnp_random_graph(9, 0.5, seed=2, directed=True))
+    a = adjacency(t.in_neighbors)
+    u = np.array([i % 3 != 0 for i in range(9)])
+    members = [i for i in range(9) if u[i]]
+    best = min(
+        reach(t.in_neighbors, c)
+        for k in range(1, len(members) + 1)
+        for c in itertools.combinations(members, k)
+    )
+    assert heuristics.peel(a, u).min_reach()[0] == best
+
+
+def test_maximal_pair_keeps_the_refutation():
+    t = Topology.from_networkx(nx.barbell_graph(5, 2))
+    value, w = heuristics.search_r(t.in_neighbors)
+    grown = heuristics.maximal_pair(t.in_neighbors, w, value + 1)
+    assert grown.s1 >= w.s1 and grown.s2 >= w.s2
+    assert refutes_r(t.in_neighbors, grown.s1, grown.s2, value + 1)
+
+
+def test_linearised_enforcement_is_exact_on_binaries():
+    """``[x = 1] => y + z >= 2`` and ``[x = 0] => y <= 0`` against every 0/1 point."""
+    import itertools
+
+    m = Model("t")
+    x, y, z = m.var("x"), m.var("y"), m.var("z")
+    m.add([(y, 1), (z, 1)], lb=2, enforce=[(x, 1)])
+    m.add([(y, 1)], ub=0, enforce=[(x, 0)])
+    rows = m.linearised()
+    for point in itertools.product((0, 1), repeat=3):
+        ok_enforced = (point[0] == 0 or point[1] + point[2] >= 2) and (
+            point[0] == 1 or point[1] <= 0
+        )
+        ok_linear = all(c.lb <= sum(coef * point[v] for v, coef in c.terms) <= c.ub for c in rows)
+        assert ok_enforced == ok_linear
+
+
+def test_strong_model_removes_nodes_too_large_for_any_pair():
+    t = Topology.from_networkx(nx.complete_graph(6))
+    m = strong_r(t.in_neighbors, 3)  # a member keeps 3 in-neighbours inside: two sets of >= 4
+    fixed = {c.terms[0][0] for c in m.constraints if len(c.terms) == 1 and c.ub == 0}
+    assert fixed >= set(m.sets[0]) | set(m.sets[1])
