@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("protocol_runner.cli_run:run_command", "Run SAC and baselines on a certified graph."),
     "report": ("protocol_runner.cli_report:report_command", "Summarise a run: metrics and plots."),
     "sweep": ("protocol_runner.cli_sweep:sweep_command", "Run a grid of runs, locally or on Ray."),
+    "design": ("robustgraph.cli_design:design", "Design a sparse certified r-robust graph."),
+    "augment": ("robustgraph.cli_design:augment", "Add the fewest edges to make a graph r-robust."),
 }
 
 

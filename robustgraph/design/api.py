@@ -1,0 +1,292 @@
+"""``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
+
+Pipeline: pick the sparsest proven start (the construction, the hub designs of
+:mod:`robustgraph.design.starts`, or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
+run the certified local search of :mod:`robustgraph.design.search` until the time limit, then
+certify the result with :func:`robustgraph.certificate.certify`. A degree cap that no start
+meets is handled by growing a graph from the empty one (:func:`robustgraph.design.augment`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from robustgraph.certificate import DEFAULT_ENGINES, Certificate, Claim, certify
+from robustgraph.design import bounds, starts
+from robustgraph.design.oracle import find_pair
+from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
+from robustgraph.errors import ParameterError
+from robustgraph.generators import gamma_merg, max_robustness
+from robustgraph.topology import Topology
+
+__all__ = ["DesignResult", "design", "to_topology", "from_topology", "certify_design"]
+
+
+@dataclass
+class DesignResult:
+    """A designed graph, how it compares, how it was found, and its certificate.
+
+    ``edges`` counts arcs for a digraph. ``construction`` is the preferential-attachment count
+    (LeBlanc et al. 2013, Thm. 5), ``reference`` what the design may never exceed (the
+    construction, or the gamma-MERG count at r = ceil(n/2)), ``lower_bound`` the best known lower
+    bound. ``certificate`` is None only when certification was switched off.
+    """
+
+    topology: Topology
+    r: int
+    s: int
+    start: str
+    start_edges: int
+    construction: int
+    reference: int
+    lower_bound: int
+    seconds: float
+    seed: int
+    time_limit: float
+    stats: SearchStats
+    certificate: Certificate | None = None
+    certify_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def edges(self) -> int:
+        return self.topology.m
+
+    @property
+    def certified(self) -> bool:
+        return self.certificate is not None and self.certificate.verdict == "proven"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (the certificate itself is written to its own file)."""
+        return {
+            "n": self.topology.n,
+            "r": self.r,
+            "s": self.s,
+            "directed": self.topology.directed,
+            "edges": self.edges,
+            "construction": self.construction,
+            "reference": self.reference,
+            "lower_bound": self.lower_bound,
+            "ratio": round(self.edges / self.construction, 4),
+            "start": self.start,
+            "start_edges": self.start_edges,
+            "seconds": round(self.seconds, 3),
+            "certify_seconds": round(self.certify_seconds, 3),
+            "seed": self.seed,
+            "time_limit": self.time_limit,
+            "certificate_verdict": self.certificate.verdict if self.certificate else None,
+            "search": self.stats.to_dict(),
+            "notes": self.notes,
+        }
+
+
+def to_topology(masks: list[int], directed: bool, labels: tuple | None = None) -> Topology:
+    """A Topology from in-neighbour bitmasks (labels default to 0..n-1)."""
+    ins = [[j for j in range(len(masks)) if m >> j & 1] for m in masks]
+    return Topology.from_in_neighbors(ins, directed=directed, labels=labels)
+
+
+def from_topology(topology: Topology) -> list[int]:
+    """In-neighbour bitmasks of a Topology, in its node order."""
+    return list(topology.in_masks)
+
+
+def certify_design(
+    topology: Topology,
+    r: int,
+    s: int = 1,
+    *,
+    engines: str | tuple[str, ...] = DEFAULT_ENGINES,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Certificate:
+    """Certify the claim the design was made for: r-robust, or (r, s)-robust when s > 1."""
+    claim = Claim.r_robust(r) if s == 1 else Claim.rs_robust(r, s)
+    return certify(topology, claim, engines=engines, time_limit=time_limit, progress=progress)
+
+
+def _check_cap(r: int, s: int, max_degree: int | None, n: int) -> None:
+    if max_degree is None:
+        return
+    if isinstance(max_degree, bool) or not isinstance(max_degree, int):
+        raise ParameterError(f"max degree must be an integer, got {max_degree!r}")
+    need = r + s - 1
+    if max_degree < need:
+        target = (
+            f"({r},{s})-robust graph hears at least r + s - 1"
+            if s > 1
+            else f"{r}-robust graph hears at least"
+        )
+        raise ParameterError(
+            f"max degree {max_degree} is below {need}: every node of an {target} = {need} others"
+        )
+    if max_degree > n - 1:
+        raise ParameterError(f"max degree must be at most n - 1 = {n - 1}, got {max_degree}")
+
+
+def _within_cap(masks: list[int], directed: bool, cap: int | None) -> bool:
+    if cap is None:
+        return True
+    if any(m.bit_count() > cap for m in masks):
+        return False
+    if directed:
+        outs = [sum(m >> u & 1 for m in masks) for u in range(len(masks))]
+        return max(outs) <= cap
+    return True
+
+
+def _candidates(n: int, r: int, s: int, directed: bool) -> list[tuple[str, list[int], bool]]:
+    """Starting graphs as (name, masks, proven): proven by a theorem, or to be checked."""
+    found = [("construction", starts.construction(n, r, s, directed=directed), True)]
+    if directed or s > 1:
+        return found
+    if r == max_robustness(n):
+        found.append(("gamma-MERG", from_topology(gamma_merg(n)), True))
+        return found
+    for k in range(r, n - r + 1):
+        masks = starts.hub_design(n, r, k)
+        found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
+    return found
+
+
+def _best_start(
+    n: int, r: int, s: int, directed: bool, cap: int | None, budget: int
+) -> tuple[str, list[int]] | None:
+    """The sparsest candidate within the degree cap that is proven r-robust."""
+    options = sorted(
+        _candidates(n, r, s, directed), key=lambda c: starts.edge_count(c[1], directed)
+    )
+    for name, masks, proven in options:
+        if not _within_cap(masks, directed, cap):
+            continue
+        if proven or find_pair(masks, r, budget=budget) is None:
+            return name, masks
+        # UNKNOWN or a witness: the lemma's sufficient condition failed and the search could not
+        # prove the graph either; try the next candidate.
+    return None
+
+
+def design(
+    n: int,
+    r: int,
+    s: int = 1,
+    *,
+    directed: bool = False,
+    max_degree: int | None = None,
+    time_limit: float = 30.0,
+    seed: int = 0,
+    budget: int = 20_000,
+    certify_result: bool = True,
+    engines: str | tuple[str, ...] = DEFAULT_ENGINES,
+    certify_time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> DesignResult:
+    """Design an (r, s)-robust graph on n nodes with as few edges as the search finds.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes, at least 2.
+    r : int
+        Target robustness, 1 <= r <= ceil(n/2).
+    s : int
+        Target s of (r, s)-robustness (1: plain r-robustness). s > 1 uses the exact engines for
+        every check and only deletes edges, so it suits small n.
+    directed : bool
+        Design a digraph (fewest arcs); robustness counts in-neighbours.
+    max_degree : int, optional
+        Cap on every node's degree (digraph: on in- and out-degree each).
+    time_limit : float
+        Seconds for the search (the certification comes on top).
+    seed : int
+        Seeds the search; the same seed and limits give the same graph unless the time limit
+        cuts the search short.
+    budget : int
+        Branch-and-bound nodes per oracle check; a check that needs more refuses the move.
+    certify_result : bool
+        Certify the output with ``engines`` (default: the portfolio).
+    engines : str or tuple of str
+        Engines for the certificate.
+    certify_time_limit : float, optional
+        Seconds per engine per question for the certificate.
+    progress : callable, optional
+        Receives one-line progress messages.
+
+    Returns
+    -------
+    DesignResult
+        Never more edges than the construction (or the gamma-MERG at r = ceil(n/2)).
+
+    Raises
+    ------
+    ParameterError
+        Impossible n, r, s, max degree or time limit; or no graph within the degree cap found.
+
+    Examples
+    --------
+    >>> res = design(12, 3, time_limit=2, certify_result=False)
+    >>> res.edges <= res.construction
+    True
+
+    References
+    ----------
+    LeBlanc, Zhang, Koutsoukos & Sundaram, IEEE JSAC 31(4), 2013 (Def. 6, Thm. 5); H. Lee &
+    D. Panagou, arXiv:2507.00415, 2025 (gamma-MERG).
+    """
+    bounds.check_target(n, r, s)
+    _check_cap(r, s, max_degree, n)
+    if not time_limit > 0:
+        raise ParameterError(f"time limit must be > 0 seconds, got {time_limit}")
+    say = progress or (lambda _line: None)
+    began = time.monotonic()
+    deadline = began + time_limit
+    rng = random.Random(seed)
+    moves = Moves(r, directed, s=s, max_degree=max_degree, budget=budget)
+    start = _best_start(n, r, s, directed, max_degree, budget)
+    notes: list[str] = []
+    if start is None:
+        from robustgraph.design.augment import grow
+
+        say(f"no structured start within max degree {max_degree}; growing one edge by edge")
+        masks = grow([0] * n, moves, rng, deadline=deadline)
+        start = ("grown", masks)
+        notes.append("start grown from the empty graph under the degree cap")
+    name, masks = start
+    graph = DesignGraph(list(masks), moves)
+    start_edges = graph.count()
+    say(f"start: {name} with {start_edges} edges; searching for {time_limit:g} s")
+    if name != "gamma-MERG":  # the gamma-MERG is edge-minimal already (Lee & Panagou)
+        local_search(
+            graph,
+            rng,
+            deadline=deadline,
+            on_improve=lambda g: say(f"{g.count()} edges"),
+        )
+    seconds = time.monotonic() - began
+    topology = to_topology(graph.masks, directed)
+    result = DesignResult(
+        topology=topology,
+        r=r,
+        s=s,
+        start=name,
+        start_edges=start_edges,
+        construction=bounds.construction_edges(n, r, s, directed=directed),
+        reference=bounds.reference_edges(n, r, s, directed=directed),
+        lower_bound=bounds.lower_bound(n, r, directed=directed),
+        seconds=seconds,
+        seed=seed,
+        time_limit=time_limit,
+        stats=graph.stats,
+        notes=notes,
+    )
+    if certify_result:
+        t0 = time.monotonic()
+        result.certificate = certify_design(
+            topology, r, s, engines=engines, time_limit=certify_time_limit, progress=progress
+        )
+        result.certify_seconds = time.monotonic() - t0
+    return result

@@ -1,0 +1,113 @@
+"""Edge counts a design is measured against: the known constructions and the lower bounds.
+
+All counts are for n nodes and target r (undirected edges, or arcs for digraphs), with
+robustness on in-neighbours (LeBlanc et al. 2013).
+"""
+
+from __future__ import annotations
+
+import math
+
+from robustgraph.errors import ParameterError
+from robustgraph.generators import gamma_merg_edge_count, max_robustness
+
+__all__ = [
+    "check_target",
+    "construction_edges",
+    "degree_lower_bound",
+    "clique_lower_bound",
+    "lower_bound",
+    "reference_edges",
+]
+
+
+def check_target(n: int, r: int, s: int = 1) -> None:
+    """Raise ``ParameterError`` unless an (r, s)-robust graph on n nodes can exist.
+
+    Needs n >= 2, 1 <= r <= ceil(n/2) (LeBlanc et al. 2013, Lemma 4: no graph is more than
+    ceil(n/2)-robust) and 1 <= s <= n.
+    """
+    for name, value in (("n", n), ("r", r), ("s", s)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParameterError(f"{name} must be an integer, got {value!r}")
+    if n < 2:
+        raise ParameterError(f"n must be >= 2 (robustness compares two node sets), got {n}")
+    if not 1 <= r <= max_robustness(n):
+        raise ParameterError(
+            f"r must be between 1 and ceil(n/2) = {max_robustness(n)} for n = {n}, got {r}"
+        )
+    if not 1 <= s <= n:
+        raise ParameterError(f"s must be between 1 and n = {n}, got {s}")
+
+
+def construction_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:
+    """Edges of the preferential-attachment construction (LeBlanc et al. 2013, Theorem 5).
+
+    A complete graph on 2r - 1 nodes, then each further node joins r + s - 1 earlier nodes:
+    ``C(2r-1, 2) + (n - 2r + 1)(r + s - 1)`` edges. Directed (each new node *hears* r + s - 1
+    earlier nodes, the seed clique complete in both directions):
+    ``(2r-1)(2r-2) + (n - 2r + 1)(r + s - 1)`` arcs.
+
+    Examples
+    --------
+    >>> construction_edges(14, 4), construction_edges(14, 4, directed=True)
+    (49, 70)
+    """
+    check_target(n, r, s)
+    core = 2 * r - 1
+    if n < core:
+        raise ParameterError(f"the construction needs n >= 2r - 1 = {core}, got n = {n}")
+    seed = core * (core - 1) if directed else math.comb(core, 2)
+    return seed + (n - core) * (r + s - 1)
+
+
+def degree_lower_bound(n: int, r: int, *, directed: bool = False) -> int:
+    """Every node of an r-robust graph hears at least r nodes: ``ceil(n r / 2)`` edges
+    (``n r`` arcs). A node i with fewer makes ({i}, V - {i}) a witness (LeBlanc et al. 2013)."""
+    check_target(n, r)
+    return n * r if directed else -(-n * r // 2)
+
+
+def clique_lower_bound(r: int) -> int:
+    """``3 r (r - 1) / 2`` edges, the lower bound of Lee & Panagou for r-robust graphs (attained
+    by the gamma-MERG at n = 2r - 1). Undirected graphs only."""
+    return 3 * r * (r - 1) // 2
+
+
+def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
+    """The best lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
+
+    Undirected: ``max(ceil(n r / 2), 3 r (r-1) / 2)``, and at r = ceil(n/2) the gamma-MERG
+    count, which Lee & Panagou prove minimal. Directed: ``n r``.
+
+    Examples
+    --------
+    >>> lower_bound(14, 4), lower_bound(30, 14), lower_bound(9, 5)
+    (28, 273, 30)
+
+    References
+    ----------
+    H. Lee & D. Panagou, "Minimal construction of graphs with maximum robustness",
+    arXiv:2507.00415, 2025.
+    """
+    check_target(n, r)
+    if directed:
+        return degree_lower_bound(n, r, directed=True)
+    if r == max_robustness(n):
+        return gamma_merg_edge_count(n)
+    return max(degree_lower_bound(n, r), clique_lower_bound(r))
+
+
+def reference_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:
+    """What a design must never exceed: the construction, or at r = ceil(n/2) (undirected,
+    s = 1) the gamma-MERG count when that is smaller.
+
+    Examples
+    --------
+    >>> reference_edges(14, 4), reference_edges(14, 7)
+    (49, 67)
+    """
+    count = construction_edges(n, r, s, directed=directed)
+    if not directed and s == 1 and r == max_robustness(n):
+        count = min(count, gamma_merg_edge_count(n))
+    return count
