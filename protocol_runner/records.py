@@ -42,7 +42,9 @@ plus optional keys:
   made and its answer parsed; false when the agent kept its answer).
 - debate, rounds >= 1: ``refined`` as above.
 - CP-WBFT: ``confidence`` (float in [0, 1]) for every agent and round; rounds >= 1 also
-  ``kept`` (nodes whose confidence passed the 0.5 filter).
+  ``kept`` (nodes whose confidence passed the 0.5 filter) and, when the answer it reported to
+  its neighbours (its round-0 answer) differs from the answer it aggregated to, ``sent``
+  (receiver node -> answer sent), as for an equivocating adversary.
 - any protocol with communication, rounds >= 1: ``missing`` (in-neighbours that sent nothing
   this round, e.g. ``silent`` adversaries; omitted when empty).
 - adversaries: ``attack`` (its name) and, when it told different neighbours different things

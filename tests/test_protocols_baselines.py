@@ -41,20 +41,55 @@ def test_cpwbft_aggregate(entries, expected):
     assert (answer, None if confidence is None else round(confidence, 6), kept) == expected
 
 
-def test_cpwbft_rounds_follow_neighbourhood_confidence():
-    path = Topology.from_edges([(0, 1), (1, 2)], nodes=range(3))  # 0 - 1 - 2
-    confidences = {"0": ("5", 0.9), "1": ("4", 0.6), "2": ("4", 0.55)}
-
+def _confidence_script(reports: dict[str, tuple[str, float]]):
     def script(who: str, view: ParsedPrompt) -> str:
-        answer, c = confidences[who]
+        answer, c = reports[who]
         return f"Answer: {answer}\nConfidence: {c}"
 
-    record, backend = run_query(CPWBFT(), path, "3S", script, rounds=2)
+    return script
+
+
+def test_cpwbft_rounds_aggregate_reports_not_adopted_answers():
+    path = Topology.from_edges([(0, 1), (1, 2)], nodes=range(3))  # 0 - 1 - 2
+    reports = {"0": ("5", 0.9), "1": ("4", 0.6), "2": ("4", 0.55)}
+    record, backend = run_query(CPWBFT(), path, "3S", _confidence_script(reports), rounds=3)
     assert backend.kinds() == ["confidence"] * 3  # rounds make no calls
     assert [t.answer for t in record.rounds[1]] == ["5", "5", "4"]  # 2 hears only 1 and itself
-    assert [t.answer for t in record.rounds[2]] == ["5", "5", "5"]
+    # 1 adopted 0's answer at 0.9 but keeps reporting its own ("4", 0.6): 2 never hears "5"
+    assert [t.answer for t in record.rounds[2]] == ["5", "5", "4"]
+    assert [t.answer for t in record.rounds[3]] == ["5", "5", "4"]
     assert record.rounds[0][0].details["confidence"] == 0.9
     assert record.rounds[1][1].details["kept"] == ["1", "0", "2"]
+    assert record.rounds[1][1].details["confidence"] == 0.9
+    # what 1 sent differs from its answer: the record says what each receiver got
+    assert record.rounds[1][1].details["sent"] == {"0": "4", "2": "4"}
+    assert "sent" not in record.rounds[1][0].details
+    assert "sent" not in record.rounds[0][1].details
+
+
+def test_cpwbft_full_confidence_adversary_reaches_only_its_out_neighbours():
+    # 3 (the adversary) - 0 - 1 - 2: only 0 hears the adversary
+    path = Topology.from_edges([(3, 0), (0, 1), (1, 2)], nodes=range(4))
+    reports = {"0": ("5", 0.9), "1": ("5", 0.8), "2": ("5", 0.8)}
+    record, _ = run_query(
+        CPWBFT(), path, "3S1A", _confidence_script(reports), rounds=4, attack="fixed",
+        adversary_nodes=("3",),
+    )
+    for turns in record.rounds[1:]:
+        assert [t.correct for t in turns[:3]] == [False, True, True]
+        assert turns[0].details["confidence"] == 1.0
+
+
+def test_cpwbft_echo_adversary_hears_reports():
+    reports = {"0": ("4", 0.9), "1": ("5", 0.6), "2": ("5", 0.6)}
+    record, _ = run_query(
+        CPWBFT(), complete(4), "3S1A", _confidence_script(reports), rounds=2,
+        attack="echo-then-flip:k=5", adversary_nodes=("3",),
+    )
+    # round 1: "4" (mean 0.9) beats "5" (0.6, 0.6 and the echo's 1.0: mean 0.73) everywhere
+    assert [t.answer for t in record.rounds[1][:3]] == ["4", "4", "4"]
+    # the echo copies the plurality of what it heard: the reports, not the aggregates
+    assert record.rounds[1][3].answer == "5"
 
 
 def test_cpwbft_adversary_with_full_confidence_takes_over():

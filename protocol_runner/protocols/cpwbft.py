@@ -1,13 +1,22 @@
 """CP-WBFT: confidence-probe weighted aggregation over each agent's neighbourhood.
 
 Round 0: every agent answers with a self-reported confidence in [0, 1]
-(:func:`~protocol_runner.prompts.confidence_messages`; 0.5 when none is given). In each round
-t = 1..T every honest agent aggregates the (answer, confidence) pairs of itself and its
-in-neighbours (:func:`cpwbft_aggregate`): confidences below 0.5 are dropped (all are kept when
-all are below), the answer with the highest mean confidence wins, ties go to the answer given
-more often (the majority fallback), then to the agent's own answer, then to node order. The
-winner and its mean confidence become the agent's answer and confidence for the next round.
-Rounds make no LLM calls.
+(:func:`~protocol_runner.prompts.confidence_messages`; 0.5 when none is given): its *report*.
+In each round t = 1..T every honest agent sends its report to its out-neighbours and
+aggregates the reports of itself and its in-neighbours (:func:`cpwbft_aggregate`): confidences
+below 0.5 are dropped (all are kept when all are below), the answer with the highest mean
+confidence wins, ties go to the answer given more often (the majority fallback), then to the
+agent's own answer, then to node order. The winner and its mean confidence are the agent's
+answer and confidence in round t. Rounds make no LLM calls.
+
+An agent's report does not change over rounds: what it aggregated to is its answer, never a
+message. The CP-WBFT code (``core/runners/base_runner.py`` of Z1ivan/Byzantine-Fault-
+Tolerance-in-LLM-MAS and of the SAC authors' fork) asks every agent the same question afresh
+at the start of every round and aggregates those fresh reports; at temperature 0 with a
+response cache those are the round-0 reports, so they are reused. Re-broadcasting the
+aggregate with its mean confidence instead would let an adopted answer travel on at the
+confidence of whoever started it (1.0 for the ``fixed`` attack) to agents that never heard the
+adversary. docs/protocols.md gives the evidence and the other differences.
 
 References
 ----------
@@ -92,16 +101,19 @@ class CPWBFT(Protocol):
             replies[i] = Reply(completion.text, answer, confidence)
         ctx.publish(replies, {i: {"confidence": r.confidence} for i, r in replies.items()})
         for _ in range(ctx.config.rounds):
-            self.round(ctx)
+            self.round(ctx, replies)
         return Outcome(ctx.final_turns())
 
     @staticmethod
-    def round(ctx: QueryContext) -> None:
-        """One aggregation round (no LLM calls); then publish."""
+    def round(ctx: QueryContext, reports: dict[int, Reply]) -> None:
+        """One aggregation round over the agents' ``reports`` (no LLM calls); then publish.
+
+        Every honest agent's message this round is its report, whatever it aggregated to.
+        """
         replies: dict[int, Reply] = {}
         details: dict[int, dict[str, Any]] = {}
         for i in ctx.honest:
-            own = ctx.replies[i]
+            own = reports[i]
             received, missing = ctx.inbox(i)
             entries = [(i, own.answer, own.confidence or 0.0)]
             entries += [(j, m.answer, m.confidence or 0.0) for j, m in received]
@@ -113,4 +125,4 @@ class CPWBFT(Protocol):
             }
             if missing:
                 details[i]["missing"] = [ctx.node(j) for j in missing]
-        ctx.publish(replies, details)
+        ctx.publish(replies, details, reports=reports)

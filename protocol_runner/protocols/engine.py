@@ -300,17 +300,25 @@ class QueryContext:
         details: Mapping[int, Mapping[str, Any]] | None = None,
         *,
         record: bool = True,
+        reports: Mapping[int, Reply] | None = None,
     ) -> None:
         """Close a round: store the honest replies, let adversaries choose their messages, and
         record every agent's turn (``details`` adds protocol keys to honest agents' turns;
-        ``record=False`` for a round no agent took part in, e.g. the judge-only control)."""
+        ``record=False`` for a round no agent took part in, e.g. the judge-only control).
+
+        An honest agent sends its reply, or ``reports[i]`` when given (CP-WBFT: every round each
+        agent reports its own answer and confidence, not the answer it aggregated to). A turn
+        whose report differs from its answer gets ``sent`` (receiver node -> answer sent), the
+        key an equivocating adversary's turn has, so the messages of a round can be read back
+        from the record."""
         details = details or {}
         self.replies = dict(replies)
         network = self.network
         round_index = len(self.rounds)
+        outgoing = self.replies if reports is None else reports
         sent = self._sent = {}
         for i in self.honest:
-            message = self.replies[i].message()
+            message = outgoing[i].message()
             sent[(i, -1)] = message
             for r in network.out_nbrs[i]:
                 sent[(i, r)] = message
@@ -328,11 +336,24 @@ class QueryContext:
                     ood=self.ood,
                 )
         if record:
-            self.rounds.append(tuple(self.turn(i, details.get(i, {})) for i in range(network.n)))
+            turns = []
+            for i in range(network.n):
+                extra = dict(details.get(i, {}))
+                if i in self.replies and self._reported_other(outgoing[i], self.replies[i]):
+                    said = outgoing[i].answer
+                    extra["sent"] = {self.node(r): said for r in network.out_nbrs[i]}
+                turns.append(self.turn(i, extra))
+            self.rounds.append(tuple(turns))
+
+    def _reported_other(self, report: Reply, reply: Reply) -> bool:
+        return key_of(report.answer, self.task) != key_of(reply.answer, self.task)
 
     def _heard(self, k: int) -> str | None:
-        reply = self.replies.get(k)
-        return reply.answer if reply is not None else None
+        """The answer honest in-neighbour ``k`` sent this round (None for an adversary)."""
+        if k not in self.replies:
+            return None
+        message = self._sent[(k, -1)]
+        return message.answer if message is not None else None
 
     def turn(self, agent: int, details: Mapping[str, Any] | None = None) -> Turn:
         """The current turn of ``agent``: its reply, or for an adversary what it sent."""
