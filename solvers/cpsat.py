@@ -56,6 +56,8 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     solver.parameters.random_seed = seed
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    for key, value in model.tuning.get(NAME, {}).items():
+        setattr(solver.parameters, key, value)
     native = solver.solve(cp)
     mapped = {
         cp_model.OPTIMAL: "optimal",

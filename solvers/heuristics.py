@@ -143,6 +143,7 @@ def search_r(
     *,
     target: int | None = None,
     iterations: int | None = None,
+    restarts: int = 2,
     seed: int = 0,
 ) -> tuple[int, Witness] | None:
     """A pair (S1, S2) with small ``max(reach(S1), reach(S2))``: an upper bound on r*.
@@ -159,6 +160,8 @@ def search_r(
         Stop as soon as a pair with value below ``target`` is found (refuting target-robustness).
     iterations : int, optional
         Tabu moves per start (default ``max(100, 4 n)``).
+    restarts : int
+        Extra tabu starts from random balanced splits.
     seed : int
         Seeds the random sweep order and tie-breaking: the same seed gives the same pair.
 
@@ -193,6 +196,8 @@ def search_r(
             half[order[: n // 2]] = True
             starts.append(np.where(half, 1, 2))
     starts.insert(0, np.where(best_pair[0], 1, np.where(best_pair[1], 2, 0)))
+    for _ in range(restarts):  # random balanced splits: tabu from several basins
+        starts.append(np.where(rng.permutation(n) < n // 2, 1, 2))
     steps = iterations if iterations is not None else max(100, 4 * n)
     value = best[0]
     for labels in starts:
