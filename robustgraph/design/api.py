@@ -20,7 +20,7 @@ from robustgraph.design import bounds, starts
 from robustgraph.design.oracle import find_pair
 from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError
-from robustgraph.generators import gamma_merg, max_robustness
+from robustgraph.generators import gamma_merg, k_circulant, max_robustness
 from robustgraph.topology import Topology
 
 __all__ = ["DesignResult", "design", "to_topology", "from_topology", "certify_design"]
@@ -147,6 +147,8 @@ def _candidates(n: int, r: int, s: int, directed: bool) -> list[tuple[str, list[
     if r == max_robustness(n):
         found.append(("gamma-MERG", from_topology(gamma_merg(n)), True))
         return found
+    if n >= 2 * r + 2:  # exactly r-robust with degree 2r: a start under tight degree caps
+        found.append(("circulant", from_topology(k_circulant(n, r)), True))
     for k in range(r, n - r + 1):
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))

@@ -130,6 +130,42 @@ def _fixes(graph: DesignGraph, pair: Pair) -> list[tuple[int, Edge]]:
     return scored
 
 
+def _make_room(graph: DesignGraph, pair: Pair, original: list[int], rng: random.Random) -> None:
+    """Free a saturated end of an edge that would break the witness by dropping one added edge
+    there, then add the breaking edge (the next round re-checks everything)."""
+    moves = graph.moves
+    options = []
+    for side in pair:
+        for b in range(graph.n):
+            if not side >> b & 1:
+                continue
+            for a in range(graph.n):
+                if side >> a & 1 or graph.has(a, b) or graph.key(a, b) in moves.forbidden:
+                    continue
+                options.append((a, b))
+    # Only edges the search added may go, so ends that were saturated at the start are useless.
+    cap = moves.max_degree
+    usable = [
+        (a, b)
+        for a, b in options
+        if original[b].bit_count() < cap and (moves.directed or original[a].bit_count() < cap)
+    ]
+    if not usable:
+        raise NotFound(
+            "the degree cap blocks every edge that would break the witness; "
+            "no augmentation found (none proven impossible either)"
+        )
+    a, b = rng.choice(usable)
+    for end in (a, b):
+        if graph.masks[end].bit_count() < cap:
+            continue
+        added = [e for e in graph.edges() if end in e and e not in moves.fixed and e != (a, b)]
+        if added:
+            graph._set(*rng.choice(added), False)
+    if graph.addable(a, b):
+        graph._set(a, b, True)
+
+
 def grow(
     masks: list[int],
     moves: Moves,
@@ -151,6 +187,7 @@ def grow(
     original = list(masks)
     graph = DesignGraph(list(masks), moves)
     r = moves.r
+    swaps, max_swaps = 0, 4 * graph.n * graph.n
     while True:
         if time.monotonic() > deadline:
             raise NotFound("time limit reached before the graph became r-robust (raise it)")
@@ -168,10 +205,14 @@ def grow(
                     f"each hear fewer than {r} nodes outside themselves, and every edge that "
                     "could change that is present, forbidden or beyond the degree cap"
                 )
-            raise NotFound(
-                "the degree cap blocks every edge that would break the witness; "
-                "no augmentation found (none proven impossible either)"
-            )
+            if swaps >= max_swaps:
+                raise NotFound(
+                    "the degree cap blocks every edge that would break the witness; "
+                    "no augmentation found (none proven impossible either)"
+                )
+            swaps += 1
+            _make_room(graph, pair, original, rng)
+            continue
         best = max(score for score, _ in fixes)
         a, b = rng.choice([e for score, e in fixes if score == best])
         graph._set(a, b, True)

@@ -1,0 +1,354 @@
+"""Tests for robustgraph.design: the oracle against the exhaustive engine, the starts' proofs,
+design and augment outputs verified exactly, and the design/augment CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustgraph import io
+from robustgraph.certificate import Certificate
+from robustgraph.cli import main
+from robustgraph.design import (
+    Infeasible,
+    augment,
+    construction_edges,
+    design,
+    lower_bound,
+    reference_edges,
+)
+from robustgraph.design import starts
+from robustgraph.design.api import from_topology
+from robustgraph.design.oracle import UNKNOWN, find_pair, peel, twin_masks
+from robustgraph.errors import ParameterError
+from robustgraph.generators import gamma_merg_edge_count, k_circulant
+from robustgraph.topology import Topology
+from solvers.exhaustive import exact_r
+from solvers.witness import refutes_r
+from tests.conftest import topologies
+
+
+def r_star(masks: list[int]) -> int:
+    return exact_r(list(masks))[0]
+
+
+def members(mask: int) -> frozenset[int]:
+    return frozenset(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+def assert_answer(masks: list[int], r: int, answer) -> None:
+    """The oracle's answer agrees with the subset DP, and a witness verifies."""
+    assert answer is not UNKNOWN
+    robust = r_star(masks) >= r
+    assert (answer is None) == robust
+    if answer is not None:
+        nbrs = [members(m) for m in masks]
+        assert refutes_r(nbrs, members(answer[0]), members(answer[1]), r)
+
+
+# ----------------------------------------------------------------------------- oracle
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=9).filter(lambda t: t.n >= 2), st.integers(1, 5))
+def test_oracle_full_check_matches_exhaustive(t: Topology, r: int) -> None:
+    masks = from_topology(t)
+    assert_answer(masks, r, find_pair(masks, r))
+
+
+@settings(max_examples=80, deadline=None)
+@given(topologies(max_n=9).filter(lambda t: t.n >= 3 and t.m > 0), st.data())
+def test_oracle_after_removal_matches_exhaustive(t: Topology, data) -> None:
+    """Remove one edge from a graph at its exact robustness r*: the incremental check decides
+    r*-robustness of the result."""
+    masks = from_topology(t)
+    r = r_star(masks)
+    if r == 0:
+        return
+    u, v = data.draw(st.sampled_from(t.edge_indices()))
+    after = list(masks)
+    after[v] &= ~(1 << u)
+    lost = [(v, u)]
+    if not t.directed:
+        after[u] &= ~(1 << v)
+        lost.append((u, v))
+    assert_answer(after, r, find_pair(after, r, removed=lost))
+
+
+@pytest.mark.parametrize("branching", ["degree", "overlap"])
+def test_each_branching_rule_is_exact(branching: str) -> None:
+    rng = random.Random(3)
+    for _ in range(25):
+        n = rng.randint(4, 10)
+        masks = [0] * n
+        for u, v in itertools.combinations(range(n), 2):
+            if rng.random() < 0.6:
+                masks[u] |= 1 << v
+                masks[v] |= 1 << u
+        for r in (1, 2, 3):
+            assert_answer(masks, r, find_pair(masks, r, branching=branching))
+
+
+def test_budget_exhaustion_is_unknown_never_an_answer() -> None:
+    masks = starts.construction(16, 6)  # robust, so proving it needs a search
+    assert find_pair(masks, 6, budget=1) is UNKNOWN
+    assert find_pair(masks, 6) is None
+
+
+def test_peel_is_the_largest_closed_subset() -> None:
+    path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3
+    assert peel(path, path, 2, 0b1111) == 0b1111
+    assert peel(path, path, 1, 0b0011) == 0
+    assert peel(path, path, 2, 0b0011) == 0b0011
+
+
+def test_twins_are_automorphic_swaps() -> None:
+    masks = starts.construction(9, 3)  # leaves 5..8 hear the same hubs 0, 1, 2
+    twins = twin_masks(masks, masks)
+    assert members(twins[5]) == {6, 7, 8}
+    assert members(twins[0]) == {1, 2}  # the hubs are joined to everything alike
+    assert twins[3] == 1 << 4  # the non-hub seed nodes 3 and 4
+
+
+# ----------------------------------------------------------------------------- starts, bounds
+@pytest.mark.parametrize("n,r", [(9, 2), (12, 3), (13, 4), (14, 5)])
+def test_construction_is_exactly_r_robust(n: int, r: int) -> None:
+    masks = starts.construction(n, r)
+    assert r_star(masks) == r
+    assert starts.edge_count(masks, False) == construction_edges(n, r)
+
+
+@pytest.mark.parametrize("n,r,k", [(12, 2, 3), (14, 2, 4), (14, 3, 4), (14, 4, 4), (15, 5, 5)])
+def test_common_neighbour_lemma_is_sound(n: int, r: int, k: int) -> None:
+    masks = starts.hub_design(n, r, k)
+    if starts.common_neighbour_proof(masks, r):
+        assert r_star(masks) >= r
+
+
+def test_lemma_rejects_a_non_robust_graph() -> None:
+    two_triangles = [0b000110, 0b000101, 0b000011, 0b110000, 0b101000, 0b011000]
+    assert not starts.common_neighbour_proof(two_triangles, 2)
+
+
+def test_complete_bipartite_hub_counts() -> None:
+    """K_{r, n-r} for n >= 3r - 1: r n - r^2 edges, proven by the lemma."""
+    masks = starts.hub_design(11, 3, 3)
+    assert starts.edge_count(masks, False) == 3 * 11 - 9
+    assert starts.common_neighbour_proof(masks, 3)
+
+
+def test_bounds() -> None:
+    assert construction_edges(14, 4) == 49
+    assert lower_bound(14, 4) == 28
+    assert lower_bound(30, 14) == 3 * 14 * 13 // 2
+    assert lower_bound(9, 5) == gamma_merg_edge_count(9)
+    assert reference_edges(14, 7) == gamma_merg_edge_count(14)
+    assert lower_bound(10, 3, directed=True) == 30
+    for bad in [(1, 1), (10, 6), (10, 0)]:
+        with pytest.raises(ParameterError):
+            lower_bound(*bad)
+
+
+# ----------------------------------------------------------------------------- design
+@pytest.mark.parametrize("n", [8, 11, 14])
+def test_design_outputs_are_robust_and_never_worse(n: int) -> None:
+    for r in range(2, math.ceil(n / 2) + 1):
+        res = design(n, r, time_limit=0.5, certify_result=False)
+        masks = from_topology(res.topology)
+        assert r_star(masks) >= r, (n, r)
+        assert lower_bound(n, r) <= res.edges <= reference_edges(n, r)
+        assert res.edges <= construction_edges(n, r)
+
+
+def test_design_beats_the_construction_and_is_certified() -> None:
+    res = design(14, 4, time_limit=2, engines="exhaustive")
+    assert res.edges <= 40 < construction_edges(14, 4)
+    assert res.certified
+    assert res.certificate.verify(res.topology).valid
+
+
+def test_design_is_reproducible_for_a_seed() -> None:
+    a = design(12, 3, time_limit=20, seed=5, certify_result=False)
+    b = design(12, 3, time_limit=20, seed=5, certify_result=False)
+    assert a.seconds < 20 and b.seconds < 20  # the search ended by itself, not by the clock
+    assert a.topology == b.topology
+
+
+def test_design_respects_max_degree() -> None:
+    res = design(12, 3, max_degree=5, time_limit=1, certify_result=False)
+    assert max(res.topology.in_degrees) <= 5
+    assert r_star(from_topology(res.topology)) >= 3
+
+
+def test_design_directed() -> None:
+    res = design(9, 3, directed=True, time_limit=1, certify_result=False)
+    assert res.topology.directed
+    assert r_star(from_topology(res.topology)) >= 3
+    assert lower_bound(9, 3, directed=True) <= res.edges <= construction_edges(9, 3, directed=True)
+
+
+def test_design_rs() -> None:
+    res = design(8, 2, 2, time_limit=2, certify_result=False)
+    assert res.edges <= construction_edges(8, 2, 2)
+    from robustgraph.certificate import Claim, certify
+
+    assert certify(res.topology, Claim.rs_robust(2, 2), engines="exhaustive").verdict == "proven"
+
+
+def test_design_at_maximum_r_returns_gamma_merg_count() -> None:
+    res = design(11, 6, time_limit=1, certify_result=False)
+    assert res.edges == gamma_merg_edge_count(11)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"n": 1, "r": 1},
+        {"n": 10, "r": 6},
+        {"n": 10, "r": 0},
+        {"n": 10, "r": 3, "max_degree": 2},
+        {"n": 10, "r": 3, "s": 11},
+        {"n": 10, "r": 3, "time_limit": 0},
+    ],
+)
+def test_design_bad_parameters(kwargs) -> None:
+    with pytest.raises(ParameterError):
+        design(**kwargs, certify_result=False)
+
+
+# ----------------------------------------------------------------------------- augment
+def test_augment_keeps_edges_respects_forbid_and_degree() -> None:
+    ring = k_circulant(12, 1)
+    forbid = [(0, 6), (3, 9), (1, 7)]
+    res = augment(ring, 2, max_degree=4, forbid=forbid, time_limit=2, certify_result=False)
+    out = res.topology
+    assert set(ring.edge_indices()) <= set(out.edge_indices())
+    for u, v in forbid:
+        assert (min(u, v), max(u, v)) not in out.edge_indices()
+    assert max(out.in_degrees) <= 4
+    assert r_star(from_topology(out)) >= 2
+    assert out.m == ring.m + len(res.added)
+
+
+def test_augment_of_a_robust_graph_adds_nothing() -> None:
+    k5 = Topology.from_edges(itertools.combinations(range(5), 2))
+    assert augment(k5, 3, time_limit=1, certify_result=False).added == []
+
+
+def test_augment_keeps_labels_and_certifies() -> None:
+    t = Topology.from_edges([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])
+    res = augment(t, 2, time_limit=1, engines="exhaustive")
+    assert res.topology.labels == t.labels
+    assert res.certified
+
+
+def test_augment_infeasible_is_proven_with_a_witness() -> None:
+    path = Topology.from_edges([(0, 1), (1, 2), (2, 3)])
+    forbid = [(0, 2), (0, 3), (1, 3)]  # every missing pair
+    with pytest.raises(Infeasible) as exc:
+        augment(path, 2, forbid=forbid, time_limit=2, certify_result=False)
+    assert exc.value.exit_code == 1
+
+
+def test_augment_bad_parameters() -> None:
+    ring = k_circulant(8, 1)
+    with pytest.raises(ParameterError):
+        augment(ring, 5, certify_result=False)
+    with pytest.raises(ParameterError):
+        augment(ring, 2, max_degree=1, certify_result=False)
+    with pytest.raises(ParameterError):
+        augment(ring, 2, forbid=[(0, 99)], certify_result=False)
+
+
+def test_augment_directed() -> None:
+    cycle = Topology.from_edges([(i, (i + 1) % 7) for i in range(7)], directed=True)
+    res = augment(cycle, 2, time_limit=2, certify_result=False)
+    assert res.topology.directed
+    assert set(cycle.edge_indices()) <= set(res.topology.edge_indices())
+    assert r_star(from_topology(res.topology)) >= 2
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_cli_design_writes_graph_and_certificate(tmp_path) -> None:
+    out = tmp_path / "g.json"
+    result = CliRunner().invoke(
+        main,
+        ["design", "--n", "12", "--r", "3", "--time-limit", "1", "-o", str(out), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    graph = io.read(out)
+    assert graph.m == data["edges"] <= data["construction"]
+    cert = Certificate.load(tmp_path / "g.cert.json")
+    assert cert.verdict == "proven" and cert.verify(graph).valid
+
+
+def test_cli_design_text_output(tmp_path) -> None:
+    out = tmp_path / "g.edges"
+    cert = tmp_path / "c.json"
+    args = ["design", "--n", "10", "--r", "2", "--time-limit", "0.5", "-o", str(out)]
+    result = CliRunner().invoke(main, [*args, "--cert", str(cert)])
+    assert result.exit_code == 0, result.output
+    assert "construction 17" in result.stdout and "lower bound" in result.stdout
+    assert cert.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--n", "10", "--r", "7"],
+        ["--n", "10", "--r", "3", "--max-degree", "2"],
+        ["--n", "10", "--r", "3", "--time-limit", "-1"],
+        ["--n", "10", "--r", "3", "--engines", " ,"],
+    ],
+)
+def test_cli_design_errors_are_one_line(tmp_path, args) -> None:
+    result = CliRunner().invoke(main, ["design", *args, "-o", str(tmp_path / "g.json")])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("robustgraph: error:")
+
+
+def test_cli_augment(tmp_path) -> None:
+    src = tmp_path / "ring.edges"
+    io.write(k_circulant(10, 1), src)
+    forbid = tmp_path / "no.edges"
+    forbid.write_text("0 5\n2 7\n")
+    out = tmp_path / "fixed.json"
+    result = CliRunner().invoke(
+        main,
+        ["augment", str(src), "--r", "2", "--forbid", str(forbid), "--max-degree", "4"]
+        + ["--time-limit", "1", "-o", str(out), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    fixed = io.read(out)
+    assert fixed.m == 10 + data["added_edges"]
+    assert {(0, 5), (2, 7)}.isdisjoint(fixed.edge_indices())
+
+
+def test_cli_augment_infeasible_exits_1(tmp_path) -> None:
+    src = tmp_path / "path.edges"
+    src.write_text("0 1\n1 2\n2 3\n")
+    forbid = tmp_path / "no.edges"
+    forbid.write_text("0 2\n0 3\n1 3\n")
+    result = CliRunner().invoke(
+        main, ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x")]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and "no allowed edge" in result.stderr
+
+
+def test_cli_augment_unknown_forbid_node(tmp_path) -> None:
+    src = tmp_path / "ring.edges"
+    io.write(k_circulant(6, 1), src)
+    forbid = tmp_path / "no.edges"
+    forbid.write_text("0 42\n")
+    result = CliRunner().invoke(
+        main, ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x")]
+    )
+    assert result.exit_code == 2 and "42" in result.stderr
