@@ -20,8 +20,9 @@ answer is the decision and every honest agent's final answer. No agent is asked 
 
 References
 ----------
-Ebrahimi, Bagheri, Ghorbani et al., "An Adversary-Resistant Multi-Agent LLM System via
-Credibility Scoring", arXiv:2505.24239, 2025 (CrS); Shapley, "A value for n-person games", 1953.
+Ebrahimi, Dehghankar, Asudeh, "An Adversary-Resistant Multi-Agent LLM System via Credibility
+Scoring", IJCNLP-AACL 2025, arXiv:2505.24239 (CrS); Shapley, "A value for n-person games", 1953.
+docs/protocols.md lists where this differs from the authors' code (sanaebrahimi/ma-llm-refactored).
 """
 
 from __future__ import annotations
