@@ -271,21 +271,40 @@ def greedy_delete(
     return deleted
 
 
+def _kick(graph: DesignGraph, rng: random.Random, size: int) -> list[Edge]:
+    """Add ``size`` random allowed edges (robustness can only grow); return them."""
+    n = graph.n
+    added: list[Edge] = []
+    for _ in range(50 * size):
+        if len(added) == size:
+            break
+        u, v = rng.randrange(n), rng.randrange(n)
+        if graph.addable(u, v):
+            graph._set(u, v, True)
+            added.append(graph.key(u, v))
+    return added
+
+
 def local_search(
     graph: DesignGraph,
     rng: random.Random,
     *,
     deadline: float,
     tries: int = 4,
+    kicks: int = 30,
     on_improve: Callable[[DesignGraph], None] | None = None,
 ) -> None:
-    """Greedy deletion, then rewire moves each followed by deletions around the new edge, until
-    the deadline or until a whole round of rewires fails everywhere.
+    """Iterated local search: greedy deletion, rewires each followed by deletions around the new
+    edge, and when rewiring stalls a kick (two random edges added, then a full greedy deletion
+    pass), restarting from the best graph whenever a kick ends worse.
+
+    Stops at the deadline, or after ``kicks`` kicks without a new best.
 
     Parameters
     ----------
     graph : DesignGraph
-        Proven r-robust on entry; proven r-robust on exit, with at most as many edges.
+        Proven r-robust on entry; on exit holds the best graph found, proven r-robust, with at
+        most as many edges.
     rng : random.Random
         Seeded by the caller; the same seed and budget give the same walk (while the deadline
         is not reached).
@@ -293,30 +312,36 @@ def local_search(
         ``time.monotonic()`` value to stop at.
     tries : int
         Repair edges tried per rewire.
+    kicks : int
+        Kicks in a row without improvement before giving up.
     on_improve : callable, optional
-        Called whenever the edge count drops.
+        Called whenever the best edge count drops.
     """
-    best = graph.count()
+    start = graph.count()
     greedy_delete(graph, rng, deadline=deadline)
-    if graph.count() < best and on_improve:
+    best, best_masks = graph.count(), list(graph.masks)
+    if best < start and on_improve:
         on_improve(graph)
-    best = graph.count()
-    stale = 0
-    while time.monotonic() < deadline:
+    stale = failed_kicks = 0
+    while time.monotonic() < deadline and failed_kicks <= kicks:
         candidates = [e for e in graph.edges() if graph.removable(*e)]
         if not candidates:
-            return
-        u, v = rng.choice(candidates)
-        added = graph.try_rewire(u, v, rng, tries)
-        if added is None or added == (u, v):
-            stale = 0 if added else stale + 1
+            break
+        if stale > 4 * len(candidates):
+            if graph.count() > best:
+                graph.masks[:] = best_masks
+            _kick(graph, rng, 2)
+            greedy_delete(graph, rng, deadline=deadline)
+            stale, failed_kicks = 0, failed_kicks + 1
         else:
-            touched = [e for e in graph.edges() if set(e) & set(added) and e != added]
-            greedy_delete(graph, rng, deadline=deadline, edges=touched)
-            stale = 0 if graph.count() < best else stale + 1
+            u, v = rng.choice(candidates)
+            added = graph.try_rewire(u, v, rng, tries)
+            if added is not None and added != (u, v):
+                touched = [e for e in graph.edges() if set(e) & set(added) and e != added]
+                greedy_delete(graph, rng, deadline=deadline, edges=touched)
+            stale = 0 if added == (u, v) else stale + 1
         if graph.count() < best:
-            best = graph.count()
+            best, best_masks, stale, failed_kicks = graph.count(), list(graph.masks), 0, 0
             if on_improve:
                 on_improve(graph)
-        if stale > 4 * len(candidates):
-            return
+    graph.masks[:] = best_masks

@@ -1,0 +1,117 @@
+"""Measured table of `robustgraph design` over a grid of (n, r): designed edges vs the
+preferential-attachment construction C(2r-1, 2) + r(n - 2r + 1) and the lower bounds.
+
+Every row is certified by the exact engines (the portfolio unless --engines says otherwise);
+the last line is the average ratio designed / construction over the rows. Defaults are the grid
+of the design issue (n = 10..30, every r from 2 to ceil(n/2) - 1); CPU is shared, so narrow the
+grid and the time budget from the command line:
+
+    python benchmarks/design_table.py --n 10:30 --time-limit 10
+    python benchmarks/design_table.py --n 14 --r 4 --time-limit 5 --format markdown
+
+Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+
+from robustgraph.design import design
+
+
+def _span(text: str) -> list[int]:
+    """``10:30`` (inclusive), ``14`` or ``10,12,14``."""
+    if ":" in text:
+        lo, hi = text.split(":")
+        return list(range(int(lo), int(hi) + 1))
+    return [int(x) for x in text.split(",")]
+
+
+def grid(ns: list[int], rs: list[int] | None) -> list[tuple[int, int]]:
+    """(n, r) pairs: every r in 2..ceil(n/2) - 1, or the given rs where they fit."""
+    cells = []
+    for n in ns:
+        top = math.ceil(n / 2) - 1
+        for r in rs if rs else range(2, top + 1):
+            if 1 <= r <= math.ceil(n / 2):
+                cells.append((n, r))
+    return cells
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--n", default="10:30", help="node counts: 10:30, 14 or 10,20,30")
+    ap.add_argument("--r", default=None, help="targets (default: 2..ceil(n/2)-1 per n)")
+    ap.add_argument("--time-limit", type=float, default=10.0, help="search seconds per instance")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--engines", default="portfolio", help="certifying engines, comma-separated")
+    ap.add_argument("--certify-time-limit", type=float, default=300.0)
+    ap.add_argument("--format", choices=["text", "markdown", "jsonl"], default="text")
+    args = ap.parse_args(argv)
+
+    cells = grid(_span(args.n), _span(args.r) if args.r else None)
+    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+    header = [
+        "n",
+        "r",
+        "construction",
+        "designed",
+        "ratio",
+        "lower",
+        "start",
+        "search_s",
+        "certify_s",
+        "certified",
+    ]
+    if args.format == "markdown":
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    elif args.format == "text":
+        print(" ".join(f"{h:>12}" for h in header))
+    ratios, certified = [], 0
+    began = time.monotonic()
+    for n, r in cells:
+        res = design(
+            n,
+            r,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            engines=engines,
+            certify_time_limit=args.certify_time_limit,
+        )
+        ratio = res.edges / res.construction
+        ratios.append(ratio)
+        certified += res.certified
+        row = [
+            n,
+            r,
+            res.construction,
+            res.edges,
+            f"{ratio:.3f}",
+            res.lower_bound,
+            res.start,
+            f"{res.seconds:.1f}",
+            f"{res.certify_seconds:.1f}",
+            res.certificate.verdict if res.certificate else "-",
+        ]
+        if args.format == "markdown":
+            print("| " + " | ".join(str(x) for x in row) + " |", flush=True)
+        elif args.format == "jsonl":
+            print(json.dumps(res.to_dict()), flush=True)
+        else:
+            print(" ".join(f"{x!s:>12}" for x in row), flush=True)
+    mean = sum(ratios) / len(ratios) if ratios else float("nan")
+    summary = (
+        f"{len(cells)} instances, average designed/construction = {mean:.4f}, "
+        f"certified {certified}/{len(cells)}, wall {time.monotonic() - began:.0f} s"
+    )
+    print(summary if args.format != "jsonl" else json.dumps({"summary": summary}))
+    return 0 if certified == len(cells) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
