@@ -22,12 +22,21 @@ __all__ = ["main", "emit", "fail", "json_option"]
 
 # name -> "module:attribute"; a module is imported only when its command runs or --help lists it.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "info": ("robustgraph.cli_graph:info", "Describe a graph file: size, degrees, connectivity, hash."),
-    "convert": ("robustgraph.cli_graph:convert", "Convert a graph file from one format to another."),
+    "info": (
+        "robustgraph.cli_graph:info",
+        "Describe a graph file: size, degrees, connectivity, hash.",
+    ),
+    "convert": (
+        "robustgraph.cli_graph:convert",
+        "Convert a graph file from one format to another.",
+    ),
     "generate": ("robustgraph.cli_generate:generate", "Generate a robust communication graph."),
     "certify": ("robustgraph.cli_certify:certify_command", "Prove claims; write a certificate."),
     "verify": ("robustgraph.cli_certify:verify_command", "Re-check a certificate."),
-    "robustness": ("robustgraph.cli_robustness:robustness", "Exact r*, s*, bounds, tolerated F, witness."),
+    "robustness": (
+        "robustgraph.cli_robustness:robustness",
+        "Exact r*, s*, bounds, tolerated F, witness.",
+    ),
     "ledger": ("protocol_runner.cli_ledger:ledger", "Verify or show a commit-gate ledger."),
     "serve-sim": ("protocol_runner.cli_serve:serve_sim", "Serve simulated agents over HTTP."),
     "run": ("protocol_runner.cli_run:run_command", "Run SAC and baselines on a certified graph."),

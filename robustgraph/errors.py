@@ -22,7 +22,7 @@ class GraphFormatError(RobustgraphError):
 
 
 class BackendError(RobustgraphError):
-    """An LLM backend failed in a way retries could not fix (unreachable endpoint, unknown model)."""
+    """An LLM backend failed beyond what retries fix (unreachable endpoint, unknown model)."""
 
 
 class CertificateError(RobustgraphError):

@@ -70,7 +70,9 @@ class Topology:
             if i in nbrs:
                 raise GraphFormatError(f"self-loop at node {self.labels[i]!r}")
             if any(not 0 <= j < n for j in nbrs):
-                raise GraphFormatError(f"in-neighbour index out of range at node {self.labels[i]!r}")
+                raise GraphFormatError(
+                    f"in-neighbour index out of range at node {self.labels[i]!r}"
+                )
         if not self.directed:
             for i, nbrs in enumerate(self.in_neighbors):
                 for j in nbrs:
@@ -130,7 +132,11 @@ class Topology:
             if i == j:
                 problem = f"self-loop at node {u!r}"
             elif key in seen:
-                problem = f"duplicate edge {u!r} -> {v!r}" if directed else f"duplicate edge {u!r} -- {v!r}"
+                problem = (
+                    f"duplicate edge {u!r} -> {v!r}"
+                    if directed
+                    else f"duplicate edge {u!r} -- {v!r}"
+                )
             else:
                 seen.add(key)
                 continue
@@ -182,7 +188,11 @@ class Topology:
 
     @classmethod
     def from_in_neighbors(
-        cls, in_neighbors: Sequence[Iterable[int]], *, directed: bool, labels: Sequence[Label] | None = None
+        cls,
+        in_neighbors: Sequence[Iterable[int]],
+        *,
+        directed: bool,
+        labels: Sequence[Label] | None = None,
     ) -> Topology:
         """Build a Topology straight from index in-neighbour sets (labels default to 0..n-1)."""
         n = len(in_neighbors)
@@ -244,6 +254,7 @@ class Topology:
         it; adding or removing one node or edge does. Isolated nodes are part of the hash because
         they change robustness (a graph with an isolated node is 0-robust).
         """
+
         def key(label: Label) -> str:
             return str(label)
 
@@ -251,7 +262,11 @@ class Topology:
             edges = sorted([key(u), key(v)] for u, v in self.edges())
         else:
             edges = sorted(sorted([key(u), key(v)]) for u, v in self.edges())
-        doc = {"directed": self.directed, "nodes": sorted(key(x) for x in self.labels), "edges": edges}
+        doc = {
+            "directed": self.directed,
+            "nodes": sorted(key(x) for x in self.labels),
+            "edges": edges,
+        }
         blob = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
         return "sha256:" + hashlib.sha256(blob).hexdigest()
 

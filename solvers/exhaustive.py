@@ -62,7 +62,7 @@ def _not_fully_reachable_counts(in_masks: list[int], subsets: np.ndarray, r: int
 
 
 def _subset_minimum(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every T: the minimum of ``values`` over nonempty subsets of T, and a subset attaining it."""
+    """For every T: the minimum of ``values`` over nonempty subsets of T, and a subset at it."""
     best = values.copy()
     best[0] = _BIG
     arg = np.arange(1 << n, dtype=np.uint32)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Protocol
 
 from solvers.errors import ParameterError
@@ -33,7 +33,7 @@ class GraphLike(Protocol):
     in_neighbors: Sequence[frozenset[int]]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """How much of the question a result proves.
 
     ``exact``: the answer is proven (bounds meet, or the decision is settled). ``bounded``: the
@@ -63,7 +63,9 @@ class Question:
 
     def __post_init__(self) -> None:
         if self.kind not in QUESTION_KINDS:
-            raise ParameterError(f"unknown question {self.kind!r}; expected one of {QUESTION_KINDS}")
+            raise ParameterError(
+                f"unknown question {self.kind!r}; expected one of {QUESTION_KINDS}"
+            )
         needs_r = self.kind != "max_r"
         needs_s = self.kind == "is_rs_robust"
         if needs_r != (self.r is not None) or needs_s != (self.s is not None):

@@ -22,7 +22,9 @@ def reach(in_neighbors: Sequence[frozenset[int]], s: Iterable[int]) -> int:
     return max((len(in_neighbors[i] - s) for i in s), default=0)
 
 
-def reachable_nodes(in_neighbors: Sequence[frozenset[int]], s: Iterable[int], r: int) -> frozenset[int]:
+def reachable_nodes(
+    in_neighbors: Sequence[frozenset[int]], s: Iterable[int], r: int
+) -> frozenset[int]:
     """``X_S^r = {i in S : |N_i \\ S| >= r}``."""
     s = frozenset(s)
     return frozenset(i for i in s if len(in_neighbors[i] - s) >= r)
@@ -40,7 +42,9 @@ def pair_problem(n: int, s1: Iterable[int], s2: Iterable[int]) -> str | None:
     return None
 
 
-def refutes_r(in_neighbors: Sequence[frozenset[int]], s1: Iterable[int], s2: Iterable[int], r: int) -> bool:
+def refutes_r(
+    in_neighbors: Sequence[frozenset[int]], s1: Iterable[int], s2: Iterable[int], r: int
+) -> bool:
     """True iff (S1, S2) proves the graph is NOT r-robust: neither set is r-reachable.
 
     Examples

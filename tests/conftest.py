@@ -47,5 +47,7 @@ def topologies(draw, max_n: int = 8, directed: bool | None = None) -> Topology:
     is_directed = draw(st.booleans()) if directed is None else directed
     p = draw(st.sampled_from([0.0, 0.2, 0.4, 0.6, 0.8, 1.0]))
     pairs = [(u, v) for u in range(n) for v in range(n) if u != v and (is_directed or u < v)]
-    chosen = [e for e in pairs if draw(st.floats(0, 1)) < p] if 0 < p < 1 else (pairs if p == 1 else [])
+    chosen = (
+        [e for e in pairs if draw(st.floats(0, 1)) < p] if 0 < p < 1 else (pairs if p == 1 else [])
+    )
     return Topology.from_edges(chosen, nodes=range(n), directed=is_directed)

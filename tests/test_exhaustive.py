@@ -38,7 +38,9 @@ def test_max_s_matches_definition(t, r):
 
 @pytest.mark.parametrize("n", range(2, 12))
 def test_known_families(n):
-    assert solve(Topology.from_networkx(nx.complete_graph(n)), Question.max_r()).value == (n + 1) // 2
+    assert (
+        solve(Topology.from_networkx(nx.complete_graph(n)), Question.max_r()).value == (n + 1) // 2
+    )
     assert solve(Topology.from_networkx(nx.path_graph(n)), Question.max_r()).value == 1
     if n >= 4:  # C_3 is K_3
         assert solve(Topology.from_networkx(nx.cycle_graph(n)), Question.max_r()).value == 1
