@@ -22,6 +22,7 @@ __all__ = [
     "COMPRESSIONS",
     "LocatedEdge",
     "build",
+    "build_from_text",
     "canonical_labels",
     "format_error",
     "read_bytes",
@@ -189,6 +190,24 @@ def build(
             stacklevel=3,
         )
     return Topology.from_edges(kept, nodes=nodes, directed=directed, source=str(path))
+
+
+def build_from_text(
+    path: str | Path,
+    order: Iterable[str],
+    edges: Iterable[tuple[str, str, str]],
+    *,
+    directed: bool,
+    drop_invalid: bool,
+) -> Topology:
+    """Type the text labels with :func:`canonical_labels`, then :func:`build` the Topology.
+
+    ``order`` lists every node's text label in file order; ``edges`` are ``(u, v, where)`` with
+    text labels. For the formats whose labels are plain text (edge and adjacency lists).
+    """
+    typed = canonical_labels(order)
+    located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
+    return build(path, list(typed.values()), located, directed=directed, drop_invalid=drop_invalid)
 
 
 def resolve_directed(path: str | Path, declared: bool | None, requested: bool | None) -> bool:

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from robustgraph.io._common import (
-    LocatedEdge,
-    build,
-    canonical_labels,
-    read_text,
-    resolve_directed,
-    write_text,
-)
+from robustgraph.io._common import build_from_text, read_text, resolve_directed, write_text
 from robustgraph.io._text import data_lines, directive, out_neighbors, plain_label
 from robustgraph.topology import Topology
 
@@ -73,9 +66,8 @@ def read_adjlist(
             listed.add((u, v))
             if not mirror:
                 edges.append((u, v, f"line {number}"))
-    typed = canonical_labels([*heads, *(x for x in others if x not in heads)])
-    located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
-    return build(path, list(typed.values()), located, directed=kind, drop_invalid=drop_invalid)
+    order = [*heads, *(x for x in others if x not in heads)]
+    return build_from_text(path, order, edges, directed=kind, drop_invalid=drop_invalid)
 
 
 def write_adjlist(topology: Topology, path: str | Path) -> None:

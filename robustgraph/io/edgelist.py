@@ -17,9 +17,7 @@ import io
 from pathlib import Path
 
 from robustgraph.io._common import (
-    LocatedEdge,
-    build,
-    canonical_labels,
+    build_from_text,
     format_error,
     read_text,
     resolve_directed,
@@ -88,10 +86,8 @@ class _Rows:
         self, declared: bool | None, directed: bool | None, drop_invalid: bool
     ) -> Topology:
         kind = resolve_directed(self.path, declared, directed)
-        typed = canonical_labels(self.order)
-        edges: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in self.edges]
-        return build(
-            self.path, list(typed.values()), edges, directed=kind, drop_invalid=drop_invalid
+        return build_from_text(
+            self.path, self.order, self.edges, directed=kind, drop_invalid=drop_invalid
         )
 
 

@@ -100,7 +100,7 @@ class _Handler:
                 raise self.error("mixed directed and undirected edges are not supported")
         self.edges.append((attrs["source"], attrs["target"], self.parser.CurrentLineNumber))
 
-    def end(self, tag: str) -> None:
+    def end(self, _tag: str) -> None:
         local = self.stack.pop()
         if local == "data" and self.text is not None and self.node is not None:
             self.names[self.node] = "".join(self.text).strip()
