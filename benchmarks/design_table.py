@@ -8,6 +8,7 @@ grid and the time budget from the command line:
 
     python benchmarks/design_table.py --n 10:30 --time-limit 10
     python benchmarks/design_table.py --n 14 --r 4 --time-limit 5 --format markdown
+    python benchmarks/design_table.py --n 14 --r 4 --figure docs/img/design_n14_r4.png
 
 Not part of the test run.
 """
@@ -21,6 +22,9 @@ import sys
 import time
 
 from robustgraph.design import design
+from robustgraph.design.api import to_topology
+from robustgraph.design.starts import construction
+from robustgraph.topology import Topology
 
 
 def _span(text: str) -> list[int]:
@@ -42,6 +46,37 @@ def grid(ns: list[int], rs: list[int] | None) -> list[tuple[int, int]]:
     return cells
 
 
+def figure(path: str, n: int, r: int, designed: Topology) -> None:
+    """Draw the construction and the designed graph side by side (nodes of degree above r on an
+    inner ring, the rest outside), with their edge counts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    reference = to_topology(construction(n, r), False)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5))
+    for ax, (title, topo) in zip(
+        axes, [("construction", reference), ("designed", designed)], strict=True
+    ):
+        g = topo.to_networkx()
+        deg = dict(g.degree())
+        inner = [v for v in g if deg[v] > r]
+        outer = [v for v in g if deg[v] <= r]
+        pos = nx.shell_layout(g, [inner, outer] if inner and outer else None)
+        nx.draw_networkx_edges(g, pos, ax=ax, alpha=0.35, width=0.8)
+        nx.draw_networkx_nodes(
+            g, pos, ax=ax, node_size=160, node_color=[deg[v] for v in g], cmap="viridis"
+        )
+        ax.set_title(f"{title}: {topo.m} edges, {r}-robust (n = {n})")
+        ax.set_axis_off()
+    fig.suptitle("colour: degree; inner ring: degree above r", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--n", default="10:30", help="node counts: 10:30, 14 or 10,20,30")
@@ -51,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", default="portfolio", help="certifying engines, comma-separated")
     ap.add_argument("--certify-time-limit", type=float, default=300.0)
     ap.add_argument("--format", choices=["text", "markdown", "jsonl"], default="text")
+    ap.add_argument("--figure", default=None, help="PNG of the first cell: construction vs design")
     args = ap.parse_args(argv)
 
     cells = grid(_span(args.n), _span(args.r) if args.r else None)
@@ -83,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             engines=engines,
             certify_time_limit=args.certify_time_limit,
         )
+        if args.figure and (n, r) == cells[0]:
+            figure(args.figure, n, r, res.topology)
         ratio = res.edges / res.construction
         ratios.append(ratio)
         certified += res.certified

@@ -23,10 +23,16 @@ from robustgraph.design import (
     design,
     lower_bound,
     reference_edges,
+    starts,
 )
-from robustgraph.design import starts
 from robustgraph.design.api import from_topology
-from robustgraph.design.oracle import UNKNOWN, find_pair, peel, twin_masks
+from robustgraph.design.oracle import (
+    UNKNOWN,
+    check_after_removal,
+    find_pair,
+    peel,
+    twin_masks,
+)
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, k_circulant
 from robustgraph.topology import Topology
@@ -78,6 +84,12 @@ def test_oracle_after_removal_matches_exhaustive(t: Topology, data) -> None:
         after[u] &= ~(1 << v)
         lost.append((u, v))
     assert_answer(after, r, find_pair(after, r, removed=lost))
+    assert_answer(after, r, check_after_removal(after, r, lost))
+
+
+def test_a_root_hearing_no_one_is_not_a_refutation_at_r_1() -> None:
+    star = [0] + [1] * 4  # node 0 heard by all, hears no one: 1-robust
+    assert check_after_removal(star, 1, [(0, 1)]) is None
 
 
 @pytest.mark.parametrize("branching", ["degree", "overlap"])
@@ -198,6 +210,13 @@ def test_design_rs() -> None:
     from robustgraph.certificate import Claim, certify
 
     assert certify(res.topology, Claim.rs_robust(2, 2), engines="exhaustive").verdict == "proven"
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_design_r1_is_a_tree(directed: bool) -> None:
+    res = design(9, 1, directed=directed, time_limit=1, certify_result=False)
+    assert res.edges == 8 == lower_bound(9, 1, directed=directed)
+    assert r_star(from_topology(res.topology)) >= 1
 
 
 def test_design_at_maximum_r_returns_gamma_merg_count() -> None:

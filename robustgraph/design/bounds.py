@@ -62,9 +62,13 @@ def construction_edges(n: int, r: int, s: int = 1, *, directed: bool = False) ->
 
 
 def degree_lower_bound(n: int, r: int, *, directed: bool = False) -> int:
-    """Every node of an r-robust graph hears at least r nodes: ``ceil(n r / 2)`` edges
-    (``n r`` arcs). A node i with fewer makes ({i}, V - {i}) a witness (LeBlanc et al. 2013)."""
+    """For r >= 2 every node of an r-robust graph hears at least r nodes: ``ceil(n r / 2)`` edges
+    (``n r`` arcs); a node i hearing fewer makes ({i}, V - {i}) a witness, as the other side's
+    members hear at most i outside. For r = 1: n - 1, since 1-robust means connected (a graph) or
+    holding a rooted spanning out-tree (a digraph; LeBlanc et al. 2013)."""
     check_target(n, r)
+    if r == 1:
+        return n - 1
     return n * r if directed else -(-n * r // 2)
 
 
@@ -78,7 +82,7 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     """The best lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
 
     Undirected: ``max(ceil(n r / 2), 3 r (r-1) / 2)``, and at r = ceil(n/2) the gamma-MERG
-    count, which Lee & Panagou prove minimal. Directed: ``n r``.
+    count, which Lee & Panagou prove minimal. Directed: ``n r``. For r = 1: ``n - 1``.
 
     Examples
     --------
@@ -91,8 +95,8 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     arXiv:2507.00415, 2025.
     """
     check_target(n, r)
-    if directed:
-        return degree_lower_bound(n, r, directed=True)
+    if directed or r == 1:
+        return degree_lower_bound(n, r, directed=directed)
     if r == max_robustness(n):
         return gamma_merg_edge_count(n)
     return max(degree_lower_bound(n, r), clique_lower_bound(r))

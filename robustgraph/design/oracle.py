@@ -235,6 +235,11 @@ def find_pair(
         Two disjoint nonempty bitmasks, neither r-reachable; or None when the graph is proven
         r-robust (given the ``removed`` premise); or UNKNOWN when the budget ran out.
 
+    Raises
+    ------
+    ValueError
+        Fewer than two nodes, or an unknown branching rule.
+
     Examples
     --------
     >>> k4 = [0b1110, 0b1101, 0b1011, 0b0111]
@@ -295,12 +300,16 @@ def find_pair(
 def check_after_removal(
     masks: Sequence[int], r: int, removed: Iterable[tuple[int, int]], *, budget: int = 200_000
 ) -> Pair | None | Unknown:
-    """:func:`find_pair` for a graph that was r-robust before the listed removals, with the
-    cheap necessary condition first: every node that lost an in-neighbour still hears r nodes."""
+    """:func:`find_pair` for a graph that was r-robust before the listed removals, with a cheap
+    refutation first: a node w that now hears fewer than r nodes makes ({w}, V - {w}) a witness
+    when r >= 2 (the other side's members hear at most w outside). For r = 1 that pair is checked,
+    since a root of a digraph may hear no one."""
     removed = list(removed)
     for w, _ in removed:
         if masks[w].bit_count() < r:
-            return 1 << w, ((1 << len(masks)) - 1) & ~(1 << w)
+            pair = 1 << w, ((1 << len(masks)) - 1) & ~(1 << w)
+            if is_closed(masks, r, pair[1]):
+                return pair
     return find_pair(masks, r, removed=removed, budget=budget)
 
 
