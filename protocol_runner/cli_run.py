@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from rich.progress import (
 )
 from rich.progress import Progress as Bar
 
+from protocol_runner import aio
 from protocol_runner.attacks import ATTACKS
 from protocol_runner.protocols import PROTOCOLS
 from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
@@ -282,7 +282,7 @@ def run_command(
         click.echo(f"robustgraph: warning: running uncertified: {prepared.gate.reason}", err=True)
     bar = _ProgressBar(console) if console.is_terminal else None
     try:
-        result = asyncio.run(execute(prepared, progress=bar))
+        result = aio.run(execute(prepared, progress=bar))
     finally:
         if bar is not None:
             bar.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from protocol_runner import aio
 from protocol_runner.server import SimServer, parse_faults
 from protocol_runner.simulation import SimConfig, Simulator
 from protocol_runner.tasks import load_tasks
@@ -116,4 +117,4 @@ def serve_sim(
     server = SimServer(
         simulator, host=host, port=port, latency_s=latency_ms / 1000.0, faults=parse_faults(faults)
     )
-    asyncio.run(_serve(server, as_json, len(tasks)))
+    aio.run(_serve(server, as_json, len(tasks)))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import re
 import socket
 import threading
@@ -28,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from protocol_runner.simulation import SimRequestError, Simulator
@@ -234,7 +234,7 @@ class SimServer:
             await asyncio.sleep(fault.seconds)
         raw = await request.read()
         try:
-            body = json.loads(raw)
+            body = orjson.loads(raw)
             if not isinstance(body, dict):
                 raise ValueError("the body is not a JSON object")
         except ValueError as exc:
@@ -252,7 +252,7 @@ class SimServer:
         self.stats.prompt_tokens += reply["usage"]["prompt_tokens"]
         self.stats.completion_tokens += reply["usage"]["completion_tokens"]
         self.stats.bodies[hashlib.sha256(raw).hexdigest()] += 1
-        return web.json_response(reply)
+        return web.Response(body=orjson.dumps(reply), content_type="application/json")
 
 
 @contextmanager

@@ -11,6 +11,12 @@ owns the policy, once for all backends (the inspect_ai split, STYLE.md item 6):
 4. retry transient failures with exponential backoff and jitter, and rate limits after the
    server's ``Retry-After``; give up with one ``BackendError`` line after ``max_retries``;
 5. store the completion (never an error) and count calls, tokens, hits and misses.
+
+Completions are stored in batches: every call that returns in one turn of the event loop is
+committed in one transaction at the start of the next turn, before any call waiting for a free
+slot starts, and a call returns only once its batch is committed. So a completion is in the
+cache before anyone sees it, and a killed run repeats only the calls in flight (at most
+``max_concurrency`` while calls are queued for slots), as with one commit per call.
 """
 
 from __future__ import annotations
@@ -160,6 +166,8 @@ class LLMClient:
         self._slots = asyncio.Semaphore(self.config.max_concurrency)
         self._inflight: dict[str, asyncio.Future[Completion]] = {}
         self._rng = random.Random(self.config.jitter_seed)
+        # completions waiting for the next batch commit, each with the future its call awaits
+        self._unsaved: list[tuple[str, dict[str, Any], asyncio.Future[None]]] = []
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -169,6 +177,7 @@ class LLMClient:
 
     async def aclose(self) -> None:
         """Close the backend's connections (the cache stays open; its owner closes it)."""
+        self._commit()
         await self.backend.aclose()
 
     async def check(self, models: Iterable[str]) -> None:
@@ -207,9 +216,7 @@ class LLMClient:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            completion = await self._call(request)
-            if self.cache is not None:
-                self.cache.put(key, completion.to_record())
+            completion = await self._call(request, key)
             future.set_result(completion)
             return completion
         except asyncio.CancelledError:
@@ -222,7 +229,7 @@ class LLMClient:
         finally:
             del self._inflight[key]
 
-    async def _call(self, request: CompletionRequest) -> Completion:
+    async def _call(self, request: CompletionRequest, key: str) -> Completion:
         cfg = self.config
         last: RetryableError | None = None
         for attempt in range(cfg.max_retries + 1):
@@ -255,14 +262,49 @@ class LLMClient:
                     self.stats.calls += 1
                     self.stats.prompt_tokens += completion.usage.prompt_tokens
                     self.stats.completion_tokens += completion.usage.completion_tokens
-                    return completion
+                    # queued before the slot is released, so the commit runs before a call
+                    # waiting for the slot can start
+                    saved = None if self.cache is None else self._store(key, completion)
+                    break
             if attempt < cfg.max_retries:
                 self.stats.retries += 1
                 await asyncio.sleep(delay)
-        raise BackendError(
-            f"{self.backend.describe(request)}: gave up after {cfg.max_retries + 1} attempts; "
-            f"last error: {last}"
-        )
+        else:
+            raise BackendError(
+                f"{self.backend.describe(request)}: gave up after {cfg.max_retries + 1} "
+                f"attempts; last error: {last}"
+            )
+        if saved is not None:
+            await saved
+        return completion
+
+    def _store(self, key: str, completion: Completion) -> asyncio.Future[None]:
+        """Queue ``completion`` for the next batch commit; the future resolves once committed."""
+        loop = asyncio.get_running_loop()
+        saved: asyncio.Future[None] = loop.create_future()
+        if not self._unsaved:
+            loop.call_soon(self._commit)
+        self._unsaved.append((key, completion.to_record(), saved))
+        return saved
+
+    def _commit(self) -> None:
+        """Commit the queued completions in one transaction and release their calls (a failed
+        commit is raised in each of them). Calls cancelled meanwhile are committed too."""
+        batch, self._unsaved = self._unsaved, []
+        if not batch or self.cache is None:
+            return
+        error: Exception | None = None
+        try:
+            self.cache.put_many((key, record) for key, record, _ in batch)
+        except Exception as exc:  # noqa: BLE001 - raised in every call of the batch below
+            error = exc
+        for *_, saved in batch:
+            if saved.done():
+                continue
+            if error is None:
+                saved.set_result(None)
+            else:
+                saved.set_exception(error)
 
     def _backoff(self, attempt: int) -> float:
         cap = min(self.config.backoff_max_s, self.config.backoff_base_s * 2.0**attempt)

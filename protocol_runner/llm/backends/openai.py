@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import aiohttp
+import orjson
+from yarl import URL
 
 from protocol_runner.llm.errors import RateLimited, TransientError
 from protocol_runner.llm.types import Completion, CompletionRequest
@@ -27,6 +29,7 @@ __all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 _RETRY_STATUSES = frozenset({408, 409})
+_JSON_BODY = {"Content-Type": "application/json"}
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -105,6 +108,7 @@ class OpenAIBackend:
             raise ParameterError(f"base URL must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
+        self._completions_url = URL(f"{self.base_url}/chat/completions")
         self._session: aiohttp.ClientSession | None = None
 
     def __repr__(self) -> str:
@@ -133,9 +137,11 @@ class OpenAIBackend:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """One attempt at ``POST {base_url}/chat/completions``."""
-        url = f"{self.base_url}/chat/completions"
+        body = orjson.dumps(request.to_openai_body())
         try:
-            async with self._client().post(url, json=request.to_openai_body()) as reply:
+            async with self._client().post(
+                self._completions_url, data=body, headers=_JSON_BODY
+            ) as reply:
                 raw = await reply.read()
                 status, headers = reply.status, reply.headers
         except aiohttp.ClientConnectorError as exc:
@@ -145,7 +151,7 @@ class OpenAIBackend:
             raise TransientError(f"connection error: {type(exc).__name__}: {exc}") from exc
         if status == 200:
             try:
-                return Completion.from_openai(json.loads(raw))
+                return Completion.from_openai(orjson.loads(raw))
             except ValueError as exc:
                 raise TransientError(f"malformed reply ({exc}): {_error_text(raw, 80)!r}") from exc
         message = f"HTTP {status}: {_error_text(raw)}"
