@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from robustgraph.certificate import MODELS, WitnessPair, witness_words
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Question, Request, Result
-from solvers.witness import reachable_nodes
 
 __all__ = [
     "max_r",
@@ -27,7 +27,8 @@ __all__ = [
     "describe_witness",
 ]
 
-TOLERANCE_MODELS = ("sac", "wmsr-local", "wmsr-total")
+TOLERANCE_MODELS = MODELS
+"""The consensus rules :func:`tolerances` reports on (the certificate's models)."""
 
 
 def _solve(
@@ -249,12 +250,10 @@ def tolerances(
     }
 
 
-def _braces(topology: Topology, nodes) -> str:
-    return "{" + ", ".join(str(x) for x in topology.names(nodes)) + "}"
-
-
 def describe_witness(topology: Topology, result: Result) -> str | None:
     """The result's witness in words, with node labels; None when it has no witness.
+
+    The words of :func:`robustgraph.certificate.witness_words` for the bound ``upper + 1``.
 
     Examples
     --------
@@ -266,13 +265,4 @@ def describe_witness(topology: Topology, result: Result) -> str | None:
     w = result.witness
     if w is None:
         return None
-    head = f"S1 = {_braces(topology, w.s1)}, S2 = {_braces(topology, w.s2)}"
-    q = result.question
-    if not q.about_s:
-        return f"{head}: no node of either has {result.upper + 1} in-neighbours outside its own set"
-    r = q.r
-    count = sum(len(reachable_nodes(topology.in_neighbors, s, r)) for s in (w.s1, w.s2))
-    return (
-        f"{head}: each set has a node with fewer than {r} in-neighbours outside it, and only "
-        f"{count} node(s) of the two have {r} (fewer than s = {result.upper + 1})"
-    )
+    return witness_words(topology, result.question, WitnessPair.of(topology, w), result.upper + 1)
