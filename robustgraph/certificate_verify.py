@@ -99,22 +99,21 @@ def _check_problems(topology: Topology, check: Check, engines: list[str]) -> lis
     return problems
 
 
+def _asked(q: Question) -> str:
+    return f"{q.kind}(r={q.r}, s={q.s})"
+
+
 def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]) -> list[str]:
     problems = []
     for j, check in enumerate(record.checks):
         expected = next_question(topology, record.claim, record.checks[:j])
         if expected != check.question:
-            asked = f"{check.question.kind}(r={check.question.r}, s={check.question.s})"
-            wanted = (
-                "nothing more"
-                if expected is None
-                else f"{expected.kind}(r={expected.r}, s={expected.s})"
-            )
-            return [f"check {j + 1} asks {asked} but the claim needs {wanted}"]
+            wanted = "nothing more" if expected is None else _asked(expected)
+            return [f"check {j + 1} asks {_asked(check.question)} but the claim needs {wanted}"]
         problems += [f"check {j + 1}: {p}" for p in _check_problems(topology, check, engines)]
     missing = next_question(topology, record.claim, record.checks)
     if missing is not None:
-        return problems + [f"question {missing.kind}(r={missing.r}, s={missing.s}) was never asked"]
+        return problems + [f"question {_asked(missing)} was never asked"]
     verdict, values = claim_outcome(topology, record.claim, record.checks)
     if record.verdict != verdict:
         problems.append(
