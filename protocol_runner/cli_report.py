@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 
 from protocol_runner.report import rich_table, write_summary
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import emit, json_option, warn
 
 __all__ = ["report_command"]
 
@@ -53,7 +53,7 @@ def report_command(
     notes = list(summary.warnings)
     notes += [str(w.message) for w in caught if str(w.message) not in notes]
     for note in notes:
-        click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
+        warn(note)
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))

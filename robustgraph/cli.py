@@ -18,7 +18,7 @@ import click
 from robustgraph import __version__
 from robustgraph.errors import RobustgraphError
 
-__all__ = ["main", "emit", "fail", "json_option"]
+__all__ = ["main", "emit", "fail", "warn", "span", "json_option"]
 
 # name -> "module:attribute"; a module is imported only when its command runs or --help lists it.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -84,6 +84,16 @@ def fail(message: str, code: int = 2) -> None:
     one_line = " ".join(str(message).split())
     click.echo(f"robustgraph: error: {one_line}", err=True)
     sys.exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``robustgraph: warning: <message>`` on stderr (one line); the command goes on."""
+    click.echo(f"robustgraph: warning: {' '.join(str(message).split())}", err=True)
+
+
+def span(lo: int, hi: int) -> str:
+    """Proven bounds as text: ``"3"`` when they meet, else ``"2..4"``."""
+    return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:

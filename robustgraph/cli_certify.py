@@ -27,7 +27,7 @@ from robustgraph.certificate import (
     witness_words,
 )
 from robustgraph.certificate_verify import VerifyReport
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import emit, json_option, span
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -84,10 +84,6 @@ def claims_from_options(
     return claims
 
 
-def _span(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}..{hi}"
-
-
 def _runs_text(record: ClaimRecord) -> str:
     engines = sorted({run.engine for check in record.checks for run in check.runs})
     return f"{', '.join(engines)}, {record.seconds:.3g} s"
@@ -97,8 +93,8 @@ def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | No
     claim = record.claim
     if claim.kind == "max":
         v = record.values
-        tolerances = ", ".join(f"{m} {_span(*v[m])}" for m in MODELS)
-        text = f"r* = {_span(*v['r'])}; tolerated F: {tolerances}"
+        tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS)
+        text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
         return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
     head = f"{claim.describe()}: {record.verdict.upper()}"
     check = record.checks[0]

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from robustgraph import io
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import emit, json_option, warn
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -241,8 +241,7 @@ def _warnings_to_stderr() -> Iterator[None]:
         yield
     for item in caught:
         if issubclass(item.category, UserWarning):
-            text = " ".join(str(item.message).split())
-            click.echo(f"robustgraph: warning: {text}", err=True)
+            warn(str(item.message))
 
 
 def _directed_option(func: Any) -> Any:

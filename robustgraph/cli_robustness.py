@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from robustgraph import io
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import emit, json_option, span
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
@@ -97,10 +97,6 @@ def result_dict(topology: Topology, result: Result) -> dict[str, Any]:
     }
 
 
-def _span(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}..{hi}"
-
-
 def _render(
     topology: Topology,
     source: str,
@@ -116,14 +112,14 @@ def _render(
             continue
         how = f"{res.engine}" + (f"/{res.formulation}" if res.formulation else "")
         click.echo(
-            f"{name} = {_span(res.lower, res.upper)}  [{res.status.value}; "
+            f"{name} = {span(res.lower, res.upper)}  [{res.status.value}; "
             f"bounds {res.lower} <= {name.split()[0]} <= {res.upper}; {how}, {res.wall_time:.3g} s]"
         )
         words = describe_witness(topology, res)
         if words:
             click.echo(f"  witness: {words}")
     parts = [
-        f"{m} F = {_span(tol[m].lower, tol[m].upper)} ({tol[m].requirement})"
+        f"{m} F = {span(tol[m].lower, tol[m].upper)} ({tol[m].requirement})"
         for m in TOLERANCE_MODELS
     ]
     click.echo("tolerated F: " + "; ".join(parts))
