@@ -13,14 +13,20 @@ Two executors:
 - ``ray``: one Ray task per :class:`Task` on a Ray cluster (``pip install
   'robustgraph[distributed]'``). It connects to ``address``, else to ``RAY_ADDRESS``, else to the
   latest instance ``ray start`` left on this machine, else starts a local instance for the
-  batch. ``docs/scale-out.md`` tells how to start a cluster.
+  batch. Connecting to an address gives up after ``connect_timeout`` seconds (30 by default, or
+  ``ROBUSTGRAPH_RAY_CONNECT_TIMEOUT``) instead of Ray's minutes of retries.
+  ``docs/scale-out.md`` tells how to start a cluster.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+import math
 import multiprocessing
 import os
+import socket
+import threading
 import time
 import traceback
 from abc import ABC, abstractmethod
@@ -46,6 +52,8 @@ from robustgraph.errors import ParameterError, RobustgraphError
 
 __all__ = [
     "EXECUTORS",
+    "CONNECT_TIMEOUT_ENV",
+    "DEFAULT_CONNECT_TIMEOUT_S",
     "DISTRIBUTED_HINT",
     "ExecutorUnavailable",
     "Task",
@@ -54,11 +62,14 @@ __all__ = [
     "LocalExecutor",
     "RayExecutor",
     "make_executor",
+    "ray_connect_timeout",
     "run_task",
 ]
 
 EXECUTORS = ("local", "ray")
 DISTRIBUTED_HINT = "pip install 'robustgraph[distributed]'"
+CONNECT_TIMEOUT_ENV = "ROBUSTGRAPH_RAY_CONNECT_TIMEOUT"
+DEFAULT_CONNECT_TIMEOUT_S = 30.0
 
 
 class ExecutorUnavailable(RobustgraphError):
@@ -329,6 +340,113 @@ def _import_ray() -> ModuleType:
         ) from None
 
 
+def ray_connect_timeout(seconds: float | None = None) -> float:
+    """Seconds the ray executor waits for a cluster: ``seconds``, else the environment variable
+    ``ROBUSTGRAPH_RAY_CONNECT_TIMEOUT``, else :data:`DEFAULT_CONNECT_TIMEOUT_S` (30).
+
+    Examples
+    --------
+    >>> ray_connect_timeout(5)
+    5.0
+
+    Raises
+    ------
+    ParameterError
+        Not a positive finite number of seconds.
+    """
+    source = "connect timeout"
+    value: float | str | None = seconds
+    if value is None:
+        value = os.environ.get(CONNECT_TIMEOUT_ENV)
+        source = CONNECT_TIMEOUT_ENV
+        if value is None:
+            return DEFAULT_CONNECT_TIMEOUT_S
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise ParameterError(f"{source} must be a positive number of seconds, got {value!r}")
+    return number
+
+
+def _endpoint(address: str) -> tuple[str, int] | None:
+    """Host and port to probe for a Ray address (``HOST:PORT`` or ``ray://HOST:PORT``); ``None``
+    for ``auto`` and ``local``, which Ray resolves itself."""
+    target = address.split("://", 1)[1] if "://" in address else address
+    if target in ("auto", "local"):
+        return None
+    host, sep, port = target.rstrip("/").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ParameterError(
+            f"Ray address {address!r}: expected HOST:PORT, ray://HOST:PORT or auto"
+        )
+    return host.strip("[]"), int(port)
+
+
+def _probe(address: str, host: str, port: int, seconds: float) -> None:
+    """Open (and close) a TCP connection to the cluster's port, so that an address nobody
+    answers on fails at once (refused) or after ``seconds`` (no reply), not after Ray's
+    minutes of retries."""
+    try:
+        with socket.create_connection((host, port), timeout=seconds):
+            pass
+    except TimeoutError:
+        raise ExecutorUnavailable(
+            f"cannot connect to a Ray cluster at {address}: no answer within {seconds:g} s "
+            f"(set {CONNECT_TIMEOUT_ENV} to wait longer)"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or _one_line(str(exc)) or type(exc).__name__
+        raise ExecutorUnavailable(
+            f"cannot connect to a Ray cluster at {address}: {reason.lower()} "
+            "(is the head node running? `ray start --head` prints its address)"
+        ) from None
+
+
+class _NoHandshake(Exception):
+    """``ray.init`` did not return within the connect timeout."""
+
+
+class _NotMainThread(logging.Filter):
+    """Drop Ray's warning that a driver connected from a worker thread has no SIGTERM hook."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("SIGTERM handler is not set")
+
+
+def _init_within(ray: ModuleType, seconds: float, **options: Any) -> None:
+    """``ray.init(**options)``, given up after ``seconds``: the call runs in a daemon thread, so
+    a cluster that accepts the connection but never completes Ray's handshake cannot hold the
+    caller for Ray's own minutes of retries.
+
+    Raises
+    ------
+    _NoHandshake
+        ``ray.init`` had not returned after ``seconds`` (it is left to fail in the background).
+    """
+    done = threading.Event()
+    failure: list[BaseException] = []
+    quiet = _NotMainThread()
+    worker_log = logging.getLogger("ray._private.worker")
+    worker_log.addFilter(quiet)
+
+    def connect() -> None:
+        try:
+            ray.init(**options)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failure.append(exc)
+        finally:
+            worker_log.removeFilter(quiet)
+            done.set()
+
+    threading.Thread(target=connect, name="ray-connect", daemon=True).start()
+    if not done.wait(seconds):
+        raise _NoHandshake
+    if failure:
+        raise failure[0]
+
+
 class RayExecutor(Executor):
     """One Ray task per :class:`Task`, on the cluster at ``address``.
 
@@ -343,29 +461,54 @@ class RayExecutor(Executor):
     write outputs there). A task whose worker or node dies is retried by Ray (``max_retries``,
     system failures only); a task that raises is not retried and is reported as failed.
 
+    Connecting to an address (given, or in ``RAY_ADDRESS``) is bounded by ``connect_timeout``
+    seconds (:func:`ray_connect_timeout`: 30 by default, or ``ROBUSTGRAPH_RAY_CONNECT_TIMEOUT``):
+    the head node's port is probed first, so a port nobody listens on fails at once, and Ray's
+    own handshake must finish within what is left. Starting a local instance is not bounded.
+
     Raises
     ------
     ExecutorUnavailable
         Ray is not installed (``pip install 'robustgraph[distributed]'``), or the cluster cannot
-        be reached.
+        be reached (within ``connect_timeout`` for an address).
+    ParameterError
+        A malformed address or timeout.
     """
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, *, max_retries: int = 3) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        max_retries: int = 3,
+        connect_timeout: float | None = None,
+    ) -> None:
+        seconds = ray_connect_timeout(connect_timeout)
         self._ray = _import_ray()
         self._owned = False
         if not self._ray.is_initialized():
             target = address or os.environ.get("RAY_ADDRESS") or None
+            options = {"address": target, "include_dashboard": False,
+                       "logging_level": "warning", "log_to_driver": True}
+            where = f"at {target}" if target else "on this machine"
+            if target is not None:
+                deadline = time.monotonic() + seconds
+                endpoint = _endpoint(target)
+                if endpoint is not None:
+                    _probe(target, *endpoint, seconds)
             try:
-                self._ray.init(
-                    address=target,
-                    include_dashboard=False,
-                    logging_level="warning",
-                    log_to_driver=True,
-                )
+                if target is None:
+                    self._ray.init(**options)
+                else:
+                    _init_within(self._ray, max(deadline - time.monotonic(), 0.001), **options)
+            except _NoHandshake:
+                raise ExecutorUnavailable(
+                    f"cannot connect to a Ray cluster {where}: it accepted the connection but "
+                    f"did not answer as a Ray cluster within {seconds:g} s (set "
+                    f"{CONNECT_TIMEOUT_ENV} to wait longer)"
+                ) from None
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = f"at {target}" if target else "on this machine"
                 raise ExecutorUnavailable(
                     f"cannot connect to a Ray cluster {where}: {_one_line(str(exc))}"
                 ) from None
@@ -395,11 +538,16 @@ class RayExecutor(Executor):
 
 
 def make_executor(
-    name: str = "local", *, address: str | None = None, workers: int | None = None
+    name: str = "local",
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    connect_timeout: float | None = None,
 ) -> Executor:
     """The executor called ``name`` (``local`` or ``ray``).
 
-    ``address`` is for ``ray`` only, ``workers`` (processes) for ``local`` only.
+    ``address`` and ``connect_timeout`` (seconds, see :class:`RayExecutor`) are for ``ray``
+    only, ``workers`` (processes) for ``local`` only.
 
     Raises
     ------
@@ -411,6 +559,8 @@ def make_executor(
     if name == "local":
         if address is not None:
             raise ParameterError("--address is for the ray executor (add --executor ray)")
+        if connect_timeout is not None:
+            raise ParameterError("a connect timeout is for the ray executor")
         return LocalExecutor(workers)
     if name == "ray":
         if workers is not None:
@@ -418,5 +568,5 @@ def make_executor(
                 "--workers is for the local executor; Ray runs as many tasks as the cluster "
                 "has CPUs"
             )
-        return RayExecutor(address)
+        return RayExecutor(address, connect_timeout=connect_timeout)
     raise ParameterError(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
