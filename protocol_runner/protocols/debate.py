@@ -15,42 +15,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol_runner.prompts import debate_messages, parse_answer
-from protocol_runner.protocols.engine import Outcome, Protocol, QueryContext, Reply
+from protocol_runner.llm import ChatMessage
+from protocol_runner.prompts import debate_messages
+from protocol_runner.protocols.engine import QueryContext, RoundProtocol
 
 __all__ = ["Debate"]
 
 
-class Debate(Protocol):
+class Debate(RoundProtocol):
     """Plain debate (see the module docstring)."""
 
     name = "debate"
-
-    async def run(self, ctx: QueryContext) -> Outcome:
-        ctx.publish(await ctx.answer_all())
-        for _ in range(ctx.config.rounds):
-            await self.round(ctx)
-        return Outcome(ctx.final_turns())
 
     async def round(self, ctx: QueryContext) -> None:
         """One debate round: a refinement wave over all received responses; then publish."""
         task, cap = ctx.task, ctx.config.max_chars
         details: dict[int, dict[str, Any]] = {}
-        refining, prompts = [], []
+        prompts: dict[int, tuple[ChatMessage, ...]] = {}
         for i in ctx.honest:
             received, missing = ctx.inbox(i)
             details[i] = {"refined": False}
             if missing:
                 details[i]["missing"] = [ctx.node(j) for j in missing]
             if received:
-                refining.append(i)
                 others = [m.text for _, m in received]
-                prompts.append(debate_messages(task, ctx.replies[i].text, others, max_chars=cap))
-        refined = await ctx.wave(ctx.ask(i, p) for i, p in zip(refining, prompts, strict=True))
-        replies = dict(ctx.replies)
-        for i, completion in zip(refining, refined, strict=True):
-            answer = parse_answer(completion.text, task)
-            if answer is not None:
-                replies[i] = Reply(completion.text, answer)
-                details[i]["refined"] = True
+                prompts[i] = debate_messages(task, ctx.replies[i].text, others, max_chars=cap)
+        replies, refined = await ctx.refine(prompts)
+        for i in refined:
+            details[i]["refined"] = True
         ctx.publish(replies, details)

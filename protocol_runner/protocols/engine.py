@@ -46,6 +46,7 @@ __all__ = [
     "Protocol",
     "QueryContext",
     "Reply",
+    "RoundProtocol",
     "key_of",
     "plurality",
 ]
@@ -270,6 +271,26 @@ class QueryContext:
             for i, c in zip(self.honest, replies, strict=True)
         }
 
+    async def refine(
+        self, prompts: Mapping[int, tuple[ChatMessage, ...]]
+    ) -> tuple[dict[int, Reply], list[int]]:
+        """A refinement wave: every agent in ``prompts`` asks its prompt, all at once.
+
+        Returns the current replies with each refinement whose answer parses in place of the
+        agent's reply (an unparsable one keeps the reply), and the agents whose refinement
+        parsed, in ``prompts`` order.
+        """
+        agents = list(prompts)
+        completions = await self.wave(self.ask(i, prompts[i]) for i in agents)
+        replies = dict(self.replies)
+        refined = []
+        for i, completion in zip(agents, completions, strict=True):
+            answer = parse_answer(completion.text, self.task)
+            if answer is not None:
+                replies[i] = Reply(completion.text, answer)
+                refined.append(i)
+        return replies, refined
+
     # ------------------------------------------------------------------ messages
     def correct(self, answer: str | None) -> bool:
         """Whether ``answer`` is right for the task (memoised per query)."""
@@ -446,3 +467,20 @@ class Protocol(ABC):
 
     def resume(self, records: Sequence[QueryRecord]) -> None:  # noqa: B027 - optional hook
         """Called with this protocol's completed records before a resumed run starts."""
+
+
+class RoundProtocol(Protocol):
+    """A protocol of round 0 (every honest agent answers) and T rounds of :meth:`round`.
+
+    The final turns are those of the last round (SAC and debate; Lee et al. 2026, Sec. 3).
+    """
+
+    async def run(self, ctx: QueryContext) -> Outcome:
+        ctx.publish(await ctx.answer_all())
+        for _ in range(ctx.config.rounds):
+            await self.round(ctx)
+        return Outcome(ctx.final_turns())
+
+    @abstractmethod
+    async def round(self, ctx: QueryContext) -> None:
+        """One round: read the inboxes, make the round's calls, then publish."""

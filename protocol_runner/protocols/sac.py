@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol_runner.prompts import parse_answer, parse_score, refine_messages, score_messages
-from protocol_runner.protocols.engine import Outcome, Protocol, QueryContext, Reply
+from protocol_runner.prompts import parse_score, refine_messages, score_messages
+from protocol_runner.protocols.engine import QueryContext, RoundProtocol
 
 __all__ = ["SAC", "sac_filter"]
 
@@ -78,16 +78,10 @@ def sac_filter(
     return [(node, score) for _, node, score in kept], dropped
 
 
-class SAC(Protocol):
+class SAC(RoundProtocol):
     """Self-Anchored Consensus (see the module docstring)."""
 
     name = "sac"
-
-    async def run(self, ctx: QueryContext) -> Outcome:
-        ctx.publish(await ctx.answer_all())
-        for _ in range(ctx.config.rounds):
-            await self.round(ctx)
-        return Outcome(ctx.final_turns())
 
     async def round(self, ctx: QueryContext) -> None:
         """One SAC round: a scoring wave, the filter, a refinement wave; then publish."""
@@ -116,21 +110,17 @@ class SAC(Protocol):
                 details["missing"] = [ctx.node(j) for j in missing]
             plans[i] = (retained, details)
         texts = {i: dict((j, m.text) for j, m in inboxes[i][0]) for i in ctx.honest}
-        refining = [i for i in ctx.honest if plans[i][0]]
-        prompts = [
-            refine_messages(
+        prompts = {
+            i: refine_messages(
                 task,
                 ctx.replies[i].text,
                 [(texts[i][j], s) for j, s in plans[i][0]],
                 max_chars=cap,
             )
-            for i in refining
-        ]
-        refined = await ctx.wave(ctx.ask(i, p) for i, p in zip(refining, prompts, strict=True))
-        replies = dict(ctx.replies)
-        for i, completion in zip(refining, refined, strict=True):
-            answer = parse_answer(completion.text, task)
-            if answer is not None:
-                replies[i] = Reply(completion.text, answer)
-                plans[i][1]["refined"] = True
+            for i in ctx.honest
+            if plans[i][0]
+        }
+        replies, refined = await ctx.refine(prompts)
+        for i in refined:
+            plans[i][1]["refined"] = True
         ctx.publish(replies, {i: plans[i][1] for i in ctx.honest})
