@@ -190,15 +190,7 @@ def judge_request(
     ctx: QueryContext, model: str, messages: tuple[ChatMessage, ...]
 ) -> CompletionRequest:
     """A request from the judge agent (identity ``judge``), with the run's sampling settings."""
-    cfg = ctx.config
-    return CompletionRequest(
-        model,
-        messages,
-        temperature=cfg.temperature,
-        max_tokens=cfg.max_tokens,
-        seed=cfg.seed,
-        user=AgentIdentity(JUDGE_ID).to_user(),
-    )
+    return ctx.request(model, messages, AgentIdentity(JUDGE_ID).to_user())
 
 
 def default_judge_model(ctx: QueryContext) -> str:

@@ -232,19 +232,24 @@ class QueryContext:
         self._started = time.perf_counter()
 
     # ------------------------------------------------------------------ LLM calls
-    async def ask(self, agent: int, messages: tuple[ChatMessage, ...]) -> Completion:
-        """One LLM call by honest ``agent``, counted against this query."""
-        spec = self.network.roster.agents[agent]
+    def request(
+        self, model: str, messages: tuple[ChatMessage, ...], user: str
+    ) -> CompletionRequest:
+        """A request from ``user`` with the run's sampling settings (temperature, length, seed)."""
         cfg = self.config
-        request = CompletionRequest(
-            spec.model or "",
+        return CompletionRequest(
+            model,
             messages,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
             seed=cfg.seed,
-            user=self._users[agent],
+            user=user,
         )
-        return await self.ask_request(request)
+
+    async def ask(self, agent: int, messages: tuple[ChatMessage, ...]) -> Completion:
+        """One LLM call by honest ``agent``, counted against this query."""
+        spec = self.network.roster.agents[agent]
+        return await self.ask_request(self.request(spec.model or "", messages, self._users[agent]))
 
     async def ask_request(self, request: CompletionRequest) -> Completion:
         """Send ``request`` through the shared client and count it against this query."""
