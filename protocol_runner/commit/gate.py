@@ -78,8 +78,8 @@ def _common(proposal_id: str, rule: Rule, stage: Stage, f: int,
             "accepted": validation.accepted, "rejected": validation.rejected, "tally": tally}
 
 
-def _quorum(common: dict[str, Any], f: int) -> Decision | tuple[str, list[str]]:
-    """The quorum test: a refusal, or the winning value and the reasons so far."""
+def _quorum(common: dict[str, Any], f: int) -> Decision | tuple[str, list[str], list[Vote]]:
+    """The quorum test: a refusal, or the winning value, the reasons so far and its votes."""
     quorum = 2 * f + 1
     tally: tuple[tuple[str, int], ...] = common["tally"]
     rejected = len(common["rejected"])
@@ -99,7 +99,9 @@ def _quorum(common: dict[str, Any], f: int) -> Decision | tuple[str, list[str]]:
                                                  f"2f+1 = {quorum}"))
     value = winners[0]
     count = dict(tally)[value]
-    return value, [head, f"{count} votes agree on {_short(value)} (quorum 2f+1 = {quorum})"]
+    support = [v for v in common["accepted"] if v.value_hash == value]
+    agree = f"{count} votes agree on {_short(value)} (quorum 2f+1 = {quorum})"
+    return value, [head, agree], support
 
 
 def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[Vote], *,
@@ -131,8 +133,7 @@ def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[V
     step = _quorum(common, f)
     if isinstance(step, Decision):
         return step
-    value, reasons = step
-    support = [v for v in validation.accepted if v.value_hash == value]
+    value, reasons, support = step
     return Committed(**common, reasons=tuple(reasons), value_hash=value,
                      support=tuple(v.voter for v in support),
                      evidence=len({v.evidence_hash for v in support}),
@@ -237,8 +238,7 @@ class CommitGate:
         step = _quorum(common, f)
         if isinstance(step, Decision):
             return step
-        value, reasons = step
-        support = [v for v in validation.accepted if v.value_hash == value]
+        value, reasons, support = step
         voters = tuple(v.voter for v in support)
         evidence = len({v.evidence_hash for v in support})
         unit_ids = sorted({self.registry.unit_of(a) for a in voters})
