@@ -1,9 +1,12 @@
-"""Shared test helpers: a naive robustness oracle and hypothesis strategies for graphs."""
+"""Shared test helpers: a naive robustness oracle, hypothesis strategies for graphs, and a
+module-scoped Ray instance for the scale-out tests."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 
+import pytest
 from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
@@ -51,3 +54,15 @@ def topologies(draw, max_n: int = 8, directed: bool | None = None) -> Topology:
         [e for e in pairs if draw(st.floats(0, 1)) < p] if 0 < p < 1 else (pairs if p == 1 else [])
     )
     return Topology.from_edges(chosen, nodes=range(n), directed=is_directed)
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    """A local Ray instance (2 CPUs) for one test module; skips when Ray is not installed."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed (pip install 'robustgraph[distributed]')")
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    yield ray
+    ray.shutdown()

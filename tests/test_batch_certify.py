@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -22,7 +21,6 @@ from robustgraph.errors import ParameterError
 from robustgraph.executors import LocalExecutor, RayExecutor
 from robustgraph.topology import Topology
 
-HAS_RAY = importlib.util.find_spec("ray") is not None
 REF = "exhaustive"
 
 
@@ -153,19 +151,12 @@ def test_ray_missing_is_one_line_naming_the_extra(graphs, tmp_path, monkeypatch)
     assert "pip install 'robustgraph[distributed]'" in result.stderr
 
 
-@pytest.mark.skipif(not HAS_RAY, reason="ray is not installed (robustgraph[distributed])")
-def test_ray_gives_the_same_index_as_local(graphs, tmp_path):
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
-        with RayExecutor(max_retries=0) as executor:
-            remote = certify_batch(
-                str(graphs), [Claim.maximum()], tmp_path / "ray", executor=executor,
-                options={"engines": [REF]}, progress=False,
-            )  # fmt: skip
-    finally:
-        ray.shutdown()
+def test_ray_gives_the_same_index_as_local(graphs, tmp_path, ray_instance):
+    with RayExecutor(max_retries=0) as executor:
+        remote = certify_batch(
+            str(graphs), [Claim.maximum()], tmp_path / "ray", executor=executor,
+            options={"engines": [REF]}, progress=False,
+        )  # fmt: skip
     local = certify_batch(
         str(graphs), [Claim.maximum()], tmp_path / "local", executor=LocalExecutor(1),
         options={"engines": [REF]}, progress=False,

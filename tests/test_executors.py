@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import importlib.util
 import os
 import sys
 import time
@@ -22,8 +21,6 @@ from robustgraph.executors import (
     make_executor,
     run_task,
 )
-
-HAS_RAY = importlib.util.find_spec("ray") is not None
 
 
 def batch() -> list[Task]:
@@ -116,17 +113,6 @@ def test_ray_executor_without_ray_says_how_to_install_it(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- ray
-@pytest.fixture(scope="module")
-def ray_instance():
-    if not HAS_RAY:
-        pytest.skip("ray is not installed (pip install 'robustgraph[distributed]')")
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    yield ray
-    ray.shutdown()
-
-
 def test_ray_gives_the_same_outcomes_as_local(ray_instance):
     with RayExecutor(max_retries=0) as executor:
         outcomes = executor.run(batch(), progress=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import doctest
 import importlib
-import importlib.util
 import json
 import os
 import signal
@@ -23,8 +22,6 @@ from protocol_runner.sweep import CELL_FILE, ERROR_FILE, run_sweep
 from protocol_runner.sweep_spec import SpecError, load_spec, parse_spec
 from robustgraph.cli import main
 from robustgraph.executors import LocalExecutor, RayExecutor
-
-HAS_RAY = importlib.util.find_spec("ray") is not None
 
 TINY = {
     "name": "tiny",
@@ -227,17 +224,6 @@ def test_executor_options_that_do_not_fit_are_usage_errors(tmp_path):
 
 
 # ----------------------------------------------------------------------------- Ray
-@pytest.fixture(scope="module")
-def ray_instance():
-    if not HAS_RAY:
-        pytest.skip("ray is not installed (pip install 'robustgraph[distributed]')")
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    yield ray
-    ray.shutdown()
-
-
 def test_local_and_ray_give_identical_summaries(tmp_path, ray_instance):
     spec = tiny(attack=["fixed", "collude"], seed=[1, 2])
     local = sweep(spec, tmp_path / "local")
