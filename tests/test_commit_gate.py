@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from commit_fakes import distinct, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol_runner.commit import (
-    AgentRecord,
     CommitGate,
     Committed,
     Conflict,
@@ -16,14 +16,11 @@ from protocol_runner.commit import (
     NonReproducible,
     NoQuorum,
     Reexecution,
-    Registry,
     RejectReason,
     decide_from_answers,
     evidence_hash,
-    keyring_from_seed,
     partition_evidence,
     plain_quorum,
-    public_key_hex,
     reexecution_from_answer,
     sign_vote,
     value_hash,
@@ -32,17 +29,6 @@ from robustgraph.errors import ParameterError
 
 TRUE, STALE = value_hash("Paris"), value_hash("Lyon")
 REEXECUTOR = Infrastructure("ck-reexec", "lin-reexec", ("archive-snapshot",))
-
-
-def world(infra: dict[str, Infrastructure], seed: int = 0):
-    keys = keyring_from_seed(infra, seed)
-    registry = Registry(tuple(AgentRecord(a, public_key_hex(keys[a].public_key()), i)
-                              for a, i in infra.items()))
-    return keys, registry
-
-
-def distinct(names):
-    return {a: Infrastructure(f"ck-{a}", f"lin-{a}") for a in names}
 
 
 class Rerun:

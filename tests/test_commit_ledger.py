@@ -13,19 +13,16 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from commit_fakes import distinct, world
 
 from protocol_runner.commit import (
-    AgentRecord,
     CommitGate,
     Infrastructure,
     Ledger,
     LedgerError,
     Reexecution,
-    Registry,
     RejectReason,
     evidence_hash,
-    keyring_from_seed,
-    public_key_hex,
     sign_vote,
     value_hash,
     verify,
@@ -36,14 +33,6 @@ from robustgraph.cli import main
 
 GOOD, BAD = value_hash("good"), value_hash("bad")
 REEXECUTOR = Infrastructure("ck-r", "lin-r")
-
-
-def world(seed: int = 0):
-    keys = keyring_from_seed("abcd", seed)
-    infra = {a: Infrastructure(f"ck-{a}", f"lin-{a}") for a in "abcd"}
-    reg = Registry(tuple(AgentRecord(a, public_key_hex(keys[a].public_key()), infra[a])
-                         for a in "abcd"))
-    return keys, reg
 
 
 def rerun(proposal_id: str) -> Reexecution:
@@ -68,7 +57,7 @@ PLANS = {
 def db(tmp_path):
     """A ledger holding a registry entry and one decision of every kind (entries 1..6)."""
     path = tmp_path / "ledger.db"
-    keys, reg = world()
+    keys, reg = world(distinct("abcd"))
     with Ledger(path) as ledger:
         gate = CommitGate(reg, 1, rerun, reexecutor=REEXECUTOR, ledger=ledger)
         for proposal, plan in PLANS.items():
@@ -119,7 +108,7 @@ def test_gate_records_every_decision_and_the_ledger_verifies(db):
 
 
 def test_reopening_does_not_duplicate_the_registry_and_remembers_votes(db):
-    keys, reg = world()
+    keys, reg = world(distinct("abcd"))
     with Ledger(db) as ledger:
         gate = CommitGate(reg, 1, rerun, reexecutor=REEXECUTOR, ledger=ledger)
         out = gate.decide("p-commit", votes_for(keys, "p-commit", PLANS["p-commit"]))
@@ -130,7 +119,7 @@ def test_reopening_does_not_duplicate_the_registry_and_remembers_votes(db):
 
 
 def test_a_new_registry_is_recorded_and_checked(db):
-    keys, reg = world(seed=1)
+    keys, reg = world(distinct("abcd"), seed=1)
     with Ledger(db) as ledger:
         gate = CommitGate(reg, 1, rerun, reexecutor=REEXECUTOR, ledger=ledger)
         assert gate.decide("p-new", votes_for(keys, "p-new", PLANS["p-commit"])).committed

@@ -7,6 +7,7 @@ import math
 
 import networkx as nx
 import pytest
+from commit_fakes import distinct, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,17 +28,6 @@ from protocol_runner.commit import (
 from robustgraph.errors import ParameterError
 
 V42, V43 = value_hash("42"), value_hash("43")
-
-
-def world(infra: dict[str, Infrastructure], seed: int = 0):
-    keys = keyring_from_seed(infra, seed)
-    registry = Registry(tuple(AgentRecord(a, public_key_hex(keys[a].public_key()), i)
-                              for a, i in infra.items()))
-    return keys, registry
-
-
-def distinct(names):
-    return {a: Infrastructure(f"ck-{a}", f"lin-{a}") for a in names}
 
 
 # -- registry and units -------------------------------------------------------------------
