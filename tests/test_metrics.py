@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from record_fakes import ROLES, turns
 
 from protocol_runner.metrics import (
     METRICS,
@@ -21,17 +22,7 @@ from protocol_runner.metrics import (
 from protocol_runner.records import Cost, Decision, QueryRecord, Turn
 from robustgraph.errors import ParameterError
 
-ROLES = ("strong", "strong", "weak", "weak", "adversary")
 FREE = Cost()
-
-
-def turns(flags: str, answers: dict[int, str | None] | None = None) -> tuple[Turn, ...]:
-    """Five agents (S, S, W, W, A); ``flags`` is a string of T/F, one per agent."""
-    answers = answers or {}
-    return tuple(
-        Turn(i, f"n{i}", ROLES[i], answers.get(i, "7" if f == "T" else "3"), f == "T")
-        for i, f in enumerate(flags)
-    )
 
 
 def record(

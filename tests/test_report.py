@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from matplotlib.image import imread
+from record_fakes import turns
 
 from protocol_runner.plots import ROLE_COLORS, find_topology
-from protocol_runner.records import Cost, Decision, QueryRecord, Turn
+from protocol_runner.records import Cost, Decision, QueryRecord
 from protocol_runner.report import (
     TruncatedResultsWarning,
     load_results,
@@ -25,15 +26,8 @@ from robustgraph.cli import main
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
-ROLES = ("strong", "strong", "weak", "weak", "adversary")
 NODES = [f"n{i}" for i in range(5)]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def turns(flags: str) -> tuple[Turn, ...]:
-    return tuple(
-        Turn(i, NODES[i], ROLES[i], "7" if f == "T" else "3", f == "T") for i, f in enumerate(flags)
-    )
 
 
 def record(protocol: str, task: int, *flags: str, run_id: str = "run-a") -> QueryRecord:
@@ -179,7 +173,7 @@ def test_plots_are_valid_pngs_with_role_colours(results):
     assert not _has_colour(rounds, ROLE_COLORS["adversary"])
 
 
-def test_topology_plot_uses_only_a_certificate_of_the_same_graph(results, tmp_path):
+def test_topology_plot_uses_only_a_certificate_of_the_same_graph(results):
     found, note = find_topology(results)
     assert note is None
     assert "certificate: tolerates F = 1 under sac: 2-robust (proven)" in found.title()
