@@ -338,8 +338,6 @@ class CommitStage:
             self.ledger.close()
             raise
         self._pending: dict[str, Task] = {}
-        self.decided = 0
-        self.reused = 0
 
     def _reexecute(self, proposal_id: str) -> Reexecution:
         return self.reexecutor(self._pending[proposal_id])
@@ -371,13 +369,11 @@ class CommitStage:
             finally:
                 del self._pending[proposal]
             gate, plain = out.gate.to_json(), out.plain.to_json()
-            self.decided += 1
         else:  # decided (and appended) before this run was interrupted: reuse, never re-decide
             gate = body
             cast = [*body["votes"], *(r["vote"] for r in body["rejected"])]
             plain = plain_quorum(self.registry, self.gate.f, proposal,
                                  [Vote.from_json(v) for v in cast]).to_json()
-            self.reused += 1
         return {DATA_KEY: {
             "proposal_id": proposal,
             "f": self.gate.f,
