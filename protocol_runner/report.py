@@ -63,6 +63,7 @@ __all__ = [
     "Summary",
     "TruncatedResultsWarning",
     "load_results",
+    "markdown_table",
     "rich_table",
     "summarize",
     "summary_markdown",
@@ -328,7 +329,8 @@ def _cells(metrics: ProtocolMetrics) -> list[tuple[str, str]]:
     return cells
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """The lines of a Markdown table: ``| a | b |``, ``|---|---|``, then one line per row."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
@@ -363,7 +365,7 @@ def summary_markdown(summary: Summary) -> str:
         "BFTI = FAA − IAA; W/S: weak/strong honest agents.",
         "",
     ]
-    lines += _md_table(header, [[name] + [v for v, _ in c] for name, c in cells.items()])
+    lines += markdown_table(header, [[name] + [v for v, _ in c] for name, c in cells.items()])
     lines += [
         "",
         f"## {level} bootstrap confidence intervals",
@@ -372,7 +374,7 @@ def summary_markdown(summary: Summary) -> str:
         f"seed {summary.bootstrap_seed}.",
         "",
     ]
-    lines += _md_table(header, [[name] + [ci for _, ci in c] for name, c in cells.items()])
+    lines += markdown_table(header, [[name] + [ci for _, ci in c] for name, c in cells.items()])
     decisions = {
         name: m.estimates["decision"]
         for name, m in summary.protocols.items()
@@ -380,14 +382,14 @@ def summary_markdown(summary: Summary) -> str:
     }
     if decisions:
         lines += ["", "## Group decision accuracy", ""]
-        lines += _md_table(
+        lines += markdown_table(
             ["Protocol", "Decision", f"{level} CI"],
             [[n, _percent(e.value), _interval(e)] for n, e in decisions.items()],
         )
     lines += _commit_lines(summary)
     lines += _round_lines(summary)
     lines += ["", "## Cost", ""]
-    lines += _md_table(
+    lines += markdown_table(
         [
             "Protocol",
             "Queries",
@@ -445,7 +447,7 @@ def _commit_lines(summary: Summary) -> list[str]:
         "reproduced by an independent re-execution (docs/commit-gate.md). Rates in percent of "
         f"queries, false commits in percent of commits, with {level} bootstrap intervals.",
         "",
-        *_md_table(
+        *markdown_table(
             ["Protocol", "Rule", "Commits", "Commit", "False commit", "Escalation", "Abort"],
             rows,
         ),
@@ -465,7 +467,7 @@ def _round_lines(summary: Summary) -> list[str]:
     if not rows:
         return []
     header = ["Protocol", "Agents"] + [f"r{r}" for r in range(n_rounds)]
-    return ["", "## Accuracy per round (honest agents, percent)", "", *_md_table(header, rows)]
+    return ["", "## Accuracy per round (honest agents, percent)", "", *markdown_table(header, rows)]
 
 
 def _cost_row(name: str, cost: CostSummary) -> list[str]:

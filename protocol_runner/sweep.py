@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol_runner.protocols.crs import CrSConfig
-from protocol_runner.report import write_summary
+from protocol_runner.report import markdown_table, write_summary
 from protocol_runner.runner import BackendSpec, RunSpec, run
 from protocol_runner.sweep_spec import AXES, Cell, SweepSpec
 from protocol_runner.topology_spec import build_topology
@@ -338,22 +338,20 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         f"{summary['counts']['failed']} failed. Varying: {', '.join(summary['varying']) or 'none'}."
         " Metrics in percent over each cell's queries (intervals in summary.json).",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
     ]
+    rows = []
     for row in summary["cells"]:
         labels = [row["labels"][axis].replace("|", "\\|") for axis in axes]
         if row["status"] == "failed":
             error = (row["error"] or "").replace("|", "\\|")
             blanks = ["-"] * len(TABLE_METRICS)
-            lines.append("| " + " | ".join([*labels, "-", *blanks, f"FAILED: {error}"]) + " |")
+            rows.append([*labels, "-", *blanks, f"FAILED: {error}"])
             continue
         for protocol, data in row["protocols"].items():
             metrics = data["metrics"]
             cells = [_percent(metrics[key], signed=key == "bfti") for _, key in TABLE_METRICS]
-            lines.append(
-                "| " + " | ".join([*labels, protocol, *cells, str(data["queries"])]) + " |"
-            )
+            rows.append([*labels, protocol, *cells, str(data["queries"])])
+    lines += markdown_table(header, rows)
     lines += ["", "## Cells", ""]
     lines += [f"- `{row['directory']}`: {row['status']}" for row in summary["cells"]]
     return "\n".join(lines) + "\n"
