@@ -21,16 +21,9 @@ __all__ = ["read_adjlist", "write_adjlist"]
 def read_adjlist(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read an adjacency list.
+    """Read an adjacency list; parameters as for :func:`robustgraph.io.read`.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        Read as a digraph; None follows the file's ``# directed`` comment (undirected without it).
-    drop_invalid : bool
-        Drop self-loops and repeated edges with a warning instead of raising.
+    ``directed=None`` follows the file's ``# directed`` comment (undirected without it).
 
     Raises
     ------

@@ -110,16 +110,9 @@ def _strip_edge_data(path: str | Path, line: str, number: int) -> str:
 def read_edgelist(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a whitespace-separated edge list.
+    """Read a whitespace-separated edge list; parameters as for :func:`robustgraph.io.read`.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        Read as a digraph; None follows the file's ``# directed`` comment (undirected without it).
-    drop_invalid : bool
-        Drop self-loops and repeated edges with a warning instead of raising.
+    ``directed=None`` follows the file's ``# directed`` comment (undirected without it).
 
     Returns
     -------

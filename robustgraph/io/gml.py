@@ -128,16 +128,9 @@ def _graph(path: str | Path, text: str) -> _Item:
 def read_gml(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a GML file.
+    """Read a GML file; parameters as for :func:`robustgraph.io.read`.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        Must match the file's ``directed`` key when given (absent means undirected).
-    drop_invalid : bool
-        Drop self-loops and repeated edges with a warning instead of raising.
+    ``directed`` must match the file's ``directed`` key when given (absent means undirected).
 
     Raises
     ------

@@ -116,16 +116,9 @@ class _Handler:
 def read_graphml(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a GraphML file.
+    """Read a GraphML file; parameters as for :func:`robustgraph.io.read`.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        Must match the file's ``edgedefault`` when given.
-    drop_invalid : bool
-        Drop self-loops and repeated edges with a warning instead of raising.
+    ``directed`` must match the file's ``edgedefault`` when given.
 
     Raises
     ------

@@ -115,17 +115,11 @@ def _entries(
 def read_mtx(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a Matrix Market adjacency matrix.
+    """Read a Matrix Market adjacency matrix; parameters as for :func:`robustgraph.io.read`.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        None: symmetric files are undirected, general files directed. ``directed=False`` reads a
-        general file whose matrix is symmetric as an undirected graph.
-    drop_invalid : bool
-        Drop diagonal entries (self-loops) and repeated entries with a warning instead of raising.
+    With ``directed=None`` symmetric files are undirected and general files directed;
+    ``directed=False`` reads a general file whose matrix is symmetric as an undirected graph.
+    ``drop_invalid`` drops diagonal entries (self-loops) and repeated entries.
 
     Raises
     ------

@@ -38,14 +38,8 @@ def read_json(
 ) -> Topology:
     """Read a JSON node-link graph (``edges`` key, or the legacy ``links`` key).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    directed : bool, optional
-        Must match the file's ``directed`` member when it has one.
-    drop_invalid : bool
-        Drop self-loops and repeated edges with a warning instead of raising.
+    Parameters as for :func:`robustgraph.io.read`; ``directed`` must match the file's
+    ``directed`` member when it has one.
 
     Raises
     ------
