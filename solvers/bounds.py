@@ -20,7 +20,8 @@ Lower bounds on r*:
   networks", Automatica 2017.)
 - *extension*: adding a node with at least r in-neighbours to an r-robust graph (and any further
   edges) keeps it r-robust (LeBlanc et al. 2013, Thm. 7 construction). If greedily deleting such
-  nodes leaves a small core that is r-robust (checked exactly by subset DP), G is r-robust.
+  nodes passes through a small core that is r-robust (checked exactly by subset DP), G is
+  r-robust.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ __all__ = [
     "halves_pair",
     "cut_pair",
     "spectral_lower",
-    "extension_core",
+    "extension_cores",
+    "extension_closure",
     "extension_proves",
     "EXTENSION_CORE_MAX",
 ]
@@ -190,13 +192,14 @@ def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> in
     return max(0, math.ceil(lambda2 / 2 - 1e-9 * max(1.0, n)))
 
 
-def extension_core(in_neighbors: Sequence[frozenset[int]], r: int) -> frozenset[int] | None:
-    """A small core whose r-robustness implies G's, by the extension theorem; None if not found.
+def extension_cores(in_neighbors: Sequence[frozenset[int]], r: int) -> list[frozenset[int]]:
+    """Cores whose r-robustness implies G's, by the extension theorem, smallest first.
 
     Greedily deletes a node that hears at least r of the remaining nodes, choosing the one heard
-    by the fewest remaining nodes, until at most :data:`EXTENSION_CORE_MAX` remain. Reading the
-    deletions backwards, each node joins with r in-neighbours among earlier nodes, so G is
-    r-robust whenever the induced core is (the caller checks the core exactly).
+    by the fewest remaining nodes, until none qualifies. Reading the deletions backwards, each
+    node joins with r in-neighbours among earlier nodes, so G is r-robust whenever the set left
+    at *any* stage is. Returns the stages with ``2r - 1 <= size <= EXTENSION_CORE_MAX`` (smaller
+    sets cannot be r-robust: an r-robust graph has at least 2r - 1 nodes).
 
     Notes
     -----
@@ -207,28 +210,91 @@ def extension_core(in_neighbors: Sequence[frozenset[int]], r: int) -> frozenset[
     alive = np.ones(n, dtype=bool)
     heard_by = a.sum(axis=0)  # how many remaining nodes hear each node
     hears = a.sum(axis=1)  # how many remaining nodes each node hears
-    for _ in range(n - EXTENSION_CORE_MAX):
+    cores = []
+    for size in range(n, max(2 * r - 1, 2) - 1, -1):
+        if size <= EXTENSION_CORE_MAX:
+            cores.append(frozenset(np.flatnonzero(alive).tolist()))
         eligible = alive & (hears >= r)
         if not eligible.any():
-            return None
+            break
         v = int(np.flatnonzero(eligible)[np.argmin(heard_by[eligible])])
         alive[v] = False
         hears -= a[:, v]
         heard_by -= a[v, :]
-    return frozenset(np.flatnonzero(alive).tolist())
+    return cores[::-1]
+
+
+def extension_closure(
+    in_neighbors: Sequence[frozenset[int]], r: int, seed: frozenset[int]
+) -> frozenset[int]:
+    """The nodes the extension theorem reaches from ``seed``: the smallest superset of ``seed``
+    that no node outside it hears r members of. If ``seed`` induces an r-robust graph
+    and the closure is all of V, G is r-robust (each added node hears r earlier nodes).
+
+    Notes
+    -----
+    The closure does not depend on the order nodes are added in (adding only raises counts).
+    O(n^2) time.
+    """
+    a = adjacency(in_neighbors)
+    inside = np.zeros(a.shape[0], dtype=bool)
+    inside[list(seed)] = True
+    while True:
+        joins = ~inside & (a @ inside >= r)
+        if not joins.any():
+            return frozenset(np.flatnonzero(inside).tolist())
+        inside |= joins
+
+
+_CLIQUE_SEEDS = 200
+"""Most maximal cliques tried as extension seeds (cliques are enumerated lazily)."""
+
+
+def _clique_seeds(in_neighbors: Sequence[frozenset[int]], r: int):
+    """Maximal cliques with at least 2r - 1 nodes of the graph of arcs present both ways.
+
+    A complete digraph on k >= 2r - 1 nodes is ceil(k/2) >= r robust (LeBlanc et al. 2013).
+    """
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(len(in_neighbors)))
+    g.add_edges_from((i, j) for i, s in enumerate(in_neighbors) for j in s if i in in_neighbors[j])
+    for k, clique in enumerate(nx.find_cliques(g)):
+        if k >= _CLIQUE_SEEDS:
+            return
+        if len(clique) >= 2 * r - 1:
+            yield frozenset(clique)
 
 
 def extension_proves(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
-    """True if the extension argument proves G r-robust (core found and exactly r-robust).
+    """True if the extension argument proves G r-robust.
 
-    False proves nothing. Notes: O(n^2 + k 2^k) time for a core of k nodes.
+    Two kinds of r-robust seed are tried: the cores of :func:`extension_cores` (checked by
+    subset DP, smallest first), which G extends by construction, and maximal cliques of at least
+    2r - 1 nodes, whose :func:`extension_closure` must then be all of V. False proves nothing.
+
+    Notes
+    -----
+    O(n^2 + sum_k k 2^k) time over the cores' sizes k <= EXTENSION_CORE_MAX, plus O(n^2) per
+    clique seed (at most :data:`_CLIQUE_SEEDS` cliques).
     """
     if r <= 0:
         return True
-    core = extension_core(in_neighbors, r)
-    if core is None or len(core) < 2:
+    n = len(in_neighbors)
+    if n < 2:  # by convention r* = 0 below two nodes
         return False
-    index = {v: k for k, v in enumerate(sorted(core))}
-    masks = [sum(1 << index[j] for j in in_neighbors[v] if j in index) for v in sorted(core)]
-    value, _ = exhaustive.exact_r(masks)
-    return value >= r
+    for core in extension_cores(in_neighbors, r):
+        index = {v: k for k, v in enumerate(sorted(core))}
+        masks = [sum(1 << index[j] for j in in_neighbors[v] if j in index) for v in sorted(core)]
+        if exhaustive.exact_r(masks)[0] >= r:
+            return True
+    covered: list[frozenset[int]] = []
+    for clique in _clique_seeds(in_neighbors, r):
+        if any(clique <= c for c in covered):
+            continue  # its closure lies inside that closure, which fell short of V
+        closure = extension_closure(in_neighbors, r, clique)
+        if len(closure) == n:
+            return True
+        covered.append(closure)
+    return False

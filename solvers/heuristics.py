@@ -29,6 +29,10 @@ __all__ = ["Peel", "peel", "search_r", "search_s", "maximal_pair"]
 _SWEEP_POINTS = 12
 """Prefix sizes tried per sweep order when n exceeds that many nodes."""
 
+_TABU_WORK = 4 * 10**7
+"""Matrix entries the tabu search may touch over all its starts (each move costs about 3 n^2),
+so a large graph gets fewer moves and restarts instead of seconds of search."""
+
 
 @dataclass(frozen=True)
 class Peel:
@@ -159,9 +163,11 @@ def search_r(
     target : int, optional
         Stop as soon as a pair with value below ``target`` is found (refuting target-robustness).
     iterations : int, optional
-        Tabu moves per start (default ``max(100, 4 n)``).
+        Tabu moves per start (default ``max(100, 4 n)``, fewer for large n: all starts together make
+        at most about ``_TABU_WORK / (3 n^2)`` moves, and never fewer than 50 per start).
     restarts : int
-        Extra tabu starts from random balanced splits.
+        Extra tabu starts from random balanced splits (dropped first when the work budget
+        does not cover them).
     seed : int
         Seeds the random sweep order and tie-breaking: the same seed gives the same pair.
 
@@ -196,9 +202,13 @@ def search_r(
             half[order[: n // 2]] = True
             starts.append(np.where(half, 1, 2))
     starts.insert(0, np.where(best_pair[0], 1, np.where(best_pair[1], 2, 0)))
+    moves = _TABU_WORK // (3 * n * n)
+    if iterations is None:
+        restarts = max(0, min(restarts, moves // max(1, 4 * n) - len(starts)))
     for _ in range(restarts):  # random balanced splits: tabu from several basins
         starts.append(np.where(rng.permutation(n) < n // 2, 1, 2))
-    steps = iterations if iterations is not None else max(100, 4 * n)
+    budget = max(50, min(max(100, 4 * n), moves // len(starts)))
+    steps = iterations if iterations is not None else budget
     value = best[0]
     for labels in starts:
         found, pair = _tabu(a, labels, steps, rng, target)

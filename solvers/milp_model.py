@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from solvers.arrays import in_laplacian
+from solvers.twins import TwinClass, twin_classes
 
 __all__ = [
     "Var",
@@ -108,6 +109,13 @@ class Model:
     objective: tuple[tuple[int, int], ...] = ()
     hint: dict[int, int] = field(default_factory=dict)
     sets: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
+    """Per class, the variable counting its members in S1 and in S2 (a binary for a singleton)."""
+    classes: list[tuple[int, ...]] = field(default_factory=list)
+    """The nodes of each class (twin classes in the strong r model, singletons otherwise)."""
+    flags: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
+    """Per class, a binary that is 1 iff the class meets S1 (resp. S2)."""
+    free: list[int] = field(default_factory=list)
+    """Per class, a binary that is 1 iff a member is in neither set (maximal models only)."""
     anchor_order: list[int] = field(default_factory=list)
     tuning: dict[str, dict[str, object]] = field(default_factory=dict)
     """Per-engine solver parameters that suit this model, e.g. ``{"cpsat": {...}}``."""
@@ -180,7 +188,8 @@ def _merged(terms: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 def _set_vars(m: Model, n: int) -> tuple[list[int], list[int]]:
     b1 = [m.var(f"b1_{i}") for i in range(n)]
     b2 = [m.var(f"b2_{i}") for i in range(n)]
-    m.sets = (b1, b2)
+    m.sets = m.flags = (b1, b2)
+    m.classes = [(i,) for i in range(n)]
     for i in range(n):
         m.add([(b1[i], 1), (b2[i], 1)], ub=1)
     return b1, b2
@@ -223,16 +232,40 @@ def published_s(in_neighbors: Sequence[frozenset[int]], r: int) -> Model:
     return m
 
 
-def _anchor(m: Model, b1: list[int], b2: list[int], order: Sequence[int]) -> None:
-    """Swap symmetry: the first node of ``order`` in S1 u S2 lies in S1.
+def _anchor(m: Model, u1: list[int], u2: list[int], order: Sequence[int]) -> None:
+    """Swap symmetry: the first class of ``order`` that meets S1 u S2 meets S1.
 
-    ``x2_order[k] <= sum_{l<k} x1_order[l]``. Ordering by increasing in-degree makes the
-    anchor strong: a node with fewer than p in-neighbours cannot stay out of both sets under
-    the maximality cut, so an early low-degree node is forced into S1.
+    ``u2[order[k]] <= sum_{l<k} u1[order[l]]`` (plus ``u1[order[k]]`` for a class of several
+    nodes, which may meet both sets). Ordering by increasing in-degree makes the anchor strong:
+    a node with fewer than p in-neighbours cannot stay out of both sets under the maximality
+    cut, so an early low-degree node is forced into S1.
     """
     m.anchor_order = list(order)
-    for k, i in enumerate(order):
-        m.add([(b2[i], 1)] + [(b1[j], -1) for j in order[:k]], ub=0)
+    for k, c in enumerate(order):
+        own = [(u1[c], -1)] if len(m.classes[c]) > 1 else []
+        m.add([(u2[c], 1)] + own + [(u1[j], -1) for j in order[:k]], ub=0)
+
+
+def _count_vars(m: Model, classes: Sequence[TwinClass]) -> tuple[list[int], ...]:
+    """Per class and side: the count ``y`` of members in the set and ``u = [y >= 1]``.
+
+    A singleton class uses one binary for both. Also ``y1 + y2 <= |class|``.
+    """
+    m.classes = [c.members for c in classes]
+    y1, y2, u1, u2 = [], [], [], []
+    for k, c in enumerate(classes):
+        for y, u, side in ((y1, u1, 1), (y2, u2, 2)):
+            if c.size == 1:
+                y.append(m.var(f"b{side}_{c.members[0]}"))
+                u.append(y[-1])
+            else:
+                y.append(m.var(f"y{side}_{k}", 0, c.size))
+                u.append(m.var(f"u{side}_{k}"))
+                m.add([(y[-1], 1), (u[-1], -1)], lb=0)
+                m.add([(y[-1], 1), (u[-1], -c.size)], ub=0)
+        m.add([(y1[k], 1), (y2[k], 1)], ub=c.size)
+    m.sets, m.flags = (y1, y2), (u1, u2)
+    return y1, y2, u1, u2
 
 
 def strong_r(
@@ -241,32 +274,60 @@ def strong_r(
     *,
     hint: tuple[frozenset[int], frozenset[int]] | None = None,
     maximal: bool = True,
+    classes: Sequence[TwinClass] | None = None,
 ) -> Model:
-    """Is there a pair with ``max(reach(S1), reach(S2)) <= probe - 1``? Infeasible: r* >= probe."""
+    """Is there a pair with ``max(reach(S1), reach(S2)) <= probe - 1``? Infeasible: r* >= probe.
+
+    Variables count the members of each twin class in each set (``solvers.twins``; a
+    singleton's count is its binary indicator), so interchangeable nodes are never branched on
+    one by one. A member of class c in S keeps ``need_c = d_c - probe + 1`` in-neighbours inside
+    S: ``[y_c >= 1] => sum_{h heard by c} y_h (+ y_c - 1 if c is a clique) >= need_c``.
+    """
     n = len(in_neighbors)
-    deg = [len(s) for s in in_neighbors]
+    classes = twin_classes(in_neighbors) if classes is None else classes
     m = Model(f"strong-r{probe}")
     # infeasible probes (the common, hard case) are proved far faster with CP-SAT's full LP
     m.tuning["cpsat"] = {"linearization_level": 2}
-    b1, b2 = _set_vars(m, n)
+    y1, y2, u1, u2 = _count_vars(m, classes)
+    deg = [len(in_neighbors[c.members[0]]) for c in classes]
     need = [d - probe + 1 for d in deg]  # in-neighbours a member keeps inside its set
     smallest = max(1, min(need) + 1)  # no set can be smaller
-    for b in (b1, b2):
-        m.add([(bi, 1) for bi in b], lb=smallest, ub=n - smallest)
-        for i in range(n):
-            if need[i] + 1 + smallest > n:  # i's set plus the other set would exceed n nodes
-                m.add([(b[i], 1)], ub=0)
+    for y, u in ((y1, u1), (y2, u2)):
+        m.add([(yc, 1) for yc in y], lb=smallest, ub=n - smallest)
+        for k, c in enumerate(classes):
+            if need[k] + 1 + smallest > n:  # a member's set plus the other set exceed n nodes
+                m.add([(u[k], 1)], ub=0)
                 continue
-            if need[i] > 0:
-                m.add([(b[j], 1) for j in in_neighbors[i]], lb=need[i], enforce=[(b[i], 1)])
-            if need[i] + 1 > smallest:
-                m.add([(bj, 1) for bj in b], lb=need[i] + 1, enforce=[(b[i], 1)])
-    _anchor(m, b1, b2, _by_degree(deg))
+            own = [(y[k], 1)] if c.complete else []
+            if need[k] > 0:
+                heard = [(y[h], 1) for h in c.hears] + own
+                m.add(heard, lb=need[k] + int(c.complete), enforce=[(u[k], 1)])
+            if need[k] + 1 > smallest:
+                m.add([(yc, 1) for yc in y], lb=need[k] + 1, enforce=[(u[k], 1)])
+    _anchor(m, u1, u2, sorted(range(len(classes)), key=lambda k: (deg[k], k)))
     if maximal:
-        _maximal(m, in_neighbors, b1, b2, probe)
+        _maximal_classes(m, classes, deg, probe)
     if hint is not None:
-        _hint_pair(m, hint, b1, b2)
+        _hint_pair(m, hint)
     return m
+
+
+def _maximal_classes(m: Model, classes: Sequence[TwinClass], deg: Sequence[int], r: int) -> None:
+    """A node in neither set has at least r in-neighbours outside each set.
+
+    ``g_c`` says class c has a member in neither set (``y1 + y2 + g <= |c|`` and
+    ``y1 + y2 + |c| g >= |c|``); such a member hears ``sum_h y_h (+ y_c if c is a clique)``
+    nodes of each set.
+    """
+    y1, y2 = m.sets
+    for k, c in enumerate(classes):
+        free = m.var(f"f_{k}")
+        m.free.append(free)
+        m.add([(y1[k], 1), (y2[k], 1), (free, 1)], ub=c.size)
+        m.add([(y1[k], 1), (y2[k], 1), (free, c.size)], lb=c.size)
+        for y in (y1, y2):
+            own = [(y[k], 1)] if c.complete else []
+            m.add([(y[h], 1) for h in c.hears] + own, ub=deg[k] - r, enforce=[(free, 1)])
 
 
 def strong_s(
@@ -296,57 +357,41 @@ def strong_s(
             # y is exact: a counted member has at least r in-neighbours outside its set
             m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - r, enforce=[(y[i], 1)])
     m.add([(yi, 1) for yi in y1 + y2], ub=probe - 1)
-    _anchor(m, b1, b2, _by_degree(deg))
+    _anchor(m, b1, b2, sorted(range(n), key=lambda i: (deg[i], i)))
     if maximal:  # a free node could join a set as one more unreachable member, lowering |X|
-        _maximal(m, in_neighbors, b1, b2, r)
+        singletons = [TwinClass((i,), False, tuple(sorted(in_neighbors[i]))) for i in range(n)]
+        _maximal_classes(m, singletons, deg, r)
     if hint is not None:
-        for y, side in zip((y1, y2), _hint_pair(m, hint, b1, b2), strict=True):
+        for y, side in zip((y1, y2), _hint_pair(m, hint), strict=True):
             for i in range(n):
                 m.hint[y[i]] = int(i in side and len(in_neighbors[i] - side) >= r)
     return m
 
 
-def _maximal(
-    m: Model, in_neighbors: Sequence[frozenset[int]], b1: list[int], b2: list[int], r: int
-) -> None:
-    """A node in neither set has at least r in-neighbours outside each set (free ``f_i``)."""
-    for i in range(len(b1)):
-        free = m.var(f"f_{i}")
-        m.add([(b1[i], 1), (b2[i], 1), (free, 1)], lb=1, ub=1)
-        for b in (b1, b2):
-            m.add(
-                [(b[j], 1) for j in in_neighbors[i]],
-                ub=len(in_neighbors[i]) - r,
-                enforce=[(free, 1)],
-            )
-
-
-def _by_degree(deg: Sequence[int]) -> list[int]:
-    return sorted(range(len(deg)), key=lambda i: (deg[i], i))
-
-
 def _hint_pair(
-    m: Model, pair: tuple[frozenset[int], frozenset[int]], b1: list[int], b2: list[int]
+    m: Model, pair: tuple[frozenset[int], frozenset[int]]
 ) -> tuple[frozenset[int], frozenset[int]]:
-    """Hint the set indicators with ``pair`` (swapped to respect the anchor); returns it."""
+    """Hint the class counts with ``pair`` (swapped to respect the anchor); returns the pair."""
     s1, s2 = pair
-    first = next((i for i in m.anchor_order if i in s1 or i in s2), None)
-    if first is not None and first in s2:
+    first = next((k for k in m.anchor_order if set(m.classes[k]) & (s1 | s2)), None)
+    if first is not None and not set(m.classes[first]) & s1:
         s1, s2 = s2, s1
-    for i in range(len(b1)):
-        m.hint[b1[i]] = int(i in s1)
-        m.hint[b2[i]] = int(i in s2)
-    for k, v in enumerate(m.vars):
-        if v.name.startswith("f_"):
-            i = int(v.name[2:])
-            m.hint[k] = int(i not in s1 and i not in s2)
+    for k, members in enumerate(m.classes):
+        counts = [len(set(members) & side) for side in (s1, s2)]
+        for y, u, count in zip(m.sets, m.flags, counts, strict=True):
+            m.hint[y[k]] = count
+            m.hint[u[k]] = int(count > 0)
+        if m.free:
+            m.hint[m.free[k]] = int(len(members) > sum(counts))
     return s1, s2
 
 
 def pair_from_values(m: Model, values: Sequence[float]) -> tuple[frozenset[int], frozenset[int]]:
     """Decode S1 and S2 from a solution vector (values rounded to the nearest integer)."""
-    b1, b2 = m.sets
-    return (
-        frozenset(i for i, v in enumerate(b1) if round(values[v]) == 1),
-        frozenset(i for i, v in enumerate(b2) if round(values[v]) == 1),
-    )
+    s1: set[int] = set()
+    s2: set[int] = set()
+    for k, members in enumerate(m.classes):
+        c1, c2 = (round(values[y[k]]) for y in m.sets)
+        s1.update(members[:c1])
+        s2.update(members[c1 : c1 + c2])
+    return frozenset(s1), frozenset(s2)

@@ -2,12 +2,10 @@
 
 Order of work for r* (each step only if the question is still open):
 
-1. rooted check (exact for r* = 0), degree / halves / vertex-cut witnesses, spectral lower
-   bound for undirected graphs (``solvers.bounds``);
-2. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, well under a second);
-3. heuristic witness search (``solvers.heuristics``) for the upper bound, and the extension
-   lower bound at the probe value;
-4. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
+1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, well under a second);
+2. the cheap bounds of :func:`solvers.search.initial_r`: rooted check (exact for r* = 0),
+   degree / halves / vertex-cut / heuristic witnesses, spectral and extension lower bounds;
+3. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left.
 
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
@@ -19,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from solvers import bounds, exhaustive, heuristics, search
+from solvers import exhaustive, heuristics, search
 from solvers.types import Request, Result
 
 __all__ = ["NAME", "EXHAUSTIVE_N", "available", "solve", "exact_backend"]
@@ -65,7 +63,7 @@ def solve(request: Request) -> Result:
     if q.about_s:
         _bounds_s(p)
     else:
-        _bounds_r(p)
+        search.initial_r(p)
     if not p.settled() and not p.out_of_time():
         if backend is None:
             p.steps.append(
@@ -88,65 +86,15 @@ def _exhaustive(p: search.Progress) -> Result:
     return p.result()
 
 
-def _note(p: search.Progress, step: str, start: float, **info) -> None:
-    p.steps.append(
-        {
-            "step": step,
-            **info,
-            "lower": p.lower,
-            "upper": p.upper,
-            "seconds": round(time.perf_counter() - start, 4),
-        }
-    )
-
-
-def _bounds_r(p: search.Progress) -> None:
-    g = p.request.graph
-    nb = g.in_neighbors
-    target = p.request.question.target
-    start = time.perf_counter()
-    sources = bounds.source_components(nb)
-    if len(sources) >= 2:
-        p.offer((sources[0], sources[1]))
-        _note(p, "rooted", start, sources=len(sources))
-        return
-    p.prove_lower(1)
-    for name, found in (("degree", bounds.degree_pair(nb)), ("halves", bounds.halves_pair(nb))):
-        p.offer(found[1])
-        _note(p, name, start, value=found[0])
-    if not g.directed:
-        p.prove_lower(bounds.spectral_lower(nb, False))
-        _note(p, "spectral", start)
-    if p.settled():
-        return
-    cut = bounds.cut_pair(nb)
-    if cut is not None:
-        p.offer(cut[1])
-        _note(p, "vertex-cut", start, value=cut[0])
-    if p.settled():
-        return
-    found = heuristics.search_r(nb, target=target, seed=p.request.seed)
-    if found is not None:
-        p.offer(found[1])
-        _note(p, "heuristic", start, value=found[0])
-    if p.settled():
-        return
-    probe = target if target is not None else p.upper
-    if bounds.extension_proves(nb, probe):
-        p.prove_lower(probe)
-    _note(p, "extension", start, probe=probe)
-
-
 def _bounds_s(p: search.Progress) -> None:
     nb = p.request.graph.in_neighbors
     r = p.request.question.r
-    start = time.perf_counter()
     below = heuristics.search_r(nb, target=r, seed=p.request.seed)
     if below is not None and below[0] < r:
         p.offer(below[1])  # not r-robust: s*_r = 0
-        _note(p, "not-r-robust", start, value=below[0])
+        p.note("not-r-robust", value=below[0])
         return
     found = heuristics.search_s(nb, r, seed=p.request.seed)
     if found is not None:
         p.offer(found[1])
-    _note(p, "heuristic", start, value=found[0] if found else None)
+    p.note("heuristic", value=found[0] if found else None)

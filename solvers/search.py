@@ -36,10 +36,19 @@ from solvers.milp_model import (
     strong_r,
     strong_s,
 )
+from solvers.twins import twin_classes
 from solvers.types import Request, Result, Status, Witness
 from solvers.witness import refutes_r, refutes_rs
 
-__all__ = ["Runner", "solve_with", "finish", "Progress", "strong_r_loop", "strong_s_loop"]
+__all__ = [
+    "Runner",
+    "solve_with",
+    "finish",
+    "Progress",
+    "initial_r",
+    "strong_r_loop",
+    "strong_s_loop",
+]
 
 Runner = Callable[[Model, float | None, int, int], Outcome]
 
@@ -89,6 +98,12 @@ class Progress:
             self.witness = w
             self.lower = min(self.lower, value)
         return value
+
+    def note(self, step: str, **info: Any) -> None:
+        """Record a bound step with the bounds it left and the seconds since the start."""
+        p = {"lower": self.lower, "upper": self.upper}
+        seconds = round(time.perf_counter() - self.start, 4)
+        self.steps.append({"step": step, **info, **p, "seconds": seconds})
 
     def settled(self) -> bool:
         q = self.request.question
@@ -239,26 +254,63 @@ def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None
             return
 
 
-def _initial_r(p: Progress) -> None:
+def initial_r(p: Progress) -> None:
+    """Cheap proven bounds on r*, cheapest first, each noted in ``p.steps``, until settled.
+
+    Rooted check (exact for r* = 0), degree and halves witnesses, the spectral lower bound
+    (undirected), the extension lower bound at the probe value (the asked r, or the upper
+    bound), a vertex-cut witness, the heuristic witness search, and the extension bound again
+    if the heuristic lowered the upper bound (``solvers.bounds``, ``solvers.heuristics``).
+    When at most n/2 twin classes exist, the witness searches are skipped: the strong model
+    over class counts is then small and settles the question faster than they would.
+    """
     g = p.request.graph
     nb = g.in_neighbors
+    target = p.request.question.target
     sources = bounds.source_components(nb)
     if len(sources) >= 2:
         p.offer((sources[0], sources[1]))
+        p.note("rooted", sources=len(sources))
         return
     p.prove_lower(1)
-    for _, pair in (bounds.degree_pair(nb), bounds.halves_pair(nb)):
-        p.offer(pair)
+    for name, found in (("degree", bounds.degree_pair(nb)), ("halves", bounds.halves_pair(nb))):
+        p.offer(found[1])
+        p.note(name, value=found[0])
     if not g.directed:
         p.prove_lower(bounds.spectral_lower(nb, False))
-    if not p.settled():
-        found = heuristics.search_r(nb, target=p.request.question.target, seed=p.request.seed)
-        if found is not None:
-            p.offer(found[1])
+        p.note("spectral")
+    if p.settled() or _extension(p):
+        return
+    if len(twin_classes(nb)) <= len(nb) // 2:
+        p.note("twins")  # the count model is small: witness searches would cost more than it
+        return
+    cut = bounds.cut_pair(nb)
+    if cut is not None:
+        p.offer(cut[1])
+        p.note("vertex-cut", value=cut[0])
+    if p.settled():
+        return
+    before = p.upper
+    found = heuristics.search_r(nb, target=target, seed=p.request.seed)
+    if found is not None:
+        p.offer(found[1])
+        p.note("heuristic", value=found[0])
+    if not p.settled() and p.upper < before and target is None:
+        _extension(p)
+
+
+def _extension(p: Progress) -> bool:
+    """Try the extension lower bound at the probe value; True when that settles the question."""
+    target = p.request.question.target
+    probe = target if target is not None else p.upper
+    if probe > p.lower and bounds.extension_proves(p.request.graph.in_neighbors, probe):
+        p.prove_lower(probe)
+    p.note("extension", probe=probe)
+    return p.settled()
 
 
 def _strong_r(p: Progress, run: Runner) -> None:
-    _initial_r(p)
+    initial_r(p)
     strong_r_loop(p, run)
 
 

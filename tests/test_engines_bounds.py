@@ -153,4 +153,4 @@ def test_strong_model_removes_nodes_too_large_for_any_pair():
     t = Topology.from_networkx(nx.complete_graph(6))
     m = strong_r(t.in_neighbors, 3)  # a member keeps 3 in-neighbours inside: two sets of >= 4
     fixed = {c.terms[0][0] for c in m.constraints if len(c.terms) == 1 and c.ub == 0}
-    assert fixed >= set(m.sets[0]) | set(m.sets[1])
+    assert fixed >= set(m.flags[0]) | set(m.flags[1])
