@@ -111,7 +111,7 @@ class ResponseCache:
         """
         now = time.time()
         rows = [(key, orjson.dumps(record).decode("utf-8"), now) for key, record in items]
-        self._db.execute("BEGIN")
+        self._db.execute("BEGIN IMMEDIATE")  # take the write lock now, waiting busy_timeout
         try:
             self._db.executemany(_INSERT, rows)
         except BaseException:
