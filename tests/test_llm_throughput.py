@@ -69,6 +69,15 @@ def test_cache_key_is_unchanged_for_numbers_and_tags(params):
         assert cache_key(namespace, request) == reference_key(namespace, request)
 
 
+def test_memoised_numbers_keep_their_json_type():
+    keys = set()
+    for temperature in (1.0, 1, True, 1.0):
+        request = CompletionRequest.chat("m", [("user", "hi")], temperature=temperature)
+        assert cache_key("ns", request) == reference_key("ns", request)
+        keys.add(cache_key("ns", request))
+    assert len(keys) == 3  # 1.0, 1 and true are different JSON, hence different keys
+
+
 def test_a_lone_surrogate_is_still_refused():
     request = CompletionRequest.chat("m", [("user", "bad \ud800 text")])
     with pytest.raises(UnicodeEncodeError):

@@ -16,6 +16,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +54,28 @@ def cache_key(namespace: str, request: CompletionRequest) -> str:
     False
     """
     messages = [[m.role, m.content] for m in request.messages]
-    head = _ENCODE([CACHE_SCHEMA, namespace, request.model])
-    tail = _ENCODE([request.temperature, request.top_p, request.max_tokens, request.seed,
-                    request.user, request.sample])
+    head = _scalars(CACHE_SCHEMA, namespace, request.model)
+    tail = _scalars(request.temperature, request.top_p, request.max_tokens, request.seed,
+                    request.user, request.sample)
     try:
         body = orjson.dumps(messages)
     except TypeError:  # a lone surrogate: let json handle (and reject) it as it always did
         body = _ENCODE(messages).encode("utf-8")
-    text = b"".join((head[:-1].encode("utf-8"), b",", body, b",", tail[1:].encode("utf-8")))
-    return hashlib.sha256(text).hexdigest()
+    return hashlib.sha256(b"".join((head[:-1], b",", body, b",", tail[1:]))).hexdigest()
+
+
+def _scalars(*values: Any) -> bytes:
+    """``json.dumps(list(values))`` in UTF-8, memoised: a run repeats a few models, seeds and
+    agent tags. (``typed``: 1 and 1.0 are written differently, so they are kept apart.)"""
+    try:
+        return _scalars_memo(*values)
+    except TypeError:  # an unhashable value
+        return _ENCODE(list(values)).encode("utf-8")
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _scalars_memo(*values: Any) -> bytes:
+    return _ENCODE(list(values)).encode("utf-8")
 
 
 class ResponseCache:
