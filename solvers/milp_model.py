@@ -19,9 +19,10 @@ With the in-Laplacian ``L = D_in - A_in`` and set indicators ``b1, b2``:
 - r: is there a pair with ``reach <= p - 1`` on both sides? ``x_ki => sum_{j in N_i} x_kj >=
   d_i - p + 1`` (a member keeps all but p - 1 in-neighbours inside); ``x_ki => 1'x_k >=
   d_i - p + 2`` (size); nodes too large for any pair fixed to 0; the swap symmetry S1 <-> S2
-  broken by putting the lowest-index member of S1 u S2 in S1; and, optionally, maximality: a
-  node in neither set must be p-reachable from outside each set (any pair can be grown to
-  such a one without losing the property, see ``heuristics.maximal_pair``).
+  broken by ``1'x_1 <= 1'x_2``; and, optionally, maximality: a node in neither set must be
+  p-reachable from outside each set (any pair can be grown to such a one without losing the
+  property, see ``heuristics.maximal_pair``). Twin classes (``solvers.twins``) are
+  aggregated: one integer count per class and set replaces the members' binaries.
 - s: is there a pair, neither side all r-reachable, with ``1'y1 + 1'y2 <= p - 1``, where
   ``x_ki and not y_ki => sum_{j in N_i} x_kj >= d_i - r + 1``.
 
@@ -116,7 +117,6 @@ class Model:
     """Per class, a binary that is 1 iff the class meets S1 (resp. S2)."""
     free: list[int] = field(default_factory=list)
     """Per class, a binary that is 1 iff a member is in neither set (maximal models only)."""
-    anchor_order: list[int] = field(default_factory=list)
     tuning: dict[str, dict[str, object]] = field(default_factory=dict)
     """Per-engine solver parameters that suit this model, e.g. ``{"cpsat": {...}}``."""
 
@@ -232,18 +232,15 @@ def published_s(in_neighbors: Sequence[frozenset[int]], r: int) -> Model:
     return m
 
 
-def _anchor(m: Model, u1: list[int], u2: list[int], order: Sequence[int]) -> None:
-    """Swap symmetry: the first class of ``order`` that meets S1 u S2 meets S1.
+def _smaller_first(m: Model) -> None:
+    """Swap symmetry: S1 is the smaller set, ``sum y1 <= sum y2``.
 
-    ``u2[order[k]] <= sum_{l<k} u1[order[l]]`` (plus ``u1[order[k]]`` for a class of several
-    nodes, which may meet both sets). Ordering by increasing in-degree makes the anchor strong:
-    a node with fewer than p in-neighbours cannot stay out of both sets under the maximality
-    cut, so an early low-degree node is forced into S1.
+    Any pair can be swapped to satisfy it. On dense graphs, where the sets of a witness are
+    nearly a bisection, it proves infeasible probes 2-3x faster than fixing the side of the
+    lowest-degree node (G(40, 1/2), three seeds: 16 -> 10 s, 34 -> 7 s, 16 -> 6 s).
     """
-    m.anchor_order = list(order)
-    for k, c in enumerate(order):
-        own = [(u1[c], -1)] if len(m.classes[c]) > 1 else []
-        m.add([(u2[c], 1)] + own + [(u1[j], -1) for j in order[:k]], ub=0)
+    y1, y2 = m.sets
+    m.add([(y, 1) for y in y1] + [(y, -1) for y in y2], ub=0)
 
 
 def _count_vars(m: Model, classes: Sequence[TwinClass]) -> tuple[list[int], ...]:
@@ -304,7 +301,7 @@ def strong_r(
                 m.add(heard, lb=need[k] + int(c.complete), enforce=[(u[k], 1)])
             if need[k] + 1 > smallest:
                 m.add([(yc, 1) for yc in y], lb=need[k] + 1, enforce=[(u[k], 1)])
-    _anchor(m, u1, u2, sorted(range(len(classes)), key=lambda k: (deg[k], k)))
+    _smaller_first(m)
     if maximal:
         _maximal_classes(m, classes, deg, probe)
     if hint is not None:
@@ -357,7 +354,7 @@ def strong_s(
             # y is exact: a counted member has at least r in-neighbours outside its set
             m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - r, enforce=[(y[i], 1)])
     m.add([(yi, 1) for yi in y1 + y2], ub=probe - 1)
-    _anchor(m, b1, b2, sorted(range(n), key=lambda i: (deg[i], i)))
+    _smaller_first(m)
     if maximal:  # a free node could join a set as one more unreachable member, lowering |X|
         singletons = [TwinClass((i,), False, tuple(sorted(in_neighbors[i]))) for i in range(n)]
         _maximal_classes(m, singletons, deg, r)
@@ -371,11 +368,8 @@ def strong_s(
 def _hint_pair(
     m: Model, pair: tuple[frozenset[int], frozenset[int]]
 ) -> tuple[frozenset[int], frozenset[int]]:
-    """Hint the class counts with ``pair`` (swapped to respect the anchor); returns the pair."""
-    s1, s2 = pair
-    first = next((k for k in m.anchor_order if set(m.classes[k]) & (s1 | s2)), None)
-    if first is not None and not set(m.classes[first]) & s1:
-        s1, s2 = s2, s1
+    """Hint the class counts with ``pair`` (smaller set first); returns the pair."""
+    s1, s2 = pair if len(pair[0]) <= len(pair[1]) else pair[::-1]
     for k, members in enumerate(m.classes):
         counts = [len(set(members) & side) for side in (s1, s2)]
         for y, u, count in zip(m.sets, m.flags, counts, strict=True):
