@@ -263,6 +263,8 @@ def certify_batch(
         raise ParameterError("certify --batch needs at least one claim")
     _check_options(options or {})
     out = Path(outdir)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"{out}: not a directory (a batch writes its certificates into one)")
     files = graph_files(source, fmt=fmt, exclude=out)
     targets = certificate_targets(files, out)
     read_options = {"format": fmt, "directed": directed}

@@ -11,14 +11,15 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
 from robustgraph import __version__
-from robustgraph.errors import RobustgraphError
+from robustgraph.errors import ParameterError, RobustgraphError
 
-__all__ = ["main", "emit", "fail", "warn", "span", "json_option"]
+__all__ = ["main", "emit", "fail", "warn", "span", "check_output", "json_option"]
 
 # name -> "module:attribute"; a module is imported only when its command runs or --help lists it.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -70,11 +71,14 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except RobustgraphError as exc:
             fail(str(exc), exc.exit_code)
+        except click.exceptions.NoArgsIsHelpError as exc:  # 'robustgraph ledger' alone: its help
+            exc.show()
+            sys.exit(exc.exit_code)
         except click.UsageError as exc:  # a subcommand's bad option: one line too, not the usage
             hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             fail(exc.format_message() + hint, exc.exit_code)
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            fail(f"{exc.filename}: {exc.strerror}", 2)
+        except OSError as exc:  # a path the user gave: missing, a directory, read-only, disk full
+            fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 2)
         except KeyboardInterrupt:
             fail("interrupted", 130)
 
@@ -94,6 +98,33 @@ def warn(message: str) -> None:
 def span(lo: int, hi: int) -> str:
     """Proven bounds as text: ``"3"`` when they meet, else ``"2..4"``."""
     return str(lo) if lo == hi else f"{lo}..{hi}"
+
+
+def check_output(path: str | Path, *, graph: bool = False, format: str | None = None) -> None:
+    """Refuse an output path that cannot be written before any work is done (exit 2).
+
+    A certificate or a designed graph can take minutes or hours to compute; a path in a missing
+    directory, or one naming a directory, would only fail when the result is written and the
+    work would be lost. With ``graph``, the path must also name a known graph format: its
+    extension, or ``format`` (a format name as ``robustgraph.io.read`` takes).
+
+    Raises
+    ------
+    ParameterError
+        The path is a directory, or its parent is not an existing directory.
+    GraphFormatError
+        With ``graph``: the format cannot be told from the extension or ``format``.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ParameterError(f"{path}: is a directory; name the file to write")
+    if not target.parent.is_dir():
+        what = "is not a directory" if target.parent.exists() else "does not exist"
+        raise ParameterError(f"{path}: cannot write: directory {target.parent} {what}")
+    if graph:
+        from robustgraph import io
+
+        io.resolve_format(target, format)
 
 
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:

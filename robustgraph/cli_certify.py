@@ -27,7 +27,7 @@ from robustgraph.certificate import (
     witness_words,
 )
 from robustgraph.certificate_verify import VerifyReport
-from robustgraph.cli import emit, json_option, span
+from robustgraph.cli import check_output, emit, json_option, span
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -244,6 +244,7 @@ def certify_command(
     re-check it with 'robustgraph verify CERT FILE'.
     """
     claims = claims_from_options(r, rs, faults, model, maximum)
+    check_output(output)
     topology = io.read(file, format=fmt, directed=directed)
     cert = certify(
         topology,
@@ -266,17 +267,23 @@ def certify_command(
     sys.exit(cert.exit_code)
 
 
-def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
-    if report.valid:
+def _render_report(
+    report: VerifyReport, cert_path: str, file: str, *, unproven: bool = False
+) -> None:
+    if unproven:  # a true certificate that --require-proven turns down
+        click.echo(f"REJECTED {cert_path} is a true certificate of {file}, but --require-proven:")
+        click.echo(f"  - {report.reasons[0]}")
+        click.echo(f"verdict  {report.verdict}")
+    elif report.valid:
         click.echo(f"valid    {cert_path} is a true certificate of {file}")
+        if report.verdict is not None:
+            click.echo(f"verdict  {report.verdict}")
     else:
         click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
         for reason in report.reasons:
             click.echo(f"  - {reason}")
-    if report.verdict is not None and report.valid:
-        click.echo(f"verdict  {report.verdict}")
-    elif report.verdict is not None:
-        click.echo(f"claimed  {report.verdict} (not to be trusted: the certificate is invalid)")
+        if report.verdict is not None:
+            click.echo(f"claimed  {report.verdict} (not to be trusted: the certificate is invalid)")
     click.echo(f"checked  {'; '.join(report.checked) or 'nothing (the file is not a certificate)'}")
 
 
@@ -330,6 +337,10 @@ def verify_command(
     answered every question without contradicting another. --resolve-with ENGINE
     re-proves each question with another engine.
     """
+    if time_limit is not None and not time_limit > 0:
+        raise ParameterError(f"--time-limit must be > 0 seconds, got {time_limit}")
+    if threads < 1:
+        raise ParameterError(f"--threads must be >= 1, got {threads}")
     topology = io.read(file, format=fmt, directed=directed)
     try:
         cert = Certificate.load(cert_path)
@@ -339,8 +350,13 @@ def verify_command(
         report = cert.verify(
             topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
         )
-    if require_proven and report.valid and report.verdict != "proven":
+    unproven = require_proven and report.valid and report.verdict != "proven"
+    if unproven:
         reason = f"the certificate is valid but its verdict is {report.verdict}, not proven"
         report = VerifyReport(False, (reason,), report.verdict, report.checked)
-    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
+    emit(
+        report.to_dict(),
+        as_json,
+        lambda: _render_report(report, cert_path, file, unproven=unproven),
+    )
     sys.exit(report.exit_code)
