@@ -78,8 +78,10 @@ def proven_r(certificate: Certificate) -> int:
 def _refutation(certificate: Certificate, topology: Topology, needed: int) -> str | None:
     for record in certificate.claims:
         for check in record.checks:
-            if check.question.about_s or check.witness is None or check.upper >= needed:
+            if check.question.about_s or check.upper >= needed:
                 continue
+            if check.witness is None:  # a bound that needs no witness, e.g. r* <= ceil(n/2)
+                return f"the graph is not {needed}-robust: r* <= {check.upper} (proven)"
             words = witness_words(topology, check.question, check.witness, needed)
             return f"the graph is not {needed}-robust: {words} (r* <= {check.upper})"
     return None

@@ -42,8 +42,8 @@ def verify_command(db: str, expect_head: str | None, as_json: bool) -> None:
 
     emit(report.to_json(), as_json, render)
     if not report.valid:
-        where = f"entry {report.first_bad}: " if report.first_bad is not None else ""
-        click.echo(f"robustgraph: ledger {db} is INVALID at {where}{report.reason}", err=True)
+        where = f" at entry {report.first_bad}" if report.first_bad is not None else ""
+        click.echo(f"robustgraph: ledger {db} is INVALID{where}: {report.reason}", err=True)
         sys.exit(1)
 
 

@@ -454,6 +454,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"{path}: cannot read the spec ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise SpecError(f"{path}: not UTF-8 text (binary file?)") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

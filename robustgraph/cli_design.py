@@ -16,11 +16,12 @@ import click
 
 from robustgraph import io
 from robustgraph.certificate import DEFAULT_ENGINES, Certificate
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import check_output, emit, json_option
 from robustgraph.cli_certify import certificate_path
 from robustgraph.design import augment as augment_graph
 from robustgraph.design import design as design_graph
 from robustgraph.errors import ParameterError
+from solvers import registry
 
 __all__ = ["design", "augment"]
 
@@ -42,6 +43,16 @@ def _write(topology: Any, output: str, cert: Certificate | None, cert_path: str 
     if cert is not None:
         cert.dump(target)
     return str(target)
+
+
+def _check_outputs(output: str, cert_path: str | None, engines: tuple[str, ...]) -> None:
+    """Fail before the search, not after it: unknown engine, unwritable or format-less paths."""
+    unknown = [name for name in engines if name not in registry.engine_names()]
+    if unknown:
+        known = ", ".join(registry.engine_names())
+        raise ParameterError(f"unknown engine {unknown[0]!r}; choose from {known}")
+    check_output(output, graph=True)
+    check_output(cert_path or certificate_path(output))
 
 
 def _exit_code(cert: Certificate | None) -> int:
@@ -146,6 +157,7 @@ def design(
     """
     _check_budget(time_limit, budget)
     names = _engines(engines)
+    _check_outputs(output, cert_path, names)
     result = design_graph(
         n,
         r,
@@ -231,6 +243,7 @@ def augment(
     """
     _check_budget(time_limit, budget)
     names = _engines(engines)
+    _check_outputs(output, cert_path, names)
     topology = io.read(file, directed=directed)
     pairs = _read_pairs(forbid, topology.directed) if forbid else []
     result = augment_graph(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from solvers.interrupt import run_interruptibly
 from solvers.milp_model import Model, Outcome
 from solvers.search import solve_with
 from solvers.types import Request, Result
@@ -58,7 +59,10 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
     for key, value in model.tuning.get(NAME, {}).items():
         setattr(solver.parameters, key, value)
-    native = solver.solve(cp)
+    # CP-SAT's own SIGINT handler ends the search as if timed out and leaves SIGINT at its
+    # default action (a later Ctrl-C kills the process without cleanup): keep Python's.
+    solver.parameters.catch_sigint_signal = False
+    native = run_interruptibly(lambda: solver.solve(cp), solver.stop_search)
     mapped = {
         cp_model.OPTIMAL: "optimal",
         cp_model.FEASIBLE: "feasible",

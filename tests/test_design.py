@@ -356,7 +356,8 @@ def test_cli_augment_infeasible_exits_1(tmp_path) -> None:
     forbid = tmp_path / "no.edges"
     forbid.write_text("0 2\n0 3\n1 3\n")
     result = CliRunner().invoke(
-        main, ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x")]
+        main,
+        ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x.gml")],
     )
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "no allowed edge" in result.stderr
@@ -368,6 +369,7 @@ def test_cli_augment_unknown_forbid_node(tmp_path) -> None:
     forbid = tmp_path / "no.edges"
     forbid.write_text("0 42\n")
     result = CliRunner().invoke(
-        main, ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x")]
+        main,
+        ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x.gml")],
     )
     assert result.exit_code == 2 and "42" in result.stderr

@@ -18,21 +18,26 @@ __all__ = ["SUFFIXES", "iter_records"]
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 
 
-def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TaskFormatError(f"{where}: invalid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise TaskFormatError(
-                    f"{where}: expected a JSON object, got {type(record).__name__}"
-                )
-            yield where, record
+        try:
+            yield from enumerate(handle, start=1)
+        except UnicodeDecodeError:
+            raise TaskFormatError(f"{path}: not UTF-8 text (binary file?)") from None
+
+
+def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TaskFormatError(f"{where}: invalid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise TaskFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        yield where, record
 
 
 def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -40,6 +45,8 @@ def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise TaskFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise TaskFormatError(f"{path}: not UTF-8 text (binary file?)") from None
     if isinstance(data, dict):
         yield str(path), data
         return

@@ -117,12 +117,12 @@ def _check_cap(r: int, s: int, max_degree: int | None, n: int) -> None:
     need = r + s - 1
     if max_degree < need:
         target = (
-            f"({r},{s})-robust graph hears at least r + s - 1"
+            f"({r},{s})-robust graph hears at least r + s - 1 ="
             if s > 1
             else f"{r}-robust graph hears at least"
         )
         raise ParameterError(
-            f"max degree {max_degree} is below {need}: every node of an {target} = {need} others"
+            f"max degree {max_degree} is below {need}: every node of a {target} {need} others"
         )
     if max_degree > n - 1:
         raise ParameterError(f"max degree must be at most n - 1 = {n - 1}, got {max_degree}")
