@@ -233,6 +233,7 @@ def test_design_at_maximum_r_returns_gamma_merg_count() -> None:
         {"n": 10, "r": 3, "max_degree": 2},
         {"n": 10, "r": 3, "s": 11},
         {"n": 10, "r": 3, "time_limit": 0},
+        {"n": 10, "r": 2, "s": 2, "max_degree": 5},
     ],
 )
 def test_design_bad_parameters(kwargs) -> None:

@@ -156,7 +156,7 @@ def _candidates(n: int, r: int, s: int, directed: bool) -> list[tuple[str, list[
 
 
 def _best_start(
-    n: int, r: int, s: int, directed: bool, cap: int | None, budget: int
+    n: int, r: int, s: int, directed: bool, cap: int | None, budget: int, deadline: float
 ) -> tuple[str, list[int]] | None:
     """The sparsest candidate within the degree cap that is proven r-robust."""
     options = sorted(
@@ -165,7 +165,7 @@ def _best_start(
     for name, masks, proven in options:
         if not _within_cap(masks, directed, cap):
             continue
-        if proven or find_pair(masks, r, budget=budget) is None:
+        if proven or find_pair(masks, r, budget=budget, deadline=deadline) is None:
             return name, masks
         # UNKNOWN or a witness: the lemma's sufficient condition failed and the search could not
         # prove the graph either; try the next candidate.
@@ -248,8 +248,13 @@ def design(
     deadline = began + time_limit
     rng = random.Random(seed)
     moves = Moves(r, directed, s=s, max_degree=max_degree, budget=budget)
-    start = _best_start(n, r, s, directed, max_degree, budget)
+    start = _best_start(n, r, s, directed, max_degree, budget, deadline)
     notes: list[str] = []
+    if start is None and s > 1:
+        raise ParameterError(
+            f"no ({r},{s})-robust start fits max degree {max_degree}: the (r,s) construction's "
+            f"hubs have degree {n - 1}; drop --max-degree or design for s = 1"
+        )
     if start is None:
         from robustgraph.design.augment import grow
 

@@ -20,11 +20,13 @@ hears x), a new witness must contain some such w in one set, with x outside it, 
 fell below r: that set was r-reachable before only through w. The search then fixes w in A and
 x in B and prunes when w leaves ``PA``, which makes the check after one edge removal far cheaper
 than a full check. Every answer is exact: a witness is a checked pair, ``None`` a completed
-search. Only a node budget can stop a search early, and then the answer is :data:`UNKNOWN`.
+search. Only a node budget or a deadline can stop a search early, and then the answer is
+:data:`UNKNOWN`.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -48,7 +50,7 @@ _BRANCHINGS = ("degree", "overlap")
 
 
 class Unknown:
-    """The answer of a search stopped by its node budget (neither proof nor witness)."""
+    """The answer of a search stopped by its budget or deadline (neither proof nor witness)."""
 
     def __repr__(self) -> str:
         return "UNKNOWN"
@@ -145,6 +147,7 @@ class _Search:
     twins: list[int]
     budget: int
     branching: str
+    deadline: float | None = None
     nodes: int = 0
 
     def peel(self, x: int, removed: int | None = None) -> int:
@@ -180,6 +183,12 @@ class _Search:
             self.nodes += 1
             if self.nodes > self.budget:
                 return UNKNOWN
+            if (
+                self.deadline is not None
+                and not self.nodes % 256
+                and time.monotonic() > self.deadline
+            ):
+                return UNKNOWN
             if not self.alive_a(pa) or not pb:
                 continue
             inter = pa & pb
@@ -209,6 +218,7 @@ def find_pair(
     removed: Iterable[tuple[int, int]] | None = None,
     budget: int = 200_000,
     branching: str | None = None,
+    deadline: float | None = None,
 ) -> Pair | None | Unknown:
     """A witness that the graph is not r-robust, ``None`` if it is, or :data:`UNKNOWN`.
 
@@ -228,6 +238,8 @@ def find_pair(
         Which contested node to branch on: smallest degree, or most neighbours among the
         contested nodes. ``None`` runs both in turn with doubling budgets (a portfolio), which
         guards against either rule's bad cases.
+    deadline : float, optional
+        ``time.monotonic()`` value after which the search answers UNKNOWN.
 
     Returns
     -------
@@ -281,7 +293,9 @@ def find_pair(
         for k in pending:
             anchor, a, b = jobs[k]
             for rule in rules:
-                search = _Search(masks, outs, r, anchor, twins[k], share * weights[rule], rule)
+                search = _Search(
+                    masks, outs, r, anchor, twins[k], share * weights[rule], rule, deadline
+                )
                 answer = search.run(a, b, full)
                 spent += search.nodes
                 if answer is not UNKNOWN:
@@ -291,14 +305,19 @@ def find_pair(
             elif answer is not None:
                 return answer
         pending = still
-        if pending and spent >= budget:
+        if pending and (spent >= budget or (deadline is not None and time.monotonic() > deadline)):
             return UNKNOWN
         share *= 2
     return None
 
 
 def check_after_removal(
-    masks: Sequence[int], r: int, removed: Iterable[tuple[int, int]], *, budget: int = 200_000
+    masks: Sequence[int],
+    r: int,
+    removed: Iterable[tuple[int, int]],
+    *,
+    budget: int = 200_000,
+    deadline: float | None = None,
 ) -> Pair | None | Unknown:
     """:func:`find_pair` for a graph that was r-robust before the listed removals, with a cheap
     refutation first: a node w that now hears fewer than r nodes makes ({w}, V - {w}) a witness
@@ -310,7 +329,7 @@ def check_after_removal(
             pair = 1 << w, ((1 << len(masks)) - 1) & ~(1 << w)
             if is_closed(masks, r, pair[1]):
                 return pair
-    return find_pair(masks, r, removed=removed, budget=budget)
+    return find_pair(masks, r, removed=removed, budget=budget, deadline=deadline)
 
 
 class WitnessPool:

@@ -91,6 +91,7 @@ class DesignGraph:
     moves: Moves
     stats: SearchStats = field(default_factory=SearchStats)
     pool: WitnessPool = field(default_factory=WitnessPool)
+    deadline: float | None = None
 
     @property
     def n(self) -> int:
@@ -158,7 +159,9 @@ class DesignGraph:
             self.stats.pool_hits += 1
             self.stats.refutations += 1
             return pair
-        answer = check_after_removal(self.masks, self.moves.r, lost, budget=self.moves.budget)
+        answer = check_after_removal(
+            self.masks, self.moves.r, lost, budget=self.moves.budget, deadline=self.deadline
+        )
         if answer is UNKNOWN:
             self.stats.unknown += 1
             return (0, 0)
@@ -174,7 +177,10 @@ class DesignGraph:
         graph = _Graph(self.moves.directed, tuple(_members(m) for m in self.masks))
         question = Question.is_rs_robust(self.moves.r, self.moves.s)
         engine = "exhaustive" if self.n <= exhaustive.MAX_N else "portfolio"
-        result = registry.solve(Request(graph, question, time_limit=self.moves.rs_time), engine)
+        limit = self.moves.rs_time
+        if self.deadline is not None:
+            limit = max(0.01, min(limit, self.deadline - time.monotonic()))
+        result = registry.solve(Request(graph, question, time_limit=limit), engine)
         if result.holds:
             self.stats.proofs += 1
             return None
@@ -317,6 +323,7 @@ def local_search(
     on_improve : callable, optional
         Called whenever the best edge count drops.
     """
+    graph.deadline = deadline
     start = graph.count()
     greedy_delete(graph, rng, deadline=deadline)
     best, best_masks = graph.count(), list(graph.masks)
