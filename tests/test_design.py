@@ -374,3 +374,15 @@ def test_cli_augment_unknown_forbid_node(tmp_path) -> None:
         ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x.gml")],
     )
     assert result.exit_code == 2 and "42" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["oracle", "bounds", "starts", "search", "api", "augment"],
+)
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"robustgraph.design.{module}"))
+    assert result.failed == 0

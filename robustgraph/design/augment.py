@@ -161,9 +161,9 @@ def _make_room(graph: DesignGraph, pair: Pair, original: list[int], rng: random.
             continue
         added = [e for e in graph.edges() if end in e and e not in moves.fixed and e != (a, b)]
         if added:
-            graph._set(*rng.choice(added), False)
+            graph.set_edge(*rng.choice(added), False)
     if graph.addable(a, b):
-        graph._set(a, b, True)
+        graph.set_edge(a, b, True)
 
 
 def grow(
@@ -215,7 +215,7 @@ def grow(
             continue
         best = max(score for score, _ in fixes)
         a, b = rng.choice([e for score, e in fixes if score == best])
-        graph._set(a, b, True)
+        graph.set_edge(a, b, True)
 
 
 def _label_pairs(topology: Topology, pairs: Iterable[tuple[Label, Label]], what: str) -> set[Edge]:

@@ -245,7 +245,8 @@ def find_pair(
     -------
     (int, int) or None or UNKNOWN
         Two disjoint nonempty bitmasks, neither r-reachable; or None when the graph is proven
-        r-robust (given the ``removed`` premise); or UNKNOWN when the budget ran out.
+        r-robust (given the ``removed`` premise); or UNKNOWN when the budget ran out or the
+        deadline passed.
 
     Raises
     ------

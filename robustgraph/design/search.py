@@ -9,7 +9,12 @@ theorem, or a graph the exact oracle checked) and accepts a move only when the o
   gives a node of S1 or S2 with exactly r - 1 in-neighbours outside its set one more (so that
   set becomes r-reachable); kept when the oracle proves the result r-robust. The edge count is
   unchanged, and the nodes that gained an edge are then tried for deletions.
+- **kick**: when rewires stall, add two random edges and run a full deletion pass (an iterated
+  local search that returns to the best graph whenever a kick ends worse).
 
+Before the oracle's search, a check tries the common-neighbour lemma
+(:func:`robustgraph.design.starts.common_neighbour_proof`), which proves most moves inside a hub
+design at once, and a pool of recent witnesses, which refutes most failing moves at once.
 Adding edges never lowers robustness, so a graph that was r-robust before a deletion stays the
 premise of the oracle's incremental check (LeBlanc et al. 2013, Def. 6). A check that runs out
 of budget counts as a failure: the move is refused, never accepted unproven.
@@ -32,7 +37,7 @@ from robustgraph.design.starts import common_neighbour_proof
 from solvers import exhaustive, registry
 from solvers.types import Question, Request
 
-__all__ = ["Moves", "SearchStats", "DesignGraph", "greedy_delete", "local_search"]
+__all__ = ["Edge", "Moves", "SearchStats", "DesignGraph", "greedy_delete", "local_search"]
 
 Edge = tuple[int, int]
 
@@ -119,7 +124,8 @@ class DesignGraph:
             return ins, ins
         return ins, sum(m >> i & 1 for m in self.masks)
 
-    def _set(self, u: int, v: int, present: bool) -> None:
+    def set_edge(self, u: int, v: int, present: bool) -> None:
+        """Add (``present``) or remove edge (u, v) without any check."""
         pairs = [(u, v)] if self.moves.directed else [(u, v), (v, u)]
         for a, b in pairs:
             if present:
@@ -194,12 +200,12 @@ class DesignGraph:
     def try_delete(self, u: int, v: int) -> Pair | None:
         """Delete edge (u, v) if the graph stays r-robust; return None on success, else the
         witness (the edge is restored)."""
-        self._set(u, v, False)
+        self.set_edge(u, v, False)
         pair = self.check(self.lost(u, v))
         if pair is None:
             self.stats.deletions += 1
             return None
-        self._set(u, v, True)
+        self.set_edge(u, v, True)
         return pair
 
     def repairs(self, pair: Pair, rng: random.Random) -> list[Edge]:
@@ -223,7 +229,7 @@ class DesignGraph:
 
     def try_rewire(self, u: int, v: int, rng: random.Random, tries: int) -> Edge | None:
         """Replace edge (u, v) by a repair edge keeping r-robustness; return the new edge."""
-        self._set(u, v, False)
+        self.set_edge(u, v, False)
         pair = self.check(self.lost(u, v))
         if pair is None:  # the deletion alone is fine
             self.stats.deletions += 1
@@ -232,12 +238,12 @@ class DesignGraph:
             for a, b in self.repairs(pair, rng)[:tries]:
                 if (a, b) == self.key(u, v):
                     continue
-                self._set(a, b, True)
+                self.set_edge(a, b, True)
                 if self.check(self.lost(u, v)) is None:
                     self.stats.rewires += 1
                     return (a, b)
-                self._set(a, b, False)
-        self._set(u, v, True)
+                self.set_edge(a, b, False)
+        self.set_edge(u, v, True)
         return None
 
 
@@ -286,7 +292,7 @@ def _kick(graph: DesignGraph, rng: random.Random, size: int) -> list[Edge]:
             break
         u, v = rng.randrange(n), rng.randrange(n)
         if graph.addable(u, v):
-            graph._set(u, v, True)
+            graph.set_edge(u, v, True)
             added.append(graph.key(u, v))
     return added
 
