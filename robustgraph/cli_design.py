@@ -120,7 +120,7 @@ def _check_budget(time_limit: float, budget: int) -> None:
     "design",
     epilog="""\b
 Examples:
-  robustgraph design --n 14 --r 4 -o g.json               # 40 edges vs 49
+  robustgraph design --n 14 --r 4 -o g.json   # 39 edges; the construction has 49
   robustgraph design --n 20 --r 3 --max-degree 6 -o g.json
   robustgraph design --n 10 --r 3 --directed -o d.json --json
 \b
