@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -77,6 +78,9 @@ class LazyGroup(click.Group):
         except click.UsageError as exc:  # a subcommand's bad option: one line too, not the usage
             hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             fail(exc.format_message() + hint, exc.exit_code)
+        except BrokenPipeError:  # stdout's reader went away ('| head'): stop quietly, as on SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+            sys.exit(141)
         except OSError as exc:  # a path the user gave: missing, a directory, read-only, disk full
             fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 2)
         except KeyboardInterrupt:

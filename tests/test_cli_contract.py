@@ -339,3 +339,22 @@ def test_ctrl_c_keeps_finished_queries_and_resume_completes(work) -> None:
     assert len(results.read_text().splitlines()) == 6
     resumed = json.loads(again.stdout)["run"]
     assert (resumed["skipped"], resumed["ran"]) == (len(kept), 6 - len(kept))
+
+
+@pytest.mark.parametrize(
+    "args", [["info", "merg7.json", "--json"], ["convert", "merg7.json", "p.gml"]]
+)
+def test_closed_stdout_is_quiet(work, args) -> None:
+    """'robustgraph ... | head' closing the pipe early: exit 141 as on SIGPIPE, nothing on stderr
+    (it was 'robustgraph: error: [Errno 32] Broken pipe', or a traceback)."""
+    proc = subprocess.Popen(
+        [*CLI, *args],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()  # the reader is gone before the command prints
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == ""
