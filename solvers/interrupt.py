@@ -51,22 +51,27 @@ def run_interruptibly(call: Callable[[], T], stop: Callable[[], None]) -> T:
     if threading.current_thread() is not threading.main_thread():
         return call()
     box: dict[str, object] = {}
+    done = threading.Event()
 
     def work() -> None:
         try:
             box["value"] = call()
         except BaseException as exc:  # handed to the caller's thread below
             box["error"] = exc
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="solve", daemon=True)
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        while not done.wait(0.1):  # not Thread.join: on 3.11 an interrupted join marks the
+            pass  # thread stopped while it runs, and the native solve outlives the interpreter
     except KeyboardInterrupt:
         stop()
+        done.wait()
         worker.join()
         raise
+    worker.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
