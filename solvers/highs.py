@@ -15,6 +15,7 @@ import sys
 import time
 from contextlib import contextmanager
 
+from solvers.interrupt import run_interruptibly
 from solvers.milp_model import Model, Outcome
 from solvers.search import solve_with
 from solvers.types import Request, Result
@@ -119,7 +120,8 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     if model.hint:
         keys = sorted(model.hint)
         h.setSolution(len(keys), keys, [float(model.hint[k]) for k in keys])
-    h.run()
+    h.HandleUserInterrupt = True  # so that cancelSolve (on Ctrl-C) stops the search
+    run_interruptibly(h.run, h.cancelSolve)
     native = h.modelStatusToString(h.getModelStatus())
     name = h.getModelStatus().name
     info = h.getInfo()
