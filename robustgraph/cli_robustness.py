@@ -176,7 +176,7 @@ def robustness(
     an arc u -> v means v hears u). The witness is a pair of node sets, neither of which is
     (r*+1)-reachable. With --rs R, also s*: the largest s with (R, s)-robustness.
     Tolerated F: sac (F+1)-robust, wmsr-local (2F+1)-robust, wmsr-total (F+1, F+1)-robust.
-    Exit status: 0 exact, 1 only bounded within --time-limit, 2 usage or input error.
+    Exit status: 0 exact, 3 only bounded within --time-limit (as certify), 2 usage or input error.
     """
     if time_limit is not None and time_limit <= 0:
         raise ParameterError(f"--time-limit must be positive, got {time_limit}")
@@ -222,5 +222,5 @@ def robustness(
     emit(data, as_json, lambda: _render(topology, file, r_res, s_res, tol, seconds))
     exact = r_res.status is Status.EXACT and (s_res is None or s_res.status is Status.EXACT)
     exact = exact and all(t.value is not None for t in tol.values())
-    if not exact:
-        raise SystemExit(1)
+    if not exact:  # undecided within the time limit: certify's code 3, not 'refuted' (1)
+        raise SystemExit(3)

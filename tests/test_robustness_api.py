@@ -93,12 +93,12 @@ def test_cli_json_output(graph_file):
     assert doc["tolerances"]["wmsr-local"]["F"] == 0
 
 
-def test_cli_reports_bounded_results_with_exit_1(tmp_path):
+def test_cli_reports_bounded_results_with_exit_3(tmp_path):
     path = tmp_path / "hard.edgelist"
     io.write(Topology.from_networkx(nx.gnp_random_graph(40, 0.5, seed=1)), path)
     args = ["robustness", str(path), "--engine", "highs", "--formulation", "published"]
     out = CliRunner().invoke(main, [*args, "--time-limit", "0.2", "--json"])
-    assert out.exit_code == 1, out.output
+    assert out.exit_code == 3, out.output
     doc = json.loads(out.stdout)
     assert doc["r"]["status"] in ("bounded", "timeout")
     assert doc["r"]["lower"] <= doc["r"]["upper"]
