@@ -110,6 +110,19 @@ def _check_int(name: str, value: object, low: int, high: int | None = None, why:
     return value
 
 
+MAX_EDGES = 5_000_000
+"""Most edges a generator builds: a Topology holds each edge in two Python sets (about 1 GiB)."""
+
+MAX_PAIRS = 50_000_000
+"""Most node pairs G(n, p) draws a number for (400 MB of floats)."""
+
+
+def _check_size(family: str, count: int, limit: int, unit: str) -> None:
+    """Refuse a graph too large to build in memory, before any work, with one clear line."""
+    message = f"{family} would need {count:,} {unit}, more than the {limit:,} allowed"
+    _require(count <= limit, message)
+
+
 def _check_r(n: int, r: object) -> int:
     _require(n >= 2, f"r-robustness needs at least two nodes, got n = {n}")
     why = f" for n = {n} (no graph is more than ceil(n/2)-robust)"
@@ -155,6 +168,7 @@ def complete(n: int) -> Topology:
     IEEE JSAC 31(4):766-781, 2013.
     """
     n = _check_int("n", n, 1)
+    _check_size(f"complete({n})", n * (n - 1) // 2, MAX_EDGES, "edges")
     return _undirected(n, [(i, j) for i in range(n) for j in range(i + 1, n)])
 
 
@@ -222,6 +236,7 @@ def gamma_merg(n: int) -> Topology:
     arXiv:2409.19465, 2024.
     """
     n = _check_int("n", n, 2, why=" (a gamma-MERG needs two nodes)")
+    _check_size(f"gamma_merg({n})", gamma_merg_edge_count(n), MAX_EDGES, "edges")
     gamma = (n + 1) // 2
     if n % 2:
         clique = range(gamma + 1)
@@ -388,6 +403,8 @@ def erdos_renyi(n: int, p: float, *, seed: SeedLike = 0, directed: bool = False)
     n = _check_int("n", n, 1)
     if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= float(p) <= 1.0:
         raise ParameterError(f"p must be a probability in [0, 1], got {p!r}")
+    pairs = n * (n - 1) if directed else n * (n - 1) // 2
+    _check_size(f"G({n}, p)", pairs, MAX_PAIRS, "node pairs")
     return _er_sample(n, float(p), make_rng(seed), directed)
 
 

@@ -271,3 +271,16 @@ def test_generator_seed_is_used_and_advanced():
 def test_impossible_parameters(call, message):
     with pytest.raises(ParameterError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: gen.complete(4000),
+        lambda: gen.gamma_merg(100_000),
+        lambda: gen.erdos_renyi(20_000, 0.001),
+    ],
+)
+def test_graphs_too_large_for_memory_are_refused_before_any_work(build):
+    with pytest.raises(ParameterError, match="more than the .* allowed"):
+        build()
