@@ -100,14 +100,6 @@ def degree_bound(topology: Topology) -> tuple[int, str]:
     return min(math.ceil(n / 2), min(topology.in_degrees)), "min(ceil(n/2), min in-degree)"
 
 
-def _out_neighbors(topology: Topology) -> list[set[int]]:
-    outs: list[set[int]] = [set() for _ in range(topology.n)]
-    for i, nbrs in enumerate(topology.in_neighbors):
-        for j in nbrs:
-            outs[j].add(i)
-    return outs
-
-
 def connectivity_pairs(topology: Topology, v: int | None = None) -> list[tuple[int, int]]:
     """Ordered pairs (s, t) with no arc s -> t among whose local connectivities is kappa.
 
@@ -131,7 +123,7 @@ def connectivity_pairs(topology: Topology, v: int | None = None) -> list[tuple[i
     """
     n = topology.n
     ins = topology.in_neighbors
-    outs = _out_neighbors(topology)
+    outs = topology.out_neighbors
 
     def count(u: int) -> int:
         return 2 * n - len(outs[u]) - len(ins[u]) + len(ins[u]) * len(outs[u])

@@ -220,6 +220,15 @@ class Topology:
         return tuple(sum(1 << j for j in s) for s in self.in_neighbors)
 
     @cached_property
+    def out_neighbors(self) -> tuple[frozenset[int], ...]:
+        """Out-neighbour index sets: ``j`` is in ``out_neighbors[i]`` iff ``i -> j`` (j hears i)."""
+        outs: list[set[int]] = [set() for _ in self.labels]
+        for i, nbrs in enumerate(self.in_neighbors):
+            for j in nbrs:
+                outs[j].add(i)
+        return tuple(frozenset(s) for s in outs)
+
+    @cached_property
     def in_degrees(self) -> tuple[int, ...]:
         """In-degree of every node (the degree, for an undirected graph)."""
         return tuple(len(s) for s in self.in_neighbors)

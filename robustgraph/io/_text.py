@@ -17,7 +17,6 @@ __all__ = [
     "data_lines",
     "directive",
     "needs_node_lines",
-    "out_neighbors",
     "plain_label",
 ]
 
@@ -80,15 +79,6 @@ def plain_label(path: str | Path, label: Label, fmt: str) -> str:
             "'#' or '{'); use csv, graphml, gml or json",
         )
     return text
-
-
-def out_neighbors(topology: Topology) -> list[list[int]]:
-    """Out-neighbour indices of every node, ascending (``j`` with an arc ``i -> j``)."""
-    out: list[list[int]] = [[] for _ in range(topology.n)]
-    for i, nbrs in enumerate(topology.in_neighbors):
-        for j in nbrs:
-            out[j].append(i)
-    return [sorted(x) for x in out]
 
 
 def needs_node_lines(topology: Topology, looks_like_header: bool) -> bool:

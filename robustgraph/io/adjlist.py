@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from robustgraph.io._common import build_from_text, read_text, resolve_directed, write_text
-from robustgraph.io._text import data_lines, directive, out_neighbors, plain_label
+from robustgraph.io._text import data_lines, directive, plain_label
 from robustgraph.topology import Topology
 
 __all__ = ["read_adjlist", "write_adjlist"]
@@ -71,7 +71,7 @@ def write_adjlist(topology: Topology, path: str | Path) -> None:
     """
     name = [plain_label(path, x, "an adjacency list") for x in topology.labels]
     out = [directive(topology.directed)]
-    for i, nbrs in enumerate(out_neighbors(topology)):
+    for i, nbrs in enumerate(sorted(outs) for outs in topology.out_neighbors):
         shown = nbrs if topology.directed else [j for j in nbrs if j > i]
         out.append(" ".join([name[i]] + [name[j] for j in shown]))
     write_text(path, "\n".join(out) + "\n")
