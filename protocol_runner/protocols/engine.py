@@ -109,12 +109,9 @@ class Network:
         if len(self.roster.agents) != n:
             raise ParameterError(f"the roster has {len(self.roster.agents)} agents for {n} nodes")
         ins = tuple(tuple(sorted(s)) for s in self.topology.in_neighbors)
-        outs: list[list[int]] = [[] for _ in range(n)]
-        for i, nbrs in enumerate(ins):
-            for j in nbrs:
-                outs[j].append(i)
+        outs = tuple(tuple(sorted(s)) for s in self.topology.out_neighbors)
         object.__setattr__(self, "in_nbrs", ins)
-        object.__setattr__(self, "out_nbrs", tuple(tuple(o) for o in outs))
+        object.__setattr__(self, "out_nbrs", outs)
         rank = {(j, i): r for j, o in enumerate(outs) for r, i in enumerate(o)}
         object.__setattr__(self, "rank", rank)
 
