@@ -19,6 +19,7 @@ from rich.progress import Progress as Bar
 
 from protocol_runner import aio
 from protocol_runner.attacks import ATTACKS
+from protocol_runner.cert_gate import NotCertified
 from protocol_runner.protocols import PROTOCOLS
 from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
 from protocol_runner.roster import PLACEMENTS
@@ -277,7 +278,12 @@ def run_command(
     def log(line: str) -> None:
         click.echo(f"robustgraph: run: certify: {line}", err=True)
 
-    prepared = prepare(spec, log=log)
+    try:
+        prepared = prepare(spec, log=log)
+    except NotCertified as exc:  # --json callers get the refusal on stdout too (then exit 1)
+        refusal = {"refused": True, "reason": str(exc), "output": str(spec.output)}
+        emit(refusal, as_json, lambda: None)
+        raise
     if not prepared.gate.certified:
         click.echo(f"robustgraph: warning: running uncertified: {prepared.gate.reason}", err=True)
     bar = _ProgressBar(console) if console.is_terminal else None

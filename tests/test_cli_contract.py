@@ -361,3 +361,17 @@ def test_closed_stdout_is_quiet(work, args) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == ""
+
+
+def test_run_refusal_is_also_json_on_stdout(work, monkeypatch) -> None:
+    """A refused run with --json still prints one JSON document (and exits 1, one error line)."""
+    result = invoke(
+        work,
+        monkeypatch,
+        "run --topology merg --n 5 --F 3 --roster 3S1W1A --tasks arith:2 --rounds 1 "
+        "-o refused --json",
+    )
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["refused"] is True and "not 4-robust" in doc["reason"]
+    assert result.stderr.count("robustgraph: error:") == 1
