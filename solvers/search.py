@@ -93,8 +93,8 @@ class Progress:
             ok = refutes_r(nb, w.s1, w.s2, value + 1)
         if not ok:
             return None
-        if value < self.upper:
-            self.upper = value
+        if value < self.upper or (value == self.upper and self.witness is None):
+            self.upper = value  # a pair at the trivial bound too: every upper bound gets a witness
             self.witness = w
             self.lower = min(self.lower, value)
         return value

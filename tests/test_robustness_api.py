@@ -125,3 +125,14 @@ def test_cli_missing_file_and_big_graph_on_exhaustive(tmp_path):
     io.write(Topology.from_networkx(nx.cycle_graph(30)), path)
     out = CliRunner().invoke(main, ["robustness", str(path), "--engine", "exhaustive"])
     assert out.exit_code == 2 and "n <= 24" in out.stderr
+
+
+def test_an_upper_bound_at_ceil_n_over_2_still_carries_a_checked_witness():
+    """gamma-MERG(5) is exactly 3-robust: the refutation of 4-robustness names its pair."""
+    from robustgraph.generators import gamma_merg
+    from solvers.witness import refutes_r
+
+    t = gamma_merg(5)
+    res = is_r_robust(t, 4)
+    assert res.holds is False and res.witness is not None
+    assert refutes_r(t.in_neighbors, res.witness.s1, res.witness.s2, 4)
