@@ -66,3 +66,21 @@ def ray_instance():
     ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
     yield ray
     ray.shutdown()
+
+
+def assert_doctests_pass_in_fresh_process(module: str) -> None:
+    """Run a module's docstring examples in a new interpreter.
+
+    Test modules that share a Ray instance need this: the raylet prints late lines (a worker
+    that a test killed on purpose) to this process's stdout, which doctest would compare.
+    """
+    import subprocess
+    import sys
+
+    script = (
+        "import doctest, importlib, sys\n"
+        f"r = doctest.testmod(importlib.import_module({module!r}))\n"
+        "sys.exit(0 if r.attempted > 0 and r.failed == 0 else 1)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

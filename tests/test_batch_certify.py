@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -11,6 +9,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from click.testing import CliRunner
+from conftest import assert_doctests_pass_in_fresh_process
 
 from robustgraph import generators as gen
 from robustgraph import io
@@ -170,5 +169,4 @@ def test_ray_gives_the_same_index_as_local(graphs, tmp_path, ray_instance):
 
 @pytest.mark.parametrize("module", ["robustgraph.batch_certify"])
 def test_docstring_examples_run(module):
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0
+    assert_doctests_pass_in_fresh_process(module)

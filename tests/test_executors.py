@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import os
 import sys
 import time
 
 import pytest
+from conftest import assert_doctests_pass_in_fresh_process
 
 from robustgraph.errors import ParameterError
 from robustgraph.executors import (
@@ -130,5 +129,4 @@ def test_ray_reports_a_crashed_worker_and_finishes_the_rest(ray_instance):
 
 @pytest.mark.parametrize("module", ["robustgraph.executors"])
 def test_docstring_examples_run(module):
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0
+    assert_doctests_pass_in_fresh_process(module)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import doctest
-import importlib
 import json
 import os
 import signal
@@ -16,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import assert_doctests_pass_in_fresh_process
 
 from protocol_runner.records import read_records
 from protocol_runner.sweep import CELL_FILE, ERROR_FILE, run_sweep
@@ -240,5 +239,4 @@ def test_local_and_ray_give_identical_summaries(tmp_path, ray_instance):
     "module", ["protocol_runner.sweep_spec", "protocol_runner.sweep_plots", "protocol_runner.sweep"]
 )
 def test_docstring_examples_run(module):
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0
+    assert_doctests_pass_in_fresh_process(module)
