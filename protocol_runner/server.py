@@ -12,30 +12,56 @@ repeated with ``xN``:
 - ``malformed``: HTTP 200 whose body is truncated JSON.
 
 Example: ``429:0.2x2,500,malformed`` fails the next four requests in that order.
+
+The server is a small HTTP/1.1 server on an :class:`asyncio.Protocol` (one per connection;
+framing in :mod:`protocol_runner.http_wire`): persistent connections, ``Content-Length`` and
+``chunked`` request bodies, ``Expect: 100-continue``, pipelined requests answered in order,
+``Connection: close``. A completion is computed when its request arrives and its reply written
+after the latency by a timer, with no task per request: serve-sim spends about half the CPU per
+completion it did on aiohttp (``docs/performance.md``, "Runner throughput"), so the simulated
+endpoint itself weighs less on the runner it measures.
 """
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import hashlib
 import re
 import socket
 import threading
+import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from http import HTTPStatus
+from typing import Any, cast
 
 import orjson
-from aiohttp import web
 
+from protocol_runner.http_wire import (
+    CHUNKED,
+    HEAD_LIMIT,
+    ChunkedDecoder,
+    body_framing,
+    split_head,
+)
 from protocol_runner.simulation import SimRequestError, Simulator
 from robustgraph.errors import ParameterError
 
-__all__ = ["FAULT_HEADER", "Fault", "ServerStats", "SimServer", "parse_faults", "running_server"]
+__all__ = [
+    "FAULT_HEADER",
+    "Fault",
+    "Request",
+    "ServerStats",
+    "SimServer",
+    "parse_faults",
+    "running_server",
+]
 
 FAULT_HEADER = "X-Sim-Fault"
+MAX_BODY = 16 * 1024 * 1024
 _FAULT_ITEM = re.compile(
     r"(?P<kind>429|500|slow|malformed)(?::(?P<arg>\d+(?:\.\d*)?))?(?:x(?P<n>\d+))?"
 )
@@ -105,15 +131,207 @@ class ServerStats:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request as the routes see it: method, path (without the query), fields, body."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def _json(data: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> _Reply:
+    return _Reply(status, orjson.dumps(data), headers)
+
+
 def _error(
-    status: int, message: str, kind: str, headers: dict[str, str] | None = None
-) -> web.Response:
-    body = {"error": {"message": message, "type": kind, "code": status}}
-    return web.json_response(body, status=status, headers=headers)
+    status: int, message: str, kind: str, headers: tuple[tuple[str, str], ...] = ()
+) -> _Reply:
+    return _json({"error": {"message": message, "type": kind, "code": status}}, status, headers)
+
+
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
+
+
+class _Clock:
+    """The ``Date`` field value, formatted once per second."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
+    def now(self) -> str:
+        second = int(time.time())
+        if second != self._second:
+            self._second, self._text = second, email.utils.formatdate(second, usegmt=True)
+        return self._text
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parses requests in order and writes one reply per request."""
+
+    def __init__(self, server: SimServer) -> None:
+        self._server = server
+        self._loop = asyncio.get_running_loop()
+        self._transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._busy = False  # a request is being answered; later bytes wait in the buffer
+        self._eof = False
+        self._head: tuple[str, str, str, dict[str, str]] | None = None
+        self._length = 0
+        self._chunks: ChunkedDecoder | None = None
+        self._continued = False
+        self._keep_alive = True
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
+        self._server._connections.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        if not self._busy:
+            self._advance()
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        if not self._busy and not self._buffer:
+            self.close()
+        return True  # keep the write side open for a reply still due
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._server._connections.discard(self)
+        self._transport = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def _advance(self) -> None:
+        """Read the next request from the buffer and dispatch it once its body is complete."""
+        if self._transport is None or self._busy:
+            return
+        try:
+            request = self._read()
+        except ValueError as exc:
+            self._keep_alive = False
+            self._busy = True
+            self.reply(_error(400, f"bad request: {exc}", "invalid_request_error"))
+            return
+        except OverflowError as exc:
+            self._keep_alive = False
+            self._busy = True
+            self.reply(_error(413, str(exc), "invalid_request_error"))
+            return
+        if request is None:
+            if self._eof:
+                self.close()
+            return
+        self._busy = True
+        self._server._dispatch(self, request)
+
+    def _read(self) -> Request | None:
+        buffer = self._buffer
+        if self._head is None:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buffer) > HEAD_LIMIT:
+                    raise ValueError("request head too long")
+                return None
+            line, fields = split_head(bytes(buffer[:end]))
+            del buffer[: end + 4]
+            method, target, version = _request_line(line)
+            if version == "HTTP/1.1" and "host" not in fields:
+                raise ValueError("HTTP/1.1 request without Host")
+            tokens = {t.strip() for t in fields.get("connection", "").lower().split(",")}
+            self._keep_alive = (
+                "close" not in tokens if version == "HTTP/1.1" else "keep-alive" in tokens
+            )
+            framing, self._length = body_framing(fields, response=False)
+            if framing == CHUNKED:
+                self._chunks = ChunkedDecoder(MAX_BODY)
+            elif self._length > MAX_BODY:
+                raise OverflowError(f"request body over {MAX_BODY} bytes")
+            self._head = (method, target, version, fields)
+            self._continued = False
+        method, target, version, fields = self._head
+        if self._chunks is not None:
+            done = self._chunks.feed(buffer)
+            body = bytes(self._chunks.body) if done else b""
+        else:
+            done = len(buffer) >= self._length
+            body = bytes(buffer[: self._length]) if done else b""
+            if done:
+                del buffer[: self._length]
+        if not done:
+            expect = fields.get("expect", "").lower() == "100-continue"
+            if expect and version == "HTTP/1.1" and not self._continued:
+                self._continued = True
+                self._write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            return None
+        self._head, self._chunks = None, None
+        return Request(method, target.split("?", 1)[0], fields, body)
+
+    def _write(self, data: bytes) -> None:
+        if self._transport is not None:
+            self._transport.write(data)
+
+    def reply(self, reply: _Reply) -> None:
+        """Write the reply to the request being answered, then read the next one."""
+        keep = self._keep_alive
+        lines = [
+            f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Unknown')}",
+            f"Date: {self._server._clock.now()}",
+            "Server: robustgraph-serve-sim",
+            "Content-Type: application/json",
+            f"Content-Length: {len(reply.body)}",
+            *(f"{name}: {value}" for name, value in reply.headers),
+        ]
+        if not keep:
+            lines.append("Connection: close")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        self._write(head + reply.body)
+        self._busy = False
+        if not keep:
+            self.close()
+        elif self._buffer:
+            self._loop.call_soon(self._advance)
+        elif self._eof:
+            self.close()
+
+    def reply_later(self, delay: float, make: Callable[[], _Reply | None]) -> None:
+        """Reply with ``make()`` after ``delay`` seconds (``make`` returns None to reply later
+        still: it scheduled another call)."""
+
+        def fire() -> None:
+            self._timer = None
+            reply = make()
+            if reply is not None:
+                self.reply(reply)
+
+        self._timer = self._loop.call_later(delay, fire)
+
+
+def _request_line(line: str) -> tuple[str, str, str]:
+    parts = line.split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1.") or not parts[1]:
+        raise ValueError(f"malformed request line {line[:60]!r}")
+    return parts[0], parts[1], parts[2]
 
 
 class SimServer:
-    """The ``serve-sim`` application on an aiohttp runner.
+    """The ``serve-sim`` HTTP server (see the module docstring).
 
     Parameters
     ----------
@@ -144,13 +362,15 @@ class SimServer:
         self.latency_s = latency_s
         self.stats = ServerStats()
         self._faults: deque[Fault] = deque(faults)
-        self._runner: web.AppRunner | None = None
-        app = web.Application(client_max_size=16 * 1024 * 1024)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_post("/v1/chat/completions", self._chat)
-        app.router.add_get("/sim/stats", self._stats)
-        app.router.add_post("/sim/faults", self._queue_faults)
-        self.app = app
+        self._server: asyncio.Server | None = None
+        self._connections: set[_Connection] = set()
+        self._clock = _Clock()
+        self._routes: dict[str, dict[str, Callable[[_Connection, Request], _Reply | None]]] = {
+            "/v1/models": {"GET": self._models},
+            "/v1/chat/completions": {"POST": self._chat},
+            "/sim/stats": {"GET": self._stats},
+            "/sim/faults": {"POST": self._queue_faults},
+        }
 
     @property
     def base_url(self) -> str:
@@ -175,38 +395,53 @@ class SimServer:
             reason = exc.strerror or exc
             raise ParameterError(f"cannot listen on {self.host}:{self.port}: {reason}") from exc
         self.port = sock.getsockname()[1]
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
-        await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: _Connection(self), sock=sock)
         return self.base_url
 
     async def stop(self) -> None:
-        """Stop listening and close connections."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        """Stop listening and close connections (replies still due are not sent)."""
+        if self._server is None:
+            return
+        self._server.close()
+        for connection in list(self._connections):
+            connection.close()
+        await self._server.wait_closed()
+        self._server = None
 
-    async def _models(self, request: web.Request) -> web.Response:
+    def _dispatch(self, connection: _Connection, request: Request) -> None:
+        methods = self._routes.get(request.path)
+        if methods is None:
+            reply: _Reply | None = _error(404, f"no route {request.path}", "not_found_error")
+        elif request.method not in methods:
+            allow = (("Allow", ", ".join(methods)),)
+            reply = _error(405, f"{request.method} not allowed", "invalid_request_error", allow)
+        else:
+            reply = methods[request.method](connection, request)
+        if reply is not None:
+            connection.reply(reply)
+
+    def _models(self, connection: _Connection, request: Request) -> _Reply:
         data = [
             {"id": m, "object": "model", "created": 0, "owned_by": "robustgraph-sim"}
             for m in self.simulator.models
         ]
-        return web.json_response({"object": "list", "data": data})
+        return _json({"object": "list", "data": data})
 
-    async def _stats(self, request: web.Request) -> web.Response:
-        return web.json_response(self.stats.as_dict())
+    def _stats(self, connection: _Connection, request: Request) -> _Reply:
+        return _json(self.stats.as_dict())
 
-    async def _queue_faults(self, request: web.Request) -> web.Response:
+    def _queue_faults(self, connection: _Connection, request: Request) -> _Reply:
         try:
-            spec = (await request.json())["faults"]
+            spec = orjson.loads(request.body)["faults"]
             faults = parse_faults(str(spec))
         except (ValueError, KeyError, TypeError, ParameterError) as exc:
             return _error(400, f'expected {{"faults": "<plan>"}}: {exc}', "invalid_request_error")
         self.add_faults(faults)
-        return web.json_response({"queued": len(faults), "pending": len(self._faults)})
+        return _json({"queued": len(faults), "pending": len(self._faults)})
 
-    def _next_fault(self, request: web.Request) -> Fault | None:
-        header = request.headers.get(FAULT_HEADER)
+    def _next_fault(self, request: Request) -> Fault | None:
+        header = request.headers.get(FAULT_HEADER.lower())
         if header:
             try:
                 planned = parse_faults(header)
@@ -215,26 +450,26 @@ class SimServer:
             return planned[0] if planned else None
         return self._faults.popleft() if self._faults else None
 
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
+    def _chat(self, connection: _Connection, request: Request) -> _Reply | None:
         self.stats.requests += 1
         fault = self._next_fault(request)
         if fault is not None:
             self.stats.faults[fault.kind] += 1
             if fault.kind == "429":
-                headers = {"Retry-After": f"{fault.seconds:g}"}
+                headers = (("Retry-After", f"{fault.seconds:g}"),)
                 return _error(429, "rate limit reached (injected)", "rate_limit_error", headers)
             if fault.kind == "500":
                 return _error(500, "internal server error (injected)", "server_error")
             if fault.kind == "malformed":
-                return web.Response(
-                    status=200,
-                    text='{"id": "x", "choices": [{"mess',
-                    content_type="application/json",
-                )
-            await asyncio.sleep(fault.seconds)
-        raw = await request.read()
+                return _Reply(200, b'{"id": "x", "choices": [{"mess')
+            connection.reply_later(fault.seconds, lambda: self._complete(connection, request))
+            return None
+        return self._complete(connection, request)
+
+    def _complete(self, connection: _Connection, request: Request) -> _Reply | None:
+        """Answer a chat request now, or after the latency (then None: a timer replies)."""
         try:
-            body = orjson.loads(raw)
+            body = orjson.loads(request.body)
             if not isinstance(body, dict):
                 raise ValueError("the body is not a JSON object")
         except ValueError as exc:
@@ -246,13 +481,19 @@ class SimServer:
         except SimRequestError as exc:
             kind = "not_found_error" if exc.status == 404 else "invalid_request_error"
             return _error(exc.status, str(exc), kind)
-        if self.latency_s:
-            await asyncio.sleep(self.latency_s)
-        self.stats.completions += 1
-        self.stats.prompt_tokens += reply["usage"]["prompt_tokens"]
-        self.stats.completion_tokens += reply["usage"]["completion_tokens"]
-        self.stats.bodies[hashlib.sha256(raw).hexdigest()] += 1
-        return web.Response(body=orjson.dumps(reply), content_type="application/json")
+
+        def served() -> _Reply:
+            stats = self.stats
+            stats.completions += 1
+            stats.prompt_tokens += reply["usage"]["prompt_tokens"]
+            stats.completion_tokens += reply["usage"]["completion_tokens"]
+            stats.bodies[hashlib.sha256(request.body).hexdigest()] += 1
+            return _Reply(200, orjson.dumps(reply))
+
+        if not self.latency_s:
+            return served()
+        connection.reply_later(self.latency_s, served)
+        return None
 
 
 @contextmanager
