@@ -117,4 +117,5 @@ def serve_sim(
     server = SimServer(
         simulator, host=host, port=port, latency_s=latency_ms / 1000.0, faults=parse_faults(faults)
     )
-    aio.run(_serve(server, as_json, len(tasks)))
+    with aio.frozen_heap():  # the simulator and its tables stay out of the collector's walks
+        aio.run(_serve(server, as_json, len(tasks)))

@@ -209,12 +209,13 @@ def test_run_uses_uvloop_when_installed():
     assert aio.run(loop_module()).startswith("uvloop")
 
 
-def test_frozen_heap_unfreezes_even_on_error():
-    before = gc.get_freeze_count()
-    with pytest.raises(RuntimeError), aio.frozen_heap():
+def test_frozen_heap_unfreezes_and_restores_thresholds_even_on_error():
+    before, thresholds = gc.get_freeze_count(), gc.get_threshold()
+    with pytest.raises(RuntimeError), aio.frozen_heap(young=1234):
         assert gc.get_freeze_count() > before
+        assert gc.get_threshold() == (1234, *thresholds[1:])
         raise RuntimeError("boom")
-    assert gc.get_freeze_count() == before
+    assert gc.get_freeze_count() == before and gc.get_threshold() == thresholds
 
 
 def test_docstring_examples_run():
