@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from protocol_runner.answers import extract_answer
 from protocol_runner.llm.types import ChatMessage
@@ -138,6 +139,7 @@ def _messages(kind: str, task: Task, parts: Sequence[str], closing: str) -> tupl
     return (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", user))
 
 
+@lru_cache(maxsize=4096)
 def _question(task: Task) -> str:
     # The task's own text is trusted (it is not a peer's message), so it is never truncated.
     text = task.presented()
@@ -157,12 +159,14 @@ def answer_messages(task: Task) -> tuple[ChatMessage, ...]:
     return _messages("answer", task, [_question(task)], f"{_FINAL_LINE}\n{_kind_hint(task)}")
 
 
+@lru_cache(maxsize=4096)
 def score_messages(
     task: Task, candidate: str, *, max_chars: int = DEFAULT_QUOTE_CHARS
 ) -> tuple[ChatMessage, ...]:
     """Messages asking an agent to rate ``candidate`` (a response to ``task``) in [0, 1].
 
-    SAC uses the same prompt for the agent's own response and each neighbour's.
+    SAC uses the same prompt for the agent's own response and each neighbour's. Memoised: every
+    out-neighbour of an agent scores the same response with the same prompt.
     """
     closing = (
         "Reply with one number between 0 and 1 first (1 = certainly correct, 0 = certainly "
@@ -278,13 +282,20 @@ def _visible(text: str) -> str:
     return text[cut + len("</think>") :] if cut >= 0 else text
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_answer(text: str, task: Task) -> str | None:
-    """The final answer of an answer, refine or debate reply (``None`` when unparseable)."""
+    """The final answer of an answer, refine or debate reply (``None`` when unparseable).
+
+    Memoised: agents' replies repeat (the same reply is read by every neighbour and scorer).
+    """
     return extract_answer(text, task)
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_score(text: str) -> float:
     """The first number of a scoring reply, clipped to [0, 1]; 0.5 when there is none.
+
+    Memoised, as :func:`parse_answer`.
 
     Examples
     --------
