@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from solvers.interrupt import run_interruptibly
+from solvers.interrupt import StopSignal, run_interruptibly, watching
 from solvers.milp_model import Model, Outcome
 from solvers.search import solve_with
 from solvers.types import Request, Result
@@ -34,8 +34,19 @@ def version() -> str:
     return f"ortools {ortools.__version__}"
 
 
-def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> Outcome:
-    """Solve ``model`` with CP-SAT; ``threads`` workers, deterministic for a given seed."""
+def run(
+    model: Model,
+    time_limit: float | None,
+    threads: int,
+    seed: int = 0,
+    *,
+    stop: StopSignal | None = None,
+) -> Outcome:
+    """Solve ``model`` with CP-SAT; ``threads`` workers, deterministic for a given seed.
+
+    ``stop``, when given, ends the search early from another thread (``CpSolver.stop_search``);
+    a stopped search reports what it had, like a time limit (``feasible`` or ``unknown``).
+    """
     from ortools.sat.python import cp_model
 
     start = time.perf_counter()
@@ -62,7 +73,8 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     # CP-SAT's own SIGINT handler ends the search as if timed out and leaves SIGINT at its
     # default action (a later Ctrl-C kills the process without cleanup): keep Python's.
     solver.parameters.catch_sigint_signal = False
-    native = run_interruptibly(lambda: solver.solve(cp), solver.stop_search)
+    with watching(stop, solver.stop_search):
+        native = run_interruptibly(lambda: solver.solve(cp), solver.stop_search)
     mapped = {
         cp_model.OPTIMAL: "optimal",
         cp_model.FEASIBLE: "feasible",

@@ -15,7 +15,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from solvers.interrupt import run_interruptibly
+from solvers.interrupt import StopSignal, run_interruptibly, watching
 from solvers.milp_model import Model, Outcome
 from solvers.search import solve_with
 from solvers.types import Request, Result
@@ -77,8 +77,19 @@ def version() -> str:
     return f"highspy {h.version()}"
 
 
-def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> Outcome:
-    """Solve ``model`` with HiGHS's MIP solver."""
+def run(
+    model: Model,
+    time_limit: float | None,
+    threads: int,
+    seed: int = 0,
+    *,
+    stop: StopSignal | None = None,
+) -> Outcome:
+    """Solve ``model`` with HiGHS's MIP solver.
+
+    ``stop``, when given, ends the search early from another thread (``cancelSolve``, seen by
+    the user-interrupt callback); a stopped search reports what it had, like a time limit.
+    """
     import highspy
 
     start = time.perf_counter()
@@ -120,8 +131,9 @@ def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> 
     if model.hint:
         keys = sorted(model.hint)
         h.setSolution(len(keys), keys, [float(model.hint[k]) for k in keys])
-    h.HandleUserInterrupt = True  # so that cancelSolve (on Ctrl-C) stops the search
-    run_interruptibly(h.run, h.cancelSolve)
+    h.HandleUserInterrupt = True  # so that cancelSolve (Ctrl-C, a StopSignal) stops the search
+    with watching(stop, h.cancelSolve):
+        run_interruptibly(h.run, h.cancelSolve)
     native = h.modelStatusToString(h.getModelStatus())
     name = h.getModelStatus().name
     info = h.getInfo()

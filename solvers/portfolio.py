@@ -6,7 +6,9 @@ Order of work for r* (each step only if the question is still open):
 2. the cheap bounds of :func:`solvers.search.initial_r`: rooted check (exact for r* = 0),
    degree / halves / vertex-cut / heuristic witnesses, spectral and extension lower bounds;
 3. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
-   CBC), probing at the upper bound, with the time left.
+   CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
+   (``solvers.race``): CP-SAT (a short published slice, then the strong loop) and HiGHS (the
+   strong loop) on one core each, sharing bounds, the first proof wins.
 
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
 s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from solvers import exhaustive, heuristics, search
+from solvers import exhaustive, heuristics, race, search
 from solvers.types import Request, Result
 
 __all__ = ["NAME", "EXHAUSTIVE_N", "available", "solve", "exact_backend"]
@@ -49,10 +51,17 @@ def solve(request: Request) -> Result:
     Notes
     -----
     ``request.formulation`` is ignored: the portfolio always uses the strong model. The result's
-    ``params["steps"]`` lists which bound or probe proved what.
+    ``params["steps"]`` lists which bound or probe proved what (in a race, with its engine).
+    With ``request.threads >= 2`` and two engines that can race (CP-SAT and HiGHS), the gap
+    is raced on two cores (one worker each; more threads are not used); otherwise it is probed
+    by the first installed engine with ``request.threads`` workers.
     """
+    racers = race.racers() if request.threads >= 2 else []
+    if len(racers) < 2:
+        racers = []
     backend = exact_backend()
-    version = "portfolio" + (f" + {backend[2]}" if backend else "")
+    versions = [r.version for r in racers] if racers else [backend[2]] if backend else []
+    version = " + ".join(["portfolio", *versions])
     p = search.Progress(request, NAME, "strong", version)
     q = request.question
     if request.n < 2 or (q.about_s and q.r == 0):
@@ -65,6 +74,9 @@ def solve(request: Request) -> Result:
     else:
         search.initial_r(p)
     if not p.settled() and not p.out_of_time():
+        if racers:
+            race.race(p, racers)
+            return p.result(exact_engine="+".join(r.name for r in racers))
         if backend is None:
             p.steps.append(
                 {"step": "exact", "note": "no model engine installed (ortools/highspy/pulp)"}

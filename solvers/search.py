@@ -48,6 +48,11 @@ __all__ = [
     "initial_r",
     "strong_r_loop",
     "strong_s_loop",
+    "strong_r_model",
+    "strong_s_model",
+    "published_model",
+    "absorb_probe",
+    "absorb_published",
 ]
 
 Runner = Callable[[Model, float | None, int, int], Outcome]
@@ -219,12 +224,21 @@ def _call(p: Progress, run: Runner, model: Model, probe: int | None) -> Outcome:
 
 
 def _published(p: Progress, run: Runner) -> None:
+    model = published_model(p)
+    absorb_published(p, model, _call(p, run, model, None))
+
+
+def published_model(p: Progress) -> Model:
+    """The published optimisation model of the request's question."""
     q = p.request.question
     nb = p.request.graph.in_neighbors
-    model = published_s(nb, q.r) if q.about_s else published_r(nb)
-    out = _call(p, run, model, None)
+    return published_s(nb, q.r) if q.about_s else published_r(nb)
+
+
+def absorb_published(p: Progress, model: Model, out: Outcome) -> None:
+    """Keep what a published model's outcome proves: the checked incumbent and the dual bound."""
     if out.status == "infeasible":
-        if q.about_s:  # no pair violates the first two conditions: (r, n)-robust
+        if p.request.question.about_s:  # no pair violates the first two conditions: (r, n)-robust
             p.lower = p.upper
         else:  # the r model always has solutions for n >= 2
             p.failed = True
@@ -242,16 +256,26 @@ def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None
     while not p.settled() and not p.out_of_time():
         probe = target if target is not None else p.upper
         model = build(probe)
-        out = _call(p, run, model, probe)
-        if out.status == "infeasible":
-            p.prove_lower(probe)
-        elif out.values is not None:
-            value = p.offer(pair_from_values(model, out.values))
-            if value is None or value >= probe:  # the model promised a better pair
-                p.failed = True
-                return
-        else:
+        if not absorb_probe(p, model, probe, _call(p, run, model, probe)):
             return
+
+
+def absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:
+    """Keep what one decision at ``probe`` proves; False when the search cannot go on.
+
+    Infeasible proves the lower bound ``probe``; a solution is decoded and checked, and must
+    beat the probe (else the engine failed); no solution and no proof ends the search.
+    """
+    if out.status == "infeasible":
+        p.prove_lower(probe)
+        return True
+    if out.values is not None:
+        value = p.offer(pair_from_values(model, out.values))
+        if value is None or value >= probe:  # the model promised a better pair
+            p.failed = True
+            return False
+        return True
+    return False
 
 
 def initial_r(p: Progress) -> None:
@@ -316,16 +340,18 @@ def _strong_r(p: Progress, run: Runner) -> None:
 
 def strong_r_loop(p: Progress, run: Runner) -> None:
     """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up."""
+    _probe_loop(p, run, lambda probe: strong_r_model(p, probe))
+
+
+def strong_r_model(p: Progress, probe: int) -> Model:
+    """The strong r decision at ``probe``, hinted with the held witness grown maximal."""
     nb = p.request.graph.in_neighbors
-
-    def build(probe: int) -> Model:
-        hint = None
-        if p.witness is not None:
-            w = heuristics.maximal_pair(nb, p.witness, probe)
-            hint = (w.s1, w.s2)
-        return strong_r(nb, probe, hint=hint)
-
-    _probe_loop(p, run, build)
+    witness = p.witness
+    hint = None
+    if witness is not None:
+        w = heuristics.maximal_pair(nb, witness, probe)
+        hint = (w.s1, w.s2)
+    return strong_r(nb, probe, hint=hint)
 
 
 def _strong_s(p: Progress, run: Runner) -> None:
@@ -343,11 +369,11 @@ def _strong_s(p: Progress, run: Runner) -> None:
 
 def strong_s_loop(p: Progress, run: Runner) -> None:
     """Probe the strong (r, s) model until settled, out of time, or the solver gives up."""
-    nb = p.request.graph.in_neighbors
-    r = p.request.question.r
+    _probe_loop(p, run, lambda probe: strong_s_model(p, probe))
 
-    def build(probe: int) -> Model:
-        hint = (p.witness.s1, p.witness.s2) if p.witness is not None else None
-        return strong_s(nb, r, probe, hint=hint)
 
-    _probe_loop(p, run, build)
+def strong_s_model(p: Progress, probe: int) -> Model:
+    """The strong (r, s) decision at ``probe``, hinted with the held witness."""
+    witness = p.witness
+    hint = (witness.s1, witness.s2) if witness is not None else None
+    return strong_s(p.request.graph.in_neighbors, p.request.question.r, probe, hint=hint)

@@ -1,0 +1,319 @@
+"""Race exact engines on separate cores over one shared set of proven bounds: first proof wins.
+
+Each racer is one engine (one worker, one core) running its own probe loop on the strong
+decision model (``solvers.search``): at probe = the shared upper bound for a max question, at
+the asked threshold for a decision. Everything a racer learns goes to the shared
+:class:`~solvers.search.Progress` under one lock, through the same code the sequential loop
+uses (``search.absorb_probe``, ``search.absorb_published``):
+
+- a witness is checked (``solvers.witness``) before it lowers the shared upper bound; a racer
+  whose running probe is now above that bound is stopped and restarts at the new probe, with
+  the new witness as its hint;
+- an infeasible probe proves a lower bound for everyone;
+- the update that settles the question ends the race: every other racer is stopped at once
+  (``StopSignal``: ``CpSolver.stop_search``, HiGHS ``cancelSolve``), and :func:`race` returns
+  only after every racer thread has ended.
+
+A racer may first spend a short slice on the published model (Usevitch & Panagou, Automatica
+2020), whose optimisation settles sparse digraphs (k-in) in a fraction of a second where the
+strong model's infeasibility proof takes seconds. A racer that raises, or returns an invalid
+outcome or a pair that fails the witness check, drops out with a step saying so; the others go
+on, and nothing it returned becomes a bound. On the time limit the result holds what every
+racer proved, merged, and is ``bounded`` unless the bounds meet.
+
+The racers are threads: CP-SAT and HiGHS release the GIL while they search (measured:
+docs/performance.md), so two racers use two cores.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from solvers.interrupt import StopSignal
+from solvers.milp_model import Model, Outcome
+from solvers.search import (
+    Progress,
+    absorb_probe,
+    absorb_published,
+    published_model,
+    strong_r_model,
+    strong_s_model,
+)
+
+__all__ = ["Racer", "PUBLISHED_SLICE", "racers", "race"]
+
+PUBLISHED_SLICE = 1.0
+"""Seconds the CP-SAT racer gives the published model before its strong loop."""
+
+_TICK = 0.05
+"""Seconds between the referee's checks (time limit, lost stop requests)."""
+
+
+@dataclass(frozen=True)
+class Racer:
+    """One engine in a race.
+
+    ``run(model, time_limit, threads, seed, *, stop)`` is an adapter's solve (``cpsat.run``,
+    ``highs.run``) that honours a :class:`~solvers.interrupt.StopSignal`; ``published`` is the
+    time slice, in seconds, of the published model before the strong loop (0: none);
+    ``version`` names the engine's package and version for the result.
+    """
+
+    name: str
+    run: Callable[..., Outcome]
+    published: float = 0.0
+    version: str = ""
+
+
+def racers(published: float = PUBLISHED_SLICE) -> list[Racer]:
+    """The installed engines that can be stopped from another thread: CP-SAT, then HiGHS.
+
+    CP-SAT starts with ``published`` seconds of the published model. CBC runs as a separate
+    program behind PuLP, which offers no way to stop it early, so it does not race.
+    """
+    from solvers import cpsat, highs
+
+    found = []
+    if cpsat.available():
+        found.append(Racer(cpsat.NAME, cpsat.run, published, cpsat.version()))
+    if highs.available():
+        found.append(Racer(highs.NAME, highs.run, 0.0, highs.version()))
+    return found
+
+
+class _Lane:
+    """A racer's thread and what it is doing: the probe it runs and the stop for that solve."""
+
+    def __init__(self, racer: Racer) -> None:
+        self.racer = racer
+        self.probe: int | None = None
+        self.signal = StopSignal()
+        self.thread: threading.Thread | None = None
+
+
+class _Board:
+    """The shared bounds, under one lock, and the rules every racer follows."""
+
+    def __init__(self, p: Progress, lanes: list[_Lane]) -> None:
+        self.p = p
+        self.lanes = lanes
+        self.lock = threading.Lock()
+        self.over = False
+        self.winner: str | None = None
+        self.over_at: float | None = None
+        self.done_at: float | None = None
+        self.running = len(lanes)
+        self.all_done = threading.Event()
+        self.target = p.request.question.target
+        self.build = strong_s_model if p.request.question.about_s else strong_r_model
+
+    def _open(self) -> bool:
+        return not self.over and not self.p.settled() and not self.p.out_of_time()
+
+    def begin(self, lane: _Lane, strong: bool) -> tuple[int | None, StopSignal] | None:
+        """The probe a lane runs next (None for the published model) and its fresh stop."""
+        with self.lock:
+            if not self._open():
+                return None
+            lane.probe = None
+            if strong:
+                lane.probe = self.target if self.target is not None else self.p.upper
+            lane.signal = StopSignal()
+            return lane.probe, lane.signal
+
+    def solve(self, lane: _Lane, model: Model, signal: StopSignal, budget: float) -> Outcome:
+        """One solve on the lane's engine, outside the lock; a crash is an ``invalid`` outcome."""
+        left = self.p.remaining()
+        limit = left if budget <= 0 else (budget if left is None else min(budget, left))
+        start = time.perf_counter()
+        try:
+            return lane.racer.run(model, limit, 1, self.p.request.seed, stop=signal)
+        except Exception as exc:  # a racer's crash is reported, never a proof
+            seconds = time.perf_counter() - start
+            return Outcome("invalid", None, None, seconds, f"{type(exc).__name__}: {exc}")
+
+    def absorb(
+        self, lane: _Lane, model: Model, probe: int | None, out: Outcome, signal: StopSignal
+    ) -> bool:
+        """Record and keep what one solve proved; True when the lane goes on."""
+        with self.lock:
+            p = self.p
+            step = {
+                "engine": lane.racer.name,
+                "model": model.name,
+                "probe": probe,
+                "outcome": out.status,
+                "native": out.native,
+                "seconds": round(out.seconds, 4),
+            }
+            if signal.is_set():
+                step["stopped"] = True
+            p.steps.append(step)
+            if out.status == "invalid":
+                p.failed = True
+                go_on = probe is None  # a failed published slice still leaves the strong loop
+            elif probe is None:
+                absorb_published(p, model, out)
+                go_on = True
+            else:
+                go_on = absorb_probe(p, model, probe, out)
+                if not go_on and out.values is None and signal.is_set():
+                    go_on = True  # stopped because another racer moved the bound: re-probe
+            lane.probe = None
+            self._after_update(lane)
+            return go_on and self._open()
+
+    def crashed(self, lane: _Lane, exc: Exception) -> None:
+        """A racer's own code raised outside a solve: note it, leave the bounds alone."""
+        with self.lock:
+            self.p.failed = True
+            self.p.steps.append(
+                {
+                    "engine": lane.racer.name,
+                    "outcome": "invalid",
+                    "native": f"{type(exc).__name__}: {exc}",
+                }
+            )
+
+    def _after_update(self, lane: _Lane) -> None:
+        if self.p.settled():
+            if not self.over:
+                self.winner = lane.racer.name
+                self._stop_all()
+            return
+        if self.target is None:
+            for other in self.lanes:
+                if other.probe is not None and other.probe > self.p.upper:
+                    other.signal.set()  # its model asks about a bound already beaten
+
+    def _stop_all(self) -> None:
+        self.over = True
+        self.over_at = time.perf_counter()
+        for lane in self.lanes:
+            lane.signal.set()
+
+    def stop_all(self) -> None:
+        """End the race (time limit, Ctrl-C): every racer's solve is asked to stop."""
+        with self.lock:
+            if not self.over:
+                self._stop_all()
+
+    def poke(self) -> None:
+        """Resend raised stops (a stop that arrived before its solve started is lost)."""
+        for lane in self.lanes:
+            lane.signal.poke()
+
+    def lane_done(self) -> None:
+        with self.lock:
+            self.running -= 1
+            if self.running == 0:
+                self.done_at = time.perf_counter()
+                self.all_done.set()
+
+
+def _lane_main(board: _Board, lane: _Lane) -> None:
+    try:
+        if lane.racer.published > 0:
+            begun = board.begin(lane, strong=False)
+            if begun is None:
+                return
+            model = published_model(board.p)
+            out = board.solve(lane, model, begun[1], lane.racer.published)
+            if not board.absorb(lane, model, None, out, begun[1]):
+                return
+        while (begun := board.begin(lane, strong=True)) is not None:
+            probe, signal = begun
+            model = board.build(board.p, probe)
+            if not board.absorb(lane, model, probe, board.solve(lane, model, signal, 0), signal):
+                return
+    except Exception as exc:  # model building or bookkeeping failed: this racer drops out
+        board.crashed(lane, exc)
+    finally:
+        board.lane_done()
+
+
+def race(p: Progress, entrants: Sequence[Racer]) -> str | None:
+    """Race ``entrants`` on ``p`` until it is settled, out of time, or every racer gave up.
+
+    Parameters
+    ----------
+    p : Progress
+        The shared proven bounds (cheap bounds already in); updated in place. Every solve's
+        step is appended to ``p.steps`` with its ``engine``, and one ``race`` step at the end
+        names the winner and how long the others took to stop.
+    entrants : sequence of Racer
+        One thread each; each solve uses one worker.
+
+    Returns
+    -------
+    str or None
+        The name of the racer whose result settled the question, or None (time limit, or no
+        racer could settle it).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C during the race, after every racer has stopped.
+
+    Notes
+    -----
+    Returns only when every racer thread has ended; the wait for them is not cut short by a
+    second Ctrl-C, so no native solve outlives the call.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from solvers.types import Question, Request
+    >>> ring = SimpleNamespace(directed=False, in_neighbors=[
+    ...     frozenset({(i - 1) % 8, (i + 1) % 8}) for i in range(8)])
+    >>> p = Progress(Request(ring, Question.max_r()), "race", None, "")
+    >>> winner = race(p, racers())
+    >>> (p.lower, p.upper, winner in ("cpsat", "highs"))
+    (1, 1, True)
+    """
+    lanes = [_Lane(r) for r in entrants]
+    board = _Board(p, lanes)
+    if not lanes:
+        return None
+    for lane in lanes:
+        lane.thread = threading.Thread(
+            target=_lane_main, args=(board, lane), name=f"race-{lane.racer.name}", daemon=True
+        )
+        lane.thread.start()
+    try:
+        while not board.all_done.wait(_TICK):
+            if p.out_of_time():
+                board.stop_all()
+            board.poke()
+    except BaseException:
+        board.stop_all()
+        _drain(board)
+        raise
+    _drain(board)
+    stopped_in = None
+    if board.over_at is not None and board.done_at is not None:
+        stopped_in = max(0.0, board.done_at - board.over_at)
+    p.note(
+        "race",
+        racers=[lane.racer.name for lane in lanes],
+        winner=board.winner,
+        stopped_in=None if stopped_in is None else round(stopped_in, 4),
+    )
+    return board.winner
+
+
+def _drain(board: _Board) -> None:
+    """Wait until every racer thread has ended, resending stops; a Ctrl-C does not cut it short."""
+    while True:
+        try:
+            while not board.all_done.wait(_TICK):
+                board.poke()
+            break
+        except KeyboardInterrupt:
+            board.stop_all()
+    for lane in board.lanes:
+        if lane.thread is not None:
+            lane.thread.join()
