@@ -1,0 +1,237 @@
+"""The racing portfolio (solvers/race.py): exact against the exhaustive reference, honest when a
+racer fails or time runs out, and no racer thread outlives a race."""
+
+import _thread
+import threading
+import time
+
+import networkx as nx
+import pytest
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from robustgraph.topology import Topology
+from solvers import bounds, cpsat, exhaustive, highs, portfolio, race, registry
+from solvers.interrupt import StopSignal
+from solvers.milp_model import Outcome, strong_r
+from solvers.search import Progress
+from solvers.types import Question, Request, Status
+from solvers.witness import refutes_r, refutes_rs
+
+RACERS = race.racers()
+STRONG_ONLY = race.racers(published=0.0)
+pytestmark = pytest.mark.skipif(len(RACERS) < 2, reason="needs ortools and highspy")
+
+
+def _progress(t: Topology, q: Question, time_limit: float | None = None) -> Progress:
+    """Bounds as the race finds them, minus the cheap searches: the halves witness only."""
+    p = Progress(Request(t, q, time_limit, 2), "portfolio", "strong", "test")
+    if not q.about_s:
+        p.offer(bounds.halves_pair(t.in_neighbors)[1])
+    return p
+
+
+def _check_witness(t: Topology, q: Question, p: Progress) -> None:
+    w = p.witness
+    if w is None:
+        assert p.upper == bounds.trivial_upper(q, t.n)
+    elif q.about_s:
+        assert refutes_rs(t.in_neighbors, w.s1, w.s2, q.r, p.upper + 1)
+    else:
+        assert refutes_r(t.in_neighbors, w.s1, w.s2, p.upper + 1)
+
+
+def _race_threads() -> list[threading.Thread]:
+    return [th for th in threading.enumerate() if th.name.startswith("race-")]
+
+
+@st.composite
+def race_cases(draw):
+    t = draw(topologies(max_n=12).filter(lambda g: g.n >= 2))
+    kind = draw(st.sampled_from(["max_r", "is_r_robust", "max_s", "is_rs_robust"]))
+    r = draw(st.integers(1, (t.n + 1) // 2))
+    q = {
+        "max_r": Question.max_r(),
+        "is_r_robust": Question.is_r_robust(r),
+        "max_s": Question.max_s(r),
+        "is_rs_robust": Question.is_rs_robust(r, draw(st.integers(0, t.n + 1))),
+    }[kind]
+    return t, q
+
+
+@pytest.mark.parametrize("entrants", [RACERS, STRONG_ONLY], ids=["published-slice", "strong"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=race_cases())
+def test_race_agrees_with_exhaustive(entrants, case):
+    t, q = case
+    truth = exhaustive.solve(Request(t, q))
+    p = _progress(t, q)
+    settled_before = p.settled()
+    winner = race.race(p, entrants)
+    res = p.result()
+    assert res.status is Status.EXACT, res.params["steps"]
+    if q.target is None:
+        assert res.value == truth.value
+    else:
+        assert res.holds == truth.holds and res.lower <= truth.value <= res.upper
+    _check_witness(t, q, p)
+    assert winner in ({None} if settled_before else {r.name for r in entrants})
+    assert p.steps[-1]["step"] == "race" and p.steps[-1]["winner"] == winner
+    assert not _race_threads()
+
+
+@pytest.mark.parametrize(("seed", "directed"), [(0, False), (1, True)])
+def test_portfolio_with_two_threads_races_the_gap(monkeypatch, seed, directed):
+    """Past the subset DP (cut-off forced to 0), threads=2 races; threads=1 is unchanged."""
+    monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 0)
+    t = Topology.from_networkx(nx.gnp_random_graph(14, 0.6, seed=seed, directed=directed))
+    for q in (Question.max_r(), Question.is_r_robust(3), Question.max_s(2)):
+        truth = exhaustive.solve(Request(t, q))
+        two = registry.solve(Request(t, q, threads=2), "portfolio")
+        one = registry.solve(Request(t, q, threads=1), "portfolio")
+        for res in (one, two):
+            assert res.status is Status.EXACT
+            assert res.lower <= truth.value <= res.upper and res.holds == truth.holds
+        assert not any(s.get("step") == "race" or "engine" in s for s in one.params["steps"])
+        raced = any(s.get("step") == "race" for s in two.params["steps"])
+        assert raced == ("engine" in str(two.params["steps"]))
+        if raced:
+            assert two.params["exact_engine"] == "cpsat+highs"
+            assert "highspy" in two.engine_version and "ortools" in two.engine_version
+
+
+def _crash(model, time_limit, threads, seed, *, stop=None):
+    raise RuntimeError("solver fell over")
+
+
+def _bogus(model, time_limit, threads, seed, *, stop=None):
+    """Claims a solution that decodes to two empty sets: never a witness."""
+    return Outcome("optimal", [0.0] * len(model.vars), 0.0, 0.0, "BOGUS")
+
+
+def _graph(seed: int = 3) -> Topology:
+    return Topology.from_networkx(nx.gnp_random_graph(12, 0.6, seed=seed))
+
+
+@pytest.mark.parametrize("bad", [_crash, _bogus])
+@pytest.mark.parametrize("good", STRONG_ONLY, ids=lambda r: r.name)
+def test_a_failing_racer_neither_blocks_nor_claims(bad, good):
+    t, q = _graph(), Question.max_r()
+    p = _progress(t, q)
+    winner = race.race(p, [race.Racer("bad", bad), good])
+    assert winner == good.name
+    assert (p.lower, p.upper) == (exhaustive.solve(Request(t, q)).value,) * 2
+    _check_witness(t, q, p)
+    bad_steps = [s for s in p.steps if s.get("engine") == "bad"]
+    assert bad_steps and all(s["outcome"] in ("invalid", "optimal") for s in bad_steps)
+    assert len(bad_steps) == 1  # it dropped out after its first failure
+
+
+@pytest.mark.parametrize("bad", [_crash, _bogus])
+def test_only_failing_racers_prove_nothing(bad):
+    t, q = _graph(), Question.max_r()
+    p = _progress(t, q)
+    before = (p.lower, p.upper, p.witness)
+    assert race.race(p, [race.Racer("a", bad), race.Racer("b", bad)]) is None
+    assert (p.lower, p.upper, p.witness) == before
+    assert p.result().status is not Status.EXACT
+
+
+def _blocking(model, time_limit, threads, seed, *, stop=None):
+    """Searches until stopped or out of time, and finds nothing."""
+    start = time.perf_counter()
+    stop.wait(time_limit)
+    return Outcome("unknown", None, None, time.perf_counter() - start, "BLOCKED")
+
+
+def test_a_time_out_merges_what_each_racer_proved_and_is_bounded():
+    """One racer proves a lower bound (a published dual bound), the other finds a witness;
+    neither settles the question: the result holds both and is bounded."""
+    t, q = _graph(), Question.max_r()
+    truth = exhaustive.solve(Request(t, q)).value
+    assert truth >= 3
+    calls = {"finder": 0}
+
+    def lowerer(model, time_limit, threads, seed, *, stop=None):
+        if model.name == "published-r":
+            return Outcome("unknown", None, 1.0, 0.0, "BOUND ONLY")
+        return _blocking(model, time_limit, threads, seed, stop=stop)
+
+    def finder(model, time_limit, threads, seed, *, stop=None):
+        calls["finder"] += 1
+        if calls["finder"] == 1:
+            return cpsat.run(model, time_limit, 1, seed, stop=stop)
+        return _blocking(model, time_limit, threads, seed, stop=stop)
+
+    p = Progress(Request(t, q, 0.8, 2), "portfolio", "strong", "test")
+    start = time.perf_counter()
+    winner = race.race(p, [race.Racer("lowerer", lowerer, 0.5), race.Racer("finder", finder)])
+    assert time.perf_counter() - start < 0.8 + 0.5
+    res = p.result()
+    assert winner is None and res.status is Status.BOUNDED
+    assert res.lower == 1  # the lowerer's bound: nothing else proved a lower bound here
+    assert truth <= res.upper < bounds.trivial_upper(q, t.n)  # the finder's checked witness
+    _check_witness(t, q, p)
+    engines = {s.get("engine") for s in p.steps}
+    assert {"lowerer", "finder"} <= engines
+    assert not _race_threads()
+
+
+def test_nothing_proven_in_time_is_a_timeout_and_every_racer_stops():
+    t, q = _graph(), Question.max_r()
+    p = Progress(Request(t, q, 0.3, 2), "portfolio", "strong", "test")
+    start = time.perf_counter()
+    assert race.race(p, [race.Racer("a", _blocking), race.Racer("b", _blocking)]) is None
+    assert time.perf_counter() - start < 0.3 + 0.5
+    assert p.result().status is Status.TIMEOUT
+    assert not _race_threads()
+
+
+def test_ctrl_c_stops_every_racer_before_it_propagates():
+    t, q = _graph(), Question.max_r()
+    p = Progress(Request(t, q, None, 2), "portfolio", "strong", "test")
+    stopped = []
+
+    def watched(model, time_limit, threads, seed, *, stop=None):
+        out = _blocking(model, time_limit, threads, seed, stop=stop)
+        stopped.append(stop.is_set())
+        return out
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        race.race(p, [race.Racer("a", watched), race.Racer("b", watched)])
+    timer.join()
+    assert stopped == [True, True]
+    assert not _race_threads()
+
+
+def _hard_model():
+    """The strong r* = 10 decision of G(40, 1/2): several seconds for either engine."""
+    t = Topology.from_networkx(nx.gnp_random_graph(40, 0.5, seed=0))
+    return strong_r(t.in_neighbors, 10)
+
+
+@pytest.mark.parametrize("engine", [cpsat, highs], ids=lambda m: m.NAME)
+def test_a_stop_signal_ends_a_native_solve_at_once(engine):
+    """The adapters honour StopSignal from another thread (resent until the solve returns,
+    as the race's referee does)."""
+    model = _hard_model()
+    signal = StopSignal()
+    box = {}
+
+    def solve():
+        box["out"] = engine.run(model, 60.0, 1, 0, stop=signal)
+
+    worker = threading.Thread(target=solve)
+    worker.start()
+    time.sleep(0.5)
+    start = time.perf_counter()
+    signal.set()
+    while worker.is_alive():
+        signal.poke()
+        worker.join(0.05)
+    assert time.perf_counter() - start < 1.0
+    assert box["out"].status in ("unknown", "feasible")
+    assert box["out"].seconds < 5.0
