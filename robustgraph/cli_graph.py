@@ -250,47 +250,67 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' * (count != 1)}"
 
 
+def _info_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    kind = "directed" if data["directed"] else "undirected"
+    rows = [
+        ("nodes", str(data["n"])),
+        ("edges", f"{data['m']} ({'arcs' if data['directed'] else 'edges'}, {kind})"),
+    ]
+
+    def degree_row(name: str, d: dict[str, float]) -> tuple[str, str]:
+        return name, f"min {d['min']}, max {d['max']}, mean {d['mean']:g}"
+
+    if data["directed"]:
+        rows.append(degree_row("in-degree", data["in_degree"]))
+        rows.append(degree_row("out-degree", data["out_degree"]))
+        strong = _plural(data["strong_components"], "strong component")
+        weak = _plural(data["weak_components"], "weak component")
+        rows.append(
+            (
+                "connected",
+                f"strongly: {_yes(data['strongly_connected'])} ({strong}), "
+                f"weakly: {_yes(data['weakly_connected'])} ({weak})",
+            )
+        )
+    else:
+        rows.append(degree_row("degree", data["degree"]))
+        components = _plural(data["components"], "component")
+        rows.append(("connected", f"{_yes(data['connected'])} ({components})"))
+    kappa = data["vertex_connectivity"]
+    rows.append(
+        (
+            "vertex connectivity",
+            str(kappa) if kappa is not None else data["vertex_connectivity_note"],
+        )
+    )
+    rows.append(
+        (
+            "robustness",
+            f"r* <= {data['r_upper_bound']}  ({data['r_upper_bound_rule']}; a cheap bound, "
+            "not a certificate)",
+        )
+    )
+    rows.append(("content hash", data["content_hash"]))
+    return rows
+
+
 def _render_info(path: str, fmt: str, data: dict[str, Any]) -> None:
+    """A rich table on a terminal; plain ``key  value`` lines (no padding) when piped."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{path} ({fmt})", show_header=False, title_justify="left", box=None)
+    title = f"{path} ({fmt})"
+    rows = _info_rows(data)
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        width = max(len(key) for key, _ in rows)
+        click.echo("\n".join([title] + [f" {key:<{width}}  {value}" for key, value in rows]))
+        return
+    table = Table(title=title, show_header=False, title_justify="left", box=None)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    kind = "directed" if data["directed"] else "undirected"
-    table.add_row("nodes", str(data["n"]))
-    table.add_row("edges", f"{data['m']} ({'arcs' if data['directed'] else 'edges'}, {kind})")
-
-    def degree_row(name: str, d: dict[str, float]) -> None:
-        table.add_row(name, f"min {d['min']}, max {d['max']}, mean {d['mean']:g}")
-
-    if data["directed"]:
-        degree_row("in-degree", data["in_degree"])
-        degree_row("out-degree", data["out_degree"])
-        strong = _plural(data["strong_components"], "strong component")
-        weak = _plural(data["weak_components"], "weak component")
-        table.add_row(
-            "connected",
-            f"strongly: {_yes(data['strongly_connected'])} ({strong}), "
-            f"weakly: {_yes(data['weakly_connected'])} ({weak})",
-        )
-    else:
-        degree_row("degree", data["degree"])
-        components = _plural(data["components"], "component")
-        table.add_row("connected", f"{_yes(data['connected'])} ({components})")
-    kappa = data["vertex_connectivity"]
-    table.add_row(
-        "vertex connectivity", str(kappa) if kappa is not None else data["vertex_connectivity_note"]
-    )
-    table.add_row(
-        "robustness",
-        f"r* <= {data['r_upper_bound']}  ({data['r_upper_bound_rule']}; a cheap bound, "
-        "not a certificate)",
-    )
-    table.add_row("content hash", data["content_hash"])
-    console = Console(highlight=False)
-    if not console.is_terminal:  # piped: wide enough that the hash stays on one line
-        console.width = max(console.width, 110)
+    for key, value in rows:
+        table.add_row(key, value)
     console.print(table)
 
 

@@ -65,6 +65,9 @@ def test_info_human_output_is_a_table_with_the_full_hash():
     for word in ("nodes", "in-degree", "out-degree", "strongly: yes", "vertex connectivity"):
         assert word in out
     assert read(FIXTURES / "cycle_directed.edgelist").content_hash in out
+    lines = out.splitlines()
+    assert lines and all(line == line.rstrip() for line in lines)  # piped: no padding
+    assert any(line.split() == ["nodes", "3"] for line in lines)
 
 
 def test_info_honours_directed_flags_and_drop_invalid():
