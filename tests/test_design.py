@@ -191,6 +191,39 @@ def test_design_is_reproducible_for_a_seed() -> None:
     assert a.topology == b.topology
 
 
+def _ctrl_c_at(word: str, after: int = 1):
+    """A progress callback that raises KeyboardInterrupt at the ``after``-th line with ``word``."""
+    seen = []
+
+    def progress(line: str) -> None:
+        if word in line:
+            seen.append(line)
+            if len(seen) == after:
+                raise KeyboardInterrupt
+
+    return progress
+
+
+def test_ctrl_c_keeps_the_best_graph_certifies_it_and_says_so() -> None:
+    res = design(
+        14, 4, time_limit=30, seed=1, engines="exhaustive", progress=_ctrl_c_at(" edges", 2)
+    )
+    assert res.seconds < 30
+    assert any("Ctrl-C" in note for note in res.notes)
+    assert res.edges < res.start_edges  # the improvements made before the interrupt are kept
+    assert r_star(from_topology(res.topology)) >= 4
+    assert res.certified
+
+
+def test_ctrl_c_while_trimming_an_augmentation_keeps_a_robust_graph() -> None:
+    ring = Topology.from_edges([(i, (i + 1) % 12) for i in range(12)], nodes=range(12))
+    res = augment(
+        ring, 3, time_limit=30, seed=1, certify_result=False, progress=_ctrl_c_at("edges", 2)
+    )
+    assert any("Ctrl-C" in note for note in res.notes)
+    assert r_star(from_topology(res.topology)) >= 3
+
+
 def test_design_respects_max_degree() -> None:
     res = design(12, 3, max_degree=5, time_limit=1, certify_result=False)
     assert max(res.topology.in_degrees) <= 5

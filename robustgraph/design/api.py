@@ -267,12 +267,18 @@ def design(
     start_edges = graph.count()
     say(f"start: {name} with {start_edges} edges; searching for {time_limit:g} s")
     if name != "gamma-MERG":  # the gamma-MERG is edge-minimal already (Lee & Panagou)
-        local_search(
+        interrupted = local_search(
             graph,
             rng,
             deadline=deadline,
             on_improve=lambda g: say(f"{g.count()} edges"),
         )
+        if interrupted:
+            say(f"search stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
+            notes.append(
+                f"search stopped by Ctrl-C after {time.monotonic() - began:.1f} s "
+                "(the best graph found so far)"
+            )
     seconds = time.monotonic() - began
     topology = to_topology(graph.masks, directed)
     result = DesignResult(

@@ -316,7 +316,11 @@ def augment(
     graph = DesignGraph(masks, moves)
     grown = graph.count() - topology.m
     say(f"grown: {grown} edges added; trimming for the rest of {time_limit:g} s")
-    local_search(graph, rng, deadline=deadline, on_improve=lambda g: say(f"{g.count()} edges"))
+    interrupted = local_search(
+        graph, rng, deadline=deadline, on_improve=lambda g: say(f"{g.count()} edges")
+    )
+    if interrupted:
+        say(f"trimming stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
     result_topology = to_topology(graph.masks, topology.directed, topology.labels)
     added = sorted(set(result_topology.edge_indices()) - fixed)
     result = AugmentResult(
@@ -329,6 +333,8 @@ def augment(
         stats=graph.stats,
         grown=grown,
     )
+    if interrupted:
+        result.notes.append("trimming stopped by Ctrl-C (the best graph found so far)")
     if certify_result:
         t0 = time.monotonic()
         result.certificate = certify_design(

@@ -305,12 +305,14 @@ def local_search(
     tries: int = 4,
     kicks: int = 30,
     on_improve: Callable[[DesignGraph], None] | None = None,
-) -> None:
+) -> bool:
     """Iterated local search: greedy deletion, rewires each followed by deletions around the new
     edge, and when rewiring stalls a kick (two random edges added, then a full greedy deletion
     pass), restarting from the best graph whenever a kick ends worse.
 
-    Stops at the deadline, or after ``kicks`` kicks without a new best.
+    Stops at the deadline, after ``kicks`` kicks without a new best, or on Ctrl-C
+    (``KeyboardInterrupt``), which ends the search and keeps the best graph: the search's work is
+    not lost, the caller still certifies and writes it.
 
     Parameters
     ----------
@@ -328,11 +330,37 @@ def local_search(
         Kicks in a row without improvement before giving up.
     on_improve : callable, optional
         Called whenever the best edge count drops.
+
+    Returns
+    -------
+    bool
+        True when a Ctrl-C ended the search.
     """
     graph.deadline = deadline
+    best_masks = list(graph.masks)  # proven r-robust on entry
+    try:
+        _search(graph, rng, deadline, tries, kicks, on_improve, best_masks)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        graph.masks[:] = best_masks
+    return False
+
+
+def _search(
+    graph: DesignGraph,
+    rng: random.Random,
+    deadline: float,
+    tries: int,
+    kicks: int,
+    on_improve: Callable[[DesignGraph], None] | None,
+    best_masks: list[int],
+) -> None:
+    """The loop of :func:`local_search`; keeps ``best_masks`` (updated in place) current."""
     start = graph.count()
     greedy_delete(graph, rng, deadline=deadline)
-    best, best_masks = graph.count(), list(graph.masks)
+    best = graph.count()
+    best_masks[:] = graph.masks
     if best < start and on_improve:
         on_improve(graph)
     stale = failed_kicks = 0
@@ -354,7 +382,7 @@ def local_search(
                 greedy_delete(graph, rng, deadline=deadline, edges=touched)
             stale = 0 if added == (u, v) else stale + 1
         if graph.count() < best:
-            best, best_masks, stale, failed_kicks = graph.count(), list(graph.masks), 0, 0
+            best, stale, failed_kicks = graph.count(), 0, 0
+            best_masks[:] = graph.masks
             if on_improve:
                 on_improve(graph)
-    graph.masks[:] = best_masks
