@@ -282,6 +282,8 @@ class _Connection(asyncio.Protocol):
                 self._write(b"HTTP/1.1 100 Continue\r\n\r\n")
             return None
         self._head, self._chunks = None, None
+        if target.startswith(("http://", "https://")):  # absolute form (RFC 9112, 3.2.2)
+            target = "/" + target.split("://", 1)[1].partition("/")[2]
         return Request(method, target.split("?", 1)[0], fields, body)
 
     def _write(self, data: bytes) -> None:

@@ -168,6 +168,13 @@ def test_query_strings_are_ignored_and_half_closed_clients_get_their_reply(serve
         assert line == "HTTP/1.1 200 OK" and closed_by_peer(sock)
 
 
+def test_absolute_form_targets_are_served(server):
+    with connect(server) as sock:
+        sock.sendall(b"GET http://x:1/v1/models?y HTTP/1.1\r\nHost: x\r\n\r\n")
+        line, _, body = read_reply(sock, bytearray())
+    assert line == "HTTP/1.1 200 OK" and orjson.loads(body)["object"] == "list"
+
+
 def test_latency_is_applied_per_request_concurrently():
     with running_server(Simulator(TASKS), latency_s=0.2) as slow:
         socks = [connect(slow) for _ in range(4)]
