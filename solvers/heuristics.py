@@ -24,7 +24,7 @@ import numpy as np
 from solvers.arrays import adjacency
 from solvers.types import Witness
 
-__all__ = ["Peel", "peel", "search_r", "search_s", "maximal_pair"]
+__all__ = ["Peel", "peel", "search_r", "search_s", "maximal_pair", "move_scores"]
 
 _SWEEP_POINTS = 12
 """Prefix sizes tried per sweep order when n exceeds that many nodes."""
@@ -219,58 +219,100 @@ def search_r(
     return value, Witness(_bits(best_pair[0]), _bits(best_pair[1]))
 
 
-def _costs(a: np.ndarray, deg: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Outside count of every member (``-1`` for free nodes)."""
-    inside = np.where(labels == 1, a @ (labels == 1), a @ (labels == 2))
-    return np.where(labels > 0, deg - inside, -1)
+def _costs(hears: np.ndarray, deg: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Outside count of every member (``-1`` for free nodes); ``hears`` is the float adjacency."""
+    sides = (labels[:, None] == np.array([1, 2])[None, :]).astype(np.float32)
+    inside = (hears @ sides)[np.arange(len(labels)), np.maximum(labels - 1, 0)]
+    return np.where(labels > 0, deg - inside.astype(np.int64), -1)
 
 
 def _tabu(
     a: np.ndarray, labels: np.ndarray, steps: int, rng: np.random.Generator, target: int | None
 ) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
-    """Tabu search over labellings (0 free, 1 in S1, 2 in S2) minimising (max cost, #at max)."""
+    """Tabu search over labellings (0 free, 1 in S1, 2 in S2) minimising (max cost, #at max).
+
+    Every step scores all 3n single-node moves with :func:`move_scores` and takes the best move
+    that is not tabu (or that beats the best value found, the aspiration rule); ties are broken
+    at random.
+    """
     n = a.shape[0]
     deg = a.sum(axis=1)
-    at = a.T  # at[v, i] = 1 iff i hears v
+    hears = a.astype(np.float32)
     labels = labels.copy()
     tabu_until = np.zeros(n, dtype=np.int64)
-    cost = _costs(a, deg, labels)
+    cost = _costs(hears, deg, labels)
     best_value = int(cost.max())
     best = (labels == 1, labels == 2)
-    idx = np.arange(n)
     for step in range(steps):
-        sizes = np.array([0, np.count_nonzero(labels == 1), np.count_nonzero(labels == 2)])
-        tops, counts, movers_all, targets, nodes = [], [], [], [], []
-        same = (labels[:, None] == labels[None, :]) & (labels[:, None] > 0)
-        for b in (0, 1, 2):
-            movers = (labels != b) & ~((labels > 0) & (sizes[labels] == 1))
-            join = (labels == b) & (b > 0)
-            new = cost[None, :] + at * (same.astype(np.int64) - join[None, :].astype(np.int64))
-            new[idx, idx] = deg - a @ (labels == b) if b > 0 else -1
-            new = np.where((labels[None, :] > 0) | (idx[:, None] == idx[None, :]), new, -1)
-            top = new.max(axis=1)
-            tops.append(top)
-            counts.append((new == top[:, None]).sum(axis=1))
-            movers_all.append(movers & ((tabu_until <= step) | (top < best_value)))
-            targets.append(np.full(n, b))
-            nodes.append(idx)
-        allowed = np.concatenate(movers_all)
+        top, count, movers = move_scores(a, hears, deg, labels, cost)
+        allowed = movers & ((np.tile(tabu_until, 3) <= step) | (top < best_value))
         if not allowed.any():
             break
-        top_all, count_all = np.concatenate(tops), np.concatenate(counts)
-        order = np.lexsort((rng.random(3 * n), count_all, top_all, ~allowed))
+        order = np.lexsort((rng.random(3 * n), count, top, ~allowed))
         choice = int(order[0])
-        move = (int(np.concatenate(nodes)[choice]), int(np.concatenate(targets)[choice]))
-        v, b = move
+        v, b = choice % n, choice // n
         labels[v] = b
         tabu_until[v] = step + 5 + int(rng.integers(0, 5))
-        cost = _costs(a, deg, labels)
+        cost = _costs(hears, deg, labels)
         value = int(cost.max())
         if value < best_value:
             best_value, best = value, (labels == 1, labels == 2)
             if target is not None and value < target:
                 break
     return best_value, best
+
+
+def move_scores(
+    a: np.ndarray, hears: np.ndarray, deg: np.ndarray, labels: np.ndarray, cost: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Score every move "node v takes label b" (entry ``b * n + v``): the largest outside count
+    of a member afterwards, how many members attain it, and whether the move is allowed (v
+    changes label and no set is emptied).
+
+    A move of v from side L to side b changes only the outside counts of members that hear v:
+    +1 on side L, -1 on side b. So a member's count moves by at most one and, with M the current
+    largest count, the new largest count among the other members is M + 1, M or M - 1 whenever
+    some other member ends at M - 1 or above; the counts at those levels follow from how many
+    members of each side at levels M - 2 .. M hear v (one matrix product per step, instead of
+    one n x n update per label). The rare move that leaves every other member below M - 1
+    (and v itself too) is scored exactly, one node at a time.
+    """
+    n = a.shape[0]
+    m = int(cost.max())
+    levels = np.arange(m - 2, m + 1)
+    side_of = labels[:, None] == np.array([1, 2])[None, :]  # (n, 2)
+    level_of = (cost[:, None] == levels[None, :]) & (labels > 0)[:, None]  # (n, 3), members
+    columns = (side_of[:, :, None] & level_of[:, None, :]).reshape(n, 6).astype(np.float32)
+    by_side = np.zeros((3, 3, n), dtype=np.int64)  # [side, level, v]: members that hear v
+    by_side[1:] = (columns.T @ hears).astype(np.int64).reshape(2, 3, n)
+    at_level = level_of.sum(axis=0)[:, None] - level_of.T  # (3, n): other members per level
+    from_side = by_side[labels, :, np.arange(n)].T  # (3, n): on v's side, per level
+    up = from_side[2]  # members at M on v's side go up to M + 1 (the same for every b)
+    at_m = at_level[2] - from_side[2] - by_side[:, 2] + from_side[1]  # (3, n): per target b
+    at_m1 = at_level[1] - from_side[1] - by_side[:, 1] + from_side[0] + by_side[:, 2]
+    others = np.where(up > 0, m + 1, np.where(at_m > 0, m, np.where(at_m1 > 0, m - 1, -1)))
+    others_count = np.where(up > 0, up, np.where(at_m > 0, at_m, at_m1))
+    mine = np.full((3, n), -1, dtype=np.int64)
+    mine[1:] = deg - (hears @ side_of.astype(np.float32)).T.astype(np.int64)
+    top = np.maximum(others, mine)
+    count = np.where(others == top, others_count, 0) + (mine == top)
+    target = np.arange(3)[:, None]
+    sizes = np.array([0, np.count_nonzero(side_of[:, 0]), np.count_nonzero(side_of[:, 1])])
+    movers = (labels[None, :] != target) & ~((labels > 0) & (sizes[labels] == 1))[None, :]
+    for b, v in zip(*np.nonzero((others < 0) & (mine < m - 1) & movers), strict=True):
+        top[b, v], count[b, v] = _move_exact(a, deg, labels, int(v), int(b))
+    return top.ravel(), count.ravel(), movers.ravel()
+
+
+def _move_exact(
+    a: np.ndarray, deg: np.ndarray, labels: np.ndarray, v: int, b: int
+) -> tuple[int, int]:
+    """(largest outside count, how many attain it) after moving v to label b, computed directly."""
+    moved = labels.copy()
+    moved[v] = b
+    new = _costs(a.astype(np.float32), deg, moved)
+    top = int(new.max())
+    return top, int(np.count_nonzero(new == top))
 
 
 def search_s(

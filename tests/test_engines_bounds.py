@@ -124,6 +124,43 @@ def test_peel_finds_the_least_reachable_subset():
     assert heuristics.peel(a, u).min_reach()[0] == best
 
 
+@settings(max_examples=120, deadline=None)
+@given(topologies(max_n=12), st.integers(0, 2**32 - 1))
+def test_tabu_move_scores_match_a_direct_recount(t, seed):
+    """Every move's (largest outside count, how many attain it) equals recounting from scratch."""
+    import numpy as np
+
+    from solvers.arrays import adjacency
+
+    a = adjacency(t.in_neighbors)
+    n = a.shape[0]
+    if n < 2:
+        return
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, n)
+    labels[rng.choice(n, 2, replace=False)] = [1, 2]  # both sets nonempty, as in the search
+    deg = a.sum(axis=1)
+
+    def outside(lab):
+        inside = np.where(lab == 1, a @ (lab == 1), a @ (lab == 2))
+        return np.where(lab > 0, deg - inside, -1)
+
+    cost = outside(labels)
+    top, count, movers = heuristics.move_scores(a, a.astype(np.float32), deg, labels, cost)
+    sizes = [0, np.count_nonzero(labels == 1), np.count_nonzero(labels == 2)]
+    for b in range(3):
+        for v in range(n):
+            k = b * n + v
+            empties = labels[v] > 0 and sizes[labels[v]] == 1
+            assert movers[k] == (labels[v] != b and not empties)
+            if not movers[k]:
+                continue
+            moved = labels.copy()
+            moved[v] = b
+            new = outside(moved)
+            assert (top[k], count[k]) == (new.max(), np.count_nonzero(new == new.max())), (v, b)
+
+
 def test_maximal_pair_keeps_the_refutation():
     t = Topology.from_networkx(nx.barbell_graph(5, 2))
     value, w = heuristics.search_r(t.in_neighbors)
