@@ -2,7 +2,9 @@
 
 For every graph of the suite (fixed seeds) it runs, each under a per-solve cap:
 
-- the default ``portfolio`` on ``max_r`` (the r* column, its status and seconds);
+- the default ``portfolio`` on ``max_r`` (the r* column, its status and seconds), with
+  ``threads = 1`` and, in the ``race`` column, with ``threads = 2`` (CP-SAT and HiGHS race on
+  two cores, ``solvers/race.py``; ``--no-race`` leaves it out);
 - the deployment decision ``is_r_robust(G, r)`` at ``r = ceil(r*/2)`` and at ``r = r*`` (the
   hardest yes) for graphs with n <= ``--decision-max-n``;
 - ``max_r`` with the ``published`` (Usevitch & Panagou 2020) and the ``strong`` model on each of
@@ -75,10 +77,25 @@ def suite(families: list[str], sizes: list[int], big: list[int], seeds: int) -> 
                 yield family, n, f"rad={radius}", 0, Topology.from_networkx(g)
 
 
-def _solve(g: Topology, q: Question, engine: str, form: str, cap: float) -> tuple[Result, float]:
+def _solve(
+    g: Topology, q: Question, engine: str, form: str, cap: float, threads: int = 1
+) -> tuple[Result, float]:
     start = time.perf_counter()
-    res = registry.solve(Request(g, q, cap, 1, form, 0), engine)
+    res = registry.solve(Request(g, q, cap, threads, form, 0), engine)
     return res, time.perf_counter() - start
+
+
+def _winner(res: Result) -> str:
+    """Which racer settled it: ``cpsat``/``highs`` (``/pub`` when the published slice did),
+    ``no race`` when the subset DP or the cheap bounds did, ``-`` when nothing settled it."""
+    steps = res.params.get("steps", [])
+    race = next((s for s in steps if s.get("step") == "race"), None)
+    if race is None:
+        return "no race" if res.status is Status.EXACT else "-"
+    if race["winner"] is None:
+        return "-"
+    last = [s for s in steps if s.get("engine") == race["winner"] and "model" in s][-1]
+    return race["winner"] + ("/pub" if last["model"].startswith("published") else "")
 
 
 def _cell(res: Result | None, seconds: float) -> str:
@@ -102,6 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--decision-max-n", type=int, default=50, help="largest n for decisions")
     ap.add_argument("--models", default=",".join(f"{e}:{f}" for e, f in MODELS))
     ap.add_argument("--json", action="store_true", help="one JSON object per row instead")
+    ap.add_argument(
+        "--race",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the race column: portfolio with threads=2",
+    )
+    ap.add_argument(
+        "--params", default="", help="keep only these param labels, e.g. p=0.5,k=5 (default: all)"
+    )
     args = ap.parse_args(argv)
     families = [f for f in args.families.split(",") if f]
     unknown = set(families) - set(FAMILIES)
@@ -110,28 +136,43 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     big = [int(x) for x in args.big.split(",") if x]
     models = [tuple(x.split(":")) for x in args.models.split(",") if x]
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    keep = {x for x in args.params.split(",") if x}
     print(
-        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {load:.2f}, "
-        f"python {platform.python_version()}, threads 1, caps: portfolio/cpsat {args.cap:g} s, "
-        f"highs/cbc {args.milp_cap:g} s, decisions {args.decision_cap:g} s",
+        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {_load()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M %Z')}, python {platform.python_version()}, threads 1 "
+        f"(race: 2), caps: portfolio/cpsat {args.cap:g} s, highs/cbc {args.milp_cap:g} s, "
+        f"decisions {args.decision_cap:g} s",
         flush=True,
     )
     warm = generators.complete(4)  # load solver libraries before the clock starts
     for engine in ("portfolio", "cpsat", "highs", "cbc"):
         registry.solve(Request(warm, Question.max_r()), engine)
-    columns = ["family", "n", "param", "seed", "r*", "portfolio", "dec r*/2", "dec r*"]
-    columns += [f"{e} {f[:3]}" for e, f in models]
-    widths = [9, 4, 8, 4, 8, 22, 9, 9] + [22] * len(models)
+    columns = ["family", "n", "param", "seed", "r*", "portfolio"]
+    widths = [9, 4, 8, 4, 8, 22]
+    if args.race:
+        columns += ["race", "won by"]
+        widths += [22, 10]
+    columns += ["dec r*/2", "dec r*"] + [f"{e} {f[:3]}" for e, f in models]
+    widths += [9, 9] + [22] * len(models)
     if not args.json:
         print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)), flush=True)
     compare: dict[tuple[str, str], list[float]] = {}
+    timings: dict[str, list[tuple[Result, float]]] = {"portfolio": [], "race": []}
     for family, n, param, seed, g in suite(families, sizes, big, args.seeds):
+        if keep and param not in keep:
+            continue
         res, secs = _solve(g, Question.max_r(), "portfolio", "strong", args.cap)
-        star = res.value if res.value is not None else res.lower
+        timings["portfolio"].append((res, secs))
         row = {"family": family, "n": n, "param": param, "seed": seed}
-        row["r*"] = str(res.value) if res.value is not None else f"[{res.lower},{res.upper}]"
         row["portfolio"] = _cell(res, secs)
+        if args.race:
+            rres, rsecs = _solve(g, Question.max_r(), "portfolio", "strong", args.cap, threads=2)
+            timings["race"].append((rres, rsecs))
+            row["race"], row["won by"] = _cell(rres, rsecs), _winner(rres)
+            if rres.value is not None and res.value is None:
+                res = rres  # the bounds columns below use what either proved
+        star = res.value if res.value is not None else res.lower
+        row["r*"] = str(res.value) if res.value is not None else f"[{res.lower},{res.upper}]"
         for label, r in (("dec r*/2", math.ceil(star / 2)), ("dec r*", star)):
             cell = "-"
             if n <= args.decision_max_n and r > 0:
@@ -154,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cells = [str(row[c]) for c in columns]
             print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), flush=True)
+    if args.race and timings["race"] and not args.json:
+        _summary(timings, args.cap)
     if compare and not args.json:
         pub = statistics.median(compare.get(("cpsat", "published"), [math.nan]))
         strong = statistics.median(compare.get(("cpsat", "strong"), [math.nan]))
@@ -162,7 +205,38 @@ def main(argv: list[str] | None = None) -> int:
             f"# ER n=40 p=0.5, {count} seeds, CP-SAT median seconds: published {pub:.2f}, "
             f"strong {strong:.2f}, ratio {pub / strong:.1f}x (capped solves count at the cap)"
         )
+    if not args.json:
+        print(f"# load at the end {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages (other users' work shares the cores)."""
+    if not hasattr(os, "getloadavg"):
+        return "unknown"
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _summary(timings: dict[str, list[tuple[Result, float]]], cap: float) -> None:
+    """Exact rows, median seconds (a capped solve counts at the cap) and the race's speed-up."""
+    for name, runs in timings.items():
+        exact = sum(res.status is Status.EXACT for res, _ in runs)
+        secs = [s if res.status is Status.EXACT else cap for res, s in runs]
+        print(
+            f"# {name}: {exact}/{len(runs)} exact within {cap:g} s, median "
+            f"{statistics.median(secs):.2f} s (capped solves count at the cap)"
+        )
+    both = [
+        (a[1], b[1])
+        for a, b in zip(timings["portfolio"], timings["race"], strict=True)
+        if a[0].status is Status.EXACT and b[0].status is Status.EXACT
+    ]
+    if both:
+        ratios = [one / max(two, 1e-3) for one, two in both]
+        print(
+            f"# rows exact in both: {len(both)}; threads=1 / race wall, median "
+            f"{statistics.median(ratios):.2f}x, min {min(ratios):.2f}x, max {max(ratios):.2f}x"
+        )
 
 
 if __name__ == "__main__":
