@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["TwinClass", "twin_classes"]
+__all__ = ["TwinClass", "twin_classes", "twin_groups"]
 
 
 @dataclass(frozen=True)
@@ -54,23 +54,18 @@ def twin_classes(in_neighbors: Sequence[frozenset[int]]) -> list[TwinClass]:
     O(n + m) set operations (hashing each node's in- and out-neighbourhood twice).
     """
     n = len(in_neighbors)
-    outs: list[set[int]] = [set() for _ in range(n)]
+    in_masks = [sum(1 << j for j in nbrs) for nbrs in in_neighbors]
+    out_masks = [0] * n
     for i, nbrs in enumerate(in_neighbors):
         for j in nbrs:
-            outs[j].add(i)
-    groups: dict[tuple[frozenset[int], frozenset[int], bool], list[int]] = {}
-    for i in range(n):
-        for closed in (False, True):
-            me = frozenset({i}) if closed else frozenset()
-            key = (in_neighbors[i] | me, frozenset(outs[i]) | me, closed)
-            groups.setdefault(key, []).append(i)
+            out_masks[j] |= 1 << i
     owner = list(range(n))  # class representative (smallest member) of each node
     complete = [False] * n
-    for (_, _, closed), members in groups.items():
-        if len(members) > 1:
-            for i in members:
-                owner[i] = members[0]
-                complete[members[0]] = closed
+    for group, closed in twin_groups(in_masks, out_masks):
+        members = [i for i in range(n) if group >> i & 1]
+        for i in members:
+            owner[i] = members[0]
+        complete[members[0]] = closed
     reps = sorted(set(owner))
     position = {rep: k for k, rep in enumerate(reps)}
     members_of: list[list[int]] = [[] for _ in reps]
@@ -81,3 +76,21 @@ def twin_classes(in_neighbors: Sequence[frozenset[int]]) -> list[TwinClass]:
         heard = {position[owner[j]] for j in in_neighbors[rep]} - {k}
         classes.append(TwinClass(tuple(members_of[k]), complete[rep], tuple(sorted(heard))))
     return classes
+
+
+def twin_groups(in_masks: Sequence[int], out_masks: Sequence[int]) -> list[tuple[int, bool]]:
+    """The twin classes with two or more members, as ``(bitmask, complete)`` pairs.
+
+    ``in_masks[i]`` and ``out_masks[i]`` are bitmasks of node i's in- and out-neighbours. Each
+    node is hashed twice: by its open neighbourhoods (twins not joined to each other) and by its
+    closed ones (each node counting itself: twins joined both ways); equal keys are twins.
+    """
+    groups: dict[tuple[int, int, bool], int] = {}
+    for i, (ins, outs) in enumerate(zip(in_masks, out_masks, strict=True)):
+        for closed in (False, True):
+            me = (1 << i) if closed else 0
+            key = (ins | me, outs | me, closed)
+            groups[key] = groups.get(key, 0) | (1 << i)
+    return [
+        (members, closed) for (_, _, closed), members in groups.items() if members & (members - 1)
+    ]

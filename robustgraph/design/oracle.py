@@ -30,6 +30,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from solvers.twins import twin_groups
+
 __all__ = [
     "UNKNOWN",
     "Unknown",
@@ -119,19 +121,9 @@ def twin_masks(masks: Sequence[int], outs: Sequence[int], exclude: int = 0) -> l
     i and j are twins when ``in(i) - j == in(j) - i``, ``out(i) - j == out(j) - i`` and the arcs
     between them are symmetric. Nodes in ``exclude`` have no twins (they are fixed by the caller).
     """
-    n = len(masks)
-    groups: dict[tuple[int, int, bool], int] = {}
-    for i in range(n):
-        if exclude >> i & 1:
-            continue
-        # Two keys per node: the open neighbourhoods (twins not joined to each other) and the
-        # closed ones (twins joined both ways); a node belongs to at most one nontrivial group.
-        for closed in (False, True):
-            bit = (1 << i) if closed else 0
-            key = (masks[i] | bit, outs[i] | bit, closed)
-            groups[key] = groups.get(key, 0) | (1 << i)
-    twins = [0] * n
-    for members in groups.values():
+    twins = [0] * len(masks)
+    for group, _ in twin_groups(masks, outs):
+        members = group & ~exclude  # dropping fixed nodes leaves the others pairwise twins
         if members & (members - 1):
             for i in _bits(members):
                 twins[i] |= members & ~(1 << i)
