@@ -107,6 +107,13 @@ def test_gate_records_every_decision_and_the_ledger_verifies(db):
     assert verify(db, expect_head=report.head_hash).valid
 
 
+def test_reading_and_verifying_leave_no_wal_or_shm_files_behind(db):
+    verify(db)
+    read_entries(db)
+    assert CliRunner().invoke(main, ["ledger", "show", str(db)]).exit_code == 0
+    assert sorted(p.name for p in db.parent.iterdir()) == ["ledger.db"]
+
+
 def test_reopening_does_not_duplicate_the_registry_and_remembers_votes(db):
     keys, reg = world(distinct("abcd"))
     with Ledger(db) as ledger:

@@ -189,6 +189,17 @@ class Ledger:
             raise
 
     def close(self) -> None:
+        """Close, leaving the file in rollback-journal mode when no one else has it open.
+
+        A file left in WAL mode makes every later read-only open (``ledger show``/``verify``)
+        create ``-wal`` and ``-shm`` files that a read-only connection cannot remove; switching
+        back needs exclusive access, so with other connections open the file stays in WAL mode
+        (the next writer switches it back on close).
+        """
+        try:
+            self._conn.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError:  # another connection holds the database
+            pass
         self._conn.close()
 
     def __enter__(self) -> Ledger:
