@@ -204,7 +204,13 @@ written); 2 usage or input error.
     help="MILP/CP model for cpsat, highs and cbc.",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
-@click.option("--threads", type=int, default=1, show_default=True, help="Solver threads.")
+@click.option(
+    "--threads",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."

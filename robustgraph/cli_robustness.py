@@ -152,7 +152,13 @@ def _render(
     help="Model for cpsat, highs and cbc (published: Usevitch & Panagou 2020).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per question.")
-@click.option("--threads", type=int, default=1, show_default=True, help="Solver threads.")
+@click.option(
+    "--threads",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
+)
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of heuristics and solvers."
 )
