@@ -4,7 +4,10 @@ For every graph of the suite (fixed seeds) it runs, each under a per-solve cap:
 
 - the default ``portfolio`` on ``max_r`` (the r* column, its status and seconds), with
   ``threads = 1`` and, in the ``race`` column, with ``threads = 2`` (CP-SAT and HiGHS race on
-  two cores, ``solvers/race.py``; ``--no-race`` leaves it out);
+  two cores, ``solvers/race.py``; ``--no-race`` leaves it out). Beside it: the racer that
+  settled it, ``cores`` (process CPU seconds over wall seconds: how much of the two cores the
+  race got on a shared machine) and ``2-core est`` (the wall time before the race plus the
+  winner's CPU seconds: what the race would take with a core per racer; an estimate);
 - the deployment decision ``is_r_robust(G, r)`` at ``r = ceil(r*/2)`` and at ``r = r*`` (the
   hardest yes) for graphs with n <= ``--decision-max-n``;
 - ``max_r`` with the ``published`` (Usevitch & Panagou 2020) and the ``strong`` model on each of
@@ -80,9 +83,28 @@ def suite(families: list[str], sizes: list[int], big: list[int], seeds: int) -> 
 def _solve(
     g: Topology, q: Question, engine: str, form: str, cap: float, threads: int = 1
 ) -> tuple[Result, float]:
-    start = time.perf_counter()
+    res, secs, _ = _solve_cpu(g, q, engine, form, cap, threads)
+    return res, secs
+
+
+def _solve_cpu(
+    g: Topology, q: Question, engine: str, form: str, cap: float, threads: int = 1
+) -> tuple[Result, float, float]:
+    """The result, its wall seconds and the process CPU seconds it used (all threads)."""
+    start, cpu = time.perf_counter(), time.process_time()
     res = registry.solve(Request(g, q, cap, threads, form, 0), engine)
-    return res, time.perf_counter() - start
+    return res, time.perf_counter() - start, time.process_time() - cpu
+
+
+def _two_core_estimate(res: Result) -> str:
+    """Seconds the race would take if each racer had a core of its own: the wall time before
+    the race plus the winner's CPU seconds (one-worker solves run in the racer's thread)."""
+    steps = res.params.get("steps", [])
+    race = next((s for s in steps if s.get("step") == "race"), None)
+    if race is None or race["winner"] is None:
+        return "-"
+    cpu = sum(s.get("cpu", 0.0) for s in steps if s.get("engine") == race["winner"])
+    return f"{race['started'] + cpu:.2f}"
 
 
 def _winner(res: Result) -> str:
@@ -150,8 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     columns = ["family", "n", "param", "seed", "r*", "portfolio"]
     widths = [9, 4, 8, 4, 8, 22]
     if args.race:
-        columns += ["race", "won by"]
-        widths += [22, 10]
+        columns += ["race", "won by", "cores", "2-core est"]
+        widths += [22, 10, 5, 10]
     columns += ["dec r*/2", "dec r*"] + [f"{e} {f[:3]}" for e, f in models]
     widths += [9, 9] + [22] * len(models)
     if not args.json:
@@ -166,9 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         row = {"family": family, "n": n, "param": param, "seed": seed}
         row["portfolio"] = _cell(res, secs)
         if args.race:
-            rres, rsecs = _solve(g, Question.max_r(), "portfolio", "strong", args.cap, threads=2)
+            rres, rsecs, rcpu = _solve_cpu(
+                g, Question.max_r(), "portfolio", "strong", args.cap, threads=2
+            )
             timings["race"].append((rres, rsecs))
             row["race"], row["won by"] = _cell(rres, rsecs), _winner(rres)
+            row["cores"] = f"{rcpu / max(rsecs, 1e-9):.2f}"
+            row["2-core est"] = _two_core_estimate(rres)
             if rres.value is not None and res.value is None:
                 res = rres  # the bounds columns below use what either proved
         star = res.value if res.value is not None else res.lower

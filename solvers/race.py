@@ -91,6 +91,7 @@ class _Lane:
         self.racer = racer
         self.probe: int | None = None
         self.signal = StopSignal()
+        self.cpu = 0.0  # CPU seconds of this thread in its last solve (one worker: the solve's)
         self.thread: threading.Thread | None = None
 
 
@@ -128,12 +129,14 @@ class _Board:
         """One solve on the lane's engine, outside the lock; a crash is an ``invalid`` outcome."""
         left = self.p.remaining()
         limit = left if budget <= 0 else (budget if left is None else min(budget, left))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
-            return lane.racer.run(model, limit, 1, self.p.request.seed, stop=signal)
+            out = lane.racer.run(model, limit, 1, self.p.request.seed, stop=signal)
         except Exception as exc:  # a racer's crash is reported, never a proof
             seconds = time.perf_counter() - start
-            return Outcome("invalid", None, None, seconds, f"{type(exc).__name__}: {exc}")
+            out = Outcome("invalid", None, None, seconds, f"{type(exc).__name__}: {exc}")
+        lane.cpu = time.thread_time() - cpu
+        return out
 
     def absorb(
         self, lane: _Lane, model: Model, probe: int | None, out: Outcome, signal: StopSignal
@@ -148,6 +151,7 @@ class _Board:
                 "outcome": out.status,
                 "native": out.native,
                 "seconds": round(out.seconds, 4),
+                "cpu": round(lane.cpu, 4),
             }
             if signal.is_set():
                 step["stopped"] = True
@@ -242,8 +246,10 @@ def race(p: Progress, entrants: Sequence[Racer]) -> str | None:
     ----------
     p : Progress
         The shared proven bounds (cheap bounds already in); updated in place. Every solve's
-        step is appended to ``p.steps`` with its ``engine``, and one ``race`` step at the end
-        names the winner and how long the others took to stop.
+        step is appended to ``p.steps`` with its ``engine`` and its ``cpu`` seconds (the
+        racer thread's CPU time: a one-worker solve runs in that thread), and one ``race`` step
+        at the end names the winner, when the race ``started`` and how long the others took to
+        stop (``stopped_in``).
     entrants : sequence of Racer
         One thread each; each solve uses one worker.
 
@@ -278,6 +284,7 @@ def race(p: Progress, entrants: Sequence[Racer]) -> str | None:
     board = _Board(p, lanes)
     if not lanes:
         return None
+    started = time.perf_counter() - p.start
     for lane in lanes:
         lane.thread = threading.Thread(
             target=_lane_main, args=(board, lane), name=f"race-{lane.racer.name}", daemon=True
@@ -299,6 +306,7 @@ def race(p: Progress, entrants: Sequence[Racer]) -> str | None:
     p.note(
         "race",
         racers=[lane.racer.name for lane in lanes],
+        started=round(started, 4),
         winner=board.winner,
         stopped_in=None if stopped_in is None else round(stopped_in, 4),
     )
