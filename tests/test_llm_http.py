@@ -119,6 +119,7 @@ def test_content_length_reply_and_keep_alive_reuse():
     assert head.startswith("POST /v1/chat HTTP/1.1\r\n")
     assert "Host: 127.0.0.1:" in head and "Authorization: Bearer k\r\n" in head
     assert "Content-Length: 7\r\n" in head and server.requests[0][2] == b'{"a":1}'
+    assert "Accept-Encoding: identity\r\n" in head
 
 
 async def _with(server: Scripted, make_calls, **client_options):
@@ -226,6 +227,7 @@ def test_head_only_replies_and_204_have_no_body():
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "chunk size"),
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX", "CRLF"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "over the limit"),
+        (b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 1\r\n\r\nx", "'br'"),
     ],
 )
 def test_garbage_replies_are_transport_errors(garbage, reason):

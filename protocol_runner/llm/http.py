@@ -132,7 +132,12 @@ class HTTPClient:
         self._ssl_context = ssl_context
         self._prefix = parts.path.rstrip("/")
         authority = parts.netloc.rpartition("@")[2]
-        fixed = {"Host": authority, "User-Agent": "robustgraph", "Accept": "application/json"}
+        fixed = {
+            "Host": authority,
+            "User-Agent": "robustgraph",
+            "Accept": "application/json",
+            "Accept-Encoding": "identity",  # no compressed replies (RFC 9110, 12.5.3)
+        }
         fixed.update(headers or {})
         self._fixed = "".join(f"{name}: {value}\r\n" for name, value in fixed.items())
         self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], bytes] = {}
@@ -380,6 +385,9 @@ class _Connection(asyncio.Protocol):
                 continue  # an interim reply (100 Continue): the real one follows
             tokens = {t.strip() for t in fields.get("connection", "").lower().split(",")}
             self._keep = "close" not in tokens if version == "HTTP/1.1" else "keep-alive" in tokens
+            coding = fields.get("content-encoding", "identity").strip().lower()
+            if coding not in ("identity", ""):
+                raise ValueError(f"content coding {coding!r} not supported")
             if self._head_only or status in (204, 304):
                 self._framing, self._left = LENGTH, 0
             else:
