@@ -12,19 +12,29 @@ checks the value, every gate decision is appended to a hash-chained ledger, and 
 quorum decides on the same votes for comparison. Both decisions go into the query's record
 (``protocol_data["commit_gate"]``, layout in :mod:`protocol_runner.records`).
 
+A correlated quorum in that first decision starts the diversity-forcing round
+(:meth:`CommitStage.diversity_round`): every honest agent is re-asked the task through the run's
+own LLM client, alone (no neighbour messages), with a fresh sample and a share of the honest
+agents' retrieval documents that no other agent holds (:func:`plan_diversity_round`, dealt by
+:func:`~protocol_runner.commit.partition_evidence`); the new answers become signed votes of
+stage ``"diversity"`` and the gate decides again. That second decision is final: a commit, or
+for a second correlated quorum an escalation to a human (issue 7's rule).
+
 Registration: every agent of the roster (adversaries too: they are members of the deployment,
 though they cast no vote) with a key from :func:`~protocol_runner.commit.keyring_from_seed` and
 its checkpoint, prompt lineage and corpus. The roster's empty attribute means "shared with no
 one" and becomes a value unique to the agent (:func:`infrastructure`).
 
-Resume: a decision already in the ledger for a proposal (a run killed after the ledger append
-and before the record was written) is reused, never taken or appended again; finished queries
-never reach the stage. See ``docs/commit-gate.md``.
+Resume: a decision already in the ledger for a proposal and stage (a run killed after the
+ledger append and before the record was written) is reused, never taken or appended again;
+finished queries never reach the stage. See ``docs/commit-gate.md``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +51,13 @@ from protocol_runner.commit import (
     decide_from_answers,
     keyring_from_seed,
     normalise_answer,
+    partition_evidence,
     plain_quorum,
     public_key_hex,
     reexecution_from_answer,
     value_hash,
 )
+from protocol_runner.commit.outcomes import Stage
 from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.prompts import answer_messages, parse_answer
 from protocol_runner.protocols import Outcome, QueryContext
@@ -58,13 +70,16 @@ from robustgraph.errors import ParameterError
 
 __all__ = [
     "DATA_KEY",
+    "DIVERSITY_SAMPLE",
     "LEDGER_FILE",
     "UNSHARED",
     "CommitStage",
+    "Reask",
     "SimulatedReexecutor",
     "check_commit_gate",
     "conditioned_on",
     "infrastructure",
+    "plan_diversity_round",
     "registry_for",
 ]
 
@@ -80,6 +95,10 @@ UNSHARED = "#own:"
 A roster checkpoint or corpus cannot contain ``#`` (it travels in the agent's request tag,
 :class:`~protocol_runner.llm.types.AgentIdentity`), and declared values with this prefix are
 refused, so the value never equals a declared one."""
+
+DIVERSITY_SAMPLE = 1
+"""Sample index of the diversity round's requests: a fresh draw, never round 0's reply again
+(round 0 asks the same prompt with sample 0, and the response cache would return it)."""
 
 
 def check_commit_gate(n: int, F: int) -> None:  # noqa: N803 - the paper's F
@@ -197,6 +216,81 @@ def conditioned_on(ctx: QueryContext, outcome: Outcome,
     return items
 
 
+@dataclass(frozen=True)
+class Reask:
+    """One agent's part in the diversity-forcing round.
+
+    ``corpus`` is the retrieval corpus it reads (its request identity's corpus), empty when its
+    share holds no document; ``evidence`` is what its new answer is derived from: the document
+    of its share, else its own weights.
+    """
+
+    agent: int
+    corpus: str
+    evidence: tuple[str, ...]
+
+
+def _document(corpus: str, task: Task) -> str:
+    return f"document {corpus}/{task.id}"
+
+
+def plan_diversity_round(ctx: QueryContext, registry: Registry, *,
+                         seed: int) -> dict[str, Reask]:
+    """Who reads what in the diversity-forcing round after a correlated quorum (issue 7).
+
+    Parameters
+    ----------
+    ctx : QueryContext
+        The concluded query.
+    registry : Registry
+        The gate's registry (for the agents' checkpoints).
+    seed : int
+        Seed of the deal (:func:`~protocol_runner.commit.partition_evidence`).
+
+    Returns
+    -------
+    dict of agent id to Reask
+        One entry per honest agent, in roster order. The distinct documents the honest agents'
+        corpora serve for the task are dealt in pairwise disjoint shares; an agent whose share
+        is empty (fewer documents than agents) answers from its own weights alone.
+
+    Notes
+    -----
+    Shares hold at most one document, as there are at most as many documents as agents. No
+    agent reads neighbour messages, so the new evidence hashes share nothing but a checkpoint
+    that two weights-only agents have in common (the independence-unit test still sees it).
+
+    Examples
+    --------
+    >>> from protocol_runner.protocols import EngineConfig, Network
+    >>> from protocol_runner.roster import Roster
+    >>> from robustgraph.topology import Topology
+    >>> roster = Roster((AgentSpec(0, "a", "strong", "sim-strong", corpus="wiki"),
+    ...                  AgentSpec(1, "b", "strong", "sim-strong", corpus="wiki"),
+    ...                  AgentSpec(2, "c", "strong", "sim-strong", checkpoint="ck")), "3S")
+    >>> network = Network(Topology.from_edges([("a", "b"), ("b", "c")]), roster)
+    >>> ctx = QueryContext(network, Task("t1", "What is 2 + 3?", "5"), 0, None,
+    ...                    EngineConfig(rounds=0, F=0, seed=0), protocol="sac")
+    >>> plan = plan_diversity_round(ctx, registry_for(roster, seed=0)[0], seed=0)
+    >>> {agent: r.evidence for agent, r in plan.items()}  # one document, dealt to one agent
+    {'a': ('weights #own:a',), 'b': ('weights #own:b',), 'c': ('document wiki/t1',)}
+    """
+    agents = ctx.network.roster.agents
+    honest = [agents[i] for i in ctx.honest]
+    corpus_of = {_document(a.corpus, ctx.task): a.corpus for a in honest if a.corpus}
+    shares = partition_evidence([a.agent_id for a in honest], list(corpus_of), seed=seed)
+    checkpoint = {record.agent_id: record.infra.checkpoint for record in registry}
+    plan = {}
+    for agent in honest:
+        share = shares[agent.agent_id]
+        if share:
+            plan[agent.agent_id] = Reask(agent.index, corpus_of[share[0]], share)
+        else:
+            plan[agent.agent_id] = Reask(agent.index, "",
+                                         (f"weights {checkpoint[agent.agent_id]}",))
+    return plan
+
+
 def _fresh(base: str, taken: set[str]) -> str:
     name, k = base, 1
     while name in taken:
@@ -264,6 +358,12 @@ class SimulatedReexecutor:
                                        [f"document {self.snapshot}/{task.id}"])
 
 
+def _values(answers: Mapping[str, str | None]) -> dict[str, str]:
+    """Value hash to normalised answer, for the answers that cast a vote."""
+    return {value_hash(normalise_answer(a)): normalise_answer(a)
+            for a in answers.values() if a is not None}
+
+
 def _summary(body: Mapping[str, Any], values: Mapping[str, str],
              ctx: QueryContext) -> dict[str, Any]:
     """A decision as the record keeps it: outcome, action, the value at stake, reasons."""
@@ -281,15 +381,20 @@ def _summary(body: Mapping[str, Any], values: Mapping[str, str],
     return out
 
 
-def _recorded(ledger: Ledger) -> dict[str, dict[str, Any]]:
-    """Gate decisions already in the ledger, by proposal id (first round only)."""
+def _recorded(ledger: Ledger) -> dict[tuple[str, str], dict[str, Any]]:
+    """Gate decisions already in the ledger, by proposal id and stage."""
     found = {}
     for entry in ledger.entries():
         body = entry.body
-        if (body.get("kind"), body.get("rule"), body.get("stage")) == ("decision", "gate",
-                                                                         "initial"):
-            found[body["proposal_id"]] = body
+        if (body.get("kind"), body.get("rule")) == ("decision", "gate"):
+            found[body["proposal_id"], body["stage"]] = body
     return found
+
+
+def _round_seed(seed: int, proposal: str) -> int:
+    """The diversity round's deal seed: a hash of the run's seed and the proposal id."""
+    digest = hashlib.sha256(f"{seed}/{proposal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 class CommitStage:
@@ -319,8 +424,13 @@ class CommitStage:
 
     Notes
     -----
-    Per query: n signatures, 2n signature checks (gate and plain quorum), at most one simulated
-    re-execution and one ledger append (one fsync'd SQLite transaction).
+    Per query: n signatures, 3n signature checks (the gate; the plain quorum on the votes
+    signed, and again on the votes in the gate's decision, which is how a decision reused from
+    the ledger is compared too), at most one simulated re-execution and one ledger append (one
+    fsync'd SQLite transaction). A correlated quorum
+    adds the diversity round: one LLM call per honest agent (through the run's client, so
+    cached and counted in the query's cost), as many signatures and checks again, at most one
+    more re-execution and one more append.
     """
 
     def __init__(self, roster: Roster, tasks: Sequence[Task], *, F: int,  # noqa: N803
@@ -329,6 +439,7 @@ class CommitStage:
         self.registry, self._keys = registry_for(roster, seed=seed)
         self.reexecutor = SimulatedReexecutor(tasks, self.registry, seed=seed)
         self.run_id = run_id
+        self.seed = seed
         self.ledger = Ledger(ledger)
         try:
             self.gate = CommitGate(self.registry, F, self._reexecute,
@@ -351,36 +462,86 @@ class CommitStage:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __call__(self, ctx: QueryContext, outcome: Outcome) -> dict[str, Any]:
-        """Decide the query's proposal; return ``{"commit_gate": ...}`` for its record."""
+    def _decide(self, task: Task, proposal: str, answers: Mapping[str, str | None],
+                evidence: Mapping[str, Sequence[str]], stage: Stage) -> dict[str, Any]:
+        """The gate's decision (taken and appended now, or reused from the ledger) as JSON."""
+        body = self._recorded.get((proposal, stage))
+        if body is not None:  # decided (and appended) before this run was interrupted
+            return body
+        self._pending[proposal] = task
+        try:
+            out = decide_from_answers(self.gate, proposal, answers, evidence, self._keys,
+                                      stage=stage)
+        finally:
+            del self._pending[proposal]
+        return out.gate.to_json()
+
+    async def diversity_round(self, ctx: QueryContext,
+                              proposal: str) -> tuple[dict[str, str | None], dict[str, Reask]]:
+        """Re-ask every honest agent alone with its share of the evidence; its new answers.
+
+        Each agent asks the task's answer prompt (no neighbour messages) under its own id and
+        checkpoint, the corpus of its share (none for an empty share) and sample
+        :data:`DIVERSITY_SAMPLE`, through the query's context: the run's client, response
+        cache and cost accounting, on any backend.
+
+        Returns
+        -------
+        answers : dict of agent id to str or None
+            Each agent's new answer in normal form (None when it did not parse: no vote).
+        plan : dict of agent id to Reask
+            :func:`plan_diversity_round`'s deal, seeded by the run's seed and ``proposal``.
+        """
+        task = ctx.task
+        plan = plan_diversity_round(ctx, self.registry, seed=_round_seed(self.seed, proposal))
+        agents = ctx.network.roster.agents
+        prompt = answer_messages(task)
+        requests = []
+        for agent_id, reask in plan.items():
+            spec = agents[reask.agent]
+            who = AgentIdentity(agent_id, checkpoint=spec.checkpoint, corpus=reask.corpus)
+            requests.append(replace(ctx.request(spec.model or "", prompt, who.to_user()),
+                                    sample=DIVERSITY_SAMPLE))
+        replies = await ctx.wave(ctx.ask_request(r) for r in requests)
+        answers = {agent_id: key_of(parse_answer(c.text, task), task)
+                   for agent_id, c in zip(plan, replies, strict=True)}
+        return answers, plan
+
+    async def __call__(self, ctx: QueryContext, outcome: Outcome) -> dict[str, Any]:
+        """Decide the query's proposal; return ``{"commit_gate": ...}`` for its record.
+
+        The first decision is ``"gate"``; after a correlated quorum the diversity round's
+        decision, the final one, is ``"diversity"`` with the round's ``"votes"`` and each
+        agent's evidence (``"shares"``). A decision found in the ledger is reused, never taken
+        or appended again; the diversity round's answers then come from the response cache.
+        """
         task = ctx.task
         proposal = f"{self.run_id}/{query_id(ctx.protocol, task.id)}"
         agents = ctx.network.roster.agents
         answers = {agents[t.agent].agent_id: key_of(t.answer, task)
                    for t in outcome.final if t.honest}
-        values = {value_hash(normalise_answer(a)): normalise_answer(a)
-                  for a in answers.values() if a is not None}
-        body = self._recorded.get(proposal)
-        if body is None:
-            self._pending[proposal] = task
-            try:
-                out = decide_from_answers(self.gate, proposal, answers,
-                                          conditioned_on(ctx, outcome, self.registry), self._keys)
-            finally:
-                del self._pending[proposal]
-            gate, plain = out.gate.to_json(), out.plain.to_json()
-        else:  # decided (and appended) before this run was interrupted: reuse, never re-decide
-            gate = body
-            cast = [*body["votes"], *(r["vote"] for r in body["rejected"])]
-            plain = plain_quorum(self.registry, self.gate.f, proposal,
-                                 [Vote.from_json(v) for v in cast]).to_json()
-        return {DATA_KEY: {
+        gate = self._decide(task, proposal, answers,
+                            conditioned_on(ctx, outcome, self.registry), "initial")
+        cast = [*gate["votes"], *(r["vote"] for r in gate["rejected"])]
+        plain = plain_quorum(self.registry, self.gate.f, proposal,
+                             [Vote.from_json(v) for v in cast]).to_json()
+        data = {
             "proposal_id": proposal,
             "f": self.gate.f,
             "votes": sum(a is not None for a in answers.values()),
-            "gate": _summary(gate, values, ctx),
-            "plain": _summary(plain, values, ctx),
-        }}
+            "gate": _summary(gate, _values(answers), ctx),
+            "plain": _summary(plain, _values(answers), ctx),
+        }
+        if gate.get("escalate_to") == "diversity_round":
+            again, plan = await self.diversity_round(ctx, proposal)
+            shares = {agent_id: reask.evidence for agent_id, reask in plan.items()}
+            final = self._decide(task, proposal, again, shares, "diversity")
+            data["diversity"] = {
+                **_summary(final, _values(again), ctx),
+                "votes": sum(a is not None for a in again.values()),
+                "shares": {agent_id: list(items) for agent_id, items in shares.items()},
+            }
+        return {DATA_KEY: data}
 
     def head(self) -> tuple[int, str]:
         """The ledger's last entry: its sequence number and hash (``(0, "")`` when empty)."""

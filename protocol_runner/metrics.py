@@ -30,7 +30,9 @@ A run with ``--commit-gate`` (``protocol_runner.commit_stage``) adds, for each d
 (:func:`commit_values`): **commit** (the rule committed a value), **false commit** (the
 committed value is wrong; a fraction of the queries with a commit), **escalation** (a
 correlated quorum was escalated) and **abort** (the independent re-execution did not reproduce
-the value).
+the value). The gate's rates count its final decision: after a correlated quorum, the decision
+of the diversity-forcing round (so an escalation is one to a human); the plain quorum decides
+the first round's votes once.
 
 Readings taken where the paper [1]_ leaves room (its metric names are kept; the per-query
 formulas below are ours):
@@ -173,8 +175,9 @@ def _as_float(flag: bool | None) -> float | None:
 def commit_values(record: QueryRecord) -> dict[str, float | None]:
     """One query's commit outcomes, keys ``"commit/<rule>/<metric>"``; ``{}`` without a gate.
 
-    ``commit``, ``escalation``, ``abort``: 1.0 when the rule's decision (``action`` in
-    ``protocol_data["commit_gate"][rule]``) was commit, escalate or abort, else 0.0;
+    ``commit``, ``escalation``, ``abort``: 1.0 when the rule's final decision (``action`` in
+    ``protocol_data["commit_gate"][rule]``, for the gate in ``["diversity"]`` when a
+    diversity-forcing round ran) was commit, escalate or abort, else 0.0;
     ``false_commit``: 1.0 when the rule committed a wrong value, 0.0 a right one, None when it
     committed nothing (or the value is unknown), so its mean is the share of commits that are
     false.
@@ -189,13 +192,18 @@ def commit_values(record: QueryRecord) -> dict[str, float | None]:
     >>> v = commit_values(rec)
     >>> v["commit/gate/escalation"], v["commit/gate/false_commit"], v["commit/plain/false_commit"]
     (1.0, None, 1.0)
+    >>> rec.protocol_data["commit_gate"]["diversity"] = {"action": "commit", "value_correct": True}
+    >>> v = commit_values(rec)  # the diversity round's decision is the gate's final one
+    >>> v["commit/gate/escalation"], v["commit/gate/commit"], v["commit/gate/false_commit"]
+    (0.0, 1.0, 0.0)
     """
     data = record.protocol_data.get("commit_gate")
     if not isinstance(data, Mapping):
         return {}
     values: dict[str, float | None] = {}
     for rule in COMMIT_RULES:
-        action, correct = data[rule]["action"], data[rule]["value_correct"]
+        final = data["diversity"] if rule == "gate" and "diversity" in data else data[rule]
+        action, correct = final["action"], final["value_correct"]
         committed = action == "commit"
         values[f"commit/{rule}/commit"] = float(committed)
         values[f"commit/{rule}/false_commit"] = (

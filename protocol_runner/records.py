@@ -62,8 +62,10 @@ With ``--commit-gate`` (``protocol_runner.commit_stage``) every record has ``com
 ``{"proposal_id", "f", "votes" (votes cast), "gate": DECISION, "plain": DECISION}``, a DECISION
 being ``{"outcome", "action" (commit | escalate | abort | none), "value" (the answer committed
 or at stake, null when votes split or fell short), "value_correct", "reasons"}`` plus, where
-the outcome has them, ``evidence``, ``units`` and ``escalate_to``. The gate's decision with its
-signed votes is in the run's ledger under ``proposal_id``.
+the outcome has them, ``evidence``, ``units`` and ``escalate_to``. After a correlated quorum
+``"diversity"``: the diversity-forcing round's DECISION (the gate's final one) plus its
+``"votes"`` and ``"shares"`` (agent -> evidence items). The gate's decisions with their signed
+votes are in the run's ledger under ``proposal_id``.
 
 ``cost`` counts this query's requests to the LLM layer: ``llm_calls`` (requests issued),
 ``cache_hits`` (of those, served from the response cache), tokens as reported by the backend

@@ -444,7 +444,9 @@ def _commit_lines(summary: Summary) -> list[str]:
         "",
         "Honest agents' final answers as signed votes, one proposal per query. Gate: 2f+1 "
         "agreeing votes with f+1 distinct evidence hashes from f+1 independence units, "
-        "reproduced by an independent re-execution (docs/commit-gate.md). Rates in percent of "
+        "reproduced by an independent re-execution (docs/commit-gate.md); its rates count the "
+        "final decision, after the diversity-forcing round that follows a correlated quorum "
+        "(an escalation there goes to a human). Rates in percent of "
         f"queries, false commits in percent of commits, with {level} bootstrap intervals.",
         "",
         *markdown_table(

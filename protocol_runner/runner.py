@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,11 +80,14 @@ RESULTS_FILE = "results.jsonl"
 CACHE_FILE = "cache.sqlite"
 BACKENDS = ("simulated", "openai")
 
-QueryHook = Callable[[QueryContext, Outcome], Mapping[str, Any]]
+QueryHook = Callable[[QueryContext, Outcome],
+                     Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
 """Called when a query's protocol has concluded, before its record is written; the keys it
-returns are added to the record's ``protocol_data``. The context gives the final answers
-(``outcome.final``), what each agent last received (``ctx.inbox(i)``) and the roster with its
-infrastructure attributes: what a commit gate needs to turn final answers into votes."""
+returns (or, for an async hook, the keys its awaitable returns) are added to the record's
+``protocol_data``. The context gives the final answers (``outcome.final``), what each agent
+last received (``ctx.inbox(i)``) and the roster with its infrastructure attributes: what a commit
+gate needs to turn final answers into votes. An async hook may make LLM calls through ``ctx``
+(the run's client and cache; counted in the query's cost)."""
 
 
 @dataclass(frozen=True)
@@ -478,7 +482,10 @@ async def _execute(
                         ctx = QueryContext(network, task, k, client, engine, protocol=name, ood=ood)
                         outcome = await protocols[name].run(ctx)
                         for hook in hooks:
-                            data = {**outcome.protocol_data, **hook(ctx, outcome)}
+                            added = hook(ctx, outcome)
+                            if inspect.isawaitable(added):
+                                added = await added
+                            data = {**outcome.protocol_data, **added}
                             outcome = Outcome(outcome.final, outcome.decision, data)
                         append_record(handle, ctx.record(outcome, run_id=prepared.run_id))
                         protocols[name].completed(k)

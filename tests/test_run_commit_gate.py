@@ -1,4 +1,5 @@
-"""robustgraph run --commit-gate: votes from final answers, ledger, both decisions, resume."""
+"""robustgraph run --commit-gate: votes from final answers, the diversity-forcing round after a
+correlated quorum, ledger, both rules' decisions, resume."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ from click.testing import CliRunner
 
 from protocol_runner import commit_stage
 from protocol_runner.answers import answer_key, is_correct
-from protocol_runner.commit import evidence_hash, verify
+from protocol_runner.commit import evidence_hash, normalise_answer, value_hash, verify
 from protocol_runner.commit.ledger import read_entries
+from protocol_runner.llm import AgentIdentity, CompletionRequest
+from protocol_runner.llm.backends import SimulatedBackend
+from protocol_runner.prompts import answer_messages, parse_answer
 from protocol_runner.records import read_records
-from protocol_runner.runner import RESULTS_FILE, RunSpec, execute, prepare
+from protocol_runner.report import write_summary
+from protocol_runner.runner import RESULTS_FILE, BackendSpec, RunSpec, execute, prepare
+from protocol_runner.server import running_server
+from protocol_runner.simulation import SimConfig, Simulator
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
 from robustgraph.generators import gamma_merg
@@ -34,12 +41,17 @@ def _invoke(args: list[str]):
     return CliRunner().invoke(main, args, catch_exceptions=False)
 
 
-def _decisions(path) -> dict[str, dict]:
-    """Gate decisions in a ledger, by proposal id (each proposal must appear once)."""
+def _decisions(path) -> dict[tuple[str, str], dict]:
+    """Gate decisions in a ledger, by proposal id and stage (each pair must appear once)."""
     bodies = [e.body for e in read_entries(path) if e.body["kind"] == "decision"]
-    ids = Counter(b["proposal_id"] for b in bodies)
+    ids = Counter((b["proposal_id"], b["stage"]) for b in bodies)
     assert max(ids.values()) == 1, ids
-    return {b["proposal_id"]: b for b in bodies}
+    return {(b["proposal_id"], b["stage"]): b for b in bodies}
+
+
+def _final(data: dict) -> dict:
+    """The gate's final decision in a record: the diversity round's when one ran."""
+    return data.get("diversity", data["gate"])
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +62,34 @@ def small_run(tmp_path_factory):
     return out, json.loads(result.stdout)
 
 
-def test_ledger_verifies_and_holds_one_decision_per_query(small_run):
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory):
+    """The same run without the gate."""
+    out = tmp_path_factory.mktemp("plain") / "results"
+    assert _invoke([*[a for a in RUN if a != "--commit-gate"], "-o", str(out)]).exit_code == 0
+    return out
+
+
+def _gate_data(record) -> dict:
+    """The record's gate data without the proposal id (which names the run)."""
+    return {k: v for k, v in record.protocol_data["commit_gate"].items() if k != "proposal_id"}
+
+
+def test_ledger_verifies_and_holds_one_decision_per_query_and_stage(small_run):
     out, data = small_run
     ledger = out / commit_stage.LEDGER_FILE
     report = verify(ledger)
     assert report.valid, report.reason
-    assert sum(report.outcomes.values()) == 8  # 4 tasks x 2 protocols
-    assert data["commit_gate"]["run_decisions"] == 8
+    decided = _decisions(ledger)
+    records = read_records(out / RESULTS_FILE)
+    rounds = sum("diversity" in r.protocol_data["commit_gate"] for r in records)
+    assert rounds == 4  # majority's quorums are one decision copied: all correlated
+    assert Counter(stage for _, stage in decided) == {"initial": 8, "diversity": rounds}
+    assert sum(report.outcomes.values()) == 8 + rounds  # 4 tasks x 2 protocols, + re-votes
+    assert data["commit_gate"]["run_decisions"] == 8 + rounds
     assert data["commit_gate"]["head_hash"] == report.head_hash
     cli = _invoke(["ledger", "verify", str(ledger)])
-    assert cli.exit_code == 0 and "valid, 9 entries" in cli.output  # registry + 8 decisions
+    assert cli.exit_code == 0 and f"valid, {9 + rounds} entries" in cli.output  # + registry
 
 
 def test_every_record_carries_the_gate_and_the_plain_quorum_decision(small_run):
@@ -71,7 +101,7 @@ def test_every_record_carries_the_gate_and_the_plain_quorum_decision(small_run):
         gate_data = record.protocol_data["commit_gate"]
         assert gate_data["proposal_id"] == f"{record.run_id}/{record.query_id}"
         assert gate_data["f"] == F and gate_data["votes"] == 4  # the honest agents
-        body = decided[gate_data["proposal_id"]]
+        body = decided[gate_data["proposal_id"], "initial"]
         assert gate_data["gate"]["outcome"] == body["outcome"]
         assert gate_data["gate"]["reasons"] == body["reasons"]
         assert {v["voter"] for v in body["votes"]} == {t.node for t in record.honest_final}
@@ -94,7 +124,7 @@ def test_a_vote_commits_to_its_sources_and_last_round_messages(small_run):
     out, _ = small_run
     decided = _decisions(out / commit_stage.LEDGER_FILE)
     for record in read_records(out / RESULTS_FILE):
-        body = decided[record.protocol_data["commit_gate"]["proposal_id"]]
+        body = decided[record.protocol_data["commit_gate"]["proposal_id"], "initial"]
         evidence = {v["voter"]: v["evidence_hash"] for v in body["votes"]}
         if record.protocol == "majority":  # every agent adopted the vote's result: one witness
             assert len(set(evidence.values())) == 1
@@ -110,6 +140,45 @@ def test_a_vote_commits_to_its_sources_and_last_round_messages(small_run):
             assert evidence[turn.node] != evidence_hash([turn.answer])
 
 
+def test_the_diversity_round_reasks_each_agent_alone_with_a_disjoint_share(small_run, plain_run):
+    out, _ = small_run
+    decided = _decisions(out / commit_stage.LEDGER_FILE)
+    without_gate = {r.query_id: r for r in read_records(plain_run / RESULTS_FILE)}
+    backend = SimulatedBackend(Simulator(list(TASKS)))
+    seen = 0
+    for record in read_records(out / RESULTS_FILE):
+        data = record.protocol_data["commit_gate"]
+        calls = without_gate[record.query_id].cost.llm_calls
+        if data["gate"].get("escalate_to") != "diversity_round":
+            assert "diversity" not in data and record.cost.llm_calls == calls
+            continue
+        seen += 1
+        task, rerun = TASKS[record.task_id], data["diversity"]
+        honest = [t.node for t in record.honest_final]
+        assert sorted(rerun["shares"]) == sorted(honest)
+        items = [item for share in rerun["shares"].values() for item in share]
+        assert len(items) == len(set(items))  # disjoint: no corpora here, so own weights
+        assert items == [f"weights {commit_stage.UNSHARED}{node}" for node in rerun["shares"]]
+        body = decided[data["proposal_id"], "diversity"]
+        assert body["outcome"] == rerun["outcome"] and body["reasons"] == rerun["reasons"]
+        assert {v["voter"] for v in body["votes"]} == set(honest) and rerun["votes"] == 4
+        for vote in body["votes"]:  # the answer to the bare task prompt, a fresh sample
+            assert vote["stage"] == "diversity"
+            assert vote["evidence_hash"] == evidence_hash(rerun["shares"][vote["voter"]])
+            who = AgentIdentity(vote["voter"])
+            reply = asyncio.run(backend.complete(CompletionRequest(
+                "sim-strong", answer_messages(task), seed=2, user=who.to_user(),
+                sample=commit_stage.DIVERSITY_SAMPLE)))
+            answer = answer_key(parse_answer(reply.text, task), task)
+            assert vote["value_hash"] == value_hash(normalise_answer(answer))
+        # one call per honest agent through the run's client, counted in the query's cost
+        assert record.cost.llm_calls == calls + len(honest)
+        assert (rerun["action"] == "commit") == (rerun["outcome"] == "committed")
+        if rerun["action"] == "commit":
+            assert rerun["value_correct"] == is_correct(rerun["value"], task)
+    assert seen == 4
+
+
 def test_summary_has_the_rates_side_by_side(small_run):
     out, data = small_run
     records = read_records(out / RESULTS_FILE)
@@ -118,52 +187,91 @@ def test_summary_has_the_rates_side_by_side(small_run):
     for protocol in ("sac", "majority"):
         mine = [r.protocol_data["commit_gate"] for r in records if r.protocol == protocol]
         rates = summary["protocols"][protocol]["commit_gate"]
+        final = {"gate": [_final(d) for d in mine], "plain": [d["plain"] for d in mine]}
         for rule in ("gate", "plain"):
-            actions = Counter(d[rule]["action"] for d in mine)
+            actions = Counter(d["action"] for d in final[rule])
             for metric, action in (("commit", "commit"), ("escalation", "escalate"),
                                    ("abort", "abort")):
                 assert rates[rule][metric]["value"] == pytest.approx(actions[action] / len(mine))
-            wrong = [not d[rule]["value_correct"] for d in mine if d[rule]["action"] == "commit"]
+            wrong = [not d["value_correct"] for d in final[rule] if d["action"] == "commit"]
             false = rates[rule]["false_commit"]
             assert (false is None) == (not wrong)
             if wrong:
                 assert false["value"] == pytest.approx(sum(wrong) / len(wrong))
                 assert false["n"] == len(wrong)
+    # majority's first decisions are all escalations; the rates count the diversity round's
+    first = [r.protocol_data["commit_gate"]["gate"] for r in records if r.protocol == "majority"]
+    assert all(d["escalate_to"] == "diversity_round" for d in first)
+    assert summary["protocols"]["majority"]["commit_gate"]["gate"]["escalation"]["value"] < 1.0
     markdown = (out / "summary.md").read_text()
     assert "## Commit gate (f = F = 1, quorum 2f+1 = 3)" in markdown
     assert "| sac | gate |" in markdown and "| sac | plain 2f+1 quorum |" in markdown
 
 
-def test_no_commit_section_without_the_gate(tmp_path):
-    out = tmp_path / "plain"
-    args = [a for a in RUN if a != "--commit-gate"]
-    assert _invoke([*args, "-o", str(out)]).exit_code == 0
+def test_no_commit_section_without_the_gate(plain_run):
+    out = plain_run
     assert "Commit gate" not in (out / "summary.md").read_text()
     summary = json.loads((out / "summary.json").read_text())
     assert "commit_gate" not in summary["protocols"]["sac"]
     assert not (out / commit_stage.LEDGER_FILE).exists()
 
 
+def _spec(tmp_path, name: str, ledger, **options) -> RunSpec:
+    return RunSpec(gamma_merg(5), tmp_path / name, roster="4S1A", F=F,
+                   protocols=("sac", "majority"), tasks="arith:4", rounds=1, seed=5,
+                   commit_gate=True, ledger=ledger, **options)
+
+
 def test_resume_appends_no_duplicate_decisions(tmp_path):
     ledger = tmp_path / "elsewhere.sqlite"
-    spec = RunSpec(gamma_merg(5), tmp_path / "r", roster="4S1A", F=F, protocols=("sac",),
-                   tasks="arith:4", rounds=1, seed=5, commit_gate=True, ledger=ledger)
+    spec = _spec(tmp_path, "r", ledger)
     asyncio.run(execute(prepare(spec)))
     results = tmp_path / "r" / RESULTS_FILE
     first = {r.query_id: r.protocol_data for r in read_records(results)}
+    rounds = sum("diversity" in d["commit_gate"] for d in first.values())
     entries = len(read_entries(ledger))
-    assert entries == 5 and not (tmp_path / "r" / commit_stage.LEDGER_FILE).exists()
+    assert rounds >= 4 and entries == 1 + 8 + rounds  # registry, 8 first decisions, re-votes
+    assert not (tmp_path / "r" / commit_stage.LEDGER_FILE).exists()
 
     done = asyncio.run(execute(prepare(spec)))  # everything finished: nothing to decide
     assert done.ran == 0 and len(read_entries(ledger)) == entries
 
-    # killed after two decisions reached the ledger but before their records were written
+    # killed after the decisions reached the ledger but before the records were written
     lines = results.read_text().splitlines(keepends=True)
     results.write_text("".join(lines[:2]))
     again = asyncio.run(execute(prepare(spec)))
-    assert again.ran == 2
+    assert again.ran == 6
     assert len(read_entries(ledger)) == entries and verify(ledger).valid
     assert {r.query_id: r.protocol_data for r in read_records(results)} == first
+    _decisions(ledger)  # one decision per proposal and stage
+
+
+def test_resume_after_a_kill_between_the_first_decision_and_the_diversity_round(
+        tmp_path, monkeypatch):
+    clean = _spec(tmp_path, "clean", tmp_path / "clean.sqlite", concurrency=1)
+    asyncio.run(execute(prepare(clean)))
+    expected = {r.query_id: _gate_data(r) for r in read_records(tmp_path / "clean" / RESULTS_FILE)}
+
+    async def killed(self, ctx, proposal):
+        raise RuntimeError("killed")
+
+    ledger = tmp_path / "killed.sqlite"
+    spec = _spec(tmp_path, "killed", ledger, concurrency=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(commit_stage.CommitStage, "diversity_round", killed)
+        with pytest.raises(RuntimeError, match="killed"):
+            asyncio.run(execute(prepare(spec)))
+    stages = Counter(stage for _, stage in _decisions(ledger))
+    assert stages == {"initial": stages["initial"]} and stages["initial"] >= 1
+    killed_at = len(read_records(tmp_path / "killed" / RESULTS_FILE))
+    assert killed_at < 8  # the query whose diversity round was cut short has no record
+
+    asyncio.run(execute(prepare(spec)))
+    resumed = {r.query_id: _gate_data(r) for r in read_records(tmp_path / "killed" / RESULTS_FILE)}
+    assert resumed == expected  # the first decision reused, the round run once
+    report = verify(ledger)
+    assert report.valid and report.entries == len(read_entries(tmp_path / "clean.sqlite"))
+    _decisions(ledger)
 
 
 SHARED_ROSTER = """\
@@ -181,7 +289,7 @@ SHARED_WORLD = {"checkpoint_share": 1.0, "corpus_share": 0.0,
                              "solo": {"base": "strong", "accuracy": 1.0}}}
 
 
-def test_gate_refuses_a_correlated_quorum_that_plain_quorum_commits(tmp_path):
+def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path):
     roster, world = tmp_path / "roster.yaml", tmp_path / "world.json"
     roster.write_text(SHARED_ROSTER)
     world.write_text(json.dumps(SHARED_WORLD))
@@ -201,12 +309,69 @@ def test_gate_refuses_a_correlated_quorum_that_plain_quorum_commits(tmp_path):
         assert gate["value"] == plain["value"]
         assert gate["evidence"] == 3 and gate["units"] == 1  # three documents, one checkpoint
         assert any("1 independence units (need f+1 = 2)" in line for line in gate["reasons"])
+        assert gate["escalate_to"] == "diversity_round"
+        # re-asked with one document each (four documents, four agents): the checkpoint still
+        # decides the shared agents' answers, so the same wrong quorum, one unit: to a human
+        rerun = data["diversity"]
+        docs = sorted(item for share in rerun["shares"].values() for item in share)
+        assert docs == [f"document doc-{c}/{record.task_id}" for c in "abcd"]
+        assert all(len(share) == 1 for share in rerun["shares"].values())
+        assert rerun["outcome"] == "correlated_quorum" and rerun["escalate_to"] == "human"
+        assert (rerun["value"], rerun["evidence"], rerun["units"]) == (plain["value"], 3, 1)
     rates = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["commit_gate"]
     assert rates["plain"]["commit"]["value"] == 1.0
     assert rates["plain"]["false_commit"]["value"] == 1.0
     assert rates["gate"]["commit"]["value"] == 0.0 and rates["gate"]["false_commit"] is None
     assert rates["gate"]["escalation"]["value"] == 1.0
-    assert verify(out / commit_stage.LEDGER_FILE).outcomes == {"correlated_quorum": 5}
+    ledger = out / commit_stage.LEDGER_FILE
+    assert verify(ledger).outcomes == {"correlated_quorum": 10}
+    escalations = Counter((stage, b["escalate_to"]) for (_, stage), b in _decisions(ledger).items())
+    assert escalations == {("initial", "diversity_round"): 5, ("diversity", "human"): 5}
+
+
+# Four accurate agents that share nothing: majority vote's quorum is one decision copied (one
+# evidence hash), re-asked alone each rests on its own weights.
+ACCURATE_WORLD = {"profiles": {"strong": {"accuracy": 1.0}}}
+MAJORITY = dict(roster="4S", F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
+                commit_gate=True)
+
+
+def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
+    world = tmp_path / "world.json"
+    world.write_text(json.dumps(ACCURATE_WORLD))
+    spec = RunSpec(gamma_merg(4), tmp_path / "sim", backend=BackendSpec(sim_config=str(world)),
+                   **MAJORITY)
+    asyncio.run(execute(prepare(spec)))
+    records = read_records(tmp_path / "sim" / RESULTS_FILE)
+    assert len(records) == 4
+    for record in records:
+        data = record.protocol_data["commit_gate"]
+        first, rerun = data["gate"], data["diversity"]
+        assert (first["outcome"], first["evidence"], first["units"]) == ("correlated_quorum", 1, 4)
+        assert data["plain"]["action"] == "commit" and data["plain"]["value_correct"]
+        # the re-executor (85% accurate) reproduces all four answers with this seed
+        assert (rerun["outcome"], rerun["evidence"], rerun["units"]) == ("committed", 4, 4)
+        assert rerun["value"] == first["value"] and rerun["value_correct"]
+    rates = write_summary(tmp_path / "sim", plots=False).to_json()
+    rates = rates["protocols"]["majority"]["commit_gate"]
+    assert rates["gate"]["commit"]["value"] == 1.0 and rates["gate"]["escalation"]["value"] == 0
+    assert rates["gate"]["false_commit"]["value"] == 0 and rates["plain"]["commit"]["value"] == 1
+    ledger = tmp_path / "sim" / commit_stage.LEDGER_FILE
+    assert verify(ledger).outcomes == {"correlated_quorum": 4, "committed": 4}
+
+    # the openai backend (serve-sim over HTTP) runs the same round with the same results
+    simulator = Simulator(load_tasks("arith:4"), SimConfig.from_mapping(ACCURATE_WORLD))
+    with running_server(simulator) as server:
+        http = BackendSpec("openai", base_url=server.base_url, strong_model="sim-strong",
+                           api_key_env=None)
+        asyncio.run(execute(prepare(RunSpec(gamma_merg(4), tmp_path / "http", backend=http,
+                                            **MAJORITY))))
+        assert server.stats.as_dict()["completions"] == 4 * 4 * 2  # round 0 and re-votes
+    over_http = {r.query_id: r for r in read_records(tmp_path / "http" / RESULTS_FILE)}
+    for record in records:
+        again = over_http[record.query_id]
+        assert _gate_data(again) == _gate_data(record)
+        assert again.cost.llm_calls == record.cost.llm_calls == 8
 
 
 @pytest.mark.parametrize("args, message", [
