@@ -31,6 +31,7 @@ import os
 import platform
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -150,7 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--params", default="", help="keep only these param labels, e.g. p=0.5,k=5 (default: all)"
     )
+    ap.add_argument(
+        "--gil-check",
+        action="store_true",
+        help="only measure whether CP-SAT and HiGHS solves run in parallel in two threads",
+    )
     args = ap.parse_args(argv)
+    if args.gil_check:
+        return _gil_check()
     families = [f for f in args.families.split(",") if f]
     unknown = set(families) - set(FAMILIES)
     if unknown:
@@ -233,6 +241,41 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.json:
         print(f"# load at the end {_load()}")
+    return 0
+
+
+def _gil_check(n: int = 40, seed: int = 0) -> int:
+    """Wall and CPU seconds of the strong model's infeasible probe of G(n, 1/2): each engine
+    alone, then two solves at once in two threads of this process. Two threads on two idle
+    cores take about the wall of the slower solve alone when the engines release the GIL."""
+    from solvers import cpsat, highs
+    from solvers.milp_model import strong_r
+
+    g = generators.erdos_renyi(n, 0.5, seed=seed)
+    star = registry.solve(Request(g, Question.max_r()), "portfolio").value
+    model = strong_r(g.in_neighbors, star)
+    engines = {"cpsat": cpsat, "highs": highs}
+    print(f"# G({n}, 1/2) seed {seed}, strong model at r* = {star}, load {_load()}")
+    print("solves            wall s  cpu s  per solve (wall s)")
+    combos = [("cpsat",), ("highs",), ("cpsat", "cpsat"), ("highs", "highs"), ("cpsat", "highs")]
+
+    def one(walls: dict[int, float], k: int, name: str) -> None:
+        walls[k] = engines[name].run(model, None, 1, 0).seconds
+
+    for combo in combos:
+        walls: dict[int, float] = {}
+        threads = [
+            threading.Thread(target=one, args=(walls, k, e)) for k, e in enumerate(combo)
+        ]
+        start, cpu = time.perf_counter(), time.process_time()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        wall, used = time.perf_counter() - start, time.process_time() - cpu
+        each = ", ".join(f"{combo[k]} {walls[k]:.2f}" for k in sorted(walls))
+        print(f"{' + '.join(combo):<17} {wall:6.2f}  {used:5.2f}  {each}", flush=True)
+    print(f"# load at the end {_load()}")
     return 0
 
 
