@@ -235,3 +235,12 @@ def test_a_stop_signal_ends_a_native_solve_at_once(engine):
     assert time.perf_counter() - start < 1.0
     assert box["out"].status in ("unknown", "feasible")
     assert box["out"].seconds < 5.0
+
+
+@pytest.mark.parametrize("module", ["solvers.race", "solvers.interrupt"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
