@@ -39,7 +39,7 @@ import networkx as nx
 
 from robustgraph import generators
 from robustgraph.topology import Topology
-from solvers import registry
+from solvers import race, registry
 from solvers.types import Question, Request, Result, Status
 
 FAMILIES = ("er", "digraph", "kin", "merg", "pa", "circulant", "rgg")
@@ -101,24 +101,24 @@ def _two_core_estimate(res: Result) -> str:
     """Seconds the race would take if each racer had a core of its own: the wall time before
     the race plus the winner's CPU seconds (one-worker solves run in the racer's thread)."""
     steps = res.params.get("steps", [])
-    race = next((s for s in steps if s.get("step") == "race"), None)
-    if race is None or race["winner"] is None:
+    done = next((s for s in steps if s.get("step") == "race"), None)
+    if done is None or done["winner"] is None:
         return "-"
-    cpu = sum(s.get("cpu", 0.0) for s in steps if s.get("engine") == race["winner"])
-    return f"{race['started'] + cpu:.2f}"
+    cpu = sum(s.get("cpu", 0.0) for s in steps if s.get("engine") == done["winner"])
+    return f"{done['started'] + cpu:.2f}"
 
 
 def _winner(res: Result) -> str:
     """Which racer settled it: ``cpsat``/``highs`` (``/pub`` when the published slice did),
     ``no race`` when the subset DP or the cheap bounds did, ``-`` when nothing settled it."""
     steps = res.params.get("steps", [])
-    race = next((s for s in steps if s.get("step") == "race"), None)
-    if race is None:
+    done = next((s for s in steps if s.get("step") == "race"), None)
+    if done is None:
         return "no race" if res.status is Status.EXACT else "-"
-    if race["winner"] is None:
+    if done["winner"] is None:
         return "-"
-    last = [s for s in steps if s.get("engine") == race["winner"] and "model" in s][-1]
-    return race["winner"] + ("/pub" if last["model"].startswith("published") else "")
+    last = [s for s in steps if s.get("engine") == done["winner"] and "model" in s][-1]
+    return done["winner"] + ("/pub" if last["model"].startswith("published") else "")
 
 
 def _cell(res: Result | None, seconds: float) -> str:
@@ -149,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the race column: portfolio with threads=2",
     )
     ap.add_argument(
+        "--published-slice",
+        type=float,
+        default=race.PUBLISHED_SLICE,
+        help="seconds of the published model the race's CP-SAT racer starts with",
+    )
+    ap.add_argument(
         "--params", default="", help="keep only these param labels, e.g. p=0.5,k=5 (default: all)"
     )
     ap.add_argument(
@@ -159,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.gil_check:
         return _gil_check()
+    race.PUBLISHED_SLICE = args.published_slice  # read by race.racers() when the portfolio races
     families = [f for f in args.families.split(",") if f]
     unknown = set(families) - set(FAMILIES)
     if unknown:
@@ -170,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {_load()}, "
         f"{time.strftime('%Y-%m-%d %H:%M %Z')}, python {platform.python_version()}, threads 1 "
-        f"(race: 2), caps: portfolio/cpsat {args.cap:g} s, highs/cbc {args.milp_cap:g} s, "
+        f"(race: 2, published slice {args.published_slice:g} s), caps: portfolio/cpsat "
+        f"{args.cap:g} s, highs/cbc {args.milp_cap:g} s, "
         f"decisions {args.decision_cap:g} s",
         flush=True,
     )

@@ -68,14 +68,17 @@ class Racer:
     version: str = ""
 
 
-def racers(published: float = PUBLISHED_SLICE) -> list[Racer]:
+def racers(published: float | None = None) -> list[Racer]:
     """The installed engines that can be stopped from another thread: CP-SAT, then HiGHS.
 
-    CP-SAT starts with ``published`` seconds of the published model. CBC runs as a separate
-    program behind PuLP, which offers no way to stop it early, so it does not race.
+    CP-SAT starts with ``published`` seconds (default :data:`PUBLISHED_SLICE`) of the
+    published model. CBC runs as a separate program behind PuLP, which offers no way to stop
+    it early, so it does not race.
     """
     from solvers import cpsat, highs
 
+    if published is None:
+        published = PUBLISHED_SLICE
     found = []
     if cpsat.available():
         found.append(Racer(cpsat.NAME, cpsat.run, published, cpsat.version()))
