@@ -45,7 +45,7 @@ from solvers.search import (
 
 __all__ = ["Racer", "PUBLISHED_SLICE", "racers", "race"]
 
-PUBLISHED_SLICE = 1.0
+PUBLISHED_SLICE = 2.0
 """Seconds the CP-SAT racer gives the published model before its strong loop."""
 
 _TICK = 0.05
