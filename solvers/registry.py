@@ -32,7 +32,7 @@ def register(engine: Engine) -> Engine:
 
 
 for _name, _module, _about in (
-    ("portfolio", portfolio, "bounds, subset DP, CP-SAT for the gap"),
+    ("portfolio", portfolio, "bounds, subset DP, CP-SAT for the gap (threads >= 2: a race)"),
     ("exhaustive", exhaustive, "subset DP, exact, n <= 24"),
     ("cpsat", cpsat, "OR-Tools CP-SAT, published or strong model"),
     ("highs", highs, "HiGHS MIP via highspy, published or strong"),
