@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import orjson
+from runner_throughput import start_serve_sim  # benchmarks/ is the script's directory
 
 from protocol_runner import aio
 from protocol_runner.llm import AgentIdentity, CompletionRequest
@@ -48,22 +46,6 @@ def _bodies() -> list[bytes]:
         for task in load_tasks("arith:64")
         for i in range(4)
     ]
-
-
-def _start_server() -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-c", "from robustgraph.cli import main; main()", "serve-sim",
-               "--port", "0", "--tasks", "arith:64", "--json"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              text=True)
-    assert server.stdout is not None
-    text = ""
-    for line in server.stdout:
-        text += line
-        try:
-            return server, json.loads(text)["base_url"]
-        except ValueError:
-            continue
-    raise RuntimeError("serve-sim did not start")
 
 
 async def _drive(send: Callable[[bytes], Awaitable[bytes]], bodies: list[bytes], n: int,
@@ -124,7 +106,7 @@ def main() -> None:
         clients["aiohttp"] = _aiohttp
     bodies = _bodies()
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    server, url = _start_server()
+    server, url = start_serve_sim(0.0, "arith:64")
     try:
         times: dict[str, list[float]] = {name: [] for name in clients}
         for _ in range(args.repeats):

@@ -55,7 +55,8 @@ from robustgraph.generators import gamma_merg
 ROSTER, F = "4S2W1A", 1
 
 
-def _start_server(latency_ms: float, tasks: str) -> tuple[subprocess.Popen[str], str]:
+def start_serve_sim(latency_ms: float, tasks: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``serve-sim`` on a free loopback port in a child process; (process, base URL)."""
     command = [sys.executable, "-c", "from robustgraph.cli import main; main()", "serve-sim",
                "--port", "0", "--latency-ms", str(latency_ms), "--tasks", tasks, "--json"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -156,7 +157,7 @@ def main() -> None:
     sizes = [int(x) for x in args.queries.split(",")]
     sequential = {int(x) for x in args.sequential.split(",") if x}
     latency = args.latency_ms / 1000.0
-    server, base_url = _start_server(args.latency_ms, f"arith:{max(sizes)}")
+    server, base_url = start_serve_sim(args.latency_ms, f"arith:{max(sizes)}")
     setups: dict[str, tuple[BackendSpec, int | None]] = {
         "http": (BackendSpec("openai", base_url=base_url, api_key_env=None,
                              strong_model="sim-strong", weak_model="sim-weak"), server.pid),

@@ -138,6 +138,17 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+def threads_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--threads`` option of the solving commands (``certify``, ``robustness``)."""
+    return click.option(
+        "--threads",
+        type=int,
+        default=1,
+        show_default=True,
+        help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
+    )(func)
+
+
 def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
     """Print ``data`` as JSON when ``as_json``, else call ``render`` for human output."""
     if as_json:

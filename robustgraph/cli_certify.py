@@ -27,7 +27,7 @@ from robustgraph.certificate import (
     witness_words,
 )
 from robustgraph.certificate_verify import VerifyReport
-from robustgraph.cli import check_output, emit, json_option, span
+from robustgraph.cli import check_output, emit, json_option, span, threads_option
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -204,13 +204,7 @@ written); 2 usage or input error.
     help="MILP/CP model for cpsat, highs and cbc.",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
-@click.option(
-    "--threads",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
-)
+@threads_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from robustgraph import io
-from robustgraph.cli import emit, json_option, span
+from robustgraph.cli import emit, json_option, span, threads_option
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
@@ -152,13 +152,7 @@ def _render(
     help="Model for cpsat, highs and cbc (published: Usevitch & Panagou 2020).",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per question.")
-@click.option(
-    "--threads",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
-)
+@threads_option
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of heuristics and solvers."
 )
