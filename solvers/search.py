@@ -203,8 +203,12 @@ def solve_with(request: Request, engine: str, run: Runner, version: str) -> Resu
     return p.result()
 
 
-def _call(p: Progress, run: Runner, model: Model, probe: int | None) -> Outcome:
+def _call(
+    p: Progress, run: Runner, model: Model, probe: int | None, budget: float | None = None
+) -> Outcome:
     left = p.remaining()
+    if budget is not None:
+        left = budget if left is None else min(left, budget)
     try:
         out = run(model, left, p.request.threads, p.request.seed)
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
@@ -250,14 +254,49 @@ def absorb_published(p: Progress, model: Model, out: Outcome) -> None:
             p.prove_lower(math.ceil(out.bound - 1e-6))
 
 
+TOP_SHARE = 0.7
+"""Share of the time left that a max question's probe at the upper bound may use while a gap of
+more than one remains; if it stalls, the rest goes to probes from below (:func:`_climb`)."""
+
+
 def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None:
-    """Decide at probe = target (decisions) or the upper bound (max questions) until settled."""
+    """Decide at probe = target (decisions) or the upper bound (max questions) until settled.
+
+    For a max question under a time limit, a probe at the upper bound with a gap of more than
+    one gets :data:`TOP_SHARE` of the time left; when it stalls, :func:`_climb` spends the rest
+    raising the lower bound, so a time-out reports bounds as tight as the time allowed.
+    """
     target = p.request.question.target
     while not p.settled() and not p.out_of_time():
         probe = target if target is not None else p.upper
         model = build(probe)
-        if not absorb_probe(p, model, probe, _call(p, run, model, probe)):
+        climb = target is None and p.remaining() is not None and p.upper - p.lower > 1
+        budget = TOP_SHARE * p.remaining() if climb else None
+        out = _call(p, run, model, probe, budget)
+        if not absorb_probe(p, model, probe, out):
+            if climb and out.status == "unknown":
+                _climb(p, run, build, stalled=probe)
             return
+
+
+def _climb(p: Progress, run: Runner, build: Callable[[int], Model], stalled: int) -> None:
+    """Raise the lower bound with probes below ``stalled`` (a probe that did not finish).
+
+    Each probe sits halfway between the lower bound and the lowest stalled probe and gets half
+    the time left: infeasible raises the lower bound, a checked witness lowers the upper bound,
+    a stall moves the next probe down. Every bound is proven as in the main loop.
+    """
+    while not p.settled() and not p.out_of_time():
+        probe = p.lower + max(1, (min(stalled, p.upper) - p.lower) // 2)
+        if probe >= min(stalled, p.upper):
+            return
+        model = build(probe)
+        left = p.remaining()
+        out = _call(p, run, model, probe, None if left is None else left / 2)
+        if not absorb_probe(p, model, probe, out):
+            if out.status != "unknown":
+                return
+            stalled = probe
 
 
 def absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:

@@ -164,3 +164,37 @@ def test_results_record_engine_version_and_parameters():
         assert res.engine == engine and res.engine_version
         assert res.params["threads"] == 1 and res.params["seed"] == 3
         assert res.value == 1
+
+
+@pytest.mark.parametrize("blind", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 4, 9])
+def test_a_stalled_top_probe_climbs_from_below_and_claims_only_what_is_proven(seed, blind):
+    """With a time limit, a probe at the upper bound that stalls gets only TOP_SHARE of the time
+    and hands the rest to probes from below (solvers.search._climb). A fake engine proves every
+    probe below r* - blind (blind = 0: up to r*) and stalls on the rest: the climb must find that
+    boundary, and no bound may pass r*. (Digraphs G(20, 1/2): the cheap bounds leave a gap.)"""
+    from solvers import search
+    from solvers.milp_model import Outcome
+
+    t = Topology.from_networkx(nx.gnp_random_graph(20, 0.5, seed=seed, directed=True))
+    truth = exhaustive.solve(Request(t, Question.max_r())).value
+    provable = truth if blind == 0 else truth - blind - 1  # the highest probe the fake proves
+    calls = []
+
+    def run(model, time_limit, threads, seed):
+        probe = int(model.name.removeprefix("strong-r"))
+        calls.append((probe, time_limit))
+        if probe <= provable:
+            return Outcome("infeasible", None, None, 0.0, "fake: proved")
+        return Outcome("unknown", None, None, 0.0, "fake: stalled")
+
+    request = Request(t, Question.max_r(), time_limit=30.0, threads=1, formulation="strong")
+    res = search.solve_with(request, "fake", run, "fake")
+    top, top_limit = calls[0]  # at the upper bound of the cheap bounds' witness
+    assert top >= truth and top_limit <= search.TOP_SHARE * 30.0
+    assert res.upper == top
+    if provable >= top:  # the top probe itself was proved: exact, no climbing
+        assert res.status is Status.EXACT and len(calls) == 1
+    else:
+        assert res.status is Status.BOUNDED and res.lower == max(provable, 1)
+        assert all(probe < top for probe, _ in calls[1:])
