@@ -259,12 +259,24 @@ TOP_SHARE = 0.7
 more than one remains; if it stalls, the rest goes to probes from below (:func:`_climb`)."""
 
 
-def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None:
+IMPROVE_SHARE = 0.25
+"""Share of the time left after a stalled probe at the upper bound that a longer witness search
+(:func:`_improve_r`) may use before the climb from below."""
+
+
+def _probe_loop(
+    p: Progress,
+    run: Runner,
+    build: Callable[[int], Model],
+    improve: Callable[[float], None] | None = None,
+) -> None:
     """Decide at probe = target (decisions) or the upper bound (max questions) until settled.
 
     For a max question under a time limit, a probe at the upper bound with a gap of more than
-    one gets :data:`TOP_SHARE` of the time left; when it stalls, :func:`_climb` spends the rest
-    raising the lower bound, so a time-out reports bounds as tight as the time allowed.
+    one gets :data:`TOP_SHARE` of the time left. When it stalls, ``improve`` may spend
+    :data:`IMPROVE_SHARE` of the rest looking for a better witness (lowering the upper bound)
+    and :func:`_climb` spends what is left raising the lower bound, so a time-out reports
+    bounds as tight as the time allowed.
     """
     target = p.request.question.target
     while not p.settled() and not p.out_of_time():
@@ -275,6 +287,8 @@ def _probe_loop(p: Progress, run: Runner, build: Callable[[int], Model]) -> None
         out = _call(p, run, model, probe, budget)
         if not absorb_probe(p, model, probe, out):
             if climb and out.status == "unknown":
+                if improve is not None:
+                    improve(IMPROVE_SHARE * p.remaining())
                 _climb(p, run, build, stalled=probe)
             return
 
@@ -379,7 +393,15 @@ def _strong_r(p: Progress, run: Runner) -> None:
 
 def strong_r_loop(p: Progress, run: Runner) -> None:
     """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up."""
-    _probe_loop(p, run, lambda probe: strong_r_model(p, probe))
+    _probe_loop(p, run, lambda probe: strong_r_model(p, probe), lambda s: _improve_r(p, s))
+
+
+def _improve_r(p: Progress, seconds: float) -> None:
+    """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
+    found = heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=p.request.seed)
+    if found is not None:
+        p.offer(found[1])
+        p.note("long-heuristic", value=found[0])
 
 
 def strong_r_model(p: Progress, probe: int) -> Model:

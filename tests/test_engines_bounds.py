@@ -96,6 +96,31 @@ def test_heuristic_s_pairs_verify(t, r):
     assert value >= exhaustive.solve(Request(t, Question.max_s(r))).value
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("directed", [False, True])
+def test_long_heuristic_pairs_verify_and_never_beat_the_truth(seed, directed):
+    t = Topology.from_networkx(nx.gnp_random_graph(12, 0.5, seed=seed, directed=directed))
+    value, w = heuristics.long_search_r(t.in_neighbors, 0.3, seed=seed)
+    assert refutes_r(t.in_neighbors, w.s1, w.s2, value + 1)
+    assert value >= _r(t)
+
+
+def test_long_heuristic_beats_the_default_where_short_runs_stall():
+    """G(40, 1/2) seed 4 (r* = 9, proven by the strong model): the default search stops at 10."""
+    from robustgraph.generators import erdos_renyi
+
+    nb = erdos_renyi(40, 0.5, seed=4).in_neighbors
+    assert heuristics.search_r(nb)[0] == 10
+    value, w = heuristics.long_search_r(nb, 1.0)
+    assert value == 9 and refutes_r(nb, w.s1, w.s2, 10)
+
+
+def test_long_heuristic_declines_a_budget_too_small_or_a_graph_too_small():
+    nb = Topology.from_networkx(nx.gnp_random_graph(30, 0.5, seed=1)).in_neighbors
+    assert heuristics.long_search_r(nb, 0.01) is None
+    assert heuristics.long_search_r([frozenset()], 10.0) is None
+
+
 def test_heuristic_is_seeded():
     t = Topology.from_networkx(nx.gnp_random_graph(40, 0.4, seed=3))
     assert heuristics.search_r(t.in_neighbors, seed=5) == heuristics.search_r(
