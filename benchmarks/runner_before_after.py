@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,14 +51,14 @@ def waited():
                for t in Path("/proc/self/task").iterdir()) / 1e9
 
 def measure(backend, q, seed, server=None):
-    out = Path(tempfile.mkdtemp(prefix="rg-ab-"))
-    prepared = prepare(RunSpec(gamma_merg(7), out, roster="4S2W1A", F=1, protocols=("sac",),
-                               tasks=f"arith:{q}", rounds=2, seed=seed,
-                               concurrency=concurrency, backend=backend))
-    s0 = cpu(server) if server else 0.0
-    c0, w0, q0 = time.process_time(), time.perf_counter(), waited()
-    result = run_loop(execute(prepared))
-    wall = time.perf_counter() - w0
+    with tempfile.TemporaryDirectory(prefix="rg-ab-") as out:
+        prepared = prepare(RunSpec(gamma_merg(7), Path(out), roster="4S2W1A", F=1,
+                                   protocols=("sac",), tasks=f"arith:{q}", rounds=2, seed=seed,
+                                   concurrency=concurrency, backend=backend))
+        s0 = cpu(server) if server else 0.0
+        c0, w0, q0 = time.process_time(), time.perf_counter(), waited()
+        result = run_loop(execute(prepared))
+        wall = time.perf_counter() - w0
     n = max(result.stats["calls"], 1)
     return {"calls": result.stats["calls"], "wall": wall,
             "cpu": 1000 * (time.process_time() - c0) / n,
@@ -110,7 +111,15 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args()
-    trees = {args.rev[:10]: _export(args.rev), "working tree": ROOT}
+    old_tree = _export(args.rev)
+    try:
+        _compare(args, {args.rev[:10]: old_tree, "working tree": ROOT})
+    finally:
+        shutil.rmtree(old_tree, ignore_errors=True)
+
+
+def _compare(args: argparse.Namespace, trees: dict[str, Path]) -> None:
+    """Run both trees alternately, ``args.repeats`` times, and print the medians."""
     rows: dict[str, list[dict[str, dict[str, float]]]] = {name: [] for name in trees}
     load_before = _load()
     for _ in range(args.repeats):

@@ -111,19 +111,20 @@ class _SimClock:
 
 def _measure(backend: BackendSpec, queries: int, rounds: int, concurrency: int, seed: int,
              server_pid: int | None) -> dict[str, float]:
-    out = Path(tempfile.mkdtemp(prefix="rg-bench-"))
-    spec = RunSpec(
-        gamma_merg(7), out, roster=ROSTER, F=F, protocols=("sac",), tasks=f"arith:{queries}",
-        rounds=rounds, seed=seed, concurrency=concurrency, backend=backend,
-    )
-    prepared = prepare(spec)
-    server_cpu = _cpu_seconds(server_pid) if server_pid else 0.0
-    with _SimClock() as sim:
-        cpu, wall, waited = time.process_time(), time.perf_counter(), _waited_seconds()
-        result = aio.run(execute(prepared))
-        wall = time.perf_counter() - wall
-        cpu = time.process_time() - cpu
-        waited = _waited_seconds() - waited
+    with tempfile.TemporaryDirectory(prefix="rg-bench-") as out:
+        spec = RunSpec(
+            gamma_merg(7), Path(out), roster=ROSTER, F=F, protocols=("sac",),
+            tasks=f"arith:{queries}", rounds=rounds, seed=seed, concurrency=concurrency,
+            backend=backend,
+        )
+        prepared = prepare(spec)
+        server_cpu = _cpu_seconds(server_pid) if server_pid else 0.0
+        with _SimClock() as sim:
+            cpu, wall, waited = time.process_time(), time.perf_counter(), _waited_seconds()
+            result = aio.run(execute(prepared))
+            wall = time.perf_counter() - wall
+            cpu = time.process_time() - cpu
+            waited = _waited_seconds() - waited
     calls = max(result.stats["calls"], 1)
     return {
         "calls": result.stats["calls"],
