@@ -1,16 +1,29 @@
-"""Shared test helpers: a naive robustness oracle, hypothesis strategies for graphs, and a
-module-scoped Ray instance for the scale-out tests."""
+"""Shared test helpers: a naive robustness oracle, hypothesis strategies for graphs, a
+module-scoped Ray instance for the scale-out tests, and tempfile pointed into pytest's own
+temporary root."""
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import tempfile
 
 import pytest
 from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
 from solvers.witness import reach, reachable_nodes
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _tempfile_under_pytest(tmp_path_factory):
+    """What ``tempfile`` makes during the tests (docstring examples call ``mkdtemp``) goes under
+    pytest's temporary root, which pytest prunes, instead of piling up in /tmp. (In-process only:
+    Ray and other subprocesses keep their own temporary directory.)"""
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
+    yield
+    tempfile.tempdir = saved
 
 
 def disjoint_pairs(n: int):
@@ -78,7 +91,8 @@ def assert_doctests_pass_in_fresh_process(module: str) -> None:
     import sys
 
     script = (
-        "import doctest, importlib, sys\n"
+        "import doctest, importlib, sys, tempfile\n"
+        f"tempfile.tempdir = {tempfile.gettempdir()!r}\n"
         f"r = doctest.testmod(importlib.import_module({module!r}))\n"
         "sys.exit(0 if r.attempted > 0 and r.failed == 0 else 1)\n"
     )
