@@ -21,6 +21,18 @@ outcome or a pair that fails the witness check, drops out with a step saying so;
 on, and nothing it returned becomes a bound. On the time limit the result holds what every
 racer proved, merged, and is ``bounded`` unless the bounds meet.
 
+A max question under a time limit with a gap of more than one runs in two phases, as the
+one-thread loop does (``search._probe_loop``): every racer probes at the shared upper bound until
+:data:`~solvers.search.TOP_SHARE` of the time left at the race's start is spent. A racer whose
+top probe stalls (``unknown``) then climbs from below (``search.climb_probe``: halfway between
+the lower bound and the lowest stalled probe or the lowest probe another racer is running, half
+the time left each); the second racer first spends :data:`~solvers.search.IMPROVE_SHARE` of the
+time left on the long witness search (``search.long_search``, for r only) and then climbs too.
+When no probe is left below, a racer takes the lowest open probe (the lower bound + 1) with all
+the time left. A racer whose probe is at or below the lower bound, or above the upper bound, is
+stopped. A race that settles in the first phase never climbs; a stalled probe never proves
+anything.
+
 The racers are threads: CP-SAT and HiGHS release the GIL while they search (measured:
 docs/performance.md), so two racers use two cores.
 """
@@ -35,13 +47,19 @@ from dataclasses import dataclass
 from solvers.interrupt import StopSignal
 from solvers.milp_model import Model, Outcome
 from solvers.search import (
+    IMPROVE_SHARE,
+    TOP_SHARE,
     Progress,
     absorb_probe,
     absorb_published,
+    climb_probe,
+    keep_long_search,
+    long_search,
     published_model,
     strong_r_model,
     strong_s_model,
 )
+from solvers.types import Witness
 
 __all__ = ["Racer", "PUBLISHED_SLICE", "racers", "race"]
 
@@ -93,6 +111,7 @@ class _Lane:
     def __init__(self, racer: Racer) -> None:
         self.racer = racer
         self.probe: int | None = None
+        self.climbing = False  # past its top probe: probes from below (second phase)
         self.signal = StopSignal()
         self.cpu = 0.0  # CPU seconds of this thread in its last solve (one worker: the solve's)
         self.thread: threading.Thread | None = None
@@ -113,25 +132,69 @@ class _Board:
         self.all_done = threading.Event()
         self.target = p.request.question.target
         self.build = strong_s_model if p.request.question.about_s else strong_r_model
+        left = p.remaining()
+        self.top_until: float | None = None  # when top probes stop (None: no second phase)
+        if self.target is None and left is not None and p.upper - p.lower > 1:
+            self.top_until = time.perf_counter() + TOP_SHARE * left
+        self.stalled = p.upper  # the lowest probe that stalled (no climb probe reaches it)
+        self.improve = not p.request.question.about_s and len(lanes) >= 2  # a long search due
 
     def _open(self) -> bool:
         return not self.over and not self.p.settled() and not self.p.out_of_time()
 
-    def begin(self, lane: _Lane, strong: bool) -> tuple[int | None, StopSignal] | None:
-        """The probe a lane runs next (None for the published model) and its fresh stop."""
+    def begin(
+        self, lane: _Lane, strong: bool
+    ) -> tuple[int | None, StopSignal, float | None] | None:
+        """The probe a lane runs next (None for the published model), its fresh stop and its
+        time budget (None: all the time left)."""
         with self.lock:
             if not self._open():
                 return None
-            lane.probe = None
+            lane.probe, budget = None, lane.racer.published
             if strong:
-                lane.probe = self.target if self.target is not None else self.p.upper
+                lane.probe, budget = self._next_probe(lane)
             lane.signal = StopSignal()
-            return lane.probe, lane.signal
+            return lane.probe, lane.signal, budget
 
-    def solve(self, lane: _Lane, model: Model, signal: StopSignal, budget: float) -> Outcome:
+    def _next_probe(self, lane: _Lane) -> tuple[int, float | None]:
+        """The top probe until the first phase ends, then the climb's (see the module notes)."""
+        p = self.p
+        if self.target is not None:
+            return self.target, None
+        if not lane.climbing:
+            if self.top_until is None or p.upper - p.lower <= 1:
+                return p.upper, None
+            budget = self.top_until - time.perf_counter()
+            if budget > 0:
+                return p.upper, budget
+            lane.climbing = True  # restarted after a stop, with the first phase over
+        running = [other.probe for other in self.lanes if other.probe is not None]
+        probe = climb_probe(p.lower, p.upper, min([self.stalled, *running]))
+        if probe is None:
+            return p.lower + 1, None
+        left = p.remaining()
+        return probe, None if left is None else left / 2
+
+    def long_search_due(self, lane: _Lane) -> float | None:
+        """Seconds for the race's one long witness search if ``lane`` is to run it now: a
+        climbing lane other than the first, for an r question (None otherwise)."""
+        with self.lock:
+            if not (self.improve and lane.climbing and lane is not self.lanes[0] and self._open()):
+                return None
+            self.improve = False
+            left = self.p.remaining()
+            return None if left is None else IMPROVE_SHARE * left
+
+    def keep_long_search(self, lane: _Lane, found: tuple[int, Witness] | None) -> None:
+        """Offer the long search's pair (checked by ``Progress.offer``) under the lock."""
+        with self.lock:
+            keep_long_search(self.p, found, engine=lane.racer.name, cpu=round(lane.cpu, 4))
+            self._after_update(lane)
+
+    def solve(self, lane: _Lane, model: Model, signal: StopSignal, budget: float | None) -> Outcome:
         """One solve on the lane's engine, outside the lock; a crash is an ``invalid`` outcome."""
         left = self.p.remaining()
-        limit = left if budget <= 0 else (budget if left is None else min(budget, left))
+        limit = left if budget is None else (budget if left is None else min(budget, left))
         start, cpu = time.perf_counter(), time.thread_time()
         try:
             out = lane.racer.run(model, limit, 1, self.p.request.seed, stop=signal)
@@ -158,6 +221,8 @@ class _Board:
             }
             if signal.is_set():
                 step["stopped"] = True
+            if lane.climbing:
+                step["climb"] = True
             p.steps.append(step)
             if out.status == "invalid":
                 p.failed = True
@@ -167,8 +232,12 @@ class _Board:
                 go_on = True
             else:
                 go_on = absorb_probe(p, model, probe, out)
-                if not go_on and out.values is None and signal.is_set():
-                    go_on = True  # stopped because another racer moved the bound: re-probe
+                if not go_on and out.values is None:
+                    if signal.is_set():
+                        go_on = True  # stopped because another racer moved a bound: re-probe
+                    elif out.status == "unknown" and self.top_until is not None:
+                        go_on = lane.climbing = True  # stalled: climb from below
+                        self.stalled = min(self.stalled, probe)
             lane.probe = None
             self._after_update(lane)
             return go_on and self._open()
@@ -193,8 +262,9 @@ class _Board:
             return
         if self.target is None:
             for other in self.lanes:
-                if other.probe is not None and other.probe > self.p.upper:
-                    other.signal.set()  # its model asks about a bound already beaten
+                probe = other.probe
+                if probe is not None and not self.p.lower < probe <= self.p.upper:
+                    other.signal.set()  # its model asks about a bound already proven or beaten
 
     def _stop_all(self) -> None:
         self.over = True
@@ -228,13 +298,23 @@ def _lane_main(board: _Board, lane: _Lane) -> None:
             if begun is None:
                 return
             model = published_model(board.p)
-            out = board.solve(lane, model, begun[1], lane.racer.published)
+            out = board.solve(lane, model, begun[1], begun[2])
             if not board.absorb(lane, model, None, out, begun[1]):
                 return
-        while (begun := board.begin(lane, strong=True)) is not None:
-            probe, signal = begun
+        while True:
+            seconds = board.long_search_due(lane)
+            if seconds is not None:
+                cpu = time.thread_time()
+                found = long_search(board.p, seconds)
+                lane.cpu = time.thread_time() - cpu
+                board.keep_long_search(lane, found)
+            begun = board.begin(lane, strong=True)
+            if begun is None:
+                return
+            probe, signal, budget = begun
             model = board.build(board.p, probe)
-            if not board.absorb(lane, model, probe, board.solve(lane, model, signal, 0), signal):
+            out = board.solve(lane, model, signal, budget)
+            if not board.absorb(lane, model, probe, out, signal):
                 return
     except Exception as exc:  # model building or bookkeeping failed: this racer drops out
         board.crashed(lane, exc)

@@ -53,6 +53,11 @@ __all__ = [
     "published_model",
     "absorb_probe",
     "absorb_published",
+    "climb_probe",
+    "long_search",
+    "keep_long_search",
+    "TOP_SHARE",
+    "IMPROVE_SHARE",
 ]
 
 Runner = Callable[[Model, float | None, int, int], Outcome]
@@ -301,8 +306,8 @@ def _climb(p: Progress, run: Runner, build: Callable[[int], Model], stalled: int
     a stall moves the next probe down. Every bound is proven as in the main loop.
     """
     while not p.settled() and not p.out_of_time():
-        probe = p.lower + max(1, (min(stalled, p.upper) - p.lower) // 2)
-        if probe >= min(stalled, p.upper):
+        probe = climb_probe(p.lower, p.upper, stalled)
+        if probe is None:
             return
         model = build(probe)
         left = p.remaining()
@@ -311,6 +316,33 @@ def _climb(p: Progress, run: Runner, build: Callable[[int], Model], stalled: int
             if out.status != "unknown":
                 return
             stalled = probe
+
+
+def climb_probe(lower: int, upper: int, stalled: int) -> int | None:
+    """The next probe from below: halfway between ``lower`` and ``min(stalled, upper)``.
+
+    Parameters
+    ----------
+    lower, upper : int
+        The proven bounds.
+    stalled : int
+        The lowest probe that did not finish (or any value above it that no probe may reach,
+        such as a probe another racer is running, ``solvers.race``).
+
+    Returns
+    -------
+    int or None
+        A probe strictly between ``lower`` and ``min(stalled, upper)``, or None when there is
+        none: every probe left has stalled or is the upper bound itself.
+
+    Examples
+    --------
+    >>> climb_probe(1, 16, 16), climb_probe(8, 16, 12), climb_probe(11, 16, 12)
+    (8, 10, None)
+    """
+    ceiling = min(stalled, upper)
+    probe = lower + max(1, (ceiling - lower) // 2)
+    return probe if probe < ceiling else None
 
 
 def absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:
@@ -398,10 +430,26 @@ def strong_r_loop(p: Progress, run: Runner) -> None:
 
 def _improve_r(p: Progress, seconds: float) -> None:
     """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
-    found = heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=p.request.seed)
+    keep_long_search(p, long_search(p, seconds))
+
+
+def long_search(p: Progress, seconds: float) -> tuple[int, Witness] | None:
+    """Run :func:`heuristics.long_search_r` on ``p``'s graph for about ``seconds``.
+
+    Reads only ``p.request``, so a racer may run it outside the race's lock
+    (``solvers.race``); the pair it returns is unchecked: pass it to :func:`keep_long_search`.
+    """
+    return heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=p.request.seed)
+
+
+def keep_long_search(p: Progress, found: tuple[int, Witness] | None, **info: Any) -> None:
+    """Offer the long search's pair to ``p`` (checked there) and note its checked value.
+
+    The step ``long-heuristic`` records the value the check found (None: the pair was
+    refused) and ``info``; nothing is noted when the search returned nothing.
+    """
     if found is not None:
-        p.offer(found[1])
-        p.note("long-heuristic", value=found[0])
+        p.note("long-heuristic", value=p.offer(found[1]), **info)
 
 
 def strong_r_model(p: Progress, probe: int) -> Model:

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
-from solvers import bounds, cpsat, exhaustive, highs, portfolio, race, registry
+from solvers import bounds, cpsat, exhaustive, heuristics, highs, portfolio, race, registry, search
 from solvers.interrupt import StopSignal
 from solvers.milp_model import Outcome, strong_r
 from solvers.search import Progress
-from solvers.types import Question, Request, Status
+from solvers.types import Question, Request, Result, Status, Witness
 from solvers.witness import refutes_r, refutes_rs
 
 RACERS = race.racers()
@@ -237,10 +237,140 @@ def test_a_stop_signal_ends_a_native_solve_at_once(engine):
     assert box["out"].seconds < 5.0
 
 
-@pytest.mark.parametrize("module", ["solvers.race", "solvers.interrupt"])
+@pytest.mark.parametrize("module", ["solvers.race", "solvers.interrupt", "solvers.search"])
 def test_docstring_examples(module):
     import doctest
     import importlib
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+def _stalls_above(provable: int, calls: list, name: str):
+    """A fake engine: proves every r probe up to ``provable`` at once, stalls on the rest (until
+    stopped or its time limit); ``calls`` records (racer, probe, time limit)."""
+
+    def run(model, time_limit, threads, seed, *, stop=None):
+        probe = int(model.name.removeprefix("strong-r"))
+        calls.append((name, probe, time_limit))
+        if probe <= provable:
+            return Outcome("infeasible", None, None, 0.0, "fake: proved")
+        return _blocking(model, time_limit, threads, seed, stop=stop)
+
+    return run
+
+
+def _stalled_graph(seed: int) -> tuple[Topology, Result]:
+    t = Topology.from_networkx(nx.gnp_random_graph(20, 0.5, seed=seed, directed=True))
+    return t, exhaustive.solve(Request(t, Question.max_r()))
+
+
+@pytest.mark.parametrize(
+    ("seed", "blind", "long"),
+    [
+        (0, 0, "bogus"),
+        (4, 1, "bogus"),
+        (7, 2, "bogus"),
+        (9, 2, "truth"),
+        (4, 0, "truth"),
+        (7, 1, "none"),
+    ],
+)
+def test_a_stalled_race_climbs_from_below_and_claims_only_what_is_proven(
+    monkeypatch, seed, blind, long
+):
+    """Both racers stall on every probe above r* - blind (blind = 0: above r*) and prove the
+    rest: after TOP_SHARE of the time at the upper bound, the first climbs from below, the second
+    runs the long witness search (here a fake: a bogus pair, the true witness, or nothing) and
+    then climbs too. The race must end bounded at exactly the provable lower bound, with checked
+    witnesses only, and no bound past r* (exhaustive truth, digraphs G(20, 1/2))."""
+    t, truth = _stalled_graph(seed)
+    provable = truth.value if blind == 0 else truth.value - blind - 1
+    fakes = {
+        "bogus": (0, Witness(frozenset({0}), frozenset({0}))),  # overlapping sets: no witness
+        "truth": (truth.value, truth.witness),
+        "none": None,
+    }
+    asked = []
+    monkeypatch.setattr(
+        heuristics,
+        "long_search_r",
+        lambda nb, seconds, *, seed: asked.append(seconds) or fakes[long],
+    )
+    limit = 1.2
+    p = _progress(t, Question.max_r(), limit)
+    p.prove_lower(1)
+    top, before = p.upper, p.lower
+    assert top > truth.value and p.upper - p.lower > 1  # the halves witness leaves a gap here
+    calls = []
+    entrants = [race.Racer(name, _stalls_above(provable, calls, name)) for name in ("a", "b")]
+    start = time.perf_counter()
+    winner = race.race(p, entrants)
+    assert time.perf_counter() - start < limit + 0.5
+    res = p.result()
+    assert not _race_threads()
+    _check_witness(t, Question.max_r(), p)
+    # the top phase: both racers at the upper bound, within TOP_SHARE of the time left
+    firsts = {name: next(c for c in calls if c[0] == name) for name in ("a", "b")}
+    assert all(
+        probe == top and budget <= search.TOP_SHARE * limit for _, probe, budget in firsts.values()
+    )
+    # the long witness search: once, by the second racer, its pair checked
+    long_steps = [s for s in p.steps if s.get("step") == "long-heuristic"]
+    assert len(asked) == 1 and 0 < asked[0] <= search.IMPROVE_SHARE * limit
+    assert [s["engine"] for s in long_steps] == ([] if long == "none" else ["b"])
+    if long == "bogus":
+        assert long_steps[0]["value"] is None and p.witness != fakes["bogus"][1]
+    if long == "truth":
+        assert long_steps[0]["value"] == truth.value and res.upper == truth.value
+    # the climb: from below, proving exactly what the fake proves
+    climbs = [s for s in p.steps if s.get("climb")]
+    assert all(s["probe"] <= top for s in climbs)  # top again only once nothing is left below
+    assert res.lower == max(provable, before) <= truth.value <= res.upper <= top
+    if res.lower == res.upper:  # only the true witness with nothing hidden settles it
+        assert long == "truth" and blind == 0 and res.status is Status.EXACT
+        assert winner in ("a", "b")
+    else:  # both racers climbed until the time limit
+        assert res.status is Status.BOUNDED and winner is None
+        assert {s["engine"] for s in climbs} == {"a", "b"}
+
+
+def test_a_race_settled_at_the_top_never_climbs():
+    """The first phase's proof ends the race: no climb, no long search, the other racer stopped."""
+    t, truth = _stalled_graph(0)
+    calls = []
+
+    def slow_prover(model, time_limit, threads, seed, *, stop=None):
+        calls.append(time_limit)
+        if stop.wait(0.3):
+            return Outcome("unknown", None, None, 0.3, "fake: stopped")
+        return Outcome("infeasible", None, None, 0.3, "fake: proved")
+
+    limit = 3.0
+    p = Progress(Request(t, Question.max_r(), limit, 2), "portfolio", "strong", "test")
+    p.offer(truth.witness)
+    p.prove_lower(1)
+    start = time.perf_counter()
+    winner = race.race(p, [race.Racer("slow", slow_prover), race.Racer("stuck", _blocking)])
+    assert time.perf_counter() - start < 1.0
+    assert winner == "slow" and p.result().status is Status.EXACT
+    assert (p.lower, p.upper) == (truth.value, truth.value)
+    assert len(calls) == 1 and calls[0] <= search.TOP_SHARE * limit  # the top phase's budget
+    assert not any(s.get("climb") or s.get("step") == "long-heuristic" for s in p.steps)
+    stuck = [s for s in p.steps if s.get("engine") == "stuck"]
+    assert len(stuck) == 1 and stuck[0]["stopped"]
+    assert not _race_threads()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_real_racers_settling_in_time_never_climb(seed):
+    """CP-SAT and HiGHS under a time limit settle G(16, 0.6) in the first phase: exact, no climb."""
+    t = Topology.from_networkx(nx.gnp_random_graph(16, 0.6, seed=seed, directed=bool(seed)))
+    q = Question.max_r()
+    p = _progress(t, q, 30.0)
+    p.prove_lower(1)
+    race.race(p, RACERS)
+    assert p.result().status is Status.EXACT
+    assert p.lower == exhaustive.solve(Request(t, q)).value
+    assert not any(s.get("climb") or s.get("step") == "long-heuristic" for s in p.steps)
+    assert not _race_threads()
