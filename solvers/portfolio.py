@@ -8,7 +8,9 @@ Order of work for r* (each step only if the question is still open):
 3. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
    (``solvers.race``): CP-SAT (a short published slice, then the strong loop) and HiGHS (the
-   strong loop) on one core each, sharing bounds, the first proof wins.
+   strong loop) on one core each, sharing bounds, the first proof wins; under a time limit a
+   stalled top probe hands over to the long witness search and probes from below, as with one
+   thread (``solvers.search``), so a time-out reports bounds as tight.
 
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
 s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time

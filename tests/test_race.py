@@ -247,11 +247,11 @@ def test_docstring_examples(module):
 
 
 def _stalls_above(provable: int, calls: list, name: str):
-    """A fake engine: proves every r probe up to ``provable`` at once, stalls on the rest (until
-    stopped or its time limit); ``calls`` records (racer, probe, time limit)."""
+    """A fake engine: proves every r (or s) probe up to ``provable`` at once, stalls on the rest
+    (until stopped or its time limit); ``calls`` records (racer, probe, time limit)."""
 
     def run(model, time_limit, threads, seed, *, stop=None):
-        probe = int(model.name.removeprefix("strong-r"))
+        probe = int(model.name.removeprefix("strong-r").removeprefix("strong-s"))
         calls.append((name, probe, time_limit))
         if probe <= provable:
             return Outcome("infeasible", None, None, 0.0, "fake: proved")
@@ -333,6 +333,24 @@ def test_a_stalled_race_climbs_from_below_and_claims_only_what_is_proven(
     else:  # both racers climbed until the time limit
         assert res.status is Status.BOUNDED and winner is None
         assert {s["engine"] for s in climbs} == {"a", "b"}
+
+
+def test_a_stalled_s_race_climbs_without_the_long_search():
+    """For s*_r both racers climb at once (the long witness search is for r only) and end at
+    exactly the provable lower bound (digraph G(20, 1/2) seed 4: s*_3 = 5, exhaustive)."""
+    t, _ = _stalled_graph(4)
+    q = Question.max_s(3)
+    truth = exhaustive.solve(Request(t, q)).value
+    p = _progress(t, q, 1.0)
+    calls = []
+    entrants = [race.Racer(name, _stalls_above(truth - 1, calls, name)) for name in ("a", "b")]
+    assert race.race(p, entrants) is None
+    res = p.result()
+    assert res.status is Status.BOUNDED and (res.lower, res.upper) == (truth - 1, t.n)
+    climbs = [s for s in p.steps if s.get("climb")]
+    assert {s["engine"] for s in climbs} == {"a", "b"}
+    assert not any(s.get("step") == "long-heuristic" for s in p.steps)
+    assert not _race_threads()
 
 
 def test_a_race_settled_at_the_top_never_climbs():
