@@ -353,6 +353,33 @@ def test_a_stalled_s_race_climbs_without_the_long_search():
     assert not _race_threads()
 
 
+def test_a_climb_probe_below_a_proven_bound_is_stopped(monkeypatch):
+    """After the top phase one racer climbs at the midpoint and the other below it (the long
+    search finds nothing); when the midpoint is proven, the probe below it is stopped."""
+    monkeypatch.setattr(heuristics, "long_search_r", lambda nb, seconds, *, seed: None)
+    t, truth = _stalled_graph(4)
+    p = _progress(t, Question.max_r(), 2.0)
+    p.prove_lower(1)
+    middle = search.climb_probe(p.lower, p.upper, p.upper)
+    under = search.climb_probe(p.lower, p.upper, middle)
+    assert 1 < under < middle <= truth.value
+
+    def slow_at_middle(model, time_limit, threads, seed, *, stop=None):
+        if model.name == f"strong-r{middle}" and not stop.wait(0.15):
+            return Outcome("infeasible", None, None, 0.15, "fake: proved")
+        return _blocking(model, time_limit, threads, seed, stop=stop)
+
+    entrants = [race.Racer("a", slow_at_middle), race.Racer("b", slow_at_middle)]
+    assert race.race(p, entrants) is None
+    assert p.lower == middle and p.result().status is Status.BOUNDED
+    proof = next(s for s in p.steps if s.get("outcome") == "infeasible")
+    below = next(s for s in p.steps if s.get("probe") == under)
+    assert proof["climb"] and proof["probe"] == middle
+    assert below["climb"] and below["stopped"] and below["engine"] != proof["engine"]
+    assert below["seconds"] < 0.25  # stopped by the proof, not by its budget (0.3 s)
+    assert not _race_threads()
+
+
 def test_a_race_settled_at_the_top_never_climbs():
     """The first phase's proof ends the race: no climb, no long search, the other racer stopped."""
     t, truth = _stalled_graph(0)
