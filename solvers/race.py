@@ -31,7 +31,8 @@ time left on the long witness search (``search.long_search``, for r only) and th
 When no probe is left below, a racer takes the lowest open probe (the lower bound + 1) with all
 the time left. A racer whose probe is at or below the lower bound, or above the upper bound, is
 stopped. A race that settles in the first phase never climbs; a stalled probe never proves
-anything.
+anything. As with one thread, a top probe that would need more than that share of the time is
+cut off: such a race now ends ``bounded`` instead of ``exact`` near its limit.
 
 The racers are threads: CP-SAT and HiGHS release the GIL while they search (measured:
 docs/performance.md), so two racers use two cores.
