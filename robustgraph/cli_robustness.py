@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from robustgraph import io
 from robustgraph.cli import emit, json_option, span, threads_option
@@ -19,19 +20,23 @@ from robustgraph.robustness import (
     TOLERANCE_MODELS,
     Tolerance,
     describe_witness,
-    max_r,
-    max_s,
     tolerances,
 )
 from robustgraph.topology import Topology
+from solvers import registry
 from solvers.registry import engine_names
-from solvers.types import Question, Result, Status
+from solvers.types import Listener, Question, Request, Result, Status
 
 __all__ = ["robustness", "result_dict"]
 
 
 class _Ticker:
-    """A one-line status on stderr (rich): the current question, engine and elapsed time."""
+    """A one-line status on stderr (rich): the current question, engine and elapsed time.
+
+    While a solve runs, its listener (:meth:`listener`) adds the bounds proven so far and what
+    the engine does, e.g. ``r* in 12..15, probing 15 with portfolio``. Off a terminal the
+    ticker is silent and hands out no listener, so the solve runs as without it.
+    """
 
     def __init__(self, enabled: bool):
         from rich.console import Console
@@ -55,6 +60,20 @@ class _Ticker:
     def set(self, text: str) -> None:
         self.text = text
 
+    def listener(self, name: str, engine: str) -> Listener | None:
+        """A listener showing ``name in L..U, <what> with <engine>`` (None when silent).
+
+        It only formats text, so a racer's thread may call it (``solvers.race``).
+        """
+        if not self.enabled:
+            return None
+
+        def show(lower: int, upper: int, text: str) -> None:
+            bounds = f"= {lower}" if lower == upper else f"in {lower}..{upper}"
+            self.text = escape(f"{name} {bounds}, {text} with {engine}")
+
+        return show
+
     def _tick(self) -> None:
         while not self._stop.wait(0.2):
             elapsed = time.perf_counter() - self.start
@@ -66,6 +85,22 @@ class _Ticker:
             self._thread.join()
         if self._status is not None:
             self._status.stop()
+
+
+def _solve(
+    topology: Topology, question: Question, options: dict[str, Any], listener: Listener | None
+) -> Result:
+    """What ``robustgraph.robustness.max_r``/``max_s`` do, with the ticker's listener."""
+    request = Request(
+        topology,
+        question,
+        options["time_limit"],
+        options["threads"],
+        options["formulation"],
+        options["seed"],
+        listener=listener,
+    )
+    return registry.solve(request, options["engine"])
 
 
 def _question_text(q: Question) -> str:
@@ -191,11 +226,12 @@ def robustness(
     start = time.perf_counter()
     with _Ticker(enabled=True) as ticker:
         ticker.set(f"r* with {engine}")
-        r_res = max_r(topology, **options)
+        r_res = _solve(topology, Question.max_r(), options, ticker.listener("r*", engine))
         s_res = None
         if rs_r is not None:
             ticker.set(f"s* for r = {rs_r} with {engine}")
-            s_res = max_s(topology, rs_r, **options)
+            listener = ticker.listener(f"s* for r = {rs_r}", engine)
+            s_res = _solve(topology, Question.max_s(rs_r), options, listener)
         tol = tolerances(
             topology,
             r_result=r_res,

@@ -53,6 +53,7 @@ __all__ = [
     "published_model",
     "absorb_probe",
     "absorb_published",
+    "step_text",
     "climb_probe",
     "long_search",
     "keep_long_search",
@@ -64,7 +65,13 @@ Runner = Callable[[Model, float | None, int, int], Outcome]
 
 
 class Progress:
-    """Collects proven bounds and the witness as a search goes; builds the final Result."""
+    """Collects proven bounds and the witness as a search goes; builds the final Result.
+
+    When the request has a ``listener``, :meth:`tell` passes it the bounds after every noted
+    step and every probe outcome, when a probe or the long witness search starts, and once
+    more with the final bounds when the result is built; in a race (``solvers.race``) the
+    outcomes are told under the race's lock, from the racer's thread.
+    """
 
     def __init__(self, request: Request, engine: str, formulation: str | None, version: str):
         self.request = request
@@ -77,6 +84,7 @@ class Progress:
         self.witness: Witness | None = None
         self.steps: list[dict[str, Any]] = []
         self.failed = False
+        self.listener = request.listener
 
     def remaining(self) -> float | None:
         if self.request.time_limit is None:
@@ -114,6 +122,23 @@ class Progress:
         p = {"lower": self.lower, "upper": self.upper}
         seconds = round(time.perf_counter() - self.start, 4)
         self.steps.append({"step": step, **info, **p, "seconds": seconds})
+        self.tell()
+
+    def tell(self, text: str | None = None) -> None:
+        """Pass the bounds and ``text`` (default: the last step in words) to the listener.
+
+        A listener that raises is dropped for the rest of the search, and its exception with
+        it: showing progress never changes or breaks a solve.
+        """
+        listener = self.listener
+        if listener is None:
+            return
+        if text is None:
+            text = step_text(self.steps[-1]) if self.steps else ""
+        try:
+            listener(self.lower, self.upper, text)
+        except Exception:  # a display's bug must not end a proof: stop telling it
+            self.listener = None
 
     def settled(self) -> bool:
         q = self.request.question
@@ -123,6 +148,7 @@ class Progress:
         return target is not None and (self.lower >= target or self.upper < target)
 
     def result(self, **params: Any) -> Result:
+        self.tell("done")
         return finish(
             self.request,
             self.lower,
@@ -135,6 +161,24 @@ class Progress:
             failed=self.failed,
             params={"steps": self.steps, **params},
         )
+
+
+def step_text(step: dict[str, Any]) -> str:
+    """A step of ``Progress.steps`` in a few words, for a listener.
+
+    Examples
+    --------
+    >>> step_text({"model": "strong-r15", "probe": 15, "outcome": "infeasible", "engine": "highs"})
+    'probe 15 infeasible (highs)'
+    >>> step_text({"step": "heuristic", "value": 15, "lower": 1, "upper": 15})
+    'after heuristic'
+    """
+    if "step" in step:
+        return f"after {step['step']}"
+    engine = f" ({step['engine']})" if "engine" in step else ""
+    probe = step.get("probe")
+    what = step.get("model", "model") if probe is None else f"probe {probe}"
+    return f"{what} {step.get('outcome', '')}".rstrip() + engine
 
 
 def finish(
@@ -214,6 +258,7 @@ def _call(
     left = p.remaining()
     if budget is not None:
         left = budget if left is None else min(left, budget)
+    p.tell(f"{model.name} model" if probe is None else f"probing {probe}")
     try:
         out = run(model, left, p.request.threads, p.request.seed)
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
@@ -251,12 +296,13 @@ def absorb_published(p: Progress, model: Model, out: Outcome) -> None:
             p.lower = p.upper
         else:  # the r model always has solutions for n >= 2
             p.failed = True
-        return
-    if out.values is not None:
-        p.offer(pair_from_values(model, out.values))
-    if out.bound is not None and out.status in ("optimal", "feasible", "unknown"):
-        if math.isfinite(out.bound):
-            p.prove_lower(math.ceil(out.bound - 1e-6))
+    else:
+        if out.values is not None:
+            p.offer(pair_from_values(model, out.values))
+        if out.bound is not None and out.status in ("optimal", "feasible", "unknown"):
+            if math.isfinite(out.bound):
+                p.prove_lower(math.ceil(out.bound - 1e-6))
+    p.tell()
 
 
 TOP_SHARE = 0.7
@@ -349,8 +395,15 @@ def absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:
     """Keep what one decision at ``probe`` proves; False when the search cannot go on.
 
     Infeasible proves the lower bound ``probe``; a solution is decoded and checked, and must
-    beat the probe (else the engine failed); no solution and no proof ends the search.
+    beat the probe (else the engine failed); no solution and no proof ends the search. The
+    listener hears the bounds after it, with the last step (the outcome's) in words.
     """
+    go_on = _absorb_probe(p, model, probe, out)
+    p.tell()
+    return go_on
+
+
+def _absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:
     if out.status == "infeasible":
         p.prove_lower(probe)
         return True
@@ -430,6 +483,7 @@ def strong_r_loop(p: Progress, run: Runner) -> None:
 
 def _improve_r(p: Progress, seconds: float) -> None:
     """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
+    p.tell("long witness search")
     keep_long_search(p, long_search(p, seconds))
 
 

@@ -11,14 +11,23 @@ disjoint nonempty sets exists, and its lone node hears no one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
 from solvers.errors import ParameterError
 
-__all__ = ["GraphLike", "Question", "Request", "Result", "Status", "Witness", "QUESTION_KINDS"]
+__all__ = [
+    "GraphLike",
+    "Listener",
+    "Question",
+    "Request",
+    "Result",
+    "Status",
+    "Witness",
+    "QUESTION_KINDS",
+]
 
 QUESTION_KINDS = ("max_r", "is_r_robust", "max_s", "is_rs_robust")
 
@@ -106,9 +115,21 @@ class Question:
         return None
 
 
+Listener = Callable[[int, int, str], None]
+"""Called with ``(lower, upper, text)`` as a search proves bounds or starts a probe
+(``solvers.search.Progress.tell``)."""
+
+
 @dataclass(frozen=True)
 class Request:
-    """A backend-neutral robustness question about one graph."""
+    """A backend-neutral robustness question about one graph.
+
+    ``listener``, when set, hears the proven bounds while the engine works (see
+    :class:`Listener`); it may be called from a racer's thread (``solvers.race``), so it should
+    only record or format what it is given. It is not part of the question: equality, hashing
+    and ``repr`` ignore it, and nothing that pickles or serialises a request may carry one
+    (only the CLI sets it, for a solve in its own process).
+    """
 
     graph: GraphLike
     question: Question
@@ -116,6 +137,7 @@ class Request:
     threads: int = 1
     formulation: str = "strong"
     seed: int = 0
+    listener: Listener | None = field(default=None, compare=False, repr=False)
 
     @property
     def n(self) -> int:
