@@ -20,12 +20,13 @@ from robustgraph.robustness import (
     TOLERANCE_MODELS,
     Tolerance,
     describe_witness,
+    max_r,
+    max_s,
     tolerances,
 )
 from robustgraph.topology import Topology
-from solvers import registry
 from solvers.registry import engine_names
-from solvers.types import Listener, Question, Request, Result, Status
+from solvers.types import Listener, Question, Result, Status
 
 __all__ = ["robustness", "result_dict"]
 
@@ -85,22 +86,6 @@ class _Ticker:
             self._thread.join()
         if self._status is not None:
             self._status.stop()
-
-
-def _solve(
-    topology: Topology, question: Question, options: dict[str, Any], listener: Listener | None
-) -> Result:
-    """What ``robustgraph.robustness.max_r``/``max_s`` do, with the ticker's listener."""
-    request = Request(
-        topology,
-        question,
-        options["time_limit"],
-        options["threads"],
-        options["formulation"],
-        options["seed"],
-        listener=listener,
-    )
-    return registry.solve(request, options["engine"])
 
 
 def _question_text(q: Question) -> str:
@@ -226,12 +211,12 @@ def robustness(
     start = time.perf_counter()
     with _Ticker(enabled=True) as ticker:
         ticker.set(f"r* with {engine}")
-        r_res = _solve(topology, Question.max_r(), options, ticker.listener("r*", engine))
+        r_res = max_r(topology, **options, listener=ticker.listener("r*", engine))
         s_res = None
         if rs_r is not None:
             ticker.set(f"s* for r = {rs_r} with {engine}")
             listener = ticker.listener(f"s* for r = {rs_r}", engine)
-            s_res = _solve(topology, Question.max_s(rs_r), options, listener)
+            s_res = max_s(topology, rs_r, **options, listener=listener)
         tol = tolerances(
             topology,
             r_result=r_res,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from robustgraph.certificate import MODELS, WitnessPair, witness_words
 from robustgraph.topology import Topology
 from solvers import registry
-from solvers.types import Question, Request, Result
+from solvers.types import Listener, Question, Request, Result
 
 __all__ = [
     "max_r",
@@ -39,8 +39,9 @@ def _solve(
     time_limit: float | None,
     threads: int,
     seed: int,
+    listener: Listener | None = None,
 ) -> Result:
-    request = Request(topology, question, time_limit, threads, formulation, seed)
+    request = Request(topology, question, time_limit, threads, formulation, seed, listener)
     return registry.solve(request, engine)
 
 
@@ -52,6 +53,7 @@ def max_r(
     time_limit: float | None = None,
     threads: int = 1,
     seed: int = 0,
+    listener: Listener | None = None,
 ) -> Result:
     """r*: the largest r for which ``topology`` is r-robust, with proven bounds and a witness.
 
@@ -69,6 +71,8 @@ def max_r(
         Solver threads.
     seed : int
         Seeds heuristics and solvers.
+    listener : callable, optional
+        Hears ``(lower, upper, text)`` as bounds are proven (``solvers.types.Request.listener``).
 
     Returns
     -------
@@ -98,7 +102,9 @@ def max_r(
     ----------
     LeBlanc et al. 2013, Def. 6; Usevitch & Panagou, Automatica 111 (2020).
     """
-    return _solve(topology, Question.max_r(), engine, formulation, time_limit, threads, seed)
+    return _solve(
+        topology, Question.max_r(), engine, formulation, time_limit, threads, seed, listener
+    )
 
 
 def is_r_robust(
@@ -131,8 +137,11 @@ def max_s(
     time_limit: float | None = None,
     threads: int = 1,
     seed: int = 0,
+    listener: Listener | None = None,
 ) -> Result:
     """s*_r: the largest s for which ``topology`` is (r, s)-robust (0 if not r-robust, at most n).
+
+    Parameters as for :func:`max_r`.
 
     Examples
     --------
@@ -144,7 +153,9 @@ def max_s(
     ----------
     LeBlanc et al. 2013, Def. 7.
     """
-    return _solve(topology, Question.max_s(r), engine, formulation, time_limit, threads, seed)
+    return _solve(
+        topology, Question.max_s(r), engine, formulation, time_limit, threads, seed, listener
+    )
 
 
 def is_rs_robust(
