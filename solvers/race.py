@@ -154,6 +154,8 @@ class _Board:
             lane.probe, budget = None, lane.racer.published
             if strong:
                 lane.probe, budget = self._next_probe(lane)
+            what = "published model" if lane.probe is None else f"probing {lane.probe}"
+            self.p.tell(f"{what} ({lane.racer.name})")
             lane.signal = StopSignal()
             return lane.probe, lane.signal, budget
 

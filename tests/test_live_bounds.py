@@ -64,6 +64,7 @@ def test_race_listener_is_told_from_racer_threads_monotone_to_the_result():
     racer_calls = [c for c in heard.calls if c[3].startswith("race-")]
     assert racer_calls, heard.calls
     assert all(c[2].endswith(("(cpsat)", "(highs)")) for c in racer_calls), racer_calls
+    assert any(c[2].startswith("probing ") for c in racer_calls), racer_calls  # a start is told
 
 
 def _comparable(res: Result) -> tuple:
