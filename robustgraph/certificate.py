@@ -25,7 +25,7 @@ from robustgraph import __version__
 from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.topology import Label, Topology
 from solvers import registry
-from solvers.types import Question, Request, Result, Witness
+from solvers.types import Listener, Question, Request, Result, Witness
 from solvers.witness import pair_problem, reachable_nodes, refutes_r, refutes_rs
 
 if TYPE_CHECKING:
@@ -863,6 +863,7 @@ def certify(
     threads: int = 1,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    listener: Listener | None = None,
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
 
@@ -885,6 +886,9 @@ def certify(
         Solver seed (CP-SAT, HiGHS, CBC and the heuristics are deterministic for a seed).
     progress : callable, optional
         Called with a line before each engine run (the CLI prints it on stderr).
+    listener : callable, optional
+        Hears ``(lower, upper, text)`` from each engine run as it proves bounds
+        (``solvers.types.Request.listener``; the CLI shows them on a terminal).
 
     Returns
     -------
@@ -936,6 +940,7 @@ def certify(
             threads=threads,
             formulation=formulation,
             seed=seed,
+            listener=listener,
         )
 
     records = []

@@ -127,6 +127,20 @@ def _progress(line: str) -> None:
     click.echo(f"robustgraph: certify: {line}", err=True)
 
 
+class _LiveBounds:
+    """A stderr line each time a running solve proves a new bound, e.g.
+    ``robustgraph: certify:   bounds 12..15 (probe 12 infeasible)`` (the CLI uses it only when
+    stderr is a terminal, so piped output is unchanged)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, int] | None = None
+
+    def __call__(self, lower: int, upper: int, text: str) -> None:
+        if (lower, upper) != self.last and text != "done":
+            self.last = (lower, upper)
+            _progress(f"  bounds {span(lower, upper)} ({text})")
+
+
 def certificate_path(graph_path: str | Path) -> Path:
     """Where ``generate --certify`` puts the certificate: ``merg7.json`` -> ``merg7.cert.json``."""
     path = Path(graph_path)
@@ -255,6 +269,7 @@ def certify_command(
         threads=threads,
         seed=seed,
         progress=_progress,
+        listener=_LiveBounds() if sys.stderr.isatty() else None,
     )
     cert.dump(output)
 

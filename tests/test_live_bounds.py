@@ -112,3 +112,31 @@ def test_ticker_listener_formats_the_status_line_and_is_off_when_silent():
     assert ticker.text == "r* in 12..15, probing 15 with portfolio"
     show(13, 13, "[done]")
     assert ticker.text == "r* = 13, \\[done] with portfolio"  # rich markup escaped
+
+
+@needs_cpsat
+def test_certify_passes_the_listener_to_every_engine_run():
+    from robustgraph.certificate import Claim, certify
+
+    heard = _Heard()
+    cert = certify(_er(24, 1), Claim.r_robust(3), engines="cpsat", listener=heard)
+    assert cert.verdict in ("proven", "refuted")
+    assert heard.calls and heard.calls[-1][2] == "done"
+
+
+def test_certify_cli_prints_a_line_per_new_bound(capsys):
+    from robustgraph.cli_certify import _LiveBounds
+
+    live = _LiveBounds()
+    for call in [
+        (1, 12, "after degree"),
+        (1, 12, "probing 12"),
+        (4, 12, "after spectral"),
+        (12, 12, "done"),
+    ]:
+        live(*call)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "robustgraph: certify:   bounds 1..12 (after degree)",
+        "robustgraph: certify:   bounds 4..12 (after spectral)",
+    ]
