@@ -169,8 +169,9 @@ def test_results_record_engine_version_and_parameters():
 @pytest.mark.parametrize("blind", [0, 1, 2])
 @pytest.mark.parametrize("seed", [0, 4, 9])
 def test_a_stalled_top_probe_climbs_from_below_and_claims_only_what_is_proven(seed, blind):
-    """With a time limit, a probe at the upper bound that stalls gets only TOP_SHARE of the time
-    and hands the rest to a long witness search and probes from below (solvers.search._climb).
+    """With a time limit, the first probe gets FIRST_PROBE_SECONDS, then a short long witness
+    search runs; a probe at the upper bound that stalls gets only TOP_SHARE of the time and hands
+    the rest to a long witness search and probes from below (solvers.search._climb).
     A fake engine proves every probe below r* - blind (blind = 0: up to r*) and stalls on the
     rest: the climb must find that boundary, and no bound may pass r*. (Digraphs G(20, 1/2):
     the cheap bounds leave a gap.)"""
@@ -191,13 +192,16 @@ def test_a_stalled_top_probe_climbs_from_below_and_claims_only_what_is_proven(se
 
     request = Request(t, Question.max_r(), time_limit=4.0, threads=1, formulation="strong")
     res = search.solve_with(request, "fake", run, "fake")
-    top, top_limit = calls[0]  # at the upper bound of the cheap bounds' witness
-    assert top >= truth and top_limit <= search.TOP_SHARE * 4.0
+    top, first_limit = calls[0]  # at the upper bound of the cheap bounds' witness
+    assert top >= truth and first_limit <= search.FIRST_PROBE_SECONDS
     assert truth <= res.upper <= top
     if provable >= top:  # the top probe itself was proved: exact, no climbing
         assert res.status is Status.EXACT and len(calls) == 1
-    else:  # the stall hands a share of the rest to the long witness search, then climbs
+    else:  # a short long search, the top probe again, then a share of the rest to the long
+        # witness search and the climb from below
+        again, top_limit = calls[1]
+        assert res.upper <= again <= top and top_limit <= search.TOP_SHARE * 4.0
         steps = [s.get("step") for s in res.params["steps"]]
-        assert "long-heuristic" in steps
+        assert steps.count("long-heuristic") == 2
         assert res.status is Status.BOUNDED and res.lower == max(provable, 1)
-        assert all(probe < res.upper for probe, _ in calls[1:])
+        assert all(probe < res.upper for probe, _ in calls[2:])
