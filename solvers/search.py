@@ -502,16 +502,20 @@ def strong_r_loop(p: Progress, run: Runner) -> None:
 def _improve_r(p: Progress, seconds: float) -> None:
     """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
     p.tell("long witness search")
-    keep_long_search(p, long_search(p, seconds))
+    attempt = sum(step.get("step") == "long-heuristic" for step in p.steps)
+    keep_long_search(p, long_search(p, seconds, attempt))
 
 
-def long_search(p: Progress, seconds: float) -> tuple[int, Witness] | None:
+def long_search(p: Progress, seconds: float, attempt: int = 0) -> tuple[int, Witness] | None:
     """Run :func:`heuristics.long_search_r` on ``p``'s graph for about ``seconds``.
 
-    Reads only ``p.request``, so a racer may run it outside the race's lock
-    (``solvers.race``); the pair it returns is unchecked: pass it to :func:`keep_long_search`.
+    ``attempt`` k seeds it with the request's seed + k, so a second search explores other
+    starts than the first. Reads only ``p.request``, so a racer may run it outside the race's
+    lock (``solvers.race``); the pair it returns is unchecked: pass it to
+    :func:`keep_long_search`.
     """
-    return heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=p.request.seed)
+    seed = p.request.seed + attempt
+    return heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=seed)
 
 
 def keep_long_search(p: Progress, found: tuple[int, Witness] | None, **info: Any) -> None:
