@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -74,6 +75,16 @@ class _Ticker:
             self.text = escape(f"{name} {bounds}, {text} with {engine}")
 
         return show
+
+    def asking(self, engine: str) -> Callable[[Question], Listener | None]:
+        """For :func:`robustgraph.robustness.tolerances`: show each F-total question and hand
+        out its listener (the bounds are on s* for the question's r)."""
+
+        def ask(q: Question) -> Listener | None:
+            self.set(f"F-total: {_question_text(q)} with {engine}")
+            return self.listener(f"F-total: s* for r = {q.r}", engine)
+
+        return ask
 
     def _tick(self) -> None:
         while not self._stop.wait(0.2):
@@ -217,12 +228,7 @@ def robustness(
             ticker.set(f"s* for r = {rs_r} with {engine}")
             listener = ticker.listener(f"s* for r = {rs_r}", engine)
             s_res = max_s(topology, rs_r, **options, listener=listener)
-        tol = tolerances(
-            topology,
-            r_result=r_res,
-            on_question=lambda q: ticker.set(f"F-total: {_question_text(q)} with {engine}"),
-            **options,
-        )
+        tol = tolerances(topology, r_result=r_res, on_question=ticker.asking(engine), **options)
     seconds = time.perf_counter() - start
     data = {
         "file": file,

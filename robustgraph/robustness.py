@@ -209,7 +209,7 @@ def tolerances(
     time_limit: float | None = None,
     threads: int = 1,
     seed: int = 0,
-    on_question: Callable[[Question], None] | None = None,
+    on_question: Callable[[Question], Listener | None] | None = None,
 ) -> dict[str, Tolerance]:
     """F for SAC (F-local), W-MSR (F-local) and W-MSR (F-total), each with proven bounds.
 
@@ -227,7 +227,8 @@ def tolerances(
     r_result : Result, optional
         A result of :func:`max_r` to reuse; computed when absent.
     on_question : callable, optional
-        Called with each question before it is solved (progress reporting).
+        Called with each question before it is solved (progress reporting); what it returns,
+        if not None, is that solve's listener (``solvers.types.Request.listener``).
 
     Returns
     -------
@@ -236,9 +237,8 @@ def tolerances(
     """
 
     def ask(question: Question) -> Result:
-        if on_question is not None:
-            on_question(question)
-        return _solve(topology, question, engine, formulation, time_limit, threads, seed)
+        listener = on_question(question) if on_question is not None else None
+        return _solve(topology, question, engine, formulation, time_limit, threads, seed, listener)
 
     if r_result is None:
         r_result = ask(Question.max_r())

@@ -140,3 +140,19 @@ def test_certify_cli_prints_a_line_per_new_bound(capsys):
         "robustgraph: certify:   bounds 1..12 (after degree)",
         "robustgraph: certify:   bounds 4..12 (after spectral)",
     ]
+
+
+@needs_cpsat
+def test_tolerance_questions_get_the_listener_on_question_returns():
+    from robustgraph.robustness import tolerances
+
+    heard = _Heard()
+    asked = []
+
+    def on_question(q: Question):
+        asked.append(q)
+        return heard
+
+    tolerances(_er(24, 2), engine="cpsat", on_question=on_question)
+    assert asked and heard.calls  # every question was announced, and its solve was heard
+    assert sum(c[2] == "done" for c in heard.calls) == len(asked)
