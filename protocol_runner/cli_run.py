@@ -154,6 +154,9 @@ Examples:
   robustgraph run --graph g.json --certificate g.cert.json --F 1 --roster 5S1A \\
       --tasks gsm8k:test.jsonl:50 --backend openai --base-url http://127.0.0.1:8000/v1 \\
       --model my-model -o results-gsm8k/
+  robustgraph run --topology merg --n 5 --F 1 --roster 4S1A --tasks arith:20 \\
+      --backend openai --base-url http://127.0.0.1:8000/v1 --model my-model \\
+      --commit-gate --reexecutor-model auditor-model -o results-gated/
 \b
 Exit codes: 0 done; 1 the certificate does not prove (F+1)-robustness (the witness is
 printed; --allow-uncertified runs anyway and records it); 2 usage or input error.
@@ -214,6 +217,11 @@ Running the same command into the same -o resumes an interrupted run.
                    "ledger (docs/commit-gate.md).")
 @click.option("--ledger", type=click.Path(dir_okay=False), default=None,
               help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
+@click.option("--reexecutor-model", default=None, metavar="NAME",
+              help="--commit-gate on --backend openai: model NAME at the same endpoint "
+                   "re-executes each quorum's task (bare prompt, own identity, past the "
+                   "response cache, counted in the cost) instead of the simulated re-executor; "
+                   "refused if an agent runs on or declares NAME as its checkpoint.")
 @click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
@@ -226,7 +234,8 @@ def run_command(
     api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
-    ledger: str | None, no_plots: bool, output: str, as_json: bool,
+    ledger: str | None, reexecutor_model: str | None, no_plots: bool, output: str,
+    as_json: bool,
 ) -> None:
     """Run SAC and baselines among LLM agents on a certified communication graph.
 
@@ -272,6 +281,7 @@ def run_command(
         crs=CrSConfig(eta=eta, contributions=contributions, judge_model=judge_model),
         commit_gate=commit_gate,
         ledger=Path(ledger) if ledger else None,
+        reexecutor_model=reexecutor_model,
     )
     console = Console(stderr=True, highlight=False)
 

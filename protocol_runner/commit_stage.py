@@ -7,9 +7,11 @@ retrieval corpus serves for the task, or its own weights when it retrieves nothi
 neighbour messages it received in the last round, never its own earlier answers; an agent that
 adopted a group decision (majority vote, the CrS coordinator, the judge-only control) conditioned
 on that decision. The evidence-diversity gate of :mod:`protocol_runner.commit` decides with
-f = the run's F, an independent, non-voting simulated re-executor (:class:`SimulatedReexecutor`)
-checks the value, every gate decision is appended to a hash-chained ledger, and a plain 2f+1
-quorum decides on the same votes for comparison. Both decisions go into the query's record
+f = the run's F, an independent, non-voting re-executor checks the value (a simulated one,
+:class:`SimulatedReexecutor`, by default; on the ``openai`` backend a real model,
+:class:`~protocol_runner.commit_reexec.ModelReexecutor`, with ``--reexecutor-model``), every
+gate decision is appended to a hash-chained ledger, and a plain 2f+1 quorum decides on the same
+votes for comparison. Both decisions go into the query's record
 (``protocol_data["commit_gate"]``, layout in :mod:`protocol_runner.records`).
 
 A correlated quorum in that first decision starts the diversity-forcing round
@@ -33,8 +35,9 @@ finished queries never reach the stage. See ``docs/commit-gate.md``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,7 @@ from protocol_runner.commit import (
     value_hash,
 )
 from protocol_runner.commit.outcomes import Stage
+from protocol_runner.commit_reexec import ModelReexecutor, independent_identity
 from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.prompts import answer_messages, parse_answer
 from protocol_runner.protocols import Outcome, QueryContext
@@ -291,22 +295,16 @@ def plan_diversity_round(ctx: QueryContext, registry: Registry, *,
     return plan
 
 
-def _fresh(base: str, taken: set[str]) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}-{k}"
-    return name
-
-
 class SimulatedReexecutor:
     """An independent, non-voting re-executor: a simulated agent that shares nothing with voters.
 
     It answers the task afresh from its own snapshot with its own
     :class:`~protocol_runner.simulation.Simulator` (default world, profile ``model``), outside
     the run's LLM client and response cache, under an agent id, checkpoint, prompt lineage and
-    snapshot corpus that no registered agent uses, so its error draws are independent of every
-    voter's.
+    snapshot corpus that no registered agent uses
+    (:func:`~protocol_runner.commit_reexec.independent_identity`), so its error draws are
+    independent of every voter's. The run's default re-executor;
+    :class:`~protocol_runner.commit_reexec.ModelReexecutor` is the real-model one.
 
     Parameters
     ----------
@@ -343,12 +341,10 @@ class SimulatedReexecutor:
                                  f"{', '.join(self._simulator.models)}")
         self._profile = profile
         self.seed = seed
-        taken = {record.agent_id for record in registry}
-        taken.update(value for record in registry for _, value in record.infra.attributes())
-        name = _fresh("reexecutor", taken)
-        self.snapshot = _fresh(f"{name}-snapshot", taken)
-        self.identity = AgentIdentity(name, checkpoint=name, corpus=self.snapshot)
-        self.infra = Infrastructure(name, _fresh(f"{name}-lineage", taken), (self.snapshot,))
+        who = independent_identity(registry)
+        self.identity = who.identity
+        self.infra = who.infra
+        self.snapshot = who.snapshot
 
     def __call__(self, task: Task) -> Reexecution:
         """Answer ``task`` from the own snapshot; the answer's hash and the snapshot's."""
@@ -411,14 +407,19 @@ class CommitStage:
     run_id : str
         Prefix of every proposal id.
     seed : int
-        Seeds the signing keys and the re-executor's world.
+        Seeds the signing keys and the simulated re-executor's world.
     ledger : str or Path
         The ledger file; created when missing, appended to when it exists.
+    reexecutor_model : str, optional
+        Re-execute with this model through the run's client
+        (:class:`~protocol_runner.commit_reexec.ModelReexecutor`) instead of the
+        :class:`SimulatedReexecutor`.
 
     Raises
     ------
     ParameterError
-        If n < 3F+1, or the roster cannot be registered.
+        If n < 3F+1, the roster cannot be registered, or ``reexecutor_model`` is not
+        independent of the roster (:func:`~protocol_runner.commit_reexec.check_reexecutor_model`).
     LedgerError
         If ``ledger`` is not a robustgraph ledger or cannot be opened.
 
@@ -426,18 +427,30 @@ class CommitStage:
     -----
     Per query: n signatures, 3n signature checks (the gate; the plain quorum on the votes
     signed, and again on the votes in the gate's decision, which is how a decision reused from
-    the ledger is compared too), at most one simulated re-execution and one ledger append (one
+    the ledger is compared too), at most one re-execution and one ledger append (one
     fsync'd SQLite transaction). A correlated quorum
     adds the diversity round: one LLM call per honest agent (through the run's client, so
     cached and counted in the query's cost), as many signatures and checks again, at most one
     more re-execution and one more append.
+
+    A model re-execution is an awaited LLM call, while the gate asks for its re-execution
+    synchronously inside :meth:`~protocol_runner.commit.CommitGate.decide`. So before each
+    decision a dry run of the gate (the same registry and f, no ledger: n more signatures and
+    3n more checks) tells whether the decision reaches test 4; only then is the model asked,
+    and the gate gets its reply. A decision whose dry run stops short of test 4 costs no call,
+    as with the simulated re-executor.
     """
 
     def __init__(self, roster: Roster, tasks: Sequence[Task], *, F: int,  # noqa: N803
-                 run_id: str, seed: int, ledger: str | Path) -> None:
+                 run_id: str, seed: int, ledger: str | Path,
+                 reexecutor_model: str | None = None) -> None:
         check_commit_gate(len(roster.agents), F)
         self.registry, self._keys = registry_for(roster, seed=seed)
-        self.reexecutor = SimulatedReexecutor(tasks, self.registry, seed=seed)
+        self.reexecutor: SimulatedReexecutor | ModelReexecutor
+        if reexecutor_model is None:
+            self.reexecutor = SimulatedReexecutor(tasks, self.registry, seed=seed)
+        else:
+            self.reexecutor = ModelReexecutor(reexecutor_model, roster, self.registry)
         self.run_id = run_id
         self.seed = seed
         self.ledger = Ledger(ledger)
@@ -448,10 +461,10 @@ class CommitStage:
         except BaseException:
             self.ledger.close()
             raise
-        self._pending: dict[str, Task] = {}
+        self._pending: dict[str, Callable[[], Reexecution]] = {}
 
     def _reexecute(self, proposal_id: str) -> Reexecution:
-        return self.reexecutor(self._pending[proposal_id])
+        return self._pending[proposal_id]()
 
     def close(self) -> None:
         self.ledger.close()
@@ -462,13 +475,43 @@ class CommitStage:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _decide(self, task: Task, proposal: str, answers: Mapping[str, str | None],
-                evidence: Mapping[str, Sequence[str]], stage: Stage) -> dict[str, Any]:
+    def _reaches_reexecution(self, proposal: str, answers: Mapping[str, str | None],
+                             evidence: Mapping[str, Sequence[str]], stage: Stage) -> bool:
+        """Whether the gate's decision on these answers gets to test 4 (a dry run, no ledger)."""
+        asked = []
+
+        def note(proposal_id: str) -> Reexecution:
+            asked.append(proposal_id)
+            return Reexecution(None, "", "dry run")
+
+        dry = CommitGate(self.registry, self.gate.f, note, reexecutor=self.reexecutor.infra)
+        decide_from_answers(dry, proposal, answers, evidence, self._keys, stage=stage)
+        return bool(asked)
+
+    async def _reexecution(self, ctx: QueryContext, proposal: str,
+                           answers: Mapping[str, str | None],
+                           evidence: Mapping[str, Sequence[str]],
+                           stage: Stage) -> Callable[[], Reexecution]:
+        """What the gate's test 4 gets for this decision: the simulated re-execution, run when
+        asked; or the model's, asked now if the decision reaches test 4."""
+        rerun = self.reexecutor
+        if isinstance(rerun, SimulatedReexecutor):
+            return partial(rerun, ctx.task)
+        if not self._reaches_reexecution(proposal, answers, evidence, stage):
+            # the gate will not ask; if it did (its replay memory differs from the dry run's),
+            # it gets no value and aborts: fail closed
+            return partial(Reexecution, None, "", "the re-execution was not prepared")
+        done = await rerun(ctx)
+        return lambda: done
+
+    async def _decide(self, ctx: QueryContext, proposal: str,
+                      answers: Mapping[str, str | None],
+                      evidence: Mapping[str, Sequence[str]], stage: Stage) -> dict[str, Any]:
         """The gate's decision (taken and appended now, or reused from the ledger) as JSON."""
         body = self._recorded.get((proposal, stage))
         if body is not None:  # decided (and appended) before this run was interrupted
             return body
-        self._pending[proposal] = task
+        self._pending[proposal] = await self._reexecution(ctx, proposal, answers, evidence, stage)
         try:
             out = decide_from_answers(self.gate, proposal, answers, evidence, self._keys,
                                       stage=stage)
@@ -520,8 +563,8 @@ class CommitStage:
         agents = ctx.network.roster.agents
         answers = {agents[t.agent].agent_id: key_of(t.answer, task)
                    for t in outcome.final if t.honest}
-        gate = self._decide(task, proposal, answers,
-                            conditioned_on(ctx, outcome, self.registry), "initial")
+        gate = await self._decide(ctx, proposal, answers,
+                                  conditioned_on(ctx, outcome, self.registry), "initial")
         cast = [*gate["votes"], *(r["vote"] for r in gate["rejected"])]
         plain = plain_quorum(self.registry, self.gate.f, proposal,
                              [Vote.from_json(v) for v in cast]).to_json()
@@ -535,7 +578,7 @@ class CommitStage:
         if gate.get("escalate_to") == "diversity_round":
             again, plan = await self.diversity_round(ctx, proposal)
             shares = {agent_id: reask.evidence for agent_id, reask in plan.items()}
-            final = self._decide(task, proposal, again, shares, "diversity")
+            final = await self._decide(ctx, proposal, again, shares, "diversity")
             data["diversity"] = {
                 **_summary(final, _values(again), ctx),
                 "votes": sum(a is not None for a in again.values()),

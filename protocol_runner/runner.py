@@ -139,7 +139,8 @@ class RunSpec:
     ``certify_time_limit`` seconds per question. ``concurrency`` bounds both the queries in
     flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
     of every query (:mod:`protocol_runner.commit_stage`), its decisions appended to ``ledger``
-    (default ``output/ledger.sqlite``).
+    (default ``output/ledger.sqlite``); ``reexecutor_model`` (openai backend only) has that
+    model re-execute for the gate instead of the simulated re-executor.
     """
 
     topology: Topology
@@ -163,6 +164,7 @@ class RunSpec:
     crs: CrSConfig = field(default_factory=CrSConfig)
     commit_gate: bool = False
     ledger: Path | None = None
+    reexecutor_model: str | None = None
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -180,6 +182,11 @@ class RunSpec:
             raise ParameterError(f"seed must be >= 0, got {self.seed}")
         if self.ledger is not None and not self.commit_gate:
             raise ParameterError("--ledger goes with --commit-gate")
+        if self.reexecutor_model is not None and not self.commit_gate:
+            raise ParameterError("--reexecutor-model goes with --commit-gate")
+        if self.reexecutor_model is not None and self.backend.kind != "openai":
+            raise ParameterError("--reexecutor-model needs --backend openai (the simulated "
+                                 "backend re-executes with its simulated re-executor)")
 
 
 @dataclass(frozen=True)
@@ -311,6 +318,10 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         from protocol_runner.commit_stage import check_commit_gate
 
         check_commit_gate(topology.n, faults)
+        if spec.reexecutor_model is not None:
+            from protocol_runner.commit_reexec import check_reexecutor_model
+
+            check_reexecutor_model(spec.reexecutor_model, roster)
     tasks = load_tasks(spec.tasks)
     if not len(tasks):
         raise ParameterError(f"task set {spec.tasks!r} is empty")
@@ -337,6 +348,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     }
     if spec.commit_gate:  # changes every record, so part of the run's identity
         identity["commit_gate"] = {"f": faults}
+        if spec.reexecutor_model is not None:
+            identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
     run_id = _digest(identity)
     output = Path(spec.output)
     config_path = output / CONFIG_FILE
@@ -445,6 +458,8 @@ async def _execute(
     models = set(prepared.roster.models())
     if spec.crs.judge_model and {"crs", "judge"} & set(spec.protocols):
         models.add(spec.crs.judge_model)
+    if spec.reexecutor_model is not None:
+        models.add(spec.reexecutor_model)
     client_config = ClientConfig(
         max_concurrency=spec.concurrency,
         timeout_s=spec.backend.timeout_s,
@@ -455,7 +470,8 @@ async def _execute(
         from protocol_runner.commit_stage import LEDGER_FILE, CommitStage
 
         stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
-                            seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE)
+                            seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE,
+                            reexecutor_model=spec.reexecutor_model)
         hooks = (*hooks, stage)
     started = time.perf_counter()
     finished = skipped

@@ -30,8 +30,9 @@ A spec names values for each axis of a run; every combination is one cell, one r
 
 A backend is ``simulated``, ``openai``, or a mapping: ``{kind: simulated, latency_ms: 20,
 sim_config: sim.json}`` or ``{kind: openai, base_url: http://host:8000/v1, model: M,
-weak_model: W, api_key_env: OPENAI_API_KEY, timeout: 60, max_retries: 6}``; ``name`` gives it a
-label in the summary.
+weak_model: W, api_key_env: OPENAI_API_KEY, timeout: 60, max_retries: 6, reexecutor_model: R}``
+(``reexecutor_model``: ``run --reexecutor-model``, needs ``commit_gate: true``); ``name`` gives
+it a label in the summary.
 
 A cell's id is readable and stable: the main parameters, then 10 hex digits of the SHA-256 of
 every parameter of the run except ``concurrency``, ``certify_time_limit``, ``plots`` and
@@ -108,6 +109,7 @@ _BACKEND_KEYS = {
         "api_key_env",
         "timeout",
         "max_retries",
+        "reexecutor_model",
     },
 }
 _SLUG = re.compile(r"[^A-Za-z0-9.=+-]+")
@@ -301,6 +303,8 @@ class _Checker:
             raise self.fail(where, f"unknown key {extra[0]!r} for {kind}; allowed: {allowed}")
         if kind == "openai" and not (entry.get("base_url") and entry.get("model")):
             raise self.fail(where, "an openai backend needs base_url and model")
+        if "reexecutor_model" in entry:
+            self.text(f"{where}.reexecutor_model", entry["reexecutor_model"])
         return dict(sorted(entry.items()))
 
     def option(self, key: str, value: Any) -> Any:
@@ -438,6 +442,10 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
     }
     if "labels" in placements and not options["adversary_nodes"]:
         raise check.fail("options.adversary_nodes", "placement labels needs the node labels")
+    for i, backend in enumerate(axes["backend"]):
+        if "reexecutor_model" in backend and not options["commit_gate"]:
+            raise check.fail(f"grid.backend[{i}].reexecutor_model",
+                             "goes with options.commit_gate: true")
     name = data.get("name", "")
     return SweepSpec(str(name), axes, rosters, tuple(protocols), options)
 

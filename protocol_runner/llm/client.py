@@ -184,8 +184,11 @@ class LLMClient:
         """Preflight: raise ``BackendError`` at once if the endpoint or a model is unusable."""
         await self.backend.check(models)
 
-    async def complete(self, request: CompletionRequest) -> Completion:
+    async def complete(self, request: CompletionRequest, *, use_cache: bool = True) -> Completion:
         """Return the completion of ``request`` from the cache, a call in flight, or the backend.
+
+        ``use_cache=False`` neither reads nor writes the response cache and joins no call that
+        does: the reply is always a fresh backend call (counted in :attr:`stats` as usual).
 
         Raises
         ------
@@ -193,9 +196,12 @@ class LLMClient:
             The backend refused the request, or every attempt failed.
         """
         key = cache_key(self.backend.namespace, request)
+        cache = self.cache if use_cache else None
+        if not use_cache:
+            key = "uncached/" + key  # in-flight calls are keyed apart from cached ones
         while True:
-            if self.cache is not None:
-                record = self.cache.get(key)
+            if cache is not None:
+                record = cache.get(key)
                 if record is not None:
                     self.stats.cache_hits += 1
                     return Completion.from_record(record, cached=True)
@@ -211,12 +217,12 @@ class LLMClient:
                 raise
             self.stats.shared += 1
             return completion
-        if self.cache is not None:
+        if cache is not None:
             self.stats.cache_misses += 1
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            completion = await self._call(request, key)
+            completion = await self._call(request, key, store=cache is not None)
             future.set_result(completion)
             return completion
         except asyncio.CancelledError:
@@ -229,7 +235,7 @@ class LLMClient:
         finally:
             del self._inflight[key]
 
-    async def _call(self, request: CompletionRequest, key: str) -> Completion:
+    async def _call(self, request: CompletionRequest, key: str, *, store: bool) -> Completion:
         cfg = self.config
         last: RetryableError | None = None
         for attempt in range(cfg.max_retries + 1):
@@ -264,7 +270,7 @@ class LLMClient:
                     self.stats.completion_tokens += completion.usage.completion_tokens
                     # queued before the slot is released, so the commit runs before a call
                     # waiting for the slot can start
-                    saved = None if self.cache is None else self._store(key, completion)
+                    saved = self._store(key, completion) if store else None
                     break
             if attempt < cfg.max_retries:
                 self.stats.retries += 1

@@ -248,9 +248,11 @@ class QueryContext:
         spec = self.network.roster.agents[agent]
         return await self.ask_request(self.request(spec.model or "", messages, self._users[agent]))
 
-    async def ask_request(self, request: CompletionRequest) -> Completion:
-        """Send ``request`` through the shared client and count it against this query."""
-        completion = await self.client.complete(request)
+    async def ask_request(self, request: CompletionRequest, *,
+                          use_cache: bool = True) -> Completion:
+        """Send ``request`` through the shared client and count it against this query
+        (``use_cache=False``: past the response cache, :meth:`LLMClient.complete`)."""
+        completion = await self.client.complete(request, use_cache=use_cache)
         self._calls += 1
         if completion.cached:
             self._hits += 1
