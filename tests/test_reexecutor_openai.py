@@ -257,3 +257,18 @@ def test_sweep_backends_carry_the_reexecutor_model():
 def test_docstring_examples():
     outcome = doctest.testmod(commit_reexec)
     assert outcome.failed == 0 and outcome.attempted > 0
+
+
+def test_a_correlated_quorum_costs_no_reexecution_until_the_diversity_round(tmp_path):
+    endpoint = Endpoint()
+    with serving(endpoint) as server:
+        args = _run_args(server.base_url, tmp_path / "out", "--reexecutor-model", "sim-auditor")
+        args[args.index("sac")] = "majority"
+        result = _invoke(args)
+    assert result.exit_code == 0, result.output
+    records = read_records(tmp_path / "out" / RESULTS_FILE)
+    for record in records:  # one copied decision: escalated without asking the re-executor
+        data = record.protocol_data["commit_gate"]
+        assert data["gate"]["outcome"] == "correlated_quorum"
+        assert data["diversity"]["outcome"] == "committed"
+    assert len(records) == len(endpoint.reexecutions) == 4  # for the diversity decisions only
