@@ -22,6 +22,7 @@ from protocol_runner.records import read_records
 from protocol_runner.runner import CACHE_FILE, RESULTS_FILE
 from protocol_runner.server import running_server
 from protocol_runner.simulation import SimConfig, SimRequestError, Simulator
+from protocol_runner.sweep import run_cell
 from protocol_runner.sweep_spec import SpecError, parse_spec
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
@@ -50,7 +51,7 @@ class Endpoint(Simulator):
         if str(body.get("user", "")).startswith("agent=reexecutor"):
             self.reexecutions.append(body)
             if len(self.reexecutions) == self.down_at:
-                asyncio.get_running_loop().create_task(self.server.stop())
+                self.stopping = asyncio.get_running_loop().create_task(self.server.stop())
                 raise SimRequestError(500, "going down")
         if body.get("model") == "sim-broken":
             raise SimRequestError(500, "the auditor model crashed")
@@ -240,13 +241,20 @@ def test_endpoint_gone_mid_run_stops_the_run_and_resume_finishes_it(tmp_path):
     assert verify(out / commit_stage.LEDGER_FILE).valid
 
 
-def test_sweep_backends_carry_the_reexecutor_model():
-    backend = {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m",
-               "reexecutor_model": "auditor"}
-    spec = {"grid": {"topology": "merg", "n": 5, "roster": "4S1A", "tasks": "arith:2",
-                     "backend": backend}, "options": {"commit_gate": True}}
-    (cell,) = parse_spec(spec).cells()
-    assert cell.params["backend"]["reexecutor_model"] == "auditor"
+def test_sweep_backends_carry_the_reexecutor_model(tmp_path):
+    endpoint = Endpoint()
+    with serving(endpoint) as server:
+        backend = {"kind": "openai", "base_url": server.base_url, "model": "sim-strong",
+                   "api_key_env": None, "reexecutor_model": "sim-auditor"}
+        spec = {"grid": {"topology": "merg", "n": 5, "roster": "4S1A", "tasks": TASKS,
+                         "rounds": 1, "backend": backend},
+                "protocols": ["sac"], "options": {"commit_gate": True, "plots": False}}
+        (cell,) = parse_spec(spec).cells()
+        execution = {"concurrency": 8, "certify_time_limit": 60, "plots": False,
+                     "resamples": 100}
+        run_cell(cell.params, str(tmp_path / cell.id), execution)
+    assert len(endpoint.reexecutions) == 4
+    assert {b["model"] for b in endpoint.reexecutions} == {"sim-auditor"}
     with pytest.raises(SpecError, match=r"grid.backend\[0\].reexecutor_model: goes with"):
         parse_spec({**spec, "options": {}})
     with pytest.raises(SpecError, match="reexecutor_model: expected a non-empty string"):
