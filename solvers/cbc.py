@@ -9,6 +9,14 @@ one exception: CBC's "Integer infeasible" reaches PuLP as status Infeasible with
 status "Not Solved").
 CBC's proven bound on a stopped search ("best possible" in its log) becomes the lower bound.
 Enforcement literals are linearised with exact big-M terms (:meth:`Model.linearised`).
+
+PuLP writes the model (MPS) and reads CBC's solution file; this adapter runs the CBC program
+itself (:class:`~solvers.interrupt.ChildProcess`, with the command line PuLP's ``PULP_CBC_CMD``
+would use) so that a Ctrl-C, or a :class:`~solvers.interrupt.StopSignal`, stops it: CBC gets
+SIGINT, ends its search and writes its incumbent as on a time limit (killed if it takes more
+than ``STOP_GRACE`` seconds). On Ctrl-C the solve then raises ``KeyboardInterrupt``, as CP-SAT
+and HiGHS do; PuLP's own ``solve`` waits in the main thread, and a SIGINT to Python alone used
+to leave CBC running after Python had exited.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import time
 import warnings
 from functools import lru_cache
 
+from solvers.interrupt import ChildProcess, StopSignal, run_interruptibly, watching
 from solvers.milp_model import Model, Outcome
 from solvers.search import solve_with
 from solvers.types import Request, Result
@@ -63,16 +72,34 @@ def version() -> str:
     return f"pulp {pulp.__version__} / CBC {found.group(1) if found else 'unknown'}"
 
 
-def run(model: Model, time_limit: float | None, threads: int, seed: int = 0) -> Outcome:
-    """Solve ``model`` with CBC (``seed`` is passed as CBC's ``randomCbcSeed``)."""
+def run(
+    model: Model,
+    time_limit: float | None,
+    threads: int,
+    seed: int = 0,
+    *,
+    stop: StopSignal | None = None,
+) -> Outcome:
+    """Solve ``model`` with CBC (``seed`` is passed as CBC's ``randomCbcSeed``).
+
+    ``stop``, when given, ends the search early from another thread; a stopped search reports
+    what it had, like a time limit (``feasible`` or ``unknown``, with CBC's proven bound).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C arrived during the solve (after CBC has exited).
+    """
     import pulp
 
     with warnings.catch_warnings():  # PuLP 3 announces API changes for 4.0 on every call
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _run(pulp, model, time_limit, threads, seed)
+        return _run(pulp, model, time_limit, threads, seed, stop)
 
 
-def _run(pulp, model: Model, time_limit: float | None, threads: int, seed: int) -> Outcome:
+def _run(
+    pulp, model: Model, time_limit: float | None, threads: int, seed: int, stop: StopSignal | None
+) -> Outcome:
     start = time.perf_counter()
     prob = pulp.LpProblem(model.name.replace("-", "_"), pulp.LpMinimize)
     xs = [
@@ -90,21 +117,39 @@ def _run(pulp, model: Model, time_limit: float | None, threads: int, seed: int) 
             prob += expr <= c.ub
     for v, value in model.hint.items():
         xs[v].setInitialValue(value)
+    prob.fixObjective()  # a decision has no objective: PuLP adds the dummy term CBC's file needs
+    solver = _command(msg=False)
     with tempfile.TemporaryDirectory(prefix="robustgraph-cbc-") as tmp:
-        log = os.path.join(tmp, "cbc.log")
-        solver = _command(
-            msg=False,
-            timeLimit=None if time_limit is None else max(0.1, float(time_limit)),
-            threads=max(1, threads),
-            warmStart=bool(model.hint),
-            logPath=log,
-            options=[f"randomCbcSeed {seed + 1}"],
-        )
+        mps, sol, log = (os.path.join(tmp, name) for name in ("model.mps", "model.sol", "cbc.log"))
+        names = prob.writeMPS(mps, rename=1)[:3]  # variables, their names, constraint names
+        args = [solver.path, mps]
+        if model.hint:
+            mst = os.path.join(tmp, "hint.mst")
+            solver.writesol(mst, prob, *names)
+            args += ["-mips", mst]
+        if time_limit is not None:
+            args += ["-sec", str(max(0.1, float(time_limit)))]
+        args += ["-randomCbcSeed", str(seed + 1), "-threads", str(max(1, threads))]
+        args += ["-timeMode", "elapsed", "-solve", "-printingOptions", "all", "-solution", sol]
+        child = ChildProcess(args, output=log)
         try:
-            prob.solve(solver)
-        except pulp.PulpSolverError as exc:
+            with watching(stop, child.stop):
+                code = run_interruptibly(child.run, child.stop)
+        except OSError as exc:
             return Outcome("invalid", None, None, time.perf_counter() - start, str(exc))
         text = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
+        if code == 0 and os.path.exists(sol):
+            status, values, _, _, _, sol_status = solver.readsol_MPS(sol, prob, *names)
+            prob.assignVarsVals(values)
+            prob.assignStatus(status, sol_status)
+        elif child.stopped:  # stopped before it started, or killed after the grace period
+            found = _BEST_POSSIBLE.findall(text) if model.objective else []
+            bound = float(found[-1]) if found else None
+            native = "not started" if code is None else f"killed after stop (exit {code})"
+            return Outcome("unknown", None, bound, time.perf_counter() - start, native)
+        else:
+            native = f"CBC exited with code {code} without a solution"
+            return Outcome("invalid", None, None, time.perf_counter() - start, native)
     mapped = {
         pulp.LpSolutionOptimal: "optimal",
         pulp.LpSolutionIntegerFeasible: "feasible",

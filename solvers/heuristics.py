@@ -12,11 +12,16 @@ removed from the current set C containing T*, v has the largest outside count in
 U and W, ``max(rho(U), rho(W))`` is an upper bound on r* attained by an explicit pair, and r* is
 the minimum of that over all splits; the search samples splits (spectral and breadth-first
 sweeps, then single-node moves). The same peeling sequences give pairs for s*_r.
+
+:func:`search_r` and :func:`long_search_r` take a ``stop`` check (e.g. ``StopSignal.is_set``):
+once it returns True they return the best pair found so far, after at most one more split or
+tabu move (under a millisecond at n = 60), so a Ctrl-C or a race that is over never waits for
+a long search to end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,6 +173,7 @@ def search_r(
     iterations: int | None = None,
     restarts: int = 2,
     seed: int = 0,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[int, Witness] | None:
     """A pair (S1, S2) with small ``max(reach(S1), reach(S2))``: an upper bound on r*.
 
@@ -189,6 +195,9 @@ def search_r(
         does not cover them).
     seed : int
         Seeds the random sweep order and tie-breaking: the same seed gives the same pair.
+    stop : callable, optional
+        Polled after every sweep split and before every tabu move; once it returns True the
+        search returns the best pair found so far (at least the first split's).
 
     Returns
     -------
@@ -198,6 +207,13 @@ def search_r(
     Notes
     -----
     O((sweep splits + iterations) n^2) time.
+
+    Examples
+    --------
+    >>> ring = [frozenset({(i - 1) % 6, (i + 1) % 6}) for i in range(6)]
+    >>> value, pair = search_r(ring)
+    >>> value, search_r(ring, stop=lambda: True)[0] >= value
+    (1, True)
     """
     a = adjacency(in_neighbors)
     n = a.shape[0]
@@ -214,7 +230,7 @@ def search_r(
             value, second, t1, t2 = _split_value(a, u)
             if best is None or (value, second) < best:
                 best, best_pair = (value, second), (t1, t2)
-            if target is not None and best[0] < target:
+            if (target is not None and best[0] < target) or (stop is not None and stop()):
                 return best[0], Witness(_bits(best_pair[0]), _bits(best_pair[1]))
         if len(starts) == 0 and n > 1:
             half = np.zeros(n, dtype=bool)
@@ -230,23 +246,29 @@ def search_r(
     steps = iterations if iterations is not None else budget
     value = best[0]
     for labels in starts:
-        found, pair = _tabu(a, labels, steps, rng, target)
+        found, pair = _tabu(a, labels, steps, rng, target, stop)
         if found < value:
             value, best_pair = found, pair
-        if target is not None and value < target:
+        if (target is not None and value < target) or (stop is not None and stop()):
             break
     return value, Witness(_bits(best_pair[0]), _bits(best_pair[1]))
 
 
 def long_search_r(
-    in_neighbors: Sequence[frozenset[int]], seconds: float, *, seed: int = 0
+    in_neighbors: Sequence[frozenset[int]],
+    seconds: float,
+    *,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[int, Witness] | None:
     """:func:`search_r` with long tabu runs, cut to fit in about ``seconds``.
 
     Up to 3000 moves from each of 10 starts (the default search makes at most ``4 n`` per
     start). On G(60, 1/2) this finds r* <= 15 where the default stops at 16, on the digraph
     G(60, 0.3) 9 instead of 10. Returns None when ``seconds`` affords fewer than 100 moves per
-    start, or for graphs with fewer than two nodes.
+    start, or for graphs with fewer than two nodes. ``stop``, when it returns True, ends the
+    search early with the best pair so far (see :func:`search_r`); the pair, like every pair
+    here, is only a proposal for the caller to check (``solvers.witness``).
     """
     n = len(in_neighbors)
     starts = _LONG_RESTARTS + 2
@@ -254,7 +276,9 @@ def long_search_r(
     iterations = min(_LONG_ITERATIONS, int(seconds / (per_move * starts)))
     if n < 2 or iterations < 100:
         return None
-    return search_r(in_neighbors, iterations=iterations, restarts=_LONG_RESTARTS, seed=seed)
+    return search_r(
+        in_neighbors, iterations=iterations, restarts=_LONG_RESTARTS, seed=seed, stop=stop
+    )
 
 
 def _costs(hears: np.ndarray, deg: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -265,13 +289,18 @@ def _costs(hears: np.ndarray, deg: np.ndarray, labels: np.ndarray) -> np.ndarray
 
 
 def _tabu(
-    a: np.ndarray, labels: np.ndarray, steps: int, rng: np.random.Generator, target: int | None
+    a: np.ndarray,
+    labels: np.ndarray,
+    steps: int,
+    rng: np.random.Generator,
+    target: int | None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[int, tuple[np.ndarray, np.ndarray]]:
     """Tabu search over labellings (0 free, 1 in S1, 2 in S2) minimising (max cost, #at max).
 
     Every step scores all 3n single-node moves with :func:`move_scores` and takes the best move
     that is not tabu (or that beats the best value found, the aspiration rule); ties are broken
-    at random.
+    at random. ``stop`` is polled before every move; True returns the best labelling so far.
     """
     n = a.shape[0]
     deg = a.sum(axis=1)
@@ -282,6 +311,8 @@ def _tabu(
     best_value = int(cost.max())
     best = (labels == 1, labels == 2)
     for step in range(steps):
+        if stop is not None and stop():
+            break
         top, count, movers = move_scores(a, hears, deg, labels, cost)
         allowed = movers & ((np.tile(tabu_until, 3) <= step) | (top < best_value))
         if not allowed.any():

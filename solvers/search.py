@@ -506,16 +506,19 @@ def _improve_r(p: Progress, seconds: float) -> None:
     keep_long_search(p, long_search(p, seconds, attempt))
 
 
-def long_search(p: Progress, seconds: float, attempt: int = 0) -> tuple[int, Witness] | None:
+def long_search(
+    p: Progress, seconds: float, attempt: int = 0, *, stop: Callable[[], bool] | None = None
+) -> tuple[int, Witness] | None:
     """Run :func:`heuristics.long_search_r` on ``p``'s graph for about ``seconds``.
 
     ``attempt`` k seeds it with the request's seed + k, so a second search explores other
     starts than the first. Reads only ``p.request``, so a racer may run it outside the race's
     lock (``solvers.race``); the pair it returns is unchecked: pass it to
-    :func:`keep_long_search`.
+    :func:`keep_long_search`. ``stop``, once True, ends the search early with its best pair.
     """
     seed = p.request.seed + attempt
-    return heuristics.long_search_r(p.request.graph.in_neighbors, seconds, seed=seed)
+    nb = p.request.graph.in_neighbors
+    return heuristics.long_search_r(nb, seconds, seed=seed, stop=stop)
 
 
 def keep_long_search(p: Progress, found: tuple[int, Witness] | None, **info: Any) -> None:

@@ -295,7 +295,7 @@ def test_a_stalled_race_climbs_from_below_and_claims_only_what_is_proven(
     monkeypatch.setattr(
         heuristics,
         "long_search_r",
-        lambda nb, seconds, *, seed: asked.append(seconds) or fakes[long],
+        lambda nb, seconds, *, seed, stop=None: asked.append(seconds) or fakes[long],
     )
     limit = 1.2
     p = _progress(t, Question.max_r(), limit)
@@ -356,7 +356,7 @@ def test_a_stalled_s_race_climbs_without_the_long_search():
 def test_a_climb_probe_below_a_proven_bound_is_stopped(monkeypatch):
     """After the top phase one racer climbs at the midpoint and the other below it (the long
     search finds nothing); when the midpoint is proven, the probe below it is stopped."""
-    monkeypatch.setattr(heuristics, "long_search_r", lambda nb, seconds, *, seed: None)
+    monkeypatch.setattr(heuristics, "long_search_r", lambda nb, seconds, *, seed, stop=None: None)
     t, truth = _stalled_graph(4)
     p = _progress(t, Question.max_r(), 2.0)
     p.prove_lower(1)
