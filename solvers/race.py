@@ -88,11 +88,11 @@ class Racer:
 
 
 def racers(published: float | None = None) -> list[Racer]:
-    """The installed engines that can be stopped from another thread: CP-SAT, then HiGHS.
+    """The installed engines that race, each stoppable from another thread: CP-SAT, then HiGHS.
 
     CP-SAT starts with ``published`` seconds (default :data:`PUBLISHED_SLICE`) of the
-    published model. CBC runs as a separate program behind PuLP, which offers no way to stop
-    it early, so it does not race.
+    published model. CBC does not race: it can be stopped (SIGINT to its program,
+    ``solvers.interrupt.ChildProcess``), but it has not been measured in a race.
     """
     from solvers import cpsat, highs
 
