@@ -20,6 +20,7 @@ from rich.progress import Progress as Bar
 from protocol_runner import aio
 from protocol_runner.attacks import ATTACKS
 from protocol_runner.cert_gate import NotCertified
+from protocol_runner.corpora import parse_corpus_option
 from protocol_runner.protocols import PROTOCOLS
 from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
 from protocol_runner.roster import PLACEMENTS
@@ -34,7 +35,7 @@ from protocol_runner.runner import (
 )
 from protocol_runner.topology_spec import FAMILIES, build_topology
 from robustgraph import io
-from robustgraph.cli import emit, json_option
+from robustgraph.cli import emit, json_option, warn
 from robustgraph.errors import ParameterError
 
 __all__ = ["run_command"]
@@ -157,6 +158,9 @@ Examples:
   robustgraph run --topology merg --n 5 --F 1 --roster 4S1A --tasks arith:20 \\
       --backend openai --base-url http://127.0.0.1:8000/v1 --model my-model \\
       --commit-gate --reexecutor-model auditor-model -o results-gated/
+  robustgraph run --graph k7.edges --roster roster.yaml --F 2 --tasks gsm8k:test.jsonl:50 \\
+      --backend openai --base-url http://127.0.0.1:8000/v1 --model my-model \\
+      --corpus news-index=news.jsonl --corpus live-feed=live.jsonl --commit-gate -o rag/
 \b
 Exit codes: 0 done; 1 the certificate does not prove (F+1)-robustness (the witness is
 printed; --allow-uncertified runs anyway and records it); 2 usage or input error.
@@ -222,6 +226,11 @@ Running the same command into the same -o resumes an interrupted run.
                    "re-executes each quorum's task (bare prompt, own identity, past the "
                    "response cache, counted in the cost) instead of the simulated re-executor; "
                    "refused if an agent runs on or declares NAME as its checkpoint.")
+@click.option("--corpus", "corpus_files", multiple=True, metavar="NAME=PATH",
+              help="openai: the documents of roster corpus NAME, a JSONL file of "
+                   '{"task_id", "text"[, "source"]} lines; agents reading NAME get the task\'s '
+                   "document in their answer prompts, and their votes its text's hash as "
+                   "evidence. Repeatable (docs/commit-gate.md).")
 @click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
@@ -234,8 +243,8 @@ def run_command(
     api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
-    ledger: str | None, reexecutor_model: str | None, no_plots: bool, output: str,
-    as_json: bool,
+    ledger: str | None, reexecutor_model: str | None, corpus_files: tuple[str, ...],
+    no_plots: bool, output: str, as_json: bool,
 ) -> None:
     """Run SAC and baselines among LLM agents on a certified communication graph.
 
@@ -282,6 +291,7 @@ def run_command(
         commit_gate=commit_gate,
         ledger=Path(ledger) if ledger else None,
         reexecutor_model=reexecutor_model,
+        corpora=tuple(parse_corpus_option(text) for text in corpus_files),
     )
     console = Console(stderr=True, highlight=False)
 
@@ -296,6 +306,11 @@ def run_command(
         raise
     if not prepared.gate.certified:
         click.echo(f"robustgraph: warning: running uncertified: {prepared.gate.reason}", err=True)
+    if prepared.corpora is not None:
+        served = prepared.corpora.served([task.id for task in prepared.tasks])
+        for name in (name for name, count in served.items() if not count):
+            warn(f"--corpus {name} has a document for none of the run's {len(prepared.tasks)} "
+                 "tasks (task ids differ?): its agents answer from their weights")
     bar = _ProgressBar(console) if console.is_terminal else None
     try:
         result = aio.run(execute(prepared, progress=bar))

@@ -62,6 +62,7 @@ from protocol_runner.commit import (
 )
 from protocol_runner.commit.outcomes import Stage
 from protocol_runner.commit_reexec import ModelReexecutor, independent_identity
+from protocol_runner.corpora import Corpora, Document
 from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.prompts import answer_messages, parse_answer
 from protocol_runner.protocols import Outcome, QueryContext
@@ -160,14 +161,18 @@ def registry_for(roster: Roster, *,
     return Registry(records), keys
 
 
-def _own_source(agent: AgentSpec, infra: Infrastructure, task: Task) -> str:
+def _own_source(agent: AgentSpec, infra: Infrastructure, task: Task,
+                corpora: Corpora | None) -> str:
+    if agent.corpus and corpora is not None and agent.corpus in corpora:
+        document = corpora.document(agent.corpus, task.id)
+        return f"weights {infra.checkpoint}" if document is None else document.evidence
     if agent.corpus:
-        return f"document {agent.corpus}/{task.id}"
+        return _document(agent.corpus, task)
     return f"weights {infra.checkpoint}"
 
 
-def conditioned_on(ctx: QueryContext, outcome: Outcome,
-                   registry: Registry) -> dict[str, list[str]]:
+def conditioned_on(ctx: QueryContext, outcome: Outcome, registry: Registry, *,
+                   corpora: Corpora | None = None) -> dict[str, list[str]]:
     """What each honest agent's final answer was derived from, as evidence items.
 
     Parameters
@@ -178,14 +183,20 @@ def conditioned_on(ctx: QueryContext, outcome: Outcome,
         Its protocol's outcome.
     registry : Registry
         The gate's registry (for the agents' infrastructure).
+    corpora : Corpora, optional
+        The run's corpora with documents (``--corpus``, :mod:`protocol_runner.corpora`).
 
     Returns
     -------
     dict of agent id to list of str
         For an agent that adopted a group decision (``outcome.decision`` is set): that decision.
-        Otherwise its own source (``document <corpus>/<task id>``, else ``weights
-        <checkpoint>``) plus, after at least one round, one item ``message from <node>:
-        <answer>`` per in-neighbour message it received in the last round.
+        Otherwise its own source plus, after at least one round, one item ``message from
+        <node>: <answer>`` per in-neighbour message it received in the last round. The own
+        source of an agent whose corpus is in ``corpora``: the document it read
+        (``document sha256:<hex of its text>``), or ``weights <checkpoint>`` for a task the
+        corpus has no document for; of an agent whose corpus has no documents (the simulated
+        backend, or a corpus without ``--corpus``): ``document <corpus>/<task id>``; of an
+        agent without a corpus: ``weights <checkpoint>``.
 
     Notes
     -----
@@ -202,7 +213,7 @@ def conditioned_on(ctx: QueryContext, outcome: Outcome,
         item = f"group decision of {ctx.protocol}: {outcome.decision.answer}"
         return {agent.agent_id: [item] for agent in honest}
     infra = {record.agent_id: record.infra for record in registry}
-    items = {agent.agent_id: [_own_source(agent, infra[agent.agent_id], ctx.task)]
+    items = {agent.agent_id: [_own_source(agent, infra[agent.agent_id], ctx.task, corpora)]
              for agent in honest}
     if len(ctx.rounds) < 2:
         return items
@@ -226,20 +237,22 @@ class Reask:
 
     ``corpus`` is the retrieval corpus it reads (its request identity's corpus), empty when its
     share holds no document; ``evidence`` is what its new answer is derived from: the document
-    of its share, else its own weights.
+    of its share, else its own weights. ``document`` is the document's text when the corpus
+    has one on file (``--corpus``): the agent reads it in its prompt.
     """
 
     agent: int
     corpus: str
     evidence: tuple[str, ...]
+    document: Document | None = None
 
 
 def _document(corpus: str, task: Task) -> str:
     return f"document {corpus}/{task.id}"
 
 
-def plan_diversity_round(ctx: QueryContext, registry: Registry, *,
-                         seed: int) -> dict[str, Reask]:
+def plan_diversity_round(ctx: QueryContext, registry: Registry, *, seed: int,
+                         corpora: Corpora | None = None) -> dict[str, Reask]:
     """Who reads what in the diversity-forcing round after a correlated quorum (issue 7).
 
     Parameters
@@ -250,13 +263,18 @@ def plan_diversity_round(ctx: QueryContext, registry: Registry, *,
         The gate's registry (for the agents' checkpoints).
     seed : int
         Seed of the deal (:func:`~protocol_runner.commit.partition_evidence`).
+    corpora : Corpora, optional
+        The run's corpora with documents (``--corpus``).
 
     Returns
     -------
     dict of agent id to Reask
         One entry per honest agent, in roster order. The distinct documents the honest agents'
         corpora serve for the task are dealt in pairwise disjoint shares; an agent whose share
-        is empty (fewer documents than agents) answers from its own weights alone.
+        is empty (fewer documents than agents) answers from its own weights alone. A corpus in
+        ``corpora`` serves its document for the task (none if it has none), identified by the
+        hash of its text, so corpora serving one text serve one document (read under the first
+        such corpus in roster order); any other corpus serves ``document <corpus>/<task id>``.
 
     Notes
     -----
@@ -281,14 +299,22 @@ def plan_diversity_round(ctx: QueryContext, registry: Registry, *,
     """
     agents = ctx.network.roster.agents
     honest = [agents[i] for i in ctx.honest]
-    corpus_of = {_document(a.corpus, ctx.task): a.corpus for a in honest if a.corpus}
-    shares = partition_evidence([a.agent_id for a in honest], list(corpus_of), seed=seed)
+    served: dict[str, tuple[str, Document | None]] = {}
+    for a in honest:
+        if a.corpus and corpora is not None and a.corpus in corpora:
+            document = corpora.document(a.corpus, ctx.task.id)
+            if document is not None:
+                served.setdefault(document.evidence, (a.corpus, document))
+        elif a.corpus:
+            served.setdefault(_document(a.corpus, ctx.task), (a.corpus, None))
+    shares = partition_evidence([a.agent_id for a in honest], list(served), seed=seed)
     checkpoint = {record.agent_id: record.infra.checkpoint for record in registry}
     plan = {}
     for agent in honest:
         share = shares[agent.agent_id]
         if share:
-            plan[agent.agent_id] = Reask(agent.index, corpus_of[share[0]], share)
+            corpus, document = served[share[0]]
+            plan[agent.agent_id] = Reask(agent.index, corpus, share, document)
         else:
             plan[agent.agent_id] = Reask(agent.index, "",
                                          (f"weights {checkpoint[agent.agent_id]}",))
@@ -414,6 +440,9 @@ class CommitStage:
         Re-execute with this model through the run's client
         (:class:`~protocol_runner.commit_reexec.ModelReexecutor`) instead of the
         :class:`SimulatedReexecutor`.
+    corpora : Corpora, optional
+        The run's corpora with documents (``--corpus``): votes backed by a document carry its
+        text's hash as evidence, and the diversity round's shares put the text in the prompt.
 
     Raises
     ------
@@ -443,7 +472,8 @@ class CommitStage:
 
     def __init__(self, roster: Roster, tasks: Sequence[Task], *, F: int,  # noqa: N803
                  run_id: str, seed: int, ledger: str | Path,
-                 reexecutor_model: str | None = None) -> None:
+                 reexecutor_model: str | None = None,
+                 corpora: Corpora | None = None) -> None:
         check_commit_gate(len(roster.agents), F)
         self.registry, self._keys = registry_for(roster, seed=seed)
         self.reexecutor: SimulatedReexecutor | ModelReexecutor
@@ -453,6 +483,7 @@ class CommitStage:
             self.reexecutor = ModelReexecutor(reexecutor_model, roster, self.registry)
         self.run_id = run_id
         self.seed = seed
+        self.corpora = corpora
         self.ledger = Ledger(ledger)
         try:
             self.gate = CommitGate(self.registry, F, self._reexecute,
@@ -523,10 +554,11 @@ class CommitStage:
                               proposal: str) -> tuple[dict[str, str | None], dict[str, Reask]]:
         """Re-ask every honest agent alone with its share of the evidence; its new answers.
 
-        Each agent asks the task's answer prompt (no neighbour messages) under its own id and
-        checkpoint, the corpus of its share (none for an empty share) and sample
-        :data:`DIVERSITY_SAMPLE`, through the query's context: the run's client, response
-        cache and cost accounting, on any backend.
+        Each agent asks the task's answer prompt (no neighbour messages; with the text of its
+        share's document when the corpus has it on file) under its own id and checkpoint, the
+        corpus of its share (none for an empty share) and sample :data:`DIVERSITY_SAMPLE`,
+        through the query's context: the run's client, response cache and cost accounting, on
+        any backend.
 
         Returns
         -------
@@ -536,13 +568,15 @@ class CommitStage:
             :func:`plan_diversity_round`'s deal, seeded by the run's seed and ``proposal``.
         """
         task = ctx.task
-        plan = plan_diversity_round(ctx, self.registry, seed=_round_seed(self.seed, proposal))
+        plan = plan_diversity_round(ctx, self.registry, seed=_round_seed(self.seed, proposal),
+                                    corpora=self.corpora)
         agents = ctx.network.roster.agents
-        prompt = answer_messages(task)
         requests = []
         for agent_id, reask in plan.items():
             spec = agents[reask.agent]
             who = AgentIdentity(agent_id, checkpoint=spec.checkpoint, corpus=reask.corpus)
+            document = None if reask.document is None else reask.document.prompt_text
+            prompt = answer_messages(task, document=document)
             requests.append(replace(ctx.request(spec.model or "", prompt, who.to_user()),
                                     sample=DIVERSITY_SAMPLE))
         replies = await ctx.wave(ctx.ask_request(r) for r in requests)
@@ -563,8 +597,8 @@ class CommitStage:
         agents = ctx.network.roster.agents
         answers = {agents[t.agent].agent_id: key_of(t.answer, task)
                    for t in outcome.final if t.honest}
-        gate = await self._decide(ctx, proposal, answers,
-                                  conditioned_on(ctx, outcome, self.registry), "initial")
+        evidence = conditioned_on(ctx, outcome, self.registry, corpora=self.corpora)
+        gate = await self._decide(ctx, proposal, answers, evidence, "initial")
         cast = [*gate["votes"], *(r["vote"] for r in gate["rejected"])]
         plain = plain_quorum(self.registry, self.gate.f, proposal,
                              [Vote.from_json(v) for v in cast]).to_json()

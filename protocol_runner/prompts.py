@@ -15,6 +15,12 @@ Protocols build chat messages here and parse replies here, so a real model, the 
 - :func:`confidence_messages`: CP-WBFT's answer with a self-reported confidence;
   :func:`parse_confidence` reads both.
 
+:func:`answer_messages` and :func:`confidence_messages` may carry a document from the agent's
+retrieval corpus (``robustgraph run --corpus``, :mod:`protocol_runner.corpora`): it follows the
+question as quoted data, ``<<<BEGIN DOCUMENT>>>`` ... ``<<<END DOCUMENT>>>``, after a line saying
+it is evidence from the agent's corpus, capped at :data:`DOCUMENT_CHARS` characters. Without a
+document both prompts are exactly what they were before documents existed.
+
 Other agents' text is always quoted data: it sits between ``<<<BEGIN NAME>>>`` and
 ``<<<END NAME>>>`` markers that the text itself can no longer contain (any ``<<<`` inside is
 broken up), the system message tells the model never to follow instructions inside them, and it
@@ -41,6 +47,7 @@ __all__ = [
     "ANSWER_PREFIX",
     "CONFIDENCE_PREFIX",
     "DEFAULT_QUOTE_CHARS",
+    "DOCUMENT_CHARS",
     "PROMPT_KINDS",
     "SYSTEM_PROMPT",
     "ParsedPrompt",
@@ -59,6 +66,9 @@ __all__ = [
 ANSWER_PREFIX = "Answer:"
 CONFIDENCE_PREFIX = "Confidence:"
 DEFAULT_QUOTE_CHARS = 2000
+DOCUMENT_CHARS = 4000
+"""Cap on a corpus document quoted in a prompt: a longer one keeps its first and last 2000
+characters around an omission note (:func:`quote`)."""
 UNPARSED_SCORE = 0.5
 UNPARSED_CONFIDENCE = 0.5
 
@@ -146,8 +156,20 @@ def _question(task: Task) -> str:
     return quote("QUESTION", text, max_chars=max(len(text), 1))
 
 
-def answer_messages(task: Task) -> tuple[ChatMessage, ...]:
+def _with_document(task: Task, document: str | None) -> list[str]:
+    """The question, then the agent's retrieved document as quoted evidence (if any)."""
+    if document is None:
+        return [_question(task)]
+    evidence = "Evidence from your retrieval corpus (it may be incomplete or wrong):\n"
+    return [_question(task), evidence + quote("DOCUMENT", document, max_chars=DOCUMENT_CHARS)]
+
+
+def answer_messages(task: Task, *, document: str | None = None) -> tuple[ChatMessage, ...]:
     """Messages asking an agent to solve ``task`` (round 0 of every protocol).
+
+    ``document``: the text the agent's retrieval corpus serves for the task, quoted after the
+    question (at most :data:`DOCUMENT_CHARS` characters); None for an agent that retrieves
+    nothing.
 
     Examples
     --------
@@ -155,8 +177,15 @@ def answer_messages(task: Task) -> tuple[ChatMessage, ...]:
     >>> msgs = answer_messages(Task("t", "What is 2 + 3?", "5"))
     >>> parse_prompt(msgs).question
     'What is 2 + 3?'
+    >>> msgs = answer_messages(Task("t", "What is 2 + 3?", "5"), document="2 + 3 = 5")
+    >>> print(msgs[1].content.split("\\n\\n")[2])
+    Evidence from your retrieval corpus (it may be incomplete or wrong):
+    <<<BEGIN DOCUMENT>>>
+    2 + 3 = 5
+    <<<END DOCUMENT>>>
     """
-    return _messages("answer", task, [_question(task)], f"{_FINAL_LINE}\n{_kind_hint(task)}")
+    closing = f"{_FINAL_LINE}\n{_kind_hint(task)}"
+    return _messages("answer", task, _with_document(task, document), closing)
 
 
 @lru_cache(maxsize=4096)
@@ -220,14 +249,17 @@ def debate_messages(
     return _messages("debate", task, parts, f"{advice}\n{_FINAL_LINE}\n{_kind_hint(task)}")
 
 
-def confidence_messages(task: Task) -> tuple[ChatMessage, ...]:
-    """CP-WBFT's prompt: an answer with a self-reported confidence in [0, 1]."""
+def confidence_messages(task: Task, *, document: str | None = None) -> tuple[ChatMessage, ...]:
+    """CP-WBFT's prompt: an answer with a self-reported confidence in [0, 1].
+
+    ``document`` as in :func:`answer_messages`.
+    """
     closing = (
         f"Reason briefly, then end with exactly two lines:\n{ANSWER_PREFIX} <your answer>\n"
         f"{CONFIDENCE_PREFIX} <a number between 0 and 1: how likely your answer is correct>\n"
         f"{_kind_hint(task)}"
     )
-    return _messages("confidence", task, [_question(task)], closing)
+    return _messages("confidence", task, _with_document(task, document), closing)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from protocol_runner.aio import frozen_heap
 from protocol_runner.aio import run as run_async
 from protocol_runner.attacks import fixed_question
 from protocol_runner.cert_gate import GateReport, check_gate, obtain_certificate
+from protocol_runner.corpora import Corpora, DocumentContext, load_corpora
 from protocol_runner.llm import ClientConfig, LLMClient, ResponseCache
 from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
 from protocol_runner.protocols import (
@@ -140,7 +142,9 @@ class RunSpec:
     flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
     of every query (:mod:`protocol_runner.commit_stage`), its decisions appended to ``ledger``
     (default ``output/ledger.sqlite``); ``reexecutor_model`` (openai backend only) has that
-    model re-execute for the gate instead of the simulated re-executor.
+    model re-execute for the gate instead of the simulated re-executor. ``corpora`` (openai
+    backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
+    (:mod:`protocol_runner.corpora`), read by :func:`prepare`.
     """
 
     topology: Topology
@@ -165,6 +169,7 @@ class RunSpec:
     commit_gate: bool = False
     ledger: Path | None = None
     reexecutor_model: str | None = None
+    corpora: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -187,6 +192,9 @@ class RunSpec:
         if self.reexecutor_model is not None and self.backend.kind != "openai":
             raise ParameterError("--reexecutor-model needs --backend openai (the simulated "
                                  "backend re-executes with its simulated re-executor)")
+        if self.corpora and self.backend.kind != "openai":
+            raise ParameterError("--corpus needs --backend openai (the simulated backend models "
+                                 "retrieval from the roster's corpus names and reads no text)")
 
 
 @dataclass(frozen=True)
@@ -229,6 +237,7 @@ class Prepared:
     gate: GateReport
     run_id: str
     config: dict[str, Any]
+    corpora: Corpora | None = None
 
 
 def _sim_config(path: str | None) -> SimConfig:
@@ -278,6 +287,15 @@ def _certificate_in(output: Path, topology: Topology) -> Path | None:
         return None
 
 
+def _differences(before: Any, identity: Mapping[str, Any]) -> str:
+    """``", differing in: corpora, seed"``: the identity's keys whose values changed."""
+    if not isinstance(before, Mapping):
+        return ""
+    changed = sorted(k for k in {*before, *identity}
+                     if _digest(before.get(k)) != _digest(identity.get(k)))
+    return f", differing in: {', '.join(changed)}" if changed else ""
+
+
 def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepared:
     """Check a run, gate its graph and write its config, certificate and graph to ``output``.
 
@@ -297,7 +315,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         (exit 1) The certificate does not prove (F+1)-robustness and the run does not allow
         uncertified graphs; nothing is written.
     ParameterError
-        Bad roster, tasks, protocols; or ``output`` holds the results of another run.
+        Bad roster, tasks, protocols, corpus files (``CorpusError``); or ``output`` holds the
+        results of another run (another identity: e.g. other documents in a corpus).
     CertificateError
         The given certificate is not a valid certificate of the graph.
     """
@@ -327,6 +346,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         raise ParameterError(f"task set {spec.tasks!r} is empty")
     if not roster.honest:
         raise ParameterError("the roster has no honest agent")
+    corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
     backend = _backend(spec.backend, tasks)
     identity = {
         "topology": {
@@ -350,18 +370,21 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         identity["commit_gate"] = {"f": faults}
         if spec.reexecutor_model is not None:
             identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
+    if corpora is not None:  # the documents change the prompts: their hashes are identity
+        identity["corpora"] = corpora.identity()
     run_id = _digest(identity)
     output = Path(spec.output)
     config_path = output / CONFIG_FILE
     if config_path.is_file():
         try:
-            previous = json.loads(config_path.read_text(encoding="utf-8")).get("run_id")
+            stored = json.loads(config_path.read_text(encoding="utf-8"))
+            previous, before = stored.get("run_id"), stored.get("run")
         except (OSError, ValueError, AttributeError):
-            previous = None
+            previous, before = None, None
         if previous != run_id:
             raise ParameterError(
                 f"{output} holds the results of another run (run id {previous}, this one "
-                f"{run_id}); choose another -o or remove it"
+                f"{run_id}{_differences(before, identity)}); choose another -o or remove it"
             )
     cert_path = spec.certificate or _certificate_in(output, topology)
     certificate, source = obtain_certificate(
@@ -387,12 +410,15 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         },
         "provenance": provenance({"command": "run"}),
     }
+    if corpora is not None:
+        config["corpus_files"] = corpora.files()
     output.mkdir(parents=True, exist_ok=True)
     if not config_path.is_file():
         config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     certificate.dump(output / CERTIFICATE_FILE)
     io.write(topology, output / TOPOLOGY_FILE)
-    return Prepared(spec, roster, tasks, faults, certificate, source, gate, run_id, config)
+    return Prepared(spec, roster, tasks, faults, certificate, source, gate, run_id, config,
+                    corpora)
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:
@@ -453,6 +479,8 @@ async def _execute(
     skipped = total - len(jobs)
     network = Network(spec.topology, prepared.roster)
     engine = _engine_config(spec, prepared.F)
+    context = (QueryContext if prepared.corpora is None
+               else partial(DocumentContext, corpora=prepared.corpora))
     ood = fixed_question(tasks, spec.seed)
     backend = _backend(spec.backend, tasks)
     models = set(prepared.roster.models())
@@ -471,7 +499,7 @@ async def _execute(
 
         stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
                             seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE,
-                            reexecutor_model=spec.reexecutor_model)
+                            reexecutor_model=spec.reexecutor_model, corpora=prepared.corpora)
         hooks = (*hooks, stage)
     started = time.perf_counter()
     finished = skipped
@@ -495,7 +523,7 @@ async def _execute(
                 async def worker() -> None:
                     nonlocal finished
                     for k, task, name in pending:
-                        ctx = QueryContext(network, task, k, client, engine, protocol=name, ood=ood)
+                        ctx = context(network, task, k, client, engine, protocol=name, ood=ood)
                         outcome = await protocols[name].run(ctx)
                         for hook in hooks:
                             added = hook(ctx, outcome)

@@ -27,6 +27,8 @@ A spec names values for each axis of a run; every combination is one cell, one r
       crs: {eta: 0.1, contributions: shapley, judge_model: null}
       plots: true                          # each cell's own PNG plots
       resamples: 2000                      # bootstrap resamples of each cell's summary
+      corpora: {news-index: news.jsonl}    # run --corpus NAME=PATH (openai backends only;
+                                           # every cell's roster must read each NAME)
 
 A backend is ``simulated``, ``openai``, or a mapping: ``{kind: simulated, latency_ms: 20,
 sim_config: sim.json}`` or ``{kind: openai, base_url: http://host:8000/v1, model: M,
@@ -38,6 +40,9 @@ A cell's id is readable and stable: the main parameters, then 10 hex digits of t
 every parameter of the run except ``concurrency``, ``certify_time_limit``, ``plots`` and
 ``resamples`` (which change how a cell runs or is summarised, not its results). Adding values
 to an axis therefore keeps the ids, and the finished results, of the cells already run.
+``corpora`` is hashed by its paths only when given (specs without it keep their ids); the
+documents' content is part of each cell's run identity, so a cell directory is not resumed
+with other documents.
 """
 
 from __future__ import annotations
@@ -97,6 +102,8 @@ RUN_OPTIONS: dict[str, Any] = {
 """Options shared by every cell, with their defaults."""
 
 _NOT_HASHED = ("concurrency", "certify_time_limit", "plots", "resamples")
+_CORPORA = "corpora"
+"""An option outside :data:`RUN_OPTIONS`: in a cell's parameters only when the spec gives it."""
 _DEFAULT_PROTOCOLS = ("sac", "cpwbft", "crs", "majority", "debate")
 _BACKEND_KEYS = {
     "simulated": {"kind", "name", "latency_ms", "sim_config", "timeout", "max_retries"},
@@ -307,6 +314,20 @@ class _Checker:
             self.text(f"{where}.reexecutor_model", entry["reexecutor_model"])
         return dict(sorted(entry.items()))
 
+    def corpora(self, value: Any) -> dict[str, str]:
+        """``options.corpora``: corpus name -> JSONL file (``run --corpus NAME=PATH``)."""
+        where = f"options.{_CORPORA}"
+        if not isinstance(value, Mapping):
+            raise self.fail(where, f"expected a mapping name -> JSONL file, got {value!r}")
+        out = {}
+        for name, path in value.items():
+            name = self.text(f"{where} key", name)
+            text = self.text(f"{where}.{name}", path)
+            if not Path(text).is_file():
+                raise self.fail(f"{where}.{name}", f"corpus file {text!r} not found")
+            out[name] = text
+        return dict(sorted(out.items()))
+
     def option(self, key: str, value: Any) -> Any:
         where = f"options.{key}"
         if key in ("concurrency", "max_chars"):
@@ -436,10 +457,17 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
     given = data.get("options") or {}
     if not isinstance(given, Mapping):
         raise check.fail("options", "expected a mapping")
-    _unknown(check, "options", given, tuple(RUN_OPTIONS))
+    _unknown(check, "options", given, (*RUN_OPTIONS, _CORPORA))
     options = {
         key: check.option(key, given.get(key, default)) for key, default in RUN_OPTIONS.items()
     }
+    corpora = check.corpora(given[_CORPORA]) if _CORPORA in given else {}
+    if corpora:
+        options[_CORPORA] = corpora
+        simulated = [i for i, b in enumerate(axes["backend"]) if b["kind"] != "openai"]
+        if simulated:
+            raise check.fail(f"grid.backend[{simulated[0]}]", "options.corpora needs openai "
+                             "backends (the simulated backend reads no documents)")
     if "labels" in placements and not options["adversary_nodes"]:
         raise check.fail("options.adversary_nodes", "placement labels needs the node labels")
     for i, backend in enumerate(axes["backend"]):
