@@ -6,7 +6,9 @@ the answer was derived from (:func:`conditioned_on`): the agent's own source (th
 retrieval corpus serves for the task, or its own weights when it retrieves nothing) and the
 neighbour messages it received in the last round, never its own earlier answers; an agent that
 adopted a group decision (majority vote, the CrS coordinator, the judge-only control) conditioned
-on that decision. The evidence-diversity gate of :mod:`protocol_runner.commit` decides with
+on that decision. With documents on file (``run --corpus``, :mod:`protocol_runner.corpora`) a
+document is identified by the hash of its text, so corpora serving one text are one source.
+The evidence-diversity gate of :mod:`protocol_runner.commit` decides with
 f = the run's F, an independent, non-voting re-executor checks the value (a simulated one,
 :class:`SimulatedReexecutor`, by default; on the ``openai`` backend a real model,
 :class:`~protocol_runner.commit_reexec.ModelReexecutor`, with ``--reexecutor-model``), every

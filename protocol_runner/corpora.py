@@ -221,9 +221,6 @@ class Corpora:
     def __contains__(self, name: object) -> bool:
         return name in self.corpora
 
-    def __bool__(self) -> bool:
-        return bool(self.corpora)
-
     def document(self, corpus: str, task_id: str) -> Document | None:
         """The document ``corpus`` serves for ``task_id``; None when it has none (or is not
         one of these corpora)."""

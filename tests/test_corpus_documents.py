@@ -249,6 +249,19 @@ def test_bad_corpus_input_is_one_line_exit_2_and_nothing_written(tmp_path, files
     assert "Traceback" not in result.output and not out.exists()
 
 
+def test_a_corpus_serving_none_of_the_tasks_is_a_warning(tmp_path):
+    path = _write(tmp_path / "wiki.jsonl", [], raw='\n{"task_id": 7, "text": "Seven."}\n\n')
+    assert read_corpus("wiki", path).documents["7"].text == "Seven."
+    roster = _roster(tmp_path / "roster.yaml", ["wiki", "", "", ""])
+    with endpoint() as (served, url):
+        result = _invoke(_args(url, roster, tmp_path / "out", "--protocols", "majority",
+                               "--rounds", "0", "--corpus", f"wiki={path}"))
+    assert result.exit_code == 0, result.output
+    assert ("robustgraph: warning: --corpus wiki has a document for none of the run's 3 tasks"
+            in result.stderr)
+    assert not any("BEGIN DOCUMENT" in _prompt(b)[4] for b in served.bodies)
+
+
 # ----------------------------------------------------------------------------- resume
 def test_resume_with_other_documents_is_refused(tmp_path):
     rows = [{"task_id": t, "text": f"Document {t}."} for t in IDS]
