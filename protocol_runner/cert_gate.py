@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from robustgraph.certificate import Certificate, Claim, certify, witness_words
+from robustgraph.certificate import (
+    Certificate,
+    Claim,
+    InvalidCertificate,
+    certify,
+    witness_words,
+)
 from robustgraph.errors import CertificateError
 from robustgraph.generators import DEFAULT_ENGINE
 from robustgraph.topology import Topology
@@ -107,7 +113,10 @@ def obtain_certificate(
         The file is not a valid certificate of this graph.
     """
     if path is not None:
-        certificate = Certificate.load(path)
+        try:
+            certificate = Certificate.load(path)
+        except InvalidCertificate as exc:  # exit 1 is for a true certificate that falls short
+            raise CertificateError(f"{path}: not a certificate: {exc}") from None
         report = certificate.verify(topology)
         if not report.valid:
             reason = report.reasons[0]

@@ -32,7 +32,7 @@ __all__ = ["report_command"]
 )
 @click.option(
     "--seed",
-    type=int,
+    type=click.IntRange(min=0),
     default=None,
     help="Bootstrap seed (default: the run's own seed).",
 )

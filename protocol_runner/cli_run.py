@@ -285,7 +285,7 @@ def run_command(
         certificate=Path(certificate) if certificate else None,
         topology_source=source,
         allow_uncertified=allow_uncertified,
-        certify_time_limit=certify_time_limit if certify_time_limit > 0 else None,
+        certify_time_limit=certify_time_limit or None,  # 0: no limit; negative or NaN: refused
         max_chars=max_chars,
         crs=CrSConfig(eta=eta, contributions=contributions, judge_model=judge_model),
         commit_gate=commit_gate,

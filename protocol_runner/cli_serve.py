@@ -24,7 +24,7 @@ def _config(path: str | None) -> SimConfig:
         return SimConfig()
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ParameterError(f"{path}: cannot read simulator config: {exc}") from exc
     if not isinstance(data, dict):
         raise ParameterError(f"{path}: simulator config must be a JSON object")

@@ -325,7 +325,10 @@ def read_records(path: str | Path, *, run_id: str | None = None) -> list[QueryRe
     if not path.exists():
         return []
     records: list[QueryRecord] = []
-    lines: Sequence[tuple[int, str]] = list(_lines(path))
+    try:
+        lines: Sequence[tuple[int, str]] = list(_lines(path))
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"{path}: not UTF-8 text ({exc.reason})") from None
     for number, text in lines:
         if not text.endswith("\n"):
             break  # truncated by a kill: the query will run again
@@ -333,8 +336,9 @@ def read_records(path: str | Path, *, run_id: str | None = None) -> list[QueryRe
             continue
         try:
             record = QueryRecord.from_json(json.loads(text))
-        except (ValueError, ParameterError) as exc:
-            raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
+        except (ValueError, RecursionError, ParameterError) as exc:
+            reason = str(exc).split(";")[0]
+            raise ParameterError(f"{path}:{number}: not a result record: {reason}") from None
         if run_id is not None and record.run_id != run_id:
             raise ParameterError(
                 f"{path}:{number}: record of run {record.run_id}, not of this run ({run_id})"

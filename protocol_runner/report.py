@@ -127,7 +127,7 @@ def _load_config(directory: Path, run_id: str) -> Mapping[str, Any] | None:
         return None
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # also not UTF-8, 4300+ digit numbers
         raise ParameterError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):
         raise ParameterError(f"{path}: not a run configuration (a JSON object)")
@@ -175,6 +175,9 @@ def load_results(results_dir: str | Path) -> LoadedResults:
             warnings.warn(note, TruncatedResultsWarning, stacklevel=2)
             notes.append(note)
             continue
+        except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
+            reason = str(exc).split(";")[0]
+            raise ParameterError(f"{path}:{number}: not a result record: {reason}") from None
         records.append(_record(path, number, data))
     if not records:
         raise ParameterError(f"{path}: no complete query record (empty results)")

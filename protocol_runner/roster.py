@@ -247,8 +247,10 @@ def _from_file(
 ) -> Roster:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ParameterError(f"{path}: cannot read roster: {exc}") from None
+    except UnicodeDecodeError:
+        raise ParameterError(f"{path}: cannot read roster: not UTF-8 text (binary file?)") from None
+    except (OSError, yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: 4300+ digits
+        raise ParameterError(f"{path}: cannot read roster: {str(exc).split(';')[0]}") from None
     entries = data.get("agents") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise ParameterError(f"{path}: a roster file needs a list 'agents'")

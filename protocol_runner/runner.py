@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import inspect
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -121,6 +122,12 @@ class BackendSpec:
             raise ParameterError("the openai backend needs --base-url")
         if self.kind != "simulated" and (self.sim_config or self.latency_s):
             raise ParameterError("--sim-config and --latency-ms are for the simulated backend")
+        if self.kind != "openai" and self.base_url:
+            raise ParameterError("--base-url is for the openai backend")
+        if not (math.isfinite(self.latency_s) and self.latency_s >= 0):
+            raise ParameterError(f"latency must be a finite number >= 0, got {self.latency_s} s")
+        if not self.timeout_s > 0:  # NaN too; infinity means no timeout
+            raise ParameterError(f"timeout must be > 0 seconds, got {self.timeout_s}")
 
     def models(self) -> dict[str, str]:
         if self.kind == "simulated":
@@ -185,6 +192,11 @@ class RunSpec:
             raise ParameterError(f"concurrency must be >= 1, got {self.concurrency}")
         if self.seed < 0:
             raise ParameterError(f"seed must be >= 0, got {self.seed}")
+        if self.certify_time_limit is not None and not self.certify_time_limit > 0:
+            raise ParameterError(
+                f"--certify-time-limit must be a positive number of seconds, "
+                f"got {self.certify_time_limit}"
+            )
         if self.ledger is not None and not self.commit_gate:
             raise ParameterError("--ledger goes with --commit-gate")
         if self.reexecutor_model is not None and not self.commit_gate:
@@ -245,7 +257,7 @@ def _sim_config(path: str | None) -> SimConfig:
         return SimConfig()
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ParameterError(f"{path}: cannot read simulator config: {exc}") from None
     if not isinstance(data, dict):
         raise ParameterError(f"{path}: simulator config must be a JSON object")
@@ -379,7 +391,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         try:
             stored = json.loads(config_path.read_text(encoding="utf-8"))
             previous, before = stored.get("run_id"), stored.get("run")
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             previous, before = None, None
         if previous != run_id:
             raise ParameterError(

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
+import math
 import re
 import socket
 import threading
@@ -357,8 +358,8 @@ class SimServer:
         latency_s: float = 0.0,
         faults: Iterable[Fault] = (),
     ) -> None:
-        if latency_s < 0:
-            raise ParameterError(f"latency must be >= 0, got {latency_s}")
+        if not (math.isfinite(latency_s) and latency_s >= 0):
+            raise ParameterError(f"latency must be a finite number >= 0, got {latency_s} s")
         self.simulator = simulator
         self.host = host
         self.port = port

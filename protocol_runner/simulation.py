@@ -77,17 +77,24 @@ _INJECTION = re.compile(
 )
 
 
+def _number(value: object, what: str) -> float:
+    """``value`` as a float; a config file's string, list, null, NaN or infinity is refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ParameterError(f"{what} must be a number, got {value!r}")
+    return float(value)
+
+
 def _per_kind(value: float | Mapping[str, float], what: str) -> dict[str, float]:
     if isinstance(value, Mapping):
         unknown = set(value) - set(TASK_KINDS)
         if unknown:
             raise ParameterError(f"{what}: unknown task kinds {sorted(unknown)}")
-        base = dict(value)
+        base = {kind: _number(p, f"{what}[{kind}]") for kind, p in value.items()}
         missing = set(TASK_KINDS) - set(base)
         if missing:
             raise ParameterError(f"{what}: missing task kinds {sorted(missing)}")
     else:
-        base = dict.fromkeys(TASK_KINDS, float(value))
+        base = dict.fromkeys(TASK_KINDS, _number(value, what))
     for kind, p in base.items():
         if not 0.0 <= p <= 1.0:
             raise ParameterError(f"{what}[{kind}] must be in [0, 1], got {p}")
@@ -133,7 +140,7 @@ class Profile:
             self, "judge_accuracy", _per_kind(self.judge_accuracy, f"{self.name}.judge_accuracy")
         )
         for f in fields(self)[3:]:
-            value = getattr(self, f.name)
+            value = _number(getattr(self, f.name), f"{self.name}.{f.name}")
             if not 0.0 <= value <= 1.0:
                 raise ParameterError(f"{self.name}.{f.name} must be in [0, 1], got {value}")
 
@@ -199,6 +206,8 @@ class SimConfig:
     distractor_decay: float = 0.5
 
     def __post_init__(self) -> None:
+        for f in fields(self)[1:]:
+            _number(getattr(self, f.name), f.name)
         if not self.profiles:
             raise ParameterError("the simulator needs at least one profile")
         for name, profile in self.profiles.items():
@@ -231,10 +240,15 @@ class SimConfig:
         """
         data = dict(data)
         profiles = dict(DEFAULT_PROFILES)
-        for name, spec in dict(data.pop("profiles", {})).items():
+        given = data.pop("profiles", {})
+        if not isinstance(given, Mapping):
+            raise ParameterError(f"simulator config: 'profiles' must be an object, got {given!r}")
+        for name, spec in given.items():
+            if not isinstance(spec, Mapping):
+                raise ParameterError(f"profile {name}: must be an object of fields, got {spec!r}")
             spec = dict(spec)
             base_name = spec.pop("base", name if name in DEFAULT_PROFILES else "weak")
-            if base_name not in profiles:
+            if not isinstance(base_name, str) or base_name not in profiles:
                 raise ParameterError(f"profile {name}: unknown base profile {base_name!r}")
             known = {f.name for f in fields(Profile)} - {"name"}
             if set(spec) - known:

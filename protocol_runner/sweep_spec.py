@@ -500,4 +500,6 @@ def load_spec(path: str | Path) -> SweepSpec:
         raise SpecError(
             f"{path}: {where}: not valid YAML ({getattr(exc, 'problem', exc)})"
         ) from None
+    except (ValueError, RecursionError) as exc:  # an integer of 4300+ digits, deep nesting
+        raise SpecError(f"{path}: not a readable spec ({str(exc).split(';')[0]})") from None
     return parse_spec(data, source=str(path))

@@ -650,7 +650,13 @@ def _schema_errors(doc: Any) -> list[str]:
 
     validator = Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
-    return [f"at /{'/'.join(str(p) for p in e.absolute_path)}: {e.message}" for e in errors]
+    return [f"at /{'/'.join(str(p) for p in e.absolute_path)}: {_clip(e.message)}" for e in errors]
+
+
+def _clip(message: str, limit: int = 200) -> str:
+    """A schema message cut to ``limit`` characters: jsonschema quotes the whole offending value
+    ("[...] is not of type 'object'" printed an entire list-wrapped certificate)."""
+    return message if len(message) <= limit else f"{message[: limit - 65]} ... {message[-60:]}"
 
 
 def _json_text(value: Any, indent: str) -> str:
@@ -743,8 +749,8 @@ class Certificate:
         """Parse JSON text; ``CertificateError`` (exit 2) if it is not JSON at all."""
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CertificateError(f"{source}: not valid JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # also 4300+ digit numbers, deep nesting
+            raise CertificateError(f"{source}: not valid JSON: {str(exc).split(';')[0]}") from None
         return cls.from_dict(doc)
 
     @classmethod

@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +86,16 @@ class LazyGroup(click.Group):
         except OSError as exc:  # a path the user gave: missing, a directory, read-only, disk full
             fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 2)
         except KeyboardInterrupt:
+            _ignore_further_interrupts()
             fail("interrupted", 130)
+
+
+def _ignore_further_interrupts() -> None:
+    """Let the exit after a Ctrl-C finish: a second SIGINT (a second Ctrl-C, or ``timeout -s INT``,
+    which signals the process and then its group) landing in the exit handlers that join worker
+    processes and threads printed a traceback after the one error line."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -104,18 +115,27 @@ def span(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
-def check_output(path: str | Path, *, graph: bool = False, format: str | None = None) -> None:
+def check_output(
+    path: str | Path,
+    *,
+    graph: bool = False,
+    format: str | None = None,
+    keep: Mapping[str, str | Path | None] | None = None,
+) -> None:
     """Refuse an output path that cannot be written before any work is done (exit 2).
 
     A certificate or a designed graph can take minutes or hours to compute; a path in a missing
     directory, or one naming a directory, would only fail when the result is written and the
     work would be lost. With ``graph``, the path must also name a known graph format: its
-    extension, or ``format`` (a format name as ``robustgraph.io.read`` takes).
+    extension, or ``format`` (a format name as ``robustgraph.io.read`` takes). ``keep`` names
+    the other files of the command (``{"the graph FILE": "g.json"}``); the output must not
+    overwrite one of them (``certify g.json -o g.json`` replaced the graph by its certificate).
 
     Raises
     ------
     ParameterError
-        The path is a directory, or its parent is not an existing directory.
+        The path is a directory, its parent is not an existing directory, or it is the same
+        file as one in ``keep``.
     GraphFormatError
         With ``graph``: the format cannot be told from the extension or ``format``.
     """
@@ -125,6 +145,9 @@ def check_output(path: str | Path, *, graph: bool = False, format: str | None = 
     if not target.parent.is_dir():
         what = "is not a directory" if target.parent.exists() else "does not exist"
         raise ParameterError(f"{path}: cannot write: directory {target.parent} {what}")
+    for what, other in (keep or {}).items():
+        if other is not None and target.resolve() == Path(other).resolve():
+            raise ParameterError(f"{path}: is also {what}; writing it would destroy that file")
     if graph:
         from robustgraph import io
 

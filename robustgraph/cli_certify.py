@@ -219,7 +219,9 @@ written); 2 usage or input error.
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
 @threads_option
-@click.option("--seed", type=int, default=0, show_default=True, help="Solver seed.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Solver seed."
+)
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."
 )
@@ -258,7 +260,7 @@ def certify_command(
     re-check it with 'robustgraph verify CERT FILE'.
     """
     claims = claims_from_options(r, rs, faults, model, maximum)
-    check_output(output)
+    check_output(output, keep={"the graph FILE": file})
     topology = io.read(file, format=fmt, directed=directed)
     cert = certify(
         topology,
@@ -356,6 +358,8 @@ def verify_command(
         raise ParameterError(f"--time-limit must be > 0 seconds, got {time_limit}")
     if threads < 1:
         raise ParameterError(f"--threads must be >= 1, got {threads}")
+    if resolve_with is None and (time_limit is not None or threads != 1):
+        raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
     topology = io.read(file, format=fmt, directed=directed)
     try:
         cert = Certificate.load(cert_path)

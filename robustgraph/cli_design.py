@@ -45,14 +45,18 @@ def _write(topology: Any, output: str, cert: Certificate | None, cert_path: str 
     return str(target)
 
 
-def _check_outputs(output: str, cert_path: str | None, engines: tuple[str, ...]) -> None:
-    """Fail before the search, not after it: unknown engine, unwritable or format-less paths."""
+def _check_outputs(
+    output: str, cert_path: str | None, engines: tuple[str, ...], file: str | None = None
+) -> None:
+    """Fail before the search, not after it: unknown engine, unwritable or format-less paths,
+    a certificate path that would overwrite the graph written or read (``file``)."""
     unknown = [name for name in engines if name not in registry.engine_names()]
     if unknown:
         known = ", ".join(registry.engine_names())
         raise ParameterError(f"unknown engine {unknown[0]!r}; choose from {known}")
     check_output(output, graph=True)
-    check_output(cert_path or certificate_path(output))
+    keep = {"the graph -o": output, "the graph FILE": file}
+    check_output(cert_path or certificate_path(output), keep=keep)
 
 
 def _exit_code(cert: Certificate | None) -> int:
@@ -243,7 +247,7 @@ def augment(
     """
     _check_budget(time_limit, budget)
     names = _engines(engines)
-    _check_outputs(output, cert_path, names)
+    _check_outputs(output, cert_path, names, file)
     topology = io.read(file, directed=directed)
     pairs = _read_pairs(forbid, topology.directed) if forbid else []
     result = augment_graph(

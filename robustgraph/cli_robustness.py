@@ -185,7 +185,11 @@ def _render(
 @click.option("--time-limit", type=float, default=None, help="Seconds per question.")
 @threads_option
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed of heuristics and solvers."
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of heuristics and solvers.",
 )
 @json_option
 def robustness(
@@ -209,7 +213,7 @@ def robustness(
     Tolerated F: sac (F+1)-robust, wmsr-local (2F+1)-robust, wmsr-total (F+1, F+1)-robust.
     Exit status: 0 exact, 3 only bounded within --time-limit (as certify), 2 usage or input error.
     """
-    if time_limit is not None and time_limit <= 0:
+    if time_limit is not None and not time_limit > 0:  # NaN too
         raise ParameterError(f"--time-limit must be positive, got {time_limit}")
     if threads < 1:
         raise ParameterError(f"--threads must be at least 1, got {threads}")

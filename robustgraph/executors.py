@@ -259,6 +259,18 @@ class Executor(ABC):
         self.close()
 
 
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate ``pool``'s worker processes at once (Ctrl-C while tasks run).
+
+    ``shutdown(wait=False)`` alone leaves the workers to finish their tasks, and the exit
+    handlers of ``concurrent.futures`` and ``multiprocessing`` then join them: a second Ctrl-C
+    in that join (a terminal's, or ``timeout -s INT``, which signals the process and its group)
+    left the pool's manager thread and its idle workers waiting on each other for ever.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
 class LocalExecutor(Executor):
     """A pool of ``workers`` processes on this machine (default: one per CPU).
 
@@ -315,6 +327,9 @@ class LocalExecutor(Executor):
                     running.clear()
                     return
             drained = True
+        except KeyboardInterrupt:
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=drained, cancel_futures=True)
 
@@ -327,6 +342,9 @@ class LocalExecutor(Executor):
             return pool.submit(run_task, task).result()
         except BrokenProcessPool:
             return Outcome(task.key, error="the worker process running this task died")
+        except KeyboardInterrupt:
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 

@@ -33,7 +33,8 @@ class Topology:
     Parameters
     ----------
     labels : tuple
-        Node labels in order; unique, hashable (ints or strings in practice).
+        Node labels in order; unique, hashable (ints or strings in practice), and unique as
+        text too (``1`` and ``"1"`` together are refused: the content hash compares text).
     directed : bool
         Whether edges are arcs. An undirected Topology has symmetric in-neighbour sets.
     in_neighbors : tuple of frozenset of int
@@ -65,6 +66,14 @@ class Topology:
         index = {label: i for i, label in enumerate(self.labels)}
         if len(index) != len(self.labels):
             raise GraphFormatError("node labels must be unique")
+        texts: dict[str, Label] = {}
+        for label in self.labels:  # the content hash and the text formats compare labels as text
+            other = texts.setdefault(str(label), label)
+            if other is not label:
+                raise GraphFormatError(
+                    f"node labels {other!r} and {label!r} read the same as text; the content "
+                    "hash and the text formats could not tell them apart"
+                )
         n = len(self.labels)
         for i, nbrs in enumerate(self.in_neighbors):
             if i in nbrs:
@@ -153,7 +162,10 @@ class Topology:
             ins[j].add(i)
             if not directed:
                 ins[i].add(j)
-        return cls(tuple(labels), directed, tuple(frozenset(s) for s in ins))
+        try:
+            return cls(tuple(labels), directed, tuple(frozenset(s) for s in ins))
+        except GraphFormatError as exc:
+            raise GraphFormatError(f"{source}: {exc}") from None
 
     @classmethod
     def from_networkx(cls, graph: Any, *, drop_invalid: bool = False) -> Topology:

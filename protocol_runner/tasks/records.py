@@ -35,6 +35,8 @@ def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise TaskFormatError(f"{where}: invalid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
+            raise TaskFormatError(f"{where}: invalid JSON ({str(exc).split(';')[0]})") from None
         if not isinstance(record, dict):
             raise TaskFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
         yield where, record
@@ -47,6 +49,8 @@ def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise TaskFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
     except UnicodeDecodeError:
         raise TaskFormatError(f"{path}: not UTF-8 text (binary file?)") from None
+    except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
+        raise TaskFormatError(f"{path}: invalid JSON ({str(exc).split(';')[0]})") from None
     if isinstance(data, dict):
         yield str(path), data
         return

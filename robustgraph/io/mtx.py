@@ -59,6 +59,11 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
     return out
 
 
+MAX_NODES = 5_000_000
+"""Most nodes a size line may declare: the one format whose nodes are not listed one by one, so a
+short file could ask for any number (``99999999999 99999999999 0`` ran out of memory)."""
+
+
 def _entries(
     path: str | Path, lines: list[tuple[int, str]], layout: str, width: int, symmetric: bool
 ):
@@ -78,17 +83,21 @@ def _entries(
             path, f"an adjacency matrix must be square, found {rows} x {cols}", f"line {number}"
         )
     n = rows
+    if n > MAX_NODES:
+        raise format_error(
+            path,
+            f"the size line declares {n:,} nodes, more than the {MAX_NODES:,} read",
+            f"line {number}",
+        )
     body = lines[1:]
-    if layout == "coordinate":
-        count = size[2]
-        positions = None
-    else:
-        positions = [(i, j) for j in range(n) for i in range(n) if not symmetric or i >= j]
-        count = len(positions)
+    count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
     if len(body) != count:
         raise format_error(
             path, f"the size line declares {count} entries, found {len(body)}", f"line {number}"
         )
+    positions = None
+    if layout != "coordinate":  # built after the count check: n^2 pairs for any size line
+        positions = [(i, j) for j in range(n) for i in range(n) if not symmetric or i >= j]
     out: list[tuple[int, int, str]] = []
     for k, (at, text) in enumerate(body):
         where = f"line {at}"

@@ -65,6 +65,8 @@ def read_json(
         raise format_error(path, f"invalid JSON ({exc.msg})", where) from None
     except RecursionError:
         raise format_error(path, "invalid JSON (nested too deeply)") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise format_error(path, f"invalid JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(doc, dict):
         raise format_error(path, f"expected a JSON object, found {type(doc).__name__}")
     nodes = doc.get("nodes")
