@@ -188,6 +188,9 @@ def test_refusals_are_one_line_exit_2_and_write_nothing(tmp_path, model, roster,
                                                          message):
     args = _run_args("http://127.0.0.1:9/v1", tmp_path / "never", "--reexecutor-model", model)
     args[args.index("openai")] = backend
+    if backend != "openai":  # the simulated backend refuses --base-url first
+        at = args.index("--base-url")
+        del args[at:at + 2]
     if roster:  # agent 1 declares the checkpoint the re-executor would use
         path = tmp_path / "roster.yaml"
         path.write_text("agents:\n" + "".join(
