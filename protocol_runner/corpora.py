@@ -39,6 +39,7 @@ from protocol_runner.llm import ChatMessage, Completion
 from protocol_runner.prompts import answer_messages, confidence_messages
 from protocol_runner.protocols import QueryContext
 from protocol_runner.roster import Roster
+from protocol_runner.tasks.records import jsonl_objects
 from robustgraph.errors import ParameterError
 
 __all__ = [
@@ -124,19 +125,16 @@ def _field(record: Mapping[str, Any], name: str, where: str, *, required: bool) 
     return value
 
 
-def _lines(name: str, path: Path) -> Iterator[tuple[int, str]]:
+def _objects(name: str, path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
     prefix = f"--corpus {name}: {path}"
     if not path.exists():
         raise CorpusError(f"{prefix}: no such file")
     if not path.is_file():
         raise CorpusError(f"{prefix}: not a file")
     try:
-        with path.open(encoding="utf-8") as handle:
-            yield from enumerate(handle, start=1)
+        yield from jsonl_objects(path, error=CorpusError, label=prefix)
     except OSError as exc:
         raise CorpusError(f"{prefix}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise CorpusError(f"{prefix}: not UTF-8 text (binary file?)") from None
 
 
 def read_corpus(name: str, path: str | Path) -> Corpus:
@@ -167,16 +165,7 @@ def read_corpus(name: str, path: str | Path) -> Corpus:
     file = Path(path)
     documents: dict[str, Document] = {}
     first_line: dict[str, int] = {}
-    for number, line in _lines(name, file):
-        if not line.strip():
-            continue
-        where = f"--corpus {name}: {file}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"{where}: invalid JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise CorpusError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    for number, where, record in _objects(name, file):
         unknown = sorted(set(record) - set(_FIELDS))
         if unknown:
             raise CorpusError(f"{where}: unknown field {unknown[0]!r}; expected task_id, text, "

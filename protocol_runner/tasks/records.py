@@ -13,32 +13,46 @@ from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
 
-__all__ = ["SUFFIXES", "iter_records"]
+__all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def _lines(path: Path, error: type[Exception], label: str) -> Iterator[tuple[int, str]]:
     with path.open(encoding="utf-8") as handle:
         try:
             yield from enumerate(handle, start=1)
         except UnicodeDecodeError:
-            raise TaskFormatError(f"{path}: not UTF-8 text (binary file?)") from None
+            raise error(f"{label}: not UTF-8 text (binary file?)") from None
 
 
-def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    for number, line in _lines(path):
+def jsonl_objects(
+    path: Path, *, error: type[Exception] = TaskFormatError, label: str | None = None
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """Each JSON object of a JSONL file, with its line number and location ``label:line``.
+
+    Blank lines are skipped. Text that is not UTF-8, a line that is not JSON (a 4300+ digit
+    number and deep nesting included) or not an object raises ``error`` with one line naming
+    where; ``label`` defaults to the path.
+    """
+    label = str(path) if label is None else label
+    for number, line in _lines(path, error, label):
         if not line.strip():
             continue
-        where = f"{path}:{number}"
+        where = f"{label}:{number}"
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TaskFormatError(f"{where}: invalid JSON ({exc.msg})") from None
+            raise error(f"{where}: invalid JSON ({exc.msg})") from None
         except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
-            raise TaskFormatError(f"{where}: invalid JSON ({str(exc).split(';')[0]})") from None
+            raise error(f"{where}: invalid JSON ({str(exc).split(';')[0]})") from None
         if not isinstance(record, dict):
-            raise TaskFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+            raise error(f"{where}: expected a JSON object, got {type(record).__name__}")
+        yield number, where, record
+
+
+def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    for _, where, record in jsonl_objects(path):
         yield where, record
 
 
