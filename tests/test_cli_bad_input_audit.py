@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_checks import assert_error
 from click.testing import CliRunner
 
 from robustgraph import io
@@ -80,14 +81,6 @@ def invoke(work: Path, monkeypatch, args: str):
     return CliRunner().invoke(main, args.split())
 
 
-def assert_error(result, code: int = 2) -> str:
-    """Exit ``code``, exactly one 'robustgraph: error:' line on stderr, no exception escaped."""
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == code, (result.exit_code, result.stderr)
-    errors = [line for line in result.stderr.splitlines() if line.startswith("robustgraph: error:")]
-    assert len(errors) == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    return errors[0]
 
 
 # (command line, a piece of the error line); every case exits 2.
