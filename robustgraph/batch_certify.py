@@ -15,6 +15,7 @@ import functools
 import glob
 import json
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,9 @@ def certify_batch(
         raise ParameterError(f"{out}: not a directory (a batch writes its certificates into one)")
     files = graph_files(source, fmt=fmt, exclude=out)
     targets = certificate_targets(files, out)
+    out.mkdir(parents=True, exist_ok=True)  # before the work: an unwritable -o lost it all
+    with tempfile.TemporaryFile(dir=out):
+        pass
     read_options = {"format": fmt, "directed": directed}
     tasks = [  # absolute paths: a Ray worker's working directory is not ours
         Task(

@@ -134,8 +134,8 @@ def check_output(
     Raises
     ------
     ParameterError
-        The path is a directory, its parent is not an existing directory, or it is the same
-        file as one in ``keep``.
+        The path is a directory, its parent is not an existing directory, a new file cannot be
+        created there, or it is the same file as one in ``keep``.
     GraphFormatError
         With ``graph``: the format cannot be told from the extension or ``format``.
     """
@@ -145,6 +145,12 @@ def check_output(
     if not target.parent.is_dir():
         what = "is not a directory" if target.parent.exists() else "does not exist"
         raise ParameterError(f"{path}: cannot write: directory {target.parent} {what}")
+    if not target.exists():  # a read-only directory refuses the file only when it is written
+        try:
+            target.touch()
+            target.unlink()
+        except OSError as exc:
+            raise ParameterError(f"{path}: cannot write ({exc.strerror})") from None
     for what, other in (keep or {}).items():
         if other is not None and target.resolve() == Path(other).resolve():
             raise ParameterError(f"{path}: is also {what}; writing it would destroy that file")

@@ -81,8 +81,6 @@ def invoke(work: Path, monkeypatch, args: str):
     return CliRunner().invoke(main, args.split())
 
 
-
-
 # (command line, a piece of the error line); every case exits 2.
 ERRORS = [
     # a JSON number of 5000 digits: ValueError traceback in every JSON reader
@@ -184,6 +182,39 @@ def test_an_output_never_overwrites_a_graph(work, monkeypatch, args, not_written
     assert "writing it would destroy" in assert_error(invoke(work, monkeypatch, args))
     assert graph.read_bytes() == before
     assert not_written is None or not (work / not_written).exists()
+
+
+def _unwritable_dir() -> Path | None:
+    """A directory no file can be created in, even by root (sysfs), if this machine has one."""
+    probe = Path("/sys/robustgraph-probe")
+    if not probe.parent.is_dir():
+        return None
+    try:
+        probe.touch()
+    except OSError:
+        return Path("/sys")
+    probe.unlink()
+    return None
+
+
+@pytest.mark.skipif(_unwritable_dir() is None, reason="needs a directory root cannot write")
+@pytest.mark.parametrize(
+    "args",
+    [
+        "certify --batch batch --max --workers 1 -o {ro}/certs",
+        "design --n 6 --r 2 --time-limit 1 -o d6.json --cert {ro}/d6.cert.json",
+    ],
+)
+def test_an_unwritable_output_is_refused_before_the_work(work, monkeypatch, args) -> None:
+    """A read-only output: certify --batch certified every graph, then failed to write each
+    certificate (a line per graph, the work lost); design searched, wrote the graph, then
+    failed on the certificate."""
+    (work / "batch").mkdir(exist_ok=True)
+    io.write(gamma_merg(5), work / "batch" / "m5.json")
+    result = invoke(work, monkeypatch, args.format(ro=_unwritable_dir()))
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert_error(result)
+    assert not (work / "d6.json").exists()
 
 
 def test_a_binary_results_file_is_not_resumed(work, monkeypatch) -> None:
