@@ -39,6 +39,11 @@ _KNOWN_NAMES = frozenset({"sqrt", "sin", "cos", "tan", "ln", "log", "exp", "pi",
 _HEDGE = re.compile(r"\s*(?:or|and|/|,|and/or)\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")
 _SETS = ("\\{", "{")
+MAX_REPLY_CHARS = 8000
+"""Extraction reads the last this many characters of a reply: every rule looks for the last
+boxed value, ``Answer:`` line or number (a ``</think>`` whose block began earlier hides what
+precedes it), and some patterns take time quadratic in the text (a 100,000-digit reply held a
+run for minutes)."""
 _PAIRS = (("(", ")"), ("[", "]"), ("\\{", "\\}"), ("{", "}"), ("(", "]"), ("[", ")"))
 
 
@@ -79,6 +84,8 @@ def _last_number(text: str) -> str | None:
 
 
 def _is_bare_math(text: str) -> bool:
+    if len(text) > MAX_CHARS:  # no expression that long is read; normalising it costs O(n^2)
+        return False
     s = normalize_answer(text)
     if not s or "\n" in s or len(s) > 100:
         return False
@@ -143,7 +150,8 @@ def extract_answer(text: str, task: Task) -> str | None:
     ----------
     text : str
         A model reply (possibly with ``<think>`` reasoning), or an already extracted answer:
-        extraction is idempotent: extracting from an extracted answer gives it back.
+        extraction is idempotent: extracting from an extracted answer gives it back. Only the
+        last :data:`MAX_REPLY_CHARS` characters are read.
     task : Task
         Decides the answer kind.
 
@@ -167,7 +175,7 @@ def extract_answer(text: str, task: Task) -> str | None:
     """
     if not isinstance(text, str):
         return None
-    body = strip_thinking(text)
+    body = strip_thinking(text[-MAX_REPLY_CHARS:])
     if task.kind == "math":
         return _extract_math(body)
     if task.kind == "choice":

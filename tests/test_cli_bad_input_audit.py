@@ -14,7 +14,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -237,6 +239,50 @@ def test_report_and_resume_name_an_unreadable_record(work, monkeypatch, line, pi
     assert piece in assert_error(invoke(work, monkeypatch, f"report {out.name} --no-plots"))
     assert piece in assert_error(invoke(work, monkeypatch, f"{RUN} -o {out.name}"))
     assert invoke(work, monkeypatch, f"report {out.name} --seed -1").exit_code == 2
+
+
+# ----------------------------------------------------------------------------- garbage LLM output
+class _HugeReplies(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint whose every completion is 'Answer: ' and 100,000 digits."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _send(self, doc: dict) -> None:
+        body = json.dumps(doc).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._send({"data": [{"id": "m"}]})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        message = {"role": "assistant", "content": "Answer: " + "9" * 100_000}
+        self._send({"id": "x", "choices": [{"index": 0, "message": message}]})
+
+
+def test_a_huge_garbage_reply_is_read_in_time(work) -> None:
+    """Answer extraction took time quadratic in the reply (a regex on the digits): one reply of
+    100,000 digits held the run for minutes. Now the last MAX_REPLY_CHARS are read."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _HugeReplies)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    args = [
+        *CLI, *RUN.split(), "--backend", "openai", "--model", "m", "--max-retries", "0",
+        "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1", "-o", "huge-replies",
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("one query with 100,000-digit replies still ran after 60 s")
+    finally:
+        server.shutdown()
+    assert done.returncode == 0, done.stderr
+    (record,) = [json.loads(x) for x in (work / "huge-replies/results.jsonl").read_text().split()]
+    assert not record["rounds"][0]["agents"][0]["correct"]
 
 
 # ----------------------------------------------------------------------------- Ctrl-C

@@ -14,7 +14,9 @@ __all__ = ["last_boxed", "normalize_answer", "split_top_level", "strip_outer"]
 
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*")
 _WRAPPERS = re.compile(r"\\(?:text|textbf|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{")
-_UNITS_TAIL = re.compile(r"^([+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:/\d+)?%?)\s*([A-Za-z][A-Za-z .]*)$")
+_UNITS_TAIL = re.compile(  # one way to match a number: '\d[\d,]*\.?\d*' was quadratic in digits
+    r"^([+-]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:/\d+)?%?)\s*([A-Za-z][A-Za-z .]*)$"
+)
 _MATH_WORDS = frozenset({"pi", "e", "i", "sqrt", "infty", "inf", "oo", "x", "y", "z", "n", "k"})
 _MIXED = re.compile(r"^(-?)(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?$")
