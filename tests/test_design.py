@@ -419,3 +419,14 @@ def test_docstring_examples_run(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(f"robustgraph.design.{module}"))
     assert result.failed == 0
+
+
+def test_start_candidates_stop_at_the_deadline():
+    """The hub designs (seconds at n = 200) are skipped once the time limit is spent; the
+    construction and the circulant, proven by theorems, always remain."""
+    from robustgraph.design.api import _candidates
+
+    names = [name for name, _, _ in _candidates(40, 3, 1, False)]
+    assert sum(name.startswith("hubs") for name in names) == 40 - 2 * 3 + 1
+    spent = [(name, proven) for name, _, proven in _candidates(40, 3, 1, False, deadline=0.0)]
+    assert spent == [("construction", True), ("circulant", True)]

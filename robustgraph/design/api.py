@@ -139,8 +139,14 @@ def _within_cap(masks: list[int], directed: bool, cap: int | None) -> bool:
     return True
 
 
-def _candidates(n: int, r: int, s: int, directed: bool) -> list[tuple[str, list[int], bool]]:
-    """Starting graphs as (name, masks, proven): proven by a theorem, or to be checked."""
+def _candidates(
+    n: int, r: int, s: int, directed: bool, deadline: float = float("inf")
+) -> list[tuple[str, list[int], bool]]:
+    """Starting graphs as (name, masks, proven): proven by a theorem, or to be checked.
+
+    The hub designs, O(n^4 r) together, stop at ``deadline`` (``time.monotonic``); the
+    construction, always proven, is always there.
+    """
     found = [("construction", starts.construction(n, r, s, directed=directed), True)]
     if directed or s > 1:
         return found
@@ -150,6 +156,8 @@ def _candidates(n: int, r: int, s: int, directed: bool) -> list[tuple[str, list[
     if n >= 2 * r + 2:  # exactly r-robust with degree 2r: a start under tight degree caps
         found.append(("circulant", from_topology(k_circulant(n, r)), True))
     for k in range(r, n - r + 1):
+        if time.monotonic() > deadline:
+            break
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
     return found
@@ -160,7 +168,7 @@ def _best_start(
 ) -> tuple[str, list[int]] | None:
     """The sparsest candidate within the degree cap that is proven r-robust."""
     options = sorted(
-        _candidates(n, r, s, directed), key=lambda c: starts.edge_count(c[1], directed)
+        _candidates(n, r, s, directed, deadline), key=lambda c: starts.edge_count(c[1], directed)
     )
     for name, masks, proven in options:
         if not _within_cap(masks, directed, cap):
