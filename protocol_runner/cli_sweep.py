@@ -9,7 +9,9 @@ import click
 
 from protocol_runner.sweep import CELLS_DIR, SUMMARY_MD, run_sweep
 from protocol_runner.sweep_spec import load_spec
-from robustgraph.cli import emit, json_option
+from protocol_runner.tasks import load_tasks
+from robustgraph.cli import emit, fail, json_option
+from robustgraph.errors import RobustgraphError
 from robustgraph.executors import EXECUTORS, make_executor
 
 __all__ = ["sweep_command"]
@@ -49,7 +51,7 @@ The spec format and cluster setup: docs/scale-out.md.
     default=None,
     help="With --executor local: processes (default: one per CPU).",
 )
-@click.option("--dry-run", is_flag=True, help="Check the spec and list the cells; run nothing.")
+@click.option("--dry-run", is_flag=True, help="Check the spec and its tasks, list the cells.")
 @click.option(
     "-o",
     "--output",
@@ -79,6 +81,7 @@ def sweep_command(
     spec = load_spec(spec_path)
     cells = spec.cells()
     if dry_run:
+        _check_task_sets(spec.axes["tasks"])
         data = {"cells": [{"id": c.id, "params": dict(c.params)} for c in cells]}
 
         def render_cells() -> None:
@@ -111,3 +114,13 @@ def sweep_command(
 
     emit(data, as_json, render)
     sys.exit(result.exit_code)
+
+
+def _check_task_sets(specs: tuple[str, ...]) -> None:
+    """Load every task set of the grid here, so a dry run catches what would fail each cell
+    that uses it (paths are read relative to the working directory, as the cells read them)."""
+    for i, text in enumerate(specs):
+        try:
+            load_tasks(text)
+        except RobustgraphError as exc:
+            fail(f"grid.tasks[{i}] {text!r}: {exc}")

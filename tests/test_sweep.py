@@ -217,6 +217,15 @@ def test_dry_run_lists_the_cells_and_runs_nothing(tmp_path):
     assert [c["params"]["seed"] for c in cells] == [1, 2] and not (tmp_path / "o").exists()
 
 
+def test_dry_run_loads_every_task_set(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    spec = tiny(tasks=["arith:4", f"gsm8k:{missing}:3"])
+    result = cli("sweep", _write(tmp_path, spec), "--dry-run", "--json", "-o", tmp_path / "o")
+    assert result.exit_code == 2 and result.stdout == "", result.stdout
+    assert result.stderr.count("\n") == 1 and "grid.tasks[1]" in result.stderr
+    assert str(missing) in result.stderr and not (tmp_path / "o").exists()
+
+
 def test_executor_options_that_do_not_fit_are_usage_errors(tmp_path):
     result = cli("sweep", _write(tmp_path, tiny()), "--address", "h:1", "-o", tmp_path / "o")
     assert result.exit_code == 2 and "--address is for the ray executor" in result.stderr
