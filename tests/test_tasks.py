@@ -135,6 +135,8 @@ def test_jsonl_round_trip(tmp_path):
             "names none",
         ),
         ('{"id": "m1", "question": "q", "answer": "1"}', "duplicate id 'm1'"),
+        ('{"id": "x", "question": "q", "answer": NaN}', "'answer' is nan"),
+        ('{"id": "x", "question": "q", "answer": "1", "distractors": [Infinity]}', "not a finite"),
     ],
 )
 def test_jsonl_errors_name_file_and_line(tmp_path, line, message):

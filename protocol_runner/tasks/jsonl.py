@@ -8,6 +8,7 @@ Each line is an object with ``id``, ``question``, ``answer`` and optionally ``ki
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +27,8 @@ _FIELDS = ("id", "question", "answer", "kind", "choices", "distractors", "source
 def _text(value: Any, name: str, where: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TaskFormatError(f"{where}: field {name!r} is {value} (not a finite number)")
     if isinstance(value, int | float) or isinstance(value, str):
         return str(value)
     raise TaskFormatError(f"{where}: field {name!r} must be a string, got {type(value).__name__}")
