@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from protocol_runner import strict_yaml
 from protocol_runner.attacks import AttackSpec, parse_attack
 from protocol_runner.llm.types import AgentIdentity
 from robustgraph.errors import ParameterError
@@ -246,10 +247,12 @@ def _from_file(
     topology: Topology, path: Path, *, attack: AttackSpec, models: Mapping[str, str]
 ) -> Roster:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = strict_yaml.load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise ParameterError(f"{path}: cannot read roster: not UTF-8 text (binary file?)") from None
-    except (OSError, yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: 4300+ digits
+    except yaml.YAMLError as exc:
+        raise ParameterError(f"{path}: cannot read roster: {strict_yaml.problem(exc)}") from None
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: 4300+ digits
         raise ParameterError(f"{path}: cannot read roster: {str(exc).split(';')[0]}") from None
     entries = data.get("agents") if isinstance(data, dict) else None
     if not isinstance(entries, list):

@@ -57,6 +57,7 @@ from typing import Any
 
 import yaml
 
+from protocol_runner import strict_yaml
 from protocol_runner.attacks import parse_attack
 from protocol_runner.protocols import PROTOCOLS
 from protocol_runner.protocols.crs import CrSConfig
@@ -493,13 +494,10 @@ def load_spec(path: str | Path) -> SweepSpec:
     except UnicodeDecodeError:
         raise SpecError(f"{path}: not UTF-8 text (binary file?)") from None
     try:
-        data = yaml.safe_load(text)
+        data = strict_yaml.load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "YAML"
-        raise SpecError(
-            f"{path}: {where}: not valid YAML ({getattr(exc, 'problem', exc)})"
-        ) from None
+        where, _, what = strict_yaml.problem(exc).partition(": ")
+        raise SpecError(f"{path}: {where}: not valid YAML ({what})") from None
     except (ValueError, RecursionError) as exc:  # an integer of 4300+ digits, deep nesting
         raise SpecError(f"{path}: not a readable spec ({str(exc).split(';')[0]})") from None
     return parse_spec(data, source=str(path))
