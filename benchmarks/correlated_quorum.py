@@ -12,7 +12,7 @@ The four pipeline agents use profile ``sim-pipeline``: the ``strong`` profile wi
 ``--pipeline-accuracy`` (the share of fresh documents the pipeline serves); the others and the
 re-executor use ``sim-strong`` (the re-executor's accuracy is ``--reexecutor-accuracy``).
 
-Answers come from ``protocol_runner.simulation`` through the ``simulated`` backend, whose error
+Answers come from ``protocol_runner.sim.agents`` through the ``simulated`` backend, whose error
 draws are a Gaussian copula shared by agents with the same checkpoint or corpus, so the four
 pipeline agents fail together. A vote's evidence is what the agent conditioned on: the document
 its corpus served for the task, or its own weights. The re-executor is a non-voting simulated
@@ -37,7 +37,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol_runner.answers import answer_key, is_correct
 from protocol_runner.commit import (
     AgentRecord,
     CommitGate,
@@ -57,8 +56,9 @@ from protocol_runner.commit import (
 )
 from protocol_runner.llm import AgentIdentity, CompletionRequest
 from protocol_runner.llm.backends import SimulatedBackend
-from protocol_runner.prompts import answer_messages
-from protocol_runner.simulation import SimConfig, Simulator
+from protocol_runner.protocols.answers import answer_key, is_correct
+from protocol_runner.protocols.prompts import answer_messages
+from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.tasks import Task, generate_arith
 
 F = 2

@@ -22,7 +22,7 @@ import sys
 import time
 
 from robustgraph.design import design
-from robustgraph.design.api import to_topology
+from robustgraph.design.common import to_topology
 from robustgraph.design.starts import construction
 from robustgraph.topology import Topology
 

@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import asyncio, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
-from protocol_runner.runner import BackendSpec, RunSpec, execute, prepare
+from protocol_runner.run.runner import BackendSpec, RunSpec, execute, prepare
 from robustgraph.generators import gamma_merg
 queries, latency_ms, concurrency = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 try:
-    from protocol_runner.aio import run as run_loop
+    from protocol_runner.run.aio import run as run_loop
 except ImportError:
     run_loop = asyncio.run
 

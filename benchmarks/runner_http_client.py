@@ -27,10 +27,10 @@ from pathlib import Path
 import orjson
 from runner_throughput import start_serve_sim  # benchmarks/ is the script's directory
 
-from protocol_runner import aio
 from protocol_runner.llm import AgentIdentity, CompletionRequest
 from protocol_runner.llm.http import HTTPClient
-from protocol_runner.prompts import answer_messages
+from protocol_runner.protocols.prompts import answer_messages
+from protocol_runner.run import aio
 from protocol_runner.tasks import load_tasks
 
 JSON_BODY = (("Content-Type", "application/json"),)

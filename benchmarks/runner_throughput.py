@@ -7,7 +7,7 @@ Usage::
 
 Each row runs SAC on the 7-agent gamma-MERG (4 strong, 2 weak, 1 adversary, F = 1) over Q
 arithmetic tasks with T rounds into a fresh results directory (so every distinct call reaches
-the backend), on the event loop the ``run`` command uses (:func:`protocol_runner.aio.run`), in
+the backend), on the event loop the ``run`` command uses (:func:`protocol_runner.run.aio.run`), in
 two set-ups with the same latency L per completion:
 
 - ``http``: the openai backend over HTTP to ``serve-sim`` in its own process (so its CPU is not
@@ -47,9 +47,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from protocol_runner import aio
-from protocol_runner.runner import BackendSpec, RunSpec, execute, prepare
-from protocol_runner.simulation import Simulator
+from protocol_runner.run import aio
+from protocol_runner.run.runner import BackendSpec, RunSpec, execute, prepare
+from protocol_runner.sim.agents import Simulator
 from robustgraph.generators import gamma_merg
 
 ROSTER, F = "4S2W1A", 1

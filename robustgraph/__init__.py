@@ -13,6 +13,7 @@ from robustgraph.errors import (  # noqa: E402
     RobustgraphError,
     SolverUnavailable,
 )
+from robustgraph.lazy import lazy_exports  # noqa: E402
 from robustgraph.topology import Topology  # noqa: E402
 
 # Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast.
@@ -25,20 +26,14 @@ _LAZY = {
     "is_rs_robust": "robustgraph.robustness",
     "tolerances": "robustgraph.robustness",
     "describe_witness": "robustgraph.robustness",
-    "certify": "robustgraph.certificate",
-    "Certificate": "robustgraph.certificate",
-    "Claim": "robustgraph.certificate",
+    "certify": "robustgraph.certificate.certifier",
+    "Certificate": "robustgraph.certificate.document",
+    "Claim": "robustgraph.certificate.claims",
     "generators": "robustgraph.generators",
 }
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'robustgraph' has no attribute {name!r}")
-    import importlib
-
-    module = importlib.import_module(_LAZY[name])
-    return module if module.__name__.endswith("." + name) else getattr(module, name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "__version__",

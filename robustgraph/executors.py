@@ -16,6 +16,9 @@ Two executors:
   batch. Connecting to an address gives up after ``connect_timeout`` seconds (30 by default, or
   ``ROBUSTGRAPH_RAY_CONNECT_TIMEOUT``) instead of Ray's minutes of retries.
   ``docs/scale-out.md`` tells how to start a cluster.
+
+One module: the local pool and Ray executors implement one interface with one progress display
+and one error form; apart, each would need the other's outcome rules.
 """
 
 from __future__ import annotations

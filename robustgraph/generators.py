@@ -5,6 +5,10 @@ Every generator returns a :class:`~robustgraph.topology.Topology` on the integer
 in :func:`make_rng` only; nothing here touches a global random state. Impossible parameters raise
 :class:`~robustgraph.errors.ParameterError`. Robustness is on in-neighbours (LeBlanc et al. 2013);
 the theorems and their proofs are in ``docs/theory.md`` and :func:`guarantee` states them per call.
+
+One module: each family is a short function beside its theorem (:func:`guarantee`), and all of
+them share the parameter checks and the size budgets; split by family, the theorems and checks
+would be scattered over a dozen files of 40 lines.
 """
 
 from __future__ import annotations

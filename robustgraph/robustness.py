@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from robustgraph.certificate import MODELS, WitnessPair, witness_words
+from robustgraph.certificate.claims import MODELS
+from robustgraph.certificate.records import WitnessPair
+from robustgraph.certificate.witness import witness_words
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Listener, Question, Request, Result

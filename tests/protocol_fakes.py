@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from protocol_runner.llm import AgentIdentity, Completion, CompletionRequest, LLMClient, Usage
-from protocol_runner.prompts import ParsedPrompt, parse_prompt
 from protocol_runner.protocols import EngineConfig, Network, Protocol, QueryContext
-from protocol_runner.records import QueryRecord
-from protocol_runner.roster import build_roster
+from protocol_runner.protocols.prompts import ParsedPrompt, parse_prompt
+from protocol_runner.run.records import QueryRecord
+from protocol_runner.run.roster import build_roster
 from protocol_runner.tasks import Task
 from robustgraph.topology import Topology
 
@@ -34,7 +34,9 @@ class ScriptedBackend:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         view = parse_prompt(request.messages)
-        assert view is not None, "protocols must build their prompts with protocol_runner.prompts"
+        assert view is not None, (
+            "protocols must build their prompts with protocol_runner.protocols.prompts"
+        )
         who = AgentIdentity.from_user(request.user).agent_id
         self.requests.append((who, view))
         return Completion(self.script(who, view), Usage(10, 2))

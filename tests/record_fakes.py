@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol_runner.records import Turn
+from protocol_runner.run.records import Turn
 
 ROLES = ("strong", "strong", "weak", "weak", "adversary")
 """Agents S0 S1 W2 W3 A4 on nodes n0..n4."""

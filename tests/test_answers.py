@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol_runner.answers import (
+from protocol_runner.protocols.answers import (
     answer_key,
     equivalent,
     extract_answer,
@@ -258,7 +258,7 @@ def test_plain_numbers_take_the_fast_path():
 def test_plain_numbers_do_not_import_sympy():
     code = (
         "import sys\n"
-        "from protocol_runner.answers import is_correct\n"
+        "from protocol_runner.protocols.answers import is_correct\n"
         "from protocol_runner.tasks import Task\n"
         "t = Task('g', 'q', '1250')\n"
         "assert is_correct('So 1,250 loaves.', t) and not is_correct('Answer: 1205', t)\n"

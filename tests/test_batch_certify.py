@@ -13,8 +13,10 @@ from conftest import assert_doctests_pass_in_fresh_process
 
 from robustgraph import generators as gen
 from robustgraph import io
-from robustgraph.batch_certify import certify_batch, graph_files
-from robustgraph.certificate import Certificate, Claim, certify
+from robustgraph.certificate.batch import certify_batch, graph_files
+from robustgraph.certificate.certifier import certify
+from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.document import Certificate
 from robustgraph.cli import main
 from robustgraph.errors import ParameterError
 from robustgraph.executors import LocalExecutor, RayExecutor
@@ -167,6 +169,6 @@ def test_ray_gives_the_same_index_as_local(graphs, tmp_path, ray_instance):
     assert comparable(remote) == comparable(local) and remote["executor"] == "ray"
 
 
-@pytest.mark.parametrize("module", ["robustgraph.batch_certify"])
+@pytest.mark.parametrize("module", ["robustgraph.certificate.batch"])
 def test_docstring_examples_run(module):
     assert_doctests_pass_in_fresh_process(module)

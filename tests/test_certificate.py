@@ -12,17 +12,12 @@ from conftest import naive_max_r, naive_max_s, topologies
 from hypothesis import HealthCheck, given, settings
 
 from robustgraph import generators as gen
-from robustgraph.certificate import (
-    Certificate,
-    Claim,
-    EngineConflict,
-    InvalidCertificate,
-    certify,
-    schema,
-    trivial_upper,
-    witness_problem,
-)
-from robustgraph.certificate_verify import verify
+from robustgraph.certificate.certifier import EngineConflict, certify
+from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.document import Certificate, InvalidCertificate, schema
+from robustgraph.certificate.outcome import trivial_upper
+from robustgraph.certificate.verifier import verify
+from robustgraph.certificate.witness import witness_problem
 from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.robustness import tolerances
 from robustgraph.topology import Topology

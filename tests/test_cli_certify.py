@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from robustgraph import generators as gen
 from robustgraph import io
-from robustgraph.certificate import Certificate, trivial_upper, witness_problem
+from robustgraph.certificate.document import Certificate, certificate_path
+from robustgraph.certificate.outcome import trivial_upper
+from robustgraph.certificate.witness import witness_problem
 from robustgraph.cli import main
-from robustgraph.cli_certify import certificate_path
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Result, Status

@@ -21,7 +21,8 @@ from cli_checks import assert_error
 from click.testing import CliRunner
 
 from robustgraph import io
-from robustgraph.certificate import Claim, certify
+from robustgraph.certificate.certifier import certify
+from robustgraph.certificate.claims import Claim
 from robustgraph.cli import main
 from robustgraph.generators import erdos_renyi, gamma_merg, k_circulant, random_k_in
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from robustgraph import generators as gen
 from robustgraph import io
 from robustgraph.cli import main
-from robustgraph.cli_generate import FAMILIES
+from robustgraph.cli.generate import FAMILIES
 from solvers import exhaustive
 from solvers.types import Question, Request
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from conftest import naive_max_r, topologies
 from hypothesis import given, settings
 
-from robustgraph import cli_graph
+from robustgraph.cli import graph as cli_graph
 from robustgraph.cli import main
-from robustgraph.cli_graph import degree_bound, summarize, vertex_connectivity
+from robustgraph.cli.graph import degree_bound, summarize, vertex_connectivity
 from robustgraph.io import read
 from robustgraph.topology import Topology
 

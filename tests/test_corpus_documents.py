@@ -14,24 +14,24 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from protocol_runner import commit_stage
 from protocol_runner.commit import evidence_hash
+from protocol_runner.commit import stage as commit_stage
 from protocol_runner.commit.ledger import read_entries
-from protocol_runner.corpora import EVIDENCE_PREFIX, Document, read_corpus
 from protocol_runner.llm import AgentIdentity, ChatMessage
 from protocol_runner.llm.types import split_wire_user
-from protocol_runner.prompts import (
+from protocol_runner.protocols.prompts import (
     DOCUMENT_CHARS,
     answer_messages,
     confidence_messages,
     parse_prompt,
 )
-from protocol_runner.records import read_records
-from protocol_runner.runner import CONFIG_FILE, RESULTS_FILE
-from protocol_runner.server import running_server
-from protocol_runner.simulation import SimConfig, Simulator
-from protocol_runner.sweep import run_cell
-from protocol_runner.sweep_spec import SpecError, load_spec, parse_spec
+from protocol_runner.run.corpora import EVIDENCE_PREFIX, Document, read_corpus
+from protocol_runner.run.records import read_records
+from protocol_runner.run.runner import CONFIG_FILE, RESULTS_FILE
+from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.sim.server import running_server
+from protocol_runner.sweep.execute import run_cell
+from protocol_runner.sweep.spec import SpecError, load_spec, parse_spec
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
 

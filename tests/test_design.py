@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph import io
-from robustgraph.certificate import Certificate
+from robustgraph.certificate.document import Certificate
 from robustgraph.cli import main
 from robustgraph.design import (
     Infeasible,
@@ -25,7 +25,7 @@ from robustgraph.design import (
     reference_edges,
     starts,
 )
-from robustgraph.design.api import from_topology
+from robustgraph.design.common import from_topology
 from robustgraph.design.oracle import (
     UNKNOWN,
     check_after_removal,
@@ -240,7 +240,8 @@ def test_design_directed() -> None:
 def test_design_rs() -> None:
     res = design(8, 2, 2, time_limit=2, certify_result=False)
     assert res.edges <= construction_edges(8, 2, 2)
-    from robustgraph.certificate import Claim, certify
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.claims import Claim
 
     assert certify(res.topology, Claim.rs_robust(2, 2), engines="exhaustive").verdict == "proven"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from robustgraph.cli import COMMANDS, main
+from robustgraph.cli.main import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "cli.md"

@@ -6,7 +6,7 @@ import threading
 import networkx as nx
 import pytest
 
-from robustgraph.cli_robustness import _Ticker
+from robustgraph.cli.robustness import _Ticker
 from robustgraph.topology import Topology
 from solvers import bounds, cpsat, race, registry
 from solvers.search import Progress, step_text
@@ -116,7 +116,8 @@ def test_ticker_listener_formats_the_status_line_and_is_off_when_silent():
 
 @needs_cpsat
 def test_certify_passes_the_listener_to_every_engine_run():
-    from robustgraph.certificate import Claim, certify
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.claims import Claim
 
     heard = _Heard()
     cert = certify(_er(24, 1), Claim.r_robust(3), engines="cpsat", listener=heard)
@@ -125,7 +126,7 @@ def test_certify_passes_the_listener_to_every_engine_run():
 
 
 def test_certify_cli_prints_a_line_per_new_bound(capsys):
-    from robustgraph.cli_certify import _LiveBounds
+    from robustgraph.cli.certify import _LiveBounds
 
     live = _LiveBounds()
     for call in [

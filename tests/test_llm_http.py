@@ -14,7 +14,10 @@ import ssl
 import orjson
 import pytest
 
-from protocol_runner.http_wire import (
+from protocol_runner.llm import CompletionRequest, LLMClient
+from protocol_runner.llm.backends import OpenAIBackend
+from protocol_runner.llm.http import HTTPClient, TransportError
+from protocol_runner.llm.http_wire import (
     CHUNKED,
     LENGTH,
     UNTIL_CLOSE,
@@ -22,9 +25,6 @@ from protocol_runner.http_wire import (
     body_framing,
     split_head,
 )
-from protocol_runner.llm import CompletionRequest, LLMClient
-from protocol_runner.llm.backends import OpenAIBackend
-from protocol_runner.llm.http import HTTPClient, TransportError
 from robustgraph.errors import BackendError, ParameterError
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
@@ -437,7 +437,7 @@ def test_chunked_decoder_limit_and_framing_rules():
         split_head(b"GET / HTTP/1.1\r\n folded: continuation")
 
 
-@pytest.mark.parametrize("module", ["protocol_runner.http_wire", "protocol_runner.llm.http"])
+@pytest.mark.parametrize("module", ["protocol_runner.llm.http_wire", "protocol_runner.llm.http"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

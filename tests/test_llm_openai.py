@@ -11,15 +11,15 @@ import pytest
 
 from protocol_runner.llm import AgentIdentity, ClientConfig, CompletionRequest, LLMClient
 from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
-from protocol_runner.prompts import (
+from protocol_runner.protocols.prompts import (
     answer_messages,
     confidence_messages,
     parse_answer,
     refine_messages,
     score_messages,
 )
-from protocol_runner.server import FAULT_HEADER, SimServer, parse_faults, running_server
-from protocol_runner.simulation import Simulator
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.server import FAULT_HEADER, SimServer, parse_faults, running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph.errors import BackendError, ParameterError
 

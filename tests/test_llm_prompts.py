@@ -9,7 +9,7 @@ import pytest
 
 from protocol_runner.llm import AgentIdentity, ChatMessage, CompletionRequest
 from protocol_runner.llm.types import split_wire_user
-from protocol_runner.prompts import (
+from protocol_runner.protocols.prompts import (
     PROMPT_KINDS,
     SYSTEM_PROMPT,
     answer_messages,
@@ -151,9 +151,9 @@ def test_identity_and_sample_travel_in_the_user_field():
 @pytest.mark.parametrize(
     "module",
     [
-        "protocol_runner.prompts",
-        "protocol_runner.simulation",
-        "protocol_runner.server",
+        "protocol_runner.protocols.prompts",
+        "protocol_runner.sim.agents",
+        "protocol_runner.sim.server",
         "protocol_runner.llm.types",
         "protocol_runner.llm.cache",
         "protocol_runner.llm.client",

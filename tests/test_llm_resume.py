@@ -13,9 +13,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from protocol_runner.llm import AgentIdentity, CompletionRequest
-from protocol_runner.prompts import answer_messages
-from protocol_runner.server import running_server
-from protocol_runner.simulation import Simulator
+from protocol_runner.protocols.prompts import answer_messages
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.server import running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
 
@@ -27,7 +27,7 @@ import asyncio, json, sys
 from protocol_runner.llm import AgentIdentity, ClientConfig, CompletionRequest, LLMClient
 from protocol_runner.llm import ResponseCache
 from protocol_runner.llm.backends import OpenAIBackend
-from protocol_runner.prompts import answer_messages
+from protocol_runner.protocols.prompts import answer_messages
 from protocol_runner.tasks import load_tasks
 
 url, cache_path = sys.argv[1], sys.argv[2]

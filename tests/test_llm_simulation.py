@@ -6,9 +6,9 @@ import statistics
 
 import pytest
 
-from protocol_runner.answers import is_correct
 from protocol_runner.llm import AgentIdentity, ChatMessage, CompletionRequest
-from protocol_runner.prompts import (
+from protocol_runner.protocols.answers import is_correct
+from protocol_runner.protocols.prompts import (
     answer_messages,
     confidence_messages,
     debate_messages,
@@ -18,7 +18,7 @@ from protocol_runner.prompts import (
     refine_messages,
     score_messages,
 )
-from protocol_runner.simulation import SimConfig, SimRequestError, Simulator
+from protocol_runner.sim.agents import SimConfig, SimRequestError, Simulator
 from protocol_runner.tasks import Task, load_tasks
 from robustgraph.errors import ParameterError
 

@@ -12,7 +12,6 @@ import sys
 
 import pytest
 
-from protocol_runner import aio
 from protocol_runner.llm import (
     ClientConfig,
     Completion,
@@ -22,6 +21,7 @@ from protocol_runner.llm import (
     Usage,
     cache_key,
 )
+from protocol_runner.run import aio
 
 
 def reference_key(namespace: str, request: CompletionRequest) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from record_fakes import ROLES, turns
 
-from protocol_runner.metrics import (
+from protocol_runner.analysis.metrics import (
     METRICS,
     CostSummary,
     bootstrap_means,
@@ -19,7 +19,7 @@ from protocol_runner.metrics import (
     protocol_metrics,
     query_values,
 )
-from protocol_runner.records import Cost, Decision, QueryRecord, Turn
+from protocol_runner.run.records import Cost, Decision, QueryRecord, Turn
 from robustgraph.errors import ParameterError
 
 FREE = Cost()
@@ -232,7 +232,9 @@ def test_bootstrap_edge_cases_and_errors():
         bootstrap_means(np.zeros(3))
 
 
-@pytest.mark.parametrize("module", ["protocol_runner.metrics", "protocol_runner.plots"])
+@pytest.mark.parametrize(
+    "module", ["protocol_runner.analysis.metrics", "protocol_runner.analysis.plots"]
+)
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

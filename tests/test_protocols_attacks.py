@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 from protocol_fakes import answer_of, run_query
 
-from protocol_runner.answers import is_correct
-from protocol_runner.attacks import (
+from protocol_runner.protocols import SAC, Debate
+from protocol_runner.protocols.answers import is_correct
+from protocol_runner.protocols.attacks import (
     AttackSpec,
     adversary_message,
     fixed_question,
     parse_attack,
     wrong_answers,
 )
-from protocol_runner.prompts import ParsedPrompt, score_messages
-from protocol_runner.protocols import SAC, Debate
-from protocol_runner.roster import build_roster, parse_roster_spec
-from protocol_runner.simulation import Simulator
+from protocol_runner.protocols.prompts import ParsedPrompt, score_messages
+from protocol_runner.run.roster import build_roster, parse_roster_spec
+from protocol_runner.sim.agents import Simulator
 from protocol_runner.tasks import Task, load_tasks
 from robustgraph.errors import ParameterError
 from robustgraph.generators import complete, gamma_merg

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from protocol_fakes import ScriptedBackend, answer_of, run_query
 
-from protocol_runner.prompts import ParsedPrompt
 from protocol_runner.protocols import CPWBFT, CrS, CrSConfig, Debate, JudgeOnly, Majority
 from protocol_runner.protocols.cpwbft import cpwbft_aggregate
 from protocol_runner.protocols.crs import shapley_contributions, update_credibility
 from protocol_runner.protocols.engine import plurality
+from protocol_runner.protocols.prompts import ParsedPrompt
 from protocol_runner.tasks import Task
 from robustgraph.generators import complete
 from robustgraph.topology import Topology

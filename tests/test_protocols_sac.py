@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from protocol_fakes import answer_of, run_query
 
-from protocol_runner.prompts import ParsedPrompt
 from protocol_runner.protocols import SAC
+from protocol_runner.protocols.prompts import ParsedPrompt
 from protocol_runner.protocols.sac import sac_filter
 from robustgraph.topology import Topology
 

@@ -13,17 +13,18 @@ from contextlib import contextmanager
 import pytest
 from click.testing import CliRunner
 
-from protocol_runner import commit_reexec, commit_stage
 from protocol_runner.commit import evidence_hash, verify
+from protocol_runner.commit import reexec as commit_reexec
+from protocol_runner.commit import stage as commit_stage
 from protocol_runner.commit.ledger import read_entries
 from protocol_runner.llm import CompletionRequest, ResponseCache, cache_key
-from protocol_runner.prompts import answer_messages
-from protocol_runner.records import read_records
-from protocol_runner.runner import CACHE_FILE, RESULTS_FILE
-from protocol_runner.server import running_server
-from protocol_runner.simulation import SimConfig, SimRequestError, Simulator
-from protocol_runner.sweep import run_cell
-from protocol_runner.sweep_spec import SpecError, parse_spec
+from protocol_runner.protocols.prompts import answer_messages
+from protocol_runner.run.records import read_records
+from protocol_runner.run.runner import CACHE_FILE, RESULTS_FILE
+from protocol_runner.sim.agents import SimConfig, SimRequestError, Simulator
+from protocol_runner.sim.server import running_server
+from protocol_runner.sweep.execute import run_cell
+from protocol_runner.sweep.spec import SpecError, parse_spec
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
 

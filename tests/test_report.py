@@ -12,16 +12,17 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 from record_fakes import turns
 
-from protocol_runner.plots import ROLE_COLORS, find_topology
-from protocol_runner.records import Cost, Decision, QueryRecord
-from protocol_runner.report import (
+from protocol_runner.analysis.plots import ROLE_COLORS, find_topology
+from protocol_runner.analysis.report import (
     TruncatedResultsWarning,
     load_results,
     summary_markdown,
     write_summary,
 )
+from protocol_runner.run.records import Cost, Decision, QueryRecord
 from robustgraph import io
-from robustgraph.certificate import Claim, certify
+from robustgraph.certificate.certifier import certify
+from robustgraph.certificate.claims import Claim
 from robustgraph.cli import main
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology

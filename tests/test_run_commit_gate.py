@@ -11,18 +11,18 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from protocol_runner import commit_stage
-from protocol_runner.answers import answer_key, is_correct
+from protocol_runner.analysis.report import write_summary
 from protocol_runner.commit import evidence_hash, normalise_answer, value_hash, verify
+from protocol_runner.commit import stage as commit_stage
 from protocol_runner.commit.ledger import read_entries
 from protocol_runner.llm import AgentIdentity, CompletionRequest
 from protocol_runner.llm.backends import SimulatedBackend
-from protocol_runner.prompts import answer_messages, parse_answer
-from protocol_runner.records import read_records
-from protocol_runner.report import write_summary
-from protocol_runner.runner import RESULTS_FILE, BackendSpec, RunSpec, execute, prepare
-from protocol_runner.server import running_server
-from protocol_runner.simulation import SimConfig, Simulator
+from protocol_runner.protocols.answers import answer_key, is_correct
+from protocol_runner.protocols.prompts import answer_messages, parse_answer
+from protocol_runner.run.records import read_records
+from protocol_runner.run.runner import RESULTS_FILE, BackendSpec, RunSpec, execute, prepare
+from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.sim.server import running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
 from robustgraph.generators import gamma_merg

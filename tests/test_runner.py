@@ -12,13 +12,14 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from protocol_runner.records import read_records
-from protocol_runner.runner import RESULTS_FILE, RunSpec, run
-from protocol_runner.server import running_server
-from protocol_runner.simulation import Simulator
+from protocol_runner.run.records import read_records
+from protocol_runner.run.runner import RESULTS_FILE, RunSpec, run
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.server import running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph import io
-from robustgraph.certificate import Claim, certify
+from robustgraph.certificate.certifier import certify
+from robustgraph.certificate.claims import Claim
 from robustgraph.cli import main
 from robustgraph.generators import gamma_merg, k_circulant
 
@@ -169,8 +170,10 @@ def test_cli_usage_errors_are_one_line(tmp_path):
 
 @pytest.mark.parametrize(
     "module",
-    ["protocol_runner.attacks", "protocol_runner.roster", "protocol_runner.cert_gate",
-     "protocol_runner.topology_spec", "protocol_runner.records", "protocol_runner.runner",
+    ["protocol_runner.protocols.attacks", "protocol_runner.run.roster",
+     "protocol_runner.run.cert_gate",
+     "protocol_runner.run.topology_spec", "protocol_runner.run.records",
+     "protocol_runner.run.runner",
      "protocol_runner.protocols.engine", "protocol_runner.protocols.sac",
      "protocol_runner.protocols.cpwbft", "protocol_runner.protocols.crs"],
 )
@@ -185,7 +188,7 @@ def test_docstring_examples(module):
 def test_query_hooks_add_to_the_record(tmp_path):
     import asyncio
 
-    from protocol_runner.runner import execute, prepare
+    from protocol_runner.run.runner import execute, prepare
 
     def votes(ctx, outcome):
         heard = {ctx.node(i): [ctx.node(j) for j, _ in ctx.inbox(i)[0]] for i in ctx.honest}

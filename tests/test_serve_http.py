@@ -13,11 +13,11 @@ import time
 import orjson
 import pytest
 
-from protocol_runner.http_wire import split_head
 from protocol_runner.llm import AgentIdentity, CompletionRequest
-from protocol_runner.prompts import answer_messages
-from protocol_runner.server import MAX_BODY, running_server
-from protocol_runner.simulation import Simulator
+from protocol_runner.llm.http_wire import split_head
+from protocol_runner.protocols.prompts import answer_messages
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.server import MAX_BODY, running_server
 from protocol_runner.tasks import load_tasks
 
 TASKS = load_tasks("arith:4:seed=2")

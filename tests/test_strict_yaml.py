@@ -1,13 +1,14 @@
-"""A key given twice in a user's YAML (sweep spec, roster file) is an error, not a silent overwrite."""
+"""A key given twice in a user's YAML (sweep spec, roster file) is an error, not a silent
+overwrite."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from protocol_runner import strict_yaml
-from protocol_runner.roster import build_roster
-from protocol_runner.sweep_spec import SpecError, load_spec
+from protocol_runner.run import strict_yaml
+from protocol_runner.run.roster import build_roster
+from protocol_runner.sweep.spec import SpecError, load_spec
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg
 

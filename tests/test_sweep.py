@@ -16,9 +16,9 @@ import yaml
 from click.testing import CliRunner
 from conftest import assert_doctests_pass_in_fresh_process
 
-from protocol_runner.records import read_records
-from protocol_runner.sweep import CELL_FILE, ERROR_FILE, run_sweep
-from protocol_runner.sweep_spec import SpecError, load_spec, parse_spec
+from protocol_runner.run.records import read_records
+from protocol_runner.sweep.execute import CELL_FILE, ERROR_FILE, run_sweep
+from protocol_runner.sweep.spec import SpecError, load_spec, parse_spec
 from robustgraph.cli import main
 from robustgraph.executors import LocalExecutor, RayExecutor
 
@@ -245,7 +245,12 @@ def test_local_and_ray_give_identical_summaries(tmp_path, ray_instance):
 
 
 @pytest.mark.parametrize(
-    "module", ["protocol_runner.sweep_spec", "protocol_runner.sweep_plots", "protocol_runner.sweep"]
+    "module",
+    [
+        "protocol_runner.sweep.spec",
+        "protocol_runner.analysis.sweep_plots",
+        "protocol_runner.sweep.execute",
+    ],
 )
 def test_docstring_examples_run(module):
     assert_doctests_pass_in_fresh_process(module)

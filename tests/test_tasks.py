@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from protocol_runner.answers import is_correct
+from protocol_runner.protocols.answers import is_correct
 from protocol_runner.tasks import (
     Task,
     TaskFormatError,
@@ -365,7 +365,7 @@ def test_unknown_file_type_and_empty_folder(tmp_path):
 @pytest.mark.parametrize(
     "module",
     [
-        "protocol_runner.answers",
+        "protocol_runner.protocols.answers",
         "protocol_runner.tasks.arith",
         "protocol_runner.tasks.bool_sets",
         "protocol_runner.tasks.choice_sets",

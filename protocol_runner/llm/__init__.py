@@ -1,6 +1,7 @@
 """The LLM access layer: request/response values, one shared async client, a response cache.
 
-Protocols build :class:`CompletionRequest` values with ``protocol_runner.prompts`` and send them
+Protocols build :class:`CompletionRequest` values with ``protocol_runner.protocols.prompts`` and
+send them
 through :class:`LLMClient`, which owns caching, concurrency, timeouts and retries for every
 backend (``protocol_runner.llm.backends``).
 """

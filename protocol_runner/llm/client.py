@@ -139,9 +139,9 @@ class LLMClient:
     --------
     >>> import asyncio
     >>> from protocol_runner.llm.backends.simulated import SimulatedBackend
-    >>> from protocol_runner.simulation import Simulator
+    >>> from protocol_runner.sim.agents import Simulator
     >>> from protocol_runner.tasks import Task
-    >>> from protocol_runner.prompts import answer_messages
+    >>> from protocol_runner.protocols.prompts import answer_messages
     >>> task = Task("t1", "What is 2 + 3?", "5")
     >>> async def ask():
     ...     async with LLMClient(SimulatedBackend(Simulator([task]))) as client:

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import cast
 from urllib.parse import urlsplit
 
-from protocol_runner.http_wire import (
+from protocol_runner.llm.errors import TransientError
+from protocol_runner.llm.http_wire import (
     CHUNKED,
     HEAD_LIMIT,
     LENGTH,
@@ -39,7 +40,6 @@ from protocol_runner.http_wire import (
     body_framing,
     split_head,
 )
-from protocol_runner.llm.errors import TransientError
 from robustgraph.errors import BackendError, ParameterError
 
 __all__ = ["HTTPClient", "HTTPResponse", "TransportError"]
@@ -89,8 +89,8 @@ class HTTPClient:
     Examples
     --------
     >>> import asyncio
-    >>> from protocol_runner.server import SimServer
-    >>> from protocol_runner.simulation import Simulator
+    >>> from protocol_runner.sim.server import SimServer
+    >>> from protocol_runner.sim.agents import Simulator
     >>> from protocol_runner.tasks import Task
     >>> async def models():
     ...     server = SimServer(Simulator([Task("t", "1+1?", "2")]))

@@ -1,41 +1,65 @@
-"""Consensus protocols among LLM agents on a graph: SAC and its baselines, on one round engine.
-
-``PROTOCOLS`` maps each name accepted by ``robustgraph run --protocols`` to its class:
-``sac`` (Self-Anchored Consensus), ``cpwbft``, ``crs`` (credibility scoring), ``judge`` (the
-judge-only control of CrS), ``majority`` (vote without communication) and ``debate``.
+"""Consensus protocols among LLM agents on a graph: SAC and its baselines on one round engine
+(:mod:`~protocol_runner.protocols.engine`), the attacks, the prompts every protocol builds and
+the answer parsing every protocol shares; :data:`~protocol_runner.protocols.registry.PROTOCOLS`
+maps each name ``robustgraph run --protocols`` accepts to its class.
 """
 
-from protocol_runner.protocols.cpwbft import CPWBFT
-from protocol_runner.protocols.crs import CrS, CrSConfig, JudgeOnly
-from protocol_runner.protocols.debate import Debate
-from protocol_runner.protocols.engine import (
-    EngineConfig,
-    Network,
-    Outcome,
-    Protocol,
-    QueryContext,
-    Reply,
-)
-from protocol_runner.protocols.majority import Majority
-from protocol_runner.protocols.sac import SAC
+from robustgraph.lazy import lazy_exports
 
-__all__ = [
-    "CPWBFT",
-    "PROTOCOLS",
-    "SAC",
-    "CrS",
-    "CrSConfig",
-    "Debate",
-    "EngineConfig",
-    "JudgeOnly",
-    "Majority",
-    "Network",
-    "Outcome",
-    "Protocol",
-    "QueryContext",
-    "Reply",
-]
-
-PROTOCOLS: dict[str, type[Protocol]] = {
-    cls.name: cls for cls in (SAC, CPWBFT, CrS, JudgeOnly, Majority, Debate)
+_NAMES = {
+    "answer_key": "protocol_runner.protocols.answers",
+    "equivalent": "protocol_runner.protocols.answers",
+    "extract_answer": "protocol_runner.protocols.answers",
+    "is_correct": "protocol_runner.protocols.answers",
+    "strip_thinking": "protocol_runner.protocols.answers",
+    "ATTACKS": "protocol_runner.protocols.attacks",
+    "AttackSpec": "protocol_runner.protocols.attacks",
+    "INJECTION_TEXT": "protocol_runner.protocols.attacks",
+    "Message": "protocol_runner.protocols.attacks",
+    "adversary_message": "protocol_runner.protocols.attacks",
+    "fixed_question": "protocol_runner.protocols.attacks",
+    "parse_attack": "protocol_runner.protocols.attacks",
+    "wrong_answers": "protocol_runner.protocols.attacks",
+    "CONFIDENCE_THRESHOLD": "protocol_runner.protocols.cpwbft",
+    "CPWBFT": "protocol_runner.protocols.cpwbft",
+    "cpwbft_aggregate": "protocol_runner.protocols.cpwbft",
+    "CONTRIBUTIONS": "protocol_runner.protocols.crs",
+    "CrS": "protocol_runner.protocols.crs",
+    "CrSConfig": "protocol_runner.protocols.crs",
+    "JudgeOnly": "protocol_runner.protocols.crs",
+    "shapley_contributions": "protocol_runner.protocols.crs",
+    "update_credibility": "protocol_runner.protocols.crs",
+    "Debate": "protocol_runner.protocols.debate",
+    "EngineConfig": "protocol_runner.protocols.engine",
+    "Network": "protocol_runner.protocols.engine",
+    "Outcome": "protocol_runner.protocols.engine",
+    "Protocol": "protocol_runner.protocols.engine",
+    "QueryContext": "protocol_runner.protocols.engine",
+    "Reply": "protocol_runner.protocols.engine",
+    "RoundProtocol": "protocol_runner.protocols.engine",
+    "key_of": "protocol_runner.protocols.engine",
+    "plurality": "protocol_runner.protocols.engine",
+    "Majority": "protocol_runner.protocols.majority",
+    "ANSWER_PREFIX": "protocol_runner.protocols.prompts",
+    "CONFIDENCE_PREFIX": "protocol_runner.protocols.prompts",
+    "DEFAULT_QUOTE_CHARS": "protocol_runner.protocols.prompts",
+    "DOCUMENT_CHARS": "protocol_runner.protocols.prompts",
+    "PROMPT_KINDS": "protocol_runner.protocols.prompts",
+    "ParsedPrompt": "protocol_runner.protocols.prompts",
+    "SYSTEM_PROMPT": "protocol_runner.protocols.prompts",
+    "answer_messages": "protocol_runner.protocols.prompts",
+    "confidence_messages": "protocol_runner.protocols.prompts",
+    "debate_messages": "protocol_runner.protocols.prompts",
+    "parse_answer": "protocol_runner.protocols.prompts",
+    "parse_confidence": "protocol_runner.protocols.prompts",
+    "parse_prompt": "protocol_runner.protocols.prompts",
+    "parse_score": "protocol_runner.protocols.prompts",
+    "quote": "protocol_runner.protocols.prompts",
+    "refine_messages": "protocol_runner.protocols.prompts",
+    "score_messages": "protocol_runner.protocols.prompts",
+    "PROTOCOLS": "protocol_runner.protocols.registry",
+    "SAC": "protocol_runner.protocols.sac",
+    "sac_filter": "protocol_runner.protocols.sac",
 }
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

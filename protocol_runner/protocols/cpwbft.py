@@ -1,7 +1,8 @@
 """CP-WBFT: confidence-probe weighted aggregation over each agent's neighbourhood.
 
 Round 0: every agent answers with a self-reported confidence in [0, 1]
-(:func:`~protocol_runner.prompts.confidence_messages`; 0.5 when none is given): its *report*.
+(:func:`~protocol_runner.protocols.prompts.confidence_messages`; 0.5 when none is given): its
+*report*.
 In each round t = 1..T every honest agent sends its report to its out-neighbours and
 aggregates the reports of itself and its in-neighbours (:func:`cpwbft_aggregate`): confidences
 below 0.5 are dropped (all are kept when all are below), the answer with the highest mean
@@ -30,13 +31,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol_runner.prompts import (
+from protocol_runner.protocols.engine import Outcome, Protocol, QueryContext, Reply, key_of
+from protocol_runner.protocols.prompts import (
     ANSWER_PREFIX,
     CONFIDENCE_PREFIX,
     confidence_messages,
     parse_confidence,
 )
-from protocol_runner.protocols.engine import Outcome, Protocol, QueryContext, Reply, key_of
 from protocol_runner.tasks import Task
 
 __all__ = ["CONFIDENCE_THRESHOLD", "CPWBFT", "cpwbft_aggregate"]

@@ -2,7 +2,7 @@
 
 CrS: every agent answers; a coordinator picks the answer with the largest total credibility
 among the agents giving it (equal answers grouped by
-:func:`~protocol_runner.answers.answer_key`; ties to node order). A judge agent rates that
+:func:`~protocol_runner.protocols.answers.answer_key`; ties to node order). A judge agent rates that
 answer (the verification prompt), giving the reward ``r = 2 s - 1`` in [-1, 1]; each agent's
 contribution ``c_i`` to the answer comes from Shapley values of the credibility-weighted vote
 over agent subsets (:func:`shapley_contributions`) or from the judge (its rating of each
@@ -34,13 +34,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol_runner.llm import AgentIdentity, ChatMessage, CompletionRequest
-from protocol_runner.prompts import (
-    ANSWER_PREFIX,
-    answer_messages,
-    parse_answer,
-    parse_score,
-    score_messages,
-)
 from protocol_runner.protocols.engine import (
     Outcome,
     Protocol,
@@ -49,7 +42,14 @@ from protocol_runner.protocols.engine import (
     key_of,
     plurality,
 )
-from protocol_runner.records import Decision, QueryRecord
+from protocol_runner.protocols.prompts import (
+    ANSWER_PREFIX,
+    answer_messages,
+    parse_answer,
+    parse_score,
+    score_messages,
+)
+from protocol_runner.run.records import Decision, QueryRecord
 from robustgraph.errors import ParameterError
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Plain multi-agent debate: every agent refines on all its neighbours' responses, unfiltered.
 
 Round 0: every agent answers. In each round t = 1..T every honest agent reads every response its
-in-neighbours sent and refines its own (:func:`~protocol_runner.prompts.debate_messages`: no
+in-neighbours sent and refines its own (:func:`~protocol_runner.protocols.prompts.debate_messages`:
+no
 scores, no filter). With nothing received, or a refinement whose answer cannot be parsed, it
 keeps its response. One wave of calls per round.
 
@@ -16,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from protocol_runner.llm import ChatMessage
-from protocol_runner.prompts import debate_messages
 from protocol_runner.protocols.engine import QueryContext, RoundProtocol
+from protocol_runner.protocols.prompts import debate_messages
 
 __all__ = ["Debate"]
 

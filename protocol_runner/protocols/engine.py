@@ -9,7 +9,7 @@ and the next wave starts when the last one returns. Adversaries make no calls: a
 agents' answers of a round are known, each adversary's attack decides what it sends to each
 out-neighbour (a rushing adversary).
 
-The engine records a :class:`~protocol_runner.records.Turn` per agent per round and counts the
+The engine records a :class:`~protocol_runner.run.records.Turn` per agent per round and counts the
 query's LLM requests, cache hits and tokens; a protocol returns its :class:`Outcome`, and
 :meth:`QueryContext.record` turns both into the query's result line.
 
@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, TypeVar
 
-from protocol_runner.answers import answer_key, is_correct
-from protocol_runner.attacks import Message, adversary_message
 from protocol_runner.llm import ChatMessage, Completion, CompletionRequest, LLMClient
-from protocol_runner.prompts import DEFAULT_QUOTE_CHARS, answer_messages, parse_answer
-from protocol_runner.records import Cost, Decision, QueryRecord, Turn, query_id
-from protocol_runner.roster import Roster
+from protocol_runner.protocols.answers import answer_key, is_correct
+from protocol_runner.protocols.attacks import Message, adversary_message
+from protocol_runner.protocols.prompts import DEFAULT_QUOTE_CHARS, answer_messages, parse_answer
+from protocol_runner.run.records import Cost, Decision, QueryRecord, Turn, query_id
+from protocol_runner.run.roster import Roster
 from protocol_runner.tasks import Task
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
@@ -143,7 +143,8 @@ class Outcome:
 
 @lru_cache(maxsize=1 << 16)
 def key_of(answer: str | None, task: Task) -> str | None:
-    """:func:`~protocol_runner.answers.answer_key`, memoised (votes repeat the same answers)."""
+    """:func:`~protocol_runner.protocols.answers.answer_key`, memoised (votes repeat the same
+    answers)."""
     return answer_key(answer, task)
 
 
@@ -153,7 +154,8 @@ def plurality(
     """The answer with the most (weighted) votes and the tally by answer.
 
     ``votes`` are ``(agent, answer)`` pairs; equal answers are grouped by
-    :func:`~protocol_runner.answers.answer_key`; unparsed answers do not vote. Ties go to the
+    :func:`~protocol_runner.protocols.answers.answer_key`; unparsed answers do not vote. Ties go to
+    the
     answer whose first voter comes first in ``votes``.
 
     Examples

@@ -2,7 +2,8 @@
 
 Every honest agent answers once; each adversary casts the vote its attack chooses (a silent one
 casts none). The plurality answer (equal answers grouped by
-:func:`~protocol_runner.answers.answer_key`; ties to the answer voted first in node order) is the
+:func:`~protocol_runner.protocols.answers.answer_key`; ties to the answer voted first in node
+order) is the
 group decision, and every honest agent's final answer. The number of rounds is ignored.
 
 References
@@ -14,7 +15,7 @@ Wang et al., "Self-Consistency Improves Chain of Thought Reasoning in Language M
 from __future__ import annotations
 
 from protocol_runner.protocols.engine import Outcome, Protocol, QueryContext, plurality
-from protocol_runner.records import Decision
+from protocol_runner.run.records import Decision
 
 __all__ = ["Majority"]
 

@@ -4,13 +4,14 @@ Round 0: every agent answers. In each round t = 1..T every honest agent i
 
 1. receives its in-neighbours' current responses;
 2. scores each of them AND its own response with its own model (the verification prompt of
-   :func:`~protocol_runner.prompts.score_messages`; the first number of the reply clipped to
+   :func:`~protocol_runner.protocols.prompts.score_messages`; the first number of the reply clipped
+   to
    [0, 1], 0.5 when there is none);
 3. forms L = the neighbours scored strictly below its self-score and drops the min(F, |L|)
    lowest-scored of L (:func:`sac_filter`);
 4. refines its answer from its own response plus the retained responses, listed in descending
    score with their scores to two decimals, told to prefer higher scores but keep its own answer
-   if it believes it correct (:func:`~protocol_runner.prompts.refine_messages`).
+   if it believes it correct (:func:`~protocol_runner.protocols.prompts.refine_messages`).
 
 With nothing retained, or a refinement whose answer cannot be parsed, the agent keeps its
 response. Scoring is one wave of calls per round (all agents, all candidates), refinement a
@@ -27,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol_runner.prompts import parse_score, refine_messages, score_messages
 from protocol_runner.protocols.engine import QueryContext, RoundProtocol
+from protocol_runner.protocols.prompts import parse_score, refine_messages, score_messages
 
 __all__ = ["SAC", "sac_filter"]
 

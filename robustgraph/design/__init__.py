@@ -6,9 +6,10 @@ edges than the preferential-attachment construction, nor than the gamma-MERG at 
 certify their output with the exact engines. See ``docs/design.md``.
 """
 
-from robustgraph.design.api import DesignResult, certify_design, design
+from robustgraph.design.api import DesignResult, design
 from robustgraph.design.augment import AugmentResult, Infeasible, NotFound, augment
 from robustgraph.design.bounds import construction_edges, lower_bound, reference_edges
+from robustgraph.design.common import certify_design
 
 __all__ = [
     "AugmentResult",

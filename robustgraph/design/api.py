@@ -3,7 +3,7 @@
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
 :mod:`robustgraph.design.starts`, or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit, then
-certify the result with :func:`robustgraph.certificate.certify`. A degree cap that no start
+certify the result with :func:`robustgraph.certificate.certifier`. A degree cap that no start
 meets is handled by growing a graph from the empty one (:func:`robustgraph.design.augment`).
 """
 
@@ -15,15 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from robustgraph.certificate import DEFAULT_ENGINES, Certificate, Claim, certify
+from robustgraph.certificate.certifier import DEFAULT_ENGINES
+from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds, starts
+from robustgraph.design.augment import grow
+from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.oracle import find_pair
 from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg, k_circulant, max_robustness
 from robustgraph.topology import Topology
 
-__all__ = ["DesignResult", "design", "to_topology", "from_topology", "certify_design"]
+__all__ = ["DesignResult", "design"]
 
 
 @dataclass
@@ -82,31 +85,6 @@ class DesignResult:
             "search": self.stats.to_dict(),
             "notes": self.notes,
         }
-
-
-def to_topology(masks: list[int], directed: bool, labels: tuple | None = None) -> Topology:
-    """A Topology from in-neighbour bitmasks (labels default to 0..n-1)."""
-    ins = [[j for j in range(len(masks)) if m >> j & 1] for m in masks]
-    return Topology.from_in_neighbors(ins, directed=directed, labels=labels)
-
-
-def from_topology(topology: Topology) -> list[int]:
-    """In-neighbour bitmasks of a Topology, in its node order."""
-    return list(topology.in_masks)
-
-
-def certify_design(
-    topology: Topology,
-    r: int,
-    s: int = 1,
-    *,
-    engines: str | tuple[str, ...] = DEFAULT_ENGINES,
-    time_limit: float | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> Certificate:
-    """Certify the claim the design was made for: r-robust, or (r, s)-robust when s > 1."""
-    claim = Claim.r_robust(r) if s == 1 else Claim.rs_robust(r, s)
-    return certify(topology, claim, engines=engines, time_limit=time_limit, progress=progress)
 
 
 def _check_cap(r: int, s: int, max_degree: int | None, n: int) -> None:
@@ -264,8 +242,6 @@ def design(
             f"hubs have degree {n - 1}; drop --max-degree or design for s = 1"
         )
     if start is None:
-        from robustgraph.design.augment import grow
-
         say(f"no structured start within max degree {max_degree}; growing one edge by edge")
         masks = grow([0] * n, moves, rng, deadline=deadline)
         start = ("grown", masks)

@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from robustgraph.certificate import DEFAULT_ENGINES, Certificate
+from robustgraph.certificate.certifier import DEFAULT_ENGINES
+from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds
-from robustgraph.design.api import certify_design, from_topology, to_topology
+from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.oracle import UNKNOWN, Pair, find_pair
 from robustgraph.design.search import DesignGraph, Edge, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError, RobustgraphError

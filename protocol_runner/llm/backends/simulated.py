@@ -1,7 +1,7 @@
 """The embedded default backend: simulated agents in-process (no network, no key).
 
 It sends each request through :meth:`CompletionRequest.to_openai_body` to
-:meth:`protocol_runner.simulation.Simulator.respond`, exactly the body ``serve-sim`` receives
+:meth:`protocol_runner.sim.agents.Simulator.respond`, exactly the body ``serve-sim`` receives
 over HTTP, so the in-process and HTTP paths give identical replies.
 """
 
@@ -12,14 +12,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from protocol_runner.llm.types import Completion, CompletionRequest
-from protocol_runner.simulation import SimRequestError, Simulator
+from protocol_runner.sim.agents import SimRequestError, Simulator
 from robustgraph.errors import BackendError, ParameterError
 
 __all__ = ["SimulatedBackend"]
 
 
 class SimulatedBackend:
-    """Backend answering with a :class:`~protocol_runner.simulation.Simulator`.
+    """Backend answering with a :class:`~protocol_runner.sim.agents.Simulator`.
 
     Parameters
     ----------

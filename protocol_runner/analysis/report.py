@@ -1,0 +1,595 @@
+"""Summarise a results directory: ``summary.json``, ``summary.md`` (the paper's table) and plots.
+
+The entry point for the runner and the ``report`` command is :func:`write_summary`::
+
+    from protocol_runner.analysis.report import write_summary
+    summary = write_summary(results_dir)          # -> Summary
+    summary.to_json()                             # what summary.json holds
+
+It reads ``results.jsonl`` (one :class:`~protocol_runner.run.records.QueryRecord` per line),
+computes
+every metric of :mod:`protocol_runner.analysis.metrics` per protocol with bootstrap confidence
+intervals over queries, and writes into the directory:
+
+- ``summary.json``: the run (id, seed, F, roster, tasks), the bootstrap settings, per protocol
+  every metric as ``{"value", "low", "high", "n"}``, the per-round accuracies, the cost, and
+  any warnings; keys in a fixed order, no timestamps, so the same records give the same bytes;
+- ``summary.md``: the paper's table (one row per protocol: IAA, FAA, BFTI, RA, H-Majority,
+  weak and strong IAA -> FAA, in percent), then the intervals, the per-round accuracy and the
+  cost; for a ``--commit-gate`` run also the commit, false-commit, escalation and abort rates of
+  the gate and of a plain 2f+1 quorum, per protocol (also in ``summary.json``);
+- the PNG plots of :mod:`protocol_runner.analysis.plots` (unless ``plots=False``).
+
+The run's ``config.json`` (written by :mod:`protocol_runner.run.runner`), when present, adds the
+certificate gate's verdict (a run with ``--allow-uncertified`` is flagged "NOT certified" in
+every output), the protocol order and the graph and certificate file names.
+
+A run killed while writing leaves a truncated last line: it is skipped with a
+:class:`TruncatedResultsWarning` (also listed in ``Summary.warnings``), never an error. A
+malformed line elsewhere, a missing or empty results file, records of two different runs, or a
+``config.json`` of another run raise :class:`~robustgraph.errors.ParameterError` (the CLI: one
+line, exit 2).
+
+One module: loading results, the summary document and the Markdown table are one path from
+results.jsonl to summary.json/summary.md, with one set of warnings; the metrics and figures are
+their own modules.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from protocol_runner.analysis.metrics import (
+    COMMIT_METRICS,
+    COMMIT_RULES,
+    CostSummary,
+    Estimate,
+    ProtocolMetrics,
+    compute_metrics,
+)
+from protocol_runner.run.records import QueryRecord
+from robustgraph.errors import ParameterError
+
+__all__ = [
+    "CONFIG_FILE",
+    "RESULTS_FILE",
+    "SUMMARY_JSON",
+    "SUMMARY_MD",
+    "TABLE_COLUMNS",
+    "LoadedResults",
+    "Summary",
+    "TruncatedResultsWarning",
+    "load_results",
+    "markdown_table",
+    "rich_table",
+    "summarize",
+    "summary_markdown",
+    "write_summary",
+]
+
+RESULTS_FILE = "results.jsonl"
+CONFIG_FILE = "config.json"
+SUMMARY_JSON = "summary.json"
+SUMMARY_MD = "summary.md"
+
+TABLE_COLUMNS = (
+    ("IAA", "iaa"),
+    ("FAA", "faa"),
+    ("BFTI", "bfti"),
+    ("RA", "ra"),
+    ("H-Majority", "h_majority"),
+    ("W: IAA→FAA", ("weak_iaa", "weak_faa")),
+    ("S: IAA→FAA", ("strong_iaa", "strong_faa")),
+)
+"""The paper's table columns: header and metric (or the IAA, FAA pair of a weak/strong column)."""
+
+
+class TruncatedResultsWarning(UserWarning):
+    """The last line of ``results.jsonl`` is incomplete (a killed run) and was skipped."""
+
+
+@dataclass(frozen=True)
+class LoadedResults:
+    """The complete records of a results directory, its ``config.json`` (None when absent),
+    and what was skipped on the way."""
+
+    path: Path
+    records: tuple[QueryRecord, ...]
+    warnings: tuple[str, ...]
+    config: Mapping[str, Any] | None = None
+
+
+def _results_path(results_dir: str | Path) -> Path:
+    directory = Path(results_dir)
+    if not directory.exists():
+        raise ParameterError(f"{directory}: no such results directory")
+    if not directory.is_dir():
+        raise ParameterError(f"{directory}: not a directory (give the run's results directory)")
+    path = directory / RESULTS_FILE
+    if not path.is_file():
+        raise ParameterError(f"{directory}: no {RESULTS_FILE} in it (not a results directory?)")
+    return path
+
+
+def _record(path: Path, number: int, data: Any) -> QueryRecord:
+    try:
+        return QueryRecord.from_json(data)
+    except (ParameterError, AttributeError, TypeError) as exc:
+        raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
+
+
+def _load_config(directory: Path, run_id: str) -> Mapping[str, Any] | None:
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        return None
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as exc:  # also not UTF-8, 4300+ digit numbers
+        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise ParameterError(f"{path}: not a run configuration (a JSON object)")
+    if config.get("run_id") != run_id:
+        raise ParameterError(
+            f"{path} is of run {config.get('run_id')!r} but {RESULTS_FILE} of run {run_id!r}"
+        )
+    return config
+
+
+def load_results(results_dir: str | Path) -> LoadedResults:
+    """Read every complete record of ``results_dir/results.jsonl``, in file order.
+
+    The last line is skipped with a :class:`TruncatedResultsWarning` when it is not valid JSON
+    (a run killed while writing it leaves it truncated). Blank lines are ignored. The run's
+    ``config.json``, when present, is read too (the certificate gate's verdict, the protocol
+    order).
+
+    Raises
+    ------
+    ParameterError
+        When the directory or its results file does not exist, a line other than the last is
+        not a record, no complete record is left, the records belong to different runs, or
+        ``config.json`` is malformed or of another run.
+    """
+    path = _results_path(results_dir)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError as exc:
+        raise ParameterError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    numbered = [(i, text) for i, text in enumerate(lines, start=1) if text.strip()]
+    records: list[QueryRecord] = []
+    notes: list[str] = []
+    last = numbered[-1][0] if numbered else 0
+    for number, text in numbered:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if number != last:
+                raise ParameterError(f"{path}:{number}: not a result record: {exc}") from None
+            note = (
+                f"{path}:{number}: skipped a truncated last line ({len(text)} characters; "
+                "the run was interrupted while writing it)"
+            )
+            warnings.warn(note, TruncatedResultsWarning, stacklevel=2)
+            notes.append(note)
+            continue
+        except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
+            reason = str(exc).split(";")[0]
+            raise ParameterError(f"{path}:{number}: not a result record: {reason}") from None
+        records.append(_record(path, number, data))
+    if not records:
+        raise ParameterError(f"{path}: no complete query record (empty results)")
+    runs = sorted({record.run_id for record in records})
+    if len(runs) > 1:
+        raise ParameterError(
+            f"{path}: records of {len(runs)} different runs ({', '.join(runs[:3])}); "
+            "one results directory holds one run"
+        )
+    config = _load_config(path.parent, runs[0])
+    return LoadedResults(path, tuple(records), tuple(notes), config)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything ``summary.json`` holds: the run, the bootstrap settings, per-protocol metrics.
+
+    ``files`` lists what :func:`write_summary` wrote (names relative to the directory).
+    """
+
+    run: Mapping[str, Any]
+    protocols: Mapping[str, ProtocolMetrics]
+    cost: CostSummary
+    resamples: int
+    confidence: float
+    bootstrap_seed: int
+    warnings: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON-ready data, keys in a fixed order."""
+        return {
+            "format": "robustgraph-summary",
+            "schema": 1,
+            "run": dict(self.run),
+            "bootstrap": {
+                "resamples": self.resamples,
+                "confidence": self.confidence,
+                "seed": self.bootstrap_seed,
+                "method": "percentile, queries resampled with replacement",
+            },
+            "protocols": {name: m.to_json() for name, m in self.protocols.items()},
+            "cost": self.cost.to_json(),
+            "warnings": list(self.warnings),
+            "files": list(self.files),
+        }
+
+    def dumps(self) -> str:
+        """``summary.json``'s text: 2-space indent, trailing newline."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) -> dict[str, Any]:
+    first = records[0]
+    info: dict[str, Any] = {
+        "run_id": first.run_id,
+        "seed": first.seed,
+        "F": first.F,
+        "roster": dict(first.roster),
+        "tasks": len({record.task_id for record in records}),
+        "task_kinds": sorted({record.task_kind for record in records}),
+        "records": len(records),
+    }
+    if config is not None:
+        info["graph"] = config.get("run", {}).get("topology")
+        info["certificate"] = config.get("certificate")
+        info["gate"] = config.get("gate")
+    return info
+
+
+def _certified(run: Mapping[str, Any]) -> bool | None:
+    gate = run.get("gate")
+    return gate.get("certified") if isinstance(gate, dict) else None
+
+
+def summarize(
+    loaded: LoadedResults,
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int | None = None,
+) -> Summary:
+    """Compute the summary of loaded results (nothing is written).
+
+    Parameters
+    ----------
+    loaded : LoadedResults
+        From :func:`load_results`.
+    resamples, confidence
+        Bootstrap settings (:func:`protocol_runner.analysis.metrics.bootstrap_means`).
+    seed : int, optional
+        Bootstrap seed; default: the run's own seed, so a run's summary is reproducible.
+
+    Protocols are reported in the order the run's ``config.json`` lists them, else in
+    :data:`~protocol_runner.analysis.metrics.PROTOCOL_ORDER`.
+
+    Raises
+    ------
+    ParameterError
+        For bad bootstrap settings or a repeated query id.
+    """
+    records = loaded.records
+    bootstrap_seed = records[0].seed if seed is None else seed
+    config = loaded.config or {}
+    protocols = compute_metrics(
+        records,
+        resamples=resamples,
+        confidence=confidence,
+        seed=bootstrap_seed,
+        order=config.get("run", {}).get("protocols", ()),
+    )
+    return Summary(
+        run=_run_info(records, loaded.config),
+        protocols=protocols,
+        cost=CostSummary.of(records),
+        resamples=resamples,
+        confidence=confidence,
+        bootstrap_seed=bootstrap_seed,
+        warnings=loaded.warnings,
+    )
+
+
+# ----------------------------------------------------------------------------- rendering
+def _percent(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+
+
+def _interval(estimate: Estimate | None) -> str:
+    if estimate is None:
+        return "–"
+    return f"[{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+
+
+def _cells(metrics: ProtocolMetrics) -> list[tuple[str, str]]:
+    """Per paper column: the point value(s) and the interval(s), as text."""
+    cells = []
+    for _, key in TABLE_COLUMNS:
+        if isinstance(key, tuple):
+            before, after = (metrics.estimates[k] for k in key)
+            if before is None and after is None:
+                cells.append(("–", "–"))
+                continue
+            value = f"{_percent(metrics.value(key[0]))}→{_percent(metrics.value(key[1]))}"
+            cells.append((value, f"{_interval(before)}→{_interval(after)}"))
+        else:
+            signed = key == "bfti"
+            cells.append(
+                (_percent(metrics.value(key), signed=signed), _interval(metrics.estimates[key]))
+            )
+    return cells
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """The lines of a Markdown table: ``| a | b |``, ``|---|---|``, then one line per row."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _roster_text(run: Mapping[str, Any]) -> str:
+    roster = run.get("roster", {})
+    parts = [str(roster.get("spec", "?"))]
+    if "attack" in roster:
+        parts.append(f"attack {roster['attack']}")
+    return ", ".join(parts)
+
+
+def summary_markdown(summary: Summary) -> str:
+    """``summary.md``: the paper's table, then intervals, per-round accuracy and cost.
+
+    Accuracies are in percent with one decimal; BFTI is signed; weak/strong columns read
+    ``IAA→FAA``; "–" marks a metric undefined for the run (e.g. no weak agents).
+    """
+    run = summary.run
+    level = f"{100 * summary.confidence:g}%"
+    header = ["Protocol"] + [name for name, _ in TABLE_COLUMNS]
+    cells = {name: _cells(m) for name, m in summary.protocols.items()}
+    lines = [
+        "# Run summary",
+        "",
+        f"Run `{run['run_id']}`: roster {_roster_text(run)}, F = {run['F']}, "
+        f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), seed {run['seed']}.",
+        "",
+        *_gate_lines(run),
+        "Accuracy in percent over honest agents (RA: over all agents). "
+        "BFTI = FAA − IAA; W/S: weak/strong honest agents.",
+        "",
+    ]
+    lines += markdown_table(header, [[name] + [v for v, _ in c] for name, c in cells.items()])
+    lines += [
+        "",
+        f"## {level} bootstrap confidence intervals",
+        "",
+        f"Percentile intervals over queries, {summary.resamples} resamples, "
+        f"seed {summary.bootstrap_seed}.",
+        "",
+    ]
+    lines += markdown_table(header, [[name] + [ci for _, ci in c] for name, c in cells.items()])
+    decisions = {
+        name: m.estimates["decision"]
+        for name, m in summary.protocols.items()
+        if m.estimates["decision"] is not None
+    }
+    if decisions:
+        lines += ["", "## Group decision accuracy", ""]
+        lines += markdown_table(
+            ["Protocol", "Decision", f"{level} CI"],
+            [[n, _percent(e.value), _interval(e)] for n, e in decisions.items()],
+        )
+    lines += _commit_lines(summary)
+    lines += _round_lines(summary)
+    lines += ["", "## Cost", ""]
+    lines += markdown_table(
+        [
+            "Protocol",
+            "Queries",
+            "LLM calls",
+            "Cache hits",
+            "Cache misses",
+            "Prompt tokens",
+            "Completion tokens",
+            "Query wall s (sum)",
+        ],
+        [_cost_row(name, m.cost) for name, m in summary.protocols.items()]
+        + [_cost_row("all", summary.cost)],
+    )
+    if summary.warnings:
+        lines += ["", "## Warnings", ""] + [f"- {note}" for note in summary.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def _gate_lines(run: Mapping[str, Any]) -> list[str]:
+    """The certificate gate's verdict, as ``config.json`` recorded it (nothing without one)."""
+    certified = _certified(run)
+    if certified is None:
+        return []
+    graph = run.get("graph") or {}
+    size = f"n = {graph.get('n')}, m = {graph.get('m')}" if graph else "graph"
+    reason = run["gate"].get("reason", "")
+    if certified:
+        return [f"Topology ({size}): certified; {reason}.", ""]
+    return [f"Topology ({size}): **NOT certified** (run with --allow-uncertified); {reason}.", ""]
+
+
+def _commit_lines(summary: Summary) -> list[str]:
+    """The commit rates of a ``--commit-gate`` run, gate and plain quorum side by side."""
+    rows = []
+    for name, metrics in summary.protocols.items():
+        if not metrics.commit:
+            continue
+        for rule, label in zip(COMMIT_RULES, ("gate", "plain 2f+1 quorum"), strict=True):
+            cells = {m: metrics.commit[f"commit/{rule}/{m}"] for m in COMMIT_METRICS}
+            false = cells["false_commit"]
+            rows.append([name, label, str(0 if false is None else false.n)] + [
+                "–" if e is None else f"{_percent(e.value)} {_interval(e)}"
+                for e in cells.values()
+            ])
+    if not rows:
+        return []
+    f = summary.run["F"]
+    level = f"{100 * summary.confidence:g}%"
+    return [
+        "",
+        f"## Commit gate (f = F = {f}, quorum 2f+1 = {2 * f + 1})",
+        "",
+        "Honest agents' final answers as signed votes, one proposal per query. Gate: 2f+1 "
+        "agreeing votes with f+1 distinct evidence hashes from f+1 independence units, "
+        "reproduced by an independent re-execution (docs/commit-gate.md); its rates count the "
+        "final decision, after the diversity-forcing round that follows a correlated quorum "
+        "(an escalation there goes to a human). Rates in percent of "
+        f"queries, false commits in percent of commits, with {level} bootstrap intervals.",
+        "",
+        *markdown_table(
+            ["Protocol", "Rule", "Commits", "Commit", "False commit", "Escalation", "Abort"],
+            rows,
+        ),
+    ]
+
+
+def _round_lines(summary: Summary) -> list[str]:
+    n_rounds = max(len(m.rounds["honest"]) for m in summary.protocols.values())
+    rows = []
+    for name, metrics in summary.protocols.items():
+        for group, label in (("weak", "W"), ("strong", "S")):
+            estimates = metrics.rounds[group]
+            if all(e is None for e in estimates):
+                continue
+            values = [_percent(None if e is None else e.value) for e in estimates]
+            rows.append([name, label] + values + [""] * (n_rounds - len(values)))
+    if not rows:
+        return []
+    header = ["Protocol", "Agents"] + [f"r{r}" for r in range(n_rounds)]
+    return ["", "## Accuracy per round (honest agents, percent)", "", *markdown_table(header, rows)]
+
+
+def _cost_row(name: str, cost: CostSummary) -> list[str]:
+    return [
+        name,
+        str(cost.queries),
+        str(cost.llm_calls),
+        str(cost.cache_hits),
+        str(cost.cache_misses),
+        str(cost.prompt_tokens),
+        str(cost.completion_tokens),
+        f"{cost.query_wall_s:.2f}",
+    ]
+
+
+def rich_table(summary: Summary) -> Table:
+    """The paper's table for the terminal: each accuracy over its interval.
+
+    Weak/strong cells show ``IAA→FAA`` only (their intervals are in ``summary.md`` and
+    ``summary.json``) and intervals are rounded to whole percents, so the table fits an
+    80-column terminal; the cost is in ``summary.md``.
+    """
+    level = f"{100 * summary.confidence:g}%"
+    uncertified = " (NOT certified)" if _certified(summary.run) is False else ""
+    table = Table(
+        title=f"{_roster_text(summary.run)}, F = {summary.run['F']}, "
+        f"{summary.run['tasks']} tasks{uncertified}",
+        caption=f"percent; under each value its {level} bootstrap interval "
+        f"({summary.resamples} resamples over queries); W/S: weak/strong honest agents' IAA→FAA",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("Protocol", style="bold", no_wrap=True)
+    for name, key in TABLE_COLUMNS:
+        header = name.split(":")[0] if isinstance(key, tuple) else name  # "W", "S"
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, metrics in summary.protocols.items():
+        row = []
+        for (value, _), (_, key) in zip(_cells(metrics), TABLE_COLUMNS, strict=True):
+            estimate = None if isinstance(key, tuple) else metrics.estimates[key]
+            if estimate is None:
+                row.append(value)
+            else:
+                row.append(
+                    f"{value}\n[dim]{100 * estimate.low:.0f}–{100 * estimate.high:.0f}[/dim]"
+                )
+        table.add_row(name, *row)
+    return table
+
+
+def write_summary(
+    results_dir: str | Path,
+    *,
+    plots: bool = True,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int | None = None,
+) -> Summary:
+    """Summarise a results directory and write ``summary.json``, ``summary.md`` and the plots.
+
+    This is the one call the runner makes at the end of a run; ``robustgraph report`` makes it
+    too. The summary depends only on the records (and the bootstrap settings), so calling it
+    again after a resumed run rewrites the files with the complete numbers.
+
+    Parameters
+    ----------
+    results_dir : str or Path
+        A results directory holding ``results.jsonl`` (and, for the topology plot, the run's
+        config and graph; see :mod:`protocol_runner.analysis.plots`).
+    plots : bool
+        Also write the PNG plots.
+    resamples, confidence, seed
+        Bootstrap settings (see :func:`summarize`).
+
+    Returns
+    -------
+    Summary
+        What was written to ``summary.json``; ``files`` names every file written.
+
+    Raises
+    ------
+    ParameterError
+        See :func:`load_results` and :func:`summarize`.
+
+    Warns
+    -----
+    TruncatedResultsWarning
+        When the last line of ``results.jsonl`` was skipped.
+    """
+    directory = Path(results_dir)
+    loaded = load_results(directory)
+    summary = summarize(loaded, resamples=resamples, confidence=confidence, seed=seed)
+    written = [SUMMARY_JSON, SUMMARY_MD]
+    notes = list(summary.warnings)
+    if plots:
+        from protocol_runner.analysis.plots import write_plots
+
+        outcome = write_plots(directory, summary.protocols, loaded.records, loaded.config)
+        written += [path.name for path in outcome.files]
+        notes += outcome.notes
+    summary = Summary(
+        run=summary.run,
+        protocols=summary.protocols,
+        cost=summary.cost,
+        resamples=summary.resamples,
+        confidence=summary.confidence,
+        bootstrap_seed=summary.bootstrap_seed,
+        warnings=tuple(notes),
+        files=tuple(written),
+    )
+    (directory / SUMMARY_JSON).write_text(summary.dumps(), encoding="utf-8")
+    (directory / SUMMARY_MD).write_text(summary_markdown(summary), encoding="utf-8")
+    return summary

@@ -1,0 +1,325 @@
+"""``robustgraph run``: SAC and its baselines among LLM agents on a certified graph."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.progress import Progress as Bar
+
+from protocol_runner.protocols import PROTOCOLS
+from protocol_runner.protocols.attacks import ATTACKS
+from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
+from protocol_runner.run import aio
+from protocol_runner.run.cert_gate import NotCertified
+from protocol_runner.run.corpora import parse_corpus_option
+from protocol_runner.run.roster import PLACEMENTS
+from protocol_runner.run.runner import (
+    BACKENDS,
+    BackendSpec,
+    Progress,
+    RunResult,
+    RunSpec,
+    execute,
+    prepare,
+)
+from protocol_runner.run.topology_spec import FAMILIES, build_topology
+from robustgraph import io
+from robustgraph.cli.common import emit, json_option, warn
+from robustgraph.errors import ParameterError
+
+__all__ = ["run_command"]
+
+
+def _topology(
+    family: str | None, n: int | None, graph: str | None, fmt: str | None,
+    directed: bool | None, seed: int, certificate: str | None,
+) -> tuple[Any, str]:
+    if (family is None) == (graph is None):
+        raise ParameterError("give exactly one of --topology FAMILY (with --n) or --graph FILE")
+    if graph is not None:
+        if n is not None:
+            raise ParameterError("--n goes with --topology, not with --graph")
+        return io.read(graph, format=fmt, directed=directed), graph
+    if certificate is not None:
+        raise ParameterError("--certificate goes with --graph FILE")
+    if n is None:
+        raise ParameterError(f"--topology {family} needs --n (the number of agents)")
+    return build_topology(family, n, seed=seed), f"{family} n={n}"
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr: queries done, backend calls, cache hits, ETA."""
+
+    def __init__(self, console: Console) -> None:
+        self.bar = Bar(
+            TextColumn("[bold]run"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("queries  {task.fields[calls]} calls  {task.fields[hits]} cache hits"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task: Any = None
+
+    def __call__(self, snapshot: Progress) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("run", total=snapshot.total, calls=0, hits=0)
+            self.bar.start()
+        self.bar.update(
+            self.task, completed=snapshot.done, calls=snapshot.calls, hits=snapshot.cache_hits
+        )
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.bar.stop()
+
+
+def _ledger_info(path: Path, run_id: str) -> dict[str, Any]:
+    """The commit gate's ledger after the run: entries, this run's decisions, head hash."""
+    from protocol_runner.commit.ledger import read_entries
+
+    entries = read_entries(path)
+    mine = [e for e in entries if e.body.get("kind") == "decision"
+            and str(e.body.get("proposal_id", "")).startswith(run_id + "/")]
+    return {"ledger": str(path), "entries": len(entries), "run_decisions": len(mine),
+            "head_hash": entries[-1].entry_hash if entries else None}
+
+
+def _finish(result: RunResult, plots: bool, as_json: bool,
+            ledger: dict[str, Any] | None = None) -> None:
+    """Summarise the results directory (the metrics owner's one entry point) and print it."""
+    from protocol_runner.analysis.report import rich_table, write_summary
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = write_summary(result.output, plots=plots)
+    for note in list(summary.warnings) + [str(w.message) for w in caught]:
+        click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
+    data = {"run": _result_json(result), "summary": summary.to_json()}
+    if ledger is not None:
+        data["commit_gate"] = ledger
+
+    def render() -> None:
+        Console(highlight=False).print(rich_table(summary))
+        stats = result.stats
+        click.echo(
+            f"run {result.run_id}: {result.ran} queries run, {result.skipped} resumed from disk, "
+            f"{result.wall_s:.1f} s; {stats['calls']} backend calls, {stats['cache_hits']} "
+            f"cache hits; results in {result.output}"
+        )
+        if ledger is not None:
+            click.echo(
+                f"commit gate: {ledger['run_decisions']} decisions of this run in "
+                f"{ledger['ledger']} ({ledger['entries']} entries, head {ledger['head_hash']}); "
+                f"check it with 'robustgraph ledger verify'"
+            )
+
+    emit(data, as_json, render)
+
+
+def _result_json(result: RunResult) -> dict[str, Any]:
+    return {
+        "output": str(result.output),
+        "run_id": result.run_id,
+        "queries": result.queries,
+        "ran": result.ran,
+        "skipped": result.skipped,
+        "wall_s": round(result.wall_s, 3),
+        "client": result.stats,
+        "gate": result.gate.to_json(),
+        "certificate": result.certificate_source,
+    }
+
+
+@click.command(
+    "run",
+    epilog="""\b
+Examples:
+  robustgraph run --topology merg --n 7 --F 3 --roster 4S2W1A --attack fixed \\
+      --protocols sac,cpwbft,crs,majority,debate --tasks arith:100 --rounds 6 \\
+      --backend simulated --seed 1 -o results/
+  robustgraph run --graph g.json --certificate g.cert.json --F 1 --roster 5S1A \\
+      --tasks gsm8k:test.jsonl:50 --backend openai --base-url http://127.0.0.1:8000/v1 \\
+      --model my-model -o results-gsm8k/
+  robustgraph run --topology merg --n 5 --F 1 --roster 4S1A --tasks arith:20 \\
+      --backend openai --base-url http://127.0.0.1:8000/v1 --model my-model \\
+      --commit-gate --reexecutor-model auditor-model -o results-gated/
+  robustgraph run --graph k7.edges --roster roster.yaml --F 2 --tasks gsm8k:test.jsonl:50 \\
+      --backend openai --base-url http://127.0.0.1:8000/v1 --model my-model \\
+      --corpus news-index=news.jsonl --corpus live-feed=live.jsonl --commit-gate -o rag/
+\b
+Exit codes: 0 done; 1 the certificate does not prove (F+1)-robustness (the witness is
+printed; --allow-uncertified runs anyway and records it); 2 usage or input error.
+Running the same command into the same -o resumes an interrupted run.
+""",
+)
+@click.option("--topology", "family", default=None, metavar="FAMILY[:k=v...]",
+              help=f"Generate the graph: {', '.join(FAMILIES)} (e.g. circulant:k=2).")
+@click.option("--n", "n", type=int, default=None, help="Number of agents for --topology.")
+@click.option("--graph", type=click.Path(dir_okay=False), default=None, help="Graph file.")
+@click.option("--certificate", type=click.Path(dir_okay=False), default=None,
+              help="Certificate of --graph (default: certify it first, time-limited).")
+@click.option("--format", "fmt", default=None, help="Format of --graph (default: extension).")
+@click.option("--directed/--undirected", default=None, help="For edge lists: arcs or edges.")
+@click.option("--F", "faults", type=int, default=None,
+              help="Faults tolerated (default: the number of adversaries).")
+@click.option("--roster", required=True, help="Counts such as 4S2W1A, or a roster YAML/JSON file.")
+@click.option("--attack", default="fixed", show_default=True,
+              help=f"Adversaries' attack: {', '.join(ATTACKS)} (echo-then-flip:k=K).")
+@click.option("--placement", type=click.Choice(PLACEMENTS), default="random", show_default=True,
+              help="Where adversaries sit.")
+@click.option("--adversary-nodes", default="", help="Comma-separated labels (placement labels).")
+@click.option("--protocols", default="sac,cpwbft,crs,majority,debate", show_default=True,
+              help=f"Comma-separated, from {', '.join(PROTOCOLS)}.")
+@click.option("--tasks", "task_spec", default="arith:100", show_default=True,
+              help="Task set spec (docs/tasks.md).")
+@click.option("--rounds", type=click.IntRange(min=0), default=6, show_default=True,
+              help="Rounds T after the initial answers.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--backend", type=click.Choice(BACKENDS), default="simulated", show_default=True)
+@click.option("--base-url", default=None, help="openai: endpoint ending in /v1.")
+@click.option("--model", default=None, help="Strong agents' model (openai: required).")
+@click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="openai: environment variable holding the key.")
+@click.option("--sim-config", type=click.Path(dir_okay=False), default=None,
+              help="simulated: JSON file of simulator parameters.")
+@click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0,
+              help="simulated: artificial latency per call.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Queries and LLM calls in flight at most.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, help="Seconds per LLM call attempt.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--allow-uncertified", is_flag=True,
+              help="Run even if the certificate does not prove (F+1)-robustness (recorded).")
+@click.option("--certify-time-limit", type=float, default=60.0, show_default=True,
+              help="Seconds per question when the runner certifies the graph itself.")
+@click.option("--eta", type=float, default=0.1, show_default=True, help="CrS learning rate.")
+@click.option("--contributions", type=click.Choice(CONTRIBUTIONS), default="shapley",
+              show_default=True, help="CrS contributions.")
+@click.option("--judge-model", default=None, help="CrS/judge: model (default: a strong agent's).")
+@click.option("--max-chars", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Cap on a neighbour's text quoted in a prompt.")
+@click.option("--commit-gate", is_flag=True,
+              help="Last stage: honest final answers become signed votes; the evidence-diversity "
+                   "gate and a plain 2f+1 quorum (f = F) decide each query; decisions go to a "
+                   "ledger (docs/commit-gate.md).")
+@click.option("--ledger", type=click.Path(dir_okay=False), default=None,
+              help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
+@click.option("--reexecutor-model", default=None, metavar="NAME",
+              help="--commit-gate on --backend openai: model NAME at the same endpoint "
+                   "re-executes each quorum's task (bare prompt, own identity, past the "
+                   "response cache, counted in the cost) instead of the simulated re-executor; "
+                   "refused if an agent runs on or declares NAME as its checkpoint.")
+@click.option("--corpus", "corpus_files", multiple=True, metavar="NAME=PATH",
+              help="openai: the documents of roster corpus NAME, a JSONL file of "
+                   '{"task_id", "text"[, "source"]} lines; agents reading NAME get the task\'s '
+                   "document in their answer prompts, and their votes its text's hash as "
+                   "evidence. Repeatable (docs/commit-gate.md).")
+@click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="Results directory (created; resumed if it holds this run).")
+@json_option
+def run_command(
+    family: str | None, n: int | None, graph: str | None, certificate: str | None,
+    fmt: str | None, directed: bool | None, faults: int | None, roster: str, attack: str,
+    placement: str, adversary_nodes: str, protocols: str, task_spec: str, rounds: int,
+    seed: int, backend: str, base_url: str | None, model: str | None, weak_model: str | None,
+    api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
+    timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
+    eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
+    ledger: str | None, reexecutor_model: str | None, corpus_files: tuple[str, ...],
+    no_plots: bool, output: str, as_json: bool,
+) -> None:
+    """Run SAC and baselines among LLM agents on a certified communication graph.
+
+    \b
+    A run is: a graph (generated, or a file with its certificate) x an agent roster
+    (strong/weak honest agents and adversaries following --attack) x protocols x tasks
+    x rounds x seed. The graph must be proven (F+1)-robust for the requested F, which is
+    what SAC needs to tolerate F Byzantine neighbours per agent; without --certificate the
+    runner certifies it first. One line per query goes to OUTPUT/results.jsonl as soon as
+    the query completes; the summary table (IAA, FAA, BFTI, RA, H-Majority, weak/strong)
+    is printed at the end and written to OUTPUT/summary.md.
+    """
+    topology, source = _topology(family, n, graph, fmt, directed, seed, certificate)
+    spec = RunSpec(
+        topology,
+        Path(output),
+        roster=roster,
+        attack=attack,
+        placement=placement,
+        adversary_nodes=tuple(x.strip() for x in adversary_nodes.split(",") if x.strip()),
+        protocols=tuple(p.strip() for p in protocols.split(",") if p.strip()),
+        tasks=task_spec,
+        rounds=rounds,
+        seed=seed,
+        F=faults,
+        backend=BackendSpec(
+            backend,
+            base_url=base_url,
+            api_key_env=api_key_env or None,
+            strong_model=model,
+            weak_model=weak_model,
+            sim_config=sim_config,
+            latency_s=latency_ms / 1000.0,
+            timeout_s=timeout,
+            max_retries=max_retries,
+        ),
+        concurrency=concurrency,
+        certificate=Path(certificate) if certificate else None,
+        topology_source=source,
+        allow_uncertified=allow_uncertified,
+        certify_time_limit=certify_time_limit or None,  # 0: no limit; negative or NaN: refused
+        max_chars=max_chars,
+        crs=CrSConfig(eta=eta, contributions=contributions, judge_model=judge_model),
+        commit_gate=commit_gate,
+        ledger=Path(ledger) if ledger else None,
+        reexecutor_model=reexecutor_model,
+        corpora=tuple(parse_corpus_option(text) for text in corpus_files),
+    )
+    console = Console(stderr=True, highlight=False)
+
+    def log(line: str) -> None:
+        click.echo(f"robustgraph: run: certify: {line}", err=True)
+
+    try:
+        prepared = prepare(spec, log=log)
+    except NotCertified as exc:  # --json callers get the refusal on stdout too (then exit 1)
+        refusal = {"refused": True, "reason": str(exc), "output": str(spec.output)}
+        emit(refusal, as_json, lambda: None)
+        raise
+    if not prepared.gate.certified:
+        click.echo(f"robustgraph: warning: running uncertified: {prepared.gate.reason}", err=True)
+    if prepared.corpora is not None:
+        served = prepared.corpora.served([task.id for task in prepared.tasks])
+        for name in (name for name, count in served.items() if not count):
+            warn(f"--corpus {name} has a document for none of the run's {len(prepared.tasks)} "
+                 "tasks (task ids differ?): its agents answer from their weights")
+    bar = _ProgressBar(console) if console.is_terminal else None
+    try:
+        result = aio.run(execute(prepared, progress=bar))
+    finally:
+        if bar is not None:
+            bar.close()
+    ledger_info = None
+    if commit_gate:
+        from protocol_runner.commit.stage import LEDGER_FILE
+
+        ledger_info = _ledger_info(spec.ledger or spec.output / LEDGER_FILE, result.run_id)
+    _finish(result, not no_plots, as_json, ledger_info)

@@ -1,0 +1,603 @@
+"""Run protocols among LLM agents on a certified graph: topology x roster x protocols x tasks.
+
+A run (:class:`RunSpec`) is a graph with its certificate, an agent roster, a list of protocols,
+a task set, a number of rounds T and a seed. :func:`prepare` checks everything and gates the
+graph (:mod:`protocol_runner.run.cert_gate`: SAC with F faults needs an (F+1)-robust graph, proven);
+:func:`execute` runs one query per (task, protocol), concurrently up to ``concurrency`` queries
+(and ``concurrency`` LLM calls in flight, through one shared client with a response cache), and
+appends each query's record to ``results.jsonl`` the moment it completes.
+
+The results directory holds ``config.json`` (the run, its id, the roster, the gate's verdict and
+provenance), ``certificate.json``, ``topology.json`` (the graph), ``results.jsonl``,
+``cache.sqlite`` (the response cache) and then the summary files of
+:func:`protocol_runner.analysis.report.write_summary`. Running the same command into the same
+directory
+resumes: completed queries are skipped, and the calls of interrupted ones come from the cache.
+
+References
+----------
+Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", arXiv:2605.09076, 2026.
+
+One module: prepare, execute and resume share the run's directory layout and identity
+(config.json, results.jsonl, cache); the roster, records, gate and corpora are already their own
+modules in this package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import math
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from protocol_runner.llm import ClientConfig, LLMClient, ResponseCache
+from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
+from protocol_runner.protocols import (
+    PROTOCOLS,
+    CrS,
+    CrSConfig,
+    EngineConfig,
+    JudgeOnly,
+    Network,
+    Outcome,
+    Protocol,
+    QueryContext,
+)
+from protocol_runner.protocols.attacks import fixed_question
+from protocol_runner.run.aio import frozen_heap
+from protocol_runner.run.aio import run as run_async
+from protocol_runner.run.cert_gate import GateReport, check_gate, obtain_certificate
+from protocol_runner.run.corpora import Corpora, DocumentContext, load_corpora
+from protocol_runner.run.records import append_record, drop_partial_line, query_id, read_records
+from protocol_runner.run.roster import Roster, build_roster
+from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.tasks import TaskSet, load_tasks
+from robustgraph import io
+from robustgraph.certificate.document import Certificate, provenance
+from robustgraph.errors import ParameterError, RobustgraphError
+from robustgraph.topology import Topology
+
+__all__ = [
+    "CACHE_FILE",
+    "CERTIFICATE_FILE",
+    "CONFIG_FILE",
+    "RESULTS_FILE",
+    "TOPOLOGY_FILE",
+    "BackendSpec",
+    "Prepared",
+    "Progress",
+    "QueryHook",
+    "RunResult",
+    "RunSpec",
+    "execute",
+    "prepare",
+    "run",
+]
+
+CONFIG_FILE = "config.json"
+CERTIFICATE_FILE = "certificate.json"
+TOPOLOGY_FILE = "topology.json"
+RESULTS_FILE = "results.jsonl"
+CACHE_FILE = "cache.sqlite"
+BACKENDS = ("simulated", "openai")
+
+QueryHook = Callable[[QueryContext, Outcome],
+                     Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
+"""Called when a query's protocol has concluded, before its record is written; the keys it
+returns (or, for an async hook, the keys its awaitable returns) are added to the record's
+``protocol_data``. The context gives the final answers (``outcome.final``), what each agent
+last received (``ctx.inbox(i)``) and the roster with its infrastructure attributes: what a commit
+gate needs to turn final answers into votes. An async hook may make LLM calls through ``ctx``
+(the run's client and cache; counted in the query's cost)."""
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Which backend answers, with which models, and the call policy.
+
+    ``strong_model`` / ``weak_model`` default to ``sim-strong`` / ``sim-weak`` on the simulated
+    backend; the openai backend needs ``strong_model`` (``weak_model`` defaults to it).
+    ``latency_s`` is the simulated backend's artificial latency; ``sim_config`` a JSON file of
+    simulator parameters.
+    """
+
+    kind: str = "simulated"
+    base_url: str | None = None
+    api_key_env: str | None = "OPENAI_API_KEY"
+    strong_model: str | None = None
+    weak_model: str | None = None
+    sim_config: str | None = None
+    latency_s: float = 0.0
+    timeout_s: float = 60.0
+    max_retries: int = 6
+
+    def __post_init__(self) -> None:
+        if self.kind not in BACKENDS:
+            raise ParameterError(f"backend {self.kind!r}; expected one of {', '.join(BACKENDS)}")
+        if self.kind == "openai" and not self.strong_model:
+            raise ParameterError("the openai backend needs --model (and optionally --weak-model)")
+        if self.kind == "openai" and not self.base_url:
+            raise ParameterError("the openai backend needs --base-url")
+        if self.kind != "simulated" and (self.sim_config or self.latency_s):
+            raise ParameterError("--sim-config and --latency-ms are for the simulated backend")
+        if self.kind != "openai" and self.base_url:
+            raise ParameterError("--base-url is for the openai backend")
+        if not (math.isfinite(self.latency_s) and self.latency_s >= 0):
+            raise ParameterError(f"latency must be a finite number >= 0, got {self.latency_s} s")
+        if not self.timeout_s > 0:  # NaN too; infinity means no timeout
+            raise ParameterError(f"timeout must be > 0 seconds, got {self.timeout_s}")
+
+    def models(self) -> dict[str, str]:
+        if self.kind == "simulated":
+            return {
+                "strong": self.strong_model or "sim-strong",
+                "weak": self.weak_model or "sim-weak",
+            }
+        strong = self.strong_model or ""
+        return {"strong": strong, "weak": self.weak_model or strong}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that defines a run (see the module docstring).
+
+    ``F`` None means the number of adversaries in the roster. ``certificate`` is a certificate
+    file for ``topology``; without one the runner certifies the graph within
+    ``certify_time_limit`` seconds per question. ``concurrency`` bounds both the queries in
+    flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
+    of every query (:mod:`protocol_runner.commit.stage`), its decisions appended to ``ledger``
+    (default ``output/ledger.sqlite``); ``reexecutor_model`` (openai backend only) has that
+    model re-execute for the gate instead of the simulated re-executor. ``corpora`` (openai
+    backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
+    (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`.
+    """
+
+    topology: Topology
+    output: Path
+    roster: str = "4S2W1A"
+    attack: str = "fixed"
+    placement: str = "random"
+    adversary_nodes: tuple[str, ...] = ()
+    protocols: tuple[str, ...] = ("sac", "cpwbft", "crs", "majority", "debate")
+    tasks: str = "arith:100"
+    rounds: int = 6
+    seed: int = 0
+    F: int | None = None
+    backend: BackendSpec = field(default_factory=BackendSpec)
+    concurrency: int = 64
+    certificate: Path | None = None
+    topology_source: str = ""
+    allow_uncertified: bool = False
+    certify_time_limit: float | None = 60.0
+    max_chars: int = 2000
+    crs: CrSConfig = field(default_factory=CrSConfig)
+    commit_gate: bool = False
+    ledger: Path | None = None
+    reexecutor_model: str | None = None
+    corpora: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.protocols:
+            raise ParameterError("name at least one protocol")
+        unknown = [p for p in self.protocols if p not in PROTOCOLS]
+        if unknown:
+            raise ParameterError(
+                f"unknown protocol {unknown[0]!r}; expected some of {', '.join(PROTOCOLS)}"
+            )
+        if len(set(self.protocols)) != len(self.protocols):
+            raise ParameterError("a protocol is listed twice")
+        if self.concurrency < 1:
+            raise ParameterError(f"concurrency must be >= 1, got {self.concurrency}")
+        if self.seed < 0:
+            raise ParameterError(f"seed must be >= 0, got {self.seed}")
+        if self.certify_time_limit is not None and not self.certify_time_limit > 0:
+            raise ParameterError(
+                f"--certify-time-limit must be a positive number of seconds, "
+                f"got {self.certify_time_limit}"
+            )
+        if self.ledger is not None and not self.commit_gate:
+            raise ParameterError("--ledger goes with --commit-gate")
+        if self.reexecutor_model is not None and not self.commit_gate:
+            raise ParameterError("--reexecutor-model goes with --commit-gate")
+        if self.reexecutor_model is not None and self.backend.kind != "openai":
+            raise ParameterError("--reexecutor-model needs --backend openai (the simulated "
+                                 "backend re-executes with its simulated re-executor)")
+        if self.corpora and self.backend.kind != "openai":
+            raise ParameterError("--corpus needs --backend openai (the simulated backend models "
+                                 "retrieval from the roster's corpus names and reads no text)")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for progress displays: queries done (of total), backend calls, cache hits."""
+
+    done: int
+    total: int
+    skipped: int
+    calls: int
+    cache_hits: int
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run did: queries run and skipped, client counters, wall time, the gate's verdict."""
+
+    output: Path
+    run_id: str
+    queries: int
+    ran: int
+    skipped: int
+    wall_s: float
+    stats: dict[str, int]
+    gate: GateReport
+    certificate_source: str
+
+
+@dataclass
+class Prepared:
+    """A checked run, ready to execute: built roster, tasks, gate verdict and config."""
+
+    spec: RunSpec
+    roster: Roster
+    tasks: TaskSet
+    F: int
+    certificate: Certificate
+    certificate_source: str
+    gate: GateReport
+    run_id: str
+    config: dict[str, Any]
+    corpora: Corpora | None = None
+
+
+def _sim_config(path: str | None) -> SimConfig:
+    if path is None:
+        return SimConfig()
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ParameterError(f"{path}: cannot read simulator config: {exc}") from None
+    if not isinstance(data, dict):
+        raise ParameterError(f"{path}: simulator config must be a JSON object")
+    return SimConfig.from_mapping(data)
+
+
+def _backend(spec: BackendSpec, tasks: TaskSet) -> SimulatedBackend | OpenAIBackend:
+    if spec.kind == "simulated":
+        simulator = Simulator(tasks, _sim_config(spec.sim_config))
+        return SimulatedBackend(simulator, latency_s=spec.latency_s)
+    return OpenAIBackend(spec.base_url or "", api_key_env=spec.api_key_env)
+
+
+def _make_protocol(name: str, spec: RunSpec) -> Protocol:
+    if name == "crs":
+        return CrS(spec.crs)
+    if name == "judge":
+        return JudgeOnly(spec.crs.judge_model)
+    return PROTOCOLS[name]()
+
+
+def _engine_config(spec: RunSpec, F: int) -> EngineConfig:  # noqa: N803 - the paper's F
+    return EngineConfig(rounds=spec.rounds, F=F, seed=spec.seed, max_chars=spec.max_chars)
+
+
+def _digest(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _certificate_in(output: Path, topology: Topology) -> Path | None:
+    """A certificate a previous attempt of this run stored, if it binds to ``topology``."""
+    stored = output / CERTIFICATE_FILE
+    if not stored.is_file():
+        return None
+    try:
+        return stored if Certificate.load(stored).graph.hash == topology.content_hash else None
+    except RobustgraphError:
+        return None
+
+
+def _differences(before: Any, identity: Mapping[str, Any]) -> str:
+    """``", differing in: corpora, seed"``: the identity's keys whose values changed."""
+    if not isinstance(before, Mapping):
+        return ""
+    changed = sorted(k for k in {*before, *identity}
+                     if _digest(before.get(k)) != _digest(identity.get(k)))
+    return f", differing in: {', '.join(changed)}" if changed else ""
+
+
+def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepared:
+    """Check a run, gate its graph and write its config, certificate and graph to ``output``.
+
+    Parameters
+    ----------
+    spec : RunSpec
+    log : callable, optional
+        Receives progress lines (certification steps).
+
+    Returns
+    -------
+    Prepared
+
+    Raises
+    ------
+    NotCertified
+        (exit 1) The certificate does not prove (F+1)-robustness and the run does not allow
+        uncertified graphs; nothing is written.
+    ParameterError
+        Bad roster, tasks, protocols, corpus files (``CorpusError``); or ``output`` holds the
+        results of another run (another identity: e.g. other documents in a corpus).
+    CertificateError
+        The given certificate is not a valid certificate of the graph.
+    """
+    topology = spec.topology
+    models = spec.backend.models()
+    roster = build_roster(
+        topology,
+        spec.roster,
+        attack=spec.attack,
+        placement=spec.placement,
+        adversary_nodes=spec.adversary_nodes,
+        models=models,
+        seed=spec.seed,
+    )
+    faults = len(roster.adversaries) if spec.F is None else spec.F
+    engine = _engine_config(spec, faults)
+    if spec.commit_gate:
+        from protocol_runner.commit.stage import check_commit_gate
+
+        check_commit_gate(topology.n, faults)
+        if spec.reexecutor_model is not None:
+            from protocol_runner.commit.reexec import check_reexecutor_model
+
+            check_reexecutor_model(spec.reexecutor_model, roster)
+    tasks = load_tasks(spec.tasks)
+    if not len(tasks):
+        raise ParameterError(f"task set {spec.tasks!r} is empty")
+    if not roster.honest:
+        raise ParameterError("the roster has no honest agent")
+    corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
+    backend = _backend(spec.backend, tasks)
+    identity = {
+        "topology": {
+            "hash": topology.content_hash,
+            "n": topology.n,
+            "m": topology.m,
+            "directed": topology.directed,
+        },
+        "roster": roster.to_json(),
+        "protocols": list(spec.protocols),
+        "tasks": {"spec": spec.tasks, "count": len(tasks), "ids": _digest([t.id for t in tasks])},
+        "rounds": spec.rounds,
+        "seed": spec.seed,
+        "F": faults,
+        "engine": asdict(engine),
+        "crs": asdict(spec.crs),
+        "backend": {"kind": spec.backend.kind, "namespace": backend.namespace,
+                    "base_url": spec.backend.base_url},
+    }
+    if spec.commit_gate:  # changes every record, so part of the run's identity
+        identity["commit_gate"] = {"f": faults}
+        if spec.reexecutor_model is not None:
+            identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
+    if corpora is not None:  # the documents change the prompts: their hashes are identity
+        identity["corpora"] = corpora.identity()
+    run_id = _digest(identity)
+    output = Path(spec.output)
+    config_path = output / CONFIG_FILE
+    if config_path.is_file():
+        try:
+            stored = json.loads(config_path.read_text(encoding="utf-8"))
+            previous, before = stored.get("run_id"), stored.get("run")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            previous, before = None, None
+        if previous != run_id:
+            raise ParameterError(
+                f"{output} holds the results of another run (run id {previous}, this one "
+                f"{run_id}{_differences(before, identity)}); choose another -o or remove it"
+            )
+    cert_path = spec.certificate or _certificate_in(output, topology)
+    certificate, source = obtain_certificate(
+        topology, faults, path=cert_path, time_limit=spec.certify_time_limit, progress=log
+    )
+    if spec.certificate is None and cert_path is not None:
+        source = "stored by an earlier attempt of this run"
+    gate = check_gate(certificate, topology, faults, allow_uncertified=spec.allow_uncertified)
+    config = {
+        "run_id": run_id,
+        "run": identity,
+        "topology_source": spec.topology_source,
+        "certificate": {"file": CERTIFICATE_FILE, "source": source, "verdict": certificate.verdict},
+        "gate": gate.to_json(),
+        "allow_uncertified": spec.allow_uncertified,
+        "concurrency": spec.concurrency,
+        "backend": backend.provenance(),
+        "files": {
+            "results": RESULTS_FILE,
+            "topology": TOPOLOGY_FILE,
+            "certificate": CERTIFICATE_FILE,
+            "cache": CACHE_FILE,
+        },
+        "provenance": provenance({"command": "run"}),
+    }
+    if corpora is not None:
+        config["corpus_files"] = corpora.files()
+    output.mkdir(parents=True, exist_ok=True)
+    if not config_path.is_file():
+        config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    certificate.dump(output / CERTIFICATE_FILE)
+    io.write(topology, output / TOPOLOGY_FILE)
+    return Prepared(spec, roster, tasks, faults, certificate, source, gate, run_id, config,
+                    corpora)
+
+
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
+
+
+async def execute(
+    prepared: Prepared,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    hooks: Sequence[QueryHook] = (),
+) -> RunResult:
+    """Run every query of a prepared run not yet in ``results.jsonl``; append each record.
+
+    Queries run concurrently (at most ``concurrency``); within a query every round is a
+    barrier. ``progress`` is called at the start and after each query; each of ``hooks``
+    (:data:`QueryHook`) once per query, its keys added to the record's ``protocol_data``.
+
+    Raises
+    ------
+    BackendError
+        The endpoint is unreachable, a model unknown, or a call failed after its retries.
+
+    Notes
+    -----
+    The objects alive when the run starts are hidden from the garbage collector while it runs
+    (:func:`protocol_runner.run.aio.frozen_heap`): a cheaper collector for thousands of calls.
+    """
+    with frozen_heap():
+        return await _execute(prepared, progress, hooks)
+
+
+async def _execute(
+    prepared: Prepared,
+    progress: Callable[[Progress], None] | None,
+    hooks: Sequence[QueryHook],
+) -> RunResult:
+    spec = prepared.spec
+    output = Path(spec.output)
+    results = output / RESULTS_FILE
+    drop_partial_line(results)
+    existing = read_records(results, run_id=prepared.run_id)
+    done = {record.query_id for record in existing}
+    protocols = {name: _make_protocol(name, spec) for name in spec.protocols}
+    for name, protocol in protocols.items():
+        protocol.resume([r for r in existing if r.protocol == name])
+    tasks = prepared.tasks
+    jobs = [
+        (k, task, name)
+        for k, task in enumerate(tasks)
+        for name in spec.protocols
+        if query_id(name, task.id) not in done
+    ]
+    total = len(tasks) * len(spec.protocols)
+    skipped = total - len(jobs)
+    network = Network(spec.topology, prepared.roster)
+    engine = _engine_config(spec, prepared.F)
+    context = (QueryContext if prepared.corpora is None
+               else partial(DocumentContext, corpora=prepared.corpora))
+    ood = fixed_question(tasks, spec.seed)
+    backend = _backend(spec.backend, tasks)
+    models = set(prepared.roster.models())
+    if spec.crs.judge_model and {"crs", "judge"} & set(spec.protocols):
+        models.add(spec.crs.judge_model)
+    if spec.reexecutor_model is not None:
+        models.add(spec.reexecutor_model)
+    client_config = ClientConfig(
+        max_concurrency=spec.concurrency,
+        timeout_s=spec.backend.timeout_s,
+        max_retries=spec.backend.max_retries,
+        jitter_seed=spec.seed,
+    )
+    if spec.commit_gate:
+        from protocol_runner.commit.stage import LEDGER_FILE, CommitStage
+
+        stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
+                            seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE,
+                            reexecutor_model=spec.reexecutor_model, corpora=prepared.corpora)
+        hooks = (*hooks, stage)
+    started = time.perf_counter()
+    finished = skipped
+    cache = ResponseCache(output / CACHE_FILE)
+    try:
+        async with LLMClient(backend, cache=cache, config=client_config) as client:
+
+            def report() -> None:
+                if progress is not None:
+                    stats = client.stats
+                    elapsed = time.perf_counter() - started
+                    progress(Progress(finished, total, skipped, stats.calls, stats.cache_hits,
+                                      elapsed))
+
+            report()
+            if jobs:
+                await client.check(sorted(models))
+            pending = iter(jobs)
+            with results.open("a", encoding="utf-8") as handle:
+
+                async def worker() -> None:
+                    nonlocal finished
+                    for k, task, name in pending:
+                        ctx = context(network, task, k, client, engine, protocol=name, ood=ood)
+                        outcome = await protocols[name].run(ctx)
+                        for hook in hooks:
+                            added = hook(ctx, outcome)
+                            if inspect.isawaitable(added):
+                                added = await added
+                            data = {**outcome.protocol_data, **added}
+                            outcome = Outcome(outcome.final, outcome.decision, data)
+                        append_record(handle, ctx.record(outcome, run_id=prepared.run_id))
+                        protocols[name].completed(k)
+                        finished += 1
+                        report()
+
+                try:
+                    async with asyncio.TaskGroup() as group:
+                        for _ in range(min(spec.concurrency, len(jobs))):
+                            group.create_task(worker())
+                except BaseExceptionGroup as errors:
+                    raise _first_error(errors) from None
+            stats = client.stats.as_dict()
+    finally:
+        cache.close()
+        if spec.commit_gate:
+            stage.close()
+    return RunResult(
+        output,
+        prepared.run_id,
+        total,
+        len(jobs),
+        skipped,
+        time.perf_counter() - started,
+        stats,
+        prepared.gate,
+        prepared.certificate_source,
+    )
+
+
+def run(
+    spec: RunSpec,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> RunResult:
+    """:func:`prepare` and :func:`execute` a run (see the module docstring).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from robustgraph.generators import gamma_merg
+    >>> out = Path(tempfile.mkdtemp()) / "results"
+    >>> spec = RunSpec(gamma_merg(5), out, roster="3S1W1A", protocols=("sac", "majority"),
+    ...                tasks="arith:3", rounds=1, seed=1)
+    >>> result = run(spec)
+    >>> result.queries, result.ran, (out / RESULTS_FILE).read_text().count("\\n")
+    (6, 6, 6)
+    """
+    prepared = prepare(spec, log=log)
+    return run_async(execute(prepared, progress=progress))
+
+
+

@@ -1,0 +1,127 @@
+"""What a certificate claims about a graph: r-robust, (r, s)-robust, F tolerated under a
+consensus model, or the maximum values (LeBlanc et al. 2013; SAC and W-MSR tolerance models)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from robustgraph.errors import ParameterError
+from solvers.types import Question
+
+__all__ = [
+    "MODELS",
+    "Claim",
+]
+
+MODELS = ("sac", "wmsr-local", "wmsr-total")
+_CLAIM_FIELDS = {"r": ("r",), "rs": ("r", "s"), "tolerance": ("model", "F"), "max": ()}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a certificate is asked to establish about a graph.
+
+    ``kind`` is ``"r"`` (r-robust), ``"rs"`` ((r, s)-robust), ``"tolerance"`` (F Byzantine nodes
+    tolerated under ``model``) or ``"max"`` (r* and the tolerated F under every model). Build one
+    with :meth:`r_robust`, :meth:`rs_robust`, :meth:`tolerance` or :meth:`maximum`.
+
+    Examples
+    --------
+    >>> Claim.tolerance(3, "sac").question()
+    Question(kind='is_r_robust', r=4, s=None)
+    >>> Claim.tolerance(1, "wmsr-total").question()
+    Question(kind='is_rs_robust', r=2, s=2)
+
+    Notes
+    -----
+    Models (LeBlanc et al. 2013, Thms. 1-2; SAC's resilience theorem): ``sac`` tolerates F under
+    the F-local model if the graph is (F+1)-robust; ``wmsr-local``: W-MSR under the F-local model
+    needs (2F+1)-robustness; ``wmsr-total``: W-MSR under the F-total model needs
+    (F+1, F+1)-robustness.
+    """
+
+    kind: str
+    r: int | None = None
+    s: int | None = None
+    F: int | None = None
+    model: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in _CLAIM_FIELDS:
+            raise ParameterError(
+                f"unknown claim kind {self.kind!r}; expected r, rs, tolerance or max"
+            )
+        wanted = _CLAIM_FIELDS[self.kind]
+        for name in ("r", "s", "F", "model"):
+            present = getattr(self, name) is not None
+            if present != (name in wanted):
+                need = "needs" if name in wanted else "takes no"
+                raise ParameterError(f"a {self.kind!r} claim {need} {name}")
+        for name, least in (("r", 0), ("s", 1), ("F", 0)):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ParameterError(f"{name} must be an integer, got {value!r}")
+            if value is not None and value < least:
+                raise ParameterError(f"{name} must be >= {least}, got {value}")
+        if self.model is not None and self.model not in MODELS:
+            raise ParameterError(
+                f"unknown model {self.model!r}; expected one of {', '.join(MODELS)}"
+            )
+
+    @classmethod
+    def r_robust(cls, r: int) -> Claim:
+        """The graph is r-robust."""
+        return cls("r", r=r)
+
+    @classmethod
+    def rs_robust(cls, r: int, s: int) -> Claim:
+        """The graph is (r, s)-robust."""
+        return cls("rs", r=r, s=s)
+
+    @classmethod
+    def tolerance(cls, F: int, model: str) -> Claim:  # noqa: N803 - F is the papers' name
+        """The graph tolerates F Byzantine nodes under ``model`` (sac, wmsr-local, wmsr-total)."""
+        return cls("tolerance", F=F, model=model)
+
+    @classmethod
+    def maximum(cls) -> Claim:
+        """r* and the largest F tolerated under each model, with proven bounds."""
+        return cls("max")
+
+    def question(self) -> Question | None:
+        """The decision question this claim amounts to (None for ``max``, which takes several)."""
+        if self.kind == "r":
+            return Question.is_r_robust(self.r)
+        if self.kind == "rs":
+            return Question.is_rs_robust(self.r, self.s)
+        if self.kind == "tolerance":
+            if self.model == "sac":
+                return Question.is_r_robust(self.F + 1)
+            if self.model == "wmsr-local":
+                return Question.is_r_robust(2 * self.F + 1)
+            return Question.is_rs_robust(self.F + 1, self.F + 1)
+        return None
+
+    def describe(self) -> str:
+        """One line in words, e.g. ``tolerates F = 3 under sac: 4-robust``."""
+        if self.kind == "max":
+            return "maximum robustness r* and the tolerated F under sac, wmsr-local, wmsr-total"
+        q = self.question()
+        needs = f"({q.r}, {q.s})-robust" if q.about_s else f"{q.r}-robust"
+        if self.kind == "tolerance":
+            return f"tolerates F = {self.F} under {self.model}: {needs}"
+        return needs
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for name in ("model", "F", "r", "s"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Claim:
+        return cls(
+            doc["kind"], r=doc.get("r"), s=doc.get("s"), F=doc.get("F"), model=doc.get("model")
+        )

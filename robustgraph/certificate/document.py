@@ -1,0 +1,250 @@
+"""Robustness certificates: claims about one graph, proven by exact engines, re-checkable by anyone.
+
+A certificate binds to a graph by its content hash and records, for every claim, the questions put
+to the engines, each engine's proven bounds and status, and a witness pair of node labels for every
+upper bound. Witnesses are checked in polynomial time (LeBlanc et al. 2013, Defs. 5-7); lower
+bounds are the engines' proofs, which a second engine (a dual-engine certificate) or
+``robustgraph verify --resolve-with`` re-proves independently. The JSON form is described by
+``certificate.schema.json`` (shipped with the package and published in ``docs/``).
+"""
+
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+from robustgraph import __version__
+from robustgraph.certificate.outcome import EXIT_CODES
+from robustgraph.certificate.records import ClaimRecord, GraphInfo
+from robustgraph.certificate.verifier import VerifyReport, verify
+from robustgraph.errors import CertificateError, ParameterError
+from robustgraph.topology import Topology
+
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "InvalidCertificate",
+    "Certificate",
+    "schema",
+    "provenance",
+    "certificate_path",
+]
+
+FORMAT = "robustgraph-certificate"
+SCHEMA_VERSION = 1
+
+_COMPRESSION = (".gz", ".bz2", ".xz")
+_PACKAGES = ("numpy", "ortools", "highspy", "pulp")
+
+
+class InvalidCertificate(CertificateError):
+    """A certificate document violates the published schema (``robustgraph verify`` exits 1)."""
+
+    exit_code = 1
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The published JSON Schema of a certificate
+    (``robustgraph/certificate/certificate.schema.json``)."""
+    schema_file = resources.files("robustgraph.certificate").joinpath("certificate.schema.json")
+    text = schema_file.read_text("utf-8")
+    return json.loads(text)
+
+
+def _schema_errors(doc: Any) -> list[str]:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    return [f"at /{'/'.join(str(p) for p in e.absolute_path)}: {_clip(e.message)}" for e in errors]
+
+
+def _clip(message: str, limit: int = 200) -> str:
+    """A schema message cut to ``limit`` characters: jsonschema quotes the whole offending value
+    ("[...] is not of type 'object'" printed an entire list-wrapped certificate)."""
+    return message if len(message) <= limit else f"{message[: limit - 65]} ... {message[-60:]}"
+
+
+def _json_text(value: Any, indent: str) -> str:
+    """JSON with dict keys in insertion order; a list of scalars (a node set) stays on one line."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(k)}: {_json_text(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        items = [inner + _json_text(v, inner) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A robustness certificate: the graph it binds to, the claims, and the provenance.
+
+    Produce one with :func:`certify`; read one with :meth:`load`; re-check one with
+    :meth:`verify`. ``dumps`` writes keys in a fixed order, so two certificates of the same graph
+    differ only in timings and provenance.
+    """
+
+    graph: GraphInfo
+    claims: tuple[ClaimRecord, ...]
+    verdict: str
+    provenance: dict[str, Any]
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def exit_code(self) -> int:
+        """0 proven, 1 refuted, 3 undecided: what ``robustgraph certify`` exits with."""
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "schema_version": self.schema_version,
+            "verdict": self.verdict,
+            "graph": self.graph.to_dict(),
+            "claims": [record.to_dict() for record in self.claims],
+            "provenance": self.provenance,
+        }
+
+    def dumps(self) -> str:
+        """The certificate as JSON text: fixed key order, 2-space indent, lists of labels on one
+        line, trailing newline."""
+        return _json_text(self.to_dict(), "") + "\n"
+
+    def dump(self, path: str | Path) -> None:
+        """Write :meth:`dumps` to ``path``."""
+        Path(path).write_text(self.dumps(), encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> Certificate:
+        """Build a Certificate from its JSON form.
+
+        Raises
+        ------
+        InvalidCertificate
+            When ``doc`` violates the schema (the message names the first violation and where).
+        """
+        errors = _schema_errors(doc)
+        if errors:
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise InvalidCertificate(f"certificate does not match the schema {errors[0]}{more}")
+        try:
+            claims = tuple(ClaimRecord.from_dict(c) for c in doc["claims"])
+        except (ParameterError, KeyError) as exc:
+            raise InvalidCertificate(
+                f"certificate has an impossible claim or question: {exc}"
+            ) from None
+        for i, (record, raw) in enumerate(zip(claims, doc["claims"], strict=True), 1):
+            if raw["statement"] != record.claim.describe():
+                raise InvalidCertificate(
+                    f"claim {i}: statement {raw['statement']!r} does not describe the claim "
+                    f"{record.claim.to_dict()}, which reads {record.claim.describe()!r}"
+                )
+        g = doc["graph"]
+        return cls(
+            GraphInfo(g["hash"], g["n"], g["m"], g["directed"]),
+            claims,
+            doc["verdict"],
+            doc["provenance"],
+            doc["schema_version"],
+        )
+
+    @classmethod
+    def loads(cls, text: str, *, source: str = "certificate") -> Certificate:
+        """Parse JSON text; ``CertificateError`` (exit 2) if it is not JSON at all."""
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # also 4300+ digit numbers, deep nesting
+            raise CertificateError(f"{source}: not valid JSON: {str(exc).split(';')[0]}") from None
+        return cls.from_dict(doc)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Certificate:
+        """Read a certificate file (missing file: ``FileNotFoundError``)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise CertificateError(f"{path}: not a UTF-8 text file") from None
+        return cls.loads(text, source=str(path))
+
+    def verify(
+        self,
+        topology: Topology,
+        *,
+        resolve_with: str | None = None,
+        time_limit: float | None = None,
+        threads: int = 1,
+    ) -> VerifyReport:
+        """Re-check this certificate against ``topology``.
+
+        See :func:`robustgraph.certificate.verifier.verify`; returns its ``VerifyReport``
+        (``valid``, ``reasons``, ``exit_code``).
+        """
+        return verify(
+            self, topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
+        )
+
+
+def _git() -> dict[str, Any] | None:
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=True
+        )
+        return done.stdout.strip()
+
+    try:
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != root:
+            return None
+        return {"revision": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def provenance(parameters: dict[str, Any]) -> dict[str, Any]:
+    """Tool version, git revision and dirty flag (if run from a checkout), package versions,
+    Python version, the parameters, and the UTC creation time."""
+    created = (
+        datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )
+    return {
+        "tool": "robustgraph",
+        "tool_version": __version__,
+        "created": created,
+        "git": _git(),
+        "python": platform.python_version(),
+        "packages": _package_versions(),
+        "parameters": parameters,
+    }
+
+
+def certificate_path(graph_path: str | Path) -> Path:
+    """Where ``generate --certify`` puts the certificate: ``merg7.json`` -> ``merg7.cert.json``."""
+    path = Path(graph_path)
+    name = path.name
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    stem = Path(name).stem or name
+    return path.with_name(f"{stem}.cert.json")

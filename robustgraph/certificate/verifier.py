@@ -1,0 +1,229 @@
+"""Re-checking a certificate against its graph: binding, witnesses, consistency, re-solving.
+
+Everything here runs in polynomial time except the optional re-solve. A witness pair is checked
+against the definitions (LeBlanc et al. 2013, Defs. 5-7); lower bounds cannot be checked that way
+(deciding r-robustness is coNP-complete), so they are checked for consistency and, on request,
+re-proved by an independent engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from robustgraph.certificate.outcome import (
+    claim_outcome,
+    conflict,
+    next_question,
+    overall_verdict,
+    run_problems,
+)
+from robustgraph.certificate.records import Check, ClaimRecord, Run, aggregate
+from robustgraph.certificate.witness import witness_problem
+from robustgraph.topology import Topology
+from solvers import registry
+from solvers.types import Question, Request
+
+if TYPE_CHECKING:
+    from robustgraph.certificate.document import Certificate
+
+__all__ = ["VerifyReport", "verify"]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The outcome of :func:`verify`.
+
+    ``valid`` is True when nothing is wrong; ``reasons`` says what is, one line each; ``verdict``
+    is the certificate's own (``proven``, ``refuted``, ``undecided``), which a valid certificate
+    may well report as ``refuted``; ``checked`` lists what was checked.
+    """
+
+    valid: bool
+    reasons: tuple[str, ...]
+    verdict: str | None
+    checked: tuple[str, ...]
+
+    @property
+    def exit_code(self) -> int:
+        """0 valid, 1 invalid (what ``robustgraph verify`` exits with)."""
+        return 0 if self.valid else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "checked": list(self.checked),
+        }
+
+
+def _binding_problem(cert: Certificate, topology: Topology) -> str | None:
+    g = cert.graph
+    ours = (topology.content_hash, topology.n, topology.m, topology.directed)
+    if (g.hash, g.n, g.m, g.directed) == ours:
+        return None
+    kind = {True: "directed", False: "undirected"}
+    return (
+        f"certificate is for another graph: it binds to {g.hash} (n = {g.n}, m = {g.m}, "
+        f"{kind[g.directed]}), the file is {topology.content_hash} (n = {topology.n}, "
+        f"m = {topology.m}, {kind[topology.directed]})"
+    )
+
+
+def _check_problems(topology: Topology, check: Check, engines: list[str]) -> list[str]:
+    problems = []
+    for run in check.runs:
+        problems += run_problems(topology, check.question, run)
+    if [run.engine for run in check.runs] != engines:
+        problems.append(
+            f"runs by {', '.join(run.engine for run in check.runs)} but the certificate names "
+            f"engines {', '.join(engines)}: every engine must answer every question"
+        )
+    disagreement = conflict(check.question, check.runs)
+    if disagreement:
+        problems.append(disagreement)
+    lower, upper, witness = aggregate(check.runs)
+    if (check.lower, check.upper) != (lower, upper):
+        problems.append(
+            f"{check.bound_on} bounds [{check.lower}, {check.upper}] are not those its runs proved "
+            f"[{lower}, {upper}]"
+        )
+    if check.witness != witness and check.witness is not None:
+        problem = witness_problem(topology, check.question, check.upper, check.witness)
+        if problem:
+            problems.append(f"witness invalid: {problem}")
+    elif check.witness != witness:
+        problems.append(f"the witness for {check.bound_on} <= {check.upper} is missing")
+    return problems
+
+
+def _asked(q: Question) -> str:
+    return f"{q.kind}(r={q.r}, s={q.s})"
+
+
+def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]) -> list[str]:
+    problems = []
+    for j, check in enumerate(record.checks):
+        expected = next_question(topology, record.claim, record.checks[:j])
+        if expected != check.question:
+            wanted = "nothing more" if expected is None else _asked(expected)
+            return [f"check {j + 1} asks {_asked(check.question)} but the claim needs {wanted}"]
+        problems += [f"check {j + 1}: {p}" for p in _check_problems(topology, check, engines)]
+    missing = next_question(topology, record.claim, record.checks)
+    if missing is not None:
+        return problems + [f"question {_asked(missing)} was never asked"]
+    verdict, values = claim_outcome(topology, record.claim, record.checks)
+    if record.verdict != verdict:
+        problems.append(
+            f"verdict {record.verdict} does not follow from its checks, which give {verdict}"
+        )
+    if record.values != values:
+        problems.append(
+            f"values {record.values} do not follow from its checks, which give {values}"
+        )
+    return problems
+
+
+def _resolve_problems(topology: Topology, check: Check, engine: str, request: Request) -> list[str]:
+    request = replace(request, question=check.question)
+    run = Run.of(topology, engine, registry.solve(request, engine))
+    problems = run_problems(topology, check.question, run)
+    q = check.bound_on
+    if run.lower > check.upper or run.upper < check.lower:
+        problems.append(
+            f"re-solving with {engine} gives {run.lower} <= {q} <= {run.upper}, which contradicts "
+            f"the certificate's {check.lower} <= {q} <= {check.upper}"
+        )
+    else:
+        target = check.question.target
+        needed = check.lower if target is None else (target if check.holds else 0)
+        if run.lower < needed:
+            problems.append(
+                f"{engine} could not confirm {q} >= {needed} (it proved {q} >= {run.lower}, "
+                f"status {run.status})"
+            )
+    return problems
+
+
+def verify(
+    cert: Certificate,
+    topology: Topology,
+    *,
+    resolve_with: str | None = None,
+    time_limit: float | None = None,
+    threads: int = 1,
+) -> VerifyReport:
+    """Check that ``cert`` is a true certificate of ``topology``.
+
+    Checks, in order: the certificate binds to this graph (content hash, n, m, directed); for
+    every claim, the questions asked are the ones the claim needs (so a claim edited upward is
+    caught); every run's bounds are ordered, possible (a proven r* above ceil(n/2) or above
+    max(1, min in-degree) is impossible) and consistent with its status (a proven verdict needs
+    ``exact`` runs); every engine named in the parameters answered every question and none
+    contradicts another; every witness verifies; each check's bounds, each verdict, each
+    ``max`` value and the overall verdict follow from the runs. Optionally every question is
+    re-solved with ``resolve_with``, whose result must agree and confirm each lower bound.
+
+    Parameters
+    ----------
+    cert : Certificate
+        As read by ``Certificate.load`` (which has already checked the schema).
+    topology : Topology
+        The graph the certificate should be about.
+    resolve_with : str, optional
+        An engine to re-prove every question with (e.g. ``cpsat`` for a ``highs`` certificate).
+    time_limit : float, optional
+        Seconds per re-solved question.
+    threads : int
+        Solver threads for re-solving.
+
+    Returns
+    -------
+    VerifyReport
+
+    Examples
+    --------
+    >>> from robustgraph import Topology
+    >>> from robustgraph.certificate import Claim, certify
+    >>> k4 = Topology.from_edges([(u, v) for u in range(4) for v in range(u + 1, 4)])
+    >>> cert = certify(k4, Claim.r_robust(2), engines="exhaustive")
+    >>> verify(cert, k4).valid
+    True
+
+    Notes
+    -----
+    Without re-solving: O(sum over checks of (n + m)) time.
+    """
+    checked = ["schema"]
+    binding = _binding_problem(cert, topology)
+    if binding:
+        return VerifyReport(False, (binding,), cert.verdict, tuple(checked))
+    checked.append("graph hash, n, m, directed")
+    engines = cert.provenance["parameters"]["engines"]
+    reasons = []
+    for i, record in enumerate(cert.claims, 1):
+        where = f"claim {i} ({record.claim.describe()})"
+        reasons += [f"{where}: {p}" for p in _record_problems(topology, record, engines)]
+    witnesses = sum(
+        run.witness is not None for rec in cert.claims for c in rec.checks for run in c.runs
+    )
+    checked.append(f"{witnesses} witness(es) and the consistency of {len(cert.claims)} claim(s)")
+    overall = overall_verdict(record.verdict for record in cert.claims)
+    if cert.verdict != overall:
+        reasons.append(
+            f"overall verdict {cert.verdict} does not follow from the claims, which give {overall}"
+        )
+    if resolve_with is not None and not reasons:
+        seed = cert.provenance["parameters"]["seed"]
+        base = Request(
+            topology, Question.max_r(), time_limit=time_limit, threads=threads, seed=seed
+        )
+        for i, record in enumerate(cert.claims, 1):
+            where = f"claim {i} ({record.claim.describe()})"
+            for check in record.checks:
+                problems = _resolve_problems(topology, check, resolve_with, base)
+                reasons += [f"{where}: {p}" for p in problems]
+        count = sum(len(record.checks) for record in cert.claims)
+        checked.append(f"re-solved {count} question(s) with {resolve_with}")
+    return VerifyReport(not reasons, tuple(reasons), cert.verdict, tuple(checked))

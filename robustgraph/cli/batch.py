@@ -1,0 +1,110 @@
+"""``certify --batch``: the options that turn ``certify`` into a batch over many graph files,
+and the run they start (:func:`robustgraph.certificate.batch.certify_batch`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from robustgraph.certificate.batch import certify_batch, index_markdown
+from robustgraph.certificate.claims import Claim
+from robustgraph.cli.claim_options import claims_from_options
+from robustgraph.cli.common import emit
+from robustgraph.executors import EXECUTORS, make_executor
+
+__all__ = ["batch_options"]
+
+
+def _run_batch(kwargs: dict[str, Any]) -> None:
+    named = (kwargs["r"], kwargs["rs"], kwargs["faults"], kwargs["model"])
+    if any(x is not None for x in named) or kwargs["maximum"]:
+        claims = claims_from_options(*named, kwargs["maximum"])
+    else:
+        claims = [Claim.maximum()]
+    options = {
+        "engines": kwargs["engines"].split(","),
+        "formulation": kwargs["formulation"],
+        "time_limit": kwargs["time_limit"],
+        "threads": kwargs["threads"],
+        "seed": kwargs["seed"],
+    }
+    with make_executor(
+        kwargs["executor"], address=kwargs["address"], workers=kwargs["workers"]
+    ) as executor:
+        index = certify_batch(
+            kwargs["batch"],
+            claims,
+            kwargs["output"],
+            executor=executor,
+            options=options,
+            fmt=kwargs["fmt"],
+            directed=kwargs["directed"],
+        )
+
+    def render() -> None:
+        click.echo(index_markdown(index), nl=False)
+        click.echo(f"written  {Path(kwargs['output']) / 'index.json'}, index.md")
+
+    emit(index, kwargs["as_json"], render)
+    raise SystemExit(index["exit_code"])
+
+
+def batch_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--batch``, ``--executor``, ``--address`` and ``--workers`` to ``certify``.
+
+    With ``--batch DIR_OR_GLOB`` the command certifies every graph there (FILE must be absent,
+    ``-o`` names the output directory, and the claim defaults to ``--max``); without it, the
+    command runs as before and FILE is required. Place it right under ``@click.command``.
+    """
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        batch_keys = ("batch", "executor", "address", "workers")
+        if kwargs["batch"] is None:
+            if kwargs["file"] is None:
+                raise click.UsageError("Missing argument 'FILE' (or give --batch DIR_OR_GLOB).")
+            if kwargs["address"] is not None or kwargs["workers"] is not None:
+                raise click.UsageError("--executor, --address and --workers go with --batch")
+            return command(**{k: v for k, v in kwargs.items() if k not in batch_keys})
+        if kwargs["file"] is not None:
+            raise click.UsageError("give FILE or --batch DIR_OR_GLOB, not both")
+        return _run_batch(kwargs)
+
+    wrapper.__click_params__ = list(getattr(command, "__click_params__", []))  # type: ignore[attr-defined]
+
+    options = [
+        click.option(
+            "--batch",
+            metavar="DIR_OR_GLOB",
+            default=None,
+            help="Certify every graph in a directory or matching a glob ('g/**/*.json'); "
+            "-o is then a directory for the certificates and index.json/index.md.",
+        ),
+        click.option(
+            "--executor",
+            type=click.Choice(EXECUTORS),
+            default="local",
+            show_default=True,
+            help="With --batch: a local process pool, or Ray (pip install "
+            "'robustgraph[distributed]').",
+        ),
+        click.option(
+            "--address",
+            default=None,
+            help="With --executor ray: the cluster (host:port, auto, ray://...); default "
+            "RAY_ADDRESS, else a local Ray instance.",
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=None,
+            help="With --executor local: processes (default: one per CPU).",
+        ),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper

@@ -1,0 +1,332 @@
+"""``robustgraph certify`` and ``robustgraph verify``: write and re-check robustness certificates.
+
+Exit codes are the deployment gate (docs/certificate.md): certify exits 0 when every claim is
+proven, 1 when one is refuted, 3 when one is undecided within the time limit, 4 when engines
+disagree, 2 on a usage or input error; verify exits 0 for a valid certificate, 1 for an invalid
+one, 2 when a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from robustgraph import io
+from robustgraph.certificate.certifier import DEFAULT_ENGINES, certify
+from robustgraph.certificate.claims import MODELS, Claim
+from robustgraph.certificate.document import Certificate, InvalidCertificate, certificate_path
+from robustgraph.certificate.records import ClaimRecord
+from robustgraph.certificate.verifier import VerifyReport
+from robustgraph.certificate.witness import witness_words
+from robustgraph.cli.batch import batch_options
+from robustgraph.cli.claim_options import claims_from_options
+from robustgraph.cli.common import check_output, emit, json_option, span, threads_option
+from robustgraph.errors import ParameterError
+from robustgraph.topology import Topology
+
+__all__ = [
+    "certify_command",
+    "verify_command",
+    "summary_lines",
+    "certify_generated",
+]
+
+def _graph_options(func: Any) -> Any:
+    func = click.option(
+        "--directed/--undirected",
+        default=None,
+        help="For formats that do not say (edge lists): read arcs or edges.",
+    )(func)
+    return click.option(
+        "--format", "fmt", default=None, help="Graph file format (default: from the extension)."
+    )(func)
+
+
+def _runs_text(record: ClaimRecord) -> str:
+    engines = sorted({run.engine for check in record.checks for run in check.runs})
+    return f"{', '.join(engines)}, {record.seconds:.3g} s"
+
+
+def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | None) -> str:
+    claim = record.claim
+    if claim.kind == "max":
+        v = record.values
+        tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS)
+        text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
+        return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
+    head = f"{claim.describe()}: {record.verdict.upper()}"
+    check = record.checks[0]
+    if record.verdict == "refuted" and check.witness is None:
+        return f"{head}: {check.bound_on} <= {check.upper} ({_runs_text(record)})"
+    if record.verdict == "refuted":
+        q = check.question
+        return f"{head}: {witness_words(topology, q, check.witness, q.target)}"
+    if record.verdict == "undecided":
+        limit = "" if time_limit is None else f" within {time_limit:g} s per question"
+        bounds = f"{check.lower} <= {check.bound_on} <= {check.upper}"
+        return f"{head}{limit}: {bounds} ({_runs_text(record)})"
+    return f"{head} ({_runs_text(record)})"
+
+
+def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
+    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict."""
+    kind = "directed" if topology.directed else "undirected"
+    time_limit = cert.provenance["parameters"]["time_limit"]
+    lines = [
+        f"graph    {source}: n = {topology.n}, m = {topology.m}, {kind}, {topology.content_hash}"
+    ]
+    for i, record in enumerate(cert.claims, 1):
+        lines.append(f"claim {i}  {_record_line(topology, record, time_limit)}")
+    lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
+    return lines
+
+
+def _progress(line: str) -> None:
+    click.echo(f"robustgraph: certify: {line}", err=True)
+
+
+class _LiveBounds:
+    """A stderr line each time a running solve proves a new bound, e.g.
+    ``robustgraph: certify:   bounds 12..15 (probe 12 infeasible)`` (the CLI uses it only when
+    stderr is a terminal, so piped output is unchanged)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, int] | None = None
+
+    def __call__(self, lower: int, upper: int, text: str) -> None:
+        if (lower, upper) != self.last and text != "done":
+            self.last = (lower, upper)
+            _progress(f"  bounds {span(lower, upper)} ({text})")
+
+
+def certify_generated(topology: Topology, graph_path: str | Path) -> dict[str, Any]:
+    """``robustgraph generate --certify``: prove r* and every tolerance, write CERT next to it.
+
+    Uses the default engines. Returns what the generate summary shows: the certificate file,
+    the verdict, the exit code it implies (0 proven, 3 undecided) and a one-line summary.
+    """
+    target = certificate_path(graph_path)
+    cert = certify(topology, Claim.maximum(), progress=_progress)
+    cert.dump(target)
+    return {
+        "file": str(target),
+        "verdict": cert.verdict,
+        "exit_code": cert.exit_code,
+        "summary": _record_line(topology, cert.claims[0], None),
+    }
+
+
+@click.command(
+    "certify",
+    epilog="""\b
+Examples:
+  robustgraph certify merg7.json --F 3 --model sac -o merg7.cert.json
+  robustgraph certify g.graphml --max --engines cpsat,highs --time-limit 60 -o g.cert.json
+  robustgraph certify g.txt --rs 2 2 --undirected -o g.cert.json --json
+  robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
+\b
+Exit codes: 0 every claim proven; 1 a claim refuted (the witness is printed);
+3 a claim undecided within the time limit; 4 engines disagree (no certificate is
+written); 2 usage or input error.
+""",
+)
+@batch_options
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--r", "r", type=int, default=None, help="Claim: the graph is R-robust.")
+@click.option(
+    "--rs", "rs", type=int, nargs=2, default=None, metavar="R S", help="Claim: (R,S)-robust."
+)
+@click.option(
+    "--F",
+    "faults",
+    type=int,
+    default=None,
+    help="Claim: F Byzantine nodes tolerated (with --model).",
+)
+@click.option(
+    "--model",
+    type=click.Choice(MODELS),
+    default=None,
+    help="sac: (F+1)-robust; wmsr-local: (2F+1)-robust; wmsr-total: (F+1,F+1)-robust.",
+)
+@click.option(
+    "--max", "maximum", is_flag=True, help="Claim: r* and the tolerated F under every model."
+)
+@click.option(
+    "--engines",
+    default=",".join(DEFAULT_ENGINES),
+    show_default=True,
+    help="Comma-separated engines; with two or more, every one must prove each claim.",
+)
+@click.option(
+    "--formulation",
+    type=click.Choice(["published", "strong"]),
+    default="strong",
+    show_default=True,
+    help="MILP/CP model for cpsat, highs and cbc.",
+)
+@click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
+@threads_option
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Solver seed."
+)
+@click.option(
+    "-o", "--output", required=True, type=click.Path(), help="Certificate file (--batch: a dir)."
+)
+@_graph_options
+@json_option
+def certify_command(
+    file: str,
+    r: int | None,
+    rs: tuple[int, int] | None,
+    faults: int | None,
+    model: str | None,
+    maximum: bool,
+    engines: str,
+    formulation: str,
+    time_limit: float | None,
+    threads: int,
+    seed: int,
+    output: str,
+    fmt: str | None,
+    directed: bool | None,
+    as_json: bool,
+) -> None:
+    """Prove or refute robustness claims about the graph in FILE and write a certificate.
+
+    \b
+    Name one or more claims:
+      --r R                 the graph is R-robust
+      --rs R S              the graph is (R,S)-robust
+      --F F --model MODEL   F Byzantine nodes are tolerated under MODEL:
+                              sac          (F+1)-robust, F-local model
+                              wmsr-local   (2F+1)-robust, F-local model
+                              wmsr-total   (F+1,F+1)-robust, F-total model
+      --max                 r* and the largest F under every model
+    Robustness counts in-neighbours (edge u -> v: v hears u). The certificate binds to
+    the graph's content hash and holds a witness pair for every refutation; anyone can
+    re-check it with 'robustgraph verify CERT FILE'.
+    """
+    claims = claims_from_options(r, rs, faults, model, maximum)
+    check_output(output, keep={"the graph FILE": file})
+    topology = io.read(file, format=fmt, directed=directed)
+    cert = certify(
+        topology,
+        *claims,
+        engines=engines.split(","),
+        formulation=formulation,
+        time_limit=time_limit,
+        threads=threads,
+        seed=seed,
+        progress=_progress,
+        listener=_LiveBounds() if sys.stderr.isatty() else None,
+    )
+    cert.dump(output)
+
+    def render() -> None:
+        for line in summary_lines(cert, topology, file):
+            click.echo(line)
+        click.echo(f"written  {output}")
+
+    emit(cert.to_dict(), as_json, render)
+    sys.exit(cert.exit_code)
+
+
+def _render_report(
+    report: VerifyReport, cert_path: str, file: str, *, unproven: bool = False
+) -> None:
+    if unproven:  # a true certificate that --require-proven turns down
+        click.echo(f"REJECTED {cert_path} is a true certificate of {file}, but --require-proven:")
+        click.echo(f"  - {report.reasons[0]}")
+        click.echo(f"verdict  {report.verdict}")
+    elif report.valid:
+        click.echo(f"valid    {cert_path} is a true certificate of {file}")
+        if report.verdict is not None:
+            click.echo(f"verdict  {report.verdict}")
+    else:
+        click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
+        for reason in report.reasons:
+            click.echo(f"  - {reason}")
+        if report.verdict is not None:
+            click.echo(f"claimed  {report.verdict} (not to be trusted: the certificate is invalid)")
+    click.echo(f"checked  {'; '.join(report.checked) or 'nothing (the file is not a certificate)'}")
+
+
+@click.command(
+    "verify",
+    epilog="""\b
+Examples:
+  robustgraph verify merg7.cert.json merg7.json
+  robustgraph verify g.cert.json g.graphml --resolve-with cpsat --require-proven --json
+\b
+Exit codes: 0 valid; 1 invalid (each reason printed); 2 a file cannot be read.
+""",
+)
+@click.argument("cert_path", metavar="CERT", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--resolve-with",
+    default=None,
+    metavar="ENGINE",
+    help="Also re-prove every question with ENGINE.",
+)
+@click.option("--time-limit", type=float, default=None, help="Seconds per re-solved question.")
+@click.option(
+    "--threads", type=int, default=1, show_default=True, help="Solver threads for re-solving."
+)
+@click.option(
+    "--require-proven",
+    is_flag=True,
+    help="Also fail (exit 1) when the certificate is valid but its verdict is not proven.",
+)
+@_graph_options
+@json_option
+def verify_command(
+    cert_path: str,
+    file: str,
+    resolve_with: str | None,
+    time_limit: float | None,
+    threads: int,
+    require_proven: bool,
+    fmt: str | None,
+    directed: bool | None,
+    as_json: bool,
+) -> None:
+    """Re-check the certificate CERT against the graph in FILE.
+
+    \b
+    Checks the schema, that CERT binds to FILE (content hash, n, m, directed), every
+    witness pair (polynomial time), that the questions asked are the ones the claims
+    need, that bounds, statuses and verdicts are consistent and possible (no proven
+    r above ceil(n/2) or above the minimum in-degree), and that every engine named
+    answered every question without contradicting another. --resolve-with ENGINE
+    re-proves each question with another engine.
+    """
+    if time_limit is not None and not time_limit > 0:
+        raise ParameterError(f"--time-limit must be > 0 seconds, got {time_limit}")
+    if threads < 1:
+        raise ParameterError(f"--threads must be >= 1, got {threads}")
+    if resolve_with is None and (time_limit is not None or threads != 1):
+        raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
+    topology = io.read(file, format=fmt, directed=directed)
+    try:
+        cert = Certificate.load(cert_path)
+    except InvalidCertificate as exc:
+        report = VerifyReport(False, (str(exc),), None, ())
+    else:
+        report = cert.verify(
+            topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
+        )
+    unproven = require_proven and report.valid and report.verdict != "proven"
+    if unproven:
+        reason = f"the certificate is valid but its verdict is {report.verdict}, not proven"
+        report = VerifyReport(False, (reason,), report.verdict, report.checked)
+    emit(
+        report.to_dict(),
+        as_json,
+        lambda: _render_report(report, cert_path, file, unproven=unproven),
+    )
+    sys.exit(report.exit_code)

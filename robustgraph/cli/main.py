@@ -1,0 +1,105 @@
+"""The ``robustgraph`` command line: one group, subcommands loaded lazily from their modules.
+
+Conventions (DESIGN.md): ``--json`` prints machine-readable output on stdout, progress and logs
+go to stderr; exit codes are 0 ok/certified, 1 checked and not satisfied, 2 usage or input error.
+Any ``RobustgraphError`` reaches the user as one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from robustgraph import __version__
+from robustgraph.cli.common import fail, ignore_further_interrupts
+from robustgraph.errors import RobustgraphError
+
+__all__ = ["COMMANDS", "LazyGroup", "main"]
+
+# name -> "module:attribute"; a module is imported only when its command runs or --help lists it.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": (
+        "robustgraph.cli.graph:info",
+        "Describe a graph file: size, degrees, connectivity, hash.",
+    ),
+    "convert": (
+        "robustgraph.cli.graph:convert",
+        "Convert a graph file from one format to another.",
+    ),
+    "generate": ("robustgraph.cli.generate:generate", "Generate a robust communication graph."),
+    "certify": ("robustgraph.cli.certify:certify_command", "Prove claims; write a certificate."),
+    "verify": ("robustgraph.cli.certify:verify_command", "Re-check a certificate."),
+    "robustness": (
+        "robustgraph.cli.robustness:robustness",
+        "Exact r*, s*, bounds, tolerated F, witness.",
+    ),
+    "ledger": ("protocol_runner.cli.ledger:ledger", "Verify or show a commit-gate ledger."),
+    "serve-sim": ("protocol_runner.cli.serve:serve_sim", "Serve simulated agents over HTTP."),
+    "run": ("protocol_runner.cli.run:run_command", "Run SAC and baselines on a certified graph."),
+    "report": ("protocol_runner.cli.report:report_command", "Summarise a run: metrics and plots."),
+    "sweep": ("protocol_runner.cli.sweep:sweep_command", "Run a grid of runs, locally or on Ray."),
+    "design": ("robustgraph.cli.design:design", "Design a sparse certified r-robust graph."),
+    "augment": ("robustgraph.cli.design:augment", "Add the fewest edges to make a graph r-robust."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use, with one-line error handling."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        target, _ = COMMANDS[name]
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RobustgraphError as exc:
+            fail(str(exc), exc.exit_code)
+        except click.exceptions.NoArgsIsHelpError as exc:  # 'robustgraph ledger' alone: its help
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:  # a subcommand's bad option: one line too, not the usage
+            hint = f" (try '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            fail(exc.format_message() + hint, exc.exit_code)
+        except BrokenPipeError:  # stdout's reader went away ('| head'): stop quietly, as on SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+            sys.exit(141)
+        except OSError as exc:  # a path the user gave: missing, a directory, read-only, disk full
+            fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 2)
+        except KeyboardInterrupt:
+            ignore_further_interrupts()
+            fail("interrupted", 130)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="robustgraph")
+def main() -> None:
+    """robustgraph: design, certify and run Byzantine-robust communication graphs.
+
+    \b
+    A group of agents that reach consensus with an MSR-style rule (SAC, W-MSR) tolerates F
+    Byzantine neighbours only if its communication graph is robust enough:
+      - SAC needs (F+1)-robustness (F-local model),
+      - W-MSR needs (2F+1)-robustness (F-local) or (F+1, F+1)-robustness (F-total).
+
+    \b
+    Typical use:
+      robustgraph generate merg --n 7 -o g.json     # build a graph
+      robustgraph info g.json                       # look at it
+    Run 'robustgraph COMMAND --help' for each command's options.
+    """
