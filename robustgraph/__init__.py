@@ -18,18 +18,14 @@ from robustgraph.topology import Topology  # noqa: E402
 
 # Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast.
 _LAZY = {
-    "read": "robustgraph.io",
-    "write": "robustgraph.io",
-    "max_r": "robustgraph.robustness",
-    "is_r_robust": "robustgraph.robustness",
-    "max_s": "robustgraph.robustness",
-    "is_rs_robust": "robustgraph.robustness",
-    "tolerances": "robustgraph.robustness",
-    "describe_witness": "robustgraph.robustness",
-    "certify": "robustgraph.certificate.certifier",
-    "Certificate": "robustgraph.certificate.document",
-    "Claim": "robustgraph.certificate.claims",
-    "generators": "robustgraph.generators",
+    "io": ("read", "write"),
+    "robustness": (
+        "max_r", "is_r_robust", "max_s", "is_rs_robust", "tolerances", "describe_witness",
+    ),
+    "certificate.certifier": ("certify",),
+    "certificate.document": ("Certificate",),
+    "certificate.claims": ("Claim",),
+    "generators": ("generators",),
 }
 
 
@@ -44,5 +40,5 @@ __all__ = [
     "RobustgraphError",
     "SolverUnavailable",
     "Topology",
-    *_LAZY,
+    *(name for names in _LAZY.values() for name in names),
 ]

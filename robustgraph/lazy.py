@@ -7,7 +7,7 @@ beneath it (tests/test_layout.py checks the module graph is acyclic).
 
 Examples
 --------
->>> __getattr__, __dir__ = lazy_exports("robustgraph", {"Topology": "robustgraph.topology"})
+>>> __getattr__, __dir__ = lazy_exports("robustgraph", {"topology": ("Topology",)})
 >>> __getattr__("Topology").__name__
 'Topology'
 """
@@ -15,20 +15,22 @@ Examples
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, names: Mapping[str, str]
+    package: str, exports: Mapping[str, Sequence[str]]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package``, resolving ``names[name]`` on first access.
+    """``(__getattr__, __dir__)`` for ``package``, which exports ``exports[module]`` from each
+    of its modules (a module path relative to ``package``), each imported on first access.
 
-    The name resolves to the module's attribute of that name or, where the module has none, to
-    the module itself (``"io": "robustgraph.io"``).
+    A name resolves to the module's attribute of that name or, where the module has none, to
+    the module itself (``{"io": ("io",)}`` exports the subpackage ``io``).
     """
+    names = {name: f"{package}.{module}" for module, listed in exports.items() for name in listed}
 
     def __getattr__(name: str) -> Any:
         if name not in names:

@@ -4,27 +4,15 @@ execution on the local pool or Ray (:mod:`~protocol_runner.sweep.execute`).
 
 from robustgraph.lazy import lazy_exports
 
-_NAMES = {
-    "CELLS_DIR": "protocol_runner.sweep.execute",
-    "CELL_FILE": "protocol_runner.sweep.execute",
-    "ERROR_FILE": "protocol_runner.sweep.execute",
-    "STATUS_FILE": "protocol_runner.sweep.execute",
-    "SUMMARY_JSON": "protocol_runner.sweep.execute",
-    "SUMMARY_MD": "protocol_runner.sweep.execute",
-    "SweepResult": "protocol_runner.sweep.execute",
-    "TABLE_METRICS": "protocol_runner.sweep.execute",
-    "merge": "protocol_runner.sweep.execute",
-    "run_cell": "protocol_runner.sweep.execute",
-    "run_sweep": "protocol_runner.sweep.execute",
-    "summary_markdown": "protocol_runner.sweep.execute",
-    "AXES": "protocol_runner.sweep.spec",
-    "Cell": "protocol_runner.sweep.spec",
-    "RUN_OPTIONS": "protocol_runner.sweep.spec",
-    "SpecError": "protocol_runner.sweep.spec",
-    "SweepSpec": "protocol_runner.sweep.spec",
-    "cell_id": "protocol_runner.sweep.spec",
-    "load_spec": "protocol_runner.sweep.spec",
-    "parse_spec": "protocol_runner.sweep.spec",
+_EXPORTS = {
+    "execute": (
+        "CELLS_DIR", "CELL_FILE", "ERROR_FILE", "STATUS_FILE", "SUMMARY_JSON", "SUMMARY_MD",
+        "SweepResult", "TABLE_METRICS", "merge", "run_cell", "run_sweep", "summary_markdown",
+    ),
+    "spec": (
+        "AXES", "Cell", "RUN_OPTIONS", "SpecError", "SweepSpec", "cell_id", "load_spec",
+        "parse_spec",
+    ),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -16,36 +16,19 @@ upper bound. The parts, one job each:
 
 from robustgraph.lazy import lazy_exports
 
-_NAMES = {
-    "MODELS": "robustgraph.certificate.claims",
-    "Claim": "robustgraph.certificate.claims",
-    "WitnessPair": "robustgraph.certificate.records",
-    "Run": "robustgraph.certificate.records",
-    "Check": "robustgraph.certificate.records",
-    "ClaimRecord": "robustgraph.certificate.records",
-    "GraphInfo": "robustgraph.certificate.records",
-    "aggregate": "robustgraph.certificate.records",
-    "witness_problem": "robustgraph.certificate.witness",
-    "witness_words": "robustgraph.certificate.witness",
-    "VERDICTS": "robustgraph.certificate.outcome",
-    "EXIT_CODES": "robustgraph.certificate.outcome",
-    "trivial_upper": "robustgraph.certificate.outcome",
-    "next_question": "robustgraph.certificate.outcome",
-    "claim_outcome": "robustgraph.certificate.outcome",
-    "overall_verdict": "robustgraph.certificate.outcome",
-    "run_problems": "robustgraph.certificate.outcome",
-    "conflict": "robustgraph.certificate.outcome",
-    "FORMAT": "robustgraph.certificate.document",
-    "SCHEMA_VERSION": "robustgraph.certificate.document",
-    "InvalidCertificate": "robustgraph.certificate.document",
-    "Certificate": "robustgraph.certificate.document",
-    "schema": "robustgraph.certificate.document",
-    "provenance": "robustgraph.certificate.document",
-    "DEFAULT_ENGINES": "robustgraph.certificate.certifier",
-    "EngineConflict": "robustgraph.certificate.certifier",
-    "certify": "robustgraph.certificate.certifier",
-    "VerifyReport": "robustgraph.certificate.verifier",
-    "verify": "robustgraph.certificate.verifier",
+_EXPORTS = {
+    "claims": ("MODELS", "Claim"),
+    "records": ("WitnessPair", "Run", "Check", "ClaimRecord", "GraphInfo", "aggregate"),
+    "witness": ("witness_problem", "witness_words"),
+    "outcome": (
+        "VERDICTS", "EXIT_CODES", "trivial_upper", "next_question", "claim_outcome",
+        "overall_verdict", "run_problems", "conflict",
+    ),
+    "document": (
+        "FORMAT", "SCHEMA_VERSION", "InvalidCertificate", "Certificate", "schema", "provenance",
+    ),
+    "certifier": ("DEFAULT_ENGINES", "EngineConflict", "certify"),
+    "verifier": ("VerifyReport", "verify"),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
