@@ -138,23 +138,22 @@ def test_dependencies_point_one_way():
 
 def test_every_module_imports_alone():
     """Each module imported with none of ours loaded before it (one interpreter, our modules
-    purged from ``sys.modules`` before each import), in both orders."""
+    purged from ``sys.modules`` before each import; third-party modules stay loaded)."""
     script = f"""
 import importlib, json, sys
 names = {sorted(MODULES)!r}
 failed = []
-for order in (names, names[::-1]):
-    for name in order:
-        for loaded in [m for m in sys.modules if m.split(".")[0] in {PACKAGES!r}]:
-            del sys.modules[loaded]
-        try:
-            importlib.import_module(name)
-        except Exception as exc:
-            failed.append(f"{{name}}: {{exc!r}}")
+for name in names:
+    for loaded in [m for m in sys.modules if m.split(".")[0] in {PACKAGES!r}]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        failed.append(f"{{name}}: {{exc!r}}")
 print(json.dumps(failed))
 """
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=240
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
