@@ -28,9 +28,17 @@ from robustgraph.cli import main
 from robustgraph.generators import gamma_merg
 
 F = 1
-RUN = ["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", str(F),
-       "--placement", "labels", "--adversary-nodes", "4", "--attack", "echo-then-flip:k=1",
-       "--protocols", "sac,majority",
+# Four strong agents on one model that declare distinct checkpoints (four independence units:
+# docs/commit-gate.md, "Declaring what agents share"), one adversary on node 4.
+DISTINCT_ROSTER = """\
+agents:
+  - {node: "0", role: strong, checkpoint: ck-0}
+  - {node: "1", role: strong, checkpoint: ck-1}
+  - {node: "2", role: strong, checkpoint: ck-2}
+  - {node: "3", role: strong, checkpoint: ck-3}
+  - {node: "4", role: adversary, attack: "echo-then-flip:k=1"}
+"""
+RUN = ["run", "--topology", "merg", "--n", "5", "--F", str(F), "--protocols", "sac,majority",
        "--tasks", "arith:4", "--rounds", "1", "--seed", "2", "--no-plots", "--commit-gate"]
 
 
@@ -55,18 +63,26 @@ def _final(data: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory):
+def roster_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("roster") / "roster.yaml"
+    path.write_text(DISTINCT_ROSTER)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory, roster_file):
     out = tmp_path_factory.mktemp("gate") / "results"
-    result = _invoke([*RUN, "--json", "-o", str(out)])
+    result = _invoke([*RUN, "--roster", roster_file, "--json", "-o", str(out)])
     assert result.exit_code == 0, result.output
     return out, json.loads(result.stdout)
 
 
 @pytest.fixture(scope="module")
-def plain_run(tmp_path_factory):
+def plain_run(tmp_path_factory, roster_file):
     """The same run without the gate."""
     out = tmp_path_factory.mktemp("plain") / "results"
-    assert _invoke([*[a for a in RUN if a != "--commit-gate"], "-o", str(out)]).exit_code == 0
+    args = [*[a for a in RUN if a != "--commit-gate"], "--roster", roster_file, "-o", str(out)]
+    assert _invoke(args).exit_code == 0
     return out
 
 
@@ -134,7 +150,7 @@ def test_a_vote_commits_to_its_sources_and_last_round_messages(small_run):
         graph = gamma_merg(5)
         for turn in record.honest_final:
             heard = [str(graph.labels[j]) for j in graph.in_neighbors[turn.agent]]
-            items = [f"weights {commit_stage.UNSHARED}{turn.node}"]
+            items = [f"weights ck-{turn.node}"]
             items += [f"message from {j}: {before[j]}" for j in heard]
             assert evidence[turn.node] == evidence_hash(items)
             assert evidence[turn.node] != evidence_hash([turn.answer])
@@ -158,14 +174,14 @@ def test_the_diversity_round_reasks_each_agent_alone_with_a_disjoint_share(small
         assert sorted(rerun["shares"]) == sorted(honest)
         items = [item for share in rerun["shares"].values() for item in share]
         assert len(items) == len(set(items))  # disjoint: no corpora here, so own weights
-        assert items == [f"weights {commit_stage.UNSHARED}{node}" for node in rerun["shares"]]
+        assert items == [f"weights ck-{node}" for node in rerun["shares"]]
         body = decided[data["proposal_id"], "diversity"]
         assert body["outcome"] == rerun["outcome"] and body["reasons"] == rerun["reasons"]
         assert {v["voter"] for v in body["votes"]} == set(honest) and rerun["votes"] == 4
         for vote in body["votes"]:  # the answer to the bare task prompt, a fresh sample
             assert vote["stage"] == "diversity"
             assert vote["evidence_hash"] == evidence_hash(rerun["shares"][vote["voter"]])
-            who = AgentIdentity(vote["voter"])
+            who = AgentIdentity(vote["voter"], checkpoint=f"ck-{vote['voter']}")
             reply = asyncio.run(backend.complete(CompletionRequest(
                 "sim-strong", answer_messages(task), seed=2, user=who.to_user(),
                 sample=commit_stage.DIVERSITY_SAMPLE)))
@@ -332,15 +348,18 @@ def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path)
 # Four accurate agents that share nothing: majority vote's quorum is one decision copied (one
 # evidence hash), re-asked alone each rests on its own weights.
 ACCURATE_WORLD = {"profiles": {"strong": {"accuracy": 1.0}}}
-MAJORITY = dict(roster="4S", F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
+MAJORITY = dict(F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
                 commit_gate=True)
 
 
 def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
     world = tmp_path / "world.json"
     world.write_text(json.dumps(ACCURATE_WORLD))
+    roster = tmp_path / "roster.yaml"
+    roster.write_text("\n".join(DISTINCT_ROSTER.splitlines()[:5]) + "\n")
+    majority = dict(MAJORITY, roster=str(roster))
     spec = RunSpec(gamma_merg(4), tmp_path / "sim", backend=BackendSpec(sim_config=str(world)),
-                   **MAJORITY)
+                   **majority)
     asyncio.run(execute(prepare(spec)))
     records = read_records(tmp_path / "sim" / RESULTS_FILE)
     assert len(records) == 4
@@ -365,7 +384,7 @@ def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
         http = BackendSpec("openai", base_url=server.base_url, strong_model="sim-strong",
                            api_key_env=None)
         asyncio.run(execute(prepare(RunSpec(gamma_merg(4), tmp_path / "http", backend=http,
-                                            **MAJORITY))))
+                                            **majority))))
         assert server.stats.as_dict()["completions"] == 4 * 4 * 2  # round 0 and re-votes
     over_http = {r.query_id: r for r in read_records(tmp_path / "http" / RESULTS_FILE)}
     for record in records:

@@ -14,17 +14,11 @@ from functools import cached_property
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from protocol_runner.commit.canonical import canonical_json, sha256_hex
 from robustgraph.errors import ParameterError
 
-__all__ = ["Infrastructure", "AgentRecord", "Registry", "public_key_hex"]
-
-
-def public_key_hex(key: Ed25519PublicKey) -> str:
-    """The raw 32-byte encoding of an Ed25519 public key, as 64 hex digits."""
-    return key.public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+__all__ = ["Infrastructure", "AgentRecord", "Registry"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +113,7 @@ class Registry:
     Examples
     --------
     >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    >>> from protocol_runner.commit.signing import public_key_hex
     >>> def rec(name, ck, corpora=()):
     ...     pk = public_key_hex(Ed25519PrivateKey.generate().public_key())
     ...     return AgentRecord(name, pk, Infrastructure(ck, "lin-" + name, corpora))
