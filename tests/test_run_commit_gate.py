@@ -6,13 +6,26 @@ from __future__ import annotations
 import asyncio
 import doctest
 import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import pytest
 from click.testing import CliRunner
 
 from protocol_runner.analysis.report import write_summary
-from protocol_runner.commit import evidence_hash, normalise_answer, value_hash, verify
+from protocol_runner.commit import (
+    Enrolment,
+    Ledger,
+    evidence_hash,
+    normalise_answer,
+    value_hash,
+    verify,
+)
 from protocol_runner.commit import stage as commit_stage
 from protocol_runner.commit.ledger import read_entries
 from protocol_runner.llm import AgentIdentity, CompletionRequest
@@ -412,3 +425,111 @@ def test_usage_errors_are_one_line_and_write_nothing(tmp_path, args, message):
 def test_docstring_examples():
     outcome = doctest.testmod(commit_stage)
     assert outcome.failed == 0 and outcome.attempted > 0
+
+
+def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path):
+    """Four copies of one strong model (and two of one weak model) are one independence unit
+    each by default, so at f = 2 no quorum has the f+1 = 3 units the gate needs."""
+    out = tmp_path / "paper"
+    result = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--F", "2",
+                      "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
+                      "--no-plots", "--commit-gate", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    registry = read_entries(out / commit_stage.LEDGER_FILE)[0].body
+    strong = sorted(a["agent_id"] for a in registry["agents"]
+                    if a["infra"]["checkpoint"] == "sim-strong")
+    assert len(strong) == 4
+    assert frozenset(strong) in Enrolment.from_body(registry).registry.units
+    quorums = 0
+    for record in read_records(out / RESULTS_FILE):
+        data = record.protocol_data["commit_gate"]
+        for decision in (data["gate"], data.get("diversity")):
+            if decision is None or decision["value"] is None:
+                continue  # the votes split or fell short: no quorum to judge
+            quorums += 1
+            assert decision["outcome"] == "correlated_quorum" and decision["units"] <= 2
+            line = next(r for r in decision["reasons"] if "independence units" in r)
+            assert "(need f+1 = 3)" in line and strong[0] in line
+    assert quorums >= 5  # the same seed gives the same answers: 5 quorums, all correlated
+
+
+def _run_subprocess(out, tasks: int):
+    roster = out.parent / "roster.yaml"
+    roster.write_text(DISTINCT_ROSTER)
+    args = [*RUN, "--roster", str(roster), "--concurrency", "1", "-o", str(out)]
+    args[args.index("arith:4")] = f"arith:{tasks}"
+    return [sys.executable, "-c", "from robustgraph.cli import main; main()", *args]
+
+
+def test_deleting_the_wal_after_a_killed_run_loses_no_decision(tmp_path):
+    """A real run in a subprocess, killed with SIGKILL mid-way; then the ledger's -wal and -shm
+    files are deleted. Every finished query's decisions are still in the ledger, which
+    verifies, and the resumed run finishes the rest on the same ledger."""
+    out = tmp_path / "killed"
+    child = subprocess.Popen(_run_subprocess(out, 40), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    results, ledger = out / RESULTS_FILE, out / commit_stage.LEDGER_FILE
+    try:
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.read_text().count("\n") >= 12):
+            assert child.poll() is None and time.monotonic() < deadline, "run ended too early"
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    wal = ledger.with_name(ledger.name + "-wal")
+    assert wal.exists()  # the run was killed with the ledger open in WAL mode
+    wal.unlink()
+    ledger.with_name(ledger.name + "-shm").unlink(missing_ok=True)
+    report = verify(ledger)
+    assert report.valid, report.reason
+    decided = _decisions(ledger)
+    finished = read_records(results)
+    assert 12 <= len(finished) < 80
+    for record in finished:
+        data = record.protocol_data["commit_gate"]
+        assert (data["proposal_id"], "initial") in decided
+        assert "diversity" not in data or (data["proposal_id"], "diversity") in decided
+    again = subprocess.run(_run_subprocess(out, 40), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert len(read_records(results)) == 80 and verify(ledger).valid
+    assert {(r.protocol_data["commit_gate"]["proposal_id"], "initial")
+            for r in read_records(results)} <= set(_decisions(ledger))
+
+
+def test_a_resume_refuses_a_ledger_that_lost_decisions_or_is_gone(tmp_path):
+    out = tmp_path / "run"
+    ledger = out / commit_stage.LEDGER_FILE
+    spec = RunSpec(gamma_merg(5), out, roster="4S1A", F=F, protocols=("sac",), tasks="arith:3",
+                   rounds=1, seed=5, commit_gate=True)
+    asyncio.run(execute(prepare(spec)))
+    old = tmp_path / "old.sqlite"
+    with Ledger(ledger) as opened:  # an old copy holding the registry and one decision
+        entries = list(opened.entries())
+    assert len(entries) >= 3
+    conn = sqlite3.connect(ledger)
+    conn.execute(f"VACUUM INTO '{old}'")
+    conn.close()
+    cut = sqlite3.connect(old, isolation_level=None)
+    cut.execute("DROP TRIGGER entries_no_delete")
+    cut.execute("DELETE FROM entries WHERE seq > 2")
+    cut.execute("UPDATE meta SET value = '2' WHERE key = 'head_seq'")
+    cut.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (entries[1].entry_hash,))
+    cut.close()
+    assert verify(old).valid
+    shutil.copy(old, ledger)
+    result = _invoke(["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                      "--protocols", "sac", "--tasks", "arith:3", "--rounds", "1", "--seed", "5",
+                      "--commit-gate", "--no-plots", "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "lacks" in result.output
+    assert "finished queries" in result.output and "was its -wal file deleted?" in result.output
+    ledger.unlink()
+    gone = _invoke(["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                    "--protocols", "sac", "--tasks", "arith:3", "--rounds", "1", "--seed", "5",
+                    "--commit-gate", "--no-plots", "-o", str(out)])
+    assert gone.exit_code == 2 and "no such ledger" in gone.output
+    assert not ledger.exists()  # never a fresh ledger beside results that rest on the old one

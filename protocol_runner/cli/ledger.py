@@ -105,9 +105,10 @@ def pending_command(db: str, as_json: bool) -> None:
         for item in open_items:
             click.echo(f"entry {item['entry']}  {item['proposal_id']} ({item['stage']} round): "
                        f"escalated to a human")
-            click.echo(f"  value at stake: {_quote(item['value'])} "
-                       f"({item['value_hash'][:12]}); {len(item['votes'])} votes agree, "
-                       f"{item['evidence']} evidence hashes, {item['units']} independence units")
+            agree = f"{len(item['support'])} of {len(item['votes'])} votes agree"
+            click.echo(f"  value at stake: {_quote(item['value'])} ({item['value_hash'][:12]}); "
+                       f"{agree}, {item['evidence']} evidence hashes, {item['units']} "
+                       f"independence units")
             for vote in item["votes"]:
                 evidence = "; ".join(vote["evidence"] or ["(items not recorded)"])
                 click.echo(f"  - {vote['voter']} (unit {', '.join(vote['unit'])}): "

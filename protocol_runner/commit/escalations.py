@@ -52,7 +52,8 @@ def _describe(entry: LedgerEntry, enrolment: Enrolment) -> dict[str, Any]:
     return {"entry": entry.seq, "entry_hash": entry.entry_hash, "time": entry.time,
             "proposal_id": body["proposal_id"], "stage": body["stage"],
             "value_hash": body["value_hash"], "value": values.get(body["value_hash"]),
-            "tally": body["tally"], "evidence": body["evidence"], "units": body["units"],
+            "support": body["support"], "tally": body["tally"], "evidence": body["evidence"],
+            "units": body["units"],
             "reasons": body["reasons"], "votes": votes}
 
 
