@@ -15,7 +15,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from protocol_runner.commit.canonical import canonical_json, sha256_hex
 from robustgraph.errors import ParameterError
 
 __all__ = ["Infrastructure", "AgentRecord", "Registry"]
@@ -201,11 +200,6 @@ class Registry:
         mine = infra.attributes()
         return [(a, kind, value) for a in sorted(set(agent_ids))
                 for kind, value in sorted(self._by_id[a].infra.attributes() & mine)]
-
-    @cached_property
-    def digest(self) -> str:
-        """SHA-256 over the canonical JSON of the records: what ledger entries bind to."""
-        return sha256_hex(canonical_json(self.to_json()))
 
     def to_json(self) -> list[dict[str, Any]]:
         return [record.to_json() for record in self.agents]

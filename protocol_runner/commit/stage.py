@@ -58,6 +58,7 @@ from protocol_runner.commit import (
     CommitGate,
     Infrastructure,
     Keyring,
+    KeyringError,
     Ledger,
     LedgerError,
     Reexecution,
@@ -140,6 +141,8 @@ def check_commit_gate(n: int, F: int, *,  # noqa: N803 - the paper's F
                              f"the graph has {n}")
     if keyring is not None and (keyring.exists() or keyring.is_symlink()):
         Keyring.open(keyring)
+    elif keyring is not None and not keyring.parent.is_dir():
+        raise KeyringError(f"{keyring}: no such directory for the keyring")
 
 
 def infrastructure(agent: AgentSpec) -> Infrastructure:
