@@ -16,6 +16,8 @@ import pytest
 from click.testing import CliRunner
 from commit_fakes import distinct, keyring, world
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol_runner.commit import (
     AgentRecord,
@@ -585,3 +587,56 @@ def test_sigkill_at_an_arbitrary_moment_loses_no_acknowledged_decision(tmp_path,
     report = verify(path)
     assert report.valid and report.entries >= done, report
     reopen_and_append(path, report.entries)
+
+
+# -- the re-derivation agrees with the gate on random votes ----------------------------------------
+
+VALUES = [value_hash(str(k)) for k in range(3)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_verify_re_derives_exactly_what_the_gate_decided(tmp_path_factory, data):
+    """Random registries (shared checkpoints), votes (values, evidence, missing voters, forged
+    ones) and re-executions: every decision the gate records verifies; the same entry with its
+    outcome swapped for another one and re-signed with the gate key does not."""
+    n = data.draw(st.integers(4, 7), label="n")
+    names = [f"a{i}" for i in range(n)]
+    checkpoints = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n), label="ck")
+    infra = {a: Infrastructure(f"ck-{c}", f"lin-{a}")
+             for a, c in zip(names, checkpoints, strict=True)}
+    keys, reg = world(infra)
+    ring = keyring(keys)
+    f = data.draw(st.integers(0, (n - 1) // 3), label="f")
+    path = tmp_path_factory.mktemp("random") / "l.db"
+    decisions = data.draw(st.integers(1, 3), label="decisions")
+    with Ledger(path) as ledger:
+        for k in range(decisions):
+            rerun_value = data.draw(st.sampled_from([*VALUES, None]), label="rerun")
+            gate = CommitGate(reg, f, lambda pid, v=rerun_value: Reexecution(
+                v, evidence_hash([f"snap {pid}"])), reexecutor=REEXECUTOR, ledger=ledger,
+                keyring=ring)
+            votes = []
+            for a in names:
+                choice = data.draw(st.sampled_from(["none", "forged", *range(3)]), label=a)
+                if choice == "none":
+                    continue
+                value = VALUES[0] if choice == "forged" else VALUES[choice]
+                doc = data.draw(st.sampled_from(["d1", "d2", f"own-{a}"]), label=f"doc-{a}")
+                signer = keys[names[0] if choice == "forged" and a != names[0] else a]
+                votes.append(sign_vote(signer, a, f"p{k}", value, evidence_hash([doc])))
+            gate.decide(f"p{k}", votes)
+    report = verify(path)
+    assert report.valid, report.reason
+    entries = read_entries(path)
+    target = data.draw(st.sampled_from([e.seq for e in entries if e.seq > 1]), label="target")
+    outcome = entries[target - 1].body["outcome"]
+    other = data.draw(st.sampled_from(sorted({"committed", "correlated_quorum", "conflict",
+                                              "no_quorum", "non_reproducible"} - {outcome})))
+
+    def swap(records):
+        records[target - 1]["body"]["outcome"] = other
+    rewrite_chain(path, swap, keys={"gate": ring.gate})
+    report = verify(path)
+    assert (report.valid, report.first_bad) == (False, target)
+    assert f"decision says {other}, which does not follow" in report.reason
