@@ -640,3 +640,33 @@ def test_verify_re_derives_exactly_what_the_gate_decided(tmp_path_factory, data)
     report = verify(path)
     assert (report.valid, report.first_bad) == (False, target)
     assert f"decision says {other}, which does not follow" in report.reason
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 300) | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                           max_leaves=6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(target=st.integers(1, 6), value=JSON_VALUES, data=st.data())
+def test_any_re_signed_malformed_field_is_a_verdict_not_a_crash(tmp_path_factory, target,
+                                                                 value, data):
+    """Replace one field of one entry's body by arbitrary JSON and re-sign it with the gate
+    key: verify answers, never raises, and answers valid only for an unchanged field (or the
+    context, which is the gate's note for a reader and may be empty)."""
+    ring = keyring(world(distinct("abcd"))[0])
+    path = tmp_path_factory.mktemp("fuzz") / "ledger.db"
+    with Ledger(path) as ledger:
+        gate = CommitGate(registry_of(ring), 1, rerun, reexecutor=REEXECUTOR, ledger=ledger,
+                          keyring=ring)
+        for proposal, plan in PLANS.items():
+            gate.decide(proposal, votes_for(ring.agents, proposal, plan))
+    body = read_entries(path)[target - 1].body
+    key = data.draw(st.sampled_from(sorted(body)), label="key")
+
+    def mutate(records):
+        records[target - 1]["body"][key] = value
+    rewrite_chain(path, mutate, keys={"gate": ring.gate})
+    report = verify(path)
+    assert not report.valid or body[key] == value or key == "context", (key, value)

@@ -79,7 +79,9 @@ def show_command(db: str, limit: int | None, reasons: bool, as_json: bool) -> No
                 what = str(body.get("kind"))
             click.echo(f"{entry.seq:>6}  {entry.time}  {entry.entry_hash[:12]}  {what}")
             if reasons:
-                for line in body.get("reasons", ()) or [body.get("reason", "")]:
+                lines = [body["reason"]] if body.get("kind") == "resolution" else \
+                    body.get("reasons", ())
+                for line in lines:
                     click.echo(f"{'':>8}- {line}")
         if entries:
             click.echo(f"head {entries[-1].entry_hash} ({len(entries)} entries)")

@@ -102,7 +102,8 @@ def _check_signature(seq: int, data: Mapping[str, Any], signer: str, key: str) -
 
 
 def _registry_named(seq: int, body: Mapping[str, Any], state: _State) -> Enrolment:
-    enrolment = state.registries.get(body.get("registry_hash"))  # type: ignore[arg-type]
+    named = body.get("registry_hash")
+    enrolment = state.registries.get(named) if isinstance(named, str) else None
     if enrolment is None:
         raise _Bad(seq, f"{body.get('kind')} names a registry that no earlier entry records")
     return enrolment
@@ -203,7 +204,7 @@ def _check_resolution(seq: int, data: Mapping[str, Any], state: _State) -> None:
     enrolment = _registry_named(seq, body, state)
     _check_signature(seq, data, "reviewer", enrolment.reviewer)
     target = body.get("decision")
-    if target not in state.escalations:
+    if not isinstance(target, int) or target not in state.escalations:
         raise _Bad(seq, f"resolution names entry {target!r}, which is not a gate decision "
                         f"escalated to a human")
     if target in state.resolved:
@@ -268,7 +269,7 @@ def _walk(conn: sqlite3.Connection) -> tuple[int, str, Counter]:
         kind = data["body"].get("kind")
         if seq == 1 and kind != "registry":
             raise _Bad(seq, "the first entry is not a registry entry")
-        check = _CHECKS.get(kind)  # type: ignore[arg-type]
+        check = _CHECKS.get(kind) if isinstance(kind, str) else None
         if check is None:
             raise _Bad(seq, f"entry of unknown kind {kind!r}")
         check(seq, {**data, "digest": digest}, state)

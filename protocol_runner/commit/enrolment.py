@@ -149,8 +149,10 @@ class Enrolment:
             f = body["f"]
             if not isinstance(f, int) or isinstance(f, bool) or f < 0:
                 raise ParameterError(f"f must be a non-negative integer, got {f!r}")
-            if not isinstance(endorsements, Mapping):
-                raise TypeError("endorsements must be an object")
+            if not isinstance(endorsements, Mapping) \
+                    or not isinstance(endorsements.get("agents"), Mapping) \
+                    or {"agents", "gate", "reviewer"} != set(endorsements):
+                raise TypeError("endorsements must be an object of agents, gate and reviewer")
             return cls(Registry.from_json(body["agents"]), f,
                        Infrastructure.from_json(body["reexecutor"]), str(signers["gate"]),
                        str(signers["reviewer"]), endorsements)
