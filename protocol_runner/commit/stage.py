@@ -491,12 +491,15 @@ def _summary(body: Mapping[str, Any], values: Mapping[str, str],
 
 
 def _recorded(entries: Iterable[LedgerEntry]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Gate decisions already in the ledger, by proposal id and stage."""
+    """Gate decisions already in the ledger, by proposal id and stage (unchecked: an entry
+    without a string proposal id and stage names no proposal and is left out)."""
     found = {}
     for entry in entries:
         body = entry.body
-        if (body.get("kind"), body.get("rule")) == ("decision", "gate"):
-            found[body["proposal_id"], body["stage"]] = body
+        key = (body.get("proposal_id"), body.get("stage"))
+        if (body.get("kind"), body.get("rule")) == ("decision", "gate") \
+                and all(isinstance(part, str) for part in key):
+            found[key] = body
     return found
 
 
