@@ -1,24 +1,29 @@
-"""Correlated quorums on the simulated backend: false commits of a plain 2f+1 quorum vs the gate.
+"""False commits with and without the commit gate, on the paper's roster shapes (simulated).
 
-Replays the shared-infrastructure scenario of issue 7 over many proposals (one arithmetic task
-each) with 7 simulated agents and f = 2 (quorum 5):
+For each roster, many proposals (one arithmetic task each) are answered by simulated agents and
+decided twice from the same signed votes: by a plain 2f+1 quorum, and by the evidence-diversity
+gate followed, after a correlated quorum, by one diversity-forcing round (then a human).
 
-* ``r1``, ``r2`` read one retrieval pipeline (corpus ``news-index``) on different checkpoints;
-* ``v1``, ``v2`` share checkpoint ``ck-gamma`` and "verify" from the same pipeline;
-* ``p1``, ``p2`` answer from their own weights (no retrieval), each on its own checkpoint;
-* ``live`` reads a live source (corpus ``live-feed``).
+Rosters (f = 2, quorum 5):
 
-The four pipeline agents use profile ``sim-pipeline``: the ``strong`` profile with accuracy
-``--pipeline-accuracy`` (the share of fresh documents the pipeline serves); the others and the
-re-executor use ``sim-strong`` (the re-executor's accuracy is ``--reexecutor-accuracy``).
+* ``4S2W1A``, ``5S1W1A`` (n = 7) and ``6S2W1A`` (n = 9), the paper's shapes: the strong agents
+  are copies of one model (``sim-strong``), the weak ones of another (``sim-weak``). Copies of
+  one model share their weights, so in the simulated world their errors are drawn from one
+  checkpoint latent (the model name is their checkpoint), and the gate, reading the roster as
+  ``run --commit-gate`` does, counts them as one independence unit. Each agent answers from its
+  own weights (evidence ``weights <model>``). The adversary is one registered, signing member
+  that votes for the honest agents' most common wrong answer (a fixed wrong value when they
+  have none) with fabricated, distinct evidence: the worst case for a false commit.
+* ``stale-document`` (n = 7, issue 7): ``r1``, ``r2`` read one retrieval pipeline on different
+  checkpoints, ``v1``, ``v2`` share checkpoint ``ck-gamma`` and read it too, ``p1``, ``p2``
+  answer from their own weights, ``live`` reads a live source; the pipeline carries most of the
+  error variance (``--corpus-share``).
 
-Answers come from ``protocol_runner.sim.agents`` through the ``simulated`` backend, whose error
-draws are a Gaussian copula shared by agents with the same checkpoint or corpus, so the four
-pipeline agents fail together. A vote's evidence is what the agent conditioned on: the document
-its corpus served for the task, or its own weights. The re-executor is a non-voting simulated
-agent on its own checkpoint and snapshot. A correlated quorum goes to one diversity-forcing round
-(every agent re-asked with a disjoint document, ``partition_evidence``, and a fresh sample),
-then to a human. Every number printed is counted from this run; nothing is assumed.
+The re-executor is a non-voting simulated agent on its own checkpoint and snapshot
+(``--reexecutor-accuracy``). Everything printed is counted from this run: false commits per
+1,000 proposals and per 1,000 commits with 95% Wilson intervals (``scipy.stats.binomtest``).
+Every number is simulated: the simulator's accuracies and error correlations are illustrative
+parameters, not measurements of models.
 
 Run::
 
@@ -31,11 +36,13 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from scipy.stats import binomtest
 
 from protocol_runner.commit import (
     AgentRecord,
@@ -43,12 +50,12 @@ from protocol_runner.commit import (
     CorrelatedQuorum,
     Decision,
     Infrastructure,
+    Keyring,
     Ledger,
     NonReproducible,
     Reexecution,
     Registry,
     decide_from_answers,
-    keyring_from_seed,
     partition_evidence,
     public_key_hex,
     reexecution_from_answer,
@@ -61,30 +68,44 @@ from protocol_runner.protocols.prompts import answer_messages
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.tasks import Task, generate_arith
 
+__all__ = ["main"]
+
 F = 2
+FIXED_WRONG = "999999"
 
 
 @dataclass(frozen=True)
 class Agent:
-    """A simulated agent: id, capability profile and infrastructure."""
+    """A simulated agent: id, profile, checkpoint (its weights), lineage, corpus, role."""
 
     agent_id: str
     profile: str
     checkpoint: str
     lineage: str
     corpus: str = ""
+    adversary: bool = False
 
     def infra(self) -> Infrastructure:
         return Infrastructure(self.checkpoint, self.lineage, (self.corpus,) if self.corpus else ())
 
     def evidence(self, task: Task) -> list[str]:
         """What the first-round answer is conditioned on: a retrieved document, or the weights."""
+        if self.adversary:
+            return [f"fabricated by {self.agent_id}/{task.id}"]
         if self.corpus:
             return [f"{self.corpus}/{task.id}"]
-        return [f"weights:{self.checkpoint}"]
+        return [f"weights {self.checkpoint}"]
 
 
-ROSTER = (
+def paper_roster(strong: int, weak: int) -> tuple[Agent, ...]:
+    """``<strong>S<weak>W1A``: copies of sim-strong and of sim-weak, and one adversary."""
+    agents = [Agent(f"s{i}", "strong", "sim-strong", f"lin-s{i}") for i in range(strong)]
+    agents += [Agent(f"w{i}", "weak", "sim-weak", f"lin-w{i}") for i in range(weak)]
+    agents.append(Agent("adv", "strong", "ck-adv", "lin-adv", adversary=True))
+    return tuple(agents)
+
+
+STALE_DOCUMENT = (
     Agent("r1", "pipeline", "ck-alpha", "lin-rag", "news-index"),
     Agent("r2", "pipeline", "ck-beta", "lin-rag", "news-index"),
     Agent("v1", "pipeline", "ck-gamma", "lin-verify-1", "news-index"),
@@ -93,6 +114,8 @@ ROSTER = (
     Agent("p2", "strong", "ck-epsilon", "lin-param-2"),
     Agent("live", "strong", "ck-zeta", "lin-live", "live-feed"),
 )
+ROSTERS = {"4S2W1A": paper_roster(4, 2), "5S1W1A": paper_roster(5, 1),
+           "6S2W1A": paper_roster(6, 2), "stale-document": STALE_DOCUMENT}
 REEXECUTOR = Agent("reexec", "reexec", "ck-omega", "lin-reexec", "archive-snapshot")
 
 
@@ -121,27 +144,25 @@ class Tally:
 
 
 class Scenario:
-    """The agents, their keys, the simulated backend and the gate."""
+    """One roster: its agents, fresh keys, the simulated backend and the gate."""
 
-    def __init__(self, tasks: list[Task], *, seed: int, checkpoint_share: float,
-                 corpus_share: float, pipeline_accuracy: float, reexecutor_accuracy: float,
-                 ledger: Ledger | None) -> None:
+    def __init__(self, roster: tuple[Agent, ...], tasks: list[Task], *, seed: int,
+                 config: SimConfig, ledger: Ledger | None) -> None:
+        self.roster = roster
         self.seed = seed
-        config = SimConfig.from_mapping({
-            "checkpoint_share": checkpoint_share, "corpus_share": corpus_share,
-            "profiles": {"pipeline": {"base": "strong", "accuracy": pipeline_accuracy},
-                         "reexec": {"base": "strong", "accuracy": reexecutor_accuracy}}})
         self.backend = SimulatedBackend(Simulator(tasks, config))
-        self.keys = keyring_from_seed([a.agent_id for a in ROSTER], seed)
+        self.keys = {a.agent_id: Ed25519PrivateKey.generate() for a in roster}
         self.registry = Registry(tuple(
             AgentRecord(a.agent_id, public_key_hex(self.keys[a.agent_id].public_key()), a.infra())
-            for a in ROSTER))
-        self.tasks = {t.id: t for t in tasks}
+            for a in roster))
+        keyring = Keyring(Path("in-memory"), Ed25519PrivateKey.generate(),
+                          Ed25519PrivateKey.generate(), self.keys)
         self.reexecutions: dict[str, Reexecution] = {}
         self.reexecution_calls = 0
         self.llm_calls = 0
-        self.gate = CommitGate(self.registry, F, self._reexecute,
-                               reexecutor=REEXECUTOR.infra(), ledger=ledger)
+        self.diversity_rounds = 0
+        self.gate = CommitGate(self.registry, F, self._reexecute, reexecutor=REEXECUTOR.infra(),
+                               ledger=ledger, keyring=keyring if ledger is not None else None)
 
     def _reexecute(self, proposal_id: str) -> Reexecution:
         self.reexecution_calls += 1
@@ -155,171 +176,181 @@ class Scenario:
         reply = await self.backend.complete(request)
         return answer_key(reply.text, task)
 
-    async def first_round(self, task: Task) -> dict[str, str | None]:
-        answers = await asyncio.gather(*(self.ask(a, task, corpus=a.corpus, sample=0)
-                                         for a in ROSTER))
+    def _with_adversary(self, answers: dict[str, str | None], task: Task) -> None:
+        wrong = Counter(a for agent, a in answers.items()
+                        if a is not None and not is_correct(a, task))
+        for agent in self.roster:
+            if agent.adversary:
+                answers[agent.agent_id] = wrong.most_common(1)[0][0] if wrong else FIXED_WRONG
+
+    async def first_round(self, task: Task, proposal: str) -> dict[str, str | None]:
+        honest = [a for a in self.roster if not a.adversary]
+        replies = await asyncio.gather(*(self.ask(a, task, corpus=a.corpus, sample=0)
+                                         for a in honest))
         rerun = await self.ask(REEXECUTOR, task, corpus=REEXECUTOR.corpus, sample=0)
         self.llm_calls -= 1  # counted when the gate actually calls the re-executor
-        self.reexecutions[task.id] = reexecution_from_answer(rerun, REEXECUTOR.evidence(task))
-        return {a.agent_id: ans for a, ans in zip(ROSTER, answers, strict=True)}
+        self.reexecutions[proposal] = reexecution_from_answer(rerun, REEXECUTOR.evidence(task))
+        answers = {a.agent_id: r for a, r in zip(honest, replies, strict=True)}
+        self._with_adversary(answers, task)
+        return answers
 
     async def diversity_round(self, task: Task) -> tuple[dict, dict]:
-        """Re-ask every agent with a disjoint document and a fresh sample."""
-        sources = [f"source-{k}" for k in range(len(ROSTER))]
-        shares = partition_evidence([a.agent_id for a in ROSTER], sources,
+        """Re-ask every honest agent with a disjoint document (its corpus's) and a fresh sample."""
+        honest = [a for a in self.roster if not a.adversary]
+        sources = sorted({f"{a.corpus}/{task.id}" for a in honest if a.corpus})
+        shares = partition_evidence([a.agent_id for a in honest], sources,
                                     seed=self.seed * 1_000_003 + int(task.id.rsplit("-", 1)[1]))
-        answers = await asyncio.gather(*(self.ask(a, task, corpus=shares[a.agent_id][0], sample=1)
-                                         for a in ROSTER))
-        evidence = {a: [f"{s}/{task.id}" for s in share] for a, share in shares.items()}
-        return {a.agent_id: ans for a, ans in zip(ROSTER, answers, strict=True)}, evidence
+        corpus = {a: share[0].split("/")[0] if share else "" for a, share in shares.items()}
+        replies = await asyncio.gather(*(self.ask(a, task, corpus=corpus[a.agent_id], sample=1)
+                                         for a in honest))
+        evidence = {a.agent_id: list(shares[a.agent_id]) or [f"weights {a.checkpoint}"]
+                    for a in honest}
+        answers = {a.agent_id: r for a, r in zip(honest, replies, strict=True)}
+        self._with_adversary(answers, task)
+        for agent in self.roster:
+            if agent.adversary:
+                evidence[agent.agent_id] = [f"fabricated again by {agent.agent_id}/{task.id}"]
+        return answers, evidence
 
 
-async def replay(scenario: Scenario, tasks: list[Task]) -> dict[str, Tally]:
-    plain, initial, final = Tally(), Tally(), Tally()
+async def replay(scenario: Scenario, tasks: list[Task], name: str) -> dict[str, Tally]:
+    plain, final = Tally(), Tally()
     for task in tasks:
-        answers = await scenario.first_round(task)
-        evidence = {a.agent_id: a.evidence(task) for a in ROSTER}
-        out = decide_from_answers(scenario.gate, task.id, answers, evidence, scenario.keys)
+        proposal = f"{name}/{task.id}"
+        answers = await scenario.first_round(task, proposal)
+        evidence = {a.agent_id: a.evidence(task) for a in scenario.roster}
+        out = decide_from_answers(scenario.gate, proposal, answers, evidence, scenario.keys)
         plain.add(out.plain, out.values, task)
-        initial.add(out.gate, out.values, task)
         if isinstance(out.gate, CorrelatedQuorum):
+            scenario.diversity_rounds += 1
             answers, evidence = await scenario.diversity_round(task)
-            out = decide_from_answers(scenario.gate, task.id, answers, evidence, scenario.keys,
+            out = decide_from_answers(scenario.gate, proposal, answers, evidence, scenario.keys,
                                       stage="diversity")
         final.add(out.gate, out.values, task)
     scenario.llm_calls += scenario.reexecution_calls
-    return {"plain 2f+1 quorum": plain, "gate, initial round": initial,
-            "gate + diversity round": final}
+    return {"plain 2f+1 quorum": plain, "gate + diversity round": final}
 
 
-def per_1000(count: int, total: int) -> float | None:
-    return None if total == 0 else 1000.0 * count / total
+def per_1000(count: int, total: int) -> dict[str, float] | None:
+    """``count / total`` per 1,000 with its 95% Wilson interval; None when ``total`` is 0."""
+    if total == 0:
+        return None
+    ci = binomtest(count, total).proportion_ci(confidence_level=0.95, method="wilson")
+    return {"value": 1000.0 * count / total, "low": 1000.0 * ci.low, "high": 1000.0 * ci.high}
 
 
-def summarise(tallies: dict[str, Tally], proposals: int) -> dict[str, dict]:
-    rows = {}
-    for name, t in tallies.items():
-        escalated = sum(c for k, c in t.outcomes.items() if k.startswith("escalate"))
-        human = t.outcomes.get("escalate:human", 0)
-        rows[name] = {
-            "commits": t.commits,
-            "correct_commits_per_1000_proposals": per_1000(t.commits - t.false_commits,
-                                                          proposals),
-            "false_commits": t.false_commits,
-            "false_per_1000_commits": per_1000(t.false_commits, t.commits),
-            # rule of three: with 0 events in N trials the 95% upper bound is 3/N
-            "false_per_1000_commits_upper95": per_1000(3, t.commits)
-            if t.false_commits == 0 else None,
-            "refused_quorums_on_a_wrong_value": t.refused_wrong,
-            "refused_quorums_on_the_right_value": t.refused_right,
-            "escalations_per_1000_proposals": per_1000(escalated, proposals),
-            "to_human_per_1000_proposals": per_1000(human, proposals),
-            "aborts_per_1000_proposals": per_1000(t.outcomes.get("non_reproducible", 0),
-                                                  proposals),
-            "no_commit_per_1000_proposals": per_1000(
-                t.outcomes.get("conflict", 0) + t.outcomes.get("no_quorum", 0), proposals),
-            "outcomes": dict(sorted(t.outcomes.items())),
-        }
-    return rows
+def summarise(tally: Tally, proposals: int) -> dict:
+    escalated = sum(c for k, c in tally.outcomes.items() if k.startswith("escalate"))
+    return {
+        "commits": tally.commits,
+        "false_commits": tally.false_commits,
+        "commits_per_1000_proposals": per_1000(tally.commits, proposals),
+        "false_per_1000_proposals": per_1000(tally.false_commits, proposals),
+        "false_per_1000_commits": per_1000(tally.false_commits, tally.commits),
+        "refused_quorums_on_a_wrong_value": tally.refused_wrong,
+        "refused_quorums_on_the_right_value": tally.refused_right,
+        "to_human_per_1000_proposals": per_1000(tally.outcomes.get("escalate:human", 0),
+                                                proposals),
+        "escalations": escalated,
+        "aborts_per_1000_proposals": per_1000(tally.outcomes.get("non_reproducible", 0),
+                                              proposals),
+        "outcomes": dict(sorted(tally.outcomes.items())),
+    }
 
 
-def fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.1f}"
+def fmt(rate: dict | None) -> str:
+    if rate is None:
+        return "-"
+    return f"{rate['value']:.1f} [{rate['low']:.1f}, {rate['high']:.1f}]"
 
 
 def render(report: dict) -> None:
-    print(f"correlated-quorum benchmark: {report['proposals']} proposals (arith, seed "
-          f"{report['seed']}), n = 7, f = {F}, quorum {2 * F + 1}, simulated backend "
-          f"(checkpoint_share {report['checkpoint_share']}, corpus_share "
-          f"{report['corpus_share']}, pipeline accuracy {report['pipeline_accuracy']}, "
-          f"re-executor accuracy {report['reexecutor_accuracy']})")
-    print("independence units: " + "  ".join(report["units"]))
-    head = (f"{'rule':<24}{'commits':>8}{'correct/1k':>11}{'false':>7}{'false/1k commits':>18}"
-            f"{'escalations/1k':>16}{'to human/1k':>13}{'aborts/1k':>11}{'no commit/1k':>14}")
+    print(f"correlated-quorum benchmark (SIMULATED): {report['proposals']} proposals per roster "
+          f"(arith, seed {report['seed']}), f = {F}, quorum {2 * F + 1}; checkpoint_share "
+          f"{report['checkpoint_share']}, corpus_share {report['corpus_share']}, pipeline "
+          f"accuracy {report['pipeline_accuracy']}, re-executor accuracy "
+          f"{report['reexecutor_accuracy']}; 95% Wilson intervals in brackets")
+    head = ("| roster | n | rule | commits / 1k proposals | false commits / 1k proposals "
+            "| false / 1k commits | to a human / 1k | aborts / 1k |")
     print(head)
-    print("-" * len(head))
-    for name, row in report["rules"].items():
-        false_rate = fmt(row["false_per_1000_commits"])
-        if row["false_per_1000_commits_upper95"] is not None:
-            false_rate += f" (<{row['false_per_1000_commits_upper95']:.1f})"
-        print(f"{name:<24}{row['commits']:>8}"
-              f"{fmt(row['correct_commits_per_1000_proposals']):>11}"
-              f"{row['false_commits']:>7}{false_rate:>18}"
-              f"{fmt(row['escalations_per_1000_proposals']):>16}"
-              f"{fmt(row['to_human_per_1000_proposals']):>13}"
-              f"{fmt(row['aborts_per_1000_proposals']):>11}"
-              f"{fmt(row['no_commit_per_1000_proposals']):>14}")
-    for name, row in report["rules"].items():
-        if name != "plain 2f+1 quorum":
-            print(f"{name}: refused {row['refused_quorums_on_a_wrong_value']} quorums on a wrong "
-                  f"value and {row['refused_quorums_on_the_right_value']} on the right value "
-                  f"(escalated or aborted)")
-    print(f"false commits per 1k commits, plain / gate + diversity round: {report['reduction']}")
-    print(f"cost: {report['llm_calls']} simulated LLM calls ({report['reexecutions']} "
-          f"re-executions, {report['diversity_rounds']} diversity rounds); "
-          f"{report['wall_s']:.1f} s wall")
-    if report.get("ledger"):
-        print(f"ledger: {report['ledger']}")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, data in report["rosters"].items():
+        for rule, row in data["rules"].items():
+            print(f"| {name} | {data['n']} | {rule} | {fmt(row['commits_per_1000_proposals'])} | "
+                  f"{fmt(row['false_per_1000_proposals'])} ({row['false_commits']}) | "
+                  f"{fmt(row['false_per_1000_commits'])} | "
+                  f"{fmt(row['to_human_per_1000_proposals'])} | "
+                  f"{fmt(row['aborts_per_1000_proposals'])} |")
+    for name, data in report["rosters"].items():
+        print(f"{name}: independence units {'  '.join(data['units'])}; "
+              f"{data['llm_calls']} simulated LLM calls ({data['reexecutions']} re-executions, "
+              f"{data['diversity_rounds']} diversity rounds)"
+              + (f"; ledger {data['ledger']}" if data.get("ledger") else ""))
+    print(f"wall {report['wall_s']:.1f} s")
 
 
-def reduction(rows: dict[str, dict]) -> str:
-    plain = rows["plain 2f+1 quorum"]["false_per_1000_commits"]
-    gate = rows["gate + diversity round"]
-    if plain is None or plain == 0:
-        return "plain quorum made no false commits: nothing to cut"
-    if gate["false_commits"] == 0:
-        bound = gate["false_per_1000_commits_upper95"]
-        return (f"{plain:.1f} vs 0 observed; >= {plain / bound:.1f}x at 95% confidence "
-                f"(rule of three)")
-    return f"{plain:.1f} vs {gate['false_per_1000_commits']:.1f} = " \
-           f"{plain / gate['false_per_1000_commits']:.1f}x"
+def run_roster(name: str, tasks: list[Task], args: argparse.Namespace,
+               ledger_dir: Path | None) -> dict:
+    config = SimConfig.from_mapping({
+        "checkpoint_share": args.checkpoint_share, "corpus_share": args.corpus_share,
+        "profiles": {"pipeline": {"base": "strong", "accuracy": args.pipeline_accuracy},
+                     "reexec": {"base": "strong", "accuracy": args.reexecutor_accuracy}}})
+    roster = ROSTERS[name]
+    ledger = None if ledger_dir is None else Ledger(ledger_dir / f"{name}.sqlite")
+    try:
+        scenario = Scenario(roster, tasks, seed=args.seed, config=config, ledger=ledger)
+        tallies = asyncio.run(replay(scenario, tasks, name))
+    finally:
+        if ledger is not None:
+            ledger.close()
+    data = {"n": len(roster), "units": ["{" + ", ".join(sorted(u)) + "}"
+                                        for u in scenario.registry.units],
+            "rules": {rule: summarise(t, len(tasks)) for rule, t in tallies.items()},
+            "llm_calls": scenario.llm_calls, "reexecutions": scenario.reexecution_calls,
+            "diversity_rounds": scenario.diversity_rounds}
+    if ledger_dir is not None:
+        checked = verify(ledger_dir / f"{name}.sqlite")
+        data["ledger"] = f"{checked.entries} entries, " + (
+            "valid" if checked.valid else str(checked.reason))
+    return data
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--proposals", type=int, default=5000)
+    parser.add_argument("--proposals", type=int, default=2000, help="proposals per roster")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--checkpoint-share", type=float, default=0.1,
-                        help="error variance shared by agents on one checkpoint")
-    parser.add_argument("--corpus-share", type=float, default=0.9,
+    parser.add_argument("--rosters", default=",".join(ROSTERS),
+                        help=f"comma-separated, of {', '.join(ROSTERS)}")
+    parser.add_argument("--checkpoint-share", type=float, default=0.7,
+                        help="error variance shared by agents on one checkpoint (copies of one "
+                             "model); the simulator's default")
+    parser.add_argument("--corpus-share", type=float, default=0.3,
                         help="error variance shared by agents reading one corpus")
     parser.add_argument("--pipeline-accuracy", type=float, default=0.75,
-                        help="accuracy of the agents reading the shared pipeline")
+                        help="stale-document: accuracy of the agents reading the shared pipeline")
     parser.add_argument("--reexecutor-accuracy", type=float, default=0.85,
                         help="accuracy of the non-voting re-executor (0.85 = sim-strong)")
     parser.add_argument("--ledger", type=Path, default=None,
-                        help="record every gate decision in this ledger and verify it at the end "
-                             "(default: a temporary file)")
+                        help="record every gate decision in DIR/<roster>.sqlite (signed, with "
+                             "fresh keys) and verify it at the end")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     if args.proposals < 1:
         parser.error("--proposals must be >= 1")
+    names = [r.strip() for r in args.rosters.split(",") if r.strip()]
+    unknown = [r for r in names if r not in ROSTERS]
+    if unknown or not names:
+        parser.error(f"--rosters: unknown {unknown}; expected some of {', '.join(ROSTERS)}")
+    if args.ledger is not None:
+        args.ledger.mkdir(parents=True, exist_ok=True)
     tasks = list(generate_arith(args.proposals, seed=args.seed))
-    with tempfile.TemporaryDirectory() as scratch:
-        path = args.ledger or Path(scratch) / "ledger.db"
-        start = time.perf_counter()
-        with Ledger(path) as ledger:
-            scenario = Scenario(tasks, seed=args.seed, checkpoint_share=args.checkpoint_share,
-                                corpus_share=args.corpus_share,
-                                pipeline_accuracy=args.pipeline_accuracy,
-                                reexecutor_accuracy=args.reexecutor_accuracy, ledger=ledger)
-            tallies = asyncio.run(replay(scenario, tasks))
-        wall = time.perf_counter() - start
-        checked = verify(path)
-    rows = summarise(tallies, len(tasks))
-    report = {
-        "proposals": len(tasks), "seed": args.seed, "f": F,
-        "checkpoint_share": args.checkpoint_share, "corpus_share": args.corpus_share,
-        "pipeline_accuracy": args.pipeline_accuracy,
-        "reexecutor_accuracy": args.reexecutor_accuracy,
-        "units": ["{" + ", ".join(sorted(u)) + "}" for u in scenario.registry.units],
-        "rules": rows, "reduction": reduction(rows), "llm_calls": scenario.llm_calls,
-        "reexecutions": scenario.reexecution_calls,
-        "diversity_rounds": rows["gate, initial round"]["outcomes"].get(
-            "escalate:diversity_round", 0),
-        "wall_s": wall,
-        "ledger": f"{checked.entries} entries, {'valid' if checked.valid else checked.reason}",
-    }
+    start = time.perf_counter()
+    rosters = {name: run_roster(name, tasks, args, args.ledger) for name in names}
+    report = {"simulated": True, "proposals": len(tasks), "seed": args.seed, "f": F,
+              "checkpoint_share": args.checkpoint_share, "corpus_share": args.corpus_share,
+              "pipeline_accuracy": args.pipeline_accuracy,
+              "reexecutor_accuracy": args.reexecutor_accuracy, "rosters": rosters,
+              "wall_s": time.perf_counter() - start}
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         print()

@@ -1,22 +1,26 @@
-"""Test helpers for the commit-gate tests: a registry of agents with deterministic signing keys."""
+"""Test helpers for the commit-gate tests: fresh signing keys and the registry of their agents."""
 
 from __future__ import annotations
 
-from protocol_runner.commit import (
-    AgentRecord,
-    Infrastructure,
-    Registry,
-    keyring_from_seed,
-    public_key_hex,
-)
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from protocol_runner.commit import AgentRecord, Infrastructure, Keyring, Registry, public_key_hex
 
 
-def world(infra: dict[str, Infrastructure], seed: int = 0):
-    """Signing keys for the agents of ``infra`` and the registry of their public keys."""
-    keys = keyring_from_seed(infra, seed)
+def world(infra: dict[str, Infrastructure]):
+    """Fresh signing keys for the agents of ``infra`` and the registry of their public keys."""
+    keys = {a: Ed25519PrivateKey.generate() for a in infra}
     registry = Registry(tuple(AgentRecord(a, public_key_hex(keys[a].public_key()), i)
                               for a, i in infra.items()))
     return keys, registry
+
+
+def keyring(keys) -> Keyring:
+    """An in-memory keyring holding ``keys`` and a fresh gate and reviewer key."""
+    return Keyring(Path("in-memory-keyring.json"), Ed25519PrivateKey.generate(),
+                   Ed25519PrivateKey.generate(), dict(keys))
 
 
 def distinct(names):

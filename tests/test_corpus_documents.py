@@ -78,10 +78,13 @@ def _write(path, rows, *, raw: str | None = None):
     return path
 
 
-def _roster(path, corpora: list[str]):
+def _roster(path, corpora: list[str], *, checkpoints: bool = False):
+    """Agents on sim-strong reading ``corpora``; with ``checkpoints`` each declares its own
+    checkpoint (else the commit gate counts the copies of one model as one unit)."""
     lines = ["agents:"]
     for node, corpus in enumerate(corpora):
         extra = f", corpus: {corpus}" if corpus else ""
+        extra += f", checkpoint: ck-{node}" if checkpoints else ""
         lines.append(f"  - {{node: {node}, role: strong, model: sim-strong{extra}}}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -163,7 +166,8 @@ def _gated(tmp_path, url, name: str, texts_b: dict[str, str], texts_a: dict[str,
                                               for t, x in texts_a.items()])
     b = _write(tmp_path / f"{name}-b.jsonl", [{"task_id": t, "text": x, "source": "site-b"}
                                               for t, x in texts_b.items()])
-    roster = _roster(tmp_path / f"{name}.yaml", ["alpha", "alpha", "beta", "beta"])
+    roster = _roster(tmp_path / f"{name}.yaml", ["alpha", "alpha", "beta", "beta"],
+                     checkpoints=True)
     out = tmp_path / name
     result = _invoke(_args(url, roster, out, "--protocols", "sac", "--rounds", "0",
                            "--commit-gate", "--corpus", f"alpha={a}", "--corpus", f"beta={b}"))

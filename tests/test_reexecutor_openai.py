@@ -9,6 +9,7 @@ import doctest
 import json
 from collections import Counter
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -70,9 +71,17 @@ def serving(endpoint: Endpoint, **options):
         yield server
 
 
+# Four sim-strong agents that declare distinct checkpoints (else the commit gate counts the
+# copies of one model as one independence unit), the adversary on node 4.
+ROSTER = "agents:\n" + "".join(f"  - {{node: {i}, role: strong, checkpoint: ck-{i}}}\n"
+                                for i in range(4)) + "  - {node: 4, role: adversary}\n"
+
+
 def _run_args(url: str, out, *extra: str) -> list[str]:
-    return ["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
-            "--placement", "labels", "--adversary-nodes", "4", "--protocols", "sac",
+    roster = Path(out).parent / f"{Path(out).name}-roster.yaml"
+    roster.write_text(ROSTER)
+    return ["run", "--topology", "merg", "--n", "5", "--roster", str(roster), "--F", "1",
+            "--protocols", "sac",
             "--tasks", TASKS, "--rounds", "1", "--seed", str(SEED), "--backend", "openai",
             "--base-url", url, "--model", "sim-strong", "--api-key-env", "",
             "--max-retries", "1", "--timeout", "5", "--commit-gate", "--no-plots", "--json",
@@ -198,7 +207,7 @@ def test_refusals_are_one_line_exit_2_and_write_nothing(tmp_path, model, roster,
             f"  - {{node: '{i}', role: strong, model: sim-strong"
             f"{', checkpoint: ck-audit' if i == 1 else ''}}}\n" for i in range(4))
             + "  - {node: '4', role: adversary, attack: fixed}\n")
-        args[args.index("4S1A")] = str(path)
+        args[args.index("--roster") + 1] = str(path)
     result = _invoke(args)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
@@ -247,10 +256,12 @@ def test_endpoint_gone_mid_run_stops_the_run_and_resume_finishes_it(tmp_path):
 
 def test_sweep_backends_carry_the_reexecutor_model(tmp_path):
     endpoint = Endpoint()
+    roster = tmp_path / "roster.yaml"
+    roster.write_text(ROSTER)
     with serving(endpoint) as server:
         backend = {"kind": "openai", "base_url": server.base_url, "model": "sim-strong",
                    "api_key_env": None, "reexecutor_model": "sim-auditor"}
-        spec = {"grid": {"topology": "merg", "n": 5, "roster": "4S1A", "tasks": TASKS,
+        spec = {"grid": {"topology": "merg", "n": 5, "roster": str(roster), "tasks": TASKS,
                          "rounds": 1, "backend": backend},
                 "protocols": ["sac"], "options": {"commit_gate": True, "plots": False}}
         (cell,) = parse_spec(spec).cells()

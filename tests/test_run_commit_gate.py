@@ -6,13 +6,26 @@ from __future__ import annotations
 import asyncio
 import doctest
 import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import pytest
 from click.testing import CliRunner
 
 from protocol_runner.analysis.report import write_summary
-from protocol_runner.commit import evidence_hash, normalise_answer, value_hash, verify
+from protocol_runner.commit import (
+    Enrolment,
+    Ledger,
+    evidence_hash,
+    normalise_answer,
+    value_hash,
+    verify,
+)
 from protocol_runner.commit import stage as commit_stage
 from protocol_runner.commit.ledger import read_entries
 from protocol_runner.llm import AgentIdentity, CompletionRequest
@@ -28,9 +41,17 @@ from robustgraph.cli import main
 from robustgraph.generators import gamma_merg
 
 F = 1
-RUN = ["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", str(F),
-       "--placement", "labels", "--adversary-nodes", "4", "--attack", "echo-then-flip:k=1",
-       "--protocols", "sac,majority",
+# Four strong agents on one model that declare distinct checkpoints (four independence units:
+# docs/commit-gate.md, "Declaring what agents share"), one adversary on node 4.
+DISTINCT_ROSTER = """\
+agents:
+  - {node: "0", role: strong, checkpoint: ck-0}
+  - {node: "1", role: strong, checkpoint: ck-1}
+  - {node: "2", role: strong, checkpoint: ck-2}
+  - {node: "3", role: strong, checkpoint: ck-3}
+  - {node: "4", role: adversary, attack: "echo-then-flip:k=1"}
+"""
+RUN = ["run", "--topology", "merg", "--n", "5", "--F", str(F), "--protocols", "sac,majority",
        "--tasks", "arith:4", "--rounds", "1", "--seed", "2", "--no-plots", "--commit-gate"]
 
 
@@ -55,18 +76,26 @@ def _final(data: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory):
+def roster_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("roster") / "roster.yaml"
+    path.write_text(DISTINCT_ROSTER)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory, roster_file):
     out = tmp_path_factory.mktemp("gate") / "results"
-    result = _invoke([*RUN, "--json", "-o", str(out)])
+    result = _invoke([*RUN, "--roster", roster_file, "--json", "-o", str(out)])
     assert result.exit_code == 0, result.output
     return out, json.loads(result.stdout)
 
 
 @pytest.fixture(scope="module")
-def plain_run(tmp_path_factory):
+def plain_run(tmp_path_factory, roster_file):
     """The same run without the gate."""
     out = tmp_path_factory.mktemp("plain") / "results"
-    assert _invoke([*[a for a in RUN if a != "--commit-gate"], "-o", str(out)]).exit_code == 0
+    args = [*[a for a in RUN if a != "--commit-gate"], "--roster", roster_file, "-o", str(out)]
+    assert _invoke(args).exit_code == 0
     return out
 
 
@@ -134,7 +163,7 @@ def test_a_vote_commits_to_its_sources_and_last_round_messages(small_run):
         graph = gamma_merg(5)
         for turn in record.honest_final:
             heard = [str(graph.labels[j]) for j in graph.in_neighbors[turn.agent]]
-            items = [f"weights {commit_stage.UNSHARED}{turn.node}"]
+            items = [f"weights ck-{turn.node}"]
             items += [f"message from {j}: {before[j]}" for j in heard]
             assert evidence[turn.node] == evidence_hash(items)
             assert evidence[turn.node] != evidence_hash([turn.answer])
@@ -158,14 +187,14 @@ def test_the_diversity_round_reasks_each_agent_alone_with_a_disjoint_share(small
         assert sorted(rerun["shares"]) == sorted(honest)
         items = [item for share in rerun["shares"].values() for item in share]
         assert len(items) == len(set(items))  # disjoint: no corpora here, so own weights
-        assert items == [f"weights {commit_stage.UNSHARED}{node}" for node in rerun["shares"]]
+        assert items == [f"weights ck-{node}" for node in rerun["shares"]]
         body = decided[data["proposal_id"], "diversity"]
         assert body["outcome"] == rerun["outcome"] and body["reasons"] == rerun["reasons"]
         assert {v["voter"] for v in body["votes"]} == set(honest) and rerun["votes"] == 4
         for vote in body["votes"]:  # the answer to the bare task prompt, a fresh sample
             assert vote["stage"] == "diversity"
             assert vote["evidence_hash"] == evidence_hash(rerun["shares"][vote["voter"]])
-            who = AgentIdentity(vote["voter"])
+            who = AgentIdentity(vote["voter"], checkpoint=f"ck-{vote['voter']}")
             reply = asyncio.run(backend.complete(CompletionRequest(
                 "sim-strong", answer_messages(task), seed=2, user=who.to_user(),
                 sample=commit_stage.DIVERSITY_SAMPLE)))
@@ -332,15 +361,18 @@ def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path)
 # Four accurate agents that share nothing: majority vote's quorum is one decision copied (one
 # evidence hash), re-asked alone each rests on its own weights.
 ACCURATE_WORLD = {"profiles": {"strong": {"accuracy": 1.0}}}
-MAJORITY = dict(roster="4S", F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
+MAJORITY = dict(F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
                 commit_gate=True)
 
 
 def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
     world = tmp_path / "world.json"
     world.write_text(json.dumps(ACCURATE_WORLD))
+    roster = tmp_path / "roster.yaml"
+    roster.write_text("\n".join(DISTINCT_ROSTER.splitlines()[:5]) + "\n")
+    majority = dict(MAJORITY, roster=str(roster))
     spec = RunSpec(gamma_merg(4), tmp_path / "sim", backend=BackendSpec(sim_config=str(world)),
-                   **MAJORITY)
+                   **majority)
     asyncio.run(execute(prepare(spec)))
     records = read_records(tmp_path / "sim" / RESULTS_FILE)
     assert len(records) == 4
@@ -365,7 +397,7 @@ def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
         http = BackendSpec("openai", base_url=server.base_url, strong_model="sim-strong",
                            api_key_env=None)
         asyncio.run(execute(prepare(RunSpec(gamma_merg(4), tmp_path / "http", backend=http,
-                                            **MAJORITY))))
+                                            **majority))))
         assert server.stats.as_dict()["completions"] == 4 * 4 * 2  # round 0 and re-votes
     over_http = {r.query_id: r for r in read_records(tmp_path / "http" / RESULTS_FILE)}
     for record in records:
@@ -393,3 +425,111 @@ def test_usage_errors_are_one_line_and_write_nothing(tmp_path, args, message):
 def test_docstring_examples():
     outcome = doctest.testmod(commit_stage)
     assert outcome.failed == 0 and outcome.attempted > 0
+
+
+def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path):
+    """Four copies of one strong model (and two of one weak model) are one independence unit
+    each by default, so at f = 2 no quorum has the f+1 = 3 units the gate needs."""
+    out = tmp_path / "paper"
+    result = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--F", "2",
+                      "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
+                      "--no-plots", "--commit-gate", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    registry = read_entries(out / commit_stage.LEDGER_FILE)[0].body
+    strong = sorted(a["agent_id"] for a in registry["agents"]
+                    if a["infra"]["checkpoint"] == "sim-strong")
+    assert len(strong) == 4
+    assert frozenset(strong) in Enrolment.from_body(registry).registry.units
+    quorums = 0
+    for record in read_records(out / RESULTS_FILE):
+        data = record.protocol_data["commit_gate"]
+        for decision in (data["gate"], data.get("diversity")):
+            if decision is None or decision["value"] is None:
+                continue  # the votes split or fell short: no quorum to judge
+            quorums += 1
+            assert decision["outcome"] == "correlated_quorum" and decision["units"] <= 2
+            line = next(r for r in decision["reasons"] if "independence units" in r)
+            assert "(need f+1 = 3)" in line and strong[0] in line
+    assert quorums >= 5  # the same seed gives the same answers: 5 quorums, all correlated
+
+
+def _run_subprocess(out, tasks: int):
+    roster = out.parent / "roster.yaml"
+    roster.write_text(DISTINCT_ROSTER)
+    args = [*RUN, "--roster", str(roster), "--concurrency", "1", "-o", str(out)]
+    args[args.index("arith:4")] = f"arith:{tasks}"
+    return [sys.executable, "-c", "from robustgraph.cli import main; main()", *args]
+
+
+def test_deleting_the_wal_after_a_killed_run_loses_no_decision(tmp_path):
+    """A real run in a subprocess, killed with SIGKILL mid-way; then the ledger's -wal and -shm
+    files are deleted. Every finished query's decisions are still in the ledger, which
+    verifies, and the resumed run finishes the rest on the same ledger."""
+    out = tmp_path / "killed"
+    child = subprocess.Popen(_run_subprocess(out, 40), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    results, ledger = out / RESULTS_FILE, out / commit_stage.LEDGER_FILE
+    try:
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.read_text().count("\n") >= 12):
+            assert child.poll() is None and time.monotonic() < deadline, "run ended too early"
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    wal = ledger.with_name(ledger.name + "-wal")
+    assert wal.exists()  # the run was killed with the ledger open in WAL mode
+    wal.unlink()
+    ledger.with_name(ledger.name + "-shm").unlink(missing_ok=True)
+    report = verify(ledger)
+    assert report.valid, report.reason
+    decided = _decisions(ledger)
+    finished = read_records(results)
+    assert 12 <= len(finished) < 80
+    for record in finished:
+        data = record.protocol_data["commit_gate"]
+        assert (data["proposal_id"], "initial") in decided
+        assert "diversity" not in data or (data["proposal_id"], "diversity") in decided
+    again = subprocess.run(_run_subprocess(out, 40), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert len(read_records(results)) == 80 and verify(ledger).valid
+    assert {(r.protocol_data["commit_gate"]["proposal_id"], "initial")
+            for r in read_records(results)} <= set(_decisions(ledger))
+
+
+def test_a_resume_refuses_a_ledger_that_lost_decisions_or_is_gone(tmp_path):
+    out = tmp_path / "run"
+    ledger = out / commit_stage.LEDGER_FILE
+    spec = RunSpec(gamma_merg(5), out, roster="4S1A", F=F, protocols=("sac",), tasks="arith:3",
+                   rounds=1, seed=5, commit_gate=True)
+    asyncio.run(execute(prepare(spec)))
+    old = tmp_path / "old.sqlite"
+    with Ledger(ledger) as opened:  # an old copy holding the registry and one decision
+        entries = list(opened.entries())
+    assert len(entries) >= 3
+    conn = sqlite3.connect(ledger)
+    conn.execute(f"VACUUM INTO '{old}'")
+    conn.close()
+    cut = sqlite3.connect(old, isolation_level=None)
+    cut.execute("DROP TRIGGER entries_no_delete")
+    cut.execute("DELETE FROM entries WHERE seq > 2")
+    cut.execute("UPDATE meta SET value = '2' WHERE key = 'head_seq'")
+    cut.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (entries[1].entry_hash,))
+    cut.close()
+    assert verify(old).valid
+    shutil.copy(old, ledger)
+    result = _invoke(["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                      "--protocols", "sac", "--tasks", "arith:3", "--rounds", "1", "--seed", "5",
+                      "--commit-gate", "--no-plots", "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "lacks" in result.output
+    assert "finished queries" in result.output and "was its -wal file deleted?" in result.output
+    ledger.unlink()
+    gone = _invoke(["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                    "--protocols", "sac", "--tasks", "arith:3", "--rounds", "1", "--seed", "5",
+                    "--commit-gate", "--no-plots", "-o", str(out)])
+    assert gone.exit_code == 2 and "no such ledger" in gone.output
+    assert not ledger.exists()  # never a fresh ledger beside results that rest on the old one

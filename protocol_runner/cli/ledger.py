@@ -1,17 +1,23 @@
-"""The ``robustgraph ledger`` command group: verify and show a commit-gate ledger.
+"""The ``robustgraph ledger`` command group: verify, show, and act on a commit-gate ledger.
 
-``ledger verify DB`` exits 0 when the hash chain, the head and every recorded decision check out,
-1 when the ledger is invalid (the first bad entry and the reason on stderr), and 2 when the file
-is missing, not SQLite or not a robustgraph ledger.
+``ledger verify DB`` exits 0 when the hash chain, the head, every signature and every recorded
+decision check out, 1 when the ledger is invalid (the first bad entry and the reason on
+stderr), and 2 when the file is missing, not SQLite or not a robustgraph ledger. ``ledger
+pending DB`` lists the decisions escalated to a human; ``ledger resolve DB ENTRY --commit |
+--abort --reason TEXT`` appends the reviewer's signed decision on one of them.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
-from protocol_runner.commit.ledger import read_entries, verify
+from protocol_runner.commit.audit import verify
+from protocol_runner.commit.escalations import pending, resolve
+from protocol_runner.commit.keyring import KEYRING_FILE, Keyring, KeyringError
+from protocol_runner.commit.ledger import read_entries
 from robustgraph.cli.common import emit, json_option
 
 __all__ = ["ledger"]
@@ -19,7 +25,7 @@ __all__ = ["ledger"]
 
 @click.group("ledger")
 def ledger() -> None:
-    """Inspect the tamper-evident ledger written by the commit gate."""
+    """Inspect the tamper-evident ledger written by the commit gate, and resolve escalations."""
 
 
 @ledger.command("verify")
@@ -28,7 +34,7 @@ def ledger() -> None:
               help="A head hash published earlier; the chain must still contain it.")
 @json_option
 def verify_command(db: str, expect_head: str | None, as_json: bool) -> None:
-    """Check DB entry by entry: chain links, hashes, head, signatures and commit rules.
+    """Check DB entry by entry: chain links, hashes, head, signatures, decisions re-derived.
 
     Exit 0 valid, 1 invalid (the first bad entry and why), 2 not a ledger.
     """
@@ -66,13 +72,81 @@ def show_command(db: str, limit: int | None, reasons: bool, as_json: bool) -> No
                         f"{body.get('outcome')} -> {body.get('action')}")
             elif body.get("kind") == "registry":
                 what = f"registry of {len(body.get('agents', []))} agents, f = {body.get('f')}"
+            elif body.get("kind") == "resolution":
+                what = (f"resolution of entry {body.get('decision')} ({body.get('proposal_id')}) "
+                        f"by the reviewer: {body.get('action')}")
             else:
                 what = str(body.get("kind"))
             click.echo(f"{entry.seq:>6}  {entry.time}  {entry.entry_hash[:12]}  {what}")
             if reasons:
-                for line in body.get("reasons", ()):
+                lines = [body["reason"]] if body.get("kind") == "resolution" else \
+                    body.get("reasons", ())
+                for line in lines:
                     click.echo(f"{'':>8}- {line}")
         if entries:
             click.echo(f"head {entries[-1].entry_hash} ({len(entries)} entries)")
 
     emit([e.to_json() for e in shown], as_json, render)
+
+
+def _quote(text: str | None) -> str:
+    return "(text not recorded)" if text is None else repr(text)
+
+
+@ledger.command("pending")
+@click.argument("db", type=click.Path(dir_okay=False))
+@json_option
+def pending_command(db: str, as_json: bool) -> None:
+    """List DB's decisions escalated to a human and not yet resolved, with votes and evidence.
+
+    DB is verified first; an invalid ledger is refused (exit 2).
+    """
+    open_items = pending(db)
+
+    def render() -> None:
+        for item in open_items:
+            click.echo(f"entry {item['entry']}  {item['proposal_id']} ({item['stage']} round): "
+                       f"escalated to a human")
+            agree = f"{len(item['support'])} of {len(item['votes'])} votes agree"
+            click.echo(f"  value at stake: {_quote(item['value'])} ({item['value_hash'][:12]}); "
+                       f"{agree}, {item['evidence']} evidence hashes, {item['units']} "
+                       f"independence units")
+            for vote in item["votes"]:
+                evidence = "; ".join(vote["evidence"] or ["(items not recorded)"])
+                click.echo(f"  - {vote['voter']} (unit {', '.join(vote['unit'])}): "
+                           f"{_quote(vote['value'])}, evidence: {evidence}")
+            for line in item["reasons"]:
+                click.echo(f"    {line}")
+        click.echo(f"{len(open_items)} pending"
+                   + (f"; resolve one with: robustgraph ledger resolve {db} ENTRY "
+                      f"--commit|--abort --reason TEXT" if open_items else ""))
+
+    emit(open_items, as_json, render)
+
+
+@ledger.command("resolve")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("entry", type=click.IntRange(min=1))
+@click.option("--commit", "action", flag_value="commit", help="Commit the escalated value.")
+@click.option("--abort", "action", flag_value="abort", help="Refuse the escalated value.")
+@click.option("--reason", required=True, help="Why, in your words (recorded and signed).")
+@click.option("--keyring", "keyring_path", type=click.Path(dir_okay=False), default=None,
+              help=f"The run's keyring, holding the reviewer key (default: {KEYRING_FILE} "
+                   f"beside DB).")
+@json_option
+def resolve_command(db: str, entry: int, action: str | None, reason: str,
+                    keyring_path: str | None, as_json: bool) -> None:
+    """Append the reviewer's signed decision on escalated decision ENTRY of DB."""
+    if action is None:
+        raise click.UsageError("give --commit or --abort")
+    path = Path(keyring_path) if keyring_path else Path(db).with_name(KEYRING_FILE)
+    if not path.is_file():
+        raise KeyringError(f"{path}: no keyring there; pass the keyring the run used "
+                           f"(--keyring PATH)")
+    added = resolve(db, entry, action, reason, Keyring.open(path))  # type: ignore[arg-type]
+
+    def render() -> None:
+        click.echo(f"{db}: entry {added.seq} records the reviewer's {action} of entry {entry} "
+                   f"(head {added.entry_hash})")
+
+    emit(added.to_json(), as_json, render)

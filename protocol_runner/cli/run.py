@@ -221,6 +221,10 @@ Running the same command into the same -o resumes an interrupted run.
                    "ledger (docs/commit-gate.md).")
 @click.option("--ledger", type=click.Path(dir_okay=False), default=None,
               help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
+@click.option("--keyring", type=click.Path(dir_okay=False), default=None,
+              help="--commit-gate: the file (mode 0600) of the agents', gate's and reviewer's "
+                   "private keys, created with fresh keys when missing (default: "
+                   "OUTPUT/keyring.json); reuse one to keep a deployment's identities.")
 @click.option("--reexecutor-model", default=None, metavar="NAME",
               help="--commit-gate on --backend openai: model NAME at the same endpoint "
                    "re-executes each quorum's task (bare prompt, own identity, past the "
@@ -243,8 +247,8 @@ def run_command(
     api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
-    ledger: str | None, reexecutor_model: str | None, corpus_files: tuple[str, ...],
-    no_plots: bool, output: str, as_json: bool,
+    ledger: str | None, keyring: str | None, reexecutor_model: str | None,
+    corpus_files: tuple[str, ...], no_plots: bool, output: str, as_json: bool,
 ) -> None:
     """Run SAC and baselines among LLM agents on a certified communication graph.
 
@@ -290,6 +294,7 @@ def run_command(
         crs=CrSConfig(eta=eta, contributions=contributions, judge_model=judge_model),
         commit_gate=commit_gate,
         ledger=Path(ledger) if ledger else None,
+        keyring=Path(keyring) if keyring else None,
         reexecutor_model=reexecutor_model,
         corpora=tuple(parse_corpus_option(text) for text in corpus_files),
     )

@@ -2,7 +2,9 @@
 
 A value is committed only when 2f+1 signed votes agree on it, those votes rest on at least f+1
 distinct pieces of evidence and come from at least f+1 independence units, and an independent
-re-execution reproduces it. Every decision is appended to a hash-chained SQLite ledger.
+re-execution reproduces it. Every decision is appended, signed by the gate, to a hash-chained
+SQLite ledger whose first entry registers every key; the keys are fresh Ed25519 keys in a
+keyring file only its owner can read.
 See ``docs/commit-gate.md``.
 """
 
@@ -12,10 +14,20 @@ from protocol_runner.commit.answers import (
     normalise_answer,
     reexecution_from_answer,
 )
+from protocol_runner.commit.audit import VerifyReport, verify
 from protocol_runner.commit.canonical import canonical_json, evidence_hash, value_hash
 from protocol_runner.commit.diversity import partition_evidence
-from protocol_runner.commit.gate import CommitGate, Reexecutor, check_fault_bound, plain_quorum
-from protocol_runner.commit.ledger import Ledger, LedgerEntry, LedgerError, VerifyReport, verify
+from protocol_runner.commit.enrolment import Enrolment
+from protocol_runner.commit.escalations import pending, resolve
+from protocol_runner.commit.gate import (
+    CommitGate,
+    Reexecutor,
+    check_fault_bound,
+    decide_rule,
+    plain_quorum,
+)
+from protocol_runner.commit.keyring import KEYRING_FILE, Keyring, KeyringError
+from protocol_runner.commit.ledger import Ledger, LedgerEntry, LedgerError
 from protocol_runner.commit.outcomes import (
     Committed,
     Conflict,
@@ -25,18 +37,19 @@ from protocol_runner.commit.outcomes import (
     NoQuorum,
     Reexecution,
 )
-from protocol_runner.commit.registry import AgentRecord, Infrastructure, Registry, public_key_hex
+from protocol_runner.commit.registry import AgentRecord, Infrastructure, Registry
+from protocol_runner.commit.signing import public_key_hex
 from protocol_runner.commit.votes import (
     RejectedVote,
     RejectReason,
     Validation,
     Vote,
-    keyring_from_seed,
     sign_vote,
     validate_votes,
 )
 
 __all__ = [
+    "KEYRING_FILE",
     "AgentRecord",
     "AnswerDecision",
     "CommitGate",
@@ -44,7 +57,10 @@ __all__ = [
     "Conflict",
     "CorrelatedQuorum",
     "Decision",
+    "Enrolment",
     "Infrastructure",
+    "Keyring",
+    "KeyringError",
     "Ledger",
     "LedgerEntry",
     "LedgerError",
@@ -61,13 +77,15 @@ __all__ = [
     "canonical_json",
     "check_fault_bound",
     "decide_from_answers",
+    "decide_rule",
     "evidence_hash",
-    "keyring_from_seed",
     "normalise_answer",
     "partition_evidence",
+    "pending",
     "plain_quorum",
     "public_key_hex",
     "reexecution_from_answer",
+    "resolve",
     "sign_vote",
     "validate_votes",
     "value_hash",

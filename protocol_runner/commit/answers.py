@@ -72,7 +72,7 @@ def decide_from_answers(gate: CommitGate, proposal_id: str, answers: Mapping[str
         the documents it retrieved, but not its own earlier answers (those would make every
         evidence hash distinct and the evidence test vacuous).
     keys : mapping of agent id to Ed25519PrivateKey
-        Signing keys (:func:`~protocol_runner.commit.votes.keyring_from_seed` in simulations).
+        Signing keys (``Keyring.agents``, :class:`~protocol_runner.commit.keyring.Keyring`).
     normalise : callable, optional
         Maps an answer to the canonical form whose hash is voted on.
     stage : {"initial", "diversity"}
@@ -88,10 +88,9 @@ def decide_from_answers(gate: CommitGate, proposal_id: str, answers: Mapping[str
 
     Examples
     --------
-    >>> from protocol_runner.commit.registry import (AgentRecord, Infrastructure, Registry,
-    ...                                              public_key_hex)
-    >>> from protocol_runner.commit.votes import keyring_from_seed
-    >>> keys = keyring_from_seed(["a", "b", "c", "d"], seed=1)
+    >>> from protocol_runner.commit.registry import AgentRecord, Infrastructure, Registry
+    >>> from protocol_runner.commit.signing import public_key_hex
+    >>> keys = {a: Ed25519PrivateKey.generate() for a in "abcd"}
     >>> reg = Registry(tuple(AgentRecord(a, public_key_hex(k.public_key()),
     ...                      Infrastructure("ck-" + a, "lin-" + a)) for a, k in keys.items()))
     >>> rerun = lambda pid: reexecution_from_answer("7", ["fresh fetch"])
@@ -103,6 +102,7 @@ def decide_from_answers(gate: CommitGate, proposal_id: str, answers: Mapping[str
     """
     votes: list[Vote] = []
     values: dict[str, str] = {}
+    evidence: dict[str, list[str]] = {}
     for agent, answer in answers.items():
         if answer is None:
             continue
@@ -111,10 +111,12 @@ def decide_from_answers(gate: CommitGate, proposal_id: str, answers: Mapping[str
         text = normalise(answer)
         digest = value_hash(text)
         values[digest] = text
+        evidence[agent] = sorted(set(conditioned_on.get(agent, ())))
         votes.append(sign_vote(keys[agent], agent, proposal_id, digest,
-                               evidence_hash(conditioned_on.get(agent, ())), stage=stage))
+                               evidence_hash(evidence[agent]), stage=stage))
     plain = plain_quorum(gate.registry, gate.f, proposal_id, votes, stage=stage)
-    decided = gate.decide(proposal_id, votes, stage=stage)
+    decided = gate.decide(proposal_id, votes, stage=stage,
+                          context={"values": values, "evidence": evidence})
     return AnswerDecision(tuple(votes), values, decided, plain)
 
 

@@ -19,9 +19,10 @@ that no f-sized coalition of correlated witnesses can cover alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from protocol_runner.commit.enrolment import Enrolment
 from protocol_runner.commit.outcomes import (
     Committed,
     Conflict,
@@ -38,9 +39,10 @@ from protocol_runner.commit.votes import Validation, Vote, validate_votes
 from robustgraph.errors import ParameterError
 
 if TYPE_CHECKING:
+    from protocol_runner.commit.keyring import Keyring
     from protocol_runner.commit.ledger import Ledger
 
-__all__ = ["CommitGate", "Reexecutor", "plain_quorum", "check_fault_bound"]
+__all__ = ["CommitGate", "Reexecutor", "check_fault_bound", "decide_rule", "plain_quorum"]
 
 Reexecutor = Callable[[str], Reexecution]
 """Re-executes a proposal (given its id) from its own snapshot and reports the value hash."""
@@ -104,6 +106,96 @@ def _quorum(common: dict[str, Any], f: int) -> Decision | tuple[str, list[str], 
     return value, [head, agree], support
 
 
+def _reproduction_failures(registry: Registry, reexecutor: Infrastructure, value: str,
+                           support: Sequence[Vote], rerun: Reexecution) -> list[str]:
+    if rerun.value_hash is None:
+        return [f"re-execution produced no value: {rerun.detail or 'no detail'}"]
+    failures = []
+    if rerun.value_hash != value:
+        failures.append(f"re-execution from its own snapshot produced "
+                        f"{_short(rerun.value_hash)}, not {_short(value)}: non-reproducible")
+    same_snapshot = sorted(v.voter for v in support if v.evidence_hash == rerun.snapshot_hash)
+    if same_snapshot:
+        failures.append(f"re-execution snapshot equals the evidence of "
+                        f"{', '.join(same_snapshot)}: not independent")
+    for agent, kind, shared in registry.shared_attributes(reexecutor,
+                                                          (v.voter for v in support)):
+        failures.append(f"re-executor shares {kind} {shared!r} with agreeing voter "
+                        f"{agent}: not independent")
+    return failures
+
+
+def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
+                validation: Validation, stage: Stage, *, reexecutor: Infrastructure | None = None,
+                reexecute: Callable[[], Reexecution] | None = None) -> Decision:
+    """Apply a decision rule to votes already validated: the whole rule, as a pure function.
+
+    Parameters
+    ----------
+    rule : {"gate", "plain"}
+        The evidence-diversity gate (tests 1-4 of the module docstring) or a plain 2f+1
+        quorum (test 1 only).
+    registry : Registry
+    f : int
+    proposal_id : str
+    validation : Validation
+        The counted and the rejected votes (:func:`~protocol_runner.commit.votes.validate_votes`).
+    stage : {"initial", "diversity"}
+    reexecutor : Infrastructure, optional
+        The gate's re-executor (required for ``rule="gate"``).
+    reexecute : callable, optional
+        Called (at most once, and only for a quorum passing tests 1-3 of the gate) for the
+        re-execution result.
+
+    Returns
+    -------
+    Decision
+
+    Notes
+    -----
+    :class:`CommitGate` decides with it, and ``ledger verify`` re-derives every recorded
+    decision with it from the recorded signed votes and re-execution, so a recorded outcome
+    must be exactly what the rule gives. O(V) for V votes.
+    """
+    common = _common(proposal_id, rule, stage, f, validation)
+    step = _quorum(common, f)
+    if isinstance(step, Decision):
+        return step
+    value, reasons, support = step
+    voters = tuple(v.voter for v in support)
+    evidence = len({v.evidence_hash for v in support})
+    unit_ids = sorted({registry.unit_of(a) for a in voters})
+    if rule == "plain":
+        return Committed(**common, reasons=tuple(reasons), value_hash=value, support=voters,
+                         evidence=evidence, units=len(unit_ids), reexecution=None)
+    if reexecutor is None or reexecute is None:
+        raise ParameterError("the gate rule needs a re-executor")
+    correlated = []
+    line = f"{evidence} distinct evidence hashes among the agreeing votes (need f+1 = {f + 1})"
+    (correlated if evidence < f + 1 else reasons).append(line)
+    groups = "; ".join("{" + ", ".join(sorted(registry.units[u] & set(voters))) + "}"
+                       for u in unit_ids)
+    line = (f"agreeing votes come from {len(unit_ids)} independence units "
+            f"(need f+1 = {f + 1}): {groups}")
+    (correlated if len(unit_ids) < f + 1 else reasons).append(line)
+    if correlated:
+        escalate_to = "diversity_round" if stage == "initial" else "human"
+        return CorrelatedQuorum(**common, reasons=(*reasons, *correlated,
+                                                   f"correlated quorum: escalate to "
+                                                   f"{escalate_to.replace('_', ' ')}"),
+                                value_hash=value, support=voters, evidence=evidence,
+                                units=len(unit_ids), escalate_to=escalate_to)
+    rerun = reexecute()
+    failures = _reproduction_failures(registry, reexecutor, value, support, rerun)
+    if failures:
+        return NonReproducible(**common, reasons=(*reasons, *failures, "abort"),
+                               value_hash=value, support=voters, reexecution=rerun)
+    reasons.append(f"independent re-execution from snapshot {_short(rerun.snapshot_hash)} "
+                   f"reproduced {_short(value)}")
+    return Committed(**common, reasons=tuple(reasons), value_hash=value, support=voters,
+                     evidence=evidence, units=len(unit_ids), reexecution=rerun)
+
+
 def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[Vote], *,
                  stage: Stage = "initial") -> Decision:
     """Decide by a plain 2f+1 quorum of valid signed votes, for comparison with the gate.
@@ -129,15 +221,7 @@ def plain_quorum(registry: Registry, f: int, proposal_id: str, votes: Iterable[V
     """
     check_fault_bound(len(registry), f)
     validation = validate_votes(votes, registry, proposal_id, stage=stage)
-    common = _common(proposal_id, "plain", stage, f, validation)
-    step = _quorum(common, f)
-    if isinstance(step, Decision):
-        return step
-    value, reasons, support = step
-    return Committed(**common, reasons=tuple(reasons), value_hash=value,
-                     support=tuple(v.voter for v in support),
-                     evidence=len({v.evidence_hash for v in support}),
-                     units=len({registry.unit_of(v.voter) for v in support}), reexecution=None)
+    return decide_rule("plain", registry, f, proposal_id, validation, stage)
 
 
 class CommitGate:
@@ -157,15 +241,21 @@ class CommitGate:
         The re-executor's checkpoint, lineage and corpora: it must share none with the agreeing
         voters, or its agreement proves nothing.
     ledger : Ledger, optional
-        When given, the registry is recorded once, votes already in the ledger count as seen
-        (replays), and every decision is appended before :meth:`decide` returns.
+        When given, the registry is recorded once (an
+        :class:`~protocol_runner.commit.enrolment.Enrolment`, endorsed by every key), votes
+        already in the ledger count as seen (replays), and every decision is appended, signed
+        by the gate's key, before :meth:`decide` returns.
+    keyring : Keyring, optional
+        The agents', gate's and reviewer's private keys; required with ``ledger``.
 
     Examples
     --------
     >>> from protocol_runner.commit.canonical import evidence_hash, value_hash
-    >>> from protocol_runner.commit.registry import AgentRecord, public_key_hex
-    >>> from protocol_runner.commit.votes import keyring_from_seed, sign_vote
-    >>> keys = keyring_from_seed(["a", "b", "c", "d"], seed=0)
+    >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    >>> from protocol_runner.commit.registry import AgentRecord
+    >>> from protocol_runner.commit.signing import public_key_hex
+    >>> from protocol_runner.commit.votes import sign_vote
+    >>> keys = {a: Ed25519PrivateKey.generate() for a in "abcd"}
     >>> reg = Registry(tuple(AgentRecord(a, public_key_hex(k.public_key()),
     ...                      Infrastructure("ck-" + a, "lin-" + a)) for a, k in keys.items()))
     >>> fine = lambda pid: Reexecution(value_hash("4"), evidence_hash(["own snapshot"]))
@@ -187,20 +277,26 @@ class CommitGate:
     """
 
     def __init__(self, registry: Registry, f: int, reexecute: Reexecutor, *,
-                 reexecutor: Infrastructure, ledger: Ledger | None = None) -> None:
+                 reexecutor: Infrastructure, ledger: Ledger | None = None,
+                 keyring: Keyring | None = None) -> None:
         check_fault_bound(len(registry), f)
         self.registry = registry
         self.f = f
         self.reexecutor = reexecutor
         self._reexecute = reexecute
         self._ledger = ledger
+        self._keyring = keyring
         self._seen: set[str] = set()
         if ledger is not None:
-            ledger.record_registry(registry, f, reexecutor)
+            if keyring is None:
+                raise ParameterError("a gate with a ledger needs the keyring that signs its "
+                                     "entries")
+            self.enrolment = Enrolment.create(registry, f, reexecutor, keyring)
+            ledger.record_registry(self.enrolment, keyring.gate)
             self._seen.update(ledger.vote_digests())
 
-    def decide(self, proposal_id: str, votes: Iterable[Vote], *,
-               stage: Stage = "initial") -> Decision:
+    def decide(self, proposal_id: str, votes: Iterable[Vote], *, stage: Stage = "initial",
+               context: Mapping[str, Any] | None = None) -> Decision:
         """Decide one proposal from the votes received for it.
 
         Parameters
@@ -210,6 +306,10 @@ class CommitGate:
         stage : {"initial", "diversity"}
             ``"diversity"`` for the re-vote after a correlated quorum; a correlated quorum there
             escalates to a human instead of another round.
+        context : mapping, optional
+            What a person reviewing the decision needs to read, recorded with it in the ledger:
+            ``{"values": {value hash: answer}, "evidence": {voter: [evidence items]}}``
+            (``ledger verify`` checks that they hash to what the votes signed).
 
         Returns
         -------
@@ -226,46 +326,14 @@ class CommitGate:
             raise ParameterError(f"stage must be one of {_STAGES}, got {stage!r}")
         validation = validate_votes(votes, self.registry, proposal_id, stage=stage,
                                     seen=self._seen)
-        decision = self._decide(proposal_id, validation, stage)
+        decision = decide_rule("gate", self.registry, self.f, proposal_id, validation, stage,
+                               reexecutor=self.reexecutor,
+                               reexecute=lambda: self._run_reexecution(proposal_id))
         self._seen.update(v.digest for v in validation.accepted)
         if self._ledger is not None:
-            self._ledger.record_decision(decision, self.registry)
+            self._ledger.record_decision(decision, self.enrolment, self._keyring.gate,
+                                         context=context)
         return decision
-
-    def _decide(self, proposal_id: str, validation: Validation, stage: Stage) -> Decision:
-        f = self.f
-        common = _common(proposal_id, "gate", stage, f, validation)
-        step = _quorum(common, f)
-        if isinstance(step, Decision):
-            return step
-        value, reasons, support = step
-        voters = tuple(v.voter for v in support)
-        evidence = len({v.evidence_hash for v in support})
-        unit_ids = sorted({self.registry.unit_of(a) for a in voters})
-        correlated = []
-        line = f"{evidence} distinct evidence hashes among the agreeing votes (need f+1 = {f + 1})"
-        (correlated if evidence < f + 1 else reasons).append(line)
-        groups = "; ".join("{" + ", ".join(sorted(self.registry.units[u] & set(voters))) + "}"
-                           for u in unit_ids)
-        line = (f"agreeing votes come from {len(unit_ids)} independence units "
-                f"(need f+1 = {f + 1}): {groups}")
-        (correlated if len(unit_ids) < f + 1 else reasons).append(line)
-        if correlated:
-            escalate_to = "diversity_round" if stage == "initial" else "human"
-            return CorrelatedQuorum(**common, reasons=(*reasons, *correlated,
-                                                       f"correlated quorum: escalate to "
-                                                       f"{escalate_to.replace('_', ' ')}"),
-                                    value_hash=value, support=voters, evidence=evidence,
-                                    units=len(unit_ids), escalate_to=escalate_to)
-        rerun = self._run_reexecution(proposal_id)
-        failures = self._reproduction_failures(value, support, rerun)
-        if failures:
-            return NonReproducible(**common, reasons=(*reasons, *failures, "abort"),
-                                   value_hash=value, support=voters, reexecution=rerun)
-        reasons.append(f"independent re-execution from snapshot {_short(rerun.snapshot_hash)} "
-                       f"reproduced {_short(value)}")
-        return Committed(**common, reasons=tuple(reasons), value_hash=value, support=voters,
-                         evidence=evidence, units=len(unit_ids), reexecution=rerun)
 
     def _run_reexecution(self, proposal_id: str) -> Reexecution:
         # Fail closed: a re-executor that crashes yields no value, and the proposal aborts with
@@ -278,21 +346,3 @@ class CommitGate:
             return Reexecution(None, "", f"re-execution returned {type(rerun).__name__}, "
                                          f"not Reexecution")
         return rerun
-
-    def _reproduction_failures(self, value: str, support: Sequence[Vote],
-                               rerun: Reexecution) -> list[str]:
-        if rerun.value_hash is None:
-            return [f"re-execution produced no value: {rerun.detail or 'no detail'}"]
-        failures = []
-        if rerun.value_hash != value:
-            failures.append(f"re-execution from its own snapshot produced "
-                            f"{_short(rerun.value_hash)}, not {_short(value)}: non-reproducible")
-        same_snapshot = sorted(v.voter for v in support if v.evidence_hash == rerun.snapshot_hash)
-        if same_snapshot:
-            failures.append(f"re-execution snapshot equals the evidence of "
-                            f"{', '.join(same_snapshot)}: not independent")
-        for agent, kind, shared in self.registry.shared_attributes(
-                self.reexecutor, (v.voter for v in support)):
-            failures.append(f"re-executor shares {kind} {shared!r} with agreeing voter "
-                            f"{agent}: not independent")
-        return failures

@@ -7,10 +7,12 @@ Nothing is silently dropped: every decision is one of :class:`Committed`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from protocol_runner.commit.votes import RejectedVote, Vote
+from robustgraph.errors import ParameterError
 
 __all__ = [
     "Reexecution",
@@ -42,6 +44,24 @@ class Reexecution:
     def to_json(self) -> dict[str, Any]:
         return {"value_hash": self.value_hash, "snapshot_hash": self.snapshot_hash,
                 "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Reexecution:
+        """Read a re-execution back from :meth:`to_json`.
+
+        Raises
+        ------
+        ParameterError
+            If a field is missing or malformed.
+        """
+        try:
+            value, snapshot, detail = data["value_hash"], data["snapshot_hash"], data["detail"]
+        except (KeyError, TypeError) as exc:
+            raise ParameterError(f"malformed re-execution ({exc!r})") from None
+        if not (value is None or isinstance(value, str)) or not isinstance(snapshot, str) \
+                or not isinstance(detail, str):
+            raise ParameterError(f"malformed re-execution {dict(data)!r}")
+        return cls(value, snapshot, detail)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,17 +14,10 @@ from functools import cached_property
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from protocol_runner.commit.canonical import canonical_json, sha256_hex
 from robustgraph.errors import ParameterError
 
-__all__ = ["Infrastructure", "AgentRecord", "Registry", "public_key_hex"]
-
-
-def public_key_hex(key: Ed25519PublicKey) -> str:
-    """The raw 32-byte encoding of an Ed25519 public key, as 64 hex digits."""
-    return key.public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+__all__ = ["Infrastructure", "AgentRecord", "Registry"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +112,7 @@ class Registry:
     Examples
     --------
     >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    >>> from protocol_runner.commit.signing import public_key_hex
     >>> def rec(name, ck, corpora=()):
     ...     pk = public_key_hex(Ed25519PrivateKey.generate().public_key())
     ...     return AgentRecord(name, pk, Infrastructure(ck, "lin-" + name, corpora))
@@ -206,11 +200,6 @@ class Registry:
         mine = infra.attributes()
         return [(a, kind, value) for a in sorted(set(agent_ids))
                 for kind, value in sorted(self._by_id[a].infra.attributes() & mine)]
-
-    @cached_property
-    def digest(self) -> str:
-        """SHA-256 over the canonical JSON of the records: what ledger entries bind to."""
-        return sha256_hex(canonical_json(self.to_json()))
 
     def to_json(self) -> list[dict[str, Any]]:
         return [record.to_json() for record in self.agents]

@@ -25,13 +25,18 @@ stage ``"diversity"`` and the gate decides again. That second decision is final:
 for a second correlated quorum an escalation to a human (issue 7's rule).
 
 Registration: every agent of the roster (adversaries too: they are members of the deployment,
-though they cast no vote) with a key from :func:`~protocol_runner.commit.keyring_from_seed` and
-its checkpoint, prompt lineage and corpus. The roster's empty attribute means "shared with no
-one" and becomes a value unique to the agent (:func:`infrastructure`).
+though they cast no vote) with a fresh Ed25519 key from the run's keyring
+(:class:`~protocol_runner.commit.Keyring`: ``OUTPUT/keyring.json`` or ``run --keyring``; no
+seed enters a key) and its infrastructure as the roster declares it (:func:`infrastructure`):
+the checkpoint, or when none is declared the agent's model name, so copies of one model are one
+independence unit; its corpus; its prompt lineage when declared.
 
 Resume: a decision already in the ledger for a proposal and stage (a run killed after the
 ledger append and before the record was written) is reused, never taken or appended again;
-finished queries never reach the stage. See ``docs/commit-gate.md``.
+finished queries never reach the stage. Every finished query's decisions must be in the ledger
+(:func:`check_ledger_holds`): a ledger that lost entries (a deleted ``-wal`` file, a restored
+old copy) or is missing beside gated results stops the run with one line. See
+``docs/commit-gate.md``.
 
 One module: the stage is one pipeline per query (votes, gate, diversity round, re-execution,
 ledger), and its parts read the same query context; the gate itself, the votes and the ledger
@@ -41,24 +46,25 @@ are already their own modules in this package.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from protocol_runner.commit import (
+    KEYRING_FILE,
     AgentRecord,
     CommitGate,
     Infrastructure,
+    Keyring,
+    KeyringError,
     Ledger,
+    LedgerError,
     Reexecution,
     Registry,
     Vote,
     decide_from_answers,
-    keyring_from_seed,
     normalise_answer,
     partition_evidence,
     plain_quorum,
@@ -66,6 +72,7 @@ from protocol_runner.commit import (
     reexecution_from_answer,
     value_hash,
 )
+from protocol_runner.commit.ledger import LedgerEntry, read_entries
 from protocol_runner.commit.outcomes import Stage
 from protocol_runner.commit.reexec import ModelReexecutor, independent_identity
 from protocol_runner.llm.types import AgentIdentity
@@ -73,7 +80,7 @@ from protocol_runner.protocols import Outcome, QueryContext
 from protocol_runner.protocols.engine import key_of
 from protocol_runner.protocols.prompts import answer_messages, parse_answer
 from protocol_runner.run.corpora import Corpora, Document
-from protocol_runner.run.records import query_id
+from protocol_runner.run.records import QueryRecord, query_id
 from protocol_runner.run.roster import AgentSpec, Roster
 from protocol_runner.sim.agents import Simulator
 from protocol_runner.tasks import Task
@@ -82,12 +89,14 @@ from robustgraph.errors import ParameterError
 __all__ = [
     "DATA_KEY",
     "DIVERSITY_SAMPLE",
+    "KEYRING_FILE",
     "LEDGER_FILE",
     "UNSHARED",
     "CommitStage",
     "Reask",
     "SimulatedReexecutor",
     "check_commit_gate",
+    "check_ledger_holds",
     "conditioned_on",
     "infrastructure",
     "plan_diversity_round",
@@ -112,8 +121,12 @@ DIVERSITY_SAMPLE = 1
 (round 0 asks the same prompt with sample 0, and the response cache would return it)."""
 
 
-def check_commit_gate(n: int, F: int) -> None:  # noqa: N803 - the paper's F
-    """Raise ``ParameterError`` unless ``n`` registered agents can run the gate with f = ``F``.
+def check_commit_gate(n: int, F: int, *,  # noqa: N803 - the paper's F
+                      keyring: Path | None = None) -> None:
+    """Raise ``ParameterError`` unless ``n`` agents can run the gate with f = ``F``.
+
+    A given ``keyring`` that exists must be a usable keyring (owner-only, well-formed), so a
+    bad one is refused before the run writes anything.
 
     Examples
     --------
@@ -126,10 +139,21 @@ def check_commit_gate(n: int, F: int) -> None:  # noqa: N803 - the paper's F
     if n < 3 * F + 1:
         raise ParameterError(f"--commit-gate: f = F = {F} needs n >= 3f+1 = {3 * F + 1} agents, "
                              f"the graph has {n}")
+    if keyring is not None and (keyring.exists() or keyring.is_symlink()):
+        Keyring.open(keyring)
+    elif keyring is not None and not keyring.parent.is_dir():
+        raise KeyringError(f"{keyring}: no such directory for the keyring")
 
 
 def infrastructure(agent: AgentSpec) -> Infrastructure:
-    """The gate's view of a roster agent: checkpoint, lineage, corpus; empty ones made unique.
+    """The gate's view of a roster agent: what it declares, so shared weights are seen.
+
+    The checkpoint is the declared one, else the agent's model name (two copies of one model
+    share their weights, so they are one independence unit unless the roster declares distinct
+    checkpoints), else (an adversary without a model) a value unique to the agent; the corpus
+    as declared; the prompt lineage as declared, else unique to the agent (every agent of a run
+    reads the same built-in prompt templates; counting that would make every run one unit, so a
+    lineage is what the operator declares for agents built from different prompt families).
 
     Raises
     ------
@@ -138,33 +162,86 @@ def infrastructure(agent: AgentSpec) -> Infrastructure:
 
     Examples
     --------
-    >>> a = AgentSpec(0, "a", "strong", "sim-strong", checkpoint="ck-1")
-    >>> infrastructure(a)
+    >>> infrastructure(AgentSpec(0, "a", "strong", "sim-strong", checkpoint="ck-1"))
     Infrastructure(checkpoint='ck-1', lineage='#own:a', corpora=())
+    >>> infrastructure(AgentSpec(1, "b", "strong", "sim-strong", corpus="wiki"))
+    Infrastructure(checkpoint='sim-strong', lineage='#own:b', corpora=('wiki',))
     """
     for name in ("checkpoint", "lineage", "corpus"):
         if getattr(agent, name).startswith(UNSHARED):
             raise ParameterError(f"agent on node {agent.node}: {name} may not start with "
                                  f"{UNSHARED!r} (reserved for 'shared with no one')")
     own = UNSHARED + agent.agent_id
-    return Infrastructure(agent.checkpoint or own, agent.lineage or own,
+    return Infrastructure(agent.checkpoint or agent.model or own, agent.lineage or own,
                           (agent.corpus,) if agent.corpus else ())
 
 
-def registry_for(roster: Roster, *,
-                 seed: int) -> tuple[Registry, dict[str, Ed25519PrivateKey]]:
-    """Register every agent of ``roster`` with a seeded key; return the registry and the keys.
+def registry_for(roster: Roster, keyring: Keyring) -> Registry:
+    """Register every agent of ``roster`` with its key in ``keyring`` and its infrastructure.
 
     Raises
     ------
     ParameterError
-        If two agents have the same id, or a declared attribute uses the reserved prefix.
+        If two agents have the same id, an agent has no key in ``keyring``, or a declared
+        attribute uses the reserved prefix.
     """
-    ids = [agent.agent_id for agent in roster.agents]
-    keys = keyring_from_seed(ids, seed)
-    records = tuple(AgentRecord(agent.agent_id, public_key_hex(keys[agent.agent_id].public_key()),
-                                infrastructure(agent)) for agent in roster.agents)
-    return Registry(records), keys
+    records = []
+    for agent in roster.agents:
+        key = keyring.agents.get(agent.agent_id)
+        if key is None:
+            raise ParameterError(f"{keyring.path}: no key for agent {agent.agent_id!r}")
+        records.append(AgentRecord(agent.agent_id, public_key_hex(key.public_key()),
+                                   infrastructure(agent)))
+    return Registry(tuple(records))
+
+
+def _required(records: Sequence[QueryRecord]) -> list[tuple[str, str]]:
+    """The gate decisions (proposal id, stage) that finished gated queries rest on."""
+    needed = []
+    for record in records:
+        data = record.protocol_data.get(DATA_KEY)
+        if isinstance(data, Mapping):
+            needed.append((data["proposal_id"], "initial"))
+            if "diversity" in data:
+                needed.append((data["proposal_id"], "diversity"))
+    return needed
+
+
+def check_ledger_holds(path: Path, records: Sequence[QueryRecord]) -> None:
+    """Refuse to resume when the ledger lacks a decision that a finished query's record shows.
+
+    Parameters
+    ----------
+    path : Path
+        The run's ledger.
+    records : sequence of QueryRecord
+        The run's finished queries (``results.jsonl``).
+
+    Raises
+    ------
+    LedgerError
+        If gated records exist and the ledger is missing, or any of their decisions (the first
+        one, and the diversity round's where the record has one) is not in it.
+
+    Notes
+    -----
+    Called before the ledger is opened for writing, so a ledger that went missing is never
+    created afresh beside results that rest on it. O(E + R) for E entries and R records.
+    """
+    needed = _required(records)
+    if not needed:
+        return
+    hint = "restore the ledger, or run into a new -o"
+    if not path.exists():
+        raise LedgerError(f"{path}: no such ledger, but {len(needed)} decisions of this run's "
+                          f"finished queries rest on it; {hint}")
+    have = set(_recorded(read_entries(path)))
+    missing = [item for item in needed if item not in have]
+    if missing:
+        proposal, stage = missing[0]
+        raise LedgerError(f"{path} lacks {len(missing)} decisions of this run's finished queries "
+                          f"(first: {proposal}, {stage}): it lost entries (was its -wal file "
+                          f"deleted?); {hint}")
 
 
 def _own_source(agent: AgentSpec, infra: Infrastructure, task: Task,
@@ -299,9 +376,11 @@ def plan_diversity_round(ctx: QueryContext, registry: Registry, *, seed: int,
     >>> network = Network(Topology.from_edges([("a", "b"), ("b", "c")]), roster)
     >>> ctx = QueryContext(network, Task("t1", "What is 2 + 3?", "5"), 0, None,
     ...                    EngineConfig(rounds=0, F=0, seed=0), protocol="sac")
-    >>> plan = plan_diversity_round(ctx, registry_for(roster, seed=0)[0], seed=0)
+    >>> import tempfile, os
+    >>> ring = Keyring.open(os.path.join(tempfile.mkdtemp(), "keyring.json"), "abc")
+    >>> plan = plan_diversity_round(ctx, registry_for(roster, ring), seed=0)
     >>> {agent: r.evidence for agent, r in plan.items()}  # one document, dealt to one agent
-    {'a': ('weights #own:a',), 'b': ('weights #own:b',), 'c': ('document wiki/t1',)}
+    {'a': ('weights sim-strong',), 'b': ('weights sim-strong',), 'c': ('document wiki/t1',)}
     """
     agents = ctx.network.roster.agents
     honest = [agents[i] for i in ctx.honest]
@@ -356,9 +435,11 @@ class SimulatedReexecutor:
 
     Examples
     --------
+    >>> import tempfile, os
     >>> from protocol_runner.run.roster import Roster
     >>> task = Task("t1", "What is 2 + 3?", "5")
-    >>> reg, _ = registry_for(Roster((AgentSpec(0, "a", "strong", "sim-strong"),), "1S"), seed=0)
+    >>> ring = Keyring.open(os.path.join(tempfile.mkdtemp(), "keyring.json"), ["a"])
+    >>> reg = registry_for(Roster((AgentSpec(0, "a", "strong", "sim-strong"),), "1S"), ring)
     >>> rerun = SimulatedReexecutor([task], reg, seed=0)
     >>> rerun.infra.checkpoint, rerun(task).value_hash == rerun(task).value_hash
     ('reexecutor', True)
@@ -409,13 +490,16 @@ def _summary(body: Mapping[str, Any], values: Mapping[str, str],
     return out
 
 
-def _recorded(ledger: Ledger) -> dict[tuple[str, str], dict[str, Any]]:
-    """Gate decisions already in the ledger, by proposal id and stage."""
+def _recorded(entries: Iterable[LedgerEntry]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Gate decisions already in the ledger, by proposal id and stage (unchecked: an entry
+    without a string proposal id and stage names no proposal and is left out)."""
     found = {}
-    for entry in ledger.entries():
+    for entry in entries:
         body = entry.body
-        if (body.get("kind"), body.get("rule")) == ("decision", "gate"):
-            found[body["proposal_id"], body["stage"]] = body
+        key = (body.get("proposal_id"), body.get("stage"))
+        if (body.get("kind"), body.get("rule")) == ("decision", "gate") \
+                and all(isinstance(part, str) for part in key):
+            found[key] = body
     return found
 
 
@@ -439,9 +523,15 @@ class CommitStage:
     run_id : str
         Prefix of every proposal id.
     seed : int
-        Seeds the signing keys and the simulated re-executor's world.
+        Seeds the simulated re-executor's world and the diversity round's deal (never a key).
     ledger : str or Path
         The ledger file; created when missing, appended to when it exists.
+    keyring : str or Path
+        The keyring file (:class:`~protocol_runner.commit.Keyring`); created when missing,
+        fresh keys added for agents it lacks.
+    finished : sequence of QueryRecord
+        The run's queries already in ``results.jsonl``: their decisions must be in the ledger
+        (:func:`check_ledger_holds`).
     reexecutor_model : str, optional
         Re-execute with this model through the run's client
         (:class:`~protocol_runner.commit.reexec.ModelReexecutor`) instead of the
@@ -453,10 +543,12 @@ class CommitStage:
     Raises
     ------
     ParameterError
-        If n < 3F+1, the roster cannot be registered, or ``reexecutor_model`` is not
-        independent of the roster (:func:`~protocol_runner.commit.reexec.check_reexecutor_model`).
+        If n < 3F+1, the roster cannot be registered, the keyring is unusable, or
+        ``reexecutor_model`` is not independent of the roster
+        (:func:`~protocol_runner.commit.reexec.check_reexecutor_model`).
     LedgerError
-        If ``ledger`` is not a robustgraph ledger or cannot be opened.
+        If ``ledger`` is not a robustgraph ledger, cannot be opened, was started with another
+        keyring, or lacks a decision of a finished query.
 
     Notes
     -----
@@ -477,11 +569,15 @@ class CommitStage:
     """
 
     def __init__(self, roster: Roster, tasks: Sequence[Task], *, F: int,  # noqa: N803
-                 run_id: str, seed: int, ledger: str | Path,
+                 run_id: str, seed: int, ledger: str | Path, keyring: str | Path,
+                 finished: Sequence[QueryRecord] = (),
                  reexecutor_model: str | None = None,
                  corpora: Corpora | None = None) -> None:
         check_commit_gate(len(roster.agents), F)
-        self.registry, self._keys = registry_for(roster, seed=seed)
+        ring = Keyring.open(keyring, [agent.agent_id for agent in roster.agents])
+        self.registry = registry_for(roster, ring)
+        self._keys = ring.agents
+        check_ledger_holds(Path(ledger), finished)
         self.reexecutor: SimulatedReexecutor | ModelReexecutor
         if reexecutor_model is None:
             self.reexecutor = SimulatedReexecutor(tasks, self.registry, seed=seed)
@@ -493,8 +589,9 @@ class CommitStage:
         self.ledger = Ledger(ledger)
         try:
             self.gate = CommitGate(self.registry, F, self._reexecute,
-                                   reexecutor=self.reexecutor.infra, ledger=self.ledger)
-            self._recorded = _recorded(self.ledger)
+                                   reexecutor=self.reexecutor.infra, ledger=self.ledger,
+                                   keyring=ring)
+            self._recorded = _recorded(self.ledger.entries())
         except BaseException:
             self.ledger.close()
             raise

@@ -10,19 +10,18 @@ signed, for another proposal, duplicated, equivocating or replayed from an earli
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol_runner.commit.canonical import canonical_json, check_digest, sha256_hex
+from protocol_runner.commit.canonical import check_digest, sha256_hex
 from protocol_runner.commit.registry import Registry
+from protocol_runner.commit.signing import PREPARE, signature_valid, statement
+from robustgraph.errors import ParameterError
 
 __all__ = [
     "Vote",
@@ -31,12 +30,9 @@ __all__ = [
     "Validation",
     "sign_vote",
     "validate_votes",
-    "keyring_from_seed",
 ]
 
 log = logging.getLogger(__name__)
-
-_DOMAIN = b"robustgraph/commit/PREPARE/v1\n"
 
 
 @dataclass(frozen=True)
@@ -71,7 +67,7 @@ class Vote:
 
     def payload(self) -> bytes:
         """The exact bytes that are signed: a domain tag, then the canonical PREPARE statement."""
-        return _DOMAIN + canonical_json({
+        return statement(PREPARE, {
             "type": "PREPARE",
             "proposal": self.proposal_id,
             "stage": self.stage,
@@ -92,8 +88,18 @@ class Vote:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Vote:
-        return cls(data["proposal_id"], data["value_hash"], data["evidence_hash"], data["voter"],
-                   data.get("signature"), data.get("stage", "initial"))
+        """Read a vote back from :meth:`to_json`.
+
+        Raises
+        ------
+        ParameterError
+            If a field is missing or malformed.
+        """
+        try:
+            return cls(data["proposal_id"], data["value_hash"], data["evidence_hash"],
+                       data["voter"], data.get("signature"), data.get("stage", "initial"))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ParameterError(f"malformed vote ({exc!r})") from None
 
 
 def sign_vote(key: Ed25519PrivateKey, voter: str, proposal_id: str, value_hash: str,
@@ -103,7 +109,7 @@ def sign_vote(key: Ed25519PrivateKey, voter: str, proposal_id: str, value_hash: 
     Examples
     --------
     >>> from protocol_runner.commit.canonical import evidence_hash, value_hash
-    >>> key = Ed25519PrivateKey.from_private_bytes(bytes(32))
+    >>> key = Ed25519PrivateKey.generate()
     >>> v = sign_vote(key, "a1", "p1", value_hash("42"), evidence_hash(["doc"]))
     >>> len(v.signature)
     128
@@ -136,6 +142,21 @@ class RejectedVote:
     def to_json(self) -> dict[str, Any]:
         return {"vote": self.vote.to_json(), "reason": self.reason.value, "detail": self.detail}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RejectedVote:
+        """Read a rejected vote back from :meth:`to_json`.
+
+        Raises
+        ------
+        ParameterError
+            If a field is missing or malformed.
+        """
+        try:
+            return cls(Vote.from_json(data["vote"]), RejectReason(data["reason"]),
+                       str(data["detail"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ParameterError(f"malformed rejected vote ({exc!r})") from None
+
 
 @dataclass(frozen=True)
 class Validation:
@@ -143,17 +164,6 @@ class Validation:
 
     accepted: tuple[Vote, ...]
     rejected: tuple[RejectedVote, ...]
-
-
-@lru_cache(maxsize=1 << 14)
-def _signature_valid(public_key: str, signature: str, payload: bytes) -> bool:
-    """Ed25519 verification, memoised: the same vote is often checked by several rules."""
-    try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key)).verify(
-            bytes.fromhex(signature), payload)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
 
 
 def _check_one(vote: Vote, registry: Registry, proposal_id: str, stage: str,
@@ -166,7 +176,7 @@ def _check_one(vote: Vote, registry: Registry, proposal_id: str, stage: str,
     record = registry.get(vote.voter)
     if record is None:
         return RejectReason.UNKNOWN_KEY, f"no registered key for voter {vote.voter!r}"
-    if not _signature_valid(record.public_key, vote.signature, vote.payload()):
+    if not signature_valid(record.public_key, vote.signature, vote.payload()):
         return (RejectReason.BAD_SIGNATURE,
                 f"signature does not verify under {vote.voter!r}'s registered key")
     if vote.digest in seen:
@@ -237,24 +247,3 @@ def validate_votes(votes: Iterable[Vote], registry: Registry, proposal_id: str, 
     for item in rejected:
         log.warning("rejected vote for %s: %s (%s)", proposal_id, item.reason.value, item.detail)
     return Validation(tuple(accepted), tuple(rejected))
-
-
-def keyring_from_seed(agent_ids: Iterable[str], seed: int) -> dict[str, Ed25519PrivateKey]:
-    """Deterministic Ed25519 signing keys for simulated agents.
-
-    Each key's 32-byte secret is SHA-256 of the seed and the agent id, so the same seed gives the
-    same keys and signatures (Ed25519 signing is deterministic). For simulations and tests only:
-    a deployment loads each agent's own secret key.
-
-    Examples
-    --------
-    >>> a = keyring_from_seed(["x"], seed=1)["x"].public_key()
-    >>> b = keyring_from_seed(["x"], seed=1)["x"].public_key()
-    >>> a == b
-    True
-    """
-    return {
-        agent: Ed25519PrivateKey.from_private_bytes(
-            hashlib.sha256(canonical_json(["keyring", int(seed), agent])).digest())
-        for agent in agent_ids
-    }

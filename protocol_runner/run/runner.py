@@ -153,7 +153,8 @@ class RunSpec:
     ``certify_time_limit`` seconds per question. ``concurrency`` bounds both the queries in
     flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
     of every query (:mod:`protocol_runner.commit.stage`), its decisions appended to ``ledger``
-    (default ``output/ledger.sqlite``); ``reexecutor_model`` (openai backend only) has that
+    (default ``output/ledger.sqlite``) and signed with keys from ``keyring`` (default
+    ``output/keyring.json``); ``reexecutor_model`` (openai backend only) has that
     model re-execute for the gate instead of the simulated re-executor. ``corpora`` (openai
     backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
     (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`.
@@ -180,6 +181,7 @@ class RunSpec:
     crs: CrSConfig = field(default_factory=CrSConfig)
     commit_gate: bool = False
     ledger: Path | None = None
+    keyring: Path | None = None
     reexecutor_model: str | None = None
     corpora: tuple[tuple[str, str], ...] = ()
 
@@ -204,6 +206,8 @@ class RunSpec:
             )
         if self.ledger is not None and not self.commit_gate:
             raise ParameterError("--ledger goes with --commit-gate")
+        if self.keyring is not None and not self.commit_gate:
+            raise ParameterError("--keyring goes with --commit-gate")
         if self.reexecutor_model is not None and not self.commit_gate:
             raise ParameterError("--reexecutor-model goes with --commit-gate")
         if self.reexecutor_model is not None and self.backend.kind != "openai":
@@ -353,7 +357,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     if spec.commit_gate:
         from protocol_runner.commit.stage import check_commit_gate
 
-        check_commit_gate(topology.n, faults)
+        check_commit_gate(topology.n, faults, keyring=spec.keyring)
         if spec.reexecutor_model is not None:
             from protocol_runner.commit.reexec import check_reexecutor_model
 
@@ -512,10 +516,11 @@ async def _execute(
         jitter_seed=spec.seed,
     )
     if spec.commit_gate:
-        from protocol_runner.commit.stage import LEDGER_FILE, CommitStage
+        from protocol_runner.commit.stage import KEYRING_FILE, LEDGER_FILE, CommitStage
 
         stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
                             seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE,
+                            keyring=spec.keyring or output / KEYRING_FILE, finished=existing,
                             reexecutor_model=spec.reexecutor_model, corpora=prepared.corpora)
         hooks = (*hooks, stage)
     started = time.perf_counter()
