@@ -255,8 +255,9 @@ def plot_commit(
     """Commit, escalation, abort and false-commit rates per protocol, gate vs plain quorum.
 
     ``protocols`` are those of ``summary.json`` with a ``commit_gate`` section (a run with
-    ``--commit-gate``). Bars are the rates, error bars their confidence intervals; the number
-    over a bar is the count of queries (of commits, for false commits) it rests on.
+    ``--commit-gate``). Bars are the rates, error bars their confidence intervals; the label
+    ``k/n`` over a bar counts the queries with that outcome of the ``n`` it rests on (for false
+    commits: the false commits of the ``n`` commits).
     """
     names = [n for n, p in protocols.items() if p.get("commit_gate")]
     shades = {"gate": fig.OKABE_ITO["blue"], "plain": fig.OKABE_ITO["orange"]}
@@ -279,7 +280,10 @@ def plot_commit(
                     ax.bar([x], [value], width=width, color=shades[rule], hatch=hatches[rule],
                            edgecolor="black", linewidth=0.5,
                            yerr=[[value - low], [high - value]], ecolor="black", capsize=2)
-            ax.set_ylim(0, 105)
+                    n = protocols[name]["commit_gate"][rule][outcome]["n"]
+                    ax.text(x, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
+                            va="bottom", fontsize=5.5)
+            ax.set_ylim(0, 112)
             ax.set_ylabel(label)
             ax.set_xticks(range(len(names)), names)
             ax.grid(axis="x", visible=False)
