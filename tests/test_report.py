@@ -12,13 +12,13 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 from record_fakes import turns
 
-from protocol_runner.analysis.topology_plot import ROLE_STYLE, find_topology
 from protocol_runner.analysis.report import (
     TruncatedResultsWarning,
     load_results,
     summary_markdown,
     write_summary,
 )
+from protocol_runner.analysis.topology_plot import ROLE_STYLE, find_topology
 from protocol_runner.run.records import Cost, Decision, QueryRecord
 from robustgraph import io
 from robustgraph.certificate.certifier import certify

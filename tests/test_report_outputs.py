@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from protocol_runner.analysis.figures import SIMULATED_BANNER
 from protocol_runner.analysis.metrics import bootstrap_means
 from protocol_runner.analysis.pooled import two_level_bootstrap
+from protocol_runner.analysis.provenance import SIMULATED_BANNER
 from protocol_runner.analysis.tables import COLUMNS
 from protocol_runner.run.sessions import SESSIONS_FILE
 from protocol_runner.sweep.execute import run_sweep
@@ -186,3 +186,20 @@ def test_two_level_intervals_see_the_spread_between_seeds():
     assert pooled["high"] - pooled["low"] > 2 * (flat.high - flat.low)
     same = two_level_bootstrap([seeds[1]] * 3, resamples=2000, seed=1)[0]
     assert same["low"] < same["value"] < same["high"]
+
+
+def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
+    out, _ = run_dir
+    cli(*RUN[:2], "complete", *RUN[3:], "-o", tmp_path / "b-complete", "--no-plots")
+    cli(*RUN, "-o", tmp_path / "a-merg", "--no-plots")  # runs on the cache of no other dir
+    result = cli("report", tmp_path, "--no-plots", "--resamples", 100, "--json")
+    doc = json.loads(result.stdout)
+    assert list(doc["runs"]) == ["a-merg", "b-complete"] and doc["files"] == [
+        "table1.md", "table1.tex", "table1.csv"]
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
+    assert [(r["topology"], r["protocol"]) for r in rows] == [
+        (t, p) for t in ("merg n=5", "complete n=5") for p in ("sac", "majority", "crs")]
+    faa = COLUMNS[1].keys[0]
+    same = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["metrics"][faa]
+    assert float(rows[0][faa]) == pytest.approx(100 * same["value"], abs=0.006)  # same run
+    assert (tmp_path / "a-merg" / "table1.md").exists()  # each run keeps its own files

@@ -1,7 +1,8 @@
 """What a run and a sweep produced, summarised: the SAC paper's metrics with confidence intervals
 (:mod:`~protocol_runner.analysis.metrics`), the report files
 (:mod:`~protocol_runner.analysis.report`), Table 1 (:mod:`~protocol_runner.analysis.tables`),
-the cost (:mod:`~protocol_runner.analysis.cost`), sweep cells pooled over seeds
+the cost (:mod:`~protocol_runner.analysis.cost`), runs side by side
+(:mod:`~protocol_runner.analysis.collection`), sweep cells pooled over seeds
 (:mod:`~protocol_runner.analysis.pooled`) and the figures in one style
 (:mod:`~protocol_runner.analysis.figures`; :mod:`~protocol_runner.analysis.plots`,
 :mod:`~protocol_runner.analysis.topology_plot`, :mod:`~protocol_runner.analysis.sweep_plots`).
@@ -25,13 +26,13 @@ _NAMES = {
     "majority_correct": "protocol_runner.analysis.metrics",
     "protocol_metrics": "protocol_runner.analysis.metrics",
     "query_values": "protocol_runner.analysis.metrics",
+    "run_dirs": "protocol_runner.analysis.collection",
+    "write_collection": "protocol_runner.analysis.collection",
     "RunCost": "protocol_runner.analysis.cost",
     "cost_line": "protocol_runner.analysis.cost",
     "DPI": "protocol_runner.analysis.figures",
     "FORMATS": "protocol_runner.analysis.figures",
     "OKABE_ITO": "protocol_runner.analysis.figures",
-    "SIMULATED_BANNER": "protocol_runner.analysis.figures",
-    "Provenance": "protocol_runner.analysis.figures",
     "protocol_style": "protocol_runner.analysis.figures",
     "save": "protocol_runner.analysis.figures",
     "simulated_banner": "protocol_runner.analysis.figures",
@@ -48,6 +49,8 @@ _NAMES = {
     "plot_comparison": "protocol_runner.analysis.plots",
     "plot_rounds": "protocol_runner.analysis.plots",
     "write_plots": "protocol_runner.analysis.plots",
+    "SIMULATED_BANNER": "protocol_runner.analysis.provenance",
+    "Provenance": "protocol_runner.analysis.provenance",
     "PooledRow": "protocol_runner.analysis.pooled",
     "pool_cells": "protocol_runner.analysis.pooled",
     "two_level_bootstrap": "protocol_runner.analysis.pooled",
@@ -83,6 +86,7 @@ _NAMES = {
     "Table": "protocol_runner.analysis.tables",
     "caption": "protocol_runner.analysis.tables",
     "run_table": "protocol_runner.analysis.tables",
+    "runs_table": "protocol_runner.analysis.tables",
     "sweep_table": "protocol_runner.analysis.tables",
     "write_tables": "protocol_runner.analysis.tables",
     "ROLE_STYLE": "protocol_runner.analysis.topology_plot",

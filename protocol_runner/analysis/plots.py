@@ -36,6 +36,7 @@ from matplotlib.patches import Patch
 
 import protocol_runner.analysis.figures as fig
 from protocol_runner.analysis.metrics import COMMIT_METRICS, COMMIT_RULES
+from protocol_runner.analysis.provenance import Provenance
 from protocol_runner.analysis.tables import BFTI, FAA, STRONG, WEAK
 from protocol_runner.analysis.topology_plot import (
     agent_roles,
@@ -89,7 +90,7 @@ def _triple(estimate: Mapping[str, float] | None) -> tuple[float, float, float] 
 
 def plot_rounds(
     protocols: Mapping[str, Mapping[str, Any]],
-    provenance: fig.Provenance,
+    provenance: Provenance,
     directory: str | Path,
     *,
     ci: str,
@@ -176,7 +177,7 @@ class Panel:
 
 def plot_comparison(
     panels: Sequence[Panel],
-    provenance: fig.Provenance,
+    provenance: Provenance,
     directory: str | Path,
     *,
     ci: str,
@@ -246,7 +247,7 @@ def plot_comparison(
 
 def plot_commit(
     protocols: Mapping[str, Mapping[str, Any]],
-    provenance: fig.Provenance,
+    provenance: Provenance,
     directory: str | Path,
     *,
     ci: str,
@@ -341,7 +342,7 @@ def write_plots(
     directory = Path(results_dir)
     protocols = summary["protocols"]
     run = summary["run"]
-    provenance = fig.Provenance.of_run(run, [p["queries"] for p in protocols.values()])
+    provenance = Provenance.of_run(run, [p["queries"] for p in protocols.values()])
     bootstrap = summary["bootstrap"]
     ci = f"{100 * bootstrap['confidence']:g}% CI, {bootstrap['method']}"
     files: list[Path] = []

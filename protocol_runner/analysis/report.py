@@ -244,7 +244,7 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["task_set"] = (run.get("tasks") or {}).get("spec")
         info["rounds"] = run.get("rounds")
         info["backend"] = (run.get("backend") or {}).get("kind")
-        info["models"] = list(dict.fromkeys(a["model"] for a in agents if a.get("model")))
+        info["models"] = sorted({a["model"] for a in agents if a.get("model")})
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
@@ -296,7 +296,9 @@ def summarize(
     return Summary(
         run=_run_info(records, loaded.config),
         protocols=protocols,
-        cost=RunCost.of(records, read_sessions(loaded.path.parent, records[0].run_id)),
+        cost=RunCost.of(
+            records, read_sessions(loaded.path.parent, {record.run_id for record in records})
+        ),
         resamples=resamples,
         confidence=confidence,
         bootstrap_seed=bootstrap_seed,

@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import protocol_runner.analysis.figures as fig
 import protocol_runner.analysis.plots as plots
 from protocol_runner.analysis.pooled import PooledRow, pool_cells
+from protocol_runner.analysis.provenance import Provenance
 from protocol_runner.analysis.tables import COLUMNS, sweep_table, write_tables
 
 __all__ = ["PANEL_AXES", "PLOTS_DIR", "SWEEP_PLOT", "panels", "plot_sweep", "write_sweep_report"]
@@ -58,7 +58,7 @@ def panels(rows: Sequence[PooledRow], varying: Sequence[str]) -> list[plots.Pane
 def plot_sweep(
     rows: Sequence[PooledRow],
     summary: Mapping[str, Any],
-    provenance: fig.Provenance,
+    provenance: Provenance,
     directory: str | Path,
     *,
     confidence: float = 0.95,
@@ -81,7 +81,7 @@ def plot_sweep(
     )
 
 
-def _provenance(summary: Mapping[str, Any], directory: Path) -> fig.Provenance:
+def _provenance(summary: Mapping[str, Any], directory: Path) -> Provenance:
     """The cells' provenance merged: from each finished cell's own ``summary.json``."""
     parts = []
     for cell in summary["cells"]:
@@ -89,8 +89,8 @@ def _provenance(summary: Mapping[str, Any], directory: Path) -> fig.Provenance:
             continue
         path = directory / cell["directory"] / "summary.json"
         run = json.loads(path.read_text(encoding="utf-8"))["run"]
-        parts.append(fig.Provenance.of_run(run, [p["queries"] for p in cell["protocols"].values()]))
-    return fig.Provenance.merge(parts)
+        parts.append(Provenance.of_run(run, [p["queries"] for p in cell["protocols"].values()]))
+    return Provenance.merge(parts)
 
 
 def write_sweep_report(

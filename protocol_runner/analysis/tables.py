@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.provenance import Provenance
+
 __all__ = [
     "BFTI",
     "COLUMNS",
@@ -40,6 +42,7 @@ __all__ = [
     "Table",
     "caption",
     "run_table",
+    "runs_table",
     "sweep_table",
     "write_tables",
 ]
@@ -202,7 +205,7 @@ def _md(text: str) -> str:
 _TEX = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
-    "→": r"$\to$", "−": "$-$", "–": "--",
+    "→": r"$\to$", "−": "$-$", "–": "--", "·": r"$\cdot$",
 }
 
 
@@ -221,32 +224,38 @@ def caption(what: str, confidence: float, method: str, *, simulated: bool) -> st
     """The caption of the three formats: what the rows are, units, the intervals' level and
     method, and on the simulated backend the statement that these are not LLM results."""
     text = (
-        f"{what}. Accuracies in percent, BFTI = FAA − IAA in percentage points; W/S: weak/strong "
-        f"agents' IAA → FAA. Brackets: {100 * confidence:g}% confidence intervals ({method})."
+        f"{what[0].upper()}{what[1:]}. Accuracies in percent, BFTI = FAA − IAA in percentage "
+        f"points; W/S: weak/strong agents' IAA → FAA. Brackets: {100 * confidence:g}% "
+        f"confidence intervals ({method})."
     )
     return text + (" Simulated agents: not LLM results." if simulated else "")
 
 
 def run_table(summary: Mapping[str, Any]) -> Table:
-    """Table 1 of one run, from its ``summary.json`` document.
+    """Table 1 of one run, from its ``summary.json`` document (see :func:`runs_table`)."""
+    return runs_table([summary])
 
-    The topology column holds ``run.graph_name`` (the graph the user gave); the caption names
-    the task set, backend, roster, F and T and the bootstrap of ``summary["bootstrap"]``.
+
+def runs_table(summaries: Sequence[Mapping[str, Any]]) -> Table:
+    """Table 1 of runs side by side (one per topology, say), from their ``summary.json``.
+
+    The topology column holds each run's ``run.graph_name`` (the graph the user gave; "–"
+    when unknown); the caption names what the runs rest on (:class:`Provenance`) and the
+    bootstrap of the first run's ``bootstrap`` section.
     """
-    run = summary["run"]
-    bootstrap = summary["bootstrap"]
-    topology = str(run.get("graph_name") or "–")
-    rows = tuple(((topology,), name, p["metrics"]) for name, p in summary["protocols"].items())
-    roster = run.get("roster") or {}
-    attack = f", attack {roster['attack']}" if roster.get("attack") else ""
-    what = (
-        f"Tasks {run.get('task_set', '?')} on the {run.get('backend', '?')} backend, roster "
-        f"{roster.get('spec', '?')}{attack}, F = {run.get('F')}, T = {run.get('rounds', '?')}, "
-        f"seed {run.get('seed')}"
+    rows = tuple(
+        ((str(doc["run"].get("graph_name") or "–"),), name, p["metrics"])
+        for doc in summaries
+        for name, p in doc["protocols"].items()
     )
+    provenance = Provenance.merge([
+        Provenance.of_run(doc["run"], [p["queries"] for p in doc["protocols"].values()])
+        for doc in summaries
+    ])
+    bootstrap = summaries[0]["bootstrap"]
+    what = " · ".join(provenance.lines()[:2])
     method = f"bootstrap: {bootstrap['method']}, {bootstrap['resamples']} resamples"
-    text = caption(what, bootstrap["confidence"], method,
-                   simulated=run.get("backend") == "simulated")
+    text = caption(what, bootstrap["confidence"], method, simulated=provenance.simulated)
     return Table(("topology",), rows, text, bootstrap["confidence"])
 
 

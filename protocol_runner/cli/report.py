@@ -6,7 +6,10 @@ and (unless ``--no-plots``) the figures as PNG, PDF and SVG
 (:func:`protocol_runner.analysis.cost.cost_line`, the same line ``run`` prints), or with
 ``--json`` the summary on stdout. For a sweep directory (its ``summary.json`` is a sweep
 summary): rewrites the sweep's Table 1 and figure
-(:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`) and prints the table.
+(:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`) and prints the table. For a
+directory of runs (one per subdirectory, as ``reproduce`` writes): summarises each and writes
+Table 1 and the comparison figure over all of them
+(:func:`protocol_runner.analysis.collection.write_collection`).
 Warnings (a truncated last line of a killed run, a figure that was skipped) go to stderr, one
 line each. Exit 0 on success, 2 for a missing, empty or malformed results directory (one line
 on stderr).
@@ -22,6 +25,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from protocol_runner.analysis.collection import run_dirs, write_collection
 from protocol_runner.analysis.cost import cost_line
 from protocol_runner.analysis.report import RESULTS_FILE, SUMMARY_JSON, rich_table, write_summary
 from robustgraph.cli.common import emit, json_option, warn
@@ -60,6 +64,26 @@ def _report_sweep(directory: Path, summary: dict[str, Any], no_plots: bool, resa
     emit({"sweep": str(directory), "files": names}, as_json, render)
 
 
+def _report_collection(directory: Path, no_plots: bool, resamples: int, as_json: bool) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summaries, files = write_collection(directory, plots=not no_plots, resamples=resamples)
+    for note in dict.fromkeys([*(n for s in summaries for n in s.warnings),
+                               *(str(w.message) for w in caught)]):
+        warn(note)
+    names = [path.name for path in files]
+
+    def render() -> None:
+        click.echo((directory / "table1.md").read_text(encoding="utf-8"), nl=False)
+        for child, summary in zip(run_dirs(directory), summaries, strict=True):
+            click.echo(f"{child.name}: {cost_line(summary.cost.to_json())}")
+        click.echo(f"wrote {', '.join(names)} in {directory} (and each run's files in its own)")
+
+    emit({"runs": {child.name: s.to_json() for child, s in
+                   zip(run_dirs(directory), summaries, strict=True)}, "files": names},
+         as_json, render)
+
+
 @click.command("report")
 @click.argument("results_dir", metavar="DIR")
 @click.option("--no-plots", is_flag=True, help="Do not write the figures (PNG, PDF, SVG).")
@@ -80,7 +104,7 @@ def _report_sweep(directory: Path, summary: dict[str, Any], no_plots: bool, resa
 def report_command(
     results_dir: str, no_plots: bool, resamples: int, seed: int | None, as_json: bool
 ) -> None:
-    """Summarise DIR (a 'robustgraph run' or 'sweep' output): Table 1 with 95% intervals, figures.
+    """Summarise DIR (a 'run', 'sweep' or 'reproduce' output): Table 1 with 95% CIs, figures.
 
     \b
     Examples:
@@ -91,6 +115,9 @@ def report_command(
     sweep = _sweep_summary(Path(results_dir))
     if sweep is not None:
         _report_sweep(Path(results_dir), sweep, no_plots, resamples, as_json)
+        return
+    if run_dirs(results_dir):
+        _report_collection(Path(results_dir), no_plots, resamples, as_json)
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

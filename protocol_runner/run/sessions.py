@@ -9,13 +9,13 @@ at the end of every session, one JSON line::
      "client": {"calls": 9852, "cache_hits": 18341, "shared": 3707, "prompt_tokens": ..., ...}}
 
 ``client`` is :class:`protocol_runner.llm.client.ClientStats` of the session. The cost summary
-(:mod:`protocol_runner.analysis.cost`) sums the lines of the directory's run.
+(:mod:`protocol_runner.analysis.cost`) sums the lines of the directory's run(s).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,26 +61,28 @@ def append_session(
     return path
 
 
-def read_sessions(directory: str | Path, run_id: str) -> list[dict[str, Any]]:
-    """The complete session lines of run ``run_id`` in ``directory`` (``[]`` without a log).
+def read_sessions(directory: str | Path, run_ids: Collection[str]) -> list[dict[str, Any]]:
+    """The complete session lines of the runs ``run_ids`` under ``directory``.
 
-    A line that is not a JSON object with ``run_id``, ``wall_s`` and ``client`` (e.g. the
-    truncated last line of a killed write) is skipped.
+    Read from ``directory/sessions.jsonl`` and, for a directory that holds one run per seed
+    in subdirectories (``run --seeds``), from each ``directory/*/sessions.jsonl``; ``[]``
+    without a log. A line that is not a JSON object with ``run_id``, ``wall_s`` and ``client``
+    (e.g. the truncated last line of a killed write) is skipped.
     """
-    path = Path(directory) / SESSIONS_FILE
-    if not path.is_file():
-        return []
+    root = Path(directory)
+    paths = [root / SESSIONS_FILE, *sorted(root.glob(f"*/{SESSIONS_FILE}"))]
     sessions = []
-    for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            line = json.loads(text)
-        except ValueError:
-            continue
-        if (
-            isinstance(line, dict)
-            and line.get("run_id") == run_id
-            and isinstance(line.get("wall_s"), int | float)
-            and isinstance(line.get("client"), dict)
-        ):
-            sessions.append(line)
+    for path in (p for p in paths if p.is_file()):
+        for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue
+            if (
+                isinstance(line, dict)
+                and line.get("run_id") in run_ids
+                and isinstance(line.get("wall_s"), int | float)
+                and isinstance(line.get("client"), dict)
+            ):
+                sessions.append(line)
     return sessions
