@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from protocol_runner.run.records import QueryRecord
+
 __all__ = ["RunCost", "cost_line"]
 
 
@@ -44,7 +46,7 @@ class RunCost:
 
     @classmethod
     def of(
-        cls, records: Iterable[Any], sessions: Sequence[Mapping[str, Any]]
+        cls, records: Iterable[QueryRecord], sessions: Sequence[Mapping[str, Any]]
     ) -> RunCost:
         """From the run's records (their ``cost``) and its session lines.
 

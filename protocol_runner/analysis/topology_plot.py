@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 import protocol_runner.analysis.figures as fig
+from protocol_runner.run.records import QueryRecord
 from robustgraph import io
 from robustgraph.certificate.document import Certificate
 from robustgraph.errors import RobustgraphError
@@ -52,8 +53,17 @@ ROLE_STYLE = {
 _NO_AGENT = ("#BBBBBB", "D")
 
 
-def agent_roles(records: Sequence[Any]) -> dict[str, str]:
-    """Node label (as text) -> role of the agent on it, from the first record's round 0."""
+def agent_roles(records: Sequence[QueryRecord]) -> dict[str, str]:
+    """Node label (as text) -> role of the agent on it, from the first record's round 0.
+
+    Examples
+    --------
+    >>> from protocol_runner.run.records import Turn
+    >>> r0 = (Turn(0, "a", "strong", "1", True), Turn(1, "b", "adversary", None, False))
+    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, (r0,), r0)
+    >>> agent_roles([rec])
+    {'a': 'strong', 'b': 'adversary'}
+    """
     if not records:
         return {}
     first = records[0]
@@ -61,8 +71,17 @@ def agent_roles(records: Sequence[Any]) -> dict[str, str]:
     return {turn.node: turn.role for turn in turns}
 
 
-def attacks(records: Sequence[Any]) -> tuple[str, ...]:
-    """The attacks the adversaries followed, in order of first appearance in the first record."""
+def attacks(records: Sequence[QueryRecord]) -> tuple[str, ...]:
+    """The attacks the adversaries followed, in order of first appearance in the first record.
+
+    Examples
+    --------
+    >>> from protocol_runner.run.records import Turn
+    >>> bad = Turn(1, "b", "adversary", "9", False, {"attack": "fixed"})
+    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, ((bad,),), (bad,))
+    >>> attacks([rec])
+    ('fixed',)
+    """
     if not records:
         return ()
     first = records[0]
