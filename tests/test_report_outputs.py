@@ -8,6 +8,8 @@ their header, trailer, one page and an embedded TrueType font.
 from __future__ import annotations
 
 import csv
+import doctest
+import importlib
 import io
 import json
 import re
@@ -203,3 +205,14 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
     same = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["metrics"][faa]
     assert float(rows[0][faa]) == pytest.approx(100 * same["value"], abs=0.006)  # same run
     assert (tmp_path / "a-merg" / "table1.md").exists()  # each run keeps its own files
+
+
+@pytest.mark.parametrize("module", [
+    "protocol_runner.analysis.cost", "protocol_runner.analysis.figures",
+    "protocol_runner.analysis.plots", "protocol_runner.analysis.pooled",
+    "protocol_runner.analysis.provenance", "protocol_runner.analysis.sweep_plots",
+    "protocol_runner.analysis.tables", "protocol_runner.analysis.topology_plot",
+])  # fmt: skip
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

@@ -233,7 +233,7 @@ Running the same command into the same -o resumes an interrupted run.
                    '{"task_id", "text"[, "source"]} lines; agents reading NAME get the task\'s '
                    "document in their answer prompts, and their votes its text's hash as "
                    "evidence. Repeatable (docs/commit-gate.md).")
-@click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
+@click.option("--no-plots", is_flag=True, help="Write the summary and tables without figures.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
 @json_option
