@@ -273,7 +273,7 @@ def plot_commit(
     hatches = {"gate": "", "plain": "//"}
     width = 0.38
     with fig.style():
-        figure = Figure(figsize=(7.4, 4.9), layout="constrained")
+        figure = Figure(figsize=(max(7.4, 1.7 * len(names) + 1.6), 5.0), layout="constrained")
         axes = figure.subplots(2, 2, sharex=True).ravel()
         outcomes = [m for m in ("commit", "escalation", "abort", "false_commit")
                     if m in COMMIT_METRICS]
@@ -291,7 +291,7 @@ def plot_commit(
                            yerr=[[value - low], [high - value]], ecolor="black", capsize=2)
                     n = protocols[name]["commit_gate"][rule][outcome]["n"]
                     ax.text(x, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
-                            va="bottom", fontsize=5.5)
+                            va="bottom", fontsize=5)
             ax.set_ylim(0, 112)
             ax.set_ylabel(label)
             ax.set_xticks(range(len(names)), names)
