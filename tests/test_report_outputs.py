@@ -177,6 +177,10 @@ def test_sweep_table_and_figure_pool_seeds(tmp_path):
         ("circulant:k=2", "majority")]
     assert all(r["faa_n"] == "6" for r in rows)  # 2 seeds x 3 queries
     assert "| merg | sac |" in printed and "2 seed(s) per row pooled" in printed
+    files = [tmp_path / "table1.tex", *sorted((tmp_path / "plots").iterdir())]
+    before = [path.read_bytes() for path in files]
+    cli("report", tmp_path, "--resamples", 200)
+    assert [path.read_bytes() for path in files] == before  # no timestamps: the same bytes
 
 
 def test_two_level_intervals_see_the_spread_between_seeds():
