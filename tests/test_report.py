@@ -12,13 +12,13 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 from record_fakes import turns
 
-from protocol_runner.analysis.plots import ROLE_COLORS, find_topology
 from protocol_runner.analysis.report import (
     TruncatedResultsWarning,
     load_results,
     summary_markdown,
     write_summary,
 )
+from protocol_runner.analysis.topology_plot import ROLE_STYLE, find_topology
 from protocol_runner.run.records import Cost, Decision, QueryRecord
 from robustgraph import io
 from robustgraph.certificate.certifier import certify
@@ -63,7 +63,14 @@ RECORDS = [
     record("sac", 3, "FFFFF", "TTFFT"),
     record("majority", 1, "FTFFF"),
 ]
-SAC_ROW = "| sac | 37.5 | 56.2 | +18.8 | 75.0 | 50.0 | 12.5→25.0 | 62.5→87.5 |"
+SAC_ROW = "| – | sac | 37.5 ["  # Table 1's row starts: topology (no config: unknown), protocol
+SAC_VALUES = ("56.2 [", "+18.8 [", "75.0 [", "12.5 [", "62.5 [", "50.0 [")  # FAA .. H-Majority
+FIGURES = ("rounds", "protocols", "topology")
+TABLES = ("table1.md", "table1.tex", "table1.csv")
+
+
+def figure_files(*stems: str) -> tuple[str, ...]:
+    return tuple(f"{stem}.{fmt}" for stem in stems for fmt in ("png", "pdf", "svg"))
 
 
 def write_records(directory: Path, records: list[QueryRecord], tail: str = "") -> Path:
@@ -106,7 +113,7 @@ def one_line_error(result) -> str:
 # ----------------------------------------------------------------------------- summary files
 def test_summary_files_hold_the_hand_computed_numbers(results):
     summary = write_summary(results, resamples=300)
-    assert summary.files == ("summary.json", "summary.md", "rounds.png", "topology.png")
+    assert summary.files == ("summary.json", "summary.md", *TABLES, *figure_files(*FIGURES))
     assert {p.name for p in results.iterdir()} == {
         "results.jsonl",
         "topology.json",
@@ -136,12 +143,17 @@ def test_summary_files_hold_the_hand_computed_numbers(results):
         "tasks": 4, "task_kinds": ["math"], "records": 7,
     }  # fmt: skip
     assert doc["bootstrap"]["seed"] == 3  # the run's seed by default
-    assert doc["cost"]["llm_calls"] == 35 and doc["cost"]["cache_misses"] == 28
+    assert doc["cost"]["llm_requests"] == 35 and doc["cost"]["cache_hits"] == 7
+    assert doc["cost"]["backend_calls"] is None and doc["cost"]["sessions"] == 0  # no log
     assert doc["warnings"] == []
     markdown = (results / "summary.md").read_text()
-    assert "| Protocol | IAA | FAA | BFTI | RA | H-Majority | W: IAA→FAA | S: IAA→FAA |" in markdown
-    assert SAC_ROW in markdown
-    assert "| majority | 50.0 | 50.0 | +0.0 | 50.0 | 50.0 | 25.0→25.0 | 75.0→75.0 |" in markdown
+    header = "| Topology | Protocol | IAA | FAA | BFTI | RA | W IAA→FAA | S IAA→FAA | H-Majority |"
+    assert header in markdown
+    sac = next(line for line in markdown.splitlines() if line.startswith(SAC_ROW))
+    cells = sac.split(" | ")[3:]
+    assert all(cell.startswith(v) for cell, v in zip(cells, SAC_VALUES, strict=True))
+    assert "] → 25.0 [" in cells[3] and "] → 87.5 [" in cells[4]  # W and S: IAA → FAA
+    assert "| – | majority | 50.0 [" in markdown
     assert "| majority | 100.0 | [100.0, 100.0] |" in markdown  # decision accuracy
     assert "| sac | W | 12.5 | 25.0 |" in markdown  # per-round accuracy
     assert markdown == summary_markdown(summary)
@@ -161,34 +173,32 @@ def _has_colour(image: np.ndarray, hex_colour: str) -> bool:
     return bool((np.abs(image[..., :3] - rgb).max(axis=-1) < 0.02).any())
 
 
-def test_plots_are_valid_pngs_with_role_colours(results):
+def test_topology_png_shows_every_role_colour(results):
     write_summary(results, resamples=100)
-    for name in ("rounds.png", "topology.png"):
-        assert (results / name).read_bytes()[:8] == PNG_MAGIC
-        image = imread(results / name)
-        assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 200
+    assert (results / "topology.png").read_bytes()[:8] == PNG_MAGIC
     topology = imread(results / "topology.png")
-    assert all(_has_colour(topology, colour) for colour in ROLE_COLORS.values())
-    rounds = imread(results / "rounds.png")
-    assert _has_colour(rounds, ROLE_COLORS["weak"]) and _has_colour(rounds, ROLE_COLORS["strong"])
-    assert not _has_colour(rounds, ROLE_COLORS["adversary"])
+    assert topology.ndim == 3 and topology.shape[0] > 600 and topology.shape[1] > 600
+    assert all(_has_colour(topology, colour) for colour, _ in ROLE_STYLE.values())
 
 
 def test_topology_plot_uses_only_a_certificate_of_the_same_graph(results):
     found, note = find_topology(results)
     assert note is None
-    assert "certificate: tolerates F = 1 under sac: 2-robust (proven)" in found.title()
+    assert found.name == "topology.json"  # no config.json: the file is all there is
+    assert found.certified_r() == (3, 3)  # K5: the certificate's check proved r* = 3 exactly
+    assert found.caption().startswith("certified 3-robust (r* = 3); tolerates F = 2 Byzantine")
     other = Topology.from_edges([("n0", "n1"), ("n1", "n2")])
     certify(other, Claim.r_robust(1), engines="exhaustive").dump(results / "certificate.json")
     found, _ = find_topology(results)
-    assert found.certificate is None and "certificate" not in found.title()
+    assert found.certificate is None and found.caption().startswith("no certificate")
 
 
 def test_without_a_graph_file_the_topology_plot_is_skipped_with_a_note(tmp_path):
     directory = tmp_path / "bare"
     write_records(directory, RECORDS)
     summary = write_summary(directory, resamples=50)
-    assert summary.files == ("summary.json", "summary.md", "rounds.png")
+    assert summary.files == ("summary.json", "summary.md", *TABLES,
+                             *figure_files("rounds", "protocols"))
     assert len(summary.warnings) == 1 and "topology plot skipped" in summary.warnings[0]
 
 
@@ -205,14 +215,17 @@ def test_config_gives_the_gate_verdict_the_protocol_order_and_the_file_names(tmp
         "files": {"topology": "graph.graphml", "certificate": "certificate.json"},
     }
     (directory / "config.json").write_text(json.dumps(config))
-    summary = write_summary(directory, resamples=50)
+    summary = write_summary(directory, plots=False, resamples=50)
     assert list(summary.protocols) == ["debate", "sac", "majority"]
-    assert summary.run["gate"] == gate and summary.files[-1] == "topology.png"
+    assert summary.run["gate"] == gate
     markdown = (directory / "summary.md").read_text()
     assert "Topology (n = 5, m = 10): **NOT certified** (run with --allow-uncertified)" in markdown
     found, _ = find_topology(directory, config)
-    assert found.path.name == "graph.graphml"
-    assert "NOT certified: the certificate proves only 1-robustness" in found.title()
+    assert found.name == "graph.graphml"
+    assert "NOT certified (the certificate proves only 1-robustness)" in found.caption()
+    config["topology_source"] = "deployed.graphml"  # what the user passed to --graph
+    (directory / "config.json").write_text(json.dumps(config))
+    assert find_topology(directory, config)[0].title().startswith("deployed.graphml: graph, n = 5")
     assert "(NOT certified)" in run(directory, "--no-plots", "--resamples", 20).stdout
     config["run_id"] = "run-z"
     (directory / "config.json").write_text(json.dumps(config))
@@ -229,10 +242,11 @@ def test_protocols_without_rounds_are_reported_but_not_plotted(tmp_path):
     directory = tmp_path / "judge"
     write_records(directory, [judge])
     summary = write_summary(directory, resamples=20)
-    assert summary.files == ("summary.json", "summary.md")
-    assert summary.warnings[0] == "no protocol of this run has rounds; per-round plot skipped"
+    assert summary.files == ("summary.json", "summary.md", *TABLES, *figure_files("protocols"))
+    assert summary.warnings[0].endswith("per-round figure skipped")
     assert (
-        "| judge | – | 100.0 | – | 100.0 | 100.0 | –→100.0 | –→100.0 |"
+        "| – | judge | – | 100.0 [100.0, 100.0] | – | 100.0 [100.0, 100.0] | "
+        "– → 100.0 [100.0, 100.0] | – → 100.0 [100.0, 100.0] | 100.0 [100.0, 100.0] |"
         in (directory / "summary.md").read_text()
     )
 
@@ -272,9 +286,10 @@ def test_cli_prints_the_table_and_writes_the_files(results):
     assert result.exit_code == 0, result.stderr
     assert "H-Majority" in result.stdout and "sac" in result.stdout and "+18.8" in result.stdout
     assert "…" not in result.stdout  # nothing cut off in an 80-column terminal
-    assert "cost: 35 LLM calls (7 cache hits, 28 misses)" in result.stdout
+    assert "cost: 35 LLM requests, 7 cache hits; backend calls, tokens and wall time not " in (
+        result.stdout)
     assert result.stderr == ""
-    assert (results / "topology.png").exists() and (results / "summary.md").exists()
+    assert (results / "topology.svg").exists() and (results / "table1.tex").exists()
 
 
 def test_cli_json_matches_summary_json_and_no_plots_writes_none(tmp_path):
@@ -283,7 +298,8 @@ def test_cli_json_matches_summary_json_and_no_plots_writes_none(tmp_path):
     result = run(directory, "--json", "--no-plots", "--resamples", 100)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == json.loads((directory / "summary.json").read_text())
-    assert not list(directory.glob("*.png"))
+    assert not list(directory.glob("*.png")) and not list(directory.glob("*.svg"))
+    assert (directory / "table1.csv").exists()  # tables are not plots
 
 
 def test_cli_warns_on_a_truncated_line_and_succeeds(tmp_path):

@@ -142,7 +142,9 @@ def test_a_small_sweep_merges_every_cell_in_grid_order(tmp_path):
     assert json.loads((tmp_path / "summary.json").read_text()) == summary
     table = (tmp_path / "summary.md").read_text()
     assert table.count("| sac |") == 2 and table.count("| majority |") == 2
-    assert [p.name for p in (tmp_path / "plots").iterdir()] == ["faa_by_seed.png"]
+    assert list((tmp_path / "plots").iterdir()) == []  # options.plots is false
+    pooled = (tmp_path / "table1.md").read_text()  # Table 1: the two seeds pooled in one row
+    assert pooled.count("| merg | sac |") == 1 and "2 seed(s) per row pooled" in pooled
 
 
 def test_a_failing_cell_is_reported_and_the_others_finish(tmp_path):

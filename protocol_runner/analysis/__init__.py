@@ -1,28 +1,49 @@
 """What a run and a sweep produced, summarised: the SAC paper's metrics with confidence intervals
 (:mod:`~protocol_runner.analysis.metrics`), the report files
-(:mod:`~protocol_runner.analysis.report`)
-and the figures (:mod:`~protocol_runner.analysis.plots`,
-:mod:`~protocol_runner.analysis.sweep_plots`).
+(:mod:`~protocol_runner.analysis.report`), Table 1 (:mod:`~protocol_runner.analysis.tables`),
+the cost (:mod:`~protocol_runner.analysis.cost`), runs side by side
+(:mod:`~protocol_runner.analysis.collection`), sweep cells pooled over seeds
+(:mod:`~protocol_runner.analysis.pooled`) and the figures in one style
+(:mod:`~protocol_runner.analysis.figures`; :mod:`~protocol_runner.analysis.plots`,
+:mod:`~protocol_runner.analysis.topology_plot`, :mod:`~protocol_runner.analysis.sweep_plots`).
 """
 
 from robustgraph.lazy import lazy_exports
 
 _EXPORTS = {
+    "collection": ("run_dirs", "write_collection"),
+    "cost": ("RunCost", "cost_line"),
+    "figures": (
+        "DPI", "FORMATS", "OKABE_ITO", "protocol_style", "save", "simulated_banner", "style",
+        "title_block",
+    ),
     "metrics": (
         "COMMIT_METRICS", "COMMIT_RULES", "CostSummary", "Estimate", "METRICS", "PROTOCOL_ORDER",
         "ProtocolMetrics", "ROUND_GROUPS", "bootstrap_means", "commit_values", "compute_metrics",
         "fraction_correct", "majority_correct", "protocol_metrics", "query_values",
     ),
     "plots": (
-        "PlotOutcome", "ROLE_COLORS", "ROUNDS_PNG", "RunGraph", "TOPOLOGY_PNG", "agent_roles",
-        "find_topology", "plot_rounds", "plot_topology", "write_plots",
+        "COMMIT_PLOT", "COMPARED", "COMPARISON_PLOT", "GROUPS", "ROUNDS_PLOT", "Panel",
+        "PlotOutcome", "plot_commit", "plot_comparison", "plot_rounds", "write_plots",
     ),
+    "pooled": ("PooledRow", "pool_cells", "two_level_bootstrap"),
+    "provenance": ("SIMULATED_BANNER", "Provenance"),
     "report": (
-        "CONFIG_FILE", "LoadedResults", "RESULTS_FILE", "SUMMARY_JSON", "SUMMARY_MD", "Summary",
-        "TABLE_COLUMNS", "TruncatedResultsWarning", "load_results", "markdown_table", "rich_table",
-        "summarize", "summary_markdown", "write_summary",
+        "CONFIG_FILE", "RESULTS_FILE", "SUMMARY_JSON", "SUMMARY_MD", "LoadedResults", "Summary",
+        "TruncatedResultsWarning", "load_results", "markdown_table", "rich_table", "summarize",
+        "summary_markdown", "write_summary",
     ),
-    "sweep_plots": ("PLOT_PREFIX", "grid_series", "plot_grid"),
+    "sweep_plots": (
+        "PANEL_AXES", "PLOTS_DIR", "SWEEP_PLOT", "panels", "plot_sweep", "write_sweep_report",
+    ),
+    "tables": (
+        "BFTI", "COLUMNS", "FAA", "H_MAJORITY", "IAA", "RA", "STRONG", "WEAK", "TABLE_FILES",
+        "Column", "Table", "caption", "run_table", "runs_table", "sweep_table", "write_tables",
+    ),
+    "topology_plot": (
+        "ROLE_STYLE", "TOPOLOGY_PLOT", "RunGraph", "agent_roles", "attacks", "find_topology",
+        "plot_topology",
+    ),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,325 +1,320 @@
-"""PNG plots of a run: per-round weak/strong accuracy per protocol, and the topology by role.
+"""The figures of one run: accuracy per round, protocol comparison, commit gate (and the graph).
 
-Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no global backend switch),
-so plotting works headless and does not disturb a caller's matplotlib state.
+Each figure is written as PNG (300 dpi), PDF and SVG (:func:`protocol_runner.analysis.figures.save`)
+from the JSON of the run's ``summary.json`` (:func:`write_plots`):
 
-- ``rounds.png`` (:func:`plot_rounds`): one panel per protocol; the accuracy of the weak and of
-  the strong honest agents at rounds ``0..T``, with the bootstrap interval as a band (the SAC
-  paper's per-round W/S curves, Lee et al. 2026).
-- ``topology.png`` (:func:`plot_topology`): the communication graph with each node coloured by
-  its agent's role (strong, weak, adversary), read from the run's graph file and checked against
-  its certificate (:func:`find_topology`); roles come from the records themselves.
+- ``rounds`` (:func:`plot_rounds`): the SAC paper's per-round weak (W) and strong (S) accuracy
+  (its Tables 2 and 4 as curves [1]_): one panel per agent group, every protocol on it, the
+  confidence interval as a band, and the final answers (the FAA of the group) marked at
+  "final", which for the one-shot protocols (majority vote, CrS) is their only value after
+  round 0;
+- ``protocols`` (:func:`plot_comparison`): FAA and BFTI per protocol with their confidence
+  intervals as error bars, protocols on a categorical axis;
+- ``commit_gate`` (:func:`plot_commit`): for a ``--commit-gate`` run, the commit, escalation,
+  abort and false-commit rates per protocol, for the gate and for a plain 2f+1 quorum;
+- ``topology`` (:func:`protocol_runner.analysis.topology_plot.plot_topology`).
+
+:func:`write_plots` writes every figure the run has data for and says why it skipped the others.
+
+References
+----------
+.. [1] H. Lee, V.-D. Yun, H. Oh, D. Panagou and S. P. Karimireddy, "Robust Multi-Agent LLMs
+   under Byzantine Faults", arXiv:2605.09076, 2026.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from protocol_runner.analysis.metrics import Estimate, ProtocolMetrics
+import protocol_runner.analysis.figures as fig
+from protocol_runner.analysis.metrics import COMMIT_METRICS, COMMIT_RULES
+from protocol_runner.analysis.provenance import Provenance
+from protocol_runner.analysis.tables import BFTI, FAA, STRONG, WEAK
+from protocol_runner.analysis.topology_plot import (
+    agent_roles,
+    attacks,
+    find_topology,
+    plot_topology,
+)
 from protocol_runner.run.records import QueryRecord
-from robustgraph import io
-from robustgraph.certificate.document import Certificate
-from robustgraph.errors import RobustgraphError
-from robustgraph.topology import Topology
 
 __all__ = [
-    "ROLE_COLORS",
-    "ROUNDS_PNG",
-    "TOPOLOGY_PNG",
+    "COMMIT_PLOT",
+    "COMPARED",
+    "COMPARISON_PLOT",
+    "GROUPS",
+    "ROUNDS_PLOT",
+    "Panel",
     "PlotOutcome",
-    "RunGraph",
-    "agent_roles",
-    "find_topology",
+    "plot_commit",
+    "plot_comparison",
     "plot_rounds",
-    "plot_topology",
     "write_plots",
 ]
 
-ROUNDS_PNG = "rounds.png"
-TOPOLOGY_PNG = "topology.png"
-ROLE_COLORS = {"strong": "#1f77b4", "weak": "#ff7f0e", "adversary": "#d62728"}
-"""Node and line colour per role; a node without an agent is grey."""
+ROUNDS_PLOT = "rounds"
+COMPARISON_PLOT = "protocols"
+COMMIT_PLOT = "commit_gate"
 
-_UNASSIGNED = "#bbbbbb"
-TOPOLOGY_FILE = "topology.json"
-CERTIFICATE_FILE = "certificate.json"
+GROUPS = (("weak", "Weak agents (W)", WEAK[1]), ("strong", "Strong agents (S)", STRONG[1]))
+"""Per-round agent groups: key in ``rounds``, panel title, and the metric of their final answers."""
 
+COMPARED = (
+    (FAA, "FAA (% of agents correct)"),
+    (BFTI, "BFTI = FAA − IAA (percentage points)"),
+)
+"""The metrics of the protocol comparison, with their axis labels."""
 
-def _save(figure: Figure, path: Path) -> Path:
-    FigureCanvasAgg(figure)
-    figure.savefig(path, format="png", dpi=120)
-    return path
-
-
-def _band(
-    estimates: Sequence[Estimate | None],
-) -> tuple[list[int], list[float], list[float], list[float]]:
-    rounds, values, lows, highs = [], [], [], []
-    for r, estimate in enumerate(estimates):
-        if estimate is not None:
-            rounds.append(r)
-            values.append(100 * estimate.value)
-            lows.append(100 * estimate.low)
-            highs.append(100 * estimate.high)
-    return rounds, values, lows, highs
+_COMMIT_LABELS = {
+    "commit": "Commits (% of queries)",
+    "escalation": "Escalations (% of queries)",
+    "abort": "Aborts (% of queries)",
+    "false_commit": "False commits (% of commits)",
+}
+_RULE_LABELS = {"gate": "evidence-diversity gate", "plain": "plain 2f+1 quorum"}
 
 
-def plot_rounds(protocols: Mapping[str, ProtocolMetrics], path: str | Path) -> Path:
-    """Draw the per-round accuracy of weak and strong honest agents, one panel per protocol.
-
-    Parameters
-    ----------
-    protocols : mapping of str to ProtocolMetrics
-        From :func:`protocol_runner.analysis.metrics.compute_metrics`, at least one, each with
-        round 0
-        (:func:`write_plots` leaves out protocols without rounds, e.g. the judge-only control).
-    path : str or Path
-        Where to write the PNG.
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
-    names = list(protocols)
-    columns = min(3, len(names))
-    rows = math.ceil(len(names) / columns)
-    figure = Figure(figsize=(4.2 * columns, 3.2 * rows + 0.4), layout="constrained")
-    axes = figure.subplots(rows, columns, squeeze=False, sharey=True)
-    for index, ax in enumerate(axes.flat):
-        if index >= len(names):
-            ax.set_visible(False)
-            continue
-        metrics = protocols[names[index]]
-        for group, label in (("weak", "weak (W)"), ("strong", "strong (S)")):
-            rounds, values, lows, highs = _band(metrics.rounds[group])
-            if not rounds:
-                continue
-            color = ROLE_COLORS[group]
-            if len(rounds) == 1:  # no communication rounds: one point with its interval
-                error = [[values[0] - lows[0]], [highs[0] - values[0]]]
-                ax.errorbar(
-                    rounds, values, yerr=error, fmt="o", color=color, capsize=4, label=label
-                )
-                continue
-            ax.plot(rounds, values, marker="o", color=color, label=label)
-            ax.fill_between(rounds, lows, highs, color=color, alpha=0.18, linewidth=0)
-        last = len(metrics.rounds["honest"]) - 1
-        ax.set_xlim(-0.5 if last == 0 else -0.2, 0.5 if last == 0 else last + 0.2)
-        ax.set_xticks(range(last + 1))
-        ax.set_ylim(0, 100)
-        ax.set_title(f"{names[index]} ({metrics.queries} queries)")
-        ax.set_xlabel("round")
-        ax.grid(alpha=0.3)
-        if index % columns == 0:
-            ax.set_ylabel("accuracy (%)")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(loc="lower right", fontsize="small")
-    figure.suptitle("Honest agents' accuracy per round (bands: bootstrap intervals)")
-    return _save(figure, Path(path))
+def _triple(estimate: Mapping[str, float] | None) -> tuple[float, float, float] | None:
+    if not estimate:
+        return None
+    return 100 * estimate["value"], 100 * estimate["low"], 100 * estimate["high"]
 
 
-def agent_roles(records: Sequence[QueryRecord]) -> dict[str, str]:
-    """Node label (as text) -> role of the agent on it, from the first record's round 0.
-
-    Examples
-    --------
-    >>> from protocol_runner.run.records import Turn
-    >>> r0 = (Turn(0, "a", "strong", "1", True), Turn(1, "b", "adversary", None, False))
-    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, (r0,), r0)
-    >>> agent_roles([rec])
-    {'a': 'strong', 'b': 'adversary'}
-    """
-    if not records:
-        return {}
-    first = records[0]
-    turns = first.rounds[0] if first.rounds else first.final
-    return {turn.node: turn.role for turn in turns}
-
-
-def attacks(records: Sequence[QueryRecord]) -> tuple[str, ...]:
-    """The attacks the adversaries followed, in order of first appearance in the first record.
-
-    Examples
-    --------
-    >>> from protocol_runner.run.records import Turn
-    >>> bad = Turn(1, "b", "adversary", "9", False, {"attack": "fixed"})
-    >>> rec = QueryRecord("sac/q", "x", "sac", "q", 0, "math", "1", 0, 1, {}, ((bad,),), (bad,))
-    >>> attacks([rec])
-    ('fixed',)
-    """
-    if not records:
-        return ()
-    first = records[0]
-    turns = first.rounds[0] if first.rounds else first.final
-    names = [
-        str(t.details["attack"]) for t in turns if t.role == "adversary" and "attack" in t.details
-    ]
-    return tuple(dict.fromkeys(names))
-
-
-def plot_topology(
-    topology: Topology,
-    roles: Mapping[str, str],
-    path: str | Path,
+def plot_rounds(
+    protocols: Mapping[str, Mapping[str, Any]],
+    provenance: Provenance,
+    directory: str | Path,
     *,
-    title: str | None = None,
-    attacks: Sequence[str] = (),
-) -> Path:
-    """Draw the communication graph with nodes coloured by role (strong, weak, adversary).
-
-    Nodes sit on a circle in label order (deterministic); a digraph's arcs point from the
-    speaker to the listener (``u -> v``: v hears u). A node without an agent in ``roles`` is
-    grey.
+    ci: str,
+) -> list[Path]:
+    """Draw the per-round accuracy of weak and strong agents, all protocols on each panel.
 
     Parameters
     ----------
-    topology : Topology
-        The run's communication graph.
-    roles : mapping of str to str
-        Node label as text -> role (:func:`agent_roles`).
-    path : str or Path
-        Where to write the PNG.
-    title : str, optional
-        Figure title; default: the graph's size.
-    attacks : sequence of str
-        The adversaries' attack names, shown in the legend.
+    protocols : mapping of str to dict
+        ``summary.json``'s ``protocols``: each with ``rounds`` (per group, one estimate per
+        round ``0..T``) and ``metrics``.
+    provenance : Provenance
+        For the title block.
+    directory : str or Path
+        Where ``rounds.{png,pdf,svg}`` go.
+    ci : str
+        The interval's level and method, stated in the figure.
 
     Returns
     -------
-    Path
-        ``path``.
+    list of Path
+        The three files.
     """
-    import networkx as nx
+    groups = [g for g in GROUPS if any(_has(p["rounds"][g[0]]) for p in protocols.values())]
+    last = max([0] + [len(p["rounds"][g]) - 1 for p in protocols.values() for g, _, _ in groups])
+    final_x = last + 1.2
+    names = list(protocols)
+    with fig.style():
+        figure = Figure(figsize=(3.4 * max(1, len(groups)) + 0.4, 3.3), layout="constrained")
+        axes = figure.subplots(1, max(1, len(groups)), squeeze=False, sharey=True)[0]
+        for ax, (group, title, final_key) in zip(axes, groups, strict=False):
+            for index, name in enumerate(names):
+                data = protocols[name]
+                look = fig.protocol_style(name, index)
+                points = [(r, _triple(e)) for r, e in enumerate(data["rounds"][group])]
+                points = [(r, t) for r, t in points if t is not None]
+                xs = [r for r, _ in points]
+                if len(xs) > 1:
+                    ys = [t[0] for _, t in points]
+                    ax.plot(xs, ys, color=look["color"], linestyle=look["linestyle"],
+                            marker=look["marker"], markersize=3.5)
+                    ax.fill_between(xs, [t[1] for _, t in points], [t[2] for _, t in points],
+                                    color=look["color"], alpha=0.13, linewidth=0)
+                elif xs:
+                    value, low, high = points[0][1]
+                    ax.errorbar(xs, [value], yerr=[[value - low], [high - value]],
+                                color=look["color"], marker=look["marker"], linestyle="none")
+                final = _triple(data["metrics"].get(final_key))
+                if final is not None:
+                    x = final_x + 0.16 * (index - (len(names) - 1) / 2)
+                    value, low, high = final
+                    ax.errorbar([x], [value], yerr=[[value - low], [high - value]],
+                                color=look["color"], marker=look["marker"], markersize=6,
+                                markeredgecolor="black", markeredgewidth=0.6,
+                                linestyle="none")
+            ax.axvline(last + 0.6, color="0.5", linewidth=0.8, linestyle=":")
+            ax.set_xticks([*range(last + 1), final_x], [*map(str, range(last + 1)), "final"])
+            ax.set_xlim(-0.4, final_x + 0.6)
+            ax.set_ylim(-3, 103)
+            ax.set_title(title)
+            ax.set_xlabel("round t (0: initial answers; final: FAA)")
+        axes[0].set_ylabel("accuracy (% of agents correct)")
+        handles = [Line2D([], [], label=name, **fig.protocol_style(name, i))
+                   for i, name in enumerate(names)]
+        handles.append(Patch(facecolor="0.6", alpha=0.3, label=f"band / bar: {ci}"))
+        figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
+                      frameon=False)
+        fig.title_block(figure, "Accuracy per round, weak and strong agents", provenance)
+        return fig.save(figure, directory, ROUNDS_PLOT)
 
-    graph = topology.to_networkx()
-    positions = nx.circular_layout(list(topology.labels))
-    colors = [ROLE_COLORS.get(roles.get(str(label), ""), _UNASSIGNED) for label in topology.labels]
-    side = min(10.0, 4.0 + 0.25 * topology.n)
-    figure = Figure(figsize=(side, side + 0.4), layout="constrained")
-    ax = figure.subplots()
-    arrows = {"arrows": True, "arrowsize": 12, "node_size": 600} if topology.directed else {}
-    nx.draw_networkx_edges(graph, positions, ax=ax, edge_color="#888888", width=1.0, **arrows)
-    nx.draw_networkx_nodes(
-        graph, positions, ax=ax, node_color=colors, node_size=600, edgecolors="black"
-    )
-    if topology.n <= 60:
-        nx.draw_networkx_labels(graph, positions, ax=ax, font_size=9, font_color="white")
-    counts = {role: sum(1 for r in roles.values() if r == role) for role in ROLE_COLORS}
-    labels = {role: f"{role} ({counts[role]})" for role in ROLE_COLORS}
-    if attacks:
-        labels["adversary"] = f"adversary ({counts['adversary']}; {', '.join(attacks)})"
-    handles = [
-        Line2D(
-            [],
-            [],
-            marker="o",
-            linestyle="",
-            markersize=10,
-            markerfacecolor=color,
-            markeredgecolor="black",
-            label=labels[role],
-        )
-        for role, color in ROLE_COLORS.items()
-    ]
-    if any(str(label) not in roles for label in topology.labels):
-        handles.append(
-            Line2D(
-                [],
-                [],
-                marker="o",
-                linestyle="",
-                markersize=10,
-                markerfacecolor=_UNASSIGNED,
-                markeredgecolor="black",
-                label="no agent",
-            )
-        )
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-    kind = "digraph" if topology.directed else "graph"
-    figure.suptitle(title or f"{kind}: n = {topology.n}, m = {topology.m}", fontsize="medium")
-    return _save(figure, Path(path))
+
+def _has(estimates: Sequence[Any]) -> bool:
+    return any(e is not None for e in estimates)
 
 
 @dataclass(frozen=True)
-class RunGraph:
-    """The run's graph as found in its results directory, with its certificate (if any) and
-    the certificate gate's verdict from ``config.json`` (if any)."""
+class Panel:
+    """One panel row of the comparison: its title and, per series (a hue; ``""`` for one),
+    per protocol, the ``summary.json`` metrics (``{"faa": {...}, "bfti": {...}}``).
 
-    topology: Topology
-    path: Path
-    certificate: Certificate | None
-    gate: Mapping[str, Any] | None = None
+    Examples
+    --------
+    >>> faa = {"value": 0.8, "low": 0.7, "high": 0.9, "n": 100}
+    >>> panel = Panel("merg7.json", {"": {"sac": {"faa": faa, "bfti": None}}})
+    >>> [_triple(m["faa"]) for m in panel.series[""].values()]
+    [(80.0, 70.0, 90.0)]
+    """
 
-    def title(self) -> str:
-        """The title: the graph's size, and the gate's verdict or the certificate's claims."""
-        kind = "digraph" if self.topology.directed else "graph"
-        lines = [f"{self.path.name}: {kind}, n = {self.topology.n}, m = {self.topology.m}"]
-        if self.gate is not None:
-            status = "certified" if self.gate.get("certified") else "NOT certified"
-            lines.append(f"{status}: {self.gate.get('reason', '')}")
-        elif self.certificate is not None:
-            statements = [
-                f"{record.claim.describe()} ({record.verdict})"
-                for record in self.certificate.claims
-                if record.claim.kind != "max"
-            ]
-            if statements:
-                lines.append("certificate: " + "; ".join(statements))
-        return "\n".join(lines)
+    title: str
+    series: Mapping[str, Mapping[str, Mapping[str, Any]]]
 
 
-def find_topology(
-    results_dir: str | Path, config: Mapping[str, Any] | None = None
-) -> tuple[RunGraph | None, str | None]:
-    """The run's graph and certificate in ``results_dir``, or why no graph was found.
+def plot_comparison(
+    panels: Sequence[Panel],
+    provenance: Provenance,
+    directory: str | Path,
+    *,
+    ci: str,
+    stem: str = COMPARISON_PLOT,
+) -> list[Path]:
+    """FAA and BFTI per protocol with CI error bars: one row of panels per ``panels`` entry.
 
-    The files are those ``config["files"]`` names (``topology`` and ``certificate``), by
-    default ``topology.json`` and ``certificate.json`` as the runner writes them. The
-    certificate is used only when it binds to the graph (same content hash).
+    Protocols sit on a categorical x axis (no line joins them); several series in a panel
+    are dodged side by side and told apart by their marker fill and the legend.
 
     Returns
     -------
-    (RunGraph or None, str or None)
-        The graph, or None with a one-line note saying why (no graph file, or unreadable).
+    list of Path
+        ``stem.{png,pdf,svg}`` in ``directory``.
     """
-    directory = Path(results_dir)
-    files = (config or {}).get("files") or {}
-    graph_path = directory / files.get("topology", TOPOLOGY_FILE)
-    if not graph_path.is_file():
-        return None, f"{directory}: no graph file {graph_path.name}; topology plot skipped"
-    try:
-        topology = io.read(graph_path)
-    except RobustgraphError as exc:
-        return None, f"{graph_path}: unreadable graph ({exc}); topology plot skipped"
-    certificate = None
-    certificate_path = directory / files.get("certificate", CERTIFICATE_FILE)
-    if certificate_path.is_file():
-        try:
-            loaded = Certificate.load(certificate_path)
-        except RobustgraphError:
-            loaded = None
-        if loaded is not None and loaded.graph.hash == topology.content_hash:
-            certificate = loaded
-    gate = (config or {}).get("gate")
-    return RunGraph(
-        topology, graph_path, certificate, gate if isinstance(gate, dict) else None
-    ), None
+    protocols = list(dict.fromkeys(
+        p for panel in panels for series in panel.series.values() for p in series
+    ))
+    hues = list(dict.fromkeys(h for panel in panels for h in panel.series))
+    fills = ["full", "none", "left", "bottom", "right", "top"]
+    width = 0.7
+    with fig.style():
+        figure = Figure(
+            figsize=(2.9 * len(COMPARED) + 0.6, 2.5 * len(panels) + 1.3), layout="constrained"
+        )
+        axes = figure.subplots(len(panels), len(COMPARED), squeeze=False, sharex=True)
+        for row, panel in enumerate(panels):
+            for col, (metric, label) in enumerate(COMPARED):
+                ax = axes[row][col]
+                for h, hue in enumerate(hues):
+                    series = panel.series.get(hue, {})
+                    offset = width * ((h + 0.5) / len(hues) - 0.5) if len(hues) > 1 else 0.0
+                    for x, name in enumerate(protocols):
+                        point = _triple((series.get(name) or {}).get(metric))
+                        if point is None:
+                            continue
+                        look = fig.protocol_style(name, x)
+                        value, low, high = point
+                        ax.errorbar([x + offset], [value], yerr=[[value - low], [high - value]],
+                                    color=look["color"], marker=look["marker"], markersize=5,
+                                    fillstyle=fills[h % len(fills)], linestyle="none")
+                if metric == BFTI:
+                    ax.axhline(0, color="0.3", linewidth=0.8)
+                else:
+                    ax.set_ylim(-3, 103)
+                ax.set_xticks(range(len(protocols)), protocols)
+                ax.set_xlim(-0.6, len(protocols) - 0.4)
+                ax.set_ylabel(label)
+                ax.grid(axis="x", visible=False)
+                if panel.title:
+                    ax.set_title(panel.title)
+        for ax in axes[-1]:
+            ax.set_xlabel("protocol")
+        handles = [Line2D([], [], color="0.2", marker="|", linestyle="none", markersize=10,
+                          label=f"error bars: {ci}")]
+        if len(hues) > 1:
+            handles = [
+                Line2D([], [], color="0.2", marker="o", linestyle="none",
+                       fillstyle=fills[h % len(fills)], label=hue)
+                for h, hue in enumerate(hues)
+            ] + handles
+        figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
+                      frameon=False)
+        fig.title_block(figure, "Final answer accuracy and BFTI per protocol", provenance)
+        return fig.save(figure, directory, stem)
+
+
+def plot_commit(
+    protocols: Mapping[str, Mapping[str, Any]],
+    provenance: Provenance,
+    directory: str | Path,
+    *,
+    ci: str,
+    F: int,  # noqa: N803
+) -> list[Path]:
+    """Commit, escalation, abort and false-commit rates per protocol, gate vs plain quorum.
+
+    ``protocols`` are those of ``summary.json`` with a ``commit_gate`` section (a run with
+    ``--commit-gate``). Bars are the rates, error bars their confidence intervals; the label
+    ``k/n`` over a bar counts the queries with that outcome of the ``n`` it rests on (for false
+    commits: the false commits of the ``n`` commits).
+    """
+    names = [n for n, p in protocols.items() if p.get("commit_gate")]
+    shades = {"gate": fig.OKABE_ITO["blue"], "plain": fig.OKABE_ITO["orange"]}
+    hatches = {"gate": "", "plain": "//"}
+    width = 0.38
+    with fig.style():
+        figure = Figure(figsize=(max(7.4, 1.7 * len(names) + 1.6), 5.0), layout="constrained")
+        axes = figure.subplots(2, 2, sharex=True).ravel()
+        outcomes = [m for m in ("commit", "escalation", "abort", "false_commit")
+                    if m in COMMIT_METRICS]
+        for ax, outcome in zip(axes, outcomes, strict=False):
+            label = _COMMIT_LABELS[outcome]
+            for r, rule in enumerate(COMMIT_RULES):
+                xs = np.arange(len(names)) + (r - 0.5) * width
+                for x, name in zip(xs, names, strict=True):
+                    point = _triple(protocols[name]["commit_gate"][rule].get(outcome))
+                    if point is None:
+                        continue
+                    value, low, high = point
+                    ax.bar([x], [value], width=width, color=shades[rule], hatch=hatches[rule],
+                           edgecolor="black", linewidth=0.5,
+                           yerr=[[value - low], [high - value]], ecolor="black", capsize=2)
+                    n = protocols[name]["commit_gate"][rule][outcome]["n"]
+                    ax.text(x, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
+                            va="bottom", fontsize=5)
+            ax.set_ylim(0, 112)
+            ax.set_ylabel(label)
+            ax.set_xticks(range(len(names)), names)
+            ax.grid(axis="x", visible=False)
+        for ax in axes[-2:]:
+            ax.set_xlabel("protocol")
+        handles = [
+            Patch(facecolor=shades[rule], hatch=hatches[rule], edgecolor="black", label=text)
+            for rule, text in _RULE_LABELS.items()
+        ]
+        handles.append(Line2D([], [], color="black", marker="|", linestyle="none",
+                              markersize=10, label=f"error bars: {ci}"))
+        figure.legend(handles=handles, loc="outside lower center", ncols=3, frameon=False)
+        fig.title_block(
+            figure, f"Commit gate decisions per protocol (f = F = {F}, quorum 2f+1 = {2 * F + 1})",
+            provenance,
+        )
+        return fig.save(figure, directory, COMMIT_PLOT)
 
 
 @dataclass(frozen=True)
 class PlotOutcome:
-    """The PNG files written and notes on the plots that were skipped."""
+    """The figure files written and a note for each figure that was skipped."""
 
     files: tuple[Path, ...]
     notes: tuple[str, ...]
@@ -327,47 +322,53 @@ class PlotOutcome:
 
 def write_plots(
     results_dir: str | Path,
-    protocols: Mapping[str, ProtocolMetrics],
+    summary: Mapping[str, Any],
     records: Sequence[QueryRecord],
     config: Mapping[str, Any] | None = None,
 ) -> PlotOutcome:
-    """Write ``rounds.png`` and ``topology.png`` into ``results_dir`` where there is data.
+    """Write every figure of the run into ``results_dir`` that it has data for.
 
     Parameters
     ----------
     results_dir : str or Path
         The run's results directory.
-    protocols : mapping of str to ProtocolMetrics
-        The run's metrics.
+    summary : mapping
+        The run's ``summary.json`` document (:meth:`Summary.to_json
+        <protocol_runner.analysis.report.Summary.to_json>`).
     records : sequence of QueryRecord
         The run's records (for the agents' roles and attacks).
     config : mapping, optional
-        The run's ``config.json`` (file names, the certificate gate's verdict).
+        The run's ``config.json`` (graph name and files, the certificate gate's verdict).
 
     Returns
     -------
     PlotOutcome
-        Files written, and a note for each plot that was skipped (no protocol with rounds;
-        no graph file).
+        The files written (three per figure), and a note for each figure skipped: no weak or
+        strong agents for ``rounds``, no graph file for ``topology``; ``commit_gate`` only for
+        a ``--commit-gate`` run.
     """
     directory = Path(results_dir)
-    files, notes = [], []
-    with_rounds = {name: m for name, m in protocols.items() if m.rounds["honest"]}
-    if with_rounds:
-        files.append(plot_rounds(with_rounds, directory / ROUNDS_PNG))
+    protocols = summary["protocols"]
+    run = summary["run"]
+    provenance = Provenance.of_run(run, [p["queries"] for p in protocols.values()])
+    bootstrap = summary["bootstrap"]
+    ci = f"{100 * bootstrap['confidence']:g}% CI, {bootstrap['method']}"
+    files: list[Path] = []
+    notes: list[str] = []
+    if any(any(e is not None for e in p["rounds"][g]) for p in protocols.values()
+           for g, _, _ in GROUPS):
+        files += plot_rounds(protocols, provenance, directory, ci=ci)
     else:
-        notes.append("no protocol of this run has rounds; per-round plot skipped")
+        notes.append("no weak or strong agent has a round-0 answer; per-round figure skipped")
+    graph_name = run.get("graph_name") or ""
+    panel = Panel(graph_name, {"": {name: p["metrics"] for name, p in protocols.items()}})
+    files += plot_comparison([panel], provenance, directory, ci=ci)
+    if any(p.get("commit_gate") for p in protocols.values()):
+        files += plot_commit(protocols, provenance, directory, ci=ci, F=run["F"])
     graph, note = find_topology(directory, config)
     if graph is None:
         notes.append(note)
     else:
-        files.append(
-            plot_topology(
-                graph.topology,
-                agent_roles(records),
-                directory / TOPOLOGY_PNG,
-                title=graph.title(),
-                attacks=attacks(records),
-            )
-        )
+        files += plot_topology(graph, agent_roles(records), directory, attacks=attacks(records),
+                               banner=provenance.simulated)
     return PlotOutcome(tuple(files), tuple(notes))

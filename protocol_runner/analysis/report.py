@@ -1,4 +1,4 @@
-"""Summarise a results directory: ``summary.json``, ``summary.md`` (the paper's table) and plots.
+"""Summarise a results directory: ``summary.json``, ``summary.md``, Table 1 and the figures.
 
 The entry point for the runner and the ``report`` command is :func:`write_summary`::
 
@@ -7,18 +7,19 @@ The entry point for the runner and the ``report`` command is :func:`write_summar
     summary.to_json()                             # what summary.json holds
 
 It reads ``results.jsonl`` (one :class:`~protocol_runner.run.records.QueryRecord` per line),
-computes
-every metric of :mod:`protocol_runner.analysis.metrics` per protocol with bootstrap confidence
-intervals over queries, and writes into the directory:
+computes every metric of :mod:`protocol_runner.analysis.metrics` per protocol with bootstrap
+confidence intervals over queries, and writes into the directory:
 
-- ``summary.json``: the run (id, seed, F, roster, tasks), the bootstrap settings, per protocol
-  every metric as ``{"value", "low", "high", "n"}``, the per-round accuracies, the cost, and
-  any warnings; keys in a fixed order, no timestamps, so the same records give the same bytes;
-- ``summary.md``: the paper's table (one row per protocol: IAA, FAA, BFTI, RA, H-Majority,
-  weak and strong IAA -> FAA, in percent), then the intervals, the per-round accuracy and the
-  cost; for a ``--commit-gate`` run also the commit, false-commit, escalation and abort rates of
-  the gate and of a plain 2f+1 quorum, per protocol (also in ``summary.json``);
-- the PNG plots of :mod:`protocol_runner.analysis.plots` (unless ``plots=False``).
+- ``summary.json``: the run (id, task set, backend, models, roster, F, T, seed, graph), the
+  bootstrap settings, per protocol every metric as ``{"value", "low", "high", "n"}``, the
+  per-round accuracies, the cost (:mod:`protocol_runner.analysis.cost`), and any warnings; keys
+  in a fixed order, no timestamps, so the same records give the same bytes;
+- ``summary.md``: Table 1 with its intervals, the decision accuracy, for a ``--commit-gate``
+  run the commit, false-commit, escalation and abort rates of the gate and of a plain 2f+1
+  quorum per protocol (also in ``summary.json``), the per-round accuracy and the cost;
+- ``table1.md``, ``table1.tex``, ``table1.csv`` (:mod:`protocol_runner.analysis.tables`);
+- the figures of :mod:`protocol_runner.analysis.plots` as PNG, PDF and SVG (unless
+  ``plots=False``).
 
 The run's ``config.json`` (written by :mod:`protocol_runner.run.runner`), when present, adds the
 certificate gate's verdict (a run with ``--allow-uncertified`` is flagged "NOT certified" in
@@ -30,9 +31,9 @@ malformed line elsewhere, a missing or empty results file, records of two differ
 ``config.json`` of another run raise :class:`~robustgraph.errors.ParameterError` (the CLI: one
 line, exit 2).
 
-One module: loading results, the summary document and the Markdown table are one path from
-results.jsonl to summary.json/summary.md, with one set of warnings; the metrics and figures are
-their own modules.
+One module: loading results, the summary document and summary.md are one path from
+results.jsonl to summary.json/summary.md, with one set of warnings; the metrics, tables, cost
+and figures are their own modules.
 """
 
 from __future__ import annotations
@@ -40,22 +41,24 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rich import box
 from rich.table import Table
 
+from protocol_runner.analysis.cost import RunCost, cost_line
 from protocol_runner.analysis.metrics import (
     COMMIT_METRICS,
     COMMIT_RULES,
-    CostSummary,
     Estimate,
     ProtocolMetrics,
     compute_metrics,
 )
+from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
+from protocol_runner.run.sessions import read_sessions
 from robustgraph.errors import ParameterError
 
 __all__ = [
@@ -63,7 +66,6 @@ __all__ = [
     "RESULTS_FILE",
     "SUMMARY_JSON",
     "SUMMARY_MD",
-    "TABLE_COLUMNS",
     "LoadedResults",
     "Summary",
     "TruncatedResultsWarning",
@@ -80,16 +82,6 @@ CONFIG_FILE = "config.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 
-TABLE_COLUMNS = (
-    ("IAA", "iaa"),
-    ("FAA", "faa"),
-    ("BFTI", "bfti"),
-    ("RA", "ra"),
-    ("H-Majority", "h_majority"),
-    ("W: IAA→FAA", ("weak_iaa", "weak_faa")),
-    ("S: IAA→FAA", ("strong_iaa", "strong_faa")),
-)
-"""The paper's table columns: header and metric (or the IAA, FAA pair of a weak/strong column)."""
 
 
 class TruncatedResultsWarning(UserWarning):
@@ -205,7 +197,7 @@ class Summary:
 
     run: Mapping[str, Any]
     protocols: Mapping[str, ProtocolMetrics]
-    cost: CostSummary
+    cost: RunCost
     resamples: int
     confidence: float
     bootstrap_seed: int
@@ -247,7 +239,14 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         "records": len(records),
     }
     if config is not None:
-        info["graph"] = config.get("run", {}).get("topology")
+        run = config.get("run", {})
+        agents = (run.get("roster") or {}).get("agents") or []
+        info["task_set"] = (run.get("tasks") or {}).get("spec")
+        info["rounds"] = run.get("rounds")
+        info["backend"] = (run.get("backend") or {}).get("kind")
+        info["models"] = sorted({a["model"] for a in agents if a.get("model")})
+        info["graph_name"] = config.get("topology_source")
+        info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
         info["gate"] = config.get("gate")
     return info
@@ -297,7 +296,9 @@ def summarize(
     return Summary(
         run=_run_info(records, loaded.config),
         protocols=protocols,
-        cost=CostSummary.of(records),
+        cost=RunCost.of(
+            records, read_sessions(loaded.path.parent, {record.run_id for record in records})
+        ),
         resamples=resamples,
         confidence=confidence,
         bootstrap_seed=bootstrap_seed,
@@ -318,25 +319,6 @@ def _interval(estimate: Estimate | None) -> str:
     return f"[{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
 
 
-def _cells(metrics: ProtocolMetrics) -> list[tuple[str, str]]:
-    """Per paper column: the point value(s) and the interval(s), as text."""
-    cells = []
-    for _, key in TABLE_COLUMNS:
-        if isinstance(key, tuple):
-            before, after = (metrics.estimates[k] for k in key)
-            if before is None and after is None:
-                cells.append(("–", "–"))
-                continue
-            value = f"{_percent(metrics.value(key[0]))}→{_percent(metrics.value(key[1]))}"
-            cells.append((value, f"{_interval(before)}→{_interval(after)}"))
-        else:
-            signed = key == "bfti"
-            cells.append(
-                (_percent(metrics.value(key), signed=signed), _interval(metrics.estimates[key]))
-            )
-    return cells
-
-
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """The lines of a Markdown table: ``| a | b |``, ``|---|---|``, then one line per row."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
@@ -352,37 +334,37 @@ def _roster_text(run: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _provenance_text(run: Mapping[str, Any]) -> str:
+    models = ", ".join(run.get("models") or []) or "?"
+    tasks = f"tasks {run['task_set']}" if run.get("task_set") else f"{run['tasks']} tasks"
+    return (
+        f"{tasks} ({', '.join(run['task_kinds'])}), backend {run.get('backend') or '?'} "
+        f"(models {models}), roster {_roster_text(run)}, F = {run['F']}, "
+        f"T = {run.get('rounds', '?')}, seed {run['seed']}"
+    )
+
+
 def summary_markdown(summary: Summary) -> str:
-    """``summary.md``: the paper's table, then intervals, per-round accuracy and cost.
+    """``summary.md``: Table 1 with intervals, decisions, commit gate, per-round accuracy, cost.
 
     Accuracies are in percent with one decimal; BFTI is signed; weak/strong columns read
-    ``IAA→FAA``; "–" marks a metric undefined for the run (e.g. no weak agents).
+    ``IAA → FAA``; "–" marks a metric undefined for the run (e.g. no weak agents).
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    header = ["Protocol"] + [name for name, _ in TABLE_COLUMNS]
-    cells = {name: _cells(m) for name, m in summary.protocols.items()}
+    simulated = ["**Simulated agents: not LLM results.**", ""] if run.get("backend") == (
+        "simulated") else []
     lines = [
         "# Run summary",
         "",
-        f"Run `{run['run_id']}`: roster {_roster_text(run)}, F = {run['F']}, "
-        f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), seed {run['seed']}.",
+        *simulated,
+        f"Run `{run['run_id']}`: {_provenance_text(run)}.",
         "",
         *_gate_lines(run),
-        "Accuracy in percent over honest agents (RA: over all agents). "
-        "BFTI = FAA − IAA; W/S: weak/strong honest agents.",
+        "## Table 1",
         "",
+        run_table(summary.to_json()).markdown().rstrip("\n"),
     ]
-    lines += markdown_table(header, [[name] + [v for v, _ in c] for name, c in cells.items()])
-    lines += [
-        "",
-        f"## {level} bootstrap confidence intervals",
-        "",
-        f"Percentile intervals over queries, {summary.resamples} resamples, "
-        f"seed {summary.bootstrap_seed}.",
-        "",
-    ]
-    lines += markdown_table(header, [[name] + [ci for _, ci in c] for name, c in cells.items()])
     decisions = {
         name: m.estimates["decision"]
         for name, m in summary.protocols.items()
@@ -396,21 +378,13 @@ def summary_markdown(summary: Summary) -> str:
         )
     lines += _commit_lines(summary)
     lines += _round_lines(summary)
-    lines += ["", "## Cost", ""]
+    lines += ["", "## Cost", "", cost_line(summary.cost.to_json()), ""]
     lines += markdown_table(
-        [
-            "Protocol",
-            "Queries",
-            "LLM calls",
-            "Cache hits",
-            "Cache misses",
-            "Prompt tokens",
-            "Completion tokens",
-            "Query wall s (sum)",
-        ],
-        [_cost_row(name, m.cost) for name, m in summary.protocols.items()]
-        + [_cost_row("all", summary.cost)],
+        ["Protocol", "Queries", "LLM requests", "Cache hits"],
+        [[name, str(m.cost.queries), str(m.cost.llm_calls), str(m.cost.cache_hits)]
+         for name, m in summary.protocols.items()],
     )
+    lines += ["", "Definitions: docs/report.md, \"Cost\"."]
     if summary.warnings:
         lines += ["", "## Warnings", ""] + [f"- {note}" for note in summary.warnings]
     return "\n".join(lines) + "\n"
@@ -480,52 +454,41 @@ def _round_lines(summary: Summary) -> list[str]:
     return ["", "## Accuracy per round (honest agents, percent)", "", *markdown_table(header, rows)]
 
 
-def _cost_row(name: str, cost: CostSummary) -> list[str]:
-    return [
-        name,
-        str(cost.queries),
-        str(cost.llm_calls),
-        str(cost.cache_hits),
-        str(cost.cache_misses),
-        str(cost.prompt_tokens),
-        str(cost.completion_tokens),
-        f"{cost.query_wall_s:.2f}",
-    ]
-
-
 def rich_table(summary: Summary) -> Table:
-    """The paper's table for the terminal: each accuracy over its interval.
+    """Table 1 for the terminal: each accuracy over its interval.
 
-    Weak/strong cells show ``IAA→FAA`` only (their intervals are in ``summary.md`` and
-    ``summary.json``) and intervals are rounded to whole percents, so the table fits an
-    80-column terminal; the cost is in ``summary.md``.
+    Weak/strong cells show ``IAA→FAA`` only (their intervals are in ``table1.*``,
+    ``summary.md`` and ``summary.json``) and intervals are rounded to whole percents, so the
+    table fits an 80-column terminal; the cost is printed under it by the CLI.
     """
     level = f"{100 * summary.confidence:g}%"
-    uncertified = " (NOT certified)" if _certified(summary.run) is False else ""
+    run = summary.run
+    uncertified = " (NOT certified)" if _certified(run) is False else ""
+    simulated = "; simulated agents: not LLM results" if run.get("backend") == "simulated" else ""
     table = Table(
-        title=f"{_roster_text(summary.run)}, F = {summary.run['F']}, "
-        f"{summary.run['tasks']} tasks{uncertified}",
+        title=f"{_roster_text(run)}, F = {run['F']}, {run['tasks']} tasks{uncertified}",
         caption=f"percent; under each value its {level} bootstrap interval "
-        f"({summary.resamples} resamples over queries); W/S: weak/strong honest agents' IAA→FAA",
+        f"({summary.resamples} resamples over queries); W/S: weak/strong agents' "
+        f"IAA→FAA{simulated}",
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
         collapse_padding=True,
     )
     table.add_column("Protocol", style="bold", no_wrap=True)
-    for name, key in TABLE_COLUMNS:
-        header = name.split(":")[0] if isinstance(key, tuple) else name  # "W", "S"
+    for column in COLUMNS:
+        header = column.header.split()[0] if len(column.keys) > 1 else column.header  # W, S
         table.add_column(header, justify="right", no_wrap=True)
-    for name, metrics in summary.protocols.items():
+    table1 = run_table(summary.to_json())
+    for _, name, metrics in table1.rows:
         row = []
-        for (value, _), (_, key) in zip(_cells(metrics), TABLE_COLUMNS, strict=True):
-            estimate = None if isinstance(key, tuple) else metrics.estimates[key]
+        for (value, _), column in zip(table1.cells(metrics), COLUMNS, strict=True):
+            estimate = metrics.get(column.keys[0]) if len(column.keys) == 1 else None
             if estimate is None:
                 row.append(value)
             else:
-                row.append(
-                    f"{value}\n[dim]{100 * estimate.low:.0f}–{100 * estimate.high:.0f}[/dim]"
-                )
+                low, high = 100 * estimate["low"], 100 * estimate["high"]
+                row.append(f"{value}\n[dim]{low:.0f}–{high:.0f}[/dim]")
         table.add_row(name, *row)
     return table
 
@@ -538,11 +501,12 @@ def write_summary(
     confidence: float = 0.95,
     seed: int | None = None,
 ) -> Summary:
-    """Summarise a results directory and write ``summary.json``, ``summary.md`` and the plots.
+    """Summarise a results directory: ``summary.json``, ``summary.md``, Table 1, the figures.
 
     This is the one call the runner makes at the end of a run; ``robustgraph report`` makes it
-    too. The summary depends only on the records (and the bootstrap settings), so calling it
-    again after a resumed run rewrites the files with the complete numbers.
+    too. The summary depends only on the records, the session log (the cost) and the bootstrap
+    settings, so calling it again after a resumed run rewrites the files with the complete
+    numbers.
 
     Parameters
     ----------
@@ -550,7 +514,7 @@ def write_summary(
         A results directory holding ``results.jsonl`` (and, for the topology plot, the run's
         config and graph; see :mod:`protocol_runner.analysis.plots`).
     plots : bool
-        Also write the PNG plots.
+        Also write the figures (PNG, PDF, SVG); the tables are always written.
     resamples, confidence, seed
         Bootstrap settings (see :func:`summarize`).
 
@@ -573,23 +537,15 @@ def write_summary(
     loaded = load_results(directory)
     summary = summarize(loaded, resamples=resamples, confidence=confidence, seed=seed)
     written = [SUMMARY_JSON, SUMMARY_MD]
+    written += [p.name for p in write_tables(run_table(summary.to_json()), directory)]
     notes = list(summary.warnings)
     if plots:
-        from protocol_runner.analysis.plots import write_plots
+        from protocol_runner.analysis.plots import write_plots  # matplotlib on demand
 
-        outcome = write_plots(directory, summary.protocols, loaded.records, loaded.config)
+        outcome = write_plots(directory, summary.to_json(), loaded.records, loaded.config)
         written += [path.name for path in outcome.files]
         notes += outcome.notes
-    summary = Summary(
-        run=summary.run,
-        protocols=summary.protocols,
-        cost=summary.cost,
-        resamples=summary.resamples,
-        confidence=summary.confidence,
-        bootstrap_seed=summary.bootstrap_seed,
-        warnings=tuple(notes),
-        files=tuple(written),
-    )
+    summary = replace(summary, warnings=tuple(notes), files=tuple(written))
     (directory / SUMMARY_JSON).write_text(summary.dumps(), encoding="utf-8")
     (directory / SUMMARY_MD).write_text(summary_markdown(summary), encoding="utf-8")
     return summary

@@ -1,88 +1,137 @@
-"""Plots across a sweep's grid: FAA per protocol against each axis that varies.
+"""The table and figure of a sweep: Table 1 and FAA/BFTI per protocol, cells pooled over seeds.
 
-One PNG per varying axis (``faa_by_<axis>.png``): the axis's values on x, in grid order; for
-each protocol, the mean final answer accuracy (FAA, Lee et al. 2026) over the finished cells
-that share the value, with a bar from the lowest to the highest of those cells when there are
-several. Drawn on matplotlib's Agg canvas directly, as :mod:`protocol_runner.analysis.plots` does.
+:func:`write_sweep_report` writes ``table1.{md,tex,csv}`` into the sweep directory
+(:func:`protocol_runner.analysis.tables.sweep_table`) and the figure below into ``plots/``.
+
+``protocols.{png,pdf,svg}`` in the sweep's ``plots/`` (:func:`plot_sweep`): the comparison figure
+of :func:`protocol_runner.analysis.plots.plot_comparison` over the sweep's cells pooled over
+seeds (:mod:`protocol_runner.analysis.pooled`): a panel row per value of ``topology`` (when it
+varies; else of ``attack``), protocols on the categorical x axis, the other varying axes as
+dodged series, every point with its confidence interval (two-level bootstrap over seeds and
+queries when several seeds were pooled). Seeds are never an axis.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+import protocol_runner.analysis.plots as plots
+from protocol_runner.analysis.pooled import PooledRow, pool_cells
+from protocol_runner.analysis.provenance import Provenance
+from protocol_runner.analysis.tables import COLUMNS, sweep_table, write_tables
 
-__all__ = ["PLOT_PREFIX", "grid_series", "plot_grid"]
+__all__ = ["PANEL_AXES", "PLOTS_DIR", "SWEEP_PLOT", "panels", "plot_sweep", "write_sweep_report"]
 
-PLOT_PREFIX = "faa_by_"
+PLOTS_DIR = "plots"
+
+SWEEP_PLOT = "protocols"
+PANEL_AXES = ("topology", "attack")
+"""Axes that get a panel row each, first varying one wins."""
 
 
-def grid_series(
-    summary: Mapping[str, Any], axis: str
-) -> tuple[list[str], dict[str, list[list[float]]]]:
-    """The axis's values (grid order) and, per protocol, the FAA of the done cells at each.
+def panels(rows: Sequence[PooledRow], varying: Sequence[str]) -> list[plots.Panel]:
+    """The comparison panels of pooled rows: a panel row per topology (or attack), a series
+    per combination of the other varying axes (seeds excluded: they are pooled).
 
     Examples
     --------
-    >>> def cell(n, faa):
-    ...     m = {"faa": {"value": faa}}
-    ...     return {"status": "done", "labels": {"n": n}, "protocols": {"sac": {"metrics": m}}}
-    >>> grid_series({"cells": [cell("7", 0.5), cell("9", 0.75), cell("7", 1.0)]}, "n")
-    (['7', '9'], {'sac': [[0.5, 1.0], [0.75]]})
+    >>> r = [PooledRow({"topology": "merg", "attack": a}, "sac", {"faa": None}, ("1",), 5)
+    ...      for a in ("fixed", "collude")]
+    >>> ps = panels(r, ["topology", "attack"])
+    >>> [p.title for p in ps], list(ps[0].series)
+    (['topology merg'], ['attack fixed', 'attack collude'])
     """
-    values: list[str] = []
-    for row in summary["cells"]:
-        if row["labels"][axis] not in values:
-            values.append(row["labels"][axis])
-    series: dict[str, list[list[float]]] = {}
-    for row in summary["cells"]:
-        if row["status"] != "done":
+    axes = [a for a in varying if a != "seed"]
+    panel_axis = next((a for a in PANEL_AXES if a in axes), None)
+    hue_axes = [a for a in axes if a != panel_axis]
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        title = f"{panel_axis} {row.labels[panel_axis]}" if panel_axis else ""
+        hue = ", ".join(f"{a} {row.labels[a]}" for a in hue_axes)
+        out.setdefault(title, {}).setdefault(hue, {})[row.protocol] = row.metrics
+    return [plots.Panel(t, s) for t, s in out.items()]
+
+
+def plot_sweep(
+    rows: Sequence[PooledRow],
+    summary: Mapping[str, Any],
+    provenance: Provenance,
+    directory: str | Path,
+    *,
+    confidence: float = 0.95,
+) -> list[Path]:
+    """Write the sweep's comparison figure of pooled ``rows`` (at least one) into ``directory``.
+
+    Returns
+    -------
+    list of Path
+        ``protocols.{png,pdf,svg}``.
+    """
+    seeds = max(len(r.seeds) for r in rows)
+    method = (
+        "two-level percentile bootstrap over seeds, then queries" if seeds > 1
+        else "percentile bootstrap over queries"
+    )
+    return plots.plot_comparison(
+        panels(rows, summary["varying"]), provenance, directory,
+        ci=f"{100 * confidence:g}% CI, {method}", stem=SWEEP_PLOT,
+    )
+
+
+def _provenance(summary: Mapping[str, Any], directory: Path) -> Provenance:
+    """The cells' provenance merged: from each finished cell's own ``summary.json``."""
+    parts = []
+    for cell in summary["cells"]:
+        if cell["status"] != "done":
             continue
-        x = values.index(row["labels"][axis])
-        for protocol, data in row["protocols"].items():
-            faa = data["metrics"]["faa"]
-            if faa is not None:
-                series.setdefault(protocol, [[] for _ in values])[x].append(faa["value"])
-    return values, series
+        path = directory / cell["directory"] / "summary.json"
+        run = json.loads(path.read_text(encoding="utf-8"))["run"]
+        parts.append(Provenance.of_run(run, [p["queries"] for p in cell["protocols"].values()]))
+    return Provenance.merge(parts)
 
 
-def plot_grid(summary: Mapping[str, Any], directory: str | Path) -> list[Path]:
-    """Write ``faa_by_<axis>.png`` for every varying axis of ``summary`` into ``directory``.
+def write_sweep_report(
+    summary: Mapping[str, Any],
+    directory: str | Path,
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    plots: bool = True,
+) -> list[Path]:
+    """Write a sweep's Table 1 (``table1.*``) and, with ``plots``, its figure (``plots/``).
 
-    Earlier ``faa_by_*.png`` files there are removed first, so the folder matches the grid.
-    Returns the files written (none when no axis varies or no cell finished).
+    Parameters
+    ----------
+    summary : mapping
+        The sweep's ``summary.json`` document (:func:`protocol_runner.sweep.execute.merge`).
+    directory : str or Path
+        The sweep directory.
+    resamples, confidence
+        Bootstrap settings of the intervals pooled over seeds.
+    plots : bool
+        Also write the figure. Earlier figures in ``plots/`` (and the ``faa_by_*.png`` of
+        older versions) are removed either way, so the folder matches the grid.
+
+    Returns
+    -------
+    list of Path
+        The files written (no table or figure without a finished cell).
     """
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob(f"{PLOT_PREFIX}*.png"):
+    figures = out / PLOTS_DIR
+    figures.mkdir(parents=True, exist_ok=True)
+    for old in [*figures.glob("faa_by_*.png"), *figures.glob(f"{SWEEP_PLOT}.*")]:
         old.unlink()
-    written = []
-    for axis in summary["varying"]:
-        values, series = grid_series(summary, axis)
-        if not series:
-            continue
-        figure = Figure(figsize=(max(4.5, 1.1 * len(values) + 2.5), 3.6))
-        ax = figure.add_subplot()
-        positions = range(len(values))
-        for protocol, groups in series.items():
-            xs = [x for x in positions if groups[x]]
-            means = [100 * sum(groups[x]) / len(groups[x]) for x in xs]
-            low = [m - 100 * min(groups[x]) for m, x in zip(means, xs, strict=True)]
-            high = [100 * max(groups[x]) - m for m, x in zip(means, xs, strict=True)]
-            ax.errorbar(xs, means, yerr=[low, high], marker="o", capsize=3, label=protocol)
-        ax.set_xticks(list(positions), values, rotation=20 if len(values) > 4 else 0)
-        ax.set_xlabel(axis)
-        ax.set_ylabel("FAA (%)")
-        ax.set_ylim(0, 102)
-        ax.set_title(f"FAA by protocol vs {axis} (mean over cells; bars: min-max)", fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        figure.tight_layout()
-        FigureCanvasAgg(figure)
-        path = out / f"{PLOT_PREFIX}{axis}.png"
-        figure.savefig(path, format="png", dpi=120)
-        written.append(path)
-    return written
+    keys = list(dict.fromkeys(k for column in COLUMNS for k in column.keys))
+    rows = pool_cells(summary, out, keys, resamples=resamples, confidence=confidence)
+    if not rows:
+        return []
+    provenance = _provenance(summary, out)
+    table = sweep_table(summary, rows, confidence=confidence, simulated=provenance.simulated)
+    files = write_tables(table, out)
+    if plots:
+        files += plot_sweep(rows, summary, provenance, figures, confidence=confidence)
+    return files

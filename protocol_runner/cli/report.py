@@ -1,29 +1,92 @@
-"""``robustgraph report RESULTS_DIR``: recompute a run's summary, write it, print the table.
+"""``robustgraph report DIR``: recompute a run's (or a sweep's) summary, write it, print it.
 
-Writes ``summary.json``, ``summary.md`` and (unless ``--no-plots``) the PNG plots into the
-results directory (:func:`protocol_runner.analysis.report.write_summary`), then prints the paper's
-table
-(or, with ``--json``, the summary as JSON on stdout). Warnings (a truncated last line of a killed
-run, a topology plot that was skipped) go to stderr, one line each. Exit 0 on success, 2 for a
-missing, empty or malformed results directory (one line on stderr).
+For a run's results directory: writes ``summary.json``, ``summary.md``, ``table1.{md,tex,csv}``
+and (unless ``--no-plots``) the figures as PNG, PDF and SVG
+(:func:`protocol_runner.analysis.report.write_summary`), then prints Table 1 and the cost line
+(:func:`protocol_runner.analysis.cost.cost_line`, the same line ``run`` prints), or with
+``--json`` the summary on stdout. For a sweep directory (its ``summary.json`` is a sweep
+summary): rewrites the sweep's Table 1 and figure
+(:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`) and prints the table. For a
+directory of runs (one per subdirectory, as ``reproduce`` writes): summarises each and writes
+Table 1 and the comparison figure over all of them
+(:func:`protocol_runner.analysis.collection.write_collection`).
+Warnings (a truncated last line of a killed run, a figure that was skipped) go to stderr, one
+line each. Exit 0 on success, 2 for a missing, empty or malformed results directory (one line
+on stderr).
 """
 
 from __future__ import annotations
 
+import json
 import warnings
+from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 
-from protocol_runner.analysis.report import rich_table, write_summary
+from protocol_runner.analysis.collection import run_dirs, write_collection
+from protocol_runner.analysis.cost import cost_line
+from protocol_runner.analysis.report import RESULTS_FILE, SUMMARY_JSON, rich_table, write_summary
 from robustgraph.cli.common import emit, json_option, warn
 
 __all__ = ["report_command"]
 
 
+SWEEP_FORMAT = "robustgraph-sweep-summary"
+
+
+def _sweep_summary(directory: Path) -> dict[str, Any] | None:
+    """The sweep summary of ``directory``, or None when it is not a sweep directory."""
+    path = directory / SUMMARY_JSON
+    if (directory / RESULTS_FILE).exists() or not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None  # not a sweep: write_summary names what is missing
+    return doc if isinstance(doc, dict) and doc.get("format") == SWEEP_FORMAT else None
+
+
+def _report_sweep(directory: Path, summary: dict[str, Any], no_plots: bool, resamples: int,
+                  as_json: bool) -> None:
+    from protocol_runner.analysis.sweep_plots import write_sweep_report
+
+    files = write_sweep_report(summary, directory, resamples=resamples, plots=not no_plots)
+    names = [str(path.relative_to(directory)) for path in files]
+
+    def render() -> None:
+        table = directory / "table1.md"
+        if table.is_file():
+            click.echo(table.read_text(encoding="utf-8"), nl=False)
+        click.echo(f"wrote {', '.join(names) or 'nothing (no finished cell)'} in {directory}")
+
+    emit({"sweep": str(directory), "files": names}, as_json, render)
+
+
+def _report_collection(directory: Path, no_plots: bool, resamples: int, as_json: bool) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summaries, files = write_collection(directory, plots=not no_plots, resamples=resamples)
+    for note in dict.fromkeys([*(n for s in summaries for n in s.warnings),
+                               *(str(w.message) for w in caught)]):
+        warn(note)
+    names = [path.name for path in files]
+
+    def render() -> None:
+        click.echo((directory / "table1.md").read_text(encoding="utf-8"), nl=False)
+        for child, summary in zip(run_dirs(directory), summaries, strict=True):
+            click.echo(f"{child.name}: {cost_line(summary.cost.to_json())}")
+        click.echo(f"wrote {', '.join(names)} in {directory} (and each run's files in its own)")
+
+    emit({"runs": {child.name: s.to_json() for child, s in
+                   zip(run_dirs(directory), summaries, strict=True)}, "files": names},
+         as_json, render)
+
+
 @click.command("report")
-@click.argument("results_dir", metavar="RESULTS_DIR")
-@click.option("--no-plots", is_flag=True, help="Do not write the PNG plots.")
+@click.argument("results_dir", metavar="DIR")
+@click.option("--no-plots", is_flag=True, help="Do not write the figures (PNG, PDF, SVG).")
 @click.option(
     "--resamples",
     type=click.IntRange(min=1),
@@ -41,13 +104,21 @@ __all__ = ["report_command"]
 def report_command(
     results_dir: str, no_plots: bool, resamples: int, seed: int | None, as_json: bool
 ) -> None:
-    """Summarise RESULTS_DIR (a 'robustgraph run' output): metrics with 95% intervals, plots.
+    """Summarise DIR (a 'run', 'sweep' or 'reproduce' output): Table 1 with 95% CIs, figures.
 
     \b
     Examples:
       robustgraph report results/
       robustgraph report results/ --json --no-plots
+      robustgraph report sweep/
     """
+    sweep = _sweep_summary(Path(results_dir))
+    if sweep is not None:
+        _report_sweep(Path(results_dir), sweep, no_plots, resamples, as_json)
+        return
+    if run_dirs(results_dir):
+        _report_collection(Path(results_dir), no_plots, resamples, as_json)
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = write_summary(results_dir, plots=not no_plots, resamples=resamples, seed=seed)
@@ -58,12 +129,7 @@ def report_command(
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))
-        cost = summary.cost
-        click.echo(
-            f"cost: {cost.llm_calls} LLM calls ({cost.cache_hits} cache hits, "
-            f"{cost.cache_misses} misses), {cost.total_tokens} tokens, "
-            f"{cost.query_wall_s:.1f} s summed query wall time"
-        )
+        click.echo(cost_line(summary.cost.to_json()))  # as 'robustgraph run' prints it
         click.echo(f"wrote {', '.join(summary.files)} in {results_dir}")
 
     emit(summary.to_json(), as_json, render)

@@ -66,7 +66,9 @@ class _ProgressBar:
             TextColumn("[bold]run"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("queries  {task.fields[calls]} calls  {task.fields[hits]} cache hits"),
+            TextColumn(
+                "queries  {task.fields[calls]} backend calls  {task.fields[hits]} cache hits"
+            ),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
@@ -102,6 +104,7 @@ def _ledger_info(path: Path, run_id: str) -> dict[str, Any]:
 def _finish(result: RunResult, plots: bool, as_json: bool,
             ledger: dict[str, Any] | None = None) -> None:
     """Summarise the results directory (the metrics owner's one entry point) and print it."""
+    from protocol_runner.analysis.cost import cost_line
     from protocol_runner.analysis.report import rich_table, write_summary
 
     with warnings.catch_warnings(record=True) as caught:
@@ -115,11 +118,10 @@ def _finish(result: RunResult, plots: bool, as_json: bool,
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))
-        stats = result.stats
+        click.echo(cost_line(summary.cost.to_json()))  # as 'robustgraph report' prints it
         click.echo(
-            f"run {result.run_id}: {result.ran} queries run, {result.skipped} resumed from disk, "
-            f"{result.wall_s:.1f} s; {stats['calls']} backend calls, {stats['cache_hits']} "
-            f"cache hits; results in {result.output}"
+            f"run {result.run_id}: {result.ran} queries run, {result.skipped} resumed from disk; "
+            f"results in {result.output}"
         )
         if ledger is not None:
             click.echo(
@@ -235,7 +237,7 @@ Running the same command into the same -o resumes an interrupted run.
                    '{"task_id", "text"[, "source"]} lines; agents reading NAME get the task\'s '
                    "document in their answer prompts, and their votes its text's hash as "
                    "evidence. Repeatable (docs/commit-gate.md).")
-@click.option("--no-plots", is_flag=True, help="Write the summary without PNG plots.")
+@click.option("--no-plots", is_flag=True, help="Write the summary and tables without figures.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
 @json_option

@@ -75,7 +75,8 @@ def sweep_command(
     The spec lists values per axis (topology families, n, rosters, F, attacks, placement,
     task sets, rounds, seeds, backends), the protocols every cell runs, and shared options;
     each combination is one run of 'robustgraph run' into DIR/cells/<cell id>/. The merged
-    table goes to DIR/summary.md and summary.json, FAA plots per varying axis to DIR/plots/.
+    table goes to DIR/summary.md and summary.json, Table 1 (seeds pooled) to DIR/table1.*, the
+    FAA/BFTI figure to DIR/plots/.
     Progress over the whole grid is drawn on stderr.
     """
     spec = load_spec(spec_path)

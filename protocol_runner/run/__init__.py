@@ -22,6 +22,7 @@ _EXPORTS = {
         "BackendSpec", "CACHE_FILE", "CERTIFICATE_FILE", "CONFIG_FILE", "Prepared", "Progress",
         "QueryHook", "RESULTS_FILE", "RunResult", "RunSpec", "TOPOLOGY_FILE", "execute", "prepare",
     ),
+    "sessions": ("SESSIONS_FILE", "append_session", "read_sessions"),
     "strict_yaml": ("load", "problem"),
     "topology_spec": ("FAMILIES", "build_topology"),
 }

@@ -9,7 +9,8 @@ appends each query's record to ``results.jsonl`` the moment it completes.
 
 The results directory holds ``config.json`` (the run, its id, the roster, the gate's verdict and
 provenance), ``certificate.json``, ``topology.json`` (the graph), ``results.jsonl``,
-``cache.sqlite`` (the response cache) and then the summary files of
+``cache.sqlite`` (the response cache), ``sessions.jsonl`` (each session's client counters and
+wall time, :mod:`protocol_runner.run.sessions`) and then the summary files of
 :func:`protocol_runner.analysis.report.write_summary`. Running the same command into the same
 directory
 resumes: completed queries are skipped, and the calls of interrupted ones come from the cache.
@@ -57,6 +58,7 @@ from protocol_runner.run.cert_gate import GateReport, check_gate, obtain_certifi
 from protocol_runner.run.corpora import Corpora, DocumentContext, load_corpora
 from protocol_runner.run.records import append_record, drop_partial_line, query_id, read_records
 from protocol_runner.run.roster import Roster, build_roster
+from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.tasks import TaskSet, load_tasks
 from robustgraph import io
@@ -526,6 +528,7 @@ async def _execute(
     started = time.perf_counter()
     finished = skipped
     cache = ResponseCache(output / CACHE_FILE)
+    client: LLMClient | None = None
     try:
         async with LLMClient(backend, cache=cache, config=client_config) as client:
 
@@ -569,6 +572,9 @@ async def _execute(
         cache.close()
         if spec.commit_gate:
             stage.close()
+        if client is not None:  # the session's cost, interrupted or not (docs/report.md, Cost)
+            append_session(output, prepared.run_id, wall_s=time.perf_counter() - started,
+                           ran=finished - skipped, resumed=skipped, client=client.stats.as_dict())
     return RunResult(
         output,
         prepared.run_id,

@@ -11,7 +11,9 @@ directory holds:
 - ``summary.json`` / ``summary.md``: every cell's parameters and per-protocol metrics, merged
   in grid order; nothing in them depends on the executor or on timing, so the same grid gives
   the same bytes locally and on a cluster;
-- ``plots/faa_by_<axis>.png``: FAA per protocol against each axis that varies;
+- ``table1.{md,tex,csv}`` and ``plots/protocols.{png,pdf,svg}``: Table 1 and FAA/BFTI per
+  protocol, cells that differ only in their seed pooled
+  (:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`);
 - ``sweep.json``: how this invocation went (executor, per-cell status and seconds).
 
 Running the same spec into the same directory again skips the cells that have ``cell.json``
@@ -56,7 +58,6 @@ ERROR_FILE = "error.txt"
 STATUS_FILE = "sweep.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
-PLOTS_DIR = "plots"
 TABLE_METRICS = (
     ("IAA", "iaa"),
     ("FAA", "faa"),
@@ -257,10 +258,10 @@ def run_sweep(
     (out / SUMMARY_JSON).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / SUMMARY_MD).write_text(summary_markdown(summary), encoding="utf-8")
     from protocol_runner.analysis.sweep_plots import (
-        plot_grid,  # matplotlib: the driver only, not workers
+        write_sweep_report,  # matplotlib: the driver only, not workers
     )
 
-    plot_grid(summary, out / PLOTS_DIR)
+    write_sweep_report(summary, out, resamples=execution["resamples"], plots=execution["plots"])
     status = {
         "executor": executor.name,
         "cells": [

@@ -25,7 +25,7 @@ A spec names values for each axis of a run; every combination is one cell, one r
       max_chars: 2000
       adversary_nodes: []                  # for placement: labels
       crs: {eta: 0.1, contributions: shapley, judge_model: null}
-      plots: true                          # each cell's own PNG plots
+      plots: true                          # figures: each cell's and the sweep's
       resamples: 2000                      # bootstrap resamples of each cell's summary
       corpora: {news-index: news.jsonl}    # run --corpus NAME=PATH (openai backends only;
                                            # every cell's roster must read each NAME)

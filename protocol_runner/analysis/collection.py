@@ -1,0 +1,81 @@
+"""A directory of runs side by side: Table 1 and the comparison figure over all of them.
+
+``robustgraph reproduce`` (and any user) may keep one run per topology in the subdirectories
+of one directory (``DIR/<label>/``, each a results directory of ``robustgraph run``, or one
+run per seed below it). :func:`write_collection` summarises each run in its own directory
+(:func:`protocol_runner.analysis.report.write_summary`: its tables and figures) and writes into
+``DIR`` the paper's layout over all of them: ``table1.{md,tex,csv}`` with one row per protocol
+and topology (:func:`protocol_runner.analysis.tables.runs_table`) and
+``protocols.{png,pdf,svg}`` with one row of FAA/BFTI panels per topology.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from protocol_runner.analysis.report import RESULTS_FILE, Summary, write_summary
+from protocol_runner.analysis.tables import runs_table, write_tables
+
+__all__ = ["run_dirs", "write_collection"]
+
+
+def run_dirs(directory: str | Path) -> list[Path]:
+    """The subdirectories of ``directory`` that hold a run (``results.jsonl`` in it or one
+    level below, for a run per seed), by name; ``[]`` when ``directory`` is itself a run."""
+    root = Path(directory)
+    if (root / RESULTS_FILE).is_file() or not root.is_dir():
+        return []
+    return sorted(
+        child for child in root.iterdir()
+        if child.is_dir()
+        and ((child / RESULTS_FILE).is_file() or any(child.glob(f"*/{RESULTS_FILE}")))
+    )
+
+
+def write_collection(
+    directory: str | Path, *, plots: bool = True, resamples: int = 2000
+) -> tuple[list[Summary], list[Path]]:
+    """Summarise every run below ``directory``, then write Table 1 and the figure over them.
+
+    Parameters
+    ----------
+    directory : str or Path
+        A directory whose subdirectories are runs (:func:`run_dirs`, at least one).
+    plots : bool
+        Also write the figures (each run's and the collection's).
+    resamples : int
+        Bootstrap resamples of every run's intervals.
+
+    Returns
+    -------
+    (list of Summary, list of Path)
+        Each run's summary, and the files written into ``directory``.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`~protocol_runner.analysis.report.write_summary`, for any run.
+    """
+    root = Path(directory)
+    summaries = [write_summary(child, plots=plots, resamples=resamples) for child in run_dirs(root)]
+    docs = [summary.to_json() for summary in summaries]
+    for doc, child in zip(docs, run_dirs(root), strict=True):
+        doc["run"] = {**doc["run"], "graph_name": doc["run"].get("graph_name") or child.name}
+    files = write_tables(runs_table(docs), root)
+    if plots:
+        from protocol_runner.analysis.plots import Panel, plot_comparison  # matplotlib
+        from protocol_runner.analysis.provenance import Provenance
+
+        panels = [
+            Panel(doc["run"]["graph_name"], {"": {n: p["metrics"] for n, p in
+                                                  doc["protocols"].items()}})
+            for doc in docs
+        ]
+        provenance = Provenance.merge(
+            [Provenance.of_run(d["run"], [p["queries"] for p in d["protocols"].values()])
+             for d in docs], per="protocol and topology",
+        )
+        bootstrap = docs[0]["bootstrap"]
+        ci = f"{100 * bootstrap['confidence']:g}% CI, {bootstrap['method']}"
+        files += plot_comparison(panels, provenance, root, ci=ci)
+    return summaries, files
