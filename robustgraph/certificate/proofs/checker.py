@@ -120,10 +120,12 @@ def check_proof(view: View, r: int, s: int, proof: dict[str, Any], read: Reader)
     LRAT: linear in the proof's size.
     """
     start = time.perf_counter()
+    n = len(view.labels)
+    if not (n >= 2 and 1 <= r <= -(-n // 2) and 1 <= s <= n):
+        raise ProofError(f"no graph on n = {n} nodes is ({r}, {s})-robust (r <= ceil(n/2), s <= n)")
     kind = proof.get("kind")
     if kind == "exhaustive":
         _fail(exhaustive.check(view.in_neighbors, r, s))
-        n = len(view.labels)
         steps, text = 1 << n, f"exhaustive recomputation checked, 2^{n} subsets"
     elif kind == "theorem":
         steps, text = _theorem(view, r, s, proof)
