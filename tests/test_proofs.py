@@ -22,6 +22,7 @@ from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.proofs.sat import refute
+from robustgraph.design.api import design
 from robustgraph.topology import Topology
 from solvers.exhaustive import exact_s
 
@@ -133,6 +134,26 @@ def test_construction_checker_is_sound(t, r, s, rng):
     sub = construction.induced(t.in_neighbors, base)
     if len(base) >= 2 and exhaustive.check(sub, r, s) is None:
         assert robust(t, r, s)
+
+
+@SLOW
+@given(topologies(max_n=8, directed=False), st.integers(1, 3))
+def test_common_neighbour_theorem_is_sound(t, r):
+    if t.n >= 2 and theorem.check(t.in_neighbors, r, 1, "common-neighbour", None, None) is None:
+        assert robust(t, r, 1)
+
+
+@pytest.mark.parametrize(("n", "r", "k"), [(8, 2, 3), (10, 3, 4), (12, 3, 5), (14, 2, 4)])
+def test_hub_designs_meet_the_common_neighbour_lemma(n, r, k):
+    from robustgraph.design.starts import hub_design
+
+    masks = hub_design(n, r, k)
+    t = Topology.from_edges(
+        [(j, i) for i, m in enumerate(masks) for j in range(n) if m >> j & 1 and j < i],
+        nodes=range(n),
+    )
+    if theorem.check(t.in_neighbors, r, 1, "common-neighbour", None, None) is None:
+        assert robust(t, r, 1)
 
 
 @pytest.mark.parametrize("n", range(2, 13))
@@ -354,6 +375,7 @@ def test_float_labels_give_a_certificate_its_schema_accepts():
         (lambda: gen.gamma_merg(200), 100, "theorem"),
         (lambda: gen.preferential_attachment(200, 4), 4, "construction"),
         (lambda: gen.k_circulant(200, 5), 5, "theorem"),
+        (lambda: design(200, 3, time_limit=5.0, certify_result=False).topology, 3, "theorem"),
     ],
 )
 def test_generator_outputs_get_theorem_or_construction_proofs_at_n_200(make, r, kind):

@@ -18,6 +18,10 @@ Families:
   Panagou 2025, Thm. 1); (r, 1) for r <= ceil(n/2).
 - ``circulant``: :func:`robustgraph.generators.k_circulant` (n, k) is k-robust (docs/theory.md);
   (r, 1) for r <= k.
+- ``common-neighbour``: the common-neighbour lemma of ``design``'s hub graphs
+  (:mod:`robustgraph.design.starts`): an undirected graph whose greedy independent set of
+  degree->=r leaves leaves every pair of other nodes u, v with
+  ``|N(u) & N(v)| + 2 [u ~ v] >= 2r - 1`` is r-robust; (r, 1).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ REFERENCES = {
     "gamma-merg": "Lee & Panagou, Minimal construction of graphs with maximum robustness, "
     "arXiv:2507.00415, 2025, Thm. 1",
     "circulant": "k-circulant graphs are k-robust (docs/theory.md)",
+    "common-neighbour": "the common-neighbour lemma (robustgraph/design/starts.py, docs/design.md)",
 }
 FAMILIES = tuple(REFERENCES)
 
@@ -104,6 +109,8 @@ def check(
         return f"min in-degree gives only ({bound}, s)-robustness, not ({r}, {s})"
     if family not in FAMILIES:
         return f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}"
+    if family == "common-neighbour":
+        return _common_neighbour(in_neighbors, r, s)
     if order is None or sorted(order) != list(range(n)):
         return "the node order must list every node once"
     model = _family_graph(family, n, k)
@@ -120,6 +127,18 @@ def check(
     return f"the {family} theorem gives {bound}-robustness (s = 1), not ({r}, {s})"
 
 
+def _common_neighbour(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> str | None:
+    if any(i not in in_neighbors[j] for i, nb in enumerate(in_neighbors) for j in nb):
+        return "the common-neighbour lemma is for undirected graphs; this one is not symmetric"
+    # imported here: robustgraph.design imports the certifier, which imports this module
+    from robustgraph.design.starts import common_neighbour_proof
+
+    masks = [sum(1 << j for j in nb) for nb in in_neighbors]
+    if s != 1 or not common_neighbour_proof(masks, r):
+        return f"the common-neighbour lemma does not give ({r}, {s})-robustness of this graph"
+    return None
+
+
 def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | None:
     """A theorem proof for (r, s) that :func:`check` accepts, trying the families on the
     identity order (generator output), or None."""
@@ -127,6 +146,8 @@ def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | 
         return {"family": "min-in-degree", "order": None, "k": None}
     n = len(in_neighbors)
     identity = list(range(n))
+    if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
+        return {"family": "common-neighbour", "order": None, "k": None}
     candidates = [("gamma-merg", None)]
     degree = min((len(nb) for nb in in_neighbors), default=0)
     candidates += [("circulant", k) for k in range(max(1, r), degree // 2 + 1)]
