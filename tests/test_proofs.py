@@ -364,8 +364,9 @@ def test_nan_duplicate_keys_and_bound_on_are_rejected():
 
 
 def test_float_labels_give_a_certificate_its_schema_accepts():
-    t = Topology.from_edges([(1.5, 2.5), (2.5, 3.5), (3.5, 1.5)])
-    cert = certify(t, Claim.r_robust(1), engines="exhaustive")
+    t = Topology.from_edges([(0.5, 1.5), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5)])
+    cert = certify(t, Claim.r_robust(1), Claim.r_robust(2), engines="exhaustive")
+    assert cert.claims[1].checks[0].witness is not None  # float labels in a witness
     assert Certificate.loads(cert.dumps()).verify(t).fully_checked
 
 
@@ -381,3 +382,18 @@ def test_float_labels_give_a_certificate_its_schema_accepts():
 def test_generator_outputs_get_theorem_or_construction_proofs_at_n_200(make, r, kind):
     made = prove(View.of(make()), r, 1, "auto")
     assert made is not None and made[0]["kind"] == kind
+
+
+def test_runner_gate_opens_only_on_a_checked_proof_and_names_it():
+    from protocol_runner.run.cert_gate import NotCertified, check_gate
+
+    t = gen.gamma_merg(8)
+    cert = certify(t, Claim.tolerance(3, "sac"), engines="exhaustive")
+    report = check_gate(cert, t, 3)
+    assert report.certified and report.proof == "theorem"
+    assert "theorem proof checked" in report.reason
+    bare = certify(t, Claim.tolerance(3, "sac"), engines="exhaustive", proof="none")
+    with pytest.raises(NotCertified, match="engine's word only"):
+        check_gate(bare, t, 3)
+    trivial = certify(t, Claim.r_robust(1), engines="exhaustive", proof="none")
+    assert not check_gate(trivial, t, 3, allow_uncertified=True).certified

@@ -268,18 +268,22 @@ def certify_command(
 
 def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
     if report.valid:
+        unproven = sum(bound.proof is None for bound in report.bounds)
         if report.fully_checked:
-            click.echo(f"valid    {cert_path} is a true certificate of {file}: every bound checked")
+            what = f"is a true certificate of {file}: every bound checked"
         else:
-            unproven = sum(bound.proof is None for bound in report.bounds)
-            click.echo(
-                f"valid    {cert_path} is consistent with {file}, but {unproven} lower bound(s) "
-                "rest on the engine's word only (no proof)"
+            what = (
+                f"is consistent with {file}, but {unproven} lower bound(s) rest on the engine's "
+                "word only (no proof)"
             )
+        if report.rejections:
+            click.echo(f"REJECTED {cert_path} {what}; it falls short of what was required:")
+            for rejection in report.rejections:
+                click.echo(f"  - {rejection}")
+        else:
+            click.echo(f"valid    {cert_path} {what}")
         for bound in report.bounds:
             click.echo(f"  {bound.line}")
-        for rejection in report.rejections:
-            click.echo(f"REJECTED {rejection}")
         if report.verdict is not None:
             click.echo(f"verdict  {report.verdict}")
     else:

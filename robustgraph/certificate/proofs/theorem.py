@@ -146,12 +146,12 @@ def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | 
         return {"family": "min-in-degree", "order": None, "k": None}
     n = len(in_neighbors)
     identity = list(range(n))
-    if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
-        return {"family": "common-neighbour", "order": None, "k": None}
     candidates = [("gamma-merg", None)]
     degree = min((len(nb) for nb in in_neighbors), default=0)
     candidates += [("circulant", k) for k in range(max(1, r), degree // 2 + 1)]
     for family, k in candidates:
         if check(in_neighbors, r, s, family, identity, k) is None:
             return {"family": family, "order": identity, "k": k}
+    if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
+        return {"family": "common-neighbour", "order": None, "k": None}
     return None
