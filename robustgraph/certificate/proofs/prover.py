@@ -95,6 +95,19 @@ def _peel(view: View, r: int, s: int, recompute: bool) -> Made | None:
     return None
 
 
+def _additions(text: bytes) -> int:
+    """LRAT additions up to and including the first empty clause (what the checker counts)."""
+    count = 0
+    for line in text.splitlines():
+        tokens = line.split()
+        if len(tokens) < 2 or tokens[1] == b"d" or tokens[0] == b"c":
+            continue
+        count += 1
+        if tokens[1] == b"0":
+            break
+    return count
+
+
 def _lrat(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
     if not sat.available():
         return None
@@ -113,7 +126,7 @@ def _lrat(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
         "file": name,
         "sha256": digest,
         "bytes": len(data),
-        "steps": sum(1 for line in text.splitlines() if line.split()[1:2] != [b"d"]),
+        "steps": _additions(text),
     }
     return proof, {name: data}
 
