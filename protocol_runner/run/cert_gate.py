@@ -1,5 +1,9 @@
 """The runner's certificate gate: run SAC with F faults only on a graph proven (F+1)-robust.
 
+Proven means what ``robustgraph verify --require 'tolerance sac F=F'`` means: a lower bound
+whose proof object our own checkers validated (``robustgraph.certificate.assurance``, the same
+check); a bound that is only an engine's word does not open the gate.
+
 SAC tolerates F Byzantine agents in every neighbourhood (the F-local model) on an
 (F+1)-robust graph (Lee et al. 2026; LeBlanc et al. 2013 for the robustness notion). Before a
 run, :func:`obtain_certificate` loads a certificate and re-checks it against the graph, or
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from robustgraph.certificate.assurance import check_bounds, proven, requirement_problem
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.document import Certificate, InvalidCertificate
@@ -42,6 +47,8 @@ class GateReport:
     certified: bool
     allow_uncertified: bool
     reason: str
+    proof: str | None = None
+    """The kind of checked proof that opened the gate (None when it stayed shut)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +58,7 @@ class GateReport:
             "certified": self.certified,
             "allow_uncertified": self.allow_uncertified,
             "reason": self.reason,
+            "proof": self.proof,
         }
 
 
@@ -160,17 +168,29 @@ def check_gate(
     False
     """
     needed = F + 1
-    proven = proven_r(certificate)
-    if proven >= needed:
-        reason = f"the certificate proves {proven}-robustness; F = {F} needs {needed}"
-        return GateReport(F, needed, proven, True, allow_uncertified, reason)
-    reason = _refutation(certificate, topology, needed) or (
-        f"the certificate proves only {proven}-robustness (undecided within its time limit); "
-        f"F = {F} needs {needed}-robustness"
+    best = proven_r(certificate)
+    bounds, problems = check_bounds(certificate, topology)
+    unmet, kind = (
+        requirement_problem(Claim.tolerance(F, "sac"), proven(bounds))
+        if not problems
+        else (problems[0], None)
     )
+    if best >= needed and unmet is None:
+        reason = (
+            f"the certificate proves {best}-robustness ({kind} proof checked); F = {F} needs "
+            f"{needed}"
+        )
+        return GateReport(F, needed, best, True, allow_uncertified, reason, kind)
+    if best >= needed:
+        reason = f"{best}-robustness is the engine's word only: {unmet}"
+    else:
+        reason = _refutation(certificate, topology, needed) or (
+            f"the certificate proves only {best}-robustness (undecided within its time "
+            f"limit); F = {F} needs {needed}-robustness"
+        )
     if not allow_uncertified:
         raise NotCertified(
             f"refusing to run SAC with F = {F}: {reason}; pass --allow-uncertified to run anyway "
             "(recorded in the results)"
         )
-    return GateReport(F, needed, proven, False, True, reason)
+    return GateReport(F, needed, best, False, True, reason)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from robustgraph.certificate.claims import Claim
-from robustgraph.certificate.document import Certificate, provenance
+from robustgraph.certificate.claims import Claim, impossible
+from robustgraph.certificate.document import Certificate, InvalidCertificate, provenance
 from robustgraph.certificate.outcome import (
     claim_outcome,
     conflict,
@@ -15,6 +15,8 @@ from robustgraph.certificate.outcome import (
     question_text,
     run_problems,
 )
+from robustgraph.certificate.proof_records import attach_proofs
+from robustgraph.certificate.proofs.prover import MODES
 from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
 from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.topology import Topology
@@ -81,6 +83,7 @@ def certify(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     listener: Listener | None = None,
+    proof: str = "auto",
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
 
@@ -106,6 +109,10 @@ def certify(
     listener : callable, optional
         Hears ``(lower, upper, text)`` from each engine run as it proves bounds
         (``solvers.types.Request.listener``; the CLI shows them on a terminal).
+    proof : str
+        How to prove each lower bound (``robustgraph.certificate.proofs.prover.MODES``):
+        ``auto`` (the cheapest proof found: theorem, construction, exhaustive, LRAT), one
+        kind, or ``none``. A bound no proof is found for is recorded without one.
 
     Returns
     -------
@@ -115,7 +122,8 @@ def certify(
     Raises
     ------
     ParameterError
-        No claim, bad engine list, time limit or thread count.
+        No claim, an impossible claim (r above ceil(n/2), s above n), bad engine list, proof
+        mode, time limit or thread count.
     EngineConflict
         Engines contradict each other, or one returned a result that fails its own checks.
     SolverUnavailable
@@ -143,6 +151,12 @@ def certify(
         raise ParameterError("certify needs at least one claim")
     if any(not isinstance(claim, Claim) for claim in claims):
         raise ParameterError("claims must be Claim values (Claim.r_robust, Claim.tolerance, ...)")
+    if proof not in MODES:
+        raise ParameterError(f"unknown proof mode {proof!r}; expected one of {', '.join(MODES)}")
+    for claim in claims:
+        problem = impossible(claim, topology.n)
+        if problem:
+            raise ParameterError(problem)
     names = _engine_list(engines)
     if time_limit is not None and not time_limit > 0:
         raise ParameterError(f"time limit must be > 0 seconds, got {time_limit}")
@@ -168,16 +182,24 @@ def certify(
         verdict, values = claim_outcome(topology, claim, checks)
         seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
         records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
+    records, files = attach_proofs(topology, records, proof, time_limit, progress)
     parameters = {
         "engines": list(names),
         "formulation": formulation,
         "time_limit": time_limit,
         "threads": threads,
         "seed": seed,
+        "proof": proof,
     }
-    return Certificate(
+    cert = Certificate(
         GraphInfo.of(topology),
         tuple(records),
         overall_verdict(record.verdict for record in records),
         provenance(parameters),
+        files=files,
     )
+    try:  # never hand out a certificate that its own schema rejects (e.g. odd node labels)
+        Certificate.from_dict(cert.to_dict())
+    except InvalidCertificate as exc:
+        raise CertificateError(f"cannot certify this graph: {exc}") from None
+    return cert

@@ -12,6 +12,7 @@ from solvers.types import Question
 __all__ = [
     "MODELS",
     "Claim",
+    "impossible",
 ]
 
 MODELS = ("sac", "wmsr-local", "wmsr-total")
@@ -121,7 +122,63 @@ class Claim:
         return out
 
     @classmethod
+    def parse(cls, text: str) -> Claim:
+        """A decision claim from words: ``r 4``, ``rs 2 3`` or ``tolerance sac F=3``.
+
+        ``key=value`` and bare values both work (``r=4``, ``rs r=2 s=3``, ``tolerance sac 3``).
+
+        Raises
+        ------
+        ParameterError
+            Anything else, with the forms expected.
+
+        Examples
+        --------
+        >>> Claim.parse("tolerance sac F=3").question()
+        Question(kind='is_r_robust', r=4, s=None)
+        """
+        forms = "expected 'r R', 'rs R S' or 'tolerance MODEL F=F'"
+        words = text.replace("=", " = ").split()
+        kind, values = (words[0] if words else ""), []
+        for word in words[1:]:
+            if word in ("=", "r", "s", "F", "model"):
+                continue
+            values.append(word)
+        try:
+            if kind == "r" and len(values) == 1:
+                return cls.r_robust(int(values[0]))
+            if kind == "rs" and len(values) == 2:
+                return cls.rs_robust(int(values[0]), int(values[1]))
+            if kind == "tolerance" and len(values) == 2:
+                return cls.tolerance(int(values[1]), values[0])
+        except ValueError:
+            pass
+        raise ParameterError(f"cannot read the claim {text!r}: {forms}")
+
+    @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Claim:
         return cls(
             doc["kind"], r=doc.get("r"), s=doc.get("s"), F=doc.get("F"), model=doc.get("model")
         )
+
+
+def impossible(claim: Claim, n: int) -> str | None:
+    """Why no graph on n nodes can satisfy this (r, s) claim, or None.
+
+    No graph is more than ceil(n/2)-robust (LeBlanc et al. 2013), so an s-claim on
+    r > ceil(n/2) is impossible, and s > n is beyond the convention s*_r <= n.
+    ``robustgraph certify`` refuses such claims and ``verify`` rejects certificates of them.
+    (An r-claim above ceil(n/2) stays allowed: the trivial bound refutes it, with no witness.)
+    """
+    q = claim.question()
+    if q is None or not q.about_s or n < 2:
+        return None
+    top = -(-n // 2)
+    if q.r > top:
+        return (
+            f"{claim.describe()} is impossible on n = {n} nodes: no graph is more than "
+            f"ceil(n/2) = {top}-robust"
+        )
+    if q.s > n:
+        return f"{claim.describe()} is impossible on n = {n} nodes: s cannot exceed n"
+    return None

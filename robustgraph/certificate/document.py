@@ -8,14 +8,13 @@ bounds are the engines' proofs, which a second engine (a dual-engine certificate
 ``certificate.schema.json`` (shipped with the package and published in ``docs/``).
 """
 
-
 from __future__ import annotations
 
 import datetime
 import json
 import platform
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -39,7 +38,8 @@ __all__ = [
 ]
 
 FORMAT = "robustgraph-certificate"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version 2 adds proof objects for lower bounds; version 1 files still load and verify."""
 
 _COMPRESSION = (".gz", ".bz2", ".xz")
 _PACKAGES = ("numpy", "ortools", "highspy", "pulp")
@@ -74,6 +74,19 @@ def _clip(message: str, limit: int = 200) -> str:
     return message if len(message) <= limit else f"{message[: limit - 65]} ... {message[-60:]}"
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} is given twice in one object")
+        out[key] = value
+    return out
+
+
 def _json_text(value: Any, indent: str) -> str:
     """JSON with dict keys in insertion order; a list of scalars (a node set) stays on one line."""
     inner = indent + "  "
@@ -100,6 +113,29 @@ class Certificate:
     verdict: str
     provenance: dict[str, Any]
     schema_version: int = SCHEMA_VERSION
+    files: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    """Proof files made by ``certify`` and not yet written (name -> bytes); :meth:`dump`
+    writes them beside the certificate."""
+    directory: Path | None = field(default=None, compare=False)
+    """Where :meth:`load` found the certificate: its proof files are read from there."""
+
+    def read_file(self, name: str) -> bytes:
+        """The bytes of a proof file the certificate names (in memory, else beside it).
+
+        Raises
+        ------
+        CertificateError
+            (exit 1) When the file is missing or unreadable.
+        """
+        if name in self.files:
+            return self.files[name]
+        if self.directory is None or Path(name).name != name:
+            raise InvalidCertificate(f"proof file {name} is missing")
+        path = self.directory / name
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise InvalidCertificate(f"proof file {path} cannot be read: {exc.strerror}") from None
 
     @property
     def exit_code(self) -> int:
@@ -122,8 +158,11 @@ class Certificate:
         return _json_text(self.to_dict(), "") + "\n"
 
     def dump(self, path: str | Path) -> None:
-        """Write :meth:`dumps` to ``path``."""
-        Path(path).write_text(self.dumps(), encoding="utf-8")
+        """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash)."""
+        path = Path(path)
+        for name, data in self.files.items():
+            (path.parent / name).write_bytes(data)
+        path.write_text(self.dumps(), encoding="utf-8")
 
     @classmethod
     def from_dict(cls, doc: Any) -> Certificate:
@@ -150,6 +189,17 @@ class Certificate:
                     f"claim {i}: statement {raw['statement']!r} does not describe the claim "
                     f"{record.claim.to_dict()}, which reads {record.claim.describe()!r}"
                 )
+            pairs = zip(record.checks, raw["checks"], strict=True)
+            for j, (check, raw_check) in enumerate(pairs, 1):
+                if raw_check["bound_on"] != check.bound_on:
+                    raise InvalidCertificate(
+                        f"claim {i}, check {j}: bound_on {raw_check['bound_on']!r} is not the "
+                        f"quantity its question bounds, {check.bound_on!r}"
+                    )
+                if doc["schema_version"] == 1 and "proof" in raw_check:
+                    raise InvalidCertificate(
+                        f"claim {i}, check {j}: a schema version 1 certificate has no proofs"
+                    )
         g = doc["graph"]
         return cls(
             GraphInfo(g["hash"], g["n"], g["m"], g["directed"]),
@@ -161,9 +211,13 @@ class Certificate:
 
     @classmethod
     def loads(cls, text: str, *, source: str = "certificate") -> Certificate:
-        """Parse JSON text; ``CertificateError`` (exit 2) if it is not JSON at all."""
+        """Parse JSON text; ``CertificateError`` (exit 2) if it is not strict JSON.
+
+        NaN and Infinity (not JSON, though Python writes them) and a key given twice in one
+        object (the last would silently win) are refused.
+        """
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
         except (ValueError, RecursionError) as exc:  # also 4300+ digit numbers, deep nesting
             raise CertificateError(f"{source}: not valid JSON: {str(exc).split(';')[0]}") from None
         return cls.from_dict(doc)
@@ -176,7 +230,8 @@ class Certificate:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise CertificateError(f"{path}: not a UTF-8 text file") from None
-        return cls.loads(text, source=str(path))
+        cert = cls.loads(text, source=str(path))
+        return replace(cert, directory=path.resolve().parent)
 
     def verify(
         self,
@@ -185,14 +240,22 @@ class Certificate:
         resolve_with: str | None = None,
         time_limit: float | None = None,
         threads: int = 1,
+        require: Any = None,
+        require_proof: bool = False,
     ) -> VerifyReport:
         """Re-check this certificate against ``topology``.
 
         See :func:`robustgraph.certificate.verifier.verify`; returns its ``VerifyReport``
-        (``valid``, ``reasons``, ``exit_code``).
+        (``valid``, ``reasons``, ``bounds``, ``rejections``, ``exit_code``).
         """
         return verify(
-            self, topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
+            self,
+            topology,
+            resolve_with=resolve_with,
+            time_limit=time_limit,
+            threads=threads,
+            require=require,
+            require_proof=require_proof,
         )
 
 

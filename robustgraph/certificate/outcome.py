@@ -37,14 +37,16 @@ def trivial_upper(topology: Topology, question: Question) -> int:
 
     For r*: 0 when n < 2, else ``min(ceil(n/2), max(1, min in-degree))`` (a pair of halves, or a
     node against the rest, is never that much reachable; LeBlanc et al. 2013). For s*_r: n, or
-    0 when n < 2 (the convention of ``solvers.types``).
+    0 when n < 2 or when r exceeds that bound on r* (a graph that is not r-robust has s*_r = 0,
+    the convention of ``solvers.types``).
     """
     n = topology.n
     if n < 2:
         return 0
+    top = min(-(-n // 2), max(1, min(topology.in_degrees)))
     if question.about_s:
-        return n
-    return min(-(-n // 2), max(1, min(topology.in_degrees)))
+        return 0 if question.r > top else n
+    return top
 
 
 def _total_search(topology: Topology, checks: Sequence[Check]) -> tuple[int, int, int | None]:

@@ -113,7 +113,8 @@ class Check:
 
     ``lower`` is the smallest lower bound over the runs (what *every* engine proved), ``upper``
     the smallest upper bound (each is backed by a witness, so any one of them suffices) and
-    ``witness`` the pair behind ``upper``.
+    ``witness`` the pair behind ``upper``. ``proof``, when set, is the proof object of
+    ``lower`` (schema ``$defs/proof``; checked by :mod:`robustgraph.certificate.proofs`).
     """
 
     question: Question
@@ -121,11 +122,19 @@ class Check:
     upper: int
     witness: WitnessPair | None
     runs: tuple[Run, ...]
+    proof: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, question: Question, runs: Sequence[Run]) -> Check:
         lower, upper, witness = aggregate(runs)
         return cls(question, lower, upper, witness, tuple(runs))
+
+    @property
+    def robustness(self) -> tuple[int, int]:
+        """The (r, s) that ``lower`` asserts: (lower, 1) on r*, (r, lower) on s*_r
+        ((r, 1)-robustness is r-robustness, LeBlanc et al. 2013)."""
+        q = self.question
+        return (q.r, self.lower) if q.about_s else (self.lower, 1)
 
     @property
     def bound_on(self) -> str:
@@ -152,6 +161,7 @@ class Check:
             "upper": self.upper,
             "witness": None if self.witness is None else self.witness.to_dict(),
             "runs": [run.to_dict() for run in self.runs],
+            "proof": self.proof,
         }
 
     @classmethod
@@ -163,6 +173,7 @@ class Check:
             doc["upper"],
             WitnessPair.from_dict(doc["witness"]),
             tuple(Run.from_dict(run) for run in doc["runs"]),
+            doc.get("proof"),
         )
 
 

@@ -1,9 +1,10 @@
-"""Re-checking a certificate against its graph: binding, witnesses, consistency, re-solving.
+"""Re-checking a certificate against its graph: binding, witnesses, proofs, consistency.
 
-Everything here runs in polynomial time except the optional re-solve. A witness pair is checked
-against the definitions (LeBlanc et al. 2013, Defs. 5-7); lower bounds cannot be checked that way
-(deciding r-robustness is coNP-complete), so they are checked for consistency and, on request,
-re-proved by an independent engine.
+A witness pair is checked against the definitions (LeBlanc et al. 2013, Defs. 5-7) in
+polynomial time; a lower bound is checked through its proof object by our own small checkers
+(:mod:`robustgraph.certificate.assurance`), without running any solver. A lower bound without a
+proof is reported as the engine's word only; ``--resolve-with`` can still re-prove it with an
+independent engine.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from robustgraph.certificate.assurance import Bound, check_bounds, proven, requirement_problem
+from robustgraph.certificate.claims import Claim, impossible
 from robustgraph.certificate.outcome import (
     claim_outcome,
     conflict,
@@ -43,18 +46,31 @@ class VerifyReport:
     reasons: tuple[str, ...]
     verdict: str | None
     checked: tuple[str, ...]
+    bounds: tuple[Bound, ...] = ()
+    rejections: tuple[str, ...] = ()
+    """Why a valid certificate falls short of what was required (``require``,
+    ``require_proof``); empty when nothing was required or all was met."""
+
+    @property
+    def fully_checked(self) -> bool:
+        """True when valid and every lower bound was checked by a proof (or is trivial)."""
+        return self.valid and all(bound.proof is not None for bound in self.bounds)
 
     @property
     def exit_code(self) -> int:
-        """0 valid, 1 invalid (what ``robustgraph verify`` exits with)."""
-        return 0 if self.valid else 1
+        """0 valid (and meeting every requirement), else 1 (what ``robustgraph verify`` exits
+        with)."""
+        return 0 if self.valid and not self.rejections else 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
+            "fully_checked": self.fully_checked,
             "verdict": self.verdict,
             "reasons": list(self.reasons),
+            "rejections": list(self.rejections),
             "checked": list(self.checked),
+            "bounds": [bound.to_dict() for bound in self.bounds],
         }
 
 
@@ -75,6 +91,9 @@ def _check_problems(topology: Topology, check: Check, engines: list[str]) -> lis
     problems = []
     for run in check.runs:
         problems += run_problems(topology, check.question, run)
+        if run.engine not in registry.engine_names():
+            known = ", ".join(registry.engine_names())
+            problems.append(f"run by unknown engine {run.engine!r} (engines: {known})")
     if [run.engine for run in check.runs] != engines:
         problems.append(
             f"runs by {', '.join(run.engine for run in check.runs)} but the certificate names "
@@ -103,6 +122,9 @@ def _asked(q: Question) -> str:
 
 
 def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]) -> list[str]:
+    problem = impossible(record.claim, topology.n)
+    if problem:
+        return [problem]
     problems = []
     for j, check in enumerate(record.checks):
         expected = next_question(topology, record.claim, record.checks[:j])
@@ -153,6 +175,8 @@ def verify(
     resolve_with: str | None = None,
     time_limit: float | None = None,
     threads: int = 1,
+    require: Claim | None = None,
+    require_proof: bool = False,
 ) -> VerifyReport:
     """Check that ``cert`` is a true certificate of ``topology``.
 
@@ -161,9 +185,11 @@ def verify(
     caught); every run's bounds are ordered, possible (a proven r* above ceil(n/2) or above
     max(1, min in-degree) is impossible) and consistent with its status (a proven verdict needs
     ``exact`` runs); every engine named in the parameters answered every question and none
-    contradicts another; every witness verifies; each check's bounds, each verdict, each
-    ``max`` value and the overall verdict follow from the runs. Optionally every question is
-    re-solved with ``resolve_with``, whose result must agree and confirm each lower bound.
+    contradicts another (and names a known engine); every witness verifies; every proof object
+    of a lower bound checks (:mod:`robustgraph.certificate.assurance`); each check's bounds,
+    each verdict, each ``max`` value and the overall verdict follow from the runs; no claim is
+    impossible (r above ceil(n/2), s above n). Optionally every question is re-solved with
+    ``resolve_with``, whose result must agree and confirm each lower bound.
 
     Parameters
     ----------
@@ -177,6 +203,10 @@ def verify(
         Seconds per re-solved question.
     threads : int
         Solver threads for re-solving.
+    require : Claim, optional
+        A decision claim the checked lower bounds must prove (else a rejection).
+    require_proof : bool
+        Reject the certificate when any lower bound lacks a checked proof.
 
     Returns
     -------
@@ -193,7 +223,8 @@ def verify(
 
     Notes
     -----
-    Without re-solving: O(sum over checks of (n + m)) time.
+    Without re-solving: O(sum over checks of (n + m)) time plus the proofs' checkers
+    (exhaustive O(n 2^n) for n <= 20, LRAT linear in the proof's size).
     """
     checked = ["schema"]
     binding = _binding_problem(cert, topology)
@@ -209,6 +240,10 @@ def verify(
         run.witness is not None for rec in cert.claims for c in rec.checks for run in c.runs
     )
     checked.append(f"{witnesses} witness(es) and the consistency of {len(cert.claims)} claim(s)")
+    bounds, problems = check_bounds(cert, topology)
+    reasons += problems
+    proofs = sum(bound.proof not in (None, "trivial") for bound in bounds)
+    checked.append(f"{proofs} proof(s) of lower bounds")
     overall = overall_verdict(record.verdict for record in cert.claims)
     if cert.verdict != overall:
         reasons.append(
@@ -226,4 +261,13 @@ def verify(
                 reasons += [f"{where}: {p}" for p in problems]
         count = sum(len(record.checks) for record in cert.claims)
         checked.append(f"re-solved {count} question(s) with {resolve_with}")
-    return VerifyReport(not reasons, tuple(reasons), cert.verdict, tuple(checked))
+    rejections = []
+    if require_proof:
+        rejections += [f"{b.where} {b.question}: {b.lower_text}" for b in bounds if b.proof is None]
+    if require is not None:
+        unmet, _ = requirement_problem(require, proven(bounds))
+        if unmet:
+            rejections.append(unmet)
+    return VerifyReport(
+        not reasons, tuple(reasons), cert.verdict, tuple(checked), tuple(bounds), tuple(rejections)
+    )

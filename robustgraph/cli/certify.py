@@ -9,6 +9,7 @@ one, 2 when a file cannot be read.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from robustgraph import io
 from robustgraph.certificate.certifier import DEFAULT_ENGINES, certify
 from robustgraph.certificate.claims import MODELS, Claim
 from robustgraph.certificate.document import Certificate, InvalidCertificate, certificate_path
+from robustgraph.certificate.proofs.prover import MODES as PROOF_MODES
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.certificate.verifier import VerifyReport
 from robustgraph.certificate.witness import witness_words
@@ -33,6 +35,7 @@ __all__ = [
     "summary_lines",
     "certify_generated",
 ]
+
 
 def _graph_options(func: Any) -> Any:
     func = click.option(
@@ -71,6 +74,23 @@ def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | No
     return f"{head} ({_runs_text(record)})"
 
 
+def _proofs_text(record: ClaimRecord) -> str:
+    """Each check's lower-bound proof, e.g. ``r* >= 4 lrat (1,234 steps, 0.2 s to check)``."""
+    parts = []
+    for check in record.checks:
+        r, s = check.robustness
+        head = f"{check.bound_on} >= {check.lower}"
+        proof = check.proof
+        if r < 1 or s < 1:
+            parts.append(f"{head} trivial")
+        elif proof is None:
+            parts.append(f"{head} no proof (engine's word)")
+        else:
+            size = f"{proof['steps']:,} steps, " if proof["kind"] == "lrat" else ""
+            parts.append(f"{head} {proof['kind']} ({size}{proof['check_seconds']:.2g} s to check)")
+    return "; ".join(parts)
+
+
 def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
     """Human lines: the graph, one line per claim (witness in words when refuted), the verdict."""
     kind = "directed" if topology.directed else "undirected"
@@ -80,6 +100,7 @@ def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[st
     ]
     for i, record in enumerate(cert.claims, 1):
         lines.append(f"claim {i}  {_record_line(topology, record, time_limit)}")
+        lines.append(f"         lower bounds: {_proofs_text(record)}")
     lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
     return lines
 
@@ -169,6 +190,14 @@ written); 2 usage or input error.
     help="MILP/CP model for cpsat, highs and cbc.",
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
+@click.option(
+    "--proof",
+    type=click.Choice(PROOF_MODES),
+    default="auto",
+    show_default=True,
+    help="Proof of each lower bound: auto = the cheapest found (theorem, construction, "
+    "exhaustive, LRAT); none = the engine's word only.",
+)
 @threads_option
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Solver seed."
@@ -188,6 +217,7 @@ def certify_command(
     engines: str,
     formulation: str,
     time_limit: float | None,
+    proof: str,
     threads: int,
     seed: int,
     output: str,
@@ -223,6 +253,7 @@ def certify_command(
         seed=seed,
         progress=_progress,
         listener=_LiveBounds() if sys.stderr.isatty() else None,
+        proof=proof,
     )
     cert.dump(output)
 
@@ -235,15 +266,24 @@ def certify_command(
     sys.exit(cert.exit_code)
 
 
-def _render_report(
-    report: VerifyReport, cert_path: str, file: str, *, unproven: bool = False
-) -> None:
-    if unproven:  # a true certificate that --require-proven turns down
-        click.echo(f"REJECTED {cert_path} is a true certificate of {file}, but --require-proven:")
-        click.echo(f"  - {report.reasons[0]}")
-        click.echo(f"verdict  {report.verdict}")
-    elif report.valid:
-        click.echo(f"valid    {cert_path} is a true certificate of {file}")
+def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
+    if report.valid:
+        unproven = sum(bound.proof is None for bound in report.bounds)
+        if report.fully_checked:
+            what = f"is a true certificate of {file}: every bound checked"
+        else:
+            what = (
+                f"is consistent with {file}, but {unproven} lower bound(s) rest on the engine's "
+                "word only (no proof)"
+            )
+        if report.rejections:
+            click.echo(f"REJECTED {cert_path} {what}; it falls short of what was required:")
+            for rejection in report.rejections:
+                click.echo(f"  - {rejection}")
+        else:
+            click.echo(f"valid    {cert_path} {what}")
+        for bound in report.bounds:
+            click.echo(f"  {bound.line}")
         if report.verdict is not None:
             click.echo(f"verdict  {report.verdict}")
     else:
@@ -260,9 +300,11 @@ def _render_report(
     epilog="""\b
 Examples:
   robustgraph verify merg7.cert.json merg7.json
+  robustgraph verify g.cert.json g.graphml --require 'tolerance sac F=3' --require-proof
   robustgraph verify g.cert.json g.graphml --resolve-with cpsat --require-proven --json
 \b
-Exit codes: 0 valid; 1 invalid (each reason printed); 2 a file cannot be read.
+Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
+--require* (each reason printed); 2 a file cannot be read.
 """,
 )
 @click.argument("cert_path", metavar="CERT", type=click.Path(dir_okay=False))
@@ -282,6 +324,21 @@ Exit codes: 0 valid; 1 invalid (each reason printed); 2 a file cannot be read.
     is_flag=True,
     help="Also fail (exit 1) when the certificate is valid but its verdict is not proven.",
 )
+@click.option(
+    "--require-proof/--allow-unproven",
+    default=True,
+    show_default=True,
+    help="Fail (exit 1) when a lower bound lacks a checked proof (the default), or accept "
+    "such bounds as the engine's word (version 1 files, certify --proof none).",
+)
+@click.option(
+    "--require",
+    "require",
+    default=None,
+    metavar="CLAIM",
+    help="Also fail (exit 1) unless checked proofs establish CLAIM: 'r R', 'rs R S' or "
+    "'tolerance MODEL F=F' (e.g. 'tolerance sac F=3').",
+)
 @_graph_options
 @json_option
 def verify_command(
@@ -291,6 +348,8 @@ def verify_command(
     time_limit: float | None,
     threads: int,
     require_proven: bool,
+    require_proof: bool,
+    require: str | None,
     fmt: str | None,
     directed: bool | None,
     as_json: bool,
@@ -302,8 +361,12 @@ def verify_command(
     witness pair (polynomial time), that the questions asked are the ones the claims
     need, that bounds, statuses and verdicts are consistent and possible (no proven
     r above ceil(n/2) or above the minimum in-degree), and that every engine named
-    answered every question without contradicting another. --resolve-with ENGINE
-    re-proves each question with another engine.
+    answered every question without contradicting another, and the proof of every
+    lower bound, with our own checkers and no solver: exhaustive recomputation (n <=
+    20), a recognised theorem family, a construction ordering, or an LRAT refutation
+    of the CNF it regenerates. Each bound is listed with what was checked; "true
+    certificate" means every bound was. --resolve-with ENGINE re-proves each question
+    with another engine.
     """
     if time_limit is not None and not time_limit > 0:
         raise ParameterError(f"--time-limit must be > 0 seconds, got {time_limit}")
@@ -311,6 +374,7 @@ def verify_command(
         raise ParameterError(f"--threads must be >= 1, got {threads}")
     if resolve_with is None and (time_limit is not None or threads != 1):
         raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
+    wanted = None if require is None else Claim.parse(require)
     topology = io.read(file, format=fmt, directed=directed)
     try:
         cert = Certificate.load(cert_path)
@@ -318,15 +382,15 @@ def verify_command(
         report = VerifyReport(False, (str(exc),), None, ())
     else:
         report = cert.verify(
-            topology, resolve_with=resolve_with, time_limit=time_limit, threads=threads
+            topology,
+            resolve_with=resolve_with,
+            time_limit=time_limit,
+            threads=threads,
+            require=wanted,
+            require_proof=require_proof,
         )
-    unproven = require_proven and report.valid and report.verdict != "proven"
-    if unproven:
-        reason = f"the certificate is valid but its verdict is {report.verdict}, not proven"
-        report = VerifyReport(False, (reason,), report.verdict, report.checked)
-    emit(
-        report.to_dict(),
-        as_json,
-        lambda: _render_report(report, cert_path, file, unproven=unproven),
-    )
+    if require_proven and report.valid and report.verdict != "proven":
+        reason = f"--require-proven: the verdict is {report.verdict}, not proven"
+        report = replace(report, rejections=(*report.rejections, reason))
+    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
     sys.exit(report.exit_code)

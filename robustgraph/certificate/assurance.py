@@ -1,0 +1,149 @@
+"""What a certificate's bounds rest on: each upper bound's witness and each lower bound's proof,
+checked without any solver, and the robustness they establish (``verify --require``).
+
+For every check the upper bound is a trivial bound or a witness pair (checked in
+:mod:`~robustgraph.certificate.verifier`), and the lower bound ``L`` asserts (r, s)-robustness:
+(L, 1) on r*, (r, L) on s*_r. A lower bound is *checked* when it is trivial (r = 0 or s = 0)
+or its proof object passes :func:`robustgraph.certificate.proofs.checker.check_proof`; a
+lower bound without a proof is the engine's word only, and is reported as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.outcome import question_text, trivial_upper
+from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
+from robustgraph.certificate.records import Check
+from robustgraph.errors import CertificateError
+from robustgraph.topology import Topology
+
+if TYPE_CHECKING:
+    from robustgraph.certificate.document import Certificate
+
+__all__ = ["Bound", "check_bounds", "proven", "requirement_problem"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One check's two bounds and what was checked of each.
+
+    ``robustness`` is the (r, s) its lower bound asserts; ``proof`` the kind of the checked
+    proof (``trivial`` for r = 0 or s = 0), or None when the lower bound is the engine's word.
+    """
+
+    where: str
+    question: str
+    upper_text: str
+    lower_text: str
+    robustness: tuple[int, int]
+    proof: str | None
+
+    @property
+    def line(self) -> str:
+        return f"{self.where} {self.question}: {self.upper_text}; {self.lower_text}"
+
+    def to_dict(self) -> dict[str, object]:
+        r, s = self.robustness
+        return {
+            "where": self.where,
+            "question": self.question,
+            "upper": self.upper_text,
+            "lower": self.lower_text,
+            "robustness": {"r": r, "s": s},
+            "proof": self.proof,
+        }
+
+
+def _upper_text(topology: Topology, check: Check) -> str:
+    q = check.bound_on
+    if check.upper >= trivial_upper(topology, check.question) or check.witness is None:
+        return f"upper bound {q} <= {check.upper}: trivial bound"
+    return f"upper bound {q} <= {check.upper}: witness checked"
+
+
+def _lower(
+    view: View, check: Check, read: Callable[[str], bytes]
+) -> tuple[str, str | None, str | None]:
+    """(text, proof kind or None, problem or None) for the check's lower bound."""
+    q = check.bound_on
+    r, s = check.robustness
+    head = f"lower bound {q} >= {check.lower}"
+    if r <= 0 or s <= 0:
+        if check.proof is not None:
+            return head, None, f"{head} is trivial but carries a proof"
+        return f"{head}: trivial", "trivial", None
+    if check.proof is None:
+        return f"{head}: engine's word only, no proof", None, None
+    try:
+        done = check_proof(view, r, s, check.proof, read)
+    except ProofError as exc:
+        return head, None, f"{head}: the {check.proof.get('kind')} proof fails: {exc}"
+    except CertificateError as exc:
+        return head, None, f"{head}: {exc}"
+    return f"{head}: {done.text}", done.kind, None
+
+
+def check_bounds(cert: Certificate, topology: Topology) -> tuple[list[Bound], list[str]]:
+    """Check every proof of ``cert`` against ``topology``; the bounds and the problems found.
+
+    Notes
+    -----
+    The cost of the proofs' checkers (:mod:`robustgraph.certificate.proofs.checker`).
+    """
+    view = View.of(topology)
+    bounds, problems = [], []
+    for i, record in enumerate(cert.claims, 1):
+        for j, check in enumerate(record.checks, 1):
+            where = f"claim {i} check {j}"
+            text, kind, problem = _lower(view, check, cert.read_file)
+            if problem:
+                problems.append(f"{where}: {problem}")
+                continue
+            upper = _upper_text(topology, check)
+            q = question_text(check.question)
+            bounds.append(Bound(where, q, upper, text, check.robustness, kind))
+    return bounds, problems
+
+
+def proven(bounds: Sequence[Bound]) -> list[tuple[int, int, str]]:
+    """The (r, s)-robustness facts with a checked lower bound: ``(r, s, proof kind)``."""
+    return [(*b.robustness, b.proof) for b in bounds if b.proof is not None]
+
+
+def _implies(fact: tuple[int, int], r: int, s: int) -> bool:
+    """Whether (fr, fs)-robustness implies (r, s)-robustness (LeBlanc et al. 2013): monotone in
+    r and s, and a (2F+1)-robust graph is (F+1, F+1)-robust."""
+    fr, fs = fact
+    if fr >= r and fs >= s:
+        return True
+    return fs >= 1 and s <= (fr - 1) // 2 + 1 and r <= (fr - 1) // 2 + 1
+
+
+def requirement_problem(
+    claim: Claim, facts: Sequence[tuple[int, int, str]]
+) -> tuple[str | None, str | None]:
+    """``(problem, kind)``: why the checked facts do not prove ``claim`` (None when they do),
+    and the kind of proof that does.
+
+    Raises
+    ------
+    ValueError
+        For a ``max`` claim, which is not a requirement.
+    """
+    q = claim.question()
+    if q is None:
+        raise ValueError("a max claim cannot be required")
+    r, s = (q.r, q.s) if q.about_s else (q.r, 1)
+    for fr, fs, kind in sorted(facts, key=lambda f: (f[2] == "trivial", -f[0], -f[1])):
+        if _implies((fr, fs), r, s):
+            return None, kind
+    best = max((f[0] for f in facts if f[1] >= 1), default=0)
+    return (
+        f"the certificate does not prove {claim.describe()} with a checked proof (its checked "
+        f"lower bounds give {best}-robustness at most)",
+        None,
+    )

@@ -1,0 +1,26 @@
+"""Proof objects for the lower bounds of a certificate, and their small, solver-free checkers.
+
+- :mod:`~robustgraph.certificate.proofs.exhaustive`: recomputation by subset enumeration;
+- :mod:`~robustgraph.certificate.proofs.theorem`: recognised families with published theorems;
+- :mod:`~robustgraph.certificate.proofs.construction`: orderings (LeBlanc et al. 2013, Thm. 5);
+- :mod:`~robustgraph.certificate.proofs.cnf` and :mod:`~robustgraph.certificate.proofs.lrat`:
+  the CNF the verifier regenerates and the LRAT checker of its refutation;
+- :mod:`~robustgraph.certificate.proofs.checker`: one entry point over the kinds;
+- :mod:`~robustgraph.certificate.proofs.prover` and :mod:`~robustgraph.certificate.proofs.sat`:
+  the certifier's side (finding proofs; the SAT solver), never used by ``verify``.
+"""
+
+from robustgraph.lazy import lazy_exports
+
+_NAMES = {
+    "KINDS": "robustgraph.certificate.proofs.checker",
+    "ProofError": "robustgraph.certificate.proofs.checker",
+    "ProofCheck": "robustgraph.certificate.proofs.checker",
+    "View": "robustgraph.certificate.proofs.checker",
+    "check_proof": "robustgraph.certificate.proofs.checker",
+    "target": "robustgraph.certificate.proofs.checker",
+    "MODES": "robustgraph.certificate.proofs.prover",
+    "prove": "robustgraph.certificate.proofs.prover",
+}
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -1,0 +1,193 @@
+"""The deterministic CNF whose refutation proves (r, s)-robustness: "a violating pair exists".
+
+The certifier hands this CNF to a proof-logging SAT solver; the verifier regenerates it from the
+graph, r and s alone and checks the solver's LRAT refutation against it (:mod:`.lrat`), so the
+encoding below is part of the trust base and is spelled out in docs/certificate.md.
+
+Nodes are numbered 0..n-1 in :func:`canonical_order` (labels sorted as text, as in the content
+hash), so the CNF depends on the graph, not on the order a file lists it in. For (r, 1), which
+is r-robustness (LeBlanc et al. 2013, Def. 6), the variables are ``x_i = i + 1`` (i in S1) and
+``y_i = n + i + 1`` (i in S2), and the clauses, in this order:
+
+1. ``-x_i -y_i`` for every i (S1, S2 disjoint);
+2. ``x_0 ... x_{n-1}`` and ``y_0 ... y_{n-1}`` (both nonempty);
+3. ``-y_0 x_0`` and ``-y_i x_0 ... x_{i-1}`` for i >= 1 (the lowest node of S1 u S2 is in S1:
+   the conditions are symmetric in S1 and S2, so this keeps every pair up to swapping);
+4. for S1, then S2, for every node i in order: ``x_i -> at most r-1 of (-x_j : j in N_i)``
+   (i is not r-reachable: fewer than r in-neighbours outside S1), as a sequential counter.
+
+For (r, s) with s >= 2 (Def. 7) there are also ``a_i = 2n+i+1``, ``b_i = 3n+i+1`` (i counted in
+X_S1^r, X_S2^r) and ``u_i = 4n+i+1``, ``w_i = 5n+i+1`` (i a member of S1, S2 that is not
+r-reachable); after clauses 1-3, for S1 (then S2 with b, w): ``-u_i x_i``, ``-u_i -a_i`` for every
+i, ``u_0 ... u_{n-1}`` (some member is not r-reachable), and for every i the counter
+``(x_i and not a_i) -> at most r-1 of (-x_j : j in N_i)`` (a member left uncounted is not
+r-reachable); last, ``at most s-1 of (a_0 .. a_{n-1}, b_0 .. b_{n-1})`` unguarded. Every
+satisfying assignment gives a pair that violates (r, s)-robustness and every violating pair
+gives one, so the CNF is unsatisfiable exactly when the graph is (r, s)-robust.
+
+The counter for "at most k of l_1..l_d" (Sinz 2005) with guard g: nothing when d <= k; the
+clauses ``g -l_p`` when k = 0; otherwise fresh registers s(p, c) ("at least c of l_1..l_p",
+only for c <= min(p, k), numbered p-major), and ``-l_1 s(1,1)``; for p = 2..d-1: ``-l_p s(p,1)``,
+``-s(p-1,1) s(p,1)``, for c = 2..min(p, k): ``-l_p -s(p-1,c-1) s(p,c)`` and, when
+c <= p-1, ``-s(p-1,c) s(p,c)``; for p = 2..d with p-1 >= k the overflow ``g -l_p -s(p-1,k)``.
+No clause is a unit (CaDiCaL renumbers an original clause it simplifies on input, which would
+break the LRAT numbering of original clauses as 1..C).
+
+References
+----------
+C. Sinz, "Towards an optimal CNF encoding of Boolean cardinality constraints", CP 2005.
+H. J. LeBlanc et al., "Resilient asymptotic consensus in robust networks", IEEE JSAC 31(4), 2013.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from robustgraph.errors import ParameterError
+from robustgraph.topology import Topology
+
+__all__ = ["ENCODING", "Cnf", "canonical_order", "canonical_in_neighbors", "encode"]
+
+ENCODING = "robustgraph-cnf-1"
+"""Name and version of the encoding above (a certificate names it; a change renames it)."""
+
+
+@dataclass(frozen=True)
+class Cnf:
+    """A CNF: the number of variables and the clauses (tuples of nonzero DIMACS literals)."""
+
+    variables: int
+    clauses: tuple[tuple[int, ...], ...]
+
+    def dimacs(self) -> str:
+        """The DIMACS text (``p cnf V C`` header, one clause a line)."""
+        lines = [f"p cnf {self.variables} {len(self.clauses)}"]
+        lines += [" ".join(map(str, clause)) + " 0" for clause in self.clauses]
+        return "\n".join(lines) + "\n"
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of :meth:`dimacs`, recorded in a certificate to tell encodings apart."""
+        return hashlib.sha256(self.dimacs().encode()).hexdigest()
+
+
+class _Builder:
+    def __init__(self, variables: int) -> None:
+        self.top = variables
+        self.clauses: list[tuple[int, ...]] = []
+
+    def fresh(self) -> int:
+        self.top += 1
+        return self.top
+
+    def add(self, *lits: int) -> None:
+        self.clauses.append(lits)
+
+    def at_most(self, lits: Sequence[int], k: int, guard: tuple[int, ...] = ()) -> None:
+        """Clauses for: some literal of ``guard`` is true, or at most k of ``lits`` are."""
+        d = len(lits)
+        if d <= k:
+            return
+        if k < 0:
+            self.add(*guard)
+            return
+        if k == 0:
+            for lit in lits:
+                self.add(*guard, -lit)
+            return
+        s = [[self.fresh() for _ in range(min(p + 1, k))] for p in range(d - 1)]
+        self.add(-lits[0], s[0][0])
+        for p in range(1, d):
+            if p < d - 1:
+                self.add(-lits[p], s[p][0])
+                self.add(-s[p - 1][0], s[p][0])
+                for c in range(1, min(p + 1, k)):
+                    self.add(-lits[p], -s[p - 1][c - 1], s[p][c])
+                    if c < len(s[p - 1]):
+                        self.add(-s[p - 1][c], s[p][c])
+            if len(s[p - 1]) == k:
+                self.add(*guard, -lits[p], -s[p - 1][k - 1])
+
+
+def canonical_order(topology: Topology) -> list[int]:
+    """Node indices sorted by label text (the order of the content hash)."""
+    return sorted(range(topology.n), key=lambda i: str(topology.labels[i]))
+
+
+def canonical_in_neighbors(topology: Topology) -> list[frozenset[int]]:
+    """In-neighbour sets renumbered to :func:`canonical_order`."""
+    order = canonical_order(topology)
+    position = {node: k for k, node in enumerate(order)}
+    return [frozenset(position[j] for j in topology.in_neighbors[i]) for i in order]
+
+
+def _pair(b: _Builder, n: int) -> None:
+    for i in range(n):
+        b.add(-(i + 1), -(n + i + 1))
+    b.add(*range(1, n + 1))
+    b.add(*range(n + 1, 2 * n + 1))
+    b.add(-(n + 1), 1)
+    for i in range(1, n):
+        b.add(-(n + i + 1), *range(1, i + 1))
+
+
+def encode(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> Cnf:
+    """The CNF (see the module notes) that is unsatisfiable iff the graph is (r, s)-robust.
+
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        In canonical order (:func:`canonical_in_neighbors`); at least two nodes.
+    r, s : int
+        At least 1 each (smaller values are trivially robust and need no CNF).
+
+    Returns
+    -------
+    Cnf
+
+    Raises
+    ------
+    ParameterError
+        When n < 2, r < 1 or s < 1.
+
+    Examples
+    --------
+    >>> triangle = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
+    >>> len(encode(triangle, 2, 1).clauses)
+    20
+
+    Notes
+    -----
+    O(n + sum of in-degrees * r) clauses for s = 1; the (r, s) form adds O(n s) for the total
+    count.
+    """
+    n = len(in_neighbors)
+    if n < 2 or r < 1 or s < 1:
+        raise ParameterError(f"the robustness CNF needs n >= 2, r >= 1, s >= 1 (n={n}, r={r})")
+    nbrs = [sorted(nb) for nb in in_neighbors]
+    if s == 1:
+        b = _Builder(2 * n)
+        _pair(b, n)
+        for side in (0, 1):
+            for i in range(n):
+                member = side * n + i + 1
+                lits = [-(side * n + j + 1) for j in nbrs[i]]
+                b.at_most(lits, r - 1, guard=(-member,))
+        return Cnf(b.top, tuple(b.clauses))
+    b = _Builder(6 * n)
+    _pair(b, n)
+    for side in (0, 1):
+        member = [side * n + i + 1 for i in range(n)]
+        counted = [(2 + side) * n + i + 1 for i in range(n)]
+        unreached = [(4 + side) * n + i + 1 for i in range(n)]
+        for i in range(n):
+            b.add(-unreached[i], member[i])
+            b.add(-unreached[i], -counted[i])
+        b.add(*unreached)
+        for i in range(n):
+            lits = [-member[j] for j in nbrs[i]]
+            b.at_most(lits, r - 1, guard=(-member[i], counted[i]))
+    b.at_most(list(range(2 * n + 1, 4 * n + 1)), s - 1)
+    return Cnf(b.top, tuple(b.clauses))

@@ -1,0 +1,183 @@
+"""Certifier side: find the cheapest proof object for a lower bound (``certify --proof``).
+
+``auto`` tries, cheapest to check first: a theorem family (:mod:`.theorem`), a construction
+found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
+recomputation (n <= 20), then an LRAT refutation (:mod:`.sat`, within the time left). Every
+proof made is checked by :func:`.checker.check_proof` before it is returned, so a certificate
+never carries a proof its own verifier rejects.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from typing import Any
+
+from robustgraph.certificate.proofs import construction, exhaustive, sat, theorem
+from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
+from robustgraph.certificate.proofs.cnf import ENCODING, encode
+from robustgraph.errors import ParameterError
+
+__all__ = ["MODES", "Made", "prove"]
+
+MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
+
+Made = tuple[dict[str, Any], dict[str, bytes]]
+"""A proof object and the proof files it names (file name -> gzip bytes)."""
+
+
+def _theorem(view: View, r: int, s: int) -> Made | None:
+    found = theorem.recognise(list(view.in_neighbors), r, s)
+    if found is None:
+        return None
+    order = found["order"]
+    proof = {
+        "kind": "theorem",
+        "family": found["family"],
+        "reference": theorem.REFERENCES[found["family"]],
+        "order": None if order is None else [view.labels[i] for i in order],
+        "k": found["k"],
+    }
+    return proof, {}
+
+
+def _exhaustive(view: View, r: int, s: int) -> Made | None:
+    if len(view.labels) > exhaustive.MAX_N:
+        return None
+    return {"kind": "exhaustive"}, {}
+
+
+_EXHAUSTIVE_BASE = 16
+"""Largest base the peeling search proves by recomputation (2^16 subsets per try)."""
+
+
+def _base_proof(view: View, r: int, s: int, recompute: bool) -> dict[str, Any] | None:
+    if theorem.min_in_degree_r(view.in_neighbors) >= r:
+        return {
+            "kind": "theorem",
+            "family": "min-in-degree",
+            "reference": theorem.REFERENCES["min-in-degree"],
+            "order": None,
+            "k": None,
+        }
+    small = len(view.labels) <= _EXHAUSTIVE_BASE
+    if recompute and small and exhaustive.check(view.in_neighbors, r, s) is None:
+        return {"kind": "exhaustive"}
+    return None
+
+
+def _construction(view: View, r: int, s: int) -> Made | None:
+    """Peel to a base proven by a theorem, else (a second search) by recomputation."""
+    return _peel(view, r, s, False) or _peel(view, r, s, True)
+
+
+def _peel(view: View, r: int, s: int, recompute: bool) -> Made | None:
+    nb = view.in_neighbors
+    remaining = set(range(len(nb)))
+    peeled: list[int] = []
+    while len(remaining) >= 2:
+        if peeled:
+            base = sorted(remaining)
+            base_proof = _base_proof(view.induced(base), r, s, recompute)
+            if base_proof is not None:
+                proof = {
+                    "kind": "construction",
+                    "base": [view.labels[i] for i in base],
+                    "order": [view.labels[i] for i in reversed(peeled)],
+                    "base_proof": base_proof,
+                }
+                return proof, {}
+        found = construction.next_peel(nb, remaining, r + s - 1)
+        if found is None:
+            return None
+        remaining.discard(found)
+        peeled.append(found)
+    return None
+
+
+def _additions(text: bytes) -> int:
+    """LRAT additions up to and including the first empty clause (what the checker counts)."""
+    count = 0
+    for line in text.splitlines():
+        tokens = line.split()
+        if len(tokens) < 2 or tokens[1] == b"d" or tokens[0] == b"c":
+            continue
+        count += 1
+        if tokens[1] == b"0":
+            break
+    return count
+
+
+def _lrat(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
+    if not sat.available():
+        return None
+    cnf = encode(view.canonical(), r, s)
+    status, text = sat.refute(cnf, time_limit)
+    if status is not False or text is None:
+        return None
+    data = gzip.compress(text, mtime=0)
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"lrat-{digest[:20]}.lrat.gz"
+    proof = {
+        "kind": "lrat",
+        "encoding": ENCODING,
+        "variables": cnf.variables,
+        "clauses": len(cnf.clauses),
+        "file": name,
+        "sha256": digest,
+        "bytes": len(data),
+        "steps": _additions(text),
+    }
+    return proof, {name: data}
+
+
+def prove(view: View, r: int, s: int, mode: str, time_limit: float | None = None) -> Made | None:
+    """A checked proof that ``view`` is (r, s)-robust, made the way ``mode`` says, or None.
+
+    Parameters
+    ----------
+    view : View
+        The graph.
+    r, s : int
+        At least 1 each.
+    mode : str
+        One of :data:`MODES` (``none`` always gives None).
+    time_limit : float, optional
+        Seconds for the SAT solver (``lrat`` and the last step of ``auto``).
+
+    Returns
+    -------
+    (dict, dict) or None
+        The proof object, with ``check_seconds`` and ``steps`` as measured by the checker, and
+        its files; None when no proof of that kind was found.
+
+    Raises
+    ------
+    ParameterError
+        Unknown mode.
+    """
+    if mode not in MODES:
+        raise ParameterError(f"unknown proof mode {mode!r}; expected one of {', '.join(MODES)}")
+    makers = {
+        "theorem": [lambda: _theorem(view, r, s)],
+        "construction": [lambda: _construction(view, r, s)],
+        "exhaustive": [lambda: _exhaustive(view, r, s)],
+        "lrat": [lambda: _lrat(view, r, s, time_limit)],
+        "none": [],
+    }
+    makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
+    makers["auto"] += makers["lrat"]
+    for make in makers[mode]:
+        made = make()
+        if made is None:
+            continue
+        proof, files = made
+        try:
+            checked = check_proof(view, r, s, proof, files.__getitem__)
+        except ProofError:
+            continue  # e.g. a solver proof our checker refuses: never ship it
+        proof["check_seconds"] = round(checked.seconds, 4)
+        if proof["kind"] == "lrat":
+            proof["steps"] = checked.steps
+        return proof, files
+    return None
