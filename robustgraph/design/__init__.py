@@ -6,20 +6,13 @@ edges than the preferential-attachment construction, nor than the gamma-MERG at 
 certify their output with the exact engines. See ``docs/design.md``.
 """
 
-from robustgraph.design.api import DesignResult, design
-from robustgraph.design.augment import AugmentResult, Infeasible, NotFound, augment
-from robustgraph.design.bounds import construction_edges, lower_bound, reference_edges
-from robustgraph.design.common import certify_design
+from robustgraph.lazy import lazy_exports
 
-__all__ = [
-    "AugmentResult",
-    "DesignResult",
-    "Infeasible",
-    "NotFound",
-    "augment",
-    "certify_design",
-    "construction_edges",
-    "design",
-    "lower_bound",
-    "reference_edges",
-]
+_EXPORTS = {
+    "api": ("DesignResult", "design"),
+    "augment": ("AugmentResult", "Infeasible", "NotFound", "augment"),
+    "bounds": ("construction_edges", "lower_bound", "reference_edges"),
+    "common": ("certify_design",),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

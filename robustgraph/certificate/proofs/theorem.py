@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from robustgraph import generators
+from robustgraph.design.starts import common_neighbour_proof
 
 __all__ = ["FAMILIES", "REFERENCES", "min_in_degree_r", "check", "recognise"]
 
@@ -130,9 +131,6 @@ def check(
 def _common_neighbour(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> str | None:
     if any(i not in in_neighbors[j] for i, nb in enumerate(in_neighbors) for j in nb):
         return "the common-neighbour lemma is for undirected graphs; this one is not symmetric"
-    # imported here: robustgraph.design imports the certifier, which imports this module
-    from robustgraph.design.starts import common_neighbour_proof
-
     masks = [sum(1 << j for j in nb) for nb in in_neighbors]
     if s != 1 or not common_neighbour_proof(masks, r):
         return f"the common-neighbour lemma does not give ({r}, {s})-robustness of this graph"
