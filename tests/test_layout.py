@@ -187,7 +187,16 @@ def test_long_modules_say_why(module):
     sorted(m for m, p in MODULES.items() if p.name == "__init__.py" and "." in m),
 )
 def test_lazy_exports_resolve(package):
-    """Every name a package exports resolves, and to an object defined where the map says."""
+    """Every name a package exports resolves; no name exported lazily is also the name of a
+    submodule (importing the submodule would replace the exported object by the module, as
+    ``design.augment`` did)."""
     module = importlib.import_module(package)
+    lazy = getattr(getattr(module, "__getattr__", None), "names", {})
+    submodules = {m.rpartition(".")[2] for m in MODULES if m.rpartition(".")[0] == package}
     for name in module.__all__:
-        assert getattr(module, name) is not None, f"{package}.{name}"
+        value = getattr(module, name)
+        assert value is not None, f"{package}.{name}"
+        if name in submodules and name in lazy:
+            assert value is importlib.import_module(f"{package}.{name}"), (
+                f"{package} exports {name!r}, which is also the name of its submodule"
+            )

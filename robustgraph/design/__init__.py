@@ -10,7 +10,7 @@ from robustgraph.lazy import lazy_exports
 
 _EXPORTS = {
     "api": ("DesignResult", "design"),
-    "augment": ("AugmentResult", "Infeasible", "NotFound", "augment"),
+    "augmentation": ("AugmentResult", "Infeasible", "NotFound", "augment"),
     "bounds": ("construction_edges", "lower_bound", "reference_edges"),
     "common": ("certify_design",),
 }

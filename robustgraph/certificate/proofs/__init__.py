@@ -12,15 +12,9 @@
 
 from robustgraph.lazy import lazy_exports
 
-_NAMES = {
-    "KINDS": "robustgraph.certificate.proofs.checker",
-    "ProofError": "robustgraph.certificate.proofs.checker",
-    "ProofCheck": "robustgraph.certificate.proofs.checker",
-    "View": "robustgraph.certificate.proofs.checker",
-    "check_proof": "robustgraph.certificate.proofs.checker",
-    "target": "robustgraph.certificate.proofs.checker",
-    "MODES": "robustgraph.certificate.proofs.prover",
-    "prove": "robustgraph.certificate.proofs.prover",
+_EXPORTS = {
+    "checker": ("KINDS", "ProofError", "ProofCheck", "View", "check_proof", "target"),
+    "prover": ("MODES", "prove"),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
