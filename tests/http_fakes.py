@@ -10,10 +10,14 @@ import asyncio
 import datetime
 import ipaddress
 import ssl
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["ForwardProxy", "Scripted", "self_signed", "tls_server_context"]
+__all__ = ["ForwardProxy", "Scripted", "in_thread", "self_signed", "tls_server_context"]
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[bytes, dict[str, str], bytes]:
@@ -178,6 +182,34 @@ async def _pipe(
             writer.write_eof()
     except OSError:
         pass
+
+
+@contextmanager
+def in_thread(fake: Any) -> Iterator[str]:
+    """Run ``fake`` (one of the above) on an event loop in a background thread; its URL.
+
+    For code under test that runs its own event loop (a CLI command).
+    """
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    ready = threading.Event()
+    url: list[str] = []
+
+    async def serve() -> None:
+        async with fake as address:
+            url.append(address)
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10), "the fake did not start"
+        yield url[0]
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join()
+        loop.close()
 
 
 def self_signed(directory: Path, *, names: tuple[str, ...] = ()) -> tuple[Path, Path]:
