@@ -148,6 +148,21 @@ def test_redirects_are_followed(status):
     assert server.requests[1][2]["authorization"] == "Bearer k"  # same origin: kept
 
 
+def test_a_redirect_to_another_origin_does_not_carry_the_key():
+    other = Scripted([OK])
+    (got,), asked, redirected = asyncio.run(_redirected(other))
+    assert got.body == b"hello" and asked[0][2]["authorization"] == "Bearer k"
+    assert "authorization" not in redirected[0][2]
+
+
+async def _redirected(other: Scripted):
+    async with other as elsewhere:
+        moved = reply(b"", f"Location: {elsewhere}/models", status="307 Temporary Redirect")
+        first = Scripted([moved])
+        replies = await exchange(first, [GET], headers={"Authorization": "Bearer k"})
+        return replies, first.requests, other.requests
+
+
 def test_307_keeps_the_method_and_the_body():
     moved = reply(b"", "Location: /v2/chat/completions", status="307 Temporary Redirect")
     server = Scripted([moved, OK])
