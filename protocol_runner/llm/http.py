@@ -17,7 +17,7 @@ The environment is read when the client is made (for a run: when it starts):
 
 - proxies from ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``NO_PROXY`` (either case), with credentials
   from the proxy URL or ``~/.netrc``, by aiohttp's own :func:`aiohttp.helpers.get_env_proxy_for_url`
-  for the endpoint's URL. That is what ``trust_env=True`` does, but once per session instead of
+  for the endpoint's URL. That is what ``trust_env=True`` does, but once per client instead of
   twice per request on a worker thread (``benchmarks/runner_http_client.py`` measures the
   difference);
 - for an ``https`` endpoint, the TLS trust store, by :func:`ssl.create_default_context`, which
@@ -55,7 +55,7 @@ from robustgraph.errors import BackendError, ParameterError
 __all__ = ["MAX_BODY", "HTTPClient", "HTTPResponse", "TransportError", "TransportTimeout"]
 
 MAX_BODY = 64 * 1024 * 1024
-"""Largest reply body accepted, in bytes."""
+"""A reply whose ``Content-Length`` is over this many bytes is refused unread."""
 
 _REASON_LIMIT = 160
 
@@ -114,7 +114,7 @@ class HTTPClient:
         Limit on connecting and on each wait for more of the reply; ``None`` (or infinity)
         for none.
     max_body : int
-        Largest reply body accepted, in bytes.
+        A reply whose ``Content-Length`` is over this many bytes is refused unread.
 
     Raises
     ------
