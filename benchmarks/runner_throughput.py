@@ -10,8 +10,9 @@ arithmetic tasks with T rounds into a fresh results directory (so every distinct
 the backend), on the event loop the ``run`` command uses (:func:`protocol_runner.run.aio.run`), in
 two set-ups with the same latency L per completion:
 
-- ``http``: the openai backend over HTTP to ``serve-sim`` in its own process (so its CPU is not
-  charged to the runner): the full path of a real endpoint;
+- ``http``: the openai backend (aiohttp, ``protocol_runner.llm.http``) over HTTP to
+  ``serve-sim`` (aiohttp.web) in its own process (so its CPU is not charged to the runner): the
+  full path of a real endpoint;
 - ``inproc``: the simulated backend in the runner's process, L as an ``asyncio.sleep``: no HTTP
   stack, so it isolates the runner (engine, client, cache). The simulated agents' own CPU
   (composing the replies, which serve-sim does in the ``http`` set-up) is measured apart.
@@ -61,15 +62,14 @@ def start_serve_sim(latency_ms: float, tasks: str) -> tuple[subprocess.Popen[str
                "--port", "0", "--latency-ms", str(latency_ms), "--tasks", tasks, "--json"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True)
-    text = ""
     assert server.stdout is not None
-    for line in server.stdout:
-        text += line
-        try:
-            return server, json.loads(text)["base_url"]
-        except ValueError:
-            continue
-    raise RuntimeError("serve-sim did not start")
+    line = server.stdout.readline()  # the ready message: one line of JSON
+    try:
+        return server, json.loads(line)["base_url"]
+    except ValueError:
+        server.kill()
+        server.wait()
+        raise RuntimeError(f"serve-sim did not start: {line!r}") from None
 
 
 def _cpu_seconds(pid: int) -> float:

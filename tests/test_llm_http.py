@@ -1,324 +1,258 @@
-"""The lean HTTP/1.1 client against scripted loopback servers (plain and TLS), and its framing."""
+"""The openai backend's aiohttp transport against scripted loopback servers, a forwarding proxy
+and TLS: framings, content codings, redirects, read timeouts, failures and their classes."""
 
 from __future__ import annotations
 
 import asyncio
-import datetime
 import doctest
+import gzip
 import importlib
-import ipaddress
 import json
 import socket
-import ssl
+import time
+import zlib
 
-import orjson
 import pytest
+from http_fakes import ForwardProxy, Scripted, self_signed, tls_server_context
 
-from protocol_runner.llm import CompletionRequest, LLMClient
-from protocol_runner.llm.backends import OpenAIBackend
-from protocol_runner.llm.http import HTTPClient, TransportError
-from protocol_runner.llm.http_wire import (
-    CHUNKED,
-    LENGTH,
-    UNTIL_CLOSE,
-    ChunkedDecoder,
-    body_framing,
-    split_head,
-)
+from protocol_runner.llm.http import HTTPClient, TransportError, TransportTimeout
 from robustgraph.errors import BackendError, ParameterError
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
 
 
-class Scripted:
-    """A loopback server that answers each request with the next scripted action.
-
-    An action is ``bytes`` (written as the reply), ``("pieces", [bytes...])`` (written one
-    piece per loop turn with a short pause), ``"close"`` (close without replying), ``"hang"``
-    (never reply) or ``("then-close", bytes)`` (reply, then close the connection). Every
-    request is recorded as ``(connection number, head, body)``.
-    """
-
-    def __init__(self, actions, *, tls: ssl.SSLContext | None = None):
-        self.actions = list(actions)
-        self.tls = tls
-        self.requests: list[tuple[int, bytes, bytes]] = []
-        self.connections = 0
-        self.closed = asyncio.Event()
-        self._server: asyncio.Server | None = None
-        self._writers: list[asyncio.StreamWriter] = []
-
-    async def __aenter__(self) -> str:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
-        port = self._server.sockets[0].getsockname()[1]
-        return f"{'https' if self.tls else 'http'}://127.0.0.1:{port}/v1"
-
-    async def __aexit__(self, *exc):
-        assert self._server is not None
-        self._server.close()
-        for writer in self._writers:
-            writer.close()
-        await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        number = self.connections
-        self._writers.append(writer)
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                _, fields = split_head(head[:-4])
-                body = await reader.readexactly(int(fields.get("content-length", "0")))
-                self.requests.append((number, head, body))
-                action = self.actions.pop(0)
-                if action == "close":
-                    return
-                if action == "hang":
-                    await reader.read()  # until the client gives up and closes
-                    return
-                if isinstance(action, tuple) and action[0] == "pieces":
-                    for piece in action[1]:
-                        writer.write(piece)
-                        await writer.drain()
-                        await asyncio.sleep(0.005)
-                    continue
-                if isinstance(action, tuple) and action[0] == "then-close":
-                    writer.write(action[1])
-                    await writer.drain()
-                    return
-                writer.write(action)
-                await writer.drain()
-        finally:
-            writer.close()
-            self.closed.set()
+def reply(body: bytes, *fields: str, status: str = "200 OK", version: str = "1.1") -> bytes:
+    head = "".join(f"{field}\r\n" for field in fields)
+    return f"HTTP/{version} {status}\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
 
 
 def run(coro):
     return asyncio.run(coro)
 
 
-async def ask(client: HTTPClient, body: bytes | None = b"{}", **kw):
-    return await client.request("POST" if body is not None else "GET", "/chat", body, **kw)
-
-
-def test_content_length_reply_and_keep_alive_reuse():
-    server = Scripted([OK, OK, OK])
-    replies, _ = run(
-        _with(
-            server,
-            lambda client: [ask(client, b'{"a":1}') for _ in range(3)],
-            headers={"Authorization": "Bearer k"},
-        )
-    )
-    assert [r.body for r in replies] == [b"hello"] * 3 and replies[0].status == 200
-    assert server.connections == 1 and [n for n, *_ in server.requests] == [1, 1, 1]
-    head = server.requests[0][1].decode()
-    assert head.startswith("POST /v1/chat HTTP/1.1\r\n")
-    assert "Host: 127.0.0.1:" in head and "Authorization: Bearer k\r\n" in head
-    assert "Content-Length: 7\r\n" in head and server.requests[0][2] == b'{"a":1}'
-    assert "Accept-Encoding: identity\r\n" in head
-
-
-async def _with(server: Scripted, make_calls, **client_options):
-    """Run the awaitables ``make_calls(client)`` returns, one after another."""
+async def exchange(server: Scripted, calls, **options):
+    """Send ``calls`` (``(method, path, body)``) one after another; the replies."""
     async with server as url:
-        client = HTTPClient(url, **client_options)
+        client = HTTPClient(url, **options)
         try:
-            out = []
-            for call in make_calls(client):
-                out.append(await call)
-            return out, client
+            return [await client.request(method, path, body) for method, path, body in calls]
         finally:
             await client.aclose()
 
 
+POST = ("POST", "/chat/completions", b'{"a":1}')
+GET = ("GET", "/models", None)
+
+
+def test_keep_alive_reuse_and_what_is_sent():
+    server = Scripted([OK, OK, OK])
+    replies = run(exchange(server, [POST, POST, GET], headers={"Authorization": "Bearer k"}))
+    assert [r.body for r in replies] == [b"hello"] * 3 and replies[0].status == 200
+    assert server.connections == 1 and [n for n, *_ in server.requests] == [1, 1, 1]
+    _, head, fields, body = server.requests[0]
+    assert head.startswith(b"POST /v1/chat/completions HTTP/1.1\r\n") and body == b'{"a":1}'
+    assert fields["host"] == f"127.0.0.1:{server.port}" and fields["authorization"] == "Bearer k"
+    assert fields["content-length"] == "7" and fields["user-agent"] == "robustgraph"
+    assert {"gzip", "deflate"} <= {c.strip() for c in fields["accept-encoding"].split(",")}
+    assert server.requests[2][1].startswith(b"GET /v1/models HTTP/1.1\r\n")
+
+
+@pytest.mark.parametrize("coding, pack", [("gzip", gzip.compress), ("deflate", zlib.compress)])
+def test_compressed_replies_are_decoded(coding, pack):
+    data = json.dumps({"choices": ["x" * 500]}).encode()
+    server = Scripted([reply(pack(data), f"Content-Encoding: {coding}")])
+    (got,) = run(exchange(server, [POST]))
+    assert got.status == 200 and got.body == data
+
+
 def test_chunked_reply_in_pieces_with_extensions_and_trailers():
-    reply = [
+    pieces = [
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Id: 7\r\n\r\n",
         b"5;name=value\r\nhell",
         b"o\r\n",
         b"6\r\n world\r\n0\r\n",
         b"Trailer-Field: x\r\n\r\n",
     ]
-    server = Scripted([("pieces", reply), OK])
-    (first, second), _ = run(_with(server, lambda c: [ask(c), ask(c)]))
+    server = Scripted([("pieces", pieces, 0.005), OK])
+    first, second = run(exchange(server, [POST, POST]))
     assert first.body == b"hello world" and first.headers["x-id"] == "7"
     assert second.body == b"hello" and server.connections == 1
 
 
-def test_reply_read_until_close_and_connection_close_are_not_reused():
-    until_close = ("then-close", b"HTTP/1.1 200 OK\r\n\r\nall of it")
-    close = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
-    server = Scripted([until_close, close, OK])
-    replies, _ = run(_with(server, lambda c: [ask(c), ask(c), ask(c)]))
-    assert [r.body for r in replies] == [b"all of it", b"ok", b"hello"]
-    assert server.connections == 3
+def test_http_1_0_close_delimited_bodies_and_connection_close():
+    close_delimited = ("close", b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n"
+                       + b'{"k": 1}' * 2000)
+    close = reply(b"ok", "Connection: close")
+    server = Scripted([close_delimited, close_delimited, ("close", close), OK])
+    replies = run(exchange(server, [POST, POST, POST, POST]))
+    assert [len(r.body) for r in replies] == [16000, 16000, 2, 5]
+    assert server.connections == 4  # none of the first three could be reused
 
 
-def test_stale_keep_alive_connection_is_retried_once_on_a_fresh_one():
-    # the server answers, keeps the connection, then drops it when the next request comes
-    server = Scripted([OK, "close", OK])
-    replies, _ = run(_with(server, lambda c: [ask(c), ask(c)]))
-    assert [r.body for r in replies] == [b"hello", b"hello"]
-    assert [n for n, *_ in server.requests] == [1, 1, 2]
+def test_a_trickling_reply_outlasts_the_read_timeout():
+    # 12 pieces 0.15 s apart: 1.8 s in all, 3.6 times the read timeout of 0.5 s
+    data = b'{"text": "' + b"x" * 20 + b'"}'
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(data)
+    pieces = [head] + [data[k : k + 3] for k in range(0, len(data), 3)]
+    server = Scripted([("pieces", pieces, 0.15)])
+    started = time.perf_counter()
+    (got,) = run(exchange(server, [POST], read_timeout_s=0.5))
+    assert got.body == data and time.perf_counter() - started > 1.5
 
 
-def test_idle_connection_closed_by_the_server_is_not_used():
-    server = Scripted([("then-close", OK), OK])
+def test_silence_longer_than_the_read_timeout_is_a_timeout_and_drops_the_connection():
+    server = Scripted(["hang", OK])
 
     async def scenario():
         async with server as url:
-            client = HTTPClient(url)
+            client = HTTPClient(url, read_timeout_s=0.3)
             try:
-                first = await ask(client)
-                await server.closed.wait()
-                await asyncio.sleep(0.01)
-                return first, await ask(client)
+                with pytest.raises(TransportTimeout) as info:
+                    await client.request(*POST)
+                for _ in range(100):  # the client closed the connection it gave up on
+                    if server.closed:
+                        break
+                    await asyncio.sleep(0.02)
+                return info.value, await client.request(*POST)
             finally:
                 await client.aclose()
 
-    first, second = run(scenario())
-    assert first.body == second.body == b"hello" and server.connections == 2
+    error, after = run(scenario())
+    assert isinstance(error, TimeoutError) and "no data within 0.3 s" in str(error)
+    assert server.closed >= 1 and after.body == b"hello" and server.connections == 2
 
 
-def test_fresh_connection_dropped_before_a_reply_is_an_error_not_a_retry():
-    server = Scripted(["close", OK])
-    with pytest.raises(TransportError, match="closed before the reply was complete"):
-        run(_with(server, lambda c: [ask(c)]))
-    assert len(server.requests) == 1
+def test_a_total_limit_cuts_even_a_live_reply():
+    pieces = [b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"] + [b"xx"] * 10
+    server = Scripted([("pieces", pieces, 0.1)])
+
+    async def scenario():
+        async with server as url:
+            client = HTTPClient(url, read_timeout_s=5)
+            try:
+                await client.request("GET", "/models", timeout_s=0.4)
+            finally:
+                await client.aclose()
+
+    with pytest.raises(TransportTimeout, match=r"no reply within 0\.4 s"):
+        run(scenario())
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_redirects_are_followed(status):
+    moved = reply(b"", "Location: /v2/models", status=f"{status} Moved")
+    server = Scripted([moved, reply(b'{"data": []}')])
+    (got,) = run(exchange(server, [GET], headers={"Authorization": "Bearer k"}))
+    assert got.status == 200 and got.body == b'{"data": []}'
+    assert server.requests[1][1].startswith(b"GET /v2/models HTTP/1.1\r\n")
+    assert server.requests[1][2]["authorization"] == "Bearer k"  # same origin: kept
+
+
+def test_a_redirect_to_another_origin_does_not_carry_the_key():
+    other = Scripted([OK])
+    (got,), asked, redirected = asyncio.run(_redirected(other))
+    assert got.body == b"hello" and asked[0][2]["authorization"] == "Bearer k"
+    assert "authorization" not in redirected[0][2]
+
+
+async def _redirected(other: Scripted):
+    async with other as elsewhere:
+        moved = reply(b"", f"Location: {elsewhere}/models", status="307 Temporary Redirect")
+        first = Scripted([moved])
+        replies = await exchange(first, [GET], headers={"Authorization": "Bearer k"})
+        return replies, first.requests, other.requests
+
+
+def test_307_keeps_the_method_and_the_body():
+    moved = reply(b"", "Location: /v2/chat/completions", status="307 Temporary Redirect")
+    server = Scripted([moved, OK])
+    (got,) = run(exchange(server, [POST]))
+    assert got.body == b"hello"
+    _, head, _, body = server.requests[1]
+    assert head.startswith(b"POST /v2/chat/completions HTTP/1.1\r\n") and body == b'{"a":1}'
+
+
+def test_a_redirect_loop_is_a_backend_error():
+    loop = reply(b"", "Location: /v1/models", status="302 Found")
+    server = Scripted([loop] * 12)
+    with pytest.raises(BackendError, match="redirects more than 10 times"):
+        run(exchange(server, [GET]))
 
 
 @pytest.mark.parametrize("status", [404, 429, 500, 503])
-def test_non_200_statuses_are_returned_with_headers_and_body(status):
-    reply = (
-        f"HTTP/1.1 {status} Whatever\r\nRetry-After: 2\r\nContent-Length: 9\r\n\r\n"
-        '{"x": 11}'
-    ).encode()
-    server = Scripted([reply, OK])
-    (first, second), _ = run(_with(server, lambda c: [ask(c), ask(c)]))
-    assert first.status == status and first.headers["retry-after"] == "2"
+def test_error_statuses_are_returned_with_headers_and_body(status):
+    server = Scripted([reply(b'{"x": 11}', "Retry-After: 2", status=f"{status} Whatever"), OK])
+    first, second = run(exchange(server, [POST, POST]))
+    assert first.status == status and first.headers["Retry-After"] == "2"
     assert json.loads(first.body) == {"x": 11} and second.status == 200
     assert server.connections == 1  # an error status does not cost the connection
 
 
-def test_interim_100_continue_is_skipped():
-    server = Scripted([b"HTTP/1.1 100 Continue\r\n\r\n" + OK])
-    (reply,), _ = run(_with(server, lambda c: [ask(c)]))
-    assert reply.status == 200 and reply.body == b"hello"
-
-
-def test_head_only_replies_and_204_have_no_body():
-    server = Scripted([b"HTTP/1.1 204 No Content\r\n\r\n", OK])
-    (empty, after), _ = run(_with(server, lambda c: [ask(c), ask(c)]))
-    assert empty.status == 204 and empty.body == b"" and after.body == b"hello"
-
-
 @pytest.mark.parametrize(
-    "garbage, reason",
+    "garbage, what",
     [
-        (b"SSH-2.0-OpenSSH_9.6\r\n\r\n", "bad status line"),
-        (b"HTTP/1.1 2x0 OK\r\nContent-Length: 1\r\n\r\nx", "bad status line"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", "invalid Content-Length"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx", "Content-Length"),
-        (b"HTTP/1.1 200 OK\r\nBad Header: 1\r\n\r\n", "malformed header line"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "chunk size"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX", "CRLF"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "over the limit"),
-        (b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 1\r\n\r\nx", "'br'"),
+        (b"SSH-2.0-OpenSSH_9.6\r\n\r\n", "malformed HTTP reply"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", "malformed HTTP reply"),
+        (b"HTTP/1.1 200 OK\r\nBad Header : 1\r\nContent-Length: 1\r\n\r\nx", "malformed"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "malformed"),
+        (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc",
+         "malformed reply body"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "malformed reply body"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n", "reply too large"),
     ],
 )
-def test_garbage_replies_are_transport_errors(garbage, reason):
-    server = Scripted([garbage, OK])
+def test_garbage_is_a_transport_error_on_one_line(garbage, what):
+    server = Scripted([("close", garbage), OK])
 
     async def scenario():
         async with server as url:
             client = HTTPClient(url)
             try:
-                with pytest.raises(TransportError, match="malformed HTTP reply") as info:
-                    await ask(client)
-                return str(info.value), await ask(client)  # a fresh connection works
+                with pytest.raises(TransportError) as info:
+                    await client.request(*POST)
+                return str(info.value), await client.request(*POST)  # a fresh connection works
             finally:
                 await client.aclose()
 
     message, after = run(scenario())
-    assert reason in message and "\n" not in message and after.body == b"hello"
-    assert server.connections == 2
+    assert message.startswith(what) and "\n" not in message and after.body == b"hello"
 
 
-def test_reply_cut_short_is_a_transport_error():
-    server = Scripted([("then-close", b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")])
-    with pytest.raises(TransportError, match="closed before the reply was complete"):
-        run(_with(server, lambda c: [ask(c)]))
+def test_a_connection_dropped_before_the_reply_is_a_transport_error():
+    server = Scripted([("close", b"")])
+    with pytest.raises(TransportError, match="connection was closed") as info:
+        run(exchange(server, [POST]))
+    assert not isinstance(info.value, TimeoutError)
 
 
-def test_timeout_gives_up_and_drops_the_connection():
+def test_a_cancelled_request_does_not_leave_its_connection_in_the_pool():
     server = Scripted(["hang", OK])
 
     async def scenario():
         async with server as url:
             client = HTTPClient(url)
             try:
-                with pytest.raises(TransportError, match=r"no reply within 0\.2 s"):
-                    await ask(client, timeout_s=0.2)
-                await asyncio.wait_for(server.closed.wait(), 5)  # the client closed it
-                return await ask(client)
-            finally:
-                await client.aclose()
-
-    reply = run(scenario())
-    assert reply.body == b"hello" and server.connections == 2
-
-
-def test_cancelled_request_does_not_return_its_connection_to_the_pool():
-    server = Scripted(["hang", OK])
-
-    async def scenario():
-        async with server as url:
-            client = HTTPClient(url)
-            try:
-                task = asyncio.create_task(ask(client))
-                await asyncio.sleep(0.05)
+                task = asyncio.create_task(client.request(*POST))
+                await asyncio.sleep(0.1)
                 task.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await task
-                return await ask(client)
+                return await client.request(*POST)
             finally:
                 await client.aclose()
 
     assert run(scenario()).body == b"hello" and server.connections == 2
 
 
-def test_unreachable_port_and_bad_urls():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-
-    async def scenario():
-        client = HTTPClient(f"http://127.0.0.1:{port}/v1")
-        with pytest.raises(TransportError) as info:
-            await ask(client)
-        return info.value
-
-    error = run(scenario())
-    assert str(error).startswith(f"cannot connect to http://127.0.0.1:{port}/v1: ")
-    assert error.reason and "\n" not in str(error)
-    for bad in ("ftp://host/v1", "http:///v1", "http://host:99999/v1"):
-        with pytest.raises(ParameterError):
-            HTTPClient(bad)
-
-
-def test_concurrent_requests_each_get_their_own_reply():
-    replies = [f"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{k:02d}".encode() for k in range(20)]
+def test_concurrent_requests_each_get_their_own_reply_on_a_pool_of_that_size():
+    replies = [reply(f"{k:02d}".encode()) for k in range(20)]
     server = Scripted(replies)
 
     async def scenario():
         async with server as url:
-            client = HTTPClient(url)
+            client = HTTPClient(url, connections=20)
             try:
-                got = await asyncio.gather(*(ask(client) for _ in range(20)))
+                got = await asyncio.gather(*(client.request(*POST) for _ in range(20)))
                 return sorted(r.body for r in got)
             finally:
                 await client.aclose()
@@ -327,117 +261,118 @@ def test_concurrent_requests_each_get_their_own_reply():
     assert server.connections == 20
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_unreachable_endpoint_and_bad_urls():
+    port = free_port()
+
+    async def scenario():
+        client = HTTPClient(f"http://127.0.0.1:{port}/v1")
+        try:
+            with pytest.raises(TransportError) as info:
+                await client.request(*GET)
+            return info.value
+        finally:
+            await client.aclose()
+
+    error = run(scenario())
+    assert str(error) == f"cannot connect to http://127.0.0.1:{port}/v1: Connection refused"
+    assert error.reason == "Connection refused"
+    for bad in ("ftp://host/v1", "http:///v1", "http://host:99999/v1"):
+        with pytest.raises(ParameterError):
+            HTTPClient(bad)
+    with pytest.raises(ParameterError, match="connections"):
+        HTTPClient("http://127.0.0.1/v1", connections=0)
+
+
+def test_one_client_serves_two_event_loops_in_turn():
+    async def scenario():
+        async with Scripted([OK, OK]) as url:
+            client = HTTPClient(url)
+            first = await client.request(*POST)
+            # a request from another loop (another thread's asyncio.run) opens its own session
+            other = await asyncio.to_thread(asyncio.run, client.request(*POST))
+            await client.aclose()
+            return first, other
+
+    first, other = run(scenario())
+    assert first.body == other.body == b"hello"
+
+
+# ---------------------------------------------------------------------------------- proxies
+ORIGIN = "origin.invalid"  # RFC 6761: resolves nowhere, so only the proxy can reach it
+
+
+async def _through_proxy(monkeypatch, variable, *, tls, scheme="http", names=()):
+    """Requests to ``origin.invalid`` with ``variable`` pointing at a forwarding proxy."""
+    async with Scripted([OK, OK], tls=tls) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        proxy = ForwardProxy({ORIGIN: ("127.0.0.1", port)})
+        async with proxy as proxy_url:
+            monkeypatch.setenv(variable, proxy_url)
+            client = HTTPClient(f"{scheme}://{ORIGIN}:{port}/v1")
+            try:
+                return port, [await client.request(*p) for p in (GET, POST)], proxy.seen
+            finally:
+                await client.aclose()
+
+
+def test_requests_go_through_the_http_proxy(monkeypatch):
+    port, replies, seen = run(_through_proxy(monkeypatch, "HTTP_PROXY", tls=None))
+    assert [r.body for r in replies] == [b"hello", b"hello"]
+    assert seen[:2] == [
+        ("GET", f"http://{ORIGIN}:{port}/v1/models"),
+        ("POST", f"http://{ORIGIN}:{port}/v1/chat/completions"),
+    ]
+
+
+def test_https_goes_through_a_connect_tunnel_and_trusts_ssl_cert_file(monkeypatch, tmp_path):
+    cert_file, key_file = self_signed(tmp_path, names=(ORIGIN,))
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
+    tls = tls_server_context(cert_file, key_file)
+    port, replies, seen = run(
+        _through_proxy(monkeypatch, "HTTPS_PROXY", tls=tls, scheme="https")
+    )
+    assert [r.body for r in replies] == [b"hello", b"hello"]
+    assert seen[0] == ("CONNECT", f"{ORIGIN}:{port}")  # the proxy saw only the tunnel
+
+
+def test_no_proxy_sends_requests_direct(monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")  # nobody listens
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    (got,) = run(exchange(Scripted([OK]), [GET]))
+    assert got.body == b"hello"
+
+
+def test_a_proxy_that_is_down_is_named_in_the_error(monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(TransportError, match="cannot connect to the proxy for http://") as info:
+        run(exchange(Scripted([OK]), [GET]))
+    assert info.value.reason == "Connection refused"
+
+
 # ---------------------------------------------------------------------------------- TLS
-def self_signed(tmp_path):
-    """A certificate for 127.0.0.1 and its key, written as PEM files."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "robustgraph test")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_file, key_file
-
-
-def tls_server_context(cert_file, key_file) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_file, key_file)
-    return context
-
-
-def test_tls_with_a_trusted_self_signed_certificate(tmp_path):
+def test_tls_with_a_self_signed_certificate_trusted_through_ssl_cert_file(tmp_path, monkeypatch):
     cert_file, key_file = self_signed(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
     chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
     server = Scripted([OK, chunked], tls=tls_server_context(cert_file, key_file))
-    trusted = ssl.create_default_context(cafile=str(cert_file))
-    replies, _ = run(_with(server, lambda c: [ask(c), ask(c)], ssl_context=trusted))
+    replies = run(exchange(server, [POST, POST]))
     assert [r.body for r in replies] == [b"hello", b"abc"] and server.connections == 1
 
 
-def test_tls_certificate_not_trusted_is_a_backend_error(tmp_path):
+def test_an_untrusted_certificate_is_a_backend_error(tmp_path):
     cert_file, key_file = self_signed(tmp_path)
     server = Scripted([OK], tls=tls_server_context(cert_file, key_file))
-    with pytest.raises(BackendError, match="TLS certificate of https://127.0.0.1:.* not accepted"):
-        run(_with(server, lambda c: [ask(c)]))
+    with pytest.raises(BackendError, match=r"TLS certificate of https://127\.0\.0\.1:\d+/v1 "
+                                           "not accepted: self-signed certificate"):
+        run(exchange(server, [GET]))
 
 
-def test_openai_backend_over_https_trusts_ssl_cert_file(tmp_path, monkeypatch):
-    cert_file, key_file = self_signed(tmp_path)
-    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
-    completion = orjson.dumps(
-        {"choices": [{"message": {"content": "Answer: 4"}, "finish_reason": "stop"}],
-         "usage": {"prompt_tokens": 3, "completion_tokens": 2}, "model": "m"}
-    )
-    reply = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(completion), completion)
-    server = Scripted([reply], tls=tls_server_context(cert_file, key_file))
-
-    async def scenario():
-        async with server as url:
-            async with LLMClient(OpenAIBackend(url, api_key_env=None)) as client:
-                return await client.complete(CompletionRequest.chat("m", [("user", "2+2?")]))
-
-    result = run(scenario())
-    assert result.text == "Answer: 4" and result.usage.prompt_tokens == 3
-    _, head, body = server.requests[0]
-    assert head.startswith(b"POST /v1/chat/completions HTTP/1.1\r\n")
-    assert orjson.loads(body)["messages"] == [{"role": "user", "content": "2+2?"}]
-
-
-# ---------------------------------------------------------------------------------- framing
-def test_chunked_decoder_byte_by_byte_equals_all_at_once():
-    wire = b"3\r\nabc\r\n10;x=y\r\n0123456789abcdef\r\n0\r\nT: 1\r\n\r\nrest"
-    whole = ChunkedDecoder()
-    data = bytearray(wire)
-    assert whole.feed(data) and bytes(whole.body) == b"abc0123456789abcdef"
-    assert bytes(data) == b"rest"
-    trickle, buffer, done = ChunkedDecoder(), bytearray(), False
-    for k in range(len(wire) - 4):
-        buffer.append(wire[k])
-        done = trickle.feed(buffer)
-    assert done and trickle.body == whole.body and not buffer
-
-
-def test_chunked_decoder_limit_and_framing_rules():
-    with pytest.raises(ValueError, match="larger than"):
-        ChunkedDecoder(limit=4).feed(bytearray(b"5\r\nhello\r\n0\r\n\r\n"))
-    assert body_framing({"content-length": "3, 3"}, response=True) == (LENGTH, 3)
-    assert body_framing({"transfer-encoding": "gzip, chunked"}, response=False) == (CHUNKED, 0)
-    assert body_framing({"transfer-encoding": "gzip"}, response=True) == (UNTIL_CLOSE, 0)
-    with pytest.raises(ValueError, match="transfer coding"):
-        body_framing({"transfer-encoding": "gzip"}, response=False)
-    with pytest.raises(ValueError, match="Content-Length"):
-        body_framing({"content-length": "-1"}, response=True)
-    with pytest.raises(ValueError, match="malformed header line"):
-        split_head(b"GET / HTTP/1.1\r\n folded: continuation")
-
-
-@pytest.mark.parametrize("module", ["protocol_runner.llm.http_wire", "protocol_runner.llm.http"])
-def test_docstring_examples_run(module):
-    result = doctest.testmod(importlib.import_module(module))
+def test_docstring_examples_run():
+    result = doctest.testmod(importlib.import_module("protocol_runner.llm.http"))
     assert result.attempted > 0 and result.failed == 0

@@ -120,12 +120,9 @@ def test_serve_sim_command_serves_and_stops_on_sigterm():
         text=True,
     )
     try:
-        lines = []
-        while not lines or lines[-1].rstrip() != "}":
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read()
-            lines.append(line)
-        info = json.loads("".join(lines))
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        info = json.loads(line)  # the ready message is one line of JSON
         assert info["tasks"] == 5 and info["models"] == ["sim-strong", "sim-weak"]
         with urllib.request.urlopen(info["base_url"] + "/models") as reply:
             assert [m["id"] for m in json.load(reply)["data"]] == info["models"]

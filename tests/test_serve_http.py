@@ -1,24 +1,29 @@
-"""serve-sim is a correct HTTP/1.1 server for real clients: keep-alive, 100-continue, chunked
-request bodies, pipelining, HTTP/1.0, error statuses; and curl and http.client talk to it."""
+"""serve-sim on aiohttp.web for real clients: keep-alive, 100-continue, chunked request bodies,
+pipelining, HTTP/1.0, JSON error statuses, latency, dropped clients, trickled replies; curl and
+http.client talk to it; the serve-sim command's one-line ready message."""
 
 from __future__ import annotations
 
 import http.client
 import json
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
 
 import orjson
 import pytest
 
 from protocol_runner.llm import AgentIdentity, CompletionRequest
-from protocol_runner.llm.http_wire import split_head
 from protocol_runner.protocols.prompts import answer_messages
 from protocol_runner.sim.agents import Simulator
-from protocol_runner.sim.server import MAX_BODY, running_server
+from protocol_runner.sim.server import MAX_BODY, parse_faults, running_server
 from protocol_runner.tasks import load_tasks
+from robustgraph.errors import ParameterError
 
 TASKS = load_tasks("arith:4:seed=2")
 
@@ -30,6 +35,14 @@ def chat_body(k: int = 0) -> bytes:
     return orjson.dumps(request.to_openai_body())
 
 
+def post(body: bytes, *fields: str) -> bytes:
+    head = "".join(f"{field}\r\n" for field in fields)
+    return (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n%s"
+        b"Content-Length: %d\r\n\r\n%s" % (head.encode(), len(body), body)
+    )
+
+
 @pytest.fixture(scope="module")
 def server():
     with running_server(Simulator(TASKS)) as running:
@@ -37,13 +50,14 @@ def server():
 
 
 def read_reply(sock: socket.socket, buffer: bytearray) -> tuple[str, dict[str, str], bytes]:
-    """One reply from ``sock`` (Content-Length framing), leaving later bytes in ``buffer``."""
+    """One ``Content-Length`` reply from ``sock``, leaving later bytes in ``buffer``."""
     while b"\r\n\r\n" not in buffer:
         data = sock.recv(65536)
         assert data, "connection closed before a reply"
         buffer += data
     end = buffer.index(b"\r\n\r\n")
-    line, fields = split_head(bytes(buffer[:end]))
+    line, *lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    fields = {name.lower(): value.strip() for name, _, value in (x.partition(":") for x in lines)}
     del buffer[: end + 4]
     length = int(fields["content-length"])
     while len(buffer) < length:
@@ -56,8 +70,7 @@ def read_reply(sock: socket.socket, buffer: bytearray) -> tuple[str, dict[str, s
 
 
 def connect(server) -> socket.socket:
-    sock = socket.create_connection((server.host, server.port), timeout=10)
-    return sock
+    return socket.create_connection((server.host, server.port), timeout=10)
 
 
 def closed_by_peer(sock: socket.socket) -> bool:
@@ -122,7 +135,9 @@ def test_chunked_request_body_and_pipelined_requests_in_order(server):
     ]
     assert orjson.loads(replies[0][2])["choices"]
     assert [m["id"] for m in orjson.loads(replies[1][2])["data"]] == ["sim-strong", "sim-weak"]
-    assert "no route /nowhere" in orjson.loads(replies[2][2])["error"]["message"]
+    assert orjson.loads(replies[2][2])["error"] == {
+        "message": "no route /nowhere", "type": "not_found_error", "code": 404
+    }
 
 
 def test_http_1_0_and_connection_close_end_the_connection(server):
@@ -132,40 +147,48 @@ def test_http_1_0_and_connection_close_end_the_connection(server):
     ):
         with connect(server) as sock:
             sock.sendall(request)
-            line, fields, _ = read_reply(sock, bytearray())
-            assert line == "HTTP/1.1 200 OK" and fields["connection"] == "close"
+            line, _, body = read_reply(sock, bytearray())
+            assert line.endswith(" 200 OK") and orjson.loads(body)["object"] == "list"
             assert closed_by_peer(sock)
 
 
 @pytest.mark.parametrize(
     "request_bytes, status, reason",
     [
-        (b"GET /v1/models HTTP/1.1\r\n\r\n", 400, "without Host"),
-        (b"NONSENSE\r\n\r\n", 400, "malformed request line"),
-        (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n{x}",
-         400, "malformed JSON body"),
-        (b"GET /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n", 405, "not allowed"),
+        (post(b"{x}"), 400, "malformed JSON body"),
+        (post(b"[1, 2]"), 400, "not a JSON object"),
+        (post(b'{"model": "sim-strong", "messages": [], "stream": true}'), 400, "streaming"),
+        (post(b'{"model": "gpt-nope", "messages": [{"role": "user", "content": "x"}]}'),
+         404, "gpt-nope"),
+        (b"GET /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n", 405, "GET not allowed"),
         (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
-         % (MAX_BODY + 1), 413, "over"),
+         % (MAX_BODY + 1), 413, "body size"),
         (b"POST /sim/faults HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 400, "faults"),
     ],
 )
-def test_bad_requests_get_error_statuses(server, request_bytes, status, reason):
+def test_bad_requests_get_json_error_statuses(server, request_bytes, status, reason):
     with connect(server) as sock:
         sock.sendall(request_bytes)
         line, fields, body = read_reply(sock, bytearray())
     assert line.startswith(f"HTTP/1.1 {status} ")
-    assert reason in orjson.loads(body)["error"]["message"]
+    error = orjson.loads(body)["error"]
+    assert reason in error["message"] and error["code"] == status
     if status == 405:
         assert fields["allow"] == "POST"
 
 
-def test_query_strings_are_ignored_and_half_closed_clients_get_their_reply(server):
+def test_a_request_that_is_not_http_gets_400(server):
+    with connect(server) as sock:
+        sock.sendall(b"NONSENSE\r\n\r\n")
+        line, _, _ = read_reply(sock, bytearray())
+    assert line.startswith("HTTP/1.") and " 400 " in line
+
+
+def test_query_strings_are_ignored(server):
     with connect(server) as sock:
         sock.sendall(b"GET /v1/models?x=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        sock.shutdown(socket.SHUT_WR)
-        line, _, _ = read_reply(sock, bytearray())
-        assert line == "HTTP/1.1 200 OK" and closed_by_peer(sock)
+        line, _, body = read_reply(sock, bytearray())
+    assert line == "HTTP/1.1 200 OK" and orjson.loads(body)["object"] == "list"
 
 
 def test_absolute_form_targets_are_served(server):
@@ -180,18 +203,60 @@ def test_latency_is_applied_per_request_concurrently():
         socks = [connect(slow) for _ in range(4)]
         started = time.perf_counter()
         for sock in socks:
-            sock.sendall(
-                b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
-                % (len(chat_body()), chat_body())
-            )
+            sock.sendall(post(chat_body()))
         lines = [read_reply(sock, bytearray())[0] for sock in socks]
         elapsed = time.perf_counter() - started
         for sock in socks:
             sock.close()
         stats = slow.stats.as_dict()
     assert lines == ["HTTP/1.1 200 OK"] * 4
-    assert 0.19 <= elapsed < 0.6  # four at once, not one after another
+    assert 0.19 <= elapsed < 1.0  # four at once, not one after another
     assert stats["completions"] == 4 and stats["repeated"] == 3
+
+
+def test_a_client_that_leaves_before_its_reply_is_not_counted_as_served():
+    with running_server(Simulator(TASKS), latency_s=0.3) as slow:
+        with connect(slow) as sock:
+            sock.sendall(post(chat_body()))
+            time.sleep(0.05)
+        time.sleep(0.5)
+        stats = slow.stats.as_dict()
+    assert stats["requests"] == 1 and stats["completions"] == 0
+
+
+def test_trickle_fault_sends_the_reply_in_pieces_over_its_duration():
+    with running_server(Simulator(TASKS), faults=parse_faults("trickle:0.5")) as server:
+        with connect(server) as sock:
+            sock.sendall(post(chat_body()))
+            started = time.perf_counter()
+            arrivals = []
+            buffer = bytearray()
+            while b"\r\n\r\n" not in buffer or len(buffer) < _expected_size(buffer):
+                data = sock.recv(65536)
+                assert data
+                buffer += data
+                arrivals.append(time.perf_counter() - started)
+        stats = server.stats.as_dict()
+    body = bytes(buffer[buffer.index(b"\r\n\r\n") + 4 :])
+    assert orjson.loads(body)["choices"][0]["message"]["content"]
+    assert len(arrivals) >= 5 and arrivals[-1] >= 0.4  # pieces, spread out
+    assert stats["faults"] == {"trickle": 1} and stats["completions"] == 1
+
+
+def _expected_size(buffer: bytearray) -> int:
+    end = buffer.index(b"\r\n\r\n")
+    for line in bytes(buffer[:end]).decode("latin-1").split("\r\n")[1:]:
+        name, _, value = line.partition(":")
+        if name.lower() == "content-length":
+            return end + 4 + int(value)
+    raise AssertionError("no Content-Length")
+
+
+def test_fault_plan_errors_are_parameter_errors():
+    for bad in ("404", "slow", "trickle", "429:x", "500x"):
+        with pytest.raises(ParameterError, match="fault"):
+            parse_faults(bad)
+    assert [f.kind for f in parse_faults("trickle:2x2, slow:1")] == ["trickle"] * 2 + ["slow"]
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
@@ -208,3 +273,34 @@ def test_curl_posts_a_large_body_and_reuses_the_connection(server):
     first, _, second = done.stdout.partition("}{")
     assert "choices" in first and "sim-strong" in second
     assert "Re-using existing connection" in done.stderr or "Reusing existing" in done.stderr
+
+
+def test_serve_sim_json_ready_message_is_one_line_and_sigterm_stops_it():
+    exe = Path(sys.executable).with_name("robustgraph")
+    proc = subprocess.Popen(
+        [str(exe), "serve-sim", "--port", "0", "--tasks", "arith:3", "--json",
+         "--faults", "500"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        info = json.loads(line)
+        assert line.endswith("}\n") and set(info) == {"base_url", "models", "tasks"}
+        assert info["tasks"] == 3 and info["base_url"].startswith("http://127.0.0.1:")
+        request = urllib.request.Request(
+            info["base_url"] + "/chat/completions", data=chat_body(),
+            headers={"Content-Type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(request, timeout=10)
+        assert failed.value.code == 500  # the --faults plan
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert proc.stdout.read() == ""  # nothing more on stdout
+        assert "stopped after 0 completions (1 requests)" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()

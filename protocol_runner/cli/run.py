@@ -205,7 +205,9 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--concurrency", type=click.IntRange(min=1), default=64, show_default=True,
               help="Queries and LLM calls in flight at most.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
-              show_default=True, help="Seconds per LLM call attempt.")
+              show_default=True,
+              help="Seconds per LLM call attempt; openai: to connect and per read of a reply "
+              "(an attempt is capped at 10x).")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
 @click.option("--allow-uncertified", is_flag=True,
               help="Run even if the certificate does not prove (F+1)-robustness (recorded).")

@@ -1,4 +1,8 @@
-"""``robustgraph serve-sim``: serve the simulated agents over OpenAI-compatible HTTP."""
+"""``robustgraph serve-sim``: serve the simulated agents over OpenAI-compatible HTTP.
+
+With ``--json`` the ready message is one line of JSON on stdout (``base_url``, ``models``,
+``tasks``), printed once the server listens; the stop message goes to stderr.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from protocol_runner.run import aio
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.sim.server import SimServer, parse_faults
 from protocol_runner.tasks import load_tasks
-from robustgraph.cli.common import emit, json_option
+from robustgraph.cli.common import json_option
 from robustgraph.errors import ParameterError
 
 __all__ = ["serve_sim"]
@@ -37,15 +41,14 @@ async def _serve(server: SimServer, as_json: bool, tasks: int) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    info = {"base_url": url, "models": list(server.simulator.models), "tasks": tasks}
-    emit(
-        info,
-        as_json,
-        lambda: click.echo(
-            f"serve-sim: listening on {url} (models {', '.join(info['models'])}; "
-            f"{tasks} tasks); Ctrl-C stops"
-        ),
-    )
+    models = list(server.simulator.models)
+    if as_json:  # one line, so a supervisor can read the ready message with one readline
+        click.echo(json.dumps({"base_url": url, "models": models, "tasks": tasks}))
+    else:
+        click.echo(
+            f"serve-sim: listening on {url} (models {', '.join(models)}; {tasks} tasks); "
+            "Ctrl-C stops"
+        )
     try:
         await stop.wait()
     finally:

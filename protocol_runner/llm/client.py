@@ -7,7 +7,7 @@ owns the policy, once for all backends (the inspect_ai split, STYLE.md item 6):
 1. look the request up in the response cache (a hit costs no call);
 2. join an identical request already in flight instead of sending it twice;
 3. otherwise call the backend under a semaphore of ``max_concurrency`` slots, each attempt
-   bounded by ``timeout_s``;
+   capped at ``timeout_s`` (the openai backend also limits each read of a reply);
 4. retry transient failures with exponential backoff and jitter, and rate limits after the
    server's ``Retry-After``; give up with one ``BackendError`` line after ``max_retries``;
 5. store the completion (never an error) and count calls, tokens, hits and misses.
@@ -68,7 +68,8 @@ class ClientConfig:
     max_concurrency : int
         Backend calls in flight at most.
     timeout_s : float
-        Limit on one attempt, in seconds; a timeout is retried.
+        Overall cap on one attempt, in seconds; a timeout is retried. A backend may time out
+        sooner by its own limit (the openai backend's read timeout), counted the same way.
     max_retries : int
         Retries after the first attempt (so ``max_retries + 1`` attempts at most).
     backoff_base_s, backoff_max_s : float
@@ -244,9 +245,9 @@ class LLMClient:
                 try:
                     async with asyncio.timeout(cfg.timeout_s):
                         completion = await self.backend.complete(request)
-                except TimeoutError:
+                except TimeoutError as exc:  # the attempt's cap, or the backend's own limit
                     self.stats.timeouts += 1
-                    last = TransientError(f"no reply within {cfg.timeout_s:g} s")
+                    last = TransientError(str(exc) or f"no reply within {cfg.timeout_s:g} s")
                     delay = self._backoff(attempt)
                 except RateLimited as exc:
                     self.stats.rate_limited += 1

@@ -1,55 +1,67 @@
-"""A lean HTTP/1.1 client: a pool of keep-alive connections to one origin on asyncio protocols.
+"""The openai backend's HTTP transport: an aiohttp session to one endpoint, failures classified.
 
-The openai backend makes thousands of small requests to one endpoint; this client costs a
-fraction of a general-purpose one per request (``docs/performance.md``, "Runner throughput")
-because it does only what that needs: the request head is built once per (method, path) and
-sent with the body in one write; replies are parsed straight from the socket's data callback
-(``Content-Length``, ``chunked``, or read until the server closes). Connections are kept alive
-and reused (most recently used first) unless the server says ``Connection: close``; a reused
-connection that turns out closed by the server before any byte of the reply (a stale keep-alive
-connection) is retried once on a fresh connection. TLS uses :mod:`ssl` through the event loop
-(``https://`` URLs; the default context verifies certificates against the system store, which
-``SSL_CERT_FILE`` can point elsewhere).
+Everything HTTP is aiohttp's (``ClientSession`` over a ``TCPConnector``): keep-alive connections,
+``Content-Length``, ``chunked`` and close-delimited bodies (HTTP/1.0), ``gzip``/``deflate``
+replies (decoded), redirects (301/302/303/307/308, at most 10), proxies, TLS. This module only
+configures a session for the run and turns aiohttp's exceptions into the shared client's
+classes (:mod:`protocol_runner.llm.errors`):
 
-Failures are classified for the shared client (:mod:`protocol_runner.llm.errors`): connection
-failures, dropped connections, malformed replies and timeouts raise :class:`TransportError` (a
-``TransientError``: retried); a TLS certificate that does not verify raises ``BackendError``
-(retrying cannot help). Non-200 statuses are returned, not raised: the caller classifies them.
+- connection failures, dropped connections and malformed replies raise :class:`TransportError`
+  (a ``TransientError``: retried); no byte for ``read_timeout_s`` raises
+  :class:`TransportTimeout` (also a ``TimeoutError``, so the client counts it as a timeout);
+- a TLS certificate that does not verify, or a redirect loop, raises ``BackendError`` (retrying
+  cannot help);
+- non-2xx statuses are returned, not raised: the caller classifies them.
+
+The environment is read when the client is made (for a run: when it starts):
+
+- proxies from ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``NO_PROXY`` (either case), with credentials
+  from the proxy URL or ``~/.netrc``, by aiohttp's own :func:`aiohttp.helpers.get_env_proxy_for_url`
+  for the endpoint's URL. That is what ``trust_env=True`` does, but once per client instead of
+  twice per request on a worker thread (``benchmarks/runner_http_client.py`` measures the
+  difference);
+- for an ``https`` endpoint, the TLS trust store, by :func:`ssl.create_default_context`, which
+  honours ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` (aiohttp's own default context, used for an
+  ``http`` endpoint redirecting to ``https``, is made when aiohttp is imported).
+
+Timeouts follow the reply's progress: ``read_timeout_s`` bounds connecting (``sock_connect``,
+and ``connect``: DNS and waiting for a pooled connection) and every wait for the next bytes
+(``sock_read``), so a slow reply that keeps arriving is not cut; the overall cap on one call is
+the shared client's (``ClientConfig.timeout_s``).
 
 References
 ----------
-RFC 9112, "HTTP/1.1": 9.3 (persistence), 9.3.1 (retrying requests), 9.6 (tear-down).
+aiohttp client reference: ``ClientSession``, ``TCPConnector``, ``ClientTimeout``; RFC 9110,
+15.4 (redirection) and 8.4 (content codings).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
-from urllib.parse import urlsplit
+from typing import Any
+
+import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
 
 from protocol_runner.llm.errors import TransientError
-from protocol_runner.llm.http_wire import (
-    CHUNKED,
-    HEAD_LIMIT,
-    LENGTH,
-    UNTIL_CLOSE,
-    ChunkedDecoder,
-    body_framing,
-    split_head,
-)
 from robustgraph.errors import BackendError, ParameterError
 
-__all__ = ["HTTPClient", "HTTPResponse", "TransportError"]
+__all__ = ["MAX_BODY", "HTTPClient", "HTTPResponse", "TransportError", "TransportTimeout"]
 
 MAX_BODY = 64 * 1024 * 1024
-_CLOSE_WAIT_S = 1.0
+"""A reply whose ``Content-Length`` is over this many bytes is refused unread."""
+
+_REASON_LIMIT = 160
 
 
 class TransportError(TransientError):
-    """No usable reply: cannot connect, connection dropped, malformed reply, or timeout.
+    """No usable reply: cannot connect, connection dropped or malformed reply.
 
     ``reason`` is the cause without the endpoint (e.g. ``Connection refused``).
     """
@@ -59,32 +71,55 @@ class TransportError(TransientError):
         self.reason = reason
 
 
-class _Stale(Exception):
-    """A reused connection was closed before any byte of the reply: safe to send again."""
+class TransportTimeout(TransportError, TimeoutError):
+    """No connection, or no next bytes of the reply, within the read timeout."""
 
 
 @dataclass(frozen=True, slots=True)
 class HTTPResponse:
-    """A reply: status code, header fields (lower-case names) and the decoded body."""
+    """The final reply (after redirects): status, header fields (case-insensitive), body.
+
+    The body is decoded from its content coding (``gzip``, ``deflate``).
+    """
 
     status: int
-    headers: dict[str, str]
+    headers: Mapping[str, str]
     body: bytes
 
 
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line[:_REASON_LIMIT] + ("..." if len(line) > _REASON_LIMIT else "")
+
+
+def _os_reason(error: OSError) -> str:
+    if error.errno and not isinstance(error, ssl.SSLError):
+        return os.strerror(error.errno)
+    return _one_line(error.strerror or str(error) or type(error).__name__)
+
+
 class HTTPClient:
-    """Requests to the origin of ``base_url``, on a pool of keep-alive connections.
+    """Requests below ``base_url`` over one aiohttp session per event loop.
 
     Parameters
     ----------
     base_url : str
-        ``http://`` or ``https://`` URL; request paths are appended to its path.
+        ``http://`` or ``https://`` URL; request paths are appended to it.
     headers : mapping, optional
         Header fields sent with every request (e.g. ``Authorization``).
-    ssl_context : ssl.SSLContext, optional
-        For ``https``; default :func:`ssl.create_default_context` (verifies certificates).
+    connections : int
+        Size of the connection pool; give the number of requests in flight at most (the
+        shared client's ``max_concurrency``), so no request waits for a connection.
+    read_timeout_s : float or None
+        Limit on connecting and on each wait for more of the reply; ``None`` (or infinity)
+        for none.
     max_body : int
-        Largest reply body accepted, in bytes.
+        A reply whose ``Content-Length`` is over this many bytes is refused unread.
+
+    Raises
+    ------
+    ParameterError
+        A URL that is not ``http(s)://host[:port]...``, or fewer than one connection.
 
     Examples
     --------
@@ -97,7 +132,7 @@ class HTTPClient:
     ...     client = HTTPClient(await server.start())
     ...     try:
     ...         reply = await client.request("GET", "/models")
-    ...         return reply.status, reply.headers["content-type"]
+    ...         return reply.status, reply.headers["Content-Type"]
     ...     finally:
     ...         await client.aclose()
     ...         await server.stop()
@@ -106,8 +141,8 @@ class HTTPClient:
 
     Notes
     -----
-    The number of connections is not bounded here: the caller bounds the requests in flight
-    (``LLMClient``'s semaphore), and each request in flight holds one connection.
+    A session belongs to the event loop it was opened on; a request from another loop (a later
+    :func:`asyncio.run`) opens a new one, and :meth:`aclose` closes the current one.
     """
 
     def __init__(
@@ -115,37 +150,60 @@ class HTTPClient:
         base_url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        ssl_context: ssl.SSLContext | None = None,
+        connections: int = 16,
+        read_timeout_s: float | None = 60.0,
         max_body: int = MAX_BODY,
     ) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ParameterError(f"URL must be http:// or https:// with a host, got {base_url!r}")
         try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
+            url = URL(base_url.rstrip("/"))
+            url.port  # noqa: B018 - raises ValueError for a port out of range
         except ValueError as exc:
             raise ParameterError(f"URL {base_url!r}: {exc}") from None
-        self.base_url = base_url.rstrip("/")
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ParameterError(f"URL must be http:// or https:// with a host, got {base_url!r}")
+        if connections < 1:
+            raise ParameterError(f"connections must be >= 1, got {connections}")
+        self.base_url = str(url)
         self.max_body = max_body
-        self._host, self._port = parts.hostname, port
-        self._tls = parts.scheme == "https"
-        self._ssl_context = ssl_context
-        self._prefix = parts.path.rstrip("/")
-        authority = parts.netloc.rpartition("@")[2]
-        fixed = {
-            "Host": authority,
-            "User-Agent": "robustgraph",
-            "Accept": "application/json",
-            "Accept-Encoding": "identity",  # no compressed replies (RFC 9110, 12.5.3)
-        }
-        fixed.update(headers or {})
-        self._fixed = "".join(f"{name}: {value}\r\n" for name, value in fixed.items())
-        self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], bytes] = {}
-        self._idle: list[_Connection] = []
-        self._open: set[_Connection] = set()
+        # an infinite limit is none (aiohttp rounds its deadlines up with math.ceil)
+        finite = read_timeout_s is not None and math.isfinite(read_timeout_s)
+        self.read_timeout_s = read_timeout_s if finite else None
+        try:
+            self._proxy, self._proxy_auth = get_env_proxy_for_url(url)
+        except LookupError:  # no proxy for this URL, or NO_PROXY excludes it
+            self._proxy, self._proxy_auth = None, None
+        # loading the trust store takes ~0.1 s: once here, not on the event loop per session
+        self._ssl: ssl.SSLContext | bool = (
+            ssl.create_default_context() if url.scheme == "https" else True
+        )
+        self._headers = {"User-Agent": "robustgraph", "Accept": "application/json"}
+        self._headers.update(headers or {})
+        self._connections = connections
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"HTTPClient({self.base_url!r})"
+
+    def _timeout(self, total: float | None) -> aiohttp.ClientTimeout:
+        read = self.read_timeout_s
+        return aiohttp.ClientTimeout(total=total, connect=read, sock_connect=read, sock_read=read)
+
+    def _open(self) -> aiohttp.ClientSession:
+        """The session of the running loop, opened on first use."""
+        loop = asyncio.get_running_loop()
+        if self._session is not None and not self._session.closed and self._loop is loop:
+            return self._session
+        connector = aiohttp.TCPConnector(limit=self._connections, limit_per_host=0, ssl=self._ssl)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            headers=self._headers,
+            timeout=self._timeout(None),
+            proxy=self._proxy,
+            proxy_auth=self._proxy_auth,
+        )
+        self._loop = loop
+        return self._session
 
     async def request(
         self,
@@ -153,10 +211,10 @@ class HTTPClient:
         path: str,
         body: bytes | None = None,
         *,
-        headers: tuple[tuple[str, str], ...] = (),
+        headers: Mapping[str, str] | None = None,
         timeout_s: float | None = None,
     ) -> HTTPResponse:
-        """Send ``method base_path+path`` with ``body`` and return the reply, whatever its status.
+        """Send ``method base_url+path`` with ``body``; the final reply, whatever its status.
 
         Parameters
         ----------
@@ -164,268 +222,71 @@ class HTTPClient:
             e.g. ``"POST"``, ``"/chat/completions"``.
         body : bytes, optional
             Sent with a ``Content-Length``; ``None`` sends no body.
-        headers : tuple of (name, value)
-            Extra header fields (a tuple, so the request head is built once per value).
+        headers : mapping, optional
+            Extra header fields for this request.
         timeout_s : float, optional
-            Limit on the whole request (connecting included); ``None`` for none.
+            A limit on the whole request besides the read timeout (redirects and the body
+            included); ``None`` for none.
 
         Raises
         ------
         TransportError
-            Cannot connect, the connection dropped, the reply is not HTTP, or the time ran out.
+            Cannot connect, the connection dropped, or the reply is not HTTP or not complete.
+        TransportTimeout
+            The read timeout or ``timeout_s`` ran out.
         BackendError
-            The server's TLS certificate does not verify.
+            The server's TLS certificate does not verify, or it redirects in a loop.
         """
-        if timeout_s is None:
-            return await self._request(method, path, body, headers)
+        session = self._open()
+        options: dict[str, Any] = {"data": body, "headers": headers}
+        if timeout_s is not None:
+            options["timeout"] = self._timeout(timeout_s)
         try:
-            async with asyncio.timeout(timeout_s):
-                return await self._request(method, path, body, headers)
-        except TimeoutError:
-            reason = f"no reply within {timeout_s:g} s"
-            raise TransportError(f"{reason} from {self.base_url}", reason) from None
-
-    async def _request(
-        self, method: str, path: str, body: bytes | None, headers: tuple[tuple[str, str], ...]
-    ) -> HTTPResponse:
-        key = (method, path, headers)
-        head = self._heads.get(key)
-        if head is None:
-            head = self._heads[key] = self._build_head(method, path, headers, body is not None)
-        message = head if body is None else b"%s%d\r\n\r\n%s" % (head, len(body), body)
-        fresh = False
-        while True:
-            connection = None if fresh else self._reusable()
-            if connection is None:
-                connection = await self._connect()
-                fresh = True
-            waiter = connection.send(message, head_only=method == "HEAD")
-            try:
-                return await waiter
-            except _Stale:
-                fresh = True  # once more, on a new connection
-            except BaseException:
-                if connection.awaits(waiter):  # cancelled mid-reply: its state is unknown
-                    connection.abort()
-                raise
-
-    def _build_head(
-        self, method: str, path: str, headers: tuple[tuple[str, str], ...], has_body: bool
-    ) -> bytes:
-        extra = "".join(f"{name}: {value}\r\n" for name, value in headers)
-        head = f"{method} {self._prefix}{path} HTTP/1.1\r\n{self._fixed}{extra}"
-        return (head + ("Content-Length: " if has_body else "\r\n")).encode("latin-1")
-
-    def _reusable(self) -> _Connection | None:
-        while self._idle:
-            connection = self._idle.pop()
-            if not connection.closed:
-                return connection
-        return None
-
-    async def _connect(self) -> _Connection:
-        loop = asyncio.get_running_loop()
-        context = None
-        if self._tls:
-            if self._ssl_context is None:
-                self._ssl_context = ssl.create_default_context()
-            context = self._ssl_context
-        try:
-            _, connection = await loop.create_connection(
-                lambda: _Connection(self),
-                self._host,
-                self._port,
-                ssl=context,
-                server_hostname=self._host if context else None,
-            )
-        except ssl.SSLCertVerificationError as exc:
-            reason = exc.verify_message or str(exc)
+            async with session.request(method, self.base_url + path, **options) as reply:
+                if reply.content_length is not None and reply.content_length > self.max_body:
+                    raise self._error(
+                        "reply too large", f"a body of {reply.content_length} bytes"
+                    )
+                data = await reply.read()
+                return HTTPResponse(reply.status, reply.headers, data)
+        except aiohttp.ClientConnectorCertificateError as exc:
+            reason = _os_reason(exc.certificate_error)
+            if isinstance(exc.certificate_error, ssl.SSLCertVerificationError):
+                reason = exc.certificate_error.verify_message or reason
             raise BackendError(
                 f"TLS certificate of {self.base_url} not accepted: {reason}"
             ) from None
-        except ssl.SSLError as exc:
-            reason = f"TLS handshake failed: {exc.reason or exc}"
-            raise TransportError(f"cannot connect to {self.base_url}: {reason}", reason) from None
-        except OSError as exc:
-            reason = exc.strerror or str(exc) or type(exc).__name__
-            raise TransportError(f"cannot connect to {self.base_url}: {reason}", reason) from None
-        return connection
-
-    def _release(self, connection: _Connection) -> None:
-        self._idle.append(connection)
-
-    def _forget(self, connection: _Connection) -> None:
-        self._open.discard(connection)
-
-    async def aclose(self) -> None:
-        """Close every connection (waiting up to a second for graceful TLS shutdowns)."""
-        self._idle.clear()
-        connections = list(self._open)
-        for connection in connections:
-            connection.close()
-        gone = [c.gone for c in connections if not c.gone.done()]
-        if gone:
-            await asyncio.wait(gone, timeout=_CLOSE_WAIT_S)
-        for connection in connections:
-            connection.abort()
-
-
-class _Connection(asyncio.Protocol):
-    """One connection: sends a request, parses its reply from the data callbacks."""
-
-    def __init__(self, client: HTTPClient) -> None:
-        self._client = client
-        self._transport: asyncio.Transport | None = None
-        self._buffer = bytearray()
-        self._waiter: asyncio.Future[HTTPResponse] | None = None
-        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.closed = False
-        self._served = 0
-        self._got_bytes = False
-        self._head_only = False
-        self._status = 0
-        self._fields: dict[str, str] = {}
-        self._framing = LENGTH
-        self._left = 0
-        self._chunks: ChunkedDecoder | None = None
-        self._keep = True
-
-    # ------------------------------------------------------------------ asyncio callbacks
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
-        self._client._open.add(self)
-
-    def data_received(self, data: bytes) -> None:
-        if self._waiter is None:  # bytes nobody asked for: the connection is out of step
-            self.abort()
-            return
-        self._got_bytes = True
-        self._buffer += data
-        try:
-            body = self._parse()
-        except ValueError as exc:
-            self._fail(self._error("malformed HTTP reply", str(exc)))
-            self.abort()
-            return
-        if body is not None:
-            self._finish(body)
-
-    def eof_received(self) -> bool:
-        if self._waiter is not None and self._status and self._framing == UNTIL_CLOSE:
-            self._keep = False
-            self._finish(bytes(self._buffer))
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self._client._forget(self)
-        if not self.gone.done():
-            self.gone.set_result(None)
-        if self._waiter is None:
-            return
-        if exc is None and self._status and self._framing == UNTIL_CLOSE:
-            self._keep = False
-            self._finish(bytes(self._buffer))
-        elif not self._got_bytes and self._served:
-            self._fail(_Stale())
-        else:
-            reason = "connection closed before the reply was complete"
-            if exc is not None:
-                reason += f" ({exc.strerror if isinstance(exc, OSError) else exc})"
-            self._fail(self._error("no reply", reason))
-
-    # ------------------------------------------------------------------ requests
-    def send(self, message: bytes, *, head_only: bool = False) -> asyncio.Future[HTTPResponse]:
-        """Write one request; the future resolves with its reply."""
-        assert self._transport is not None and self._waiter is None
-        self._waiter = waiter = asyncio.get_running_loop().create_future()
-        self._got_bytes = False
-        self._head_only = head_only
-        self._transport.write(message)
-        return waiter
-
-    def awaits(self, waiter: asyncio.Future[HTTPResponse]) -> bool:
-        """Whether the reply ``waiter`` stands for is still incomplete on this connection."""
-        return self._waiter is waiter
-
-    def close(self) -> None:
-        self.closed = True
-        if self._transport is not None:
-            self._transport.close()
-
-    def abort(self) -> None:
-        self.closed = True
-        if self._transport is not None:
-            self._transport.abort()
+        except aiohttp.ClientProxyConnectionError as exc:
+            raise self._error("cannot connect to the proxy for", _os_reason(exc.os_error)) from None
+        except aiohttp.ClientHttpProxyError as exc:
+            reason = _one_line(f"HTTP {exc.status} {exc.message}")
+            raise self._error("the proxy refused a tunnel to", reason) from None
+        except aiohttp.ClientConnectorError as exc:
+            raise self._error("cannot connect to", _os_reason(exc.os_error)) from None
+        except aiohttp.TooManyRedirects as exc:
+            raise BackendError(
+                f"{self.base_url + path} redirects more than {len(exc.history)} times"
+            ) from None
+        except TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
+            if isinstance(exc, aiohttp.ServerTimeoutError):
+                reason = f"no data within {self.read_timeout_s:g} s"
+            else:
+                reason = f"no reply within {timeout_s:g} s"
+            raise TransportTimeout(f"{reason} from {self.base_url}", reason) from None
+        except aiohttp.ClientResponseError as exc:  # the reply's head is not valid HTTP
+            raise self._error("malformed HTTP reply from", _one_line(exc.message)) from None
+        except aiohttp.ClientPayloadError as exc:  # cut short, bad chunk or content coding
+            raise self._error("malformed reply body from", _one_line(str(exc))) from None
+        except aiohttp.ServerDisconnectedError:
+            raise self._error("no reply from", "the connection was closed") from None
+        except aiohttp.ClientError as exc:
+            raise self._error("no reply from", _one_line(str(exc) or type(exc).__name__)) from None
 
     def _error(self, what: str, reason: str) -> TransportError:
-        return TransportError(f"{what} from {self._client.base_url}: {reason}", reason)
+        return TransportError(f"{what} {self.base_url}: {reason}", reason)
 
-    def _parse(self) -> bytes | None:
-        """The reply body once complete, else None; parses the head when it is in."""
-        buffer = self._buffer
-        while not self._status:
-            end = buffer.find(b"\r\n\r\n")
-            if end < 0:
-                if len(buffer) > HEAD_LIMIT:
-                    raise ValueError("reply head too long")
-                return None
-            line, fields = split_head(bytes(buffer[:end]))
-            del buffer[: end + 4]
-            version, _, rest = line.partition(" ")
-            code = rest[:3]
-            if (
-                not version.startswith("HTTP/1.")
-                or not (code.isascii() and code.isdigit())
-                or rest[3:4] not in ("", " ")
-            ):
-                raise ValueError(f"bad status line {line[:60]!r}")
-            status = int(code)
-            if status < 200:
-                continue  # an interim reply (100 Continue): the real one follows
-            tokens = {t.strip() for t in fields.get("connection", "").lower().split(",")}
-            self._keep = "close" not in tokens if version == "HTTP/1.1" else "keep-alive" in tokens
-            coding = fields.get("content-encoding", "identity").strip().lower()
-            if coding not in ("identity", ""):
-                raise ValueError(f"content coding {coding!r} not supported")
-            if self._head_only or status in (204, 304):
-                self._framing, self._left = LENGTH, 0
-            else:
-                self._framing, self._left = body_framing(fields, response=True)
-            if self._framing == CHUNKED:
-                self._chunks = ChunkedDecoder(self._client.max_body)
-            elif self._framing == UNTIL_CLOSE:
-                self._keep = False
-            elif self._left > self._client.max_body:
-                raise ValueError(f"body of {self._left} bytes is over the limit")
-            self._status, self._fields = status, fields
-        if self._framing == LENGTH:
-            if len(buffer) < self._left:
-                return None
-            body = bytes(buffer[: self._left])
-            del buffer[: self._left]
-            return body
-        if self._framing == CHUNKED:
-            assert self._chunks is not None
-            return bytes(self._chunks.body) if self._chunks.feed(buffer) else None
-        if len(buffer) > self._client.max_body:
-            raise ValueError("body over the limit")
-        return None
-
-    def _finish(self, body: bytes) -> None:
-        waiter, self._waiter = self._waiter, None
-        response = HTTPResponse(self._status, self._fields, body)
-        reusable = self._keep and not self._buffer and not self.closed
-        self._served += 1
-        self._status, self._fields, self._chunks = 0, {}, None
-        if reusable:
-            self._client._release(self)
-        else:
-            self.close()
-        if waiter is not None and not waiter.done():
-            waiter.set_result(response)
-
-    def _fail(self, error: BaseException) -> None:
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():
-            waiter.set_exception(error)
+    async def aclose(self) -> None:
+        """Close the session and its connections (a later request opens a new one)."""
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            await session.close()

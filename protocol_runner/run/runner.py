@@ -40,6 +40,7 @@ from typing import Any
 
 from protocol_runner.llm import ClientConfig, LLMClient, ResponseCache
 from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
+from protocol_runner.llm.backends.openai import CALL_TIMEOUT_FACTOR
 from protocol_runner.protocols import (
     PROTOCOLS,
     CrS,
@@ -135,6 +136,11 @@ class BackendSpec:
             raise ParameterError(f"latency must be a finite number >= 0, got {self.latency_s} s")
         if not self.timeout_s > 0:  # NaN too; infinity means no timeout
             raise ParameterError(f"timeout must be > 0 seconds, got {self.timeout_s}")
+
+    def attempt_timeout_s(self) -> float:
+        """The cap on one call attempt: ``timeout_s``, except on the openai backend, where
+        ``timeout_s`` limits each read and an attempt may take ``CALL_TIMEOUT_FACTOR`` times it."""
+        return self.timeout_s * (CALL_TIMEOUT_FACTOR if self.kind == "openai" else 1)
 
     def models(self) -> dict[str, str]:
         if self.kind == "simulated":
@@ -275,11 +281,18 @@ def _sim_config(path: str | None) -> SimConfig:
     return SimConfig.from_mapping(data)
 
 
-def _backend(spec: BackendSpec, tasks: TaskSet) -> SimulatedBackend | OpenAIBackend:
+def _backend(
+    spec: BackendSpec, tasks: TaskSet, concurrency: int
+) -> SimulatedBackend | OpenAIBackend:
     if spec.kind == "simulated":
         simulator = Simulator(tasks, _sim_config(spec.sim_config))
         return SimulatedBackend(simulator, latency_s=spec.latency_s)
-    return OpenAIBackend(spec.base_url or "", api_key_env=spec.api_key_env)
+    return OpenAIBackend(
+        spec.base_url or "",
+        api_key_env=spec.api_key_env,
+        read_timeout_s=spec.timeout_s,
+        connections=concurrency,
+    )
 
 
 def _make_protocol(name: str, spec: RunSpec) -> Protocol:
@@ -370,7 +383,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     if not roster.honest:
         raise ParameterError("the roster has no honest agent")
     corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
-    backend = _backend(spec.backend, tasks)
+    backend = _backend(spec.backend, tasks, spec.concurrency)
     identity = {
         "topology": {
             "hash": topology.content_hash,
@@ -505,7 +518,7 @@ async def _execute(
     context = (QueryContext if prepared.corpora is None
                else partial(DocumentContext, corpora=prepared.corpora))
     ood = fixed_question(tasks, spec.seed)
-    backend = _backend(spec.backend, tasks)
+    backend = _backend(spec.backend, tasks, spec.concurrency)
     models = set(prepared.roster.models())
     if spec.crs.judge_model and {"crs", "judge"} & set(spec.protocols):
         models.add(spec.crs.judge_model)
@@ -513,7 +526,7 @@ async def _execute(
         models.add(spec.reexecutor_model)
     client_config = ClientConfig(
         max_concurrency=spec.concurrency,
-        timeout_s=spec.backend.timeout_s,
+        timeout_s=spec.backend.attempt_timeout_s(),
         max_retries=spec.backend.max_retries,
         jitter_seed=spec.seed,
     )

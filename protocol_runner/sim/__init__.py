@@ -10,7 +10,7 @@ _EXPORTS = {
         "DEFAULT_PROFILES", "MODEL_PREFIX", "Profile", "SimConfig", "SimRequestError", "Simulator",
     ),
     "server": (
-        "FAULT_HEADER", "Fault", "Request", "ServerStats", "SimServer", "parse_faults",
+        "FAULT_HEADER", "MAX_BODY", "Fault", "ServerStats", "SimServer", "parse_faults",
         "running_server",
     ),
 }

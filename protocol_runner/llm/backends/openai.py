@@ -2,12 +2,15 @@
 
 One attempt per :meth:`OpenAIBackend.complete`; the shared ``LLMClient`` retries. Failures are
 classified here: HTTP 429 -> ``RateLimited`` (with ``Retry-After``); 408, 409, 5xx, connection
-errors and malformed replies -> ``TransientError``; 404 (unknown model) and other 4xx ->
-``BackendError``. The API key is read from the environment variable whose *name* is configured;
-the key itself is never printed, logged or stored in results or the cache.
+errors, read timeouts and malformed replies -> ``TransientError``; 404 (unknown model), 401/403
+(key refused) and other 4xx -> ``BackendError``, one line naming the endpoint and model. The API
+key is read from the environment variable whose *name* is configured; the key itself is never
+printed, logged or stored in results or the cache.
 
-Requests go through :class:`protocol_runner.llm.http.HTTPClient`, a keep-alive HTTP/1.1 client
-that costs about a third of aiohttp's client CPU per request (``docs/performance.md``).
+Requests go through :class:`protocol_runner.llm.http.HTTPClient` (aiohttp): proxies from the
+environment, gzip, redirects, and a read timeout that a slow but live reply does not trip. The
+overall cap on one attempt is the shared client's ``ClientConfig.timeout_s``; the runner sets
+it to :data:`CALL_TIMEOUT_FACTOR` times the read timeout (``docs/endpoints.md``).
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from protocol_runner.llm.http import HTTPClient, TransportError
 from protocol_runner.llm.types import Completion, CompletionRequest
 from robustgraph.errors import BackendError, ParameterError
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
+__all__ = ["CALL_TIMEOUT_FACTOR", "DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+CALL_TIMEOUT_FACTOR = 10
+"""One attempt is capped at this many read timeouts (60 s reads: 600 s, the openai SDK's cap)."""
+PREFLIGHT_TIMEOUT_S = 30.0
 
 _RETRY_STATUSES = frozenset({408, 409})
-_JSON_BODY = (("Content-Type", "application/json"),)
-PREFLIGHT_TIMEOUT_S = 30.0
+_JSON_BODY = {"Content-Type": "application/json"}
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -94,6 +99,10 @@ class OpenAIBackend:
     api_key_env : str or None
         Name of the environment variable holding the API key; ``None`` or an unset variable
         sends no ``Authorization`` header (local servers need none).
+    read_timeout_s : float
+        Limit on connecting and on each wait for more of a reply (not on the whole reply).
+    connections : int
+        Connection pool size: the calls in flight at most (``ClientConfig.max_concurrency``).
 
     Examples
     --------
@@ -105,13 +114,23 @@ class OpenAIBackend:
     namespace = "openai"
 
     def __init__(
-        self, base_url: str = DEFAULT_BASE_URL, *, api_key_env: str | None = "OPENAI_API_KEY"
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        *,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        read_timeout_s: float = 60.0,
+        connections: int = 16,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ParameterError(f"base URL must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
-        self._client = HTTPClient(self.base_url, headers=self._headers())
+        self._client = HTTPClient(
+            self.base_url,
+            headers=self._headers(),
+            connections=connections,
+            read_timeout_s=read_timeout_s,
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.base_url!r}, api_key_env={self.api_key_env!r})"
@@ -162,7 +181,7 @@ class OpenAIBackend:
         try:
             reply = await self._client.request("GET", "/models", timeout_s=PREFLIGHT_TIMEOUT_S)
         except TransportError as exc:
-            raise BackendError(f"cannot reach {self.base_url}: {exc.reason}") from exc
+            raise BackendError(f"cannot reach {self.base_url}: {exc.reason}") from None
         status, raw = reply.status, reply.body
         if status == 404:
             return
