@@ -81,13 +81,13 @@ SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 
 TABLE_COLUMNS = (
-    ("IAA", "iaa"),
-    ("FAA", "faa"),
-    ("BFTI", "bfti"),
-    ("RA", "ra"),
-    ("H-Majority", "h_majority"),
-    ("W: IAA→FAA", ("weak_iaa", "weak_faa")),
-    ("S: IAA→FAA", ("strong_iaa", "strong_faa")),
+    ("IAA", "IAA"),
+    ("FAA", "FAA"),
+    ("BFTI", "BFTI"),
+    ("RA", "RA"),
+    ("H-Majority", "H_Majority"),
+    ("W: IAA→FAA", ("W_IAA", "W_FAA")),
+    ("S: IAA→FAA", ("S_IAA", "S_FAA")),
 )
 """The paper's table columns: header and metric (or the IAA, FAA pair of a weak/strong column)."""
 
@@ -330,7 +330,7 @@ def _cells(metrics: ProtocolMetrics) -> list[tuple[str, str]]:
             value = f"{_percent(metrics.value(key[0]))}→{_percent(metrics.value(key[1]))}"
             cells.append((value, f"{_interval(before)}→{_interval(after)}"))
         else:
-            signed = key == "bfti"
+            signed = key == "BFTI"
             cells.append(
                 (_percent(metrics.value(key), signed=signed), _interval(metrics.estimates[key]))
             )
@@ -369,8 +369,9 @@ def summary_markdown(summary: Summary) -> str:
         f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), seed {run['seed']}.",
         "",
         *_gate_lines(run),
-        "Accuracy in percent over honest agents (RA: over all agents). "
-        "BFTI = FAA − IAA; W/S: weak/strong honest agents.",
+        "Accuracy in percent over all agents, adversaries included (the SAC paper's "
+        "definition; honest-only IAA_H/FAA_H in summary.json). BFTI = FAA − IAA; RA and "
+        "H-Majority by plurality, a tie counted wrong; W/S: weak/strong honest agents.",
         "",
     ]
     lines += markdown_table(header, [[name] + [v for v, _ in c] for name, c in cells.items()])

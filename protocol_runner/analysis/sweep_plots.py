@@ -28,7 +28,7 @@ def grid_series(
     Examples
     --------
     >>> def cell(n, faa):
-    ...     m = {"faa": {"value": faa}}
+    ...     m = {"FAA": {"value": faa}}
     ...     return {"status": "done", "labels": {"n": n}, "protocols": {"sac": {"metrics": m}}}
     >>> grid_series({"cells": [cell("7", 0.5), cell("9", 0.75), cell("7", 1.0)]}, "n")
     (['7', '9'], {'sac': [[0.5, 1.0], [0.75]]})
@@ -43,7 +43,7 @@ def grid_series(
             continue
         x = values.index(row["labels"][axis])
         for protocol, data in row["protocols"].items():
-            faa = data["metrics"]["faa"]
+            faa = data["metrics"]["FAA"]
             if faa is not None:
                 series.setdefault(protocol, [[] for _ in values])[x].append(faa["value"])
     return values, series
