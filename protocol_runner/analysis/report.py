@@ -61,6 +61,8 @@ from robustgraph.errors import ParameterError
 __all__ = [
     "CONFIG_FILE",
     "RESULTS_FILE",
+    "SEED_DIR",
+    "SIMULATED_BANNER",
     "SUMMARY_JSON",
     "SUMMARY_MD",
     "TABLE_COLUMNS",
@@ -68,6 +70,7 @@ __all__ = [
     "Summary",
     "TruncatedResultsWarning",
     "load_results",
+    "load_run",
     "markdown_table",
     "rich_table",
     "summarize",
@@ -143,7 +146,39 @@ def _load_config(directory: Path, run_id: str) -> Mapping[str, Any] | None:
     return config
 
 
+SIMULATED_BANNER = "simulated agents: not LLM results"
+"""Stated on every table of a run on the simulated backend (docs/simulation.md)."""
+SEED_DIR = "seed-"
+"""A run over several seeds (``run --seeds``) keeps each seed's run in ``seed-<S>/``."""
+
+
+def _seed_dirs(directory: Path) -> list[Path]:
+    """The per-seed runs of a several-seed results directory, by seed (empty when none)."""
+    if (directory / RESULTS_FILE).is_file() or not directory.is_dir():
+        return []
+    found = [p for p in directory.glob(f"{SEED_DIR}*") if (p / RESULTS_FILE).is_file()]
+    return sorted(found, key=lambda p: (len(p.name), p.name))
+
+
 def load_results(results_dir: str | Path) -> LoadedResults:
+    """Read the records of a results directory: one run, or one run per seed in ``seed-<S>/``.
+
+    A several-seed directory (``run --seeds``) pools its seeds' records (each seed one run)
+    with the first seed's ``config.json``; see :func:`load_run` for one run.
+    """
+    seeds = _seed_dirs(Path(results_dir))
+    if not seeds:
+        return load_run(results_dir)
+    runs = [load_run(directory) for directory in seeds]
+    return LoadedResults(
+        Path(results_dir) / RESULTS_FILE,
+        tuple(r for run in runs for r in run.records),
+        tuple(w for run in runs for w in run.warnings),
+        runs[0].config,
+    )
+
+
+def load_run(results_dir: str | Path) -> LoadedResults:
     """Read every complete record of ``results_dir/results.jsonl``, in file order.
 
     The last line is skipped with a :class:`TruncatedResultsWarning` when it is not valid JSON
@@ -222,7 +257,8 @@ class Summary:
                 "resamples": self.resamples,
                 "confidence": self.confidence,
                 "seed": self.bootstrap_seed,
-                "method": "percentile, queries resampled with replacement",
+                "method": "percentile; seeds resampled, then queries within each seed, with "
+                "replacement",
             },
             "protocols": {name: m.to_json() for name, m in self.protocols.items()},
             "cost": self.cost.to_json(),
@@ -242,11 +278,17 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         "seed": first.seed,
         "F": first.F,
         "roster": dict(first.roster),
+        "seeds": sorted({record.seed for record in records}),
         "tasks": len({record.task_id for record in records}),
         "task_kinds": sorted({record.task_kind for record in records}),
         "records": len(records),
     }
     if config is not None:
+        kind = config.get("backend", {}).get("backend")
+        agents = config.get("run", {}).get("roster", {}).get("agents", [])
+        info["backend"] = kind
+        info["models"] = sorted({a["model"] for a in agents if a.get("model")})
+        info["simulated"] = kind == "simulated"
         info["graph"] = config.get("run", {}).get("topology")
         info["certificate"] = config.get("certificate")
         info["gate"] = config.get("gate")
@@ -352,6 +394,27 @@ def _roster_text(run: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _seeds_text(run: Mapping[str, Any]) -> str:
+    seeds = run.get("seeds", [run["seed"]])
+    return f"seed {seeds[0]}" if len(seeds) == 1 else (
+        f"{len(seeds)} seeds ({', '.join(map(str, seeds))}; intervals resample seeds, then "
+        "queries)"
+    )
+
+
+def _backend_text(run: Mapping[str, Any]) -> str:
+    if "backend" not in run:
+        return ""
+    models = ", ".join(run.get("models", [])) or "none"
+    banner = f" -- {SIMULATED_BANNER}" if run.get("simulated") else ""
+    return f"backend {run['backend']}, models {models}{banner}"
+
+
+def _backend_lines(run: Mapping[str, Any]) -> list[str]:
+    text = _backend_text(run)
+    return [f"**{text[0].upper()}{text[1:]}**", ""] if text else []
+
+
 def summary_markdown(summary: Summary) -> str:
     """``summary.md``: the paper's table, then intervals, per-round accuracy and cost.
 
@@ -366,8 +429,9 @@ def summary_markdown(summary: Summary) -> str:
         "# Run summary",
         "",
         f"Run `{run['run_id']}`: roster {_roster_text(run)}, F = {run['F']}, "
-        f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), seed {run['seed']}.",
+        f"{run['tasks']} tasks ({', '.join(run['task_kinds'])}), {_seeds_text(run)}.",
         "",
+        *_backend_lines(run),
         *_gate_lines(run),
         "Accuracy in percent over all agents, adversaries included (the SAC paper's "
         "definition; honest-only IAA_H/FAA_H in summary.json). BFTI = FAA − IAA; RA and "
@@ -503,11 +567,14 @@ def rich_table(summary: Summary) -> Table:
     """
     level = f"{100 * summary.confidence:g}%"
     uncertified = " (NOT certified)" if _certified(summary.run) is False else ""
+    backend = _backend_text(summary.run)
     table = Table(
         title=f"{_roster_text(summary.run)}, F = {summary.run['F']}, "
-        f"{summary.run['tasks']} tasks{uncertified}",
+        f"{summary.run['tasks']} tasks, {_seeds_text(summary.run)}{uncertified}"
+        + (f"\n{backend}" if backend else ""),
         caption=f"percent; under each value its {level} bootstrap interval "
-        f"({summary.resamples} resamples over queries); W/S: weak/strong honest agents' IAA→FAA",
+        f"({summary.resamples} resamples: seeds, then queries); W/S: weak/strong honest "
+        "agents' IAA→FAA",
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,

@@ -83,8 +83,10 @@ __all__ = [
     "RunResult",
     "RunSpec",
     "execute",
+    "parse_seeds",
     "prepare",
     "run",
+    "seed_output",
 ]
 
 CONFIG_FILE = "config.json"
@@ -253,6 +255,7 @@ class RunResult:
     stats: dict[str, int]
     gate: GateReport
     certificate_source: str
+    seed: int = 0
 
 
 @dataclass
@@ -269,6 +272,39 @@ class Prepared:
     run_id: str
     config: dict[str, Any]
     corpora: Corpora | None = None
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """The seeds of ``--seeds``: ranges and single seeds, comma-separated, ascending.
+
+    Examples
+    --------
+    >>> parse_seeds("1-3,7"), parse_seeds("5")
+    ((1, 2, 3, 7), (5,))
+
+    Raises
+    ------
+    ParameterError
+        For anything but non-negative integers and ``A-B`` ranges with ``A <= B``, or more
+        than 1000 seeds.
+    """
+    seeds: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ParameterError(f"--seeds {text!r}: expected seeds such as 1-5 or 1,3,5")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first or last - first >= 1000:
+            raise ParameterError(f"--seeds {text!r}: {part.strip()} is not a range of seeds")
+        seeds.update(range(first, last + 1))
+    if len(seeds) > 1000:
+        raise ParameterError(f"--seeds {text!r}: more than 1000 seeds")
+    return tuple(sorted(seeds))
+
+
+def seed_output(output: Path, seed: int, seeds: Sequence[int]) -> Path:
+    """Where seed ``seed``'s run goes: ``output`` itself for one seed, else ``output/seed-S``."""
+    return Path(output) if len(seeds) == 1 else Path(output) / f"seed-{seed}"
 
 
 def _sim_config(path: str | None, independent: bool = False) -> SimConfig:
@@ -617,6 +653,7 @@ async def _execute(
         stats,
         prepared.gate,
         prepared.certificate_source,
+        spec.seed,
     )
 
 
