@@ -349,7 +349,9 @@ def test_bootstrap_edge_cases_and_errors():
 
 
 @pytest.mark.parametrize(
-    "module", ["protocol_runner.analysis.metrics", "protocol_runner.analysis.plots"]
+    "module", ["protocol_runner.analysis.metrics", "protocol_runner.analysis.bootstrap",
+               "protocol_runner.analysis.plots",
+               "protocol_runner.protocols.prompts", "protocol_runner.sim.agents"]
 )
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))

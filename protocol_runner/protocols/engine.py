@@ -16,6 +16,10 @@ The engine records a :class:`~protocol_runner.run.records.Turn` per agent per ro
 query's LLM requests, cache hits and tokens; a protocol returns its :class:`Outcome`, and
 :meth:`QueryContext.record` turns both into the query's result line.
 
+One module: :class:`QueryContext` is the single object every protocol step reads and writes
+(replies, inboxes, the adversaries' messages, the record), and the network, outcome and reply
+values exist only for it.
+
 Every request carries the run's seed and sample index 0, so an identical request (the same
 agent asked the same prompt, e.g. re-scoring an unchanged response in a later round) is answered
 once and then by the response cache: at temperature 0 a model would repeat itself anyway.

@@ -40,6 +40,10 @@ The model, per agent ``a`` (profile ``p``) and task ``t`` of kind ``k``:
 - **Confidence** (CP-WBFT): the answer as above, with confidence ``confidence_right_p`` or
   ``confidence_wrong_p`` plus Gaussian noise ``confidence_noise``, clipped to [0, 1].
 
+One module: the behaviour model's draws (the copula latent, distractors, scores, refinement)
+share one seeded hash scheme and one configuration, so the model is read and changed in one
+place.
+
 Every draw is a hash of (seed, stream, who, task, what is being judged), so replies are a
 deterministic function of the request and the configuration.
 """
