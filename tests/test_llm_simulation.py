@@ -92,13 +92,13 @@ def test_agents_on_one_model_share_their_error_draws_by_default():
     two_models = statistics.correlation(correctness("a1"), correctness("a2", "sim-strong"))
     assert same_model > 0.4 and abs(independent) < 0.2 and abs(two_models) < 0.2
     assert SimConfig().model_share == 0.7
-    identical = Simulator(TASKS, SimConfig(model_share=1.0, corpus_share=0.0))
+    identical = Simulator(TASKS, SimConfig(model_share=1.0))
     assert answers("a1", "sim-weak", sim=identical) == answers("a2", "sim-weak", sim=identical)
     assert accuracy(answers("a1", "sim-weak")) == pytest.approx(
         accuracy(answers("a1", "sim-weak", sim=INDEPENDENT)), abs=0.12
     )  # sharing changes who errs together, not how often
     with pytest.raises(ParameterError, match="model_share"):
-        SimConfig(model_share=0.8, corpus_share=0.3)
+        SimConfig(model_share=1.5)
 
 
 def test_shared_checkpoint_or_corpus_correlates_errors():

@@ -133,7 +133,7 @@ def test_summary_files_hold_the_hand_computed_numbers(results):
     assert doc["run"] == {
         "run_id": "run-a", "seed": 3, "F": 1,
         "roster": {"spec": "2S2W1A", "n": 5, "attack": "fixed"},
-        "tasks": 4, "task_kinds": ["math"], "records": 7,
+        "seeds": [3], "tasks": 4, "task_kinds": ["math"], "records": 7,
     }  # fmt: skip
     assert doc["bootstrap"]["seed"] == 3  # the run's seed by default
     assert doc["cost"]["llm_calls"] == 35 and doc["cost"]["cache_misses"] == 28

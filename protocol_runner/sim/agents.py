@@ -19,9 +19,10 @@ The model, per agent ``a`` (profile ``p``) and task ``t`` of kind ``k``:
 - **Answers.** ``a`` is right iff a latent uniform ``U(a, t) < accuracy_p[k]``. The latent is a
   Gaussian copula: ``z = sqrt(c) z_group + sqrt(r) z_corpus + sqrt(1 - c - r) z_agent``. The
   group is ``a``'s checkpoint with ``c = checkpoint_share`` when ``a`` names one, else its
-  model (profile) with ``c = model_share`` (default 0.7, as for a checkpoint: the same model
-  asked the same prompt at temperature 0 answers the same way, so agents on one model share
-  most of their error draws; 0 makes every agent independent, ``run --independent-agents``);
+  model (profile) with ``c = model_share * (1 - r)`` (``model_share`` default 0.7, as for a
+  checkpoint: the same model asked the same prompt at temperature 0 answers the same way, so
+  agents on one model share most of their error draws; 0 makes every agent independent,
+  ``run --independent-agents``);
   ``r = corpus_share`` when ``a`` names a retrieval corpus (else 0). A wrong answer is a
   distractor of ``t`` (shared by all agents), the ``j``-th (most plausible first) with weight
   ``distractor_decay**j``, picked by a second latent of the same form.
@@ -211,8 +212,8 @@ class SimConfig:
         Share of the error latent's variance common to agents with the same checkpoint /
         retrieval corpus (their sum is at most 1; 1 means identical error draws).
     model_share : float
-        Share common to agents on the same model (profile) that name no checkpoint (with
-        ``corpus_share``, sum at most 1); 0 makes such agents independent.
+        Share of the variance not taken by ``corpus_share`` common to agents on the same model
+        (profile) that name no checkpoint; 0 makes such agents independent, 1 identical.
     distractor_decay : float
         The ``j``-th distractor is chosen with weight ``distractor_decay**j``.
     """
@@ -243,8 +244,8 @@ class SimConfig:
         shares = (self.checkpoint_share, self.corpus_share)
         if min(shares) < 0 or sum(shares) > 1.0 + 1e-12:
             raise ParameterError("checkpoint_share and corpus_share must be >= 0 with sum <= 1")
-        if self.model_share < 0 or self.model_share + self.corpus_share > 1.0 + 1e-12:
-            raise ParameterError("model_share and corpus_share must be >= 0 with sum <= 1")
+        if not 0.0 <= self.model_share <= 1.0:
+            raise ParameterError(f"model_share must be in [0, 1], got {self.model_share}")
         if not 0.0 < self.distractor_decay <= 1.0:
             raise ParameterError(f"distractor_decay must be in (0, 1], got {self.distractor_decay}")
 
@@ -501,11 +502,11 @@ class Simulator:
         """The copula latent: uniform, shared in part by agents with a common checkpoint (else
         model) or corpus."""
         cfg = self.config
+        r = cfg.corpus_share if who.corpus else 0.0
         if who.checkpoint:
             c, group = cfg.checkpoint_share, ("ckpt", who.checkpoint)
         else:
-            c, group = cfg.model_share, ("model", profile.name)
-        r = cfg.corpus_share if who.corpus else 0.0
+            c, group = cfg.model_share * (1.0 - r), ("model", profile.name)
         z = math.sqrt(max(0.0, 1.0 - c - r)) * _gauss(
             seed, stream, "agent", who.agent_id, sample, key, *extra
         )
