@@ -8,9 +8,9 @@ through the shared :class:`~protocol_runner.llm.LLMClient`, which bounds how man
 and the next wave starts when the last one returns. Adversaries make no calls in the rounds:
 after the honest agents' answers of a round are known, each adversary's attack decides what it
 sends to each out-neighbour (a rushing adversary). The replay attacks (``fixed``,
-``fixed-same``) send a weak-model response: :func:`ood_replays` asks for the ``fixed`` ones once per run,
-:meth:`QueryContext.prime_attacks` for the ``fixed-same`` ones once per query (counted in the
-query's cost), before round 0.
+``fixed-same``) send a weak-model response: :func:`ood_replays` asks for the ``fixed`` ones
+once per run, :meth:`QueryContext.prime_attacks` for the ``fixed-same`` ones once per query
+(counted in the query's cost), before round 0.
 
 The engine records a :class:`~protocol_runner.run.records.Turn` per agent per round and counts the
 query's LLM requests, cache hits and tokens; a protocol returns its :class:`Outcome`, and
