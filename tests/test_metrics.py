@@ -349,7 +349,7 @@ def test_bootstrap_edge_cases_and_errors():
 
 
 @pytest.mark.parametrize(
-    "module", ["protocol_runner.analysis.metrics", "protocol_runner.analysis.bootstrap",
+    "module", ["protocol_runner.analysis.metrics",
                "protocol_runner.analysis.plots",
                "protocol_runner.protocols.prompts", "protocol_runner.sim.agents"]
 )
