@@ -236,3 +236,24 @@ def test_roster_file(tmp_path):
     path.write_text("agents:\n  - {node: a, role: strong}\n")
     with pytest.raises(ParameterError, match="no agent for node"):
         build_roster(ring, str(path))
+
+
+def test_fixed_through_the_runner_sends_the_simulated_weak_models_ood_answer(tmp_path):
+    from protocol_runner.llm import AgentIdentity, CompletionRequest
+    from protocol_runner.protocols.attacks import DEFAULT_OOD_POOL
+    from protocol_runner.protocols.prompts import answer_messages, parse_answer
+    from protocol_runner.run.records import read_records
+    from protocol_runner.run.runner import RESULTS_FILE, RunSpec, run
+
+    out = tmp_path / "fixed"
+    run(RunSpec(complete(4), out, roster="3S1A", attack="fixed", placement="labels",
+                adversary_nodes=("3",), protocols=("majority",), tasks="arith:6", rounds=1,
+                seed=4))
+    records = read_records(out / RESULTS_FILE)
+    sent = {r.rounds[0][3].answer for r in records}
+    pool = ood_pool(load_tasks("arith:6"), DEFAULT_OOD_POOL)
+    query = ood_task(pool, 4, "3")
+    body = CompletionRequest("sim-weak", answer_messages(query), temperature=0.0, seed=4,
+                             user=AgentIdentity("3").to_user()).to_openai_body()
+    weak = Simulator(load_tasks("arith:6")).respond(body)["choices"][0]["message"]["content"]
+    assert sent == {parse_answer(weak, query)}  # one weak-model OOD answer, every query
