@@ -25,6 +25,7 @@ class ScriptedBackend:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.requests: list[tuple[str, ParsedPrompt]] = []
+        self.models: list[tuple[str, str]] = []  # (model, agent), one per request
 
     def provenance(self) -> dict[str, Any]:
         return {"backend": "scripted"}
@@ -39,6 +40,7 @@ class ScriptedBackend:
         )
         who = AgentIdentity.from_user(request.user).agent_id
         self.requests.append((who, view))
+        self.models.append((request.model, who))
         return Completion(self.script(who, view), Usage(10, 2))
 
     async def check(self, models: Iterable[str]) -> None:
@@ -64,8 +66,13 @@ def run_query(
     adversary_nodes: tuple[str, ...] = (),
     task_index: int = 0,
     backend: ScriptedBackend | None = None,
+    replays: dict[int, str] | None = None,
 ) -> tuple[QueryRecord, ScriptedBackend]:
-    """Run one query of ``protocol`` with scripted agents; return its record and the backend."""
+    """Run one query of ``protocol`` with scripted agents; return its record and the backend.
+
+    Replay attacks ask the model ``weak-model``: ``fixed`` replays ``replays`` (the run-level
+    responses of :func:`~protocol_runner.protocols.engine.ood_replays`), ``fixed-same`` asks
+    per query (:meth:`QueryContext.prime_attacks`)."""
     task = task or Task("t", "What is 2 + 3?", "5")
     placement = "labels" if adversary_nodes else "random"
     roster = build_roster(
@@ -78,8 +85,10 @@ def run_query(
         client = LLMClient(backend)
         ctx = QueryContext(
             Network(topology, roster), task, task_index, client,
-            EngineConfig(rounds=rounds, F=F, seed=0), protocol=protocol.name,
+            EngineConfig(rounds=rounds, F=F, seed=0, replay_model="weak-model"),
+            protocol=protocol.name, replays=replays,
         )
+        await ctx.prime_attacks()
         outcome = await protocol.run(ctx)
         record = ctx.record(outcome, run_id="test")
         protocol.completed(task_index)

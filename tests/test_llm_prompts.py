@@ -10,8 +10,12 @@ import pytest
 from protocol_runner.llm import AgentIdentity, ChatMessage, CompletionRequest
 from protocol_runner.llm.types import split_wire_user
 from protocol_runner.protocols.prompts import (
+    CONFIDENCE_SCALE,
     PROMPT_KINDS,
+    SCORING_STEPS,
     SYSTEM_PROMPT,
+    UNPARSED_CONFIDENCE,
+    UNPARSED_SCORE,
     answer_messages,
     confidence_messages,
     debate_messages,
@@ -32,14 +36,19 @@ CHOICE = Task("c1", "Which is a fruit?", "answer2", kind="choice", choices=("roc
 @pytest.mark.parametrize(
     ("reply", "score"),
     [
-        ("0.85", 0.85),
-        ("0.85 - looks right", 0.85),
-        (".7 because", 0.7),
+        # App. B: the first number (of the score line), clipped to [0, 1]; 0.5 on failure
+        ("I get 42 as well.\nScore: .85", 0.85),
+        ("Step 1: 41\nStep 2: it differs\nScore: -0.3", 0.0),
+        ("My answer: 42.\nScore: 85", 1.0),
+        ("I solved it: 42.", 1.0),  # no Score: line: the last line's first number, clipped
+        ("My answer is 41, theirs 42.\nThe candidate is wrong.", 0.5),  # not the 41
+        ("I solved it: 42.\nScore:", 0.5),
         ("Score: 0.3\nConfidence 0.9", 0.3),
-        ("1", 1.0),
+        ("Score: 0.2\nOn reflection:\nScore: 0.7", 0.7),  # the last score line
+        ("0.85", 0.85),
+        ("My answer is 12.\n0.1 - it is wrong", 0.1),  # no Score: the last line
         ("7 out of 10", 1.0),
-        ("-0.2", 0.0),
-        ("<think>maybe 0.1</think>0.9", 0.9),
+        ("<think>maybe 0.1</think>Score: 0.9", 0.9),
         ("reasoning 0.2</think> 0.6", 0.6),
         ("I cannot tell.", 0.5),
         ("", 0.5),
@@ -49,19 +58,48 @@ def test_parse_score(reply, score):
     assert parse_score(reply) == score
 
 
+def test_score_prompt_has_the_b1_layout():
+    # App. B.1: the question, the candidate, then: solve it yourself, compare, score last.
+    user = score_messages(MATH, "Answer: 41")[1].content
+    blocks = user.split("\n\n")
+    assert blocks[1].startswith("<<<BEGIN QUESTION>>>") and MATH.question in blocks[1]
+    assert blocks[2] == "<<<BEGIN CANDIDATE RESPONSE>>>\nAnswer: 41\n<<<END CANDIDATE RESPONSE>>>"
+    steps = blocks[3].splitlines()
+    assert steps == list(SCORING_STEPS)
+    assert steps[0].startswith("Step 1: solve the problem yourself")
+    assert steps[1].startswith("Step 2: compare")
+    assert steps[2].startswith("Step 3: on the last line") and "Score: <a number" in steps[2]
+    assert len(blocks) == 4  # nothing after the steps
+
+
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [
+        # the CP-WBFT code: the first Confidence value; above 1 (or %) divided by 100;
+        # clipped; missing -> 0.0
         ("Work.\nAnswer: 42\nConfidence: 0.9", ("42", 0.9)),
+        ("Answer: 42\nConfidence: 85", ("42", 0.85)),
         ("Answer: 42\nConfidence: 85%", ("42", 0.85)),
-        ("Answer: 42\n**Confidence:** 1.7", ("42", 1.0)),
-        ("Answer: 41", ("41", 0.5)),
+        ("Answer: 42\nConfidence: .85", ("42", 0.85)),  # our deviation: read, not missing
+        ("Answer: 42\nConfidence: -0.3", ("42", 0.0)),
+        ("Answer: 42\n**Confidence:** 1.7", ("42", 0.017)),
+        ("Confidence: 0.9\nAnswer: 42\nConfidence: 0.2", ("42", 0.9)),  # the first one
+        ("Answer: 41", ("41", 0.0)),
         ("The answer is 40.\nConfidence: 0.95", ("40", 0.95)),
-        ("No idea.", (None, 0.5)),
+        ("No idea.", (None, 0.0)),
     ],
 )
 def test_parse_confidence(reply, expected):
-    assert parse_confidence(reply, MATH) == expected
+    answer, confidence = parse_confidence(reply, MATH)
+    assert answer == expected[0] and confidence == pytest.approx(expected[1])
+
+
+def test_confidence_prompt_elicits_as_the_cpwbft_code():
+    user = confidence_messages(MATH)[1].content
+    assert "Answer: <your answer>\nConfidence: <your confidence from 0.00 to 1.00>" in user
+    for band in CONFIDENCE_SCALE:
+        assert f"- {band}" in user
+    assert UNPARSED_CONFIDENCE == 0.0 and UNPARSED_SCORE == 0.5
 
 
 def test_every_prompt_round_trips_and_names_its_kind():

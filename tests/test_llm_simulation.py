@@ -71,21 +71,43 @@ def test_wrong_answers_are_shared_distractors():
     assert top > 0.4  # the most plausible distractor dominates: errors are correlated
 
 
-def correctness(agent, **who):
+def correctness(agent, model="sim-weak", sim=SIM, **who):
     return [
         float(is_correct(a, t))
-        for a, t in zip(answers(agent, "sim-weak", **who), TASKS, strict=True)
+        for a, t in zip(answers(agent, model, sim=sim, **who), TASKS, strict=True)
     ]
 
 
+INDEPENDENT = Simulator(TASKS, SimConfig(model_share=0.0))  # run --independent-agents
+
+
+def test_agents_on_one_model_share_their_error_draws_by_default():
+    # Same model, same prompt (temperature 0): mostly the same answer. Two weak agents'
+    # correctness is strongly correlated by default, uncorrelated with model_share = 0, and
+    # a weak and a strong agent (two models) stay independent.
+    same_model = statistics.correlation(correctness("a1"), correctness("a2"))
+    independent = statistics.correlation(
+        correctness("a1", sim=INDEPENDENT), correctness("a2", sim=INDEPENDENT)
+    )
+    two_models = statistics.correlation(correctness("a1"), correctness("a2", "sim-strong"))
+    assert same_model > 0.4 and abs(independent) < 0.2 and abs(two_models) < 0.2
+    assert SimConfig().model_share == 0.7
+    identical = Simulator(TASKS, SimConfig(model_share=1.0))
+    assert answers("a1", "sim-weak", sim=identical) == answers("a2", "sim-weak", sim=identical)
+    assert accuracy(answers("a1", "sim-weak")) == pytest.approx(
+        accuracy(answers("a1", "sim-weak", sim=INDEPENDENT)), abs=0.12
+    )  # sharing changes who errs together, not how often
+    with pytest.raises(ParameterError, match="model_share"):
+        SimConfig(model_share=1.5)
+
+
 def test_shared_checkpoint_or_corpus_correlates_errors():
-    independent = statistics.correlation(correctness("a1"), correctness("a2"))
-    shared = statistics.correlation(
-        correctness("a1", checkpoint="base"), correctness("a2", checkpoint="base")
-    )
-    corpus = statistics.correlation(
-        correctness("a1", corpus="wiki"), correctness("a2", corpus="wiki")
-    )
+    def corr(**who):
+        return statistics.correlation(
+            correctness("a1", sim=INDEPENDENT, **who), correctness("a2", sim=INDEPENDENT, **who)
+        )
+
+    independent, shared, corpus = corr(), corr(checkpoint="base"), corr(corpus="wiki")
     assert abs(independent) < 0.2 and shared > 0.3 and shared > corpus > independent
     full = Simulator(TASKS, SimConfig(checkpoint_share=1.0, corpus_share=0.0))
     a1 = answers("a1", "sim-weak", sim=full, checkpoint="base")
@@ -191,7 +213,7 @@ def test_choice_bool_and_text_tasks():
         Task("b1", "Is the sky green?", "false", kind="bool"),
         Task("x1", "Name the capital of France.", "Paris", kind="text"),
     ]
-    sim = Simulator(tasks)
+    sim = Simulator(tasks, SimConfig(model_share=0.0))  # 40 independent draws per task
     for t in tasks:
         seen = {
             parse_answer(reply(answer_messages(t), f"a{i}", "sim-weak", sim=sim), t)

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-import pytest
-from protocol_fakes import answer_of, run_query
+import asyncio
 
-from protocol_runner.protocols import SAC, Debate
+import pytest
+from protocol_fakes import ScriptedBackend, answer_of, run_query
+
+from protocol_runner.llm import LLMClient
+from protocol_runner.protocols import SAC, Debate, EngineConfig, Network
 from protocol_runner.protocols.answers import is_correct
 from protocol_runner.protocols.attacks import (
+    ATTACKS,
+    REPLAY_ATTACKS,
     AttackSpec,
     adversary_message,
     fixed_question,
+    ood_pool,
+    ood_task,
     parse_attack,
+    replay_message,
     wrong_answers,
 )
+from protocol_runner.protocols.engine import ood_replays
 from protocol_runner.protocols.prompts import ParsedPrompt, score_messages
 from protocol_runner.run.roster import build_roster, parse_roster_spec
 from protocol_runner.sim.agents import Simulator
@@ -49,12 +58,12 @@ def test_wrong_answers_are_wrong_for_every_kind():
         assert wrong and not any(is_correct(a, task) for a in wrong)
 
 
-def test_fixed_sends_one_out_of_distribution_answer_with_full_confidence():
+def test_fixed_ref_sends_another_tasks_reference_answer_with_full_confidence():
     pool = load_tasks("arith:20:seed=4")
     ood = fixed_question(pool, seed=2)
     assert ood is fixed_question(pool, seed=2)
     task = pool[0] if pool[0] is not ood else pool[1]
-    spec = AttackSpec("fixed")
+    spec = AttackSpec("fixed-ref")
     messages = {
         adversary_message(spec, task, round_index=r, receiver_rank=k, ood=ood)
         for r in range(3) for k in range(3)
@@ -63,8 +72,65 @@ def test_fixed_sends_one_out_of_distribution_answer_with_full_confidence():
     (message,) = messages
     assert message.confidence == 1.0 and message.answer == ood.answer
     assert not is_correct(message.answer, task)
-    # when the OOD answer happens to be right, the most plausible wrong answer goes instead
+    # when the other task's answer happens to be right, the most plausible wrong one goes
     assert adversary_message(spec, ood, round_index=0, ood=ood).answer == wrong_answers(ood)[0]
+
+
+def _weak_script(who: str, view: ParsedPrompt) -> str:
+    """Honest agents answer 5; the adversary's weak-model calls answer 17 (any question)."""
+    if who == "3":
+        return f"Weak work on: {view.question}\nAnswer: 17"
+    return "0.9" if view.kind == "score" else "Answer: 5"
+
+
+def test_fixed_replays_a_weak_model_response_to_an_ood_query():
+    # App. B.4: the message source is the weak model, asked an out-of-distribution query (a
+    # task of a pool disjoint from the run's) once per run; the reply, verbatim, goes to every
+    # neighbour in every round with self-confidence 1.0.
+    run_tasks = [TASK, *load_tasks("arith:5")]
+    pool = ood_pool(run_tasks)
+    assert not {t.presented() for t in pool} & {t.presented() for t in run_tasks}
+    topology = complete(4)
+    roster = build_roster(topology, "3S1A", attack="fixed", placement="labels",
+                          adversary_nodes=("3",), seed=0)
+    backend = ScriptedBackend(_weak_script)
+    config = EngineConfig(rounds=2, F=1, seed=7, replay_model="weak-model")
+    replays = asyncio.run(ood_replays(LLMClient(backend), Network(topology, roster), pool, config))
+    [(who, view)] = backend.requests
+    [(model, _)] = backend.models
+    assert who == "3" and model == "weak-model" and view.kind == "answer"
+    assert view.question == ood_task(pool, 7, "3").presented()
+    assert view.question not in {t.presented() for t in run_tasks}
+    record, second = run_query(Debate(), topology, "3S1A", _weak_script, rounds=2,
+                               attack="fixed", adversary_nodes=("3",), replays=replays)
+    assert "3" not in {who for who, _ in second.requests}  # the run-level reply is reused
+    assert [r[3].answer for r in record.rounds] == ["17", "17", "17"]
+    seen = [texts for who, v in second.requests if v.kind == "debate"
+            for texts in [t for t, _ in v.others]]
+    assert replays[3] in seen  # receivers read the weak model's text verbatim
+    message = adversary_message(AttackSpec("fixed"), TASK, round_index=1,
+                                replay=replay_message(replays[3], TASK))
+    assert (message.answer, message.confidence) == ("17", 1.0)
+
+
+def test_fixed_same_replays_the_weak_models_answer_to_the_same_question():
+    record, backend = run_query(Debate(), complete(4), "3S1A", _weak_script, rounds=1,
+                                attack="fixed-same", adversary_nodes=("3",))
+    mine = [(m, v) for (who, v), (m, _) in zip(backend.requests, backend.models, strict=True)
+            if who == "3"]
+    assert len(mine) == 1  # one weak-model call per query
+    [(model, view)] = mine
+    assert model == "weak-model" and view.question == TASK.presented()
+    assert [r[3].answer for r in record.rounds] == ["17", "17"]
+    assert record.cost.llm_calls == 1 + 3 + 3  # the replay call counts in the query's cost
+
+
+def test_replay_attacks_need_their_message_and_pools_must_be_disjoint():
+    with pytest.raises(ParameterError, match="no weak-model response"):
+        adversary_message(AttackSpec("fixed"), TASK, round_index=0)
+    with pytest.raises(ParameterError, match="no task outside the run"):
+        ood_pool(load_tasks("arith:3"), "arith:3")
+    assert set(REPLAY_ATTACKS) == {"fixed", "fixed-same"} and "fixed-ref" in ATTACKS
 
 
 def test_collude_all_adversaries_push_the_same_wrong_answer():
@@ -108,14 +174,14 @@ def test_inject_carries_instructions_and_a_wrong_answer():
         body = {"model": model, "seed": 0, "messages": [
             {"role": m.role, "content": m.content} for m in score_messages(TASK, message.text)]}
         replies = [sim.respond({**body, "user": f"agent=a{k}"}) for k in range(200)]
-        obeyed[model] = sum(r["choices"][0]["message"]["content"].startswith("1.0")
+        obeyed[model] = sum("As instructed" in r["choices"][0]["message"]["content"]
                             for r in replies)
     assert obeyed["sim-weak"] > obeyed["sim-strong"]
 
 
 def test_silent_adversary_sends_nothing_and_receivers_continue():
     def script(who: str, view: ParsedPrompt) -> str:
-        return "0.9" if view.kind == "score" else "Answer: 5"
+        return "Score: 0.9" if view.kind == "score" else "Answer: 5"
 
     record, backend = run_query(
         SAC(), complete(4), "3S1A", script, rounds=1, attack="silent", adversary_nodes=("3",)
@@ -170,3 +236,24 @@ def test_roster_file(tmp_path):
     path.write_text("agents:\n  - {node: a, role: strong}\n")
     with pytest.raises(ParameterError, match="no agent for node"):
         build_roster(ring, str(path))
+
+
+def test_fixed_through_the_runner_sends_the_simulated_weak_models_ood_answer(tmp_path):
+    from protocol_runner.llm import AgentIdentity, CompletionRequest
+    from protocol_runner.protocols.attacks import DEFAULT_OOD_POOL
+    from protocol_runner.protocols.prompts import answer_messages, parse_answer
+    from protocol_runner.run.records import read_records
+    from protocol_runner.run.runner import RESULTS_FILE, RunSpec, run
+
+    out = tmp_path / "fixed"
+    run(RunSpec(complete(4), out, roster="3S1A", attack="fixed", placement="labels",
+                adversary_nodes=("3",), protocols=("majority",), tasks="arith:6", rounds=1,
+                seed=4))
+    records = read_records(out / RESULTS_FILE)
+    sent = {r.rounds[0][3].answer for r in records}
+    pool = ood_pool(load_tasks("arith:6"), DEFAULT_OOD_POOL)
+    query = ood_task(pool, 4, "3")
+    body = CompletionRequest("sim-weak", answer_messages(query), temperature=0.0, seed=4,
+                             user=AgentIdentity("3").to_user()).to_openai_body()
+    weak = Simulator(load_tasks("arith:6")).respond(body)["choices"][0]["message"]["content"]
+    assert sent == {parse_answer(weak, query)}  # one weak-model OOD answer, every query

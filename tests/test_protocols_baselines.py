@@ -72,7 +72,7 @@ def test_cpwbft_full_confidence_adversary_reaches_only_its_out_neighbours():
     path = Topology.from_edges([(3, 0), (0, 1), (1, 2)], nodes=range(4))
     reports = {"0": ("5", 0.9), "1": ("5", 0.8), "2": ("5", 0.8)}
     record, _ = run_query(
-        CPWBFT(), path, "3S1A", _confidence_script(reports), rounds=4, attack="fixed",
+        CPWBFT(), path, "3S1A", _confidence_script(reports), rounds=4, attack="fixed-ref",
         adversary_nodes=("3",),
     )
     for turns in record.rounds[1:]:
@@ -97,7 +97,7 @@ def test_cpwbft_adversary_with_full_confidence_takes_over():
         return "Answer: 5\nConfidence: 0.9"
 
     record, _ = run_query(
-        CPWBFT(), complete(4), "3S1A", script, rounds=1, attack="fixed", adversary_nodes=("3",)
+        CPWBFT(), complete(4), "3S1A", script, rounds=1, attack="fixed-ref", adversary_nodes=("3",)
     )
     assert all(not t.correct for t in record.final)
 

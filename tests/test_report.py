@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 from record_fakes import turns
 
+from protocol_runner.analysis.metrics import METRICS
 from protocol_runner.analysis.report import (
     TruncatedResultsWarning,
     load_results,
@@ -51,8 +52,9 @@ def record(protocol: str, task: int, *flags: str, run_id: str = "run-a") -> Quer
     )
 
 
-# SAC: IAA = (1/4 + 3/4 + 1/2 + 0)/4 = 37.5%, FAA = (3/4 + 1/4 + 3/4 + 1/2)/4 = 56.25%,
-# BFTI = +18.75, RA = 3/4 (t3: 3 of 5 agents), H-Majority = 2/4 (t3: 2 of 4 honest is a tie),
+# SAC, over all five agents (the paper's definition): IAA = (1/5 + 3/5 + 2/5 + 0)/4 = 30%,
+# FAA = (3/5 + 1/5 + 4/5 + 3/5)/4 = 55%, BFTI = +25, RA = 3/4 (plurality: t3 3 right vs 2),
+# H-Majority = 2/4 (t3: 2 right vs 2 wrong among the honest is a tie: wrong),
 # W 12.5 -> 25, S 62.5 -> 87.5. Majority vote: every agent's answer is its round-0 answer.
 RECORDS = [
     record("debate", 0, "TTFFF", "TTTTF"),
@@ -63,8 +65,8 @@ RECORDS = [
     record("sac", 3, "FFFFF", "TTFFT"),
     record("majority", 1, "FTFFF"),
 ]
-SAC_ROW = "| – | sac | 37.5 ["  # Table 1's row starts: topology (no config: unknown), protocol
-SAC_VALUES = ("56.2 [", "+18.8 [", "75.0 [", "12.5 [", "62.5 [", "50.0 [")  # FAA .. H-Majority
+SAC_ROW = "| – | sac | 30.0 ["  # Table 1's row starts: topology (no config: unknown), protocol
+SAC_VALUES = ("55.0 [", "+25.0 [", "75.0 [", "12.5 [", "62.5 [", "50.0 [")  # FAA .. H-Majority
 FIGURES = ("rounds", "protocols", "topology")
 TABLES = ("table1.md", "table1.tex", "table1.csv")
 
@@ -126,21 +128,19 @@ def test_summary_files_hold_the_hand_computed_numbers(results):
     ]  # fmt: skip
     assert list(doc["protocols"]) == ["sac", "majority", "debate"]
     sac = doc["protocols"]["sac"]["metrics"]
-    assert list(sac) == [
-        "iaa", "faa", "bfti", "ra", "h_majority",
-        "weak_iaa", "weak_faa", "strong_iaa", "strong_faa", "decision",
-    ]  # fmt: skip
-    assert {k: (v["value"] if v else None) for k, v in sac.items()} == {
-        "iaa": 0.375, "faa": 0.5625, "bfti": 0.1875, "ra": 0.75, "h_majority": 0.5,
-        "weak_iaa": 0.125, "weak_faa": 0.25, "strong_iaa": 0.625, "strong_faa": 0.875,
-        "decision": None,
-    }  # fmt: skip
-    assert list(sac["iaa"]) == ["value", "low", "high", "n"]
+    assert list(sac) == list(METRICS)
+    assert {k: (v["value"] if v else None) for k, v in sac.items()} == pytest.approx({
+        "IAA": 0.3, "FAA": 0.55, "BFTI": 0.25, "RA": 0.75, "H_Majority": 0.5,
+        "W_IAA": 0.125, "W_FAA": 0.25, "S_IAA": 0.625, "S_FAA": 0.875,
+        "IAA_H": 0.375, "FAA_H": 0.5625, "BFTI_H": 0.1875,
+        "RA_strict": 0.75, "H_Majority_strict": 0.5, "decision": None,
+    })  # fmt: skip
+    assert list(sac["IAA"]) == ["value", "low", "high", "n"]
     assert doc["protocols"]["majority"]["metrics"]["decision"]["value"] == 1.0
     assert doc["run"] == {
         "run_id": "run-a", "seed": 3, "F": 1,
         "roster": {"spec": "2S2W1A", "n": 5, "attack": "fixed"},
-        "tasks": 4, "task_kinds": ["math"], "records": 7,
+        "seeds": [3], "tasks": 4, "task_kinds": ["math"], "records": 7,
     }  # fmt: skip
     assert doc["bootstrap"]["seed"] == 3  # the run's seed by default
     assert doc["cost"]["llm_requests"] == 35 and doc["cost"]["cache_hits"] == 7
@@ -153,7 +153,7 @@ def test_summary_files_hold_the_hand_computed_numbers(results):
     cells = sac.split(" | ")[3:]
     assert all(cell.startswith(v) for cell, v in zip(cells, SAC_VALUES, strict=True))
     assert "] → 25.0 [" in cells[3] and "] → 87.5 [" in cells[4]  # W and S: IAA → FAA
-    assert "| – | majority | 50.0 [" in markdown
+    assert "| – | majority | 40.0 [" in markdown
     assert "| majority | 100.0 | [100.0, 100.0] |" in markdown  # decision accuracy
     assert "| sac | W | 12.5 | 25.0 |" in markdown  # per-round accuracy
     assert markdown == summary_markdown(summary)
@@ -284,7 +284,7 @@ def test_malformed_lines_and_mixed_runs_are_errors(tmp_path):
 def test_cli_prints_the_table_and_writes_the_files(results):
     result = run(results, "--resamples", 100)
     assert result.exit_code == 0, result.stderr
-    assert "H-Majority" in result.stdout and "sac" in result.stdout and "+18.8" in result.stdout
+    assert "H-Majority" in result.stdout and "sac" in result.stdout and "+25.0" in result.stdout
     assert "…" not in result.stdout  # nothing cut off in an 80-column terminal
     assert "cost: 35 LLM requests, 7 cache hits; backend calls, tokens and wall time not " in (
         result.stdout)

@@ -168,6 +168,49 @@ def test_cli_usage_errors_are_one_line(tmp_path):
         assert result.output.count("\n") == 1 and result.output.startswith("robustgraph: error")
 
 
+def test_seeds_axis_runs_each_seed_and_pools_them(tmp_path):
+    out = tmp_path / "seeds"
+    base = [a for a in RUN if a not in ("--seed", "3")]
+    result = _invoke([*base, "--seeds", "1-3", "--json", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [r["seed"] for r in data["run"]] == [1, 2, 3]
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["seed-1", "seed-2", "seed-3"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["seeds"] == [1, 2, 3] and summary["run"]["simulated"] is True
+    assert summary["run"]["backend"] == "simulated"
+    assert summary["run"]["models"] == ["sim-strong", "sim-weak"]
+    assert "seeds resampled" in summary["bootstrap"]["method"]
+    sac = summary["protocols"]["sac"]
+    assert sac["seeds"] == [1, 2, 3] and sac["queries_per_seed"] == [6, 6, 6]
+    per_seed = sac["per_seed"]["IAA"]
+    assert sac["metrics"]["IAA"]["value"] == pytest.approx(sum(per_seed.values()) / 3, abs=1e-6)
+    for seed in (1, 2, 3):  # each seed's own run and summary, as a one-seed run would be
+        one = json.loads((out / f"seed-{seed}" / "config.json").read_text())
+        assert one["run"]["seed"] == seed
+    markdown = (out / "summary.md").read_text()
+    assert "3 seeds (1, 2, 3" in markdown and "simulated agents: not LLM results" in markdown
+    table = _invoke([*base, "--seeds", "1-3", "-o", str(out)])  # resumed: nothing re-run
+    assert "0 queries run, 18 resumed" in table.stdout
+    assert "simulated agents: not LLM results" in " ".join(table.stdout.split())
+
+
+def test_seed_options_and_simulated_only_flags_are_checked(tmp_path):
+    both = _invoke([*RUN, "--seeds", "1-2", "-o", str(tmp_path / "a")])
+    assert both.exit_code == 2 and "--seed or --seeds" in both.output
+    openai = _invoke(["run", "--topology", "merg", "--n", "5", "--roster", "4S1A",
+                      "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                      "--model", "m", "--independent-agents", "-o", str(tmp_path / "b")])
+    assert openai.exit_code == 2 and "--independent-agents is for the simulated" in openai.output
+
+
+def test_independent_agents_change_the_simulated_world(tmp_path):
+    shared = _invoke([*RUN, "--json", "-o", str(tmp_path / "shared")])
+    apart = _invoke([*RUN, "--independent-agents", "--json", "-o", str(tmp_path / "apart")])
+    ids = [json.loads(r.stdout)["run"]["run_id"] for r in (shared, apart)]
+    assert ids[0] != ids[1]  # the simulator's parameters are part of the run's identity
+
+
 @pytest.mark.parametrize(
     "module",
     ["protocol_runner.protocols.attacks", "protocol_runner.run.roster",

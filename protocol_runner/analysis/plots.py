@@ -169,13 +169,13 @@ def _has(estimates: Sequence[Any]) -> bool:
 @dataclass(frozen=True)
 class Panel:
     """One panel row of the comparison: its title and, per series (a hue; ``""`` for one),
-    per protocol, the ``summary.json`` metrics (``{"faa": {...}, "bfti": {...}}``).
+    per protocol, the ``summary.json`` metrics (``{"FAA": {...}, "BFTI": {...}}``).
 
     Examples
     --------
     >>> faa = {"value": 0.8, "low": 0.7, "high": 0.9, "n": 100}
-    >>> panel = Panel("merg7.json", {"": {"sac": {"faa": faa, "bfti": None}}})
-    >>> [_triple(m["faa"]) for m in panel.series[""].values()]
+    >>> panel = Panel("merg7.json", {"": {"sac": {"FAA": faa, "BFTI": None}}})
+    >>> [_triple(m["FAA"]) for m in panel.series[""].values()]
     [(80.0, 70.0, 90.0)]
     """
 

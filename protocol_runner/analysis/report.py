@@ -56,6 +56,7 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
+from protocol_runner.analysis.provenance import SIMULATED_BANNER
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
@@ -64,12 +65,14 @@ from robustgraph.errors import ParameterError
 __all__ = [
     "CONFIG_FILE",
     "RESULTS_FILE",
+    "SEED_DIR",
     "SUMMARY_JSON",
     "SUMMARY_MD",
     "LoadedResults",
     "Summary",
     "TruncatedResultsWarning",
     "load_results",
+    "load_run",
     "markdown_table",
     "rich_table",
     "summarize",
@@ -135,7 +138,37 @@ def _load_config(directory: Path, run_id: str) -> Mapping[str, Any] | None:
     return config
 
 
+SEED_DIR = "seed-"
+"""A run over several seeds (``run --seeds``) keeps each seed's run in ``seed-<S>/``."""
+
+
+def _seed_dirs(directory: Path) -> list[Path]:
+    """The per-seed runs of a several-seed results directory, by seed (empty when none)."""
+    if (directory / RESULTS_FILE).is_file() or not directory.is_dir():
+        return []
+    found = [p for p in directory.glob(f"{SEED_DIR}*") if (p / RESULTS_FILE).is_file()]
+    return sorted(found, key=lambda p: (len(p.name), p.name))
+
+
 def load_results(results_dir: str | Path) -> LoadedResults:
+    """Read the records of a results directory: one run, or one run per seed in ``seed-<S>/``.
+
+    A several-seed directory (``run --seeds``) pools its seeds' records (each seed one run)
+    with the first seed's ``config.json``; see :func:`load_run` for one run.
+    """
+    seeds = _seed_dirs(Path(results_dir))
+    if not seeds:
+        return load_run(results_dir)
+    runs = [load_run(directory) for directory in seeds]
+    return LoadedResults(
+        Path(results_dir) / RESULTS_FILE,
+        tuple(r for run in runs for r in run.records),
+        tuple(w for run in runs for w in run.warnings),
+        runs[0].config,
+    )
+
+
+def load_run(results_dir: str | Path) -> LoadedResults:
     """Read every complete record of ``results_dir/results.jsonl``, in file order.
 
     The last line is skipped with a :class:`TruncatedResultsWarning` when it is not valid JSON
@@ -214,7 +247,8 @@ class Summary:
                 "resamples": self.resamples,
                 "confidence": self.confidence,
                 "seed": self.bootstrap_seed,
-                "method": "percentile, queries resampled with replacement",
+                "method": "percentile; seeds resampled, then queries within each seed, with "
+                "replacement",
             },
             "protocols": {name: m.to_json() for name, m in self.protocols.items()},
             "cost": self.cost.to_json(),
@@ -234,6 +268,7 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         "seed": first.seed,
         "F": first.F,
         "roster": dict(first.roster),
+        "seeds": sorted({record.seed for record in records}),
         "tasks": len({record.task_id for record in records}),
         "task_kinds": sorted({record.task_kind for record in records}),
         "records": len(records),
@@ -245,6 +280,7 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["rounds"] = run.get("rounds")
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
+        info["simulated"] = info["backend"] == "simulated"
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
@@ -334,13 +370,25 @@ def _roster_text(run: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _provenance_text(run: Mapping[str, Any]) -> str:
+def _seeds_text(run: Mapping[str, Any]) -> str:
+    seeds = run.get("seeds", [run["seed"]])
+    return f"seed {seeds[0]}" if len(seeds) == 1 else (
+        f"{len(seeds)} seeds ({', '.join(map(str, seeds))}; intervals resample seeds, then "
+        "queries)"
+    )
+
+
+def _backend_text(run: Mapping[str, Any]) -> str:
     models = ", ".join(run.get("models") or []) or "?"
+    return f"backend {run.get('backend') or '?'} (models {models})"
+
+
+def _provenance_text(run: Mapping[str, Any]) -> str:
     tasks = f"tasks {run['task_set']}" if run.get("task_set") else f"{run['tasks']} tasks"
     return (
-        f"{tasks} ({', '.join(run['task_kinds'])}), backend {run.get('backend') or '?'} "
-        f"(models {models}), roster {_roster_text(run)}, F = {run['F']}, "
-        f"T = {run.get('rounds', '?')}, seed {run['seed']}"
+        f"{tasks} ({', '.join(run['task_kinds'])}), {_backend_text(run)}, "
+        f"roster {_roster_text(run)}, F = {run['F']}, T = {run.get('rounds', '?')}, "
+        f"{_seeds_text(run)}"
     )
 
 
@@ -352,8 +400,7 @@ def summary_markdown(summary: Summary) -> str:
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    simulated = ["**Simulated agents: not LLM results.**", ""] if run.get("backend") == (
-        "simulated") else []
+    simulated = [f"**{SIMULATED_BANNER.capitalize()}.**", ""] if run.get("simulated") else []
     lines = [
         "# Run summary",
         "",
@@ -361,6 +408,10 @@ def summary_markdown(summary: Summary) -> str:
         f"Run `{run['run_id']}`: {_provenance_text(run)}.",
         "",
         *_gate_lines(run),
+        "Accuracy in percent over all agents, adversaries included (the SAC paper's "
+        "definition; honest-only IAA_H/FAA_H in summary.json). BFTI = FAA − IAA; RA and "
+        "H-Majority by plurality, a tie counted wrong; W/S: weak/strong honest agents.",
+        "",
         "## Table 1",
         "",
         run_table(summary.to_json()).markdown().rstrip("\n"),
@@ -464,12 +515,13 @@ def rich_table(summary: Summary) -> Table:
     level = f"{100 * summary.confidence:g}%"
     run = summary.run
     uncertified = " (NOT certified)" if _certified(run) is False else ""
-    simulated = "; simulated agents: not LLM results" if run.get("backend") == "simulated" else ""
+    simulated = f"\n{SIMULATED_BANNER}" if run.get("simulated") else ""
     table = Table(
-        title=f"{_roster_text(run)}, F = {run['F']}, {run['tasks']} tasks{uncertified}",
+        title=f"{_roster_text(run)}, F = {run['F']}, {run['tasks']} tasks, "
+        f"{_seeds_text(run)}{uncertified}\n{_backend_text(run)}{simulated}",
         caption=f"percent; under each value its {level} bootstrap interval "
-        f"({summary.resamples} resamples over queries); W/S: weak/strong agents' "
-        f"IAA→FAA{simulated}",
+        f"({summary.resamples} resamples: seeds, then queries); W/S: weak/strong agents' "
+        "IAA→FAA",
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,

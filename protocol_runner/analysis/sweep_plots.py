@@ -38,7 +38,7 @@ def panels(rows: Sequence[PooledRow], varying: Sequence[str]) -> list[plots.Pane
 
     Examples
     --------
-    >>> r = [PooledRow({"topology": "merg", "attack": a}, "sac", {"faa": None}, ("1",), 5)
+    >>> r = [PooledRow({"topology": "merg", "attack": a}, "sac", {"FAA": None}, ("1",), 5)
     ...      for a in ("fixed", "collude")]
     >>> ps = panels(r, ["topology", "attack"])
     >>> [p.title for p in ps], list(ps[0].series)

@@ -61,9 +61,9 @@ class Column:
     signed: bool = False
 
 
-IAA, FAA, BFTI, RA, H_MAJORITY = "iaa", "faa", "bfti", "ra", "h_majority"
-WEAK = ("weak_iaa", "weak_faa")
-STRONG = ("strong_iaa", "strong_faa")
+IAA, FAA, BFTI, RA, H_MAJORITY = "IAA", "FAA", "BFTI", "RA", "H_Majority"
+WEAK = ("W_IAA", "W_FAA")
+STRONG = ("S_IAA", "S_FAA")
 """The ``summary.json`` metric keys behind Table 1 and the figures: the one place naming them."""
 
 COLUMNS = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from rich.progress import (
 from rich.progress import Progress as Bar
 
 from protocol_runner.protocols import PROTOCOLS
-from protocol_runner.protocols.attacks import ATTACKS
+from protocol_runner.protocols.attacks import ATTACKS, DEFAULT_OOD_POOL
 from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
 from protocol_runner.run import aio
 from protocol_runner.run.cert_gate import NotCertified
@@ -31,7 +32,9 @@ from protocol_runner.run.runner import (
     RunResult,
     RunSpec,
     execute,
+    parse_seeds,
     prepare,
+    seed_output,
 )
 from protocol_runner.run.topology_spec import FAMILIES, build_topology
 from robustgraph import io
@@ -101,28 +104,33 @@ def _ledger_info(path: Path, run_id: str) -> dict[str, Any]:
             "head_hash": entries[-1].entry_hash if entries else None}
 
 
-def _finish(result: RunResult, plots: bool, as_json: bool,
+def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
             ledger: dict[str, Any] | None = None) -> None:
-    """Summarise the results directory (the metrics owner's one entry point) and print it."""
+    """Summarise the results directory (the metrics owner's one entry point) and print it.
+
+    Several seeds: the summary in ``output`` pools the seeds' runs (no plots: each seed's
+    directory has its own graph)."""
     from protocol_runner.analysis.cost import cost_line
     from protocol_runner.analysis.report import rich_table, write_summary
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        summary = write_summary(result.output, plots=plots)
+        summary = write_summary(output, plots=plots and len(results) == 1)
     for note in list(summary.warnings) + [str(w.message) for w in caught]:
         click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
-    data = {"run": _result_json(result), "summary": summary.to_json()}
+    runs = [_result_json(result) for result in results]
+    data = {"run": runs[0] if len(runs) == 1 else runs, "summary": summary.to_json()}
     if ledger is not None:
         data["commit_gate"] = ledger
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))
         click.echo(cost_line(summary.cost.to_json()))  # as 'robustgraph report' prints it
-        click.echo(
-            f"run {result.run_id}: {result.ran} queries run, {result.skipped} resumed from disk; "
-            f"results in {result.output}"
-        )
+        for result in results:
+            click.echo(
+                f"run {result.run_id} (seed {result.seed}): {result.ran} queries run, "
+                f"{result.skipped} resumed from disk; results in {result.output}"
+            )
         if ledger is not None:
             click.echo(
                 f"commit gate: {ledger['run_decisions']} decisions of this run in "
@@ -137,6 +145,7 @@ def _result_json(result: RunResult) -> dict[str, Any]:
     return {
         "output": str(result.output),
         "run_id": result.run_id,
+        "seed": result.seed,
         "queries": result.queries,
         "ran": result.ran,
         "skipped": result.skipped,
@@ -191,7 +200,11 @@ Running the same command into the same -o resumes an interrupted run.
               help="Task set spec (docs/tasks.md).")
 @click.option("--rounds", type=click.IntRange(min=0), default=6, show_default=True,
               help="Rounds T after the initial answers.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="The run's seed (default 0).")
+@click.option("--seeds", "seed_list", default=None, metavar="SEEDS",
+              help="Several seeds (1-5, 1,3,5): one run each in OUTPUT/seed-S/, then a pooled "
+              "summary (CIs resample seeds, then queries).")
 @click.option("--backend", type=click.Choice(BACKENDS), default="simulated", show_default=True)
 @click.option("--base-url", default=None, help="openai: endpoint ending in /v1.")
 @click.option("--model", default=None, help="Strong agents' model (openai: required).")
@@ -200,6 +213,12 @@ Running the same command into the same -o resumes an interrupted run.
               help="openai: environment variable holding the key.")
 @click.option("--sim-config", type=click.Path(dir_okay=False), default=None,
               help="simulated: JSON file of simulator parameters.")
+@click.option("--independent-agents", is_flag=True,
+              help="simulated: agents on one model draw their errors independently "
+              "(default: they share them, docs/simulation.md).")
+@click.option("--ood-tasks", default=DEFAULT_OOD_POOL, show_default=True,
+              help="fixed attack: task set of the out-of-distribution queries (the run's own "
+              "tasks are left out).")
 @click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0,
               help="simulated: artificial latency per call.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=64, show_default=True,
@@ -247,8 +266,9 @@ def run_command(
     family: str | None, n: int | None, graph: str | None, certificate: str | None,
     fmt: str | None, directed: bool | None, faults: int | None, roster: str, attack: str,
     placement: str, adversary_nodes: str, protocols: str, task_spec: str, rounds: int,
-    seed: int, backend: str, base_url: str | None, model: str | None, weak_model: str | None,
-    api_key_env: str, sim_config: str | None, latency_ms: float, concurrency: int,
+    seed: int | None, seed_list: str | None, backend: str, base_url: str | None,
+    model: str | None, weak_model: str | None, api_key_env: str, sim_config: str | None,
+    independent_agents: bool, ood_tasks: str, latency_ms: float, concurrency: int,
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
     ledger: str | None, keyring: str | None, reexecutor_model: str | None,
@@ -263,9 +283,14 @@ def run_command(
     what SAC needs to tolerate F Byzantine neighbours per agent; without --certificate the
     runner certifies it first. One line per query goes to OUTPUT/results.jsonl as soon as
     the query completes; the summary table (IAA, FAA, BFTI, RA, H-Majority, weak/strong)
-    is printed at the end and written to OUTPUT/summary.md.
+    is printed at the end and written to OUTPUT/summary.md. With --seeds each seed is a
+    run of its own in OUTPUT/seed-S/ (a generated random graph is drawn per seed) and the
+    summary in OUTPUT pools them.
     """
-    topology, source = _topology(family, n, graph, fmt, directed, seed, certificate)
+    if seed is not None and seed_list is not None:
+        raise ParameterError("give --seed or --seeds, not both")
+    seeds = parse_seeds(seed_list) if seed_list is not None else (seed or 0,)
+    topology, source = _topology(family, n, graph, fmt, directed, seeds[0], certificate)
     spec = RunSpec(
         topology,
         Path(output),
@@ -276,7 +301,7 @@ def run_command(
         protocols=tuple(p.strip() for p in protocols.split(",") if p.strip()),
         tasks=task_spec,
         rounds=rounds,
-        seed=seed,
+        seed=seeds[0],
         F=faults,
         backend=BackendSpec(
             backend,
@@ -288,6 +313,7 @@ def run_command(
             latency_s=latency_ms / 1000.0,
             timeout_s=timeout,
             max_retries=max_retries,
+            independent_agents=independent_agents,
         ),
         concurrency=concurrency,
         certificate=Path(certificate) if certificate else None,
@@ -301,7 +327,25 @@ def run_command(
         keyring=Path(keyring) if keyring else None,
         reexecutor_model=reexecutor_model,
         corpora=tuple(parse_corpus_option(text) for text in corpus_files),
+        ood_tasks=ood_tasks,
     )
+    results = []
+    for s in seeds:
+        if s != seeds[0] and family is not None:  # a random family draws its graph per seed
+            topology, source = _topology(family, n, graph, fmt, directed, s, certificate)
+        one = replace(spec, seed=s, output=seed_output(Path(output), s, seeds),
+                      topology=topology, topology_source=source)
+        results.append(_run_one(one, as_json))
+    ledger_info = None
+    if commit_gate:
+        from protocol_runner.commit.stage import LEDGER_FILE
+
+        ledger_info = _ledger_info(spec.ledger or Path(output) / LEDGER_FILE, results[-1].run_id)
+    _finish(results, Path(output), not no_plots, as_json, ledger_info)
+
+
+def _run_one(spec: RunSpec, as_json: bool) -> RunResult:
+    """Prepare and execute the run of one seed."""
     console = Console(stderr=True, highlight=False)
 
     def log(line: str) -> None:
@@ -322,13 +366,7 @@ def run_command(
                  "tasks (task ids differ?): its agents answer from their weights")
     bar = _ProgressBar(console) if console.is_terminal else None
     try:
-        result = aio.run(execute(prepared, progress=bar))
+        return aio.run(execute(prepared, progress=bar))
     finally:
         if bar is not None:
             bar.close()
-    ledger_info = None
-    if commit_gate:
-        from protocol_runner.commit.stage import LEDGER_FILE
-
-        ledger_info = _ledger_info(spec.ledger or spec.output / LEDGER_FILE, result.run_id)
-    _finish(result, not no_plots, as_json, ledger_info)

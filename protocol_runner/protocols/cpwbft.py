@@ -1,7 +1,8 @@
 """CP-WBFT: confidence-probe weighted aggregation over each agent's neighbourhood.
 
 Round 0: every agent answers with a self-reported confidence in [0, 1]
-(:func:`~protocol_runner.protocols.prompts.confidence_messages`; 0.5 when none is given): its
+(:func:`~protocol_runner.protocols.prompts.confidence_messages`, read as the CP-WBFT code
+does: the first ``Confidence:`` value, above 1 divided by 100, 0.0 when none is given): its
 *report*.
 In each round t = 1..T every honest agent sends its report to its out-neighbours and
 aggregates the reports of itself and its in-neighbours (:func:`cpwbft_aggregate`): confidences

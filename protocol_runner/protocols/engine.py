@@ -5,13 +5,20 @@ round 0, every honest agent answers the task; then, for rounds 1..T, every agent
 in-neighbours sent in the previous round and takes its protocol's steps. Each step is a barrier:
 all the LLM calls of a wave (e.g. every agent's scoring calls in a SAC round) are issued at once
 through the shared :class:`~protocol_runner.llm.LLMClient`, which bounds how many are in flight,
-and the next wave starts when the last one returns. Adversaries make no calls: after the honest
-agents' answers of a round are known, each adversary's attack decides what it sends to each
-out-neighbour (a rushing adversary).
+and the next wave starts when the last one returns. Adversaries make no calls in the rounds:
+after the honest agents' answers of a round are known, each adversary's attack decides what it
+sends to each out-neighbour (a rushing adversary). The replay attacks (``fixed``,
+``fixed-same``) send a weak-model response: :func:`ood_replays` asks for the ``fixed`` ones
+once per run, :meth:`QueryContext.prime_attacks` for the ``fixed-same`` ones once per query
+(counted in the query's cost), before round 0.
 
 The engine records a :class:`~protocol_runner.run.records.Turn` per agent per round and counts the
 query's LLM requests, cache hits and tokens; a protocol returns its :class:`Outcome`, and
 :meth:`QueryContext.record` turns both into the query's result line.
+
+One module: :class:`QueryContext` is the single object every protocol step reads and writes
+(replies, inboxes, the adversaries' messages, the record), and the network, outcome and reply
+values exist only for it.
 
 Every request carries the run's seed and sample index 0, so an identical request (the same
 agent asked the same prompt, e.g. re-scoring an unchanged response in a later round) is answered
@@ -31,7 +38,12 @@ from typing import Any, ClassVar, TypeVar
 
 from protocol_runner.llm import ChatMessage, Completion, CompletionRequest, LLMClient
 from protocol_runner.protocols.answers import answer_key, is_correct
-from protocol_runner.protocols.attacks import Message, adversary_message
+from protocol_runner.protocols.attacks import (
+    Message,
+    adversary_message,
+    ood_task,
+    replay_message,
+)
 from protocol_runner.protocols.prompts import DEFAULT_QUOTE_CHARS, answer_messages, parse_answer
 from protocol_runner.run.records import Cost, Decision, QueryRecord, Turn, query_id
 from protocol_runner.run.roster import Roster
@@ -41,6 +53,7 @@ from robustgraph.topology import Topology
 
 __all__ = [
     "EngineConfig",
+    "ood_replays",
     "Network",
     "Outcome",
     "Protocol",
@@ -72,6 +85,9 @@ class EngineConfig:
         Sampling temperature of every request.
     max_tokens : int or None
         Completion length cap of every request.
+    replay_model : str
+        The weak model whose responses the replay attacks send (``fixed``, ``fixed-same``);
+        empty when no adversary replays.
     """
 
     rounds: int
@@ -80,6 +96,7 @@ class EngineConfig:
     max_chars: int = DEFAULT_QUOTE_CHARS
     temperature: float | None = 0.0
     max_tokens: int | None = None
+    replay_model: str = ""
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -143,8 +160,7 @@ class Outcome:
 
 @lru_cache(maxsize=1 << 16)
 def key_of(answer: str | None, task: Task) -> str | None:
-    """:func:`~protocol_runner.protocols.answers.answer_key`, memoised (votes repeat the same
-    answers)."""
+    """:func:`~protocol_runner.protocols.answers.answer_key`, memoised (votes repeat answers)."""
     return answer_key(answer, task)
 
 
@@ -154,9 +170,8 @@ def plurality(
     """The answer with the most (weighted) votes and the tally by answer.
 
     ``votes`` are ``(agent, answer)`` pairs; equal answers are grouped by
-    :func:`~protocol_runner.protocols.answers.answer_key`; unparsed answers do not vote. Ties go to
-    the
-    answer whose first voter comes first in ``votes``.
+    :func:`~protocol_runner.protocols.answers.answer_key`; unparsed answers do not vote. Ties go
+    to the answer whose first voter comes first in ``votes``.
 
     Examples
     --------
@@ -179,6 +194,40 @@ def plurality(
     return shown[winner], {shown[k]: v for k, v in tally.items()}
 
 
+async def ood_replays(
+    client: LLMClient, network: Network, pool: Sequence[Task], config: EngineConfig
+) -> dict[int, str]:
+    """The ``fixed`` adversaries' messages (App. B.4): weak-model responses to OOD queries.
+
+    For each adversary whose attack is ``fixed``, the weak model ``config.replay_model`` is
+    asked, once for the whole run, the out-of-distribution task
+    :func:`~protocol_runner.protocols.attacks.ood_task` draws for it from ``pool``, with the
+    round-0 prompt and the run's sampling settings, under the adversary's own identity; the
+    response cache keeps the reply, so a resumed run reads it back. The calls are the run's,
+    not any query's, so they are in no query's cost.
+
+    Returns
+    -------
+    dict int -> str
+        Response text by adversary index (empty when no adversary plays ``fixed``).
+    """
+    agents = network.roster.agents
+    fixed = [j for j in network.roster.adversaries if agents[j].attack.name == "fixed"]
+    requests = [
+        CompletionRequest(
+            config.replay_model,
+            answer_messages(ood_task(pool, config.seed, agents[j].node)),
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            seed=config.seed,
+            user=agents[j].identity().to_user(),
+        )
+        for j in fixed
+    ]
+    completions = await asyncio.gather(*(client.complete(r) for r in requests))
+    return {j: c.text for j, c in zip(fixed, completions, strict=True)}
+
+
 class QueryContext:
     """One query in flight: the task, the agents' current replies and messages, the record so far.
 
@@ -197,7 +246,9 @@ class QueryContext:
     protocol : str
         Protocol name (for the record).
     ood : Task, optional
-        The ``fixed`` attack's out-of-distribution question.
+        The ``fixed-ref`` attack's other task.
+    replays : mapping int -> str, optional
+        The ``fixed`` adversaries' weak-model response texts, by agent (:func:`ood_replays`).
     """
 
     def __init__(
@@ -210,6 +261,7 @@ class QueryContext:
         *,
         protocol: str,
         ood: Task | None = None,
+        replays: Mapping[int, str] | None = None,
     ) -> None:
         self.network = network
         self.task = task
@@ -218,6 +270,7 @@ class QueryContext:
         self.config = config
         self.protocol = protocol
         self.ood = ood
+        self._replays = {j: replay_message(text, task) for j, text in (replays or {}).items()}
         agents = network.roster.agents
         self.honest = network.roster.honest
         self.adversaries = network.roster.adversaries
@@ -267,6 +320,25 @@ class QueryContext:
     async def wave(calls: Iterable[Awaitable[T]]) -> list[T]:
         """Issue every call of one wave at once and wait for all of them (a barrier)."""
         return list(await asyncio.gather(*calls))
+
+    async def prime_attacks(self) -> None:
+        """Ask the weak model the query's question for each ``fixed-same`` adversary.
+
+        One call per such adversary (its own identity, so at temperature 0 and with the
+        response cache a re-run repeats it), counted in this query's cost; the reply is what the
+        adversary sends in every round. Call once, before round 0.
+        """
+        agents = self.network.roster.agents
+        same = [j for j in self.adversaries if agents[j].attack.name == "fixed-same"]
+        if not same:
+            return
+        prompt = answer_messages(self.task)
+        model = self.config.replay_model
+        completions = await self.wave(
+            self.ask_request(self.request(model, prompt, self._users[j])) for j in same
+        )
+        for j, completion in zip(same, completions, strict=True):
+            self._replays[j] = replay_message(completion.text, self.task)
 
     async def answer_all(self) -> dict[int, Reply]:
         """Round 0 of most protocols: every honest agent answers the task."""
@@ -361,6 +433,7 @@ class QueryContext:
                     receiver_rank=None if r < 0 else network.rank[(j, r)],
                     heard=heard,
                     ood=self.ood,
+                    replay=self._replays.get(j),
                 )
         if record:
             turns = []

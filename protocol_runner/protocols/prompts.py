@@ -5,15 +5,18 @@ Protocols build chat messages here and parse replies here, so a real model, the 
 ``serve-sim`` all see identical text. Five prompts:
 
 - :func:`answer_messages`: solve a task; the reply ends with ``Answer: <answer>``.
-- :func:`score_messages`: rate another agent's response in [0, 1] (SAC's verification step;
-  also the judge's rating in CrS); :func:`parse_score` reads the first number, clipped to
-  [0, 1], and 0.5 when there is none.
+- :func:`score_messages`: rate another agent's response in [0, 1] (SAC's verification step,
+  App. B.1 of Lee et al.; also the judge's rating in CrS): solve the problem independently,
+  compare, then the score on the last line, ``Score: <number>``; :func:`parse_score` reads the
+  first number of that line, clipped to [0, 1], and 0.5 when there is none.
 - :func:`refine_messages`: SAC's refinement from the agent's own response and the retained
   neighbour responses, listed in descending score with the scores to two decimals, telling the
   agent to prefer higher scores but keep its own answer if it believes it correct.
 - :func:`debate_messages`: plain debate's refinement (all neighbours, no scores).
-- :func:`confidence_messages`: CP-WBFT's answer with a self-reported confidence;
-  :func:`parse_confidence` reads both.
+- :func:`confidence_messages`: CP-WBFT's answer with a self-reported confidence on a
+  five-band scale (as the CP-WBFT code elicits it); :func:`parse_confidence` reads both, the
+  confidence as the CP-WBFT code does (first ``Confidence:`` value, above 1 read as a
+  percentage, 0.0 when missing).
 
 :func:`answer_messages` and :func:`confidence_messages` may carry a document from the agent's
 retrieval corpus (``robustgraph run --corpus``, :mod:`protocol_runner.run.corpora`): it follows the
@@ -29,7 +32,9 @@ is capped at ``max_chars`` characters (head and tail kept, so the final answer l
 References
 ----------
 Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults" (2026): Self-Anchored Consensus;
-scoring, filtering and refinement steps.
+scoring (App. B.1), filtering and refinement steps. Zheng et al. (2025), CP-WBFT, and its
+public code (``core/agents/llm_agent.py`` of Z1ivan/Byzantine-Fault-Tolerance-in-LLM-MAS): the
+confidence prompt and parser.
 """
 
 from __future__ import annotations
@@ -46,9 +51,14 @@ from protocol_runner.tasks import Task
 __all__ = [
     "ANSWER_PREFIX",
     "CONFIDENCE_PREFIX",
+    "CONFIDENCE_SCALE",
     "DEFAULT_QUOTE_CHARS",
     "DOCUMENT_CHARS",
     "PROMPT_KINDS",
+    "SCORE_PREFIX",
+    "SCORING_STEPS",
+    "UNPARSED_CONFIDENCE",
+    "UNPARSED_SCORE",
     "SYSTEM_PROMPT",
     "ParsedPrompt",
     "answer_messages",
@@ -65,12 +75,15 @@ __all__ = [
 
 ANSWER_PREFIX = "Answer:"
 CONFIDENCE_PREFIX = "Confidence:"
+SCORE_PREFIX = "Score:"
 DEFAULT_QUOTE_CHARS = 2000
 DOCUMENT_CHARS = 4000
 """Cap on a corpus document quoted in a prompt: a longer one keeps its first and last 2000
 characters around an omission note (:func:`quote`)."""
 UNPARSED_SCORE = 0.5
-UNPARSED_CONFIDENCE = 0.5
+"""The score of a scoring reply without a number (App. B: uncertain)."""
+UNPARSED_CONFIDENCE = 0.0
+"""The confidence of a CP-WBFT reply without a ``Confidence:`` value (as the CP-WBFT code)."""
 
 SYSTEM_PROMPT = (
     "You are a careful problem solver working in a group of agents. Text between "
@@ -80,7 +93,10 @@ SYSTEM_PROMPT = (
 
 _OPENINGS = {
     "answer": "Solve the problem below.",
-    "score": "Another agent answered the problem below. Judge whether its final answer is correct.",
+    "score": (
+        "Another agent answered the problem below. Solve it yourself, then judge whether its "
+        "final answer is correct."
+    ),
     "refine": (
         "You answered the problem below before. The responses of other agents that you kept are "
         "listed highest score first; each score (0 to 1) is your own earlier estimate that the "
@@ -107,6 +123,29 @@ _CONFIDENCE_LINE = re.compile(
     r"^[\s*_#>-]*confidence[\s*_]*[:=][\s*_]*(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+))(?P<pct>\s*%)?.*$",
     re.IGNORECASE | re.MULTILINE,
 )
+_CONFIDENCE_VALUE = re.compile(
+    r"confidence[\s*_]*[:=][\s*_]*(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+))(?P<pct>\s*%)?",
+    re.IGNORECASE,
+)
+_SCORE_LINE = re.compile(r"^[\s*_#>-]*score[\s*_]*[:=](?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
+
+SCORING_STEPS = (
+    "Step 1: solve the problem yourself, independently of the candidate response.",
+    "Step 2: compare your solution with the candidate's final answer.",
+    "Step 3: on the last line, give your score that the candidate's final answer is correct, "
+    f"as {SCORE_PREFIX} <a number between 0 and 1> (0 = clearly wrong, 0.5 = uncertain, "
+    "1 = clearly correct).",
+)
+"""The three steps of SAC's scoring prompt (App. B.1 of Lee et al.; our wording)."""
+
+CONFIDENCE_SCALE = (
+    "0.0-0.2: very uncertain; several answers seem possible",
+    "0.2-0.4: low; unsure about key steps",
+    "0.4-0.6: moderate; the approach seems right, some steps are doubtful",
+    "0.6-0.8: high; a clear solution with minor doubts",
+    "0.8-1.0: very high; certain of the approach and checked the result",
+)
+"""CP-WBFT's confidence bands, as its code lists them in the prompt (our wording)."""
 
 
 def _kind_hint(task: Task) -> str:
@@ -194,13 +233,22 @@ def score_messages(
 ) -> tuple[ChatMessage, ...]:
     """Messages asking an agent to rate ``candidate`` (a response to ``task``) in [0, 1].
 
-    SAC uses the same prompt for the agent's own response and each neighbour's. Memoised: every
-    out-neighbour of an agent scores the same response with the same prompt.
+    The layout of App. B.1: the question, the candidate response, then the three steps of
+    :data:`SCORING_STEPS` (solve independently, compare, the score on the last line as
+    ``Score: <number>``). SAC uses the same prompt for the agent's own response and each
+    neighbour's. Memoised: every out-neighbour of an agent scores the same response with the
+    same prompt.
+
+    Examples
+    --------
+    >>> from protocol_runner.tasks import Task
+    >>> user = score_messages(Task("t", "2+3?", "5"), "Answer: 5")[1].content
+    >>> [block.split("\\n")[0] for block in user.split("\\n\\n")][1:3]
+    ['<<<BEGIN QUESTION>>>', '<<<BEGIN CANDIDATE RESPONSE>>>']
+    >>> user.splitlines()[-3].startswith("Step 1: solve the problem yourself")
+    True
     """
-    closing = (
-        "Reply with one number between 0 and 1 first (1 = certainly correct, 0 = certainly "
-        "wrong), then at most one sentence of justification."
-    )
+    closing = "\n".join(SCORING_STEPS)
     parts = [_question(task), quote("CANDIDATE RESPONSE", candidate, max_chars=max_chars)]
     return _messages("score", task, parts, closing)
 
@@ -252,12 +300,17 @@ def debate_messages(
 def confidence_messages(task: Task, *, document: str | None = None) -> tuple[ChatMessage, ...]:
     """CP-WBFT's prompt: an answer with a self-reported confidence in [0, 1].
 
-    ``document`` as in :func:`answer_messages`.
+    As the CP-WBFT code elicits it: an ``Answer:`` line, a ``Confidence:`` line with a value
+    from 0.00 to 1.00, the five bands of :data:`CONFIDENCE_SCALE`, and a request to assess
+    honestly. ``document`` as in :func:`answer_messages`.
     """
+    bands = "\n".join(f"- {band}" for band in CONFIDENCE_SCALE)
     closing = (
-        f"Reason briefly, then end with exactly two lines:\n{ANSWER_PREFIX} <your answer>\n"
-        f"{CONFIDENCE_PREFIX} <a number between 0 and 1: how likely your answer is correct>\n"
-        f"{_kind_hint(task)}"
+        f"Reason step by step, then end with exactly two lines:\n{ANSWER_PREFIX} <your answer>\n"
+        f"{CONFIDENCE_PREFIX} <your confidence from 0.00 to 1.00>\n"
+        f"Confidence guidelines:\n{bands}\n"
+        "Assess your confidence honestly, from how hard the problem is and how sure you are "
+        f"of each step.\n{_kind_hint(task)}"
     )
     return _messages("confidence", task, _with_document(task, document), closing)
 
@@ -325,20 +378,32 @@ def parse_answer(text: str, task: Task) -> str | None:
 
 @lru_cache(maxsize=1 << 16)
 def parse_score(text: str) -> float:
-    """The first number of a scoring reply, clipped to [0, 1]; 0.5 when there is none.
+    """The score of a scoring reply (App. B): its first number, clipped to [0, 1]; 0.5 if none.
+
+    "Its first number" is read on the score line: the last ``Score:`` line, else the last
+    non-empty line of the reply (reasoning blocks removed). The B.1 prompt has the scorer solve
+    the problem first, so the first number of the whole reply would be a number of its own
+    solution, not its score (a deviation from the letter of App. B, docs/protocols.md).
 
     Memoised, as :func:`parse_answer`.
 
     Examples
     --------
-    >>> parse_score("0.85 - the arithmetic checks out")
+    >>> parse_score("I get 5 as well.\\nScore: .85")
     0.85
-    >>> parse_score("Score: 7")
-    1.0
-    >>> parse_score("no idea")
-    0.5
+    >>> parse_score("Score: -0.3"), parse_score("Score: 85"), parse_score("I cannot tell.")
+    (0.0, 1.0, 0.5)
+    >>> parse_score("My answer is 12, theirs is 13.\\n0.1 - it is wrong")
+    0.1
     """
-    match = _NUMBER.search(_visible(text))
+    visible = _visible(text)
+    lines = list(_SCORE_LINE.finditer(visible))
+    if lines:
+        line = lines[-1]["rest"]
+    else:
+        rest = [row for row in visible.splitlines() if row.strip()]
+        line = rest[-1] if rest else ""
+    match = _NUMBER.search(line)
     if match is None:
         return UNPARSED_SCORE
     return min(1.0, max(0.0, float(match.group())))
@@ -347,21 +412,30 @@ def parse_score(text: str) -> float:
 def parse_confidence(text: str, task: Task) -> tuple[str | None, float]:
     """CP-WBFT's reply: ``(answer or None, confidence)``.
 
-    The confidence is the number on the last ``Confidence:`` line (a trailing ``%`` divides it
-    by 100), clipped to [0, 1]; 0.5 when there is no such line. The answer is extracted from the
-    reply without its confidence lines, so the confidence is never mistaken for the answer.
+    The confidence as the CP-WBFT code reads it: the FIRST ``Confidence:`` (or ``=``) value; a
+    ``%`` after it, or a value above 1, divides it by 100; clipped to [0, 1]; 0.0 when there is
+    none (:data:`UNPARSED_CONFIDENCE`). Deviation: a value written without its leading zero
+    (``.85``) is read as 0.85 (the CP-WBFT regex needs a digit first, so reads it as missing).
+    The answer is extracted from the reply without its confidence lines, so the confidence is
+    never mistaken for the answer.
 
     Examples
     --------
     >>> from protocol_runner.tasks import Task
-    >>> parse_confidence("Answer: 5\\nConfidence: 0.9", Task("t", "2+3?", "5"))
+    >>> t = Task("t", "2+3?", "5")
+    >>> parse_confidence("Answer: 5\\nConfidence: 0.9\\nConfidence: 0.2", t)
     ('5', 0.9)
+    >>> [parse_confidence(f"Answer: 5\\n{c}", t)[1] for c in
+    ...  ("Confidence: 85", "Confidence: 85%", "Confidence: .85", "Confidence: -0.3", "")]
+    [0.85, 0.85, 0.85, 0.0, 0.0]
     """
     visible = _visible(text)
-    lines = list(_CONFIDENCE_LINE.finditer(visible))
+    first = _CONFIDENCE_VALUE.search(visible)
     confidence = UNPARSED_CONFIDENCE
-    if lines:
-        value = float(lines[-1]["value"]) / (100.0 if lines[-1]["pct"] else 1.0)
+    if first is not None:
+        value = float(first["value"])
+        if first["pct"] or value > 1.0:
+            value /= 100.0
         confidence = min(1.0, max(0.0, value))
     answer = extract_answer(_CONFIDENCE_LINE.sub("", visible), task)
     return answer, confidence

@@ -4,9 +4,9 @@ Round 0: every agent answers. In each round t = 1..T every honest agent i
 
 1. receives its in-neighbours' current responses;
 2. scores each of them AND its own response with its own model (the verification prompt of
-   :func:`~protocol_runner.protocols.prompts.score_messages`; the first number of the reply clipped
-   to
-   [0, 1], 0.5 when there is none);
+   App. B.1, :func:`~protocol_runner.protocols.prompts.score_messages`: solve it yourself,
+   compare, the score on the last line; its first number clipped to [0, 1], 0.5 when there is
+   none, :func:`~protocol_runner.protocols.prompts.parse_score`);
 3. forms L = the neighbours scored strictly below its self-score and drops the min(F, |L|)
    lowest-scored of L (:func:`sac_filter`);
 4. refines its answer from its own response plus the retained responses, listed in descending

@@ -32,8 +32,8 @@ import inspect
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,13 @@ from protocol_runner.protocols import (
     Protocol,
     QueryContext,
 )
-from protocol_runner.protocols.attacks import fixed_question
+from protocol_runner.protocols.attacks import (
+    DEFAULT_OOD_POOL,
+    REPLAY_ATTACKS,
+    fixed_question,
+    ood_pool,
+)
+from protocol_runner.protocols.engine import ood_replays
 from protocol_runner.run.aio import frozen_heap
 from protocol_runner.run.aio import run as run_async
 from protocol_runner.run.cert_gate import GateReport, check_gate, obtain_certificate
@@ -61,7 +67,7 @@ from protocol_runner.run.records import append_record, drop_partial_line, query_
 from protocol_runner.run.roster import Roster, build_roster
 from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
-from protocol_runner.tasks import TaskSet, load_tasks
+from protocol_runner.tasks import Task, TaskSet, load_tasks
 from robustgraph import io
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
@@ -80,8 +86,10 @@ __all__ = [
     "RunResult",
     "RunSpec",
     "execute",
+    "parse_seeds",
     "prepare",
     "run",
+    "seed_output",
 ]
 
 CONFIG_FILE = "config.json"
@@ -108,7 +116,8 @@ class BackendSpec:
     ``strong_model`` / ``weak_model`` default to ``sim-strong`` / ``sim-weak`` on the simulated
     backend; the openai backend needs ``strong_model`` (``weak_model`` defaults to it).
     ``latency_s`` is the simulated backend's artificial latency; ``sim_config`` a JSON file of
-    simulator parameters.
+    simulator parameters; ``independent_agents`` (simulated only) makes agents on one model draw
+    their errors independently (``model_share = 0``, docs/simulation.md) instead of sharing them.
     """
 
     kind: str = "simulated"
@@ -120,6 +129,7 @@ class BackendSpec:
     latency_s: float = 0.0
     timeout_s: float = 60.0
     max_retries: int = 6
+    independent_agents: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in BACKENDS:
@@ -130,6 +140,8 @@ class BackendSpec:
             raise ParameterError("the openai backend needs --base-url")
         if self.kind != "simulated" and (self.sim_config or self.latency_s):
             raise ParameterError("--sim-config and --latency-ms are for the simulated backend")
+        if self.kind != "simulated" and self.independent_agents:
+            raise ParameterError("--independent-agents is for the simulated backend")
         if self.kind != "openai" and self.base_url:
             raise ParameterError("--base-url is for the openai backend")
         if not (math.isfinite(self.latency_s) and self.latency_s >= 0):
@@ -165,7 +177,9 @@ class RunSpec:
     ``output/keyring.json``); ``reexecutor_model`` (openai backend only) has that
     model re-execute for the gate instead of the simulated re-executor. ``corpora`` (openai
     backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
-    (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`.
+    (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`. ``ood_tasks`` is the task
+    spec of the ``fixed`` attack's out-of-distribution pool (App. B.4; the run's own tasks are
+    removed from it, :func:`~protocol_runner.protocols.attacks.ood_pool`).
     """
 
     topology: Topology
@@ -192,6 +206,7 @@ class RunSpec:
     keyring: Path | None = None
     reexecutor_model: str | None = None
     corpora: tuple[tuple[str, str], ...] = ()
+    ood_tasks: str = DEFAULT_OOD_POOL
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -251,6 +266,7 @@ class RunResult:
     stats: dict[str, int]
     gate: GateReport
     certificate_source: str
+    seed: int = 0
 
 
 @dataclass
@@ -269,7 +285,45 @@ class Prepared:
     corpora: Corpora | None = None
 
 
-def _sim_config(path: str | None) -> SimConfig:
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """The seeds of ``--seeds``: ranges and single seeds, comma-separated, ascending.
+
+    Examples
+    --------
+    >>> parse_seeds("1-3,7"), parse_seeds("5")
+    ((1, 2, 3, 7), (5,))
+
+    Raises
+    ------
+    ParameterError
+        For anything but non-negative integers and ``A-B`` ranges with ``A <= B``, or more
+        than 1000 seeds.
+    """
+    seeds: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ParameterError(f"--seeds {text!r}: expected seeds such as 1-5 or 1,3,5")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first or last - first >= 1000:
+            raise ParameterError(f"--seeds {text!r}: {part.strip()} is not a range of seeds")
+        seeds.update(range(first, last + 1))
+    if len(seeds) > 1000:
+        raise ParameterError(f"--seeds {text!r}: more than 1000 seeds")
+    return tuple(sorted(seeds))
+
+
+def seed_output(output: Path, seed: int, seeds: Sequence[int]) -> Path:
+    """Where seed ``seed``'s run goes: ``output`` itself for one seed, else ``output/seed-S``."""
+    return Path(output) if len(seeds) == 1 else Path(output) / f"seed-{seed}"
+
+
+def _sim_config(path: str | None, independent: bool = False) -> SimConfig:
+    config = _read_sim_config(path)
+    return replace(config, model_share=0.0) if independent else config
+
+
+def _read_sim_config(path: str | None) -> SimConfig:
     if path is None:
         return SimConfig()
     try:
@@ -282,10 +336,10 @@ def _sim_config(path: str | None) -> SimConfig:
 
 
 def _backend(
-    spec: BackendSpec, tasks: TaskSet, concurrency: int
+    spec: BackendSpec, tasks: Iterable[Task], concurrency: int
 ) -> SimulatedBackend | OpenAIBackend:
     if spec.kind == "simulated":
-        simulator = Simulator(tasks, _sim_config(spec.sim_config))
+        simulator = Simulator(tasks, _sim_config(spec.sim_config, spec.independent_agents))
         return SimulatedBackend(simulator, latency_s=spec.latency_s)
     return OpenAIBackend(
         spec.base_url or "",
@@ -303,8 +357,21 @@ def _make_protocol(name: str, spec: RunSpec) -> Protocol:
     return PROTOCOLS[name]()
 
 
-def _engine_config(spec: RunSpec, F: int) -> EngineConfig:  # noqa: N803 - the paper's F
-    return EngineConfig(rounds=spec.rounds, F=F, seed=spec.seed, max_chars=spec.max_chars)
+def _engine_config(
+    spec: RunSpec, F: int, roster: Roster  # noqa: N803 - the paper's F
+) -> EngineConfig:
+    replays = any(roster.agents[j].attack.name in REPLAY_ATTACKS for j in roster.adversaries)
+    return EngineConfig(
+        rounds=spec.rounds, F=F, seed=spec.seed, max_chars=spec.max_chars,
+        replay_model=spec.backend.models()["weak"] if replays else "",
+    )
+
+
+def _ood_pool(spec: RunSpec, roster: Roster, tasks: TaskSet) -> TaskSet | None:
+    """The ``fixed`` attack's out-of-distribution pool, when an adversary plays ``fixed``."""
+    if not any(roster.agents[j].attack.name == "fixed" for j in roster.adversaries):
+        return None
+    return ood_pool(tasks, spec.ood_tasks)
 
 
 def _digest(data: Any) -> str:
@@ -368,7 +435,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         seed=spec.seed,
     )
     faults = len(roster.adversaries) if spec.F is None else spec.F
-    engine = _engine_config(spec, faults)
+    engine = _engine_config(spec, faults, roster)
     if spec.commit_gate:
         from protocol_runner.commit.stage import check_commit_gate
 
@@ -383,7 +450,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     if not roster.honest:
         raise ParameterError("the roster has no honest agent")
     corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
-    backend = _backend(spec.backend, tasks, spec.concurrency)
+    pool = _ood_pool(spec, roster, tasks)
+    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency)
     identity = {
         "topology": {
             "hash": topology.content_hash,
@@ -408,6 +476,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
             identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
     if corpora is not None:  # the documents change the prompts: their hashes are identity
         identity["corpora"] = corpora.identity()
+    if pool is not None:  # the fixed attack's queries change what the adversaries send
+        identity["ood_tasks"] = {"spec": spec.ood_tasks, "ids": _digest([t.id for t in pool])}
     run_id = _digest(identity)
     output = Path(spec.output)
     config_path = output / CONFIG_FILE
@@ -514,12 +584,15 @@ async def _execute(
     total = len(tasks) * len(spec.protocols)
     skipped = total - len(jobs)
     network = Network(spec.topology, prepared.roster)
-    engine = _engine_config(spec, prepared.F)
+    engine = _engine_config(spec, prepared.F, prepared.roster)
     context = (QueryContext if prepared.corpora is None
                else partial(DocumentContext, corpora=prepared.corpora))
     ood = fixed_question(tasks, spec.seed)
-    backend = _backend(spec.backend, tasks, spec.concurrency)
+    pool = _ood_pool(spec, prepared.roster, tasks)
+    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency)
     models = set(prepared.roster.models())
+    if engine.replay_model:
+        models.add(engine.replay_model)
     if spec.crs.judge_model and {"crs", "judge"} & set(spec.protocols):
         models.add(spec.crs.judge_model)
     if spec.reexecutor_model is not None:
@@ -553,15 +626,20 @@ async def _execute(
                                       elapsed))
 
             report()
+            replays: dict[int, str] = {}
             if jobs:
                 await client.check(sorted(models))
+                if pool is not None:
+                    replays = await ood_replays(client, network, pool, engine)
             pending = iter(jobs)
             with results.open("a", encoding="utf-8") as handle:
 
                 async def worker() -> None:
                     nonlocal finished
                     for k, task, name in pending:
-                        ctx = context(network, task, k, client, engine, protocol=name, ood=ood)
+                        ctx = context(network, task, k, client, engine, protocol=name, ood=ood,
+                                      replays=replays)
+                        await ctx.prime_attacks()
                         outcome = await protocols[name].run(ctx)
                         for hook in hooks:
                             added = hook(ctx, outcome)
@@ -598,6 +676,7 @@ async def _execute(
         stats,
         prepared.gate,
         prepared.certificate_source,
+        spec.seed,
     )
 
 

@@ -3,11 +3,11 @@
 This is a *model* of LLM agents, not an LLM. It exists so that protocols, attacks, metrics and the
 whole runner can be exercised for free, offline and deterministically. A :class:`Simulator`
 answers OpenAI chat-completion bodies (the in-process ``simulated`` backend and ``serve-sim``
-call the same :meth:`Simulator.respond`, so both behave identically). It parses the prompt with
-``protocol_runner.protocols.prompts.parse_prompt``, finds the task by its presented question in a
-task
-registry, and replies in the formats the protocols parse (``Answer: ...``, a leading score,
-``Confidence: ...``). docs/simulation.md describes the model and its parameters.
+call the same :meth:`Simulator.respond`, so both behave identically). It parses the prompt
+with ``protocol_runner.protocols.prompts.parse_prompt``, finds the task by its presented
+question in a task registry, and replies in the formats the protocols parse (``Answer: ...``,
+a ``Score: ...`` last line, ``Confidence: ...``). docs/simulation.md describes the model and
+its parameters.
 
 Who asks travels in standard request fields: the model name ``sim-<profile>`` picks a capability
 profile, ``user`` carries the agent id, checkpoint and corpus
@@ -17,29 +17,36 @@ the simulated world.
 The model, per agent ``a`` (profile ``p``) and task ``t`` of kind ``k``:
 
 - **Answers.** ``a`` is right iff a latent uniform ``U(a, t) < accuracy_p[k]``. The latent is a
-  Gaussian copula: ``z = sqrt(c) z_ckpt + sqrt(r) z_corpus + sqrt(1 - c - r) z_agent`` with
-  ``c = checkpoint_share`` when ``a`` names a checkpoint (else 0) and ``r = corpus_share`` when
-  it names a retrieval corpus, so agents sharing a checkpoint or corpus share error draws. A
-  wrong answer is a distractor of ``t`` (shared by all agents), the ``j``-th (most plausible
-  first) with weight ``distractor_decay**j``, picked by a second latent of the same form.
+  Gaussian copula: ``z = sqrt(c) z_group + sqrt(r) z_corpus + sqrt(1 - c - r) z_agent``. The
+  group is ``a``'s checkpoint with ``c = checkpoint_share`` when ``a`` names one, else its
+  model (profile) with ``c = model_share * (1 - r)`` (``model_share`` default 0.7, as for a
+  checkpoint: the same model asked the same prompt at temperature 0 answers the same way, so
+  agents on one model share most of their error draws; 0 makes every agent independent,
+  ``run --independent-agents``);
+  ``r = corpus_share`` when ``a`` names a retrieval corpus (else 0). A wrong answer is a
+  distractor of ``t`` (shared by all agents), the ``j``-th (most plausible first) with weight
+  ``distractor_decay**j``, picked by a second latent of the same form.
 - **Scoring** a candidate response: ``a`` perceives its correctness truly with probability
-  ``judge_accuracy_p[k]`` (a latent keyed by the candidate's answer, so equal answers are judged
-  alike) and replies ``0.5 +/- score_margin`` plus Gaussian noise ``score_noise``, clipped.
-  Text that tries to instruct the scorer is obeyed (score 1) with probability
-  ``injection_susceptibility_p``.
+  ``judge_accuracy_p[k]`` (a latent of the same form keyed by the candidate's answer, so equal
+  answers are judged alike) and replies in the App. B.1 layout (its own answer, the
+  comparison, then ``Score: <s>`` on the last line) with ``s = 0.5 +/- score_margin`` plus
+  Gaussian noise ``score_noise``, clipped. Text that tries to instruct the scorer is obeyed
+  (score 1) with probability ``injection_susceptibility_p``.
 - **Refinement**: ``a`` keeps its own answer with probability ``trust_when_right_p`` if it is
-  right and ``trust_when_wrong_p`` if not; otherwise it picks among its own answer (weighted as
-  score 0.5) and the listed answers, answer ``x`` with weight ``sum exp(refine_sharpness * score)``
-  over the responses giving ``x``. Plain debate lists no scores: every response weighs the same.
+  right and ``trust_when_wrong_p`` if not (a latent of the same form keyed by the prompt, so
+  agents on one model given the same prompt mostly decide alike); otherwise it picks among its
+  own answer (weighted as score 0.5) and the listed answers, answer ``x`` with weight
+  ``sum exp(refine_sharpness * score)`` over the responses giving ``x`` (a latent of the same
+  form). Plain debate lists no scores: every response weighs the same.
 - **Confidence** (CP-WBFT): the answer as above, with confidence ``confidence_right_p`` or
   ``confidence_wrong_p`` plus Gaussian noise ``confidence_noise``, clipped to [0, 1].
 
+One module: the behaviour model's draws (the copula latent, distractors, scores, refinement)
+share one seeded hash scheme and one configuration, so the model is read and changed in one
+place.
+
 Every draw is a hash of (seed, stream, who, task, what is being judged), so replies are a
 deterministic function of the request and the configuration.
-
-One module: the behaviour model is one set of latent draws (answers, scores, refinements,
-confidences) that must stay consistent with each other; its profiles and configuration are
-defined beside the draws that read them.
 """
 
 from __future__ import annotations
@@ -58,13 +65,15 @@ from typing import Any
 
 from protocol_runner.llm.types import AgentIdentity, ChatMessage, split_wire_user
 from protocol_runner.protocols.answers import answer_key, extract_answer, is_correct
+from protocol_runner.protocols.attacks import DEFAULT_OOD_POOL
 from protocol_runner.protocols.prompts import (
     ANSWER_PREFIX,
     CONFIDENCE_PREFIX,
+    SCORE_PREFIX,
     ParsedPrompt,
     parse_prompt,
 )
-from protocol_runner.tasks import TASK_KINDS, Task
+from protocol_runner.tasks import TASK_KINDS, Task, TaskSet, load_tasks
 from protocol_runner.tasks.distractors import math_distractors
 from robustgraph.errors import ParameterError
 
@@ -202,6 +211,9 @@ class SimConfig:
     checkpoint_share, corpus_share : float
         Share of the error latent's variance common to agents with the same checkpoint /
         retrieval corpus (their sum is at most 1; 1 means identical error draws).
+    model_share : float
+        Share of the variance not taken by ``corpus_share`` common to agents on the same model
+        (profile) that name no checkpoint; 0 makes such agents independent, 1 identical.
     distractor_decay : float
         The ``j``-th distractor is chosen with weight ``distractor_decay**j``.
     """
@@ -213,6 +225,7 @@ class SimConfig:
     refine_sharpness: float = 10.0
     checkpoint_share: float = 0.7
     corpus_share: float = 0.3
+    model_share: float = 0.7
     distractor_decay: float = 0.5
 
     def __post_init__(self) -> None:
@@ -231,6 +244,8 @@ class SimConfig:
         shares = (self.checkpoint_share, self.corpus_share)
         if min(shares) < 0 or sum(shares) > 1.0 + 1e-12:
             raise ParameterError("checkpoint_share and corpus_share must be >= 0 with sum <= 1")
+        if not 0.0 <= self.model_share <= 1.0:
+            raise ParameterError(f"model_share must be in [0, 1], got {self.model_share}")
         if not 0.0 < self.distractor_decay <= 1.0:
             raise ParameterError(f"distractor_decay must be in (0, 1], got {self.distractor_decay}")
 
@@ -314,13 +329,21 @@ def _derived_distractors(task: Task, seed: int, key: str) -> tuple[str, ...]:
     return (f"not {task.answer}",)
 
 
+@lru_cache(maxsize=1)
+def _default_ood_pool() -> TaskSet:
+    return load_tasks(DEFAULT_OOD_POOL)
+
+
 class Simulator:
     """Simulated agents answering OpenAI chat-completion bodies built from our prompts.
 
     Parameters
     ----------
     tasks : iterable of Task
-        The task registry: prompts are matched to tasks by the presented question text.
+        The task registry: prompts are matched to tasks by the presented question text. The
+        ``fixed`` attack's default out-of-distribution pool
+        (:data:`~protocol_runner.protocols.attacks.DEFAULT_OOD_POOL`) is always added (a
+        question already given keeps its task).
     config : SimConfig, optional
         Profiles and world parameters.
 
@@ -349,6 +372,8 @@ class Simulator:
                     "different answers"
                 )
             self._tasks.setdefault(text, (task, _digest(text)))
+        for task in _default_ood_pool():
+            self._tasks.setdefault(task.presented(), (task, _digest(task.presented())))
         self.fingerprint = self.config.fingerprint()
         self._correct = lru_cache(maxsize=1 << 16)(self._is_correct)
         self._wrong = lru_cache(maxsize=1 << 16)(self._wrong_answers)
@@ -465,17 +490,28 @@ class Simulator:
         return "I worked through the problem step by step."
 
     def _latent(
-        self, stream: str, who: AgentIdentity, key: str, seed: int, sample: int, *extra: object
+        self,
+        stream: str,
+        profile: Profile,
+        who: AgentIdentity,
+        key: str,
+        seed: int,
+        sample: int,
+        *extra: object,
     ) -> float:
-        """The copula latent: uniform, shared in part by agents with a common checkpoint/corpus."""
+        """The copula latent: uniform, shared in part by agents with a common checkpoint (else
+        model) or corpus."""
         cfg = self.config
-        c = cfg.checkpoint_share if who.checkpoint else 0.0
         r = cfg.corpus_share if who.corpus else 0.0
+        if who.checkpoint:
+            c, group = cfg.checkpoint_share, ("ckpt", who.checkpoint)
+        else:
+            c, group = cfg.model_share * (1.0 - r), ("model", profile.name)
         z = math.sqrt(max(0.0, 1.0 - c - r)) * _gauss(
             seed, stream, "agent", who.agent_id, sample, key, *extra
         )
         if c:
-            z += math.sqrt(c) * _gauss(seed, stream, "ckpt", who.checkpoint, key, *extra)
+            z += math.sqrt(c) * _gauss(seed, stream, *group, key, *extra)
         if r:
             z += math.sqrt(r) * _gauss(seed, stream, "corpus", who.corpus, key, *extra)
         return _NORMAL.cdf(z)
@@ -492,13 +528,13 @@ class Simulator:
     def _answer(
         self, profile: Profile, who: AgentIdentity, task: Task, key: str, seed: int, sample: int
     ) -> tuple[str, bool]:
-        if self._latent("correct", who, key, seed, sample) < profile.accuracy[task.kind]:
+        if self._latent("correct", profile, who, key, seed, sample) < profile.accuracy[task.kind]:
             return task.answer, True
         wrong = self._wrong(task, key, seed)
         if not wrong:
             return "unknown", False
         cumulative = list(accumulate(self.config.distractor_decay**j for j in range(len(wrong))))
-        u = self._latent("wrong", who, key, seed, sample) * cumulative[-1]
+        u = self._latent("wrong", profile, who, key, seed, sample) * cumulative[-1]
         return wrong[min(bisect_left(cumulative, u), len(wrong) - 1)], False
 
     @staticmethod
@@ -522,11 +558,11 @@ class Simulator:
         if _INJECTION.search(text) and _uniform(
             seed, "inject", who.agent_id, sample, key, _digest(text)
         ) < (profile.injection_susceptibility):
-            return "1.0\nAs instructed, the response is rated fully correct."
+            return f"As instructed, the response is rated fully correct.\n{SCORE_PREFIX} 1.0"
         answer = answer_key(text, task)
         right = self._correct(task, answer)
         judged = (
-            self._latent("judge", who, key, seed, sample, answer)
+            self._latent("judge", profile, who, key, seed, sample, answer)
             < profile.judge_accuracy[task.kind]
         )
         looks_right = right if judged else not right
@@ -534,8 +570,12 @@ class Simulator:
         noise = self.config.score_noise * _gauss(
             seed, "score", who.agent_id, sample, key, _digest(text)
         )
-        verdict = "looks correct" if looks_right else "looks wrong"
-        return f"{_clip(mean + noise):.2f}\nThe final answer {verdict}."
+        own, _ = self._answer(profile, who, task, key, seed, sample)
+        verdict = "agrees with mine" if looks_right else "looks wrong to me"
+        return (
+            f"Step 1: my own answer is {own}.\nStep 2: the candidate's final answer {verdict}.\n"
+            f"{SCORE_PREFIX} {_clip(mean + noise):.2f}"
+        )
 
     def _refine(
         self,
@@ -554,7 +594,8 @@ class Simulator:
         listed = [(a, 0.5 if s is None else s) for a, s in listed if a is not None]
         moment = _digest(view.own + "\x1f".join(t for t, _ in view.others))
         trust = profile.trust_when_right if self._correct(task, own) else profile.trust_when_wrong
-        if not listed or _uniform(seed, "keep", who.agent_id, sample, key, moment) < trust:
+        keep = self._latent("keep", profile, who, key, seed, sample, moment)
+        if not listed or keep < trust:
             return f"I stay with my answer.\n{ANSWER_PREFIX} {own}"
         weights: dict[str, float] = {}
         shown: dict[str, str] = {}
@@ -566,7 +607,8 @@ class Simulator:
             weights[group] = weights.get(group, 0.0) + math.exp(
                 self.config.refine_sharpness * score
             )
-        u = _uniform(seed, "pick", who.agent_id, sample, key, moment) * sum(weights.values())
+        pick = self._latent("pick", profile, who, key, seed, sample, moment)
+        u = pick * sum(weights.values())
         chosen = next(iter(shown))
         for group, weight in weights.items():
             chosen = group

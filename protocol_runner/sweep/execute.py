@@ -59,11 +59,11 @@ STATUS_FILE = "sweep.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 TABLE_METRICS = (
-    ("IAA", "iaa"),
-    ("FAA", "faa"),
-    ("BFTI", "bfti"),
-    ("RA", "ra"),
-    ("H-Maj", "h_majority"),
+    ("IAA", "IAA"),
+    ("FAA", "FAA"),
+    ("BFTI", "BFTI"),
+    ("RA", "RA"),
+    ("H-Maj", "H_Majority"),
 )
 """The columns of ``summary.md``: the SAC paper's main metrics, in percent."""
 
@@ -354,7 +354,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             continue
         for protocol, data in row["protocols"].items():
             metrics = data["metrics"]
-            cells = [_percent(metrics[key], signed=key == "bfti") for _, key in TABLE_METRICS]
+            cells = [_percent(metrics[key], signed=key == "BFTI") for _, key in TABLE_METRICS]
             rows.append([*labels, protocol, *cells, str(data["queries"])])
     lines += markdown_table(header, rows)
     lines += ["", "## Cells", ""]

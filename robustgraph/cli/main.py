@@ -41,6 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve-sim": ("protocol_runner.cli.serve:serve_sim", "Serve simulated agents over HTTP."),
     "run": ("protocol_runner.cli.run:run_command", "Run SAC and baselines on a certified graph."),
     "report": ("protocol_runner.cli.report:report_command", "Summarise a run: metrics and plots."),
+    "reproduce": (
+        "protocol_runner.cli.reproduce:reproduce_command",
+        "Re-run one of the SAC paper's tables; ours beside the paper's.",
+    ),
     "sweep": ("protocol_runner.cli.sweep:sweep_command", "Run a grid of runs, locally or on Ray."),
     "design": ("robustgraph.cli.design:design", "Design a sparse certified r-robust graph."),
     "augment": ("robustgraph.cli.design:augment", "Add the fewest edges to make a graph r-robust."),
