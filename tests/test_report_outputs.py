@@ -37,7 +37,7 @@ RUN = [
     "--rounds", "2", "--seed", "1", "--commit-gate",
 ]  # fmt: skip
 SVG = "{http://www.w3.org/2000/svg}"
-CI = "95% CI, percentile, queries resampled with replacement"
+CI = "95% CI, percentile; seeds resampled, then queries within each seed, with replacement"
 
 
 def cli(*args: object):
@@ -85,7 +85,10 @@ def test_run_and_report_print_one_cost_line(run_dir):
                                                     line))
     assert requests == hits + shared + calls and calls > 0
     records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert requests == sum(r["cost"]["llm_calls"] for r in records)
+    sessions = [json.loads(x) for x in (out / "sessions.jsonl").read_text().splitlines()]
+    outside = sum(s["outside_queries"]["requests"] for s in sessions)
+    assert outside == 1  # the fixed adversary's out-of-distribution answer (App. B.4)
+    assert requests == sum(r["cost"]["llm_calls"] for r in records) + outside
     assert cost_of(cli("report", out, "--no-plots").stdout) == line  # the same line
     again = cli(*RUN, "-o", out, "--no-plots")  # resumes: nothing left to ask the backend
     assert len((out / SESSIONS_FILE).read_text().splitlines()) == 2
@@ -116,8 +119,8 @@ def test_run_figures_are_valid_and_labelled(run_dir):
     assert "topology.json" not in " ".join(topology)  # the user's graph, not the file
     caption = next(t for t in topology if t.startswith("certified"))
     assert caption.startswith("certified 3-robust (r* = 3); tolerates F = 2 Byzantine")
-    assert "this run, F = 1: certified (the certificate proves 3-robustness; F = 1 needs 2)" in (
-        topology)
+    assert any(t.startswith("this run, F = 1: certified (the certificate proves 3-robustness (")
+               and t.endswith("proof checked); F = 1 needs 2)") for t in topology), topology
     for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)"]:
         assert label in topology, label
     gate = check_files(out, "commit_gate")
@@ -175,7 +178,7 @@ def test_sweep_table_and_figure_pool_seeds(tmp_path):
     assert [(r["topology"], r["protocol"]) for r in rows] == [
         ("merg", "sac"), ("merg", "majority"), ("circulant:k=2", "sac"),
         ("circulant:k=2", "majority")]
-    assert all(r["faa_n"] == "6" for r in rows)  # 2 seeds x 3 queries
+    assert all(r["FAA_n"] == "6" for r in rows)  # 2 seeds x 3 queries
     assert "| merg | sac |" in printed and "2 seed(s) per row pooled" in printed
     files = [tmp_path / "table1.tex", *sorted((tmp_path / "plots").iterdir())]
     before = [path.read_bytes() for path in files]

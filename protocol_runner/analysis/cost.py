@@ -3,7 +3,9 @@
 Five quantities, each defined once (and in docs/report.md, "Cost"):
 
 - **LLM requests**: completion requests the protocols sent to the LLM client (one per message
-  an agent, the judge or the re-executor asked a model for), summed over the run's records;
+  an agent, the judge or the re-executor asked a model for), summed over the run's records,
+  plus the few the run sends outside any query (the ``fixed`` attack's out-of-distribution
+  answers, asked once per run; in the session log);
 - **cache hits**: of those, the requests answered from the run's response cache
   (``cache.sqlite``) without a backend call;
 - **backend calls**: calls the client made to the backend that returned a completion; the
@@ -68,6 +70,9 @@ class RunCost:
             hits += record.cost.cache_hits
         if not sessions:
             return cls(requests, hits, None, None, None, None, None, 0)
+        for session in sessions:  # requests no query record counts (the fixed attack's)
+            requests += int(session.get("outside_queries", {}).get("requests", 0))
+            hits += int(session.get("outside_queries", {}).get("cache_hits", 0))
 
         def total(key: str) -> int:
             return sum(int(s["client"].get(key, 0)) for s in sessions)

@@ -380,7 +380,8 @@ def _seeds_text(run: Mapping[str, Any]) -> str:
 
 def _backend_text(run: Mapping[str, Any]) -> str:
     models = ", ".join(run.get("models") or []) or "?"
-    return f"backend {run.get('backend') or '?'} (models {models})"
+    banner = f"; {SIMULATED_BANNER}" if run.get("simulated") else ""
+    return f"backend {run.get('backend') or '?'} (models {models}{banner})"
 
 
 def _provenance_text(run: Mapping[str, Any]) -> str:
@@ -400,7 +401,8 @@ def summary_markdown(summary: Summary) -> str:
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    simulated = [f"**{SIMULATED_BANNER.capitalize()}.**", ""] if run.get("simulated") else []
+    simulated = [f"**{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}.**", ""] if run.get(
+        "simulated") else []
     lines = [
         "# Run summary",
         "",
@@ -515,10 +517,9 @@ def rich_table(summary: Summary) -> Table:
     level = f"{100 * summary.confidence:g}%"
     run = summary.run
     uncertified = " (NOT certified)" if _certified(run) is False else ""
-    simulated = f"\n{SIMULATED_BANNER}" if run.get("simulated") else ""
     table = Table(
         title=f"{_roster_text(run)}, F = {run['F']}, {run['tasks']} tasks, "
-        f"{_seeds_text(run)}{uncertified}\n{_backend_text(run)}{simulated}",
+        f"{_seeds_text(run)}{uncertified}\n{_backend_text(run)}",
         caption=f"percent; under each value its {level} bootstrap interval "
         f"({summary.resamples} resamples: seeds, then queries); W/S: weak/strong agents' "
         "IAA→FAA",

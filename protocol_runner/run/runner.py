@@ -615,6 +615,7 @@ async def _execute(
     finished = skipped
     cache = ResponseCache(output / CACHE_FILE)
     client: LLMClient | None = None
+    outside = {"requests": 0, "cache_hits": 0}  # requests of the run, not of a query
     try:
         async with LLMClient(backend, cache=cache, config=client_config) as client:
 
@@ -630,7 +631,10 @@ async def _execute(
             if jobs:
                 await client.check(sorted(models))
                 if pool is not None:
+                    hits_before = client.stats.cache_hits
                     replays = await ood_replays(client, network, pool, engine)
+                    outside = {"requests": len(replays),
+                               "cache_hits": client.stats.cache_hits - hits_before}
             pending = iter(jobs)
             with results.open("a", encoding="utf-8") as handle:
 
@@ -665,7 +669,8 @@ async def _execute(
             stage.close()
         if client is not None:  # the session's cost, interrupted or not (docs/report.md, Cost)
             append_session(output, prepared.run_id, wall_s=time.perf_counter() - started,
-                           ran=finished - skipped, resumed=skipped, client=client.stats.as_dict())
+                           ran=finished - skipped, resumed=skipped, client=client.stats.as_dict(),
+                           outside_queries=outside)
     return RunResult(
         output,
         prepared.run_id,

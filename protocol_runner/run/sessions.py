@@ -32,6 +32,7 @@ def append_session(
     ran: int,
     resumed: int,
     client: Mapping[str, int],
+    outside_queries: Mapping[str, int] | None = None,
 ) -> Path:
     """Append this session's line to ``directory/sessions.jsonl`` (created if absent).
 
@@ -47,6 +48,10 @@ def append_session(
         Queries run in this session, and found done on disk.
     client : mapping of str to int
         The session's client counters (``ClientStats.as_dict()``).
+    outside_queries : mapping of str to int, optional
+        ``{"requests": R, "cache_hits": H}``: the requests the run sent outside any query (the
+        ``fixed`` attack's out-of-distribution answers, asked once per run), which no query
+        record counts.
 
     Returns
     -------
@@ -55,7 +60,7 @@ def append_session(
     """
     path = Path(directory) / SESSIONS_FILE
     line = {"run_id": run_id, "wall_s": round(wall_s, 6), "ran": ran, "resumed": resumed,
-            "client": dict(client)}
+            "client": dict(client), "outside_queries": dict(outside_queries or {})}
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(line, sort_keys=True) + "\n")
     return path
