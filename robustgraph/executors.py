@@ -55,6 +55,7 @@ from robustgraph.errors import ParameterError, RobustgraphError
 
 __all__ = [
     "EXECUTORS",
+    "WATCHDOG_INTERVAL_S",
     "CONNECT_TIMEOUT_ENV",
     "DEFAULT_CONNECT_TIMEOUT_S",
     "DISTRIBUTED_HINT",
@@ -262,6 +263,31 @@ class Executor(ABC):
         self.close()
 
 
+WATCHDOG_INTERVAL_S = 0.5
+"""How often a pool worker checks that the process that started it is still alive."""
+
+
+def _exit_with_parent(parent: int, interval: float) -> None:
+    """Pool-worker initializer: start a daemon thread that ends this worker (``os._exit``) as
+    soon as its parent process ``parent`` is gone.
+
+    A worker waits for tasks on a pipe it holds both ends of, so when the parent is killed
+    (``kill -9``, the OOM killer) nothing wakes it: the workers and, through them, the
+    ``multiprocessing`` resource tracker lived on for minutes. The parent's death shows as a new
+    parent id (the orphan is adopted by init or a subreaper); polling ``os.getppid`` works on
+    every platform, unlike Linux's ``PR_SET_PDEATHSIG``, which also fires when the *thread*
+    that started the worker ends. The tracker exits by itself once the workers, which hold its
+    pipe, are gone.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="robustgraph-parent-watchdog", daemon=True).start()
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """Terminate ``pool``'s worker processes at once (Ctrl-C while tasks run).
 
@@ -281,7 +307,9 @@ class LocalExecutor(Executor):
     every platform). At most ``workers`` tasks are in flight at once, so when a worker process
     dies (a crash in native code, the OOM killer), only those tasks are suspects: each is
     re-run alone in a fresh pool, the one that kills its worker again is reported as failed, the
-    others complete, and the tasks not yet started go on in a fresh pool.
+    others complete, and the tasks not yet started go on in a fresh pool. Each worker exits
+    within :data:`WATCHDOG_INTERVAL_S` seconds of the death of this process, however it died
+    (``kill -9`` included).
 
     Notes
     -----
@@ -298,7 +326,12 @@ class LocalExecutor(Executor):
         self._context = multiprocessing.get_context("spawn")
 
     def _pool(self, size: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=size, mp_context=self._context)
+        return ProcessPoolExecutor(
+            max_workers=size,
+            mp_context=self._context,
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(), WATCHDOG_INTERVAL_S),
+        )
 
     def _stream(self, tasks: list[Task]) -> Iterator[Outcome]:
         queue = deque(tasks)

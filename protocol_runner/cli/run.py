@@ -34,7 +34,7 @@ from protocol_runner.run.runner import (
     prepare,
 )
 from protocol_runner.run.topology_spec import FAMILIES, build_topology
-from robustgraph import io
+from robustgraph import io, limits
 from robustgraph.cli.common import emit, json_option, warn
 from robustgraph.errors import ParameterError
 
@@ -50,11 +50,14 @@ def _topology(
     if graph is not None:
         if n is not None:
             raise ParameterError("--n goes with --topology, not with --graph")
-        return io.read(graph, format=fmt, directed=directed), graph
+        topology = io.read(graph, format=fmt, directed=directed)
+        limits.at_most(f"{graph}: agents (nodes)", topology.n, limits.MAX_AGENTS)
+        return topology, graph
     if certificate is not None:
         raise ParameterError("--certificate goes with --graph FILE")
     if n is None:
         raise ParameterError(f"--topology {family} needs --n (the number of agents)")
+    limits.at_most("--n", n, limits.MAX_AGENTS, " agents")
     return build_topology(family, n, seed=seed), f"{family} n={n}"
 
 
@@ -187,8 +190,8 @@ Running the same command into the same -o resumes an interrupted run.
               help=f"Comma-separated, from {', '.join(PROTOCOLS)}.")
 @click.option("--tasks", "task_spec", default="arith:100", show_default=True,
               help="Task set spec (docs/tasks.md).")
-@click.option("--rounds", type=click.IntRange(min=0), default=6, show_default=True,
-              help="Rounds T after the initial answers.")
+@click.option("--rounds", type=click.IntRange(min=0, max=limits.MAX_ROUNDS), default=6,
+              show_default=True, help="Rounds T after the initial answers.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--backend", type=click.Choice(BACKENDS), default="simulated", show_default=True)
 @click.option("--base-url", default=None, help="openai: endpoint ending in /v1.")
@@ -200,11 +203,12 @@ Running the same command into the same -o resumes an interrupted run.
               help="simulated: JSON file of simulator parameters.")
 @click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0,
               help="simulated: artificial latency per call.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=64, show_default=True,
-              help="Queries and LLM calls in flight at most.")
+@click.option("--concurrency", type=click.IntRange(min=1, max=limits.MAX_CONCURRENCY),
+              default=64, show_default=True, help="Queries and LLM calls in flight at most.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
               show_default=True, help="Seconds per LLM call attempt.")
-@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--max-retries", type=click.IntRange(min=0, max=limits.MAX_RETRIES), default=6,
+              show_default=True)
 @click.option("--allow-uncertified", is_flag=True,
               help="Run even if the certificate does not prove (F+1)-robustness (recorded).")
 @click.option("--certify-time-limit", type=float, default=60.0, show_default=True,
@@ -257,6 +261,8 @@ def run_command(
     the query completes; the summary table (IAA, FAA, BFTI, RA, H-Majority, weak/strong)
     is printed at the end and written to OUTPUT/summary.md.
     """
+    if not output:
+        raise ParameterError("-o is empty; name the results directory")
     topology, source = _topology(family, n, graph, fmt, directed, seed, certificate)
     spec = RunSpec(
         topology,

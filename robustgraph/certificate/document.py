@@ -26,6 +26,7 @@ from robustgraph.certificate.outcome import EXIT_CODES
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
+from robustgraph.limits import regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -122,8 +123,14 @@ class Certificate:
         return _json_text(self.to_dict(), "") + "\n"
 
     def dump(self, path: str | Path) -> None:
-        """Write :meth:`dumps` to ``path``."""
-        Path(path).write_text(self.dumps(), encoding="utf-8")
+        """Write :meth:`dumps` to ``path``; an ``OSError`` names the file (a failed ``write``
+        names none: ``-o /dev/full`` printed only ``[Errno 28] No space left on device``)."""
+        try:
+            Path(path).write_text(self.dumps(), encoding="utf-8")
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
 
     @classmethod
     def from_dict(cls, doc: Any) -> Certificate:
@@ -170,8 +177,9 @@ class Certificate:
 
     @classmethod
     def load(cls, path: str | Path) -> Certificate:
-        """Read a certificate file (missing file: ``FileNotFoundError``)."""
-        path = Path(path)
+        """Read a certificate file; ``CertificateError`` (exit 2) when it is missing or not a
+        regular file (a FIFO would block the read)."""
+        path = regular_file(path, error=CertificateError)
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
