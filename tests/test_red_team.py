@@ -97,6 +97,13 @@ def test_edge_ceiling_of_the_generators_that_had_none(tmp_path):
     assert "5,000,000,000 edges" in line
 
 
+def test_augment_has_the_design_ceiling(tmp_path):
+    path = tmp_path / "path.edges"
+    path.write_text("".join(f"{i} {i + 1}\n" for i in range(1500)))
+    line = assert_error(cli("augment", path, "--r", "2", "-o", tmp_path / "a.json"))
+    assert "n = 1,501 is over the ceiling of 1,000 nodes" in line
+
+
 def test_sweep_grid_of_a_million_cells_is_refused(tmp_path):
     """A 200-byte spec of six axes listed 10^6 cells before any check."""
     seeds = list(range(1000))
