@@ -182,6 +182,31 @@ def test_roster_json_error_quotes_a_long_label_briefly(work, tmp_path):
     assert "is not in the graph" in line and len(line) < 500, len(line)
 
 
+def test_json_task_file_errors_quote_briefly(tmp_path):
+    """A duplicate 100,000-character id, or an unknown field of that length, printed it whole."""
+    dup = tmp_path / "dup.jsonl"
+    record = json.dumps({"id": "z" * 100_000, "question": "q", "answer": "1"})
+    dup.write_text(record + "\n" + record + "\n")
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(json.dumps({"id": "a", "question": "q", "answer": "1", "k" * 100_000: 1}))
+    for path, what in ((dup, "duplicate id"), (odd, "unknown field")):
+        line = assert_error(cli(*RUN.replace("arith:2", f"jsonl:{path}").split(),
+                                "-o", tmp_path / "out"))
+        assert what in line and len(line) < 400, len(line)
+
+
+def test_certificate_json_problem_quotes_briefly(work, tmp_path):
+    """A certificate whose claim statement is 1 MB printed a 1 MB reason line."""
+    cert = tmp_path / "m.cert.json"
+    assert cli("certify", work / "merg7.json", "--r", "1", "-o", cert).exit_code == 0
+    doc = json.loads(cert.read_text())
+    doc["claims"][0]["statement"] = "x" * 1_000_000
+    cert.write_text(json.dumps(doc))
+    result = cli("verify", cert, work / "merg7.json")
+    assert result.exit_code == 1 and "statement" in result.stdout
+    assert max(map(len, result.stdout.splitlines())) < 500
+
+
 def test_every_error_line_is_clipped(capsys):
     """The last guard: whatever a message quotes, the line stays under MAX_MESSAGE (+ the
     prefix and the count of what was cut)."""

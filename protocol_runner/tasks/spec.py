@@ -103,7 +103,9 @@ def read_dataset(
             )
         task = adapter(record, where, index)
         if task.id in seen:
-            raise TaskFormatError(f"{where}: duplicate id {task.id!r} (first at {seen[task.id]})")
+            raise TaskFormatError(
+                f"{where}: duplicate id {limits.quote(task.id)} (first at {seen[task.id]})"
+            )
         seen[task.id] = where
         tasks.append(task)
     return TaskSet(tasks, name=f"{name}:{path}")

@@ -26,7 +26,7 @@ from robustgraph.certificate.outcome import EXIT_CODES
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
-from robustgraph.limits import regular_file
+from robustgraph.limits import quote, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -154,7 +154,7 @@ class Certificate:
         for i, (record, raw) in enumerate(zip(claims, doc["claims"], strict=True), 1):
             if raw["statement"] != record.claim.describe():
                 raise InvalidCertificate(
-                    f"claim {i}: statement {raw['statement']!r} does not describe the claim "
+                    f"claim {i}: statement {quote(raw['statement'])} does not describe the claim "
                     f"{record.claim.to_dict()}, which reads {record.claim.describe()!r}"
                 )
         g = doc["graph"]
