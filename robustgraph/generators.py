@@ -277,7 +277,8 @@ def k_circulant(n: int, k: int) -> Topology:
     Raises
     ------
     ParameterError
-        If n < 2 or k is outside 1..floor(n/2).
+        If n < 2 or k is outside 1..floor(n/2); or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
@@ -324,7 +325,8 @@ def preferential_attachment(n: int, r: int, s: int = 1, *, seed: SeedLike = 0) -
     Raises
     ------
     ParameterError
-        If r or s is out of range for n.
+        If r or s is out of range for n; or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
@@ -542,7 +544,8 @@ def random_k_in(n: int, k: int, *, seed: SeedLike = 0) -> Topology:
     Raises
     ------
     ParameterError
-        If n < 2 or k is outside 1..n-1.
+        If n < 2 or k is outside 1..n-1; or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
