@@ -55,6 +55,7 @@ from robustgraph.errors import ParameterError, RobustgraphError
 
 __all__ = [
     "EXECUTORS",
+    "WATCHDOG_INTERVAL_S",
     "CONNECT_TIMEOUT_ENV",
     "DEFAULT_CONNECT_TIMEOUT_S",
     "DISTRIBUTED_HINT",
@@ -262,6 +263,41 @@ class Executor(ABC):
         self.close()
 
 
+WATCHDOG_INTERVAL_S = 0.5
+"""How often a pool worker checks that the process that started it is still alive."""
+
+
+_watched_parent: int | None = None
+
+
+def _run_watched(parent: int, task: Task) -> Outcome:
+    """:func:`run_task` in a pool worker that first makes sure it ends with its parent: the
+    first call starts a daemon thread that ends this worker (``os._exit``) as soon as process
+    ``parent`` is gone.
+
+    A worker waits for tasks on a pipe it holds both ends of, so when the parent is killed
+    (``kill -9``, the OOM killer) nothing wakes it: the workers and, through them, the
+    ``multiprocessing`` resource tracker lived on for minutes. The parent's death shows as a new
+    parent id (the orphan is adopted by init or a subreaper); polling ``os.getppid`` works on
+    every platform, unlike Linux's ``PR_SET_PDEATHSIG``, which also fires when the *thread*
+    that started the worker ends. The tracker exits by itself once the workers, which hold its
+    pipe, are gone. The watch starts with the first task rather than in a pool initializer: an
+    initializer is unpickled, importing this module, while the worker starts up, which widened
+    the window in which a Ctrl-C to the process group printed a worker's traceback.
+    """
+    global _watched_parent
+    if _watched_parent is None:
+        _watched_parent = parent
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(WATCHDOG_INTERVAL_S)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="robustgraph-parent-watchdog", daemon=True).start()
+    return run_task(task)
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """Terminate ``pool``'s worker processes at once (Ctrl-C while tasks run).
 
@@ -281,7 +317,9 @@ class LocalExecutor(Executor):
     every platform). At most ``workers`` tasks are in flight at once, so when a worker process
     dies (a crash in native code, the OOM killer), only those tasks are suspects: each is
     re-run alone in a fresh pool, the one that kills its worker again is reported as failed, the
-    others complete, and the tasks not yet started go on in a fresh pool.
+    others complete, and the tasks not yet started go on in a fresh pool. A worker that has
+    received a task exits within :data:`WATCHDOG_INTERVAL_S` seconds of the death of this
+    process, however it died (``kill -9`` included).
 
     Notes
     -----
@@ -317,7 +355,7 @@ class LocalExecutor(Executor):
             while queue or running:
                 while queue and len(running) < self.workers:
                     task = queue.popleft()
-                    running[pool.submit(run_task, task)] = task
+                    running[pool.submit(_run_watched, os.getpid(), task)] = task
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     task = running.pop(future)
@@ -342,7 +380,7 @@ class LocalExecutor(Executor):
     def _alone(self, task: Task) -> Outcome:
         pool = self._pool(1)
         try:
-            return pool.submit(run_task, task).result()
+            return pool.submit(_run_watched, os.getpid(), task).result()
         except BrokenProcessPool:
             return Outcome(task.key, error="the worker process running this task died")
         except KeyboardInterrupt:

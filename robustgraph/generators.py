@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from robustgraph import limits
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 from solvers import registry
@@ -114,6 +115,11 @@ def _check_int(name: str, value: object, low: int, high: int | None = None, why:
     return value
 
 
+def _check_n(n: object, low: int, why: str = "", ceiling: int = limits.MAX_NODES) -> int:
+    """``n`` as an int of at least ``low`` nodes and at most ``ceiling`` (docs/cli.md, Limits)."""
+    return limits.at_most("n", _check_int("n", n, low, why=why), ceiling, " nodes")
+
+
 MAX_EDGES = 5_000_000
 """Most edges a generator builds: a Topology holds each edge in two Python sets (about 1 GiB)."""
 
@@ -171,7 +177,7 @@ def complete(n: int) -> Topology:
     LeBlanc, Zhang, Koutsoukos & Sundaram, "Resilient asymptotic consensus in robust networks",
     IEEE JSAC 31(4):766-781, 2013.
     """
-    n = _check_int("n", n, 1)
+    n = _check_n(n, 1)
     _check_size(f"complete({n})", n * (n - 1) // 2, MAX_EDGES, "edges")
     return _undirected(n, [(i, j) for i in range(n) for j in range(i + 1, n)])
 
@@ -239,7 +245,7 @@ def gamma_merg(n: int) -> Topology:
     arXiv:2507.00415, 2025; and "Construction of the sparsest maximally r-robust graphs",
     arXiv:2409.19465, 2024.
     """
-    n = _check_int("n", n, 2, why=" (a gamma-MERG needs two nodes)")
+    n = _check_n(n, 2, why=" (a gamma-MERG needs two nodes)")
     _check_size(f"gamma_merg({n})", gamma_merg_edge_count(n), MAX_EDGES, "edges")
     gamma = (n + 1) // 2
     if n % 2:
@@ -271,7 +277,8 @@ def k_circulant(n: int, k: int) -> Topology:
     Raises
     ------
     ParameterError
-        If n < 2 or k is outside 1..floor(n/2).
+        If n < 2 or k is outside 1..floor(n/2); or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
@@ -284,8 +291,9 @@ def k_circulant(n: int, k: int) -> Topology:
     in ``docs/theory.md`` (upper bound: two arcs of at least k+1 nodes each; lower bound: a
     closest pair x in S1, y in S2). O(n k) time.
     """
-    n = _check_int("n", n, 2)
+    n = _check_n(n, 2)
     k = _check_int("k", k, 1, n // 2, f" for n = {n} (each side holds at most floor(n/2) nodes)")
+    _check_size(f"k_circulant({n}, {k})", n * k, MAX_EDGES, "edges")
     edges = {(min(i, (i + d) % n), max(i, (i + d) % n)) for i in range(n) for d in range(1, k + 1)}
     return _undirected(n, sorted(edges))
 
@@ -317,7 +325,8 @@ def preferential_attachment(n: int, r: int, s: int = 1, *, seed: SeedLike = 0) -
     Raises
     ------
     ParameterError
-        If r or s is out of range for n.
+        If r or s is out of range for n; or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
@@ -335,11 +344,13 @@ def preferential_attachment(n: int, r: int, s: int = 1, *, seed: SeedLike = 0) -
     ----------
     LeBlanc, Zhang, Koutsoukos & Sundaram, IEEE JSAC 31(4), 2013, Theorem 5.
     """
-    n = _check_int("n", n, 1)
+    n = _check_n(n, 1, ceiling=limits.MAX_PA_NODES)
     r = _check_r(n, r)
     s = _check_int("s", s, 1, r, f" for r = {r} (the seed clique has 2r-1 = {2 * r - 1} nodes)")
-    rng = make_rng(seed)
     core = 2 * r - 1
+    count = core * (core - 1) // 2 + max(0, n - core) * (r + s - 1)
+    _check_size(f"preferential_attachment({n}, {r}, {s})", count, MAX_EDGES, "edges")
+    rng = make_rng(seed)
     edges = [(i, j) for i in range(core) for j in range(i + 1, core)]
     degree = np.full(n, core - 1, dtype=float)
     for v in range(core, n):
@@ -404,7 +415,7 @@ def erdos_renyi(n: int, p: float, *, seed: SeedLike = 0, directed: bool = False)
     P. Erdos & A. Renyi, "On random graphs I", Publicationes Mathematicae 6, 1959;
     E. N. Gilbert, "Random graphs", Annals of Mathematical Statistics 30(4), 1959.
     """
-    n = _check_int("n", n, 1)
+    n = _check_n(n, 1)
     if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= float(p) <= 1.0:
         raise ParameterError(f"p must be a probability in [0, 1], got {p!r}")
     pairs = n * (n - 1) if directed else n * (n - 1) // 2
@@ -494,9 +505,10 @@ def erdos_renyi_robust(
     H. Zhang, E. Fata & S. Sundaram, "A notion of robustness in complex networks",
     IEEE Trans. Control of Network Systems 2(3):310-320, 2015.
     """
-    n = _check_int("n", n, 2, why=" (r-robustness needs two nodes)")
+    n = _check_n(n, 2, why=" (r-robustness needs two nodes)")
     r = _check_r(n, r)
     max_attempts = _check_int("max_attempts", max_attempts, 1)
+    limits.at_most("max_attempts", max_attempts, limits.MAX_ATTEMPTS, " draws")
     p = robust_er_probability(n, r)
     rng = make_rng(seed)
     for attempt in range(1, max_attempts + 1):
@@ -532,7 +544,8 @@ def random_k_in(n: int, k: int, *, seed: SeedLike = 0) -> Topology:
     Raises
     ------
     ParameterError
-        If n < 2 or k is outside 1..n-1.
+        If n < 2 or k is outside 1..n-1; or n or the edge count is over its ceiling
+        (:mod:`robustgraph.limits`, :data:`MAX_EDGES`).
 
     Examples
     --------
@@ -548,8 +561,9 @@ def random_k_in(n: int, k: int, *, seed: SeedLike = 0) -> Topology:
     its nodes hears at least k - floor(n/2) + 1 nodes outside it. k = n - 1 is the complete
     digraph (r* = ceil(n/2)). O(n k) time. Proofs in ``docs/theory.md``.
     """
-    n = _check_int("n", n, 2)
+    n = _check_n(n, 2)
     k = _check_int("k", k, 1, n - 1, f" for n = {n} (a node can hear at most n-1 others)")
+    _check_size(f"random_k_in({n}, {k})", n * k, MAX_EDGES, "arcs")
     rng = make_rng(seed)
     arcs = []
     for v in range(n):

@@ -52,9 +52,9 @@ def test_a_directory_gets_one_certificate_per_graph_and_an_index(graphs, tmp_pat
     result = run("certify", "--batch", graphs, "--engines", REF, "--workers", "1", "-o", out)
     assert result.exit_code == 0, result.stderr
     index = index_of(out)
-    rows = {Path(row["file"]).name: row for row in index["graphs"]}
-    assert sorted(rows) == ["merg5.json", "merg7.graphml", "path4.txt"]  # not recursive
-    assert index["counts"] == {"proven": 3} and index["claims"] == [{"kind": "max"}]
+    rows = {Path(row["file"]).relative_to(graphs).as_posix(): row for row in index["graphs"]}
+    assert sorted(rows) == ["merg5.json", "merg7.graphml", "path4.txt", "sub/k4.g6"]  # recursive
+    assert index["counts"] == {"proven": 4} and index["claims"] == [{"kind": "max"}]
     for name, row in rows.items():
         topology = io.read(graphs / name)
         expected = certify(topology, Claim.maximum(), engines=REF).claims[0].values
@@ -98,7 +98,8 @@ def test_named_claims_set_the_verdicts_and_a_refutation_exits_1(graphs, tmp_path
     assert result.exit_code == 1
     index = json.loads(result.stdout)
     verdicts = {Path(r["file"]).name: r["status"] for r in index["graphs"]}
-    assert verdicts == {"merg5.json": "proven", "merg7.graphml": "proven", "path4.txt": "refuted"}
+    assert verdicts == {"merg5.json": "proven", "merg7.graphml": "proven", "path4.txt": "refuted",
+                        "k4.g6": "proven"}
     assert all(r["r"] is None for r in index["graphs"])  # no --max: no r* column
     cert = Certificate.load(out / "merg5.cert.json")
     assert cert.provenance["parameters"]["seed"] == 7
@@ -110,7 +111,7 @@ def test_rerunning_into_an_output_inside_the_source_ignores_the_outputs(graphs):
     for _ in range(2):
         result = run("certify", "--batch", graphs, "--engines", REF, "--workers", "1", "-o", out)
         assert result.exit_code == 0, result.stderr
-    assert len(index_of(out)["graphs"]) == 3
+    assert len(index_of(out)["graphs"]) == 4
 
 
 @pytest.mark.parametrize(

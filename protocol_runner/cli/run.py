@@ -37,7 +37,7 @@ from protocol_runner.run.runner import (
     seed_output,
 )
 from protocol_runner.run.topology_spec import FAMILIES, build_topology
-from robustgraph import io
+from robustgraph import io, limits
 from robustgraph.cli.common import emit, json_option, warn
 from robustgraph.errors import ParameterError
 
@@ -53,11 +53,14 @@ def _topology(
     if graph is not None:
         if n is not None:
             raise ParameterError("--n goes with --topology, not with --graph")
-        return io.read(graph, format=fmt, directed=directed), graph
+        topology = io.read(graph, format=fmt, directed=directed)
+        limits.at_most(f"{graph}: agents (nodes)", topology.n, limits.MAX_AGENTS)
+        return topology, graph
     if certificate is not None:
         raise ParameterError("--certificate goes with --graph FILE")
     if n is None:
         raise ParameterError(f"--topology {family} needs --n (the number of agents)")
+    limits.at_most("--n", n, limits.MAX_AGENTS, " agents")
     return build_topology(family, n, seed=seed), f"{family} n={n}"
 
 
@@ -198,8 +201,8 @@ Running the same command into the same -o resumes an interrupted run.
               help=f"Comma-separated, from {', '.join(PROTOCOLS)}.")
 @click.option("--tasks", "task_spec", default="arith:100", show_default=True,
               help="Task set spec (docs/tasks.md).")
-@click.option("--rounds", type=click.IntRange(min=0), default=6, show_default=True,
-              help="Rounds T after the initial answers.")
+@click.option("--rounds", type=click.IntRange(min=0, max=limits.MAX_ROUNDS), default=6,
+              show_default=True, help="Rounds T after the initial answers.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="The run's seed (default 0).")
 @click.option("--seeds", "seed_list", default=None, metavar="SEEDS",
@@ -221,13 +224,14 @@ Running the same command into the same -o resumes an interrupted run.
               "tasks are left out).")
 @click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0,
               help="simulated: artificial latency per call.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=64, show_default=True,
-              help="Queries and LLM calls in flight at most.")
+@click.option("--concurrency", type=click.IntRange(min=1, max=limits.MAX_CONCURRENCY),
+              default=64, show_default=True, help="Queries and LLM calls in flight at most.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
               show_default=True,
               help="Seconds per LLM call attempt; openai: to connect and per read of a reply "
               "(an attempt is capped at 10x).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--max-retries", type=click.IntRange(min=0, max=limits.MAX_RETRIES), default=6,
+              show_default=True)
 @click.option("--allow-uncertified", is_flag=True,
               help="Run even if the certificate does not prove (F+1)-robustness (recorded).")
 @click.option("--certify-time-limit", type=float, default=60.0, show_default=True,
@@ -287,6 +291,8 @@ def run_command(
     run of its own in OUTPUT/seed-S/ (a generated random graph is drawn per seed) and the
     summary in OUTPUT pools them.
     """
+    if not output:
+        raise ParameterError("-o is empty; name the results directory")
     if seed is not None and seed_list is not None:
         raise ParameterError("give --seed or --seeds, not both")
     seeds = parse_seeds(seed_list) if seed_list is not None else (seed or 0,)

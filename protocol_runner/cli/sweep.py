@@ -11,7 +11,7 @@ from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, run_sweep
 from protocol_runner.sweep.spec import load_spec
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli.common import emit, fail, json_option
-from robustgraph.errors import RobustgraphError
+from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.executors import EXECUTORS, make_executor
 
 __all__ = ["sweep_command"]
@@ -79,6 +79,8 @@ def sweep_command(
     FAA/BFTI figure to DIR/plots/.
     Progress over the whole grid is drawn on stderr.
     """
+    if not output:
+        raise ParameterError("-o is empty; name the sweep directory")
     spec = load_spec(spec_path)
     cells = spec.cells()
     if dry_run:

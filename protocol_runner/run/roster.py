@@ -36,6 +36,7 @@ from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.protocols.attacks import AttackSpec, parse_attack
 from protocol_runner.run import strict_yaml
 from robustgraph.errors import ParameterError
+from robustgraph.limits import quote, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -268,7 +269,7 @@ def _from_file(
             raise ParameterError(f"{path}: agent {k}: unknown fields {sorted(unknown)}")
         node = str(entry["node"])
         if node not in index:
-            raise ParameterError(f"{path}: agent {k}: node {node!r} is not in the graph")
+            raise ParameterError(f"{path}: agent {k}: node {quote(node)} is not in the graph")
         i = index[node]
         if i in placed:
             raise ParameterError(f"{path}: node {node!r} is listed twice")
@@ -346,8 +347,7 @@ def build_roster(
     path = Path(spec)
     looks_like_file = path.suffix.lower() in (".json", ".yaml", ".yml") or path.exists()
     if looks_like_file:
-        if not path.is_file():
-            raise ParameterError(f"roster file {spec} does not exist")
+        regular_file(path, label=f"roster file {spec}")
         return _from_file(topology, path, attack=attack_spec, models=models)
     return _from_counts(
         topology,

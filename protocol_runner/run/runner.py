@@ -71,6 +71,7 @@ from protocol_runner.tasks import Task, TaskSet, load_tasks
 from robustgraph import io
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
+from robustgraph.limits import clip, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -326,10 +327,11 @@ def _sim_config(path: str | None, independent: bool = False) -> SimConfig:
 def _read_sim_config(path: str | None) -> SimConfig:
     if path is None:
         return SimConfig()
+    file = regular_file(path, label=f"{path}: simulator config")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
-        raise ParameterError(f"{path}: cannot read simulator config: {exc}") from None
+        raise ParameterError(f"{path}: cannot read simulator config: {clip(exc)}") from None
     if not isinstance(data, dict):
         raise ParameterError(f"{path}: simulator config must be a JSON object")
     return SimConfig.from_mapping(data)
@@ -390,6 +392,14 @@ def _certificate_in(output: Path, topology: Topology) -> Path | None:
         return None
 
 
+def _has_results(output: Path) -> bool:
+    """Whether ``output`` holds a query result: a results file with anything in it."""
+    try:
+        return (output / RESULTS_FILE).stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
 def _differences(before: Any, identity: Mapping[str, Any]) -> str:
     """``", differing in: corpora, seed"``: the identity's keys whose values changed."""
     if not isinstance(before, Mapping):
@@ -419,7 +429,8 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         uncertified graphs; nothing is written.
     ParameterError
         Bad roster, tasks, protocols, corpus files (``CorpusError``); or ``output`` holds the
-        results of another run (another identity: e.g. other documents in a corpus).
+        results of another run (another identity: e.g. other documents in a corpus). A
+        directory another run prepared but that holds no result yet is taken over.
     CertificateError
         The given certificate is not a valid certificate of the graph.
     """
@@ -481,13 +492,17 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     run_id = _digest(identity)
     output = Path(spec.output)
     config_path = output / CONFIG_FILE
-    if config_path.is_file():
+    write_config = not config_path.is_file()
+    if not write_config:
         try:
             stored = json.loads(config_path.read_text(encoding="utf-8"))
             previous, before = stored.get("run_id"), stored.get("run")
         except (OSError, ValueError, AttributeError, RecursionError):
             previous, before = None, None
-        if previous != run_id:
+        # An attempt that failed before its first result (an unreachable --base-url) is
+        # replaced: only results make the directory another run's.
+        write_config = previous != run_id and not _has_results(output)
+        if previous != run_id and not write_config:
             raise ParameterError(
                 f"{output} holds the results of another run (run id {previous}, this one "
                 f"{run_id}{_differences(before, identity)}); choose another -o or remove it"
@@ -519,7 +534,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     if corpora is not None:
         config["corpus_files"] = corpora.files()
     output.mkdir(parents=True, exist_ok=True)
-    if not config_path.is_file():
+    if write_config:
         config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     certificate.dump(output / CERTIFICATE_FILE)
     io.write(topology, output / TOPOLOGY_FILE)

@@ -67,7 +67,9 @@ from protocol_runner.run import strict_yaml
 from protocol_runner.run.roster import PLACEMENTS, parse_roster_spec
 from protocol_runner.run.runner import BACKENDS
 from protocol_runner.run.topology_spec import FAMILIES
+from robustgraph import limits
 from robustgraph.errors import ParameterError
+from robustgraph.limits import quote, regular_file
 
 __all__ = [
     "AXES",
@@ -253,16 +255,20 @@ class _Checker:
             raise self.fail(f"grid.{axis}", "needs at least one value")
         return values
 
-    def integer(self, where: str, value: Any, least: int) -> int:
+    def integer(self, where: str, value: Any, least: int, most: int | None = None) -> int:
+        """``value`` as an integer of at least ``least`` and at most ``most`` (a ceiling of
+        :mod:`robustgraph.limits`)."""
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(where, f"expected an integer, got {value!r}")
+            raise self.fail(where, f"expected an integer, got {quote(value)}")
         if value < least:
             raise self.fail(where, f"must be >= {least}, got {value}")
+        if most is not None:
+            self.checked(where, value, lambda v: limits.at_most("the value", v, most))
         return value
 
     def text(self, where: str, value: Any) -> str:
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(where, f"expected a non-empty string, got {value!r}")
+            raise self.fail(where, f"expected a non-empty string, got {quote(value)}")
         return value.strip()
 
     def checked(self, where: str, value: Any, check: Callable[[Any], Any]) -> Any:
@@ -277,19 +283,20 @@ class _Checker:
         family, *parts = text.split(":")
         if family not in FAMILIES:
             known = ", ".join(FAMILIES)
-            raise self.fail(where, f"unknown topology family {family!r}; expected one of {known}")
+            raise self.fail(
+                where, f"unknown topology family {quote(family)}; expected one of {known}"
+            )
         for part in parts:
             key, eq, number = part.partition("=")
             if not eq or key not in FAMILIES[family] or not number:
                 allowed = ", ".join(sorted(FAMILIES[family])) or "no options"
-                raise self.fail(where, f"{family} takes {allowed}, got {part!r}")
+                raise self.fail(where, f"{family} takes {allowed}, got {quote(part)}")
         return text
 
     def roster(self, where: str, value: Any, sizes: list[int]) -> str:
         text = self.text(where, value)
         if Path(text).suffix.lower() in (".yaml", ".yml", ".json"):
-            if not Path(text).is_file():
-                raise self.fail(where, f"roster file {text!r} not found")
+            self.checked(where, text, lambda t: regular_file(t, label=f"roster file {quote(t)}"))
             return text
         size = sum(self.checked(where, text, parse_roster_spec).values())
         wrong = [n for n in sizes if n != size]
@@ -304,14 +311,14 @@ class _Checker:
     def backend(self, where: str, value: Any) -> dict[str, Any]:
         entry = {"kind": value} if isinstance(value, str) else value
         if not isinstance(entry, Mapping):
-            raise self.fail(where, f"expected a backend name or mapping, got {value!r}")
+            raise self.fail(where, f"expected a backend name or mapping, got {quote(value)}")
         kind = entry.get("kind")
         if kind not in BACKENDS:
-            raise self.fail(where, f"kind must be one of {', '.join(BACKENDS)}, got {kind!r}")
+            raise self.fail(where, f"kind must be one of {', '.join(BACKENDS)}, got {quote(kind)}")
         extra = sorted(set(entry) - _BACKEND_KEYS[kind])
         if extra:
             allowed = ", ".join(sorted(_BACKEND_KEYS[kind]))
-            raise self.fail(where, f"unknown key {extra[0]!r} for {kind}; allowed: {allowed}")
+            raise self.fail(where, f"unknown key {quote(extra[0])} for {kind}; allowed: {allowed}")
         if kind == "openai" and not (entry.get("base_url") and entry.get("model")):
             raise self.fail(where, "an openai backend needs base_url and model")
         if "reexecutor_model" in entry:
@@ -322,42 +329,44 @@ class _Checker:
         """``options.corpora``: corpus name -> JSONL file (``run --corpus NAME=PATH``)."""
         where = f"options.{_CORPORA}"
         if not isinstance(value, Mapping):
-            raise self.fail(where, f"expected a mapping name -> JSONL file, got {value!r}")
+            raise self.fail(where, f"expected a mapping name -> JSONL file, got {quote(value)}")
         out = {}
         for name, path in value.items():
             name = self.text(f"{where} key", name)
             text = self.text(f"{where}.{name}", path)
             if not Path(text).is_file():
-                raise self.fail(f"{where}.{name}", f"corpus file {text!r} not found")
+                raise self.fail(f"{where}.{name}", f"corpus file {quote(text)} not found")
             out[name] = text
         return dict(sorted(out.items()))
 
     def option(self, key: str, value: Any) -> Any:
         where = f"options.{key}"
-        if key in ("concurrency", "max_chars"):
+        if key == "concurrency":
+            return self.integer(where, value, 1, limits.MAX_CONCURRENCY)
+        if key == "max_chars":
             return self.integer(where, value, 1)
         if key == "resamples":
             return self.integer(where, value, 1)
         if key in ("allow_uncertified", "commit_gate", "plots"):
             if not isinstance(value, bool):
-                raise self.fail(where, f"expected true or false, got {value!r}")
+                raise self.fail(where, f"expected true or false, got {quote(value)}")
             return value
         if key == "certify_time_limit":
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
             ):
-                raise self.fail(where, f"expected seconds > 0 or null, got {value!r}")
+                raise self.fail(where, f"expected seconds > 0 or null, got {quote(value)}")
             return value
         if key == "adversary_nodes":
             if not isinstance(value, list):
-                raise self.fail(where, f"expected a list of node labels, got {value!r}")
+                raise self.fail(where, f"expected a list of node labels, got {quote(value)}")
             return [str(v) for v in value]
         if not isinstance(value, Mapping):
-            raise self.fail(where, f"expected a mapping such as {{eta: 0.1}}, got {value!r}")
+            raise self.fail(where, f"expected a mapping such as {{eta: 0.1}}, got {quote(value)}")
         unknown = sorted(set(value) - {"eta", "contributions", "judge_model"})
         if unknown:
             raise self.fail(
-                where, f"unknown key {unknown[0]!r}; allowed: eta, contributions, judge_model"
+                where, f"unknown key {quote(unknown[0])}; allowed: eta, contributions, judge_model"
             )
         self.checked(where, value, lambda v: CrSConfig(**v))
         return dict(sorted(value.items()))
@@ -366,7 +375,7 @@ class _Checker:
 def _unknown(check: _Checker, where: str, got: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = [k for k in got if k not in allowed]
     if extra:
-        raise check.fail(where, f"unknown key {extra[0]!r}; allowed: {', '.join(allowed)}")
+        raise check.fail(where, f"unknown key {quote(extra[0])}; allowed: {', '.join(allowed)}")
 
 
 def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
@@ -398,7 +407,10 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
     if missing:
         raise check.fail("grid", f"missing axis {missing[0]!r} (needed: {', '.join(_REQUIRED)})")
     axes: dict[str, tuple[Any, ...]] = {}
-    sizes = [check.integer(f"grid.n[{i}]", v, 1) for i, v in enumerate(check.values(grid, "n"))]
+    sizes = [
+        check.integer(f"grid.n[{i}]", v, 1, limits.MAX_AGENTS)
+        for i, v in enumerate(check.values(grid, "n"))
+    ]
     axes["n"] = tuple(sizes)
     axes["topology"] = tuple(
         check.topology(f"grid.topology[{i}]", v)
@@ -438,7 +450,8 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
         check.text(f"grid.tasks[{i}]", v) for i, v in enumerate(check.values(grid, "tasks"))
     )
     axes["rounds"] = tuple(
-        check.integer(f"grid.rounds[{i}]", v, 0) for i, v in enumerate(check.values(grid, "rounds"))
+        check.integer(f"grid.rounds[{i}]", v, 0, limits.MAX_ROUNDS)
+        for i, v in enumerate(check.values(grid, "rounds"))
     )
     axes["seed"] = tuple(
         check.integer(f"grid.seed[{i}]", v, 0) for i, v in enumerate(check.values(grid, "seed"))
@@ -455,7 +468,7 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
     for i, name in enumerate(protocols):
         if name not in PROTOCOLS:
             known = ", ".join(PROTOCOLS)
-            raise check.fail(f"protocols[{i}]", f"unknown protocol {name!r}; expected {known}")
+            raise check.fail(f"protocols[{i}]", f"unknown protocol {quote(name)}; expected {known}")
     if not protocols or len(set(protocols)) != len(protocols):
         raise check.fail("protocols", "name each protocol once, at least one")
     given = data.get("options") or {}
@@ -478,8 +491,23 @@ def parse_spec(data: Any, *, source: str = "spec") -> SweepSpec:
         if "reexecutor_model" in backend and not options["commit_gate"]:
             raise check.fail(f"grid.backend[{i}].reexecutor_model",
                              "goes with options.commit_gate: true")
+    _check_cells(check, axes, rosters)
     name = data.get("name", "")
     return SweepSpec(str(name), axes, rosters, tuple(protocols), options)
+
+
+def _check_cells(
+    check: _Checker, axes: Mapping[str, tuple[Any, ...]], rosters: Mapping[int, Any] | None
+) -> None:
+    """Refuse a grid of more than :data:`robustgraph.limits.MAX_SWEEP_CELLS` cells before
+    :meth:`SweepSpec.cells` lists them (six axes of 100 values are 10^12 cells)."""
+    count = sum(len(rs) for rs in rosters.values()) if rosters else len(axes["n"]) * len(
+        axes["roster"]
+    )
+    for axis in AXES:
+        if axis not in ("n", "roster"):
+            count *= len(axes[axis])
+    check.checked("grid", count, lambda c: limits.at_most("cells", c, limits.MAX_SWEEP_CELLS))
 
 
 def load_spec(path: str | Path) -> SweepSpec:
@@ -488,10 +516,12 @@ def load_spec(path: str | Path) -> SweepSpec:
     Raises
     ------
     SpecError
-        The file cannot be read or parsed, or the spec is malformed (see :func:`parse_spec`).
+        The file is not a regular file (a FIFO would block), cannot be read or parsed
+        (aliases that expand too far included), or the spec is malformed (see :func:`parse_spec`).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        file = regular_file(path, error=SpecError, label=f"{path}: cannot read the spec")
+        text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"{path}: cannot read the spec ({exc.strerror})") from None
     except UnicodeDecodeError:

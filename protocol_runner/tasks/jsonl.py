@@ -18,6 +18,7 @@ from protocol_runner.tasks.errors import TaskFormatError
 from protocol_runner.tasks.model import Task
 from protocol_runner.tasks.records import iter_records
 from protocol_runner.tasks.taskset import TaskSet
+from robustgraph.limits import quote
 
 __all__ = ["read_jsonl", "task_from_record", "task_to_record", "write_jsonl"]
 
@@ -55,10 +56,10 @@ def task_from_record(record: dict[str, Any], where: str) -> Task:
     """
     missing = [f for f in ("id", "question", "answer") if f not in record]
     if missing:
-        raise TaskFormatError(f"{where}: missing field {missing[0]!r}")
+        raise TaskFormatError(f"{where}: missing field {quote(missing[0])}")
     unknown = sorted(set(record) - set(_FIELDS))
     if unknown:
-        raise TaskFormatError(f"{where}: unknown field {unknown[0]!r}; expected {_FIELDS}")
+        raise TaskFormatError(f"{where}: unknown field {quote(unknown[0])}; expected {_FIELDS}")
     try:
         return Task(
             id=_text(record["id"], "id", where),
@@ -105,7 +106,9 @@ def read_jsonl(path: str | Path) -> TaskSet:
     for where, record in iter_records(path):
         task = task_from_record(record, where)
         if task.id in seen:
-            raise TaskFormatError(f"{where}: duplicate id {task.id!r} (first at {seen[task.id]})")
+            raise TaskFormatError(
+                f"{where}: duplicate id {quote(task.id)} (first at {seen[task.id]})"
+            )
         seen[task.id] = where
         tasks.append(task)
     return TaskSet(tasks, name=str(path))

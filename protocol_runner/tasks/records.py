@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
+from robustgraph.limits import regular_file
 
 __all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
 
@@ -119,6 +120,8 @@ def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     path = Path(path)
     if not path.exists():
         raise TaskFormatError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        regular_file(path, error=TaskFormatError)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
         if not files:

@@ -29,6 +29,7 @@ from protocol_runner.tasks.math_sets import gsm8k_task, math_task
 from protocol_runner.tasks.model import Task
 from protocol_runner.tasks.records import iter_records
 from protocol_runner.tasks.taskset import TaskSet
+from robustgraph import limits
 from robustgraph.errors import ParameterError
 
 __all__ = ["FORMATS", "load_tasks", "read_dataset"]
@@ -74,7 +75,8 @@ def read_dataset(
     Raises
     ------
     ParameterError
-        For an unknown format or a negative limit/offset.
+        For an unknown format, a negative limit/offset, or more than
+        :data:`robustgraph.limits.MAX_TASKS` tasks.
     TaskFormatError
         For an unreadable file or a malformed record (one line naming file and line), or a
         duplicate id.
@@ -84,6 +86,8 @@ def read_dataset(
         raise ParameterError(f"unknown task format {fmt!r}; expected one of {sorted(FORMATS)}")
     if (limit is not None and limit < 0) or offset < 0:
         raise ParameterError("limit and offset must be >= 0")
+    if limit is not None:
+        limits.at_most("limit", limit, limits.MAX_TASKS, " tasks")
     adapter = FORMATS[name]
     tasks: list[Task] = []
     seen: dict[str, str] = {}
@@ -92,9 +96,16 @@ def read_dataset(
             continue
         if limit is not None and len(tasks) >= limit:
             break
+        if len(tasks) == limits.MAX_TASKS:
+            raise ParameterError(
+                f"{path}: holds more than {limits.MAX_TASKS:,} tasks, the ceiling of a run "
+                f"({limits.DOCS}); give a LIMIT ({fmt}:{path}:LIMIT)"
+            )
         task = adapter(record, where, index)
         if task.id in seen:
-            raise TaskFormatError(f"{where}: duplicate id {task.id!r} (first at {seen[task.id]})")
+            raise TaskFormatError(
+                f"{where}: duplicate id {limits.quote(task.id)} (first at {seen[task.id]})"
+            )
         seen[task.id] = where
         tasks.append(task)
     return TaskSet(tasks, name=f"{name}:{path}")
@@ -174,7 +185,9 @@ def load_tasks(spec: str) -> TaskSet:
         if len(parts) != 1 or not parts[0]:
             raise ParameterError(f"task spec {spec!r}: expected arith:N[:seed=S][:terms=T][:max=M]")
         kwargs = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
-        tasks = generate_arith(_int(parts[0], "N", spec), **kwargs)
+        limits.at_most("max", kwargs.get("max_operand", 0), limits.MAX_OPERAND)
+        count = limits.at_most("arith: N", _int(parts[0], "N", spec), limits.MAX_TASKS, " tasks")
+        tasks = generate_arith(count, **kwargs)
         return TaskSet(tasks, name=spec)
     parts, options = _split_options(rest.split(":"), {"limit", "offset"}, spec)
     path = ":".join(parts)

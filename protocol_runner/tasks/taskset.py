@@ -7,6 +7,7 @@ from typing import overload
 
 from protocol_runner.tasks.errors import TaskFormatError
 from protocol_runner.tasks.model import Task
+from robustgraph.limits import quote
 
 __all__ = ["TaskSet"]
 
@@ -39,7 +40,7 @@ class TaskSet(Sequence[Task]):
         self._by_first_line: dict[str, list[Task]] = {}
         for task in self._tasks:
             if task.id in self._by_id:
-                raise TaskFormatError(f"{name or 'task set'}: duplicate task id {task.id!r}")
+                raise TaskFormatError(f"{name or 'task set'}: duplicate task id {quote(task.id)}")
             self._by_id[task.id] = task
             self._by_first_line.setdefault(_first_line(task.question), []).append(task)
 

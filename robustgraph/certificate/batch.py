@@ -57,13 +57,24 @@ def _is_graph(path: Path, fmt: str | None) -> bool:
     return True
 
 
+def _walk(root: Path) -> list[Path]:
+    """Every file under ``root``, recursively, without entering hidden folders or folder links
+    (``os.walk`` does not follow links by default)."""
+    found = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found.extend(Path(folder) / name for name in files)
+    return found
+
+
 def graph_files(source: str, *, fmt: str | None = None, exclude: Path | None = None) -> list[Path]:
     """The graph files ``source`` names, sorted: the files in a directory, or a glob's matches.
 
-    A directory contributes the files directly inside it whose extension is a graph format (any
-    file with ``fmt`` given); a glob (``**`` recurses) contributes its matching files. Files
-    named ``*.cert.json`` (certificates) and files under ``exclude`` (the output directory) are
-    left out.
+    A directory contributes the files in it and in its subfolders, recursively, whose extension
+    is a graph format (any file with ``fmt`` given); hidden folders (``.git``) and links to
+    folders are not entered (a link back up would loop). A glob (``**`` recurses) contributes
+    its matching files. Files named ``*.cert.json`` (certificates), files under ``exclude`` (the
+    output directory) and anything that is not a regular file (a FIFO) are left out.
 
     Raises
     ------
@@ -74,14 +85,15 @@ def graph_files(source: str, *, fmt: str | None = None, exclude: Path | None = N
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> for name in ("a.json", "a.cert.json", "b.g6", "notes.md"):
+    >>> (d / "sub").mkdir()
+    >>> for name in ("a.json", "a.cert.json", "b.g6", "notes.md", "sub/c.txt"):
     ...     _ = (d / name).write_text("")
-    >>> [p.name for p in graph_files(str(d))]
-    ['a.json', 'b.g6']
+    >>> [p.relative_to(d).as_posix() for p in graph_files(str(d))]
+    ['a.json', 'b.g6', 'sub/c.txt']
     """
     root = Path(source)
     if root.is_dir():
-        candidates = list(root.iterdir())
+        candidates = _walk(root)
     else:
         candidates = [Path(p) for p in glob.glob(source, recursive=True)]
     skip = exclude.resolve() if exclude is not None else None
@@ -258,6 +270,8 @@ def certify_batch(
     if not claims:
         raise ParameterError("certify --batch needs at least one claim")
     _check_options(options or {})
+    if not str(outdir):
+        raise ParameterError("the output directory is empty; name the directory to write")
     out = Path(outdir)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"{out}: not a directory (a batch writes its certificates into one)")

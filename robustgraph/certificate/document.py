@@ -25,6 +25,7 @@ from robustgraph.certificate.outcome import EXIT_CODES
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
+from robustgraph.limits import quote, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -158,11 +159,21 @@ class Certificate:
         return _json_text(self.to_dict(), "") + "\n"
 
     def dump(self, path: str | Path) -> None:
-        """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash)."""
+        """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash);
+        an ``OSError`` names the file (a failed ``write`` names none: ``-o /dev/full`` printed
+        only ``[Errno 28] No space left on device``)."""
         path = Path(path)
-        for name, data in self.files.items():
-            (path.parent / name).write_bytes(data)
-        path.write_text(self.dumps(), encoding="utf-8")
+        target = path
+        try:
+            for name, data in self.files.items():
+                target = path.parent / name
+                target.write_bytes(data)
+            target = path
+            path.write_text(self.dumps(), encoding="utf-8")
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
 
     @classmethod
     def from_dict(cls, doc: Any) -> Certificate:
@@ -186,7 +197,7 @@ class Certificate:
         for i, (record, raw) in enumerate(zip(claims, doc["claims"], strict=True), 1):
             if raw["statement"] != record.claim.describe():
                 raise InvalidCertificate(
-                    f"claim {i}: statement {raw['statement']!r} does not describe the claim "
+                    f"claim {i}: statement {quote(raw['statement'])} does not describe the claim "
                     f"{record.claim.to_dict()}, which reads {record.claim.describe()!r}"
                 )
             pairs = zip(record.checks, raw["checks"], strict=True)
@@ -224,8 +235,9 @@ class Certificate:
 
     @classmethod
     def load(cls, path: str | Path) -> Certificate:
-        """Read a certificate file (missing file: ``FileNotFoundError``)."""
-        path = Path(path)
+        """Read a certificate file; ``CertificateError`` (exit 2) when it is missing or not a
+        regular file (a FIFO would block the read)."""
+        path = regular_file(path, error=CertificateError)
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:

@@ -13,7 +13,7 @@ import click
 from robustgraph.certificate.batch import certify_batch, index_markdown
 from robustgraph.certificate.claims import Claim
 from robustgraph.cli.claim_options import claims_from_options
-from robustgraph.cli.common import emit
+from robustgraph.cli.common import cap_at_cores, emit
 from robustgraph.executors import EXECUTORS, make_executor
 
 __all__ = ["batch_options"]
@@ -102,7 +102,8 @@ def batch_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--workers",
             type=click.IntRange(min=1),
             default=None,
-            help="With --executor local: processes (default: one per CPU).",
+            callback=cap_at_cores,
+            help="With --executor local: processes (default and most: one per CPU).",
         ),
     ]
     for option in reversed(options):

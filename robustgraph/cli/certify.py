@@ -25,7 +25,14 @@ from robustgraph.certificate.verifier import VerifyReport
 from robustgraph.certificate.witness import witness_words
 from robustgraph.cli.batch import batch_options
 from robustgraph.cli.claim_options import claims_from_options
-from robustgraph.cli.common import check_output, emit, json_option, span, threads_option
+from robustgraph.cli.common import (
+    cap_at_cores,
+    check_output,
+    emit,
+    json_option,
+    span,
+    threads_option,
+)
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -317,7 +324,8 @@ Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
 )
 @click.option("--time-limit", type=float, default=None, help="Seconds per re-solved question.")
 @click.option(
-    "--threads", type=int, default=1, show_default=True, help="Solver threads for re-solving."
+    "--threads", type=int, default=1, show_default=True, callback=cap_at_cores,
+    help="Solver threads for re-solving (at most the CPU cores).",
 )
 @click.option(
     "--require-proven",

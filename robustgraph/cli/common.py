@@ -16,9 +16,11 @@ from typing import Any
 
 import click
 
+from robustgraph import limits
 from robustgraph.errors import ParameterError
 
 __all__ = [
+    "cap_at_cores",
     "check_output",
     "emit",
     "fail",
@@ -39,8 +41,11 @@ def ignore_further_interrupts() -> None:
 
 
 def fail(message: str, code: int = 2) -> None:
-    """Print ``robustgraph: error: <message>`` on stderr (one line) and exit with ``code``."""
-    one_line = " ".join(str(message).split())
+    """Print ``robustgraph: error: <message>`` on stderr (one line) and exit with ``code``.
+
+    The line is cut at :data:`robustgraph.limits.MAX_MESSAGE` characters: the last guard
+    against a message quoting a huge user value."""
+    one_line = limits.clip(" ".join(str(message).split()), limits.MAX_MESSAGE)
     click.echo(f"robustgraph: error: {one_line}", err=True)
     sys.exit(code)
 
@@ -74,11 +79,13 @@ def check_output(
     Raises
     ------
     ParameterError
-        The path is a directory, its parent is not an existing directory, a new file cannot be
-        created there, or it is the same file as one in ``keep``.
+        The path is empty or a directory, its parent is not an existing directory, a new file
+        cannot be created there, or it is the same file as one in ``keep``.
     GraphFormatError
         With ``graph``: the format cannot be told from the extension or ``format``.
     """
+    if not str(path):
+        raise ParameterError("the output path is empty; name the file to write")
     target = Path(path)
     if target.is_dir():
         raise ParameterError(f"{path}: is a directory; name the file to write")
@@ -107,6 +114,19 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+def cap_at_cores(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Click callback: a thread or worker count above this machine's cores becomes the number
+    of cores, with a warning. (``--threads 100000`` made HiGHS start 100,000 threads; it ran
+    past its time limit and aborted.) Counts below 1 are left to the command to refuse."""
+    if value is None:
+        return value
+    cores = limits.cores()
+    if value > cores:
+        warn(f"--{param.name} {value:,} is more than the {cores} CPU cores here; using {cores}")
+        return cores
+    return value
+
+
 def threads_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--threads`` option of the solving commands (``certify``, ``robustness``)."""
     return click.option(
@@ -114,7 +134,9 @@ def threads_option(func: Callable[..., Any]) -> Callable[..., Any]:
         type=int,
         default=1,
         show_default=True,
-        help="Solver threads; 2 or more: the portfolio races CP-SAT and HiGHS on two cores.",
+        callback=cap_at_cores,
+        help="Solver threads (at most the CPU cores); 2 or more: the portfolio races CP-SAT and "
+        "HiGHS on two cores.",
     )(func)
 
 

@@ -10,7 +10,7 @@ import click
 from robustgraph import generators as gen
 from robustgraph import io
 from robustgraph.cli.certify import certify_generated
-from robustgraph.cli.common import emit, json_option
+from robustgraph.cli.common import check_output, emit, json_option
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -192,7 +192,8 @@ def generate(
         "max_attempts": 1000 if max_attempts is None else max_attempts,
         "engine": gen.DEFAULT_ENGINE if engine is None else engine,
     }
-    file_format = io.resolve_format(output, fmt).name  # fail on a bad name before any work
+    check_output(output, graph=True, format=fmt)  # fail on a bad path or name before any work
+    file_format = io.resolve_format(output, fmt).name
     graph, guarantee, extra = _build(variant, n, opts)
     io.write(graph, output, format=file_format)
     parameters = {name: opts[name] for name in sorted(_USES[variant])}

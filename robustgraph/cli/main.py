@@ -84,7 +84,7 @@ class LazyGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             sys.exit(141)
         except OSError as exc:  # a path the user gave: missing, a directory, read-only, disk full
-            fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 2)
+            fail(f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror or str(exc), 2)
         except KeyboardInterrupt:
             ignore_further_interrupts()
             fail("interrupted", 130)

@@ -226,6 +226,7 @@ def design(
     D. Panagou, arXiv:2507.00415, 2025 (gamma-MERG).
     """
     bounds.check_target(n, r, s)
+    bounds.check_size(n, r, s, directed=directed)
     _check_cap(r, s, max_degree, n)
     if not time_limit > 0:
         raise ParameterError(f"time limit must be > 0 seconds, got {time_limit}")

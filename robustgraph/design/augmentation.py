@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from robustgraph import limits
 from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds
@@ -297,6 +298,7 @@ def augment(
     """
     n = topology.n
     bounds.check_target(n, r)
+    limits.at_most("n", n, limits.MAX_DESIGN_NODES, " nodes")  # the search's ceiling
     if max_degree is not None and (isinstance(max_degree, bool) or max_degree < r):
         raise ParameterError(
             f"max degree {max_degree} is below r = {r}: every node of an r-robust graph hears r"

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 
+from robustgraph import limits
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 
 __all__ = [
+    "check_size",
     "check_target",
     "construction_edges",
     "degree_lower_bound",
@@ -115,3 +117,22 @@ def reference_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> in
     if not directed and s == 1 and r == max_robustness(n):
         count = min(count, gamma_merg_edge_count(n))
     return count
+
+
+def check_size(n: int, r: int, s: int = 1, *, directed: bool = False) -> None:
+    """Raise ``ParameterError`` unless a design of this size fits the ceilings of
+    :mod:`robustgraph.limits`: at most ``MAX_DESIGN_NODES`` nodes, and a start construction of
+    at most ``MAX_DESIGN_EDGES`` edges (``n = 10,000,000`` ran for minutes before the search).
+    Call it after :func:`check_target`.
+
+    Examples
+    --------
+    >>> check_size(1000, 2)
+    >>> check_size(10**7, 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    solvers.errors.ParameterError: n = 10,000,000 is over the ceiling of 1,000 nodes ...
+    """
+    limits.at_most("n", n, limits.MAX_DESIGN_NODES, " nodes")
+    edges = reference_edges(n, r, s, directed=directed)
+    limits.at_most(f"the start's edges for n = {n}, r = {r}", edges, limits.MAX_DESIGN_EDGES)

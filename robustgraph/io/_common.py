@@ -20,6 +20,7 @@ from robustgraph.topology import Label, Topology
 
 __all__ = [
     "COMPRESSIONS",
+    "DROP_HINT",
     "LocatedEdge",
     "build",
     "build_from_text",
@@ -133,6 +134,15 @@ def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
     return {x: x for x in labels}
 
 
+DROP_HINT = (
+    "to drop such edges: robustgraph convert FILE CLEAN --drop-invalid, then use CLEAN; "
+    "Python: drop_invalid=True"
+)
+"""How to drop self-loops and repeated edges, true whichever command read the file: only
+``info`` and ``convert`` take ``--drop-invalid``, so the hint names ``convert``, which writes a
+clean copy any command reads."""
+
+
 def build(
     path: str | Path,
     nodes: Sequence[Label],
@@ -180,7 +190,7 @@ def build(
             continue
         if not drop_invalid:
             raise format_error(
-                path, f"{problem} (use --drop-invalid / drop_invalid=True to drop it)"
+                path, f"{problem} ({DROP_HINT})"
             )
         problems.append(problem)
     if problems:
