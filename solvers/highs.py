@@ -10,6 +10,7 @@ kLoadError, kModelError, kPresolveError, kSolveError, kPostsolveError -> invalid
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -39,12 +40,8 @@ _STOPPED = (
 
 
 def available() -> bool:
-    """True when ``highspy`` imports."""
-    try:
-        import highspy  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when ``highspy`` is installed (found, not imported)."""
+    return importlib.util.find_spec("highspy") is not None
 
 
 @contextmanager
