@@ -80,27 +80,41 @@ def pair_value_s(in_neighbors: Sequence[frozenset[int]], pair: Witness, r: int) 
 def source_components(in_neighbors: Sequence[frozenset[int]]) -> list[frozenset[int]]:
     """Strongly connected components that hear no node outside themselves.
 
+    A source component is the set of nodes every one of whose ancestors (nodes it hears, and
+    theirs) can also hear it back: node v is in one iff every ancestor of v has v as an
+    ancestor. Two such components never hear each other, so each refutes 1-robustness against
+    the other (LeBlanc et al. 2013: r* = 0 iff the graph has two).
+
     Notes
     -----
-    O(n + m) time (scipy's strong components).
-    """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
+    O(n (n + m)) time: one search over in-neighbours per node, in Python. Own code rather than
+    scipy's strong components because importing ``scipy.sparse.csgraph`` costs 0.3 s to 2 s on
+    the project's machine, far more than the search at the sizes above the subset DP.
 
+    Examples
+    --------
+    >>> source_components([frozenset({1}), frozenset({0}), frozenset({0})])  # 2 hears 0
+    [frozenset({0, 1})]
+    """
     n = len(in_neighbors)
-    if n == 0:
-        return []
-    rows = [j for i, s in enumerate(in_neighbors) for j in s]
-    cols = [i for i, s in enumerate(in_neighbors) for _ in s]
-    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    count, label = connected_components(graph, directed=True, connection="strong")
-    hears_outside = np.zeros(count, dtype=bool)
-    for i, s in enumerate(in_neighbors):
-        if any(label[j] != label[i] for j in s):
-            hears_outside[label[i]] = True
-    return [
-        frozenset(np.flatnonzero(label == c).tolist()) for c in range(count) if not hears_outside[c]
-    ]
+    ancestors = []
+    for v in range(n):
+        seen = {v}
+        stack = [v]
+        while stack:
+            for j in in_neighbors[stack.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        ancestors.append(seen)
+    found: list[frozenset[int]] = []
+    placed: set[int] = set()
+    for v in range(n):
+        if v not in placed and all(v in ancestors[u] for u in ancestors[v]):
+            component = frozenset(ancestors[v])
+            placed |= component
+            found.append(component)
+    return found
 
 
 def degree_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
