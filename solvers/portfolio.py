@@ -25,10 +25,14 @@ limit the result is ``bounded``. No solver package is imported before a model is
 
 from __future__ import annotations
 
-import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from solvers import exhaustive, heuristics, race, search
+from solvers import exhaustive
 from solvers.types import Request, Result
+
+if TYPE_CHECKING:
+    from solvers import search
 
 __all__ = [
     "NAME",
@@ -86,12 +90,14 @@ def solve(request: Request) -> Result:
     model is solved.
     """
     q = request.question
+    if request.n <= EXHAUSTIVE_N:
+        return _exhaustive(request)
+    from solvers import race, search  # the models and heuristics: only above the subset DP
+
     p = search.Progress(request, NAME, "strong", "portfolio")
-    if request.n < 2 or (q.about_s and q.r == 0):
+    if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
-    if request.n <= EXHAUSTIVE_N:
-        return _exhaustive(p)
     if q.about_s:
         _bounds_s(p)
     elif not search.quick_r(p) and not p.out_of_time():
@@ -118,19 +124,23 @@ def solve(request: Request) -> Result:
     return p.result(exact_engine=backend[0])
 
 
-def _exhaustive(p: search.Progress) -> Result:
-    start = time.perf_counter()
-    res = exhaustive.solve(p.request)
-    if res.witness is not None:
-        p.offer(res.witness)
-    p.prove_lower(res.lower)
-    p.steps.append(
-        {"step": "exhaustive", "value": res.value, "seconds": round(time.perf_counter() - start, 4)}
+def _exhaustive(request: Request) -> Result:
+    """The subset DP's result, as the portfolio's (its one step: ``exhaustive``)."""
+    res = exhaustive.solve(request)
+    step = {"step": "exhaustive", "value": res.value, "seconds": round(res.wall_time, 4)}
+    params = {"time_limit": request.time_limit, "threads": request.threads, "seed": request.seed}
+    return replace(
+        res,
+        engine=NAME,
+        formulation="strong",
+        engine_version=f"portfolio + {res.engine_version}",
+        params={**params, "steps": [step]},
     )
-    return p.result()
 
 
 def _bounds_s(p: search.Progress) -> None:
+    from solvers import heuristics
+
     nb = p.request.graph.in_neighbors
     r = p.request.question.r
     below = heuristics.search_r(nb, target=r, seed=p.request.seed)
