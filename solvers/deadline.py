@@ -28,9 +28,13 @@ class Deadline:
     at: float | None
 
     @classmethod
-    def after(cls, seconds: float | None) -> Deadline:
-        """The deadline ``seconds`` from now (None: no limit)."""
-        return cls(None if seconds is None else time.perf_counter() + seconds)
+    def after(cls, seconds: float | None, *, since: float | None = None) -> Deadline:
+        """The deadline ``seconds`` after ``since`` (a ``time.perf_counter`` reading; default
+        now), or no limit when ``seconds`` is None. A command passes the moment it started,
+        so that its own start-up (imports: seconds on a busy machine) counts too."""
+        if seconds is None:
+            return cls(None)
+        return cls((time.perf_counter() if since is None else since) + seconds)
 
     def left(self) -> float | None:
         """Seconds left (at least 0), or None without a limit."""
@@ -41,3 +45,4 @@ class Deadline:
     def passed(self) -> bool:
         """True once the deadline is reached."""
         return self.at is not None and time.perf_counter() >= self.at
+

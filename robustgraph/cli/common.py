@@ -19,6 +19,7 @@ import click
 from robustgraph.errors import ParameterError
 
 __all__ = [
+    "STARTED",
     "check_output",
     "emit",
     "fail",
@@ -28,6 +29,10 @@ __all__ = [
     "threads_option",
     "warn",
 ]
+
+STARTED = "robustgraph.started"
+"""Key of ``click.Context.meta``: the ``time.perf_counter()`` at which the command began (set by
+the group, before the command's imports), from which ``--time-limit`` deadlines count."""
 
 
 def ignore_further_interrupts() -> None:

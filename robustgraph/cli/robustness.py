@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from robustgraph import io
-from robustgraph.cli.common import emit, json_option, span, threads_option
+from robustgraph.cli.common import STARTED, emit, json_option, span, threads_option
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
@@ -242,7 +242,8 @@ def robustness(
     question that the deadline stops is reported with its proven bounds (status bounded).
     Exit status: 0 exact, 3 only bounded within --time-limit (as certify), 2 usage or input error.
     """
-    deadline = Deadline.after(time_limit)
+    started = click.get_current_context().meta.get(STARTED)  # the whole command's start
+    deadline = Deadline.after(time_limit, since=started)
     if time_limit is not None and not time_limit > 0:  # NaN too
         raise ParameterError(f"--time-limit must be positive, got {time_limit}")
     if threads < 1:
