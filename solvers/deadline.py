@@ -45,4 +45,3 @@ class Deadline:
     def passed(self) -> bool:
         """True once the deadline is reached."""
         return self.at is not None and time.perf_counter() >= self.at
-

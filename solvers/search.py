@@ -37,7 +37,6 @@ from solvers.milp_model import (
     pair_from_values,
     published_r,
     published_s,
-    smaller_first,
     strong_r,
     strong_s,
 )
@@ -503,16 +502,15 @@ def more_r(p: Progress) -> None:
 def published_slice(p: Progress, run: Runner, seconds: float) -> None:
     """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
 
-    The model is Usevitch & Panagou's (``milp_model.published_r``) with constraints that cut
-    off no optimum: ``lower <= t <= upper`` (both proven) and the swap symmetry broken by size;
-    the held witness is its hint. Its checked incumbent and its dual bound are kept
-    (:func:`absorb_published`). It settles sparse and low-r* graphs in a fraction of a second
-    where the strong model's infeasibility proof takes seconds (docs/performance.md).
+    The model is Usevitch & Panagou's (``milp_model.published_r``) with ``lower <= t <= upper``
+    (both proven, so no optimum is cut off); the held witness is its hint. Its checked
+    incumbent and its dual bound are kept (:func:`absorb_published`). It settles sparse and
+    low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
+    seconds (docs/performance.md).
     """
     model = published_r(p.request.graph.in_neighbors)
     t = next(i for i, v in enumerate(model.vars) if v.name == "t")
     model.add([(t, 1)], lb=p.lower, ub=p.upper)
-    smaller_first(model)
     if p.witness is not None:
         hint_pair(model, (p.witness.s1, p.witness.s2))
         model.hint[t] = p.upper
