@@ -27,7 +27,7 @@ Lower bounds on r*:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -281,12 +281,15 @@ def _clique_seeds(in_neighbors: Sequence[frozenset[int]], r: int):
             yield frozenset(clique)
 
 
-def extension_proves(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
+def extension_proves(
+    in_neighbors: Sequence[frozenset[int]], r: int, *, stop: Callable[[], bool] | None = None
+) -> bool:
     """True if the extension argument proves G r-robust.
 
     Two kinds of r-robust seed are tried: the cores of :func:`extension_cores` (checked by
     subset DP, smallest first), which G extends by construction, and maximal cliques of at least
     2r - 1 nodes, whose :func:`extension_closure` must then be all of V. False proves nothing.
+    ``stop``, once True, ends the search between seeds (False: nothing proven).
 
     Notes
     -----
@@ -299,12 +302,16 @@ def extension_proves(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
     if n < 2:  # by convention r* = 0 below two nodes
         return False
     for core in extension_cores(in_neighbors, r):
+        if stop is not None and stop():
+            return False
         index = {v: k for k, v in enumerate(sorted(core))}
         masks = [sum(1 << index[j] for j in in_neighbors[v] if j in index) for v in sorted(core)]
         if exhaustive.exact_r(masks)[0] >= r:
             return True
     covered: list[frozenset[int]] = []
     for clique in _clique_seeds(in_neighbors, r):
+        if stop is not None and stop():
+            return False
         if any(clique <= c for c in covered):
             continue  # its closure lies inside that closure, which fell short of V
         closure = extension_closure(in_neighbors, r, clique)

@@ -90,8 +90,10 @@ def _published_slices(p: search.Progress) -> None:
         left = p.remaining()
         if p.settled() or (left is not None and left <= 0) or not module.available():
             continue
+        module.load()  # the import is not the slice's: it counts against the deadline only
         versions.append(module.version())
         p.version = " + ".join(["portfolio", *versions])
+        left = p.remaining()
         search.published_slice(p, module.run, seconds if left is None else min(seconds, left / 4))
 
 

@@ -521,7 +521,8 @@ def _extension(p: Progress) -> bool:
     """Try the extension lower bound at the probe value; True when that settles the question."""
     target = p.request.question.target
     probe = target if target is not None else p.upper
-    if probe > p.lower and bounds.extension_proves(p.request.graph.in_neighbors, probe):
+    nb = p.request.graph.in_neighbors
+    if probe > p.lower and bounds.extension_proves(nb, probe, stop=p.out_of_time):
         p.prove_lower(probe)
     p.note("extension", probe=probe)
     return p.settled()
