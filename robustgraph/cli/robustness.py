@@ -242,18 +242,18 @@ def robustness(
     question that the deadline stops is reported with its proven bounds (status bounded).
     Exit status: 0 exact, 3 only bounded within --time-limit (as certify), 2 usage or input error.
     """
-    started = click.get_current_context().meta.get(STARTED)  # the whole command's start
-    deadline = Deadline.after(time_limit, since=started)
     if time_limit is not None and not time_limit > 0:  # NaN too
         raise ParameterError(f"--time-limit must be positive, got {time_limit}")
     if threads < 1:
         raise ParameterError(f"--threads must be at least 1, got {threads}")
     if rs_r is not None and rs_r < 0:
         raise ParameterError(f"--rs must be >= 0, got {rs_r}")
+    started = click.get_current_context().meta.get(STARTED)  # the whole command's start
+    deadline = Deadline.after(time_limit, since=started)
     models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
     options = dict(engine=engine, formulation=formulation, threads=threads, seed=seed)
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started  # total time: from the start
     with _Ticker(enabled=True) as ticker:
         ticker.set(f"r* with {engine}")
         listener = ticker.listener("r*", engine)
