@@ -8,14 +8,16 @@ robust networks", IEEE JSAC 31(4), 2013, on in-neighbours.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from robustgraph.certificate.claims import MODELS
 from robustgraph.certificate.records import WitnessPair
 from robustgraph.certificate.witness import witness_words
+from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 from solvers import registry
+from solvers.deadline import Deadline
 from solvers.types import Listener, Question, Request, Result
 
 __all__ = [
@@ -68,7 +70,8 @@ def max_r(
     formulation : {"strong", "published"}
         Model used by the cpsat, highs and cbc engines.
     time_limit : float, optional
-        Seconds; on expiry the result is ``bounded`` with the best proven bounds.
+        Seconds for the whole call (a wall-clock deadline: bounds, heuristics and solves share
+        it); on expiry the result is ``bounded`` with the best proven bounds.
     threads : int
         Solver threads.
     seed : int
@@ -205,6 +208,7 @@ class Tolerance:
 def tolerances(
     topology: Topology,
     *,
+    models: Sequence[str] = TOLERANCE_MODELS,
     r_result: Result | None = None,
     engine: str = "portfolio",
     formulation: str = "strong",
@@ -226,8 +230,15 @@ def tolerances(
 
     Parameters
     ----------
+    models : sequence of str
+        Which tolerances to report, from :data:`TOLERANCE_MODELS` (default: all three). Only
+        ``wmsr-total`` asks more than r*: leave it out to pay for r* alone.
     r_result : Result, optional
         A result of :func:`max_r` to reuse; computed when absent.
+    time_limit : float, optional
+        Seconds for the whole call (one deadline: r*, then the F-total questions, each given
+        what is left). A question the deadline stops leaves proven bounds; none is started
+        after the deadline.
     on_question : callable, optional
         Called with each question before it is solved (progress reporting); what it returns,
         if not None, is that solve's listener (``solvers.types.Request.listener``).
@@ -235,32 +246,52 @@ def tolerances(
     Returns
     -------
     dict
-        ``{"sac": Tolerance, "wmsr-local": Tolerance, "wmsr-total": Tolerance}``.
+        One :class:`Tolerance` per asked model, in the order of :data:`TOLERANCE_MODELS`.
+
+    Raises
+    ------
+    ParameterError
+        An unknown model name, or none.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> k5 = Topology.from_networkx(nx.complete_graph(5))
+    >>> {m: t.value for m, t in tolerances(k5, models=["sac", "wmsr-local"]).items()}
+    {'sac': 2, 'wmsr-local': 1}
     """
+    unknown = [m for m in models if m not in TOLERANCE_MODELS]
+    if unknown or not models:
+        what = f"unknown tolerance model {unknown[0]!r}" if unknown else "no tolerance model"
+        raise ParameterError(f"{what}; choose from {', '.join(TOLERANCE_MODELS)}")
+    deadline = Deadline.after(time_limit)
 
     def ask(question: Question) -> Result:
         listener = on_question(question) if on_question is not None else None
-        return _solve(topology, question, engine, formulation, time_limit, threads, seed, listener)
+        left = deadline.left()
+        return _solve(topology, question, engine, formulation, left, threads, seed, listener)
 
     if r_result is None:
         r_result = ask(Question.max_r())
     r_lo, r_hi = r_result.lower, r_result.upper
-    lo = (r_lo - 1) // 2 if r_lo >= 1 else -1
-    hi = r_hi - 1
-    while lo < hi:  # invariant: F_total >= lo proven, F_total <= hi proven
-        f = (lo + hi + 1) // 2
-        holds = ask(Question.is_rs_robust(f + 1, f + 1)).holds
-        if holds is None:
-            break
-        if holds:
-            lo = f
-        else:
-            hi = f - 1
-    return {
+    found = {
         "sac": Tolerance("sac", r_lo - 1, r_hi - 1),
         "wmsr-local": Tolerance("wmsr-local", (r_lo - 1) // 2, (r_hi - 1) // 2),
-        "wmsr-total": Tolerance("wmsr-total", lo, hi),
     }
+    if "wmsr-total" in models:
+        lo = (r_lo - 1) // 2 if r_lo >= 1 else -1
+        hi = r_hi - 1
+        while lo < hi and not deadline.passed():  # F_total >= lo and <= hi, both proven
+            f = (lo + hi + 1) // 2
+            holds = ask(Question.is_rs_robust(f + 1, f + 1)).holds
+            if holds is None:
+                break
+            if holds:
+                lo = f
+            else:
+                hi = f - 1
+        found["wmsr-total"] = Tolerance("wmsr-total", lo, hi)
+    return {m: found[m] for m in TOLERANCE_MODELS if m in models}
 
 
 def describe_witness(topology: Topology, result: Result) -> str | None:

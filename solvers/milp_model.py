@@ -50,6 +50,8 @@ __all__ = [
     "strong_r",
     "strong_s",
     "pair_from_values",
+    "smaller_first",
+    "hint_pair",
     "Outcome",
     "OUTCOMES",
 ]
@@ -232,7 +234,7 @@ def published_s(in_neighbors: Sequence[frozenset[int]], r: int) -> Model:
     return m
 
 
-def _smaller_first(m: Model) -> None:
+def smaller_first(m: Model) -> None:
     """Swap symmetry: S1 is the smaller set, ``sum y1 <= sum y2``.
 
     Any pair can be swapped to satisfy it. On dense graphs, where the sets of a witness are
@@ -301,11 +303,11 @@ def strong_r(
                 m.add(heard, lb=need[k] + int(c.complete), enforce=[(u[k], 1)])
             if need[k] + 1 > smallest:
                 m.add([(yc, 1) for yc in y], lb=need[k] + 1, enforce=[(u[k], 1)])
-    _smaller_first(m)
+    smaller_first(m)
     if maximal:
         _maximal_classes(m, classes, deg, probe)
     if hint is not None:
-        _hint_pair(m, hint)
+        hint_pair(m, hint)
     return m
 
 
@@ -354,18 +356,18 @@ def strong_s(
             # y is exact: a counted member has at least r in-neighbours outside its set
             m.add([(b[j], 1) for j in in_neighbors[i]], ub=deg[i] - r, enforce=[(y[i], 1)])
     m.add([(yi, 1) for yi in y1 + y2], ub=probe - 1)
-    _smaller_first(m)
+    smaller_first(m)
     if maximal:  # a free node could join a set as one more unreachable member, lowering |X|
         singletons = [TwinClass((i,), False, tuple(sorted(in_neighbors[i]))) for i in range(n)]
         _maximal_classes(m, singletons, deg, r)
     if hint is not None:
-        for y, side in zip((y1, y2), _hint_pair(m, hint), strict=True):
+        for y, side in zip((y1, y2), hint_pair(m, hint), strict=True):
             for i in range(n):
                 m.hint[y[i]] = int(i in side and len(in_neighbors[i] - side) >= r)
     return m
 
 
-def _hint_pair(
+def hint_pair(
     m: Model, pair: tuple[frozenset[int], frozenset[int]]
 ) -> tuple[frozenset[int], frozenset[int]]:
     """Hint the class counts with ``pair`` (smaller set first); returns the pair."""

@@ -1,11 +1,15 @@
-"""Engine registry: names to solve functions, with availability checks and one dispatch point."""
+"""Engine registry: names to solve functions, with availability checks and one dispatch point.
+
+The built-in engines are imported when first used (:func:`_lazy`), so naming them costs nothing:
+a command that answers with the subset DP never imports the model adapters.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solvers import cbc, cpsat, exhaustive, highs, portfolio
 from solvers.errors import ParameterError, SolverUnavailable
 from solvers.types import Request, Result
 
@@ -31,14 +35,26 @@ def register(engine: Engine) -> Engine:
     return engine
 
 
-for _name, _module, _about in (
-    ("portfolio", portfolio, "bounds, subset DP, CP-SAT for the gap (threads >= 2: a race)"),
-    ("exhaustive", exhaustive, "subset DP, exact, n <= 24"),
-    ("cpsat", cpsat, "OR-Tools CP-SAT, published or strong model"),
-    ("highs", highs, "HiGHS MIP via highspy, published or strong"),
-    ("cbc", cbc, "CBC via PuLP, published or strong model"),
+def _lazy(module: str) -> tuple[Callable[[Request], Result], Callable[[], bool]]:
+    """``solve`` and ``available`` of ``module``, which is imported on the first call."""
+
+    def solve(request: Request) -> Result:
+        return importlib.import_module(module).solve(request)
+
+    def available() -> bool:
+        return importlib.import_module(module).available()
+
+    return solve, available
+
+
+for _name, _about in (
+    ("portfolio", "subset DP, bounds, published slice, strong model (threads >= 2: a race)"),
+    ("exhaustive", "subset DP, exact, n <= 26"),
+    ("cpsat", "OR-Tools CP-SAT, published or strong model"),
+    ("highs", "HiGHS MIP via highspy, published or strong"),
+    ("cbc", "CBC via PuLP, published or strong model"),
 ):
-    register(Engine(_name, _module.solve, _module.available, _about))
+    register(Engine(_name, *_lazy(f"solvers.{_name}"), _about))
 
 
 def engine_names() -> list[str]:

@@ -33,6 +33,7 @@ from solvers.milp_model import (
     FORMULATIONS,
     Model,
     Outcome,
+    hint_pair,
     pair_from_values,
     published_r,
     published_s,
@@ -49,6 +50,9 @@ __all__ = [
     "finish",
     "Progress",
     "initial_r",
+    "quick_r",
+    "more_r",
+    "published_slice",
     "strong_r_loop",
     "strong_s_loop",
     "strong_r_model",
@@ -440,21 +444,22 @@ def _absorb_probe(p: Progress, model: Model, probe: int, out: Outcome) -> bool:
 def initial_r(p: Progress) -> None:
     """Cheap proven bounds on r*, cheapest first, each noted in ``p.steps``, until settled.
 
-    Rooted check (exact for r* = 0), degree and halves witnesses, the spectral lower bound
-    (undirected), the extension lower bound at the probe value (the asked r, or the upper
-    bound), a vertex-cut witness, the heuristic witness search, and the extension bound again
-    if the heuristic lowered the upper bound (``solvers.bounds``, ``solvers.heuristics``).
-    When at most n/2 twin classes exist, the witness searches are skipped: the strong model
-    over class counts is then small and settles the question faster than they would.
+    :func:`quick_r`, then :func:`more_r` (``solvers.bounds``, ``solvers.heuristics``).
     """
+    if not quick_r(p):
+        more_r(p)
+
+
+def quick_r(p: Progress) -> bool:
+    """The bounds that cost O(n^3) at most: rooted check (exact for r* = 0), degree and halves
+    witnesses, the spectral lower bound (undirected). True when they settle the question."""
     g = p.request.graph
     nb = g.in_neighbors
-    target = p.request.question.target
     sources = bounds.source_components(nb)
     if len(sources) >= 2:
         p.offer((sources[0], sources[1]))
         p.note("rooted", sources=len(sources))
-        return
+        return p.settled()
     p.prove_lower(1)
     for name, found in (("degree", bounds.degree_pair(nb)), ("halves", bounds.halves_pair(nb))):
         p.offer(found[1])
@@ -462,7 +467,19 @@ def initial_r(p: Progress) -> None:
     if not g.directed:
         p.prove_lower(bounds.spectral_lower(nb, False))
         p.note("spectral")
-    if p.settled() or _extension(p):
+    return p.settled()
+
+
+def more_r(p: Progress) -> None:
+    """The dearer bounds, each only while time is left: the extension lower bound at the probe
+    value (the asked r, or the upper bound), a vertex-cut witness, the heuristic witness search
+    (stopped at the time limit), and the extension bound again if the heuristic lowered the
+    upper bound. When at most n/2 twin classes exist, the witness searches are skipped: the
+    strong model over class counts is then small and settles the question faster than they
+    would."""
+    nb = p.request.graph.in_neighbors
+    target = p.request.question.target
+    if p.settled() or p.out_of_time() or _extension(p) or p.out_of_time():
         return
     if len(twin_classes(nb)) <= len(nb) // 2:
         p.note("twins")  # the count model is small: witness searches would cost more than it
@@ -471,22 +488,41 @@ def initial_r(p: Progress) -> None:
     if cut is not None:
         p.offer(cut[1])
         p.note("vertex-cut", value=cut[0])
-    if p.settled():
+    if p.settled() or p.out_of_time():
         return
     before = p.upper
-    found = heuristics.search_r(nb, target=target, seed=p.request.seed)
+    found = heuristics.search_r(nb, target=target, seed=p.request.seed, stop=p.out_of_time)
     if found is not None:
         p.offer(found[1])
         p.note("heuristic", value=found[0])
-    if not p.settled() and p.upper < before and target is None:
+    if not p.settled() and p.upper < before and target is None and not p.out_of_time():
         _extension(p)
+
+
+def published_slice(p: Progress, run: Runner, seconds: float) -> None:
+    """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
+
+    The model is Usevitch & Panagou's (``milp_model.published_r``) with ``lower <= t <= upper``
+    (both proven, so no optimum is cut off); the held witness is its hint. Its checked
+    incumbent and its dual bound are kept (:func:`absorb_published`). It settles sparse and
+    low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
+    seconds (docs/performance.md).
+    """
+    model = published_r(p.request.graph.in_neighbors)
+    t = next(i for i, v in enumerate(model.vars) if v.name == "t")
+    model.add([(t, 1)], lb=p.lower, ub=p.upper)
+    if p.witness is not None:
+        hint_pair(model, (p.witness.s1, p.witness.s2))
+        model.hint[t] = p.upper
+    absorb_published(p, model, _call(p, run, model, None, seconds))
 
 
 def _extension(p: Progress) -> bool:
     """Try the extension lower bound at the probe value; True when that settles the question."""
     target = p.request.question.target
     probe = target if target is not None else p.upper
-    if probe > p.lower and bounds.extension_proves(p.request.graph.in_neighbors, probe):
+    nb = p.request.graph.in_neighbors
+    if probe > p.lower and bounds.extension_proves(nb, probe, stop=p.out_of_time):
         p.prove_lower(probe)
     p.note("extension", probe=probe)
     return p.settled()
@@ -517,11 +553,18 @@ def long_search(
     ``attempt`` k seeds it with the request's seed + k, so a second search explores other
     starts than the first. Reads only ``p.request``, so a racer may run it outside the race's
     lock (``solvers.race``); the pair it returns is unchecked: pass it to
-    :func:`keep_long_search`. ``stop``, once True, ends the search early with its best pair.
+    :func:`keep_long_search`. ``stop``, once True, ends the search early with its best pair;
+    so does the end of ``seconds`` (the search sizes its runs by a per-move time measured on an
+    idle machine, which a busy one can exceed several times over).
     """
     seed = p.request.seed + attempt
     nb = p.request.graph.in_neighbors
-    return heuristics.long_search_r(nb, seconds, seed=seed, stop=stop)
+    end = time.perf_counter() + seconds
+
+    def over() -> bool:
+        return time.perf_counter() >= end or (stop is not None and stop())
+
+    return heuristics.long_search_r(nb, seconds, seed=seed, stop=over)
 
 
 def keep_long_search(p: Progress, found: tuple[int, Witness] | None, **info: Any) -> None:

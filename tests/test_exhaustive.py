@@ -57,5 +57,40 @@ def test_decisions_and_disconnected():
 
 
 def test_refuses_large_graphs():
-    with pytest.raises(SolverUnavailable, match="n <= 24"):
-        solve(Topology.from_edges([], nodes=range(25)), Question.max_r())
+    with pytest.raises(SolverUnavailable, match=f"n <= {exhaustive.MAX_N}"):
+        solve(Topology.from_edges([], nodes=range(exhaustive.MAX_N + 1)), Question.max_r())
+
+
+@settings(max_examples=25, deadline=None)
+@given(topologies(max_n=10))
+def test_max_r_matches_definition_across_words(t):
+    """n = 7..10: the bitsets span several 64-bit words (passes above the word, reversal)."""
+    res = solve(t, Question.max_r())
+    assert res.value == naive_max_r(t)
+
+
+@settings(max_examples=40, deadline=None)
+@given(topologies(max_n=16), st.integers(0, 5))
+def test_every_question_agrees_with_the_subset_minimum(t, r):
+    """Up to 16 nodes, against the plain subset-minimum transform written out in the test:
+    r* = min over S1 of max(reach(S1), min over nonempty S2 within V minus S1 of reach(S2))."""
+    import numpy as np
+
+    n = t.n
+    if n < 2:
+        return
+    nb = t.in_neighbors
+    sets = np.arange(1 << n)
+    member = (sets[:, None] >> np.arange(n)) & 1 == 1
+    masks = np.array([sum(1 << j for j in s) for s in nb])
+    outside = np.bitwise_count(masks[None, :] & ~sets[:, None])
+    reach = np.where(member, outside, 0).max(axis=1)
+    best = reach.copy()
+    best[0] = n + 1
+    for i in range(n):
+        pairs = best.reshape(-1, 2, 1 << i)
+        pairs[:, 1, :] = np.minimum(pairs[:, 1, :], pairs[:, 0, :])
+    total = np.maximum(reach, best[(1 << n) - 1 - sets])
+    assert solve(t, Question.max_r()).value == int(total[1:-1].min())
+    decided = solve(t, Question.is_r_robust(r))
+    assert decided.holds is (int(total[1:-1].min()) >= r)

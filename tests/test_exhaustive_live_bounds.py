@@ -1,9 +1,9 @@
-"""Live bounds of the exhaustive engine (``Request.listener``, solvers/exhaustive.py): upper bounds
-from the pairs the subset-minimum transform holds between its passes, a lower bound only at the
-end; every told interval contains the final value, and listening never changes the answer."""
+"""Live bounds of the exhaustive engine (``Request.listener``, solvers/exhaustive.py): for an r
+question, the bounds each probe of the binary search proves (an upper bound only with its checked
+pair), then the value; for an s question, the value at the end. Every told interval contains the
+final value, and listening never changes the answer."""
 
 import networkx as nx
-import pytest
 from conftest import topologies
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,15 +23,13 @@ class _Heard:
 
 
 def _assert_honest(calls: list[tuple[int, int, str]], res: Result) -> None:
-    """Monotone bounds, each interval containing the final value, the lower bound proven only
-    at the end, and the last call the result's bounds."""
+    """Monotone bounds, each interval containing the final value, the last call the result's."""
     assert calls, "the listener heard nothing"
     lowers = [c[0] for c in calls]
     uppers = [c[1] for c in calls]
     assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True), calls
     assert all(lo <= res.lower and res.upper <= up for lo, up, _ in calls), (calls, res)
     assert calls[-1] == (res.lower, res.upper, "done"), calls
-    assert all(lo == 0 for lo, _, _ in calls[:-1]), calls  # nothing ruled out before the end
 
 
 def _question(draw_kind: str, r: int, s: int) -> Question:
@@ -50,14 +48,12 @@ def _question(draw_kind: str, r: int, s: int) -> Question:
     st.integers(0, 4),
     st.integers(0, 9),
 )
-def test_every_pass_tells_only_proven_bounds_and_listening_changes_nothing(t, kind, r, s):
-    """With every pass reported (spacing 0), on random graphs and digraphs of up to 9 nodes."""
+def test_every_probe_tells_only_proven_bounds_and_listening_changes_nothing(t, kind, r, s):
+    """On random graphs and digraphs of up to 9 nodes, every question kind."""
     q = _question(kind, r, s)
     plain = exhaustive.solve(Request(t, q))
     heard = _Heard()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(exhaustive, "_REPORT_SPACING", 0.0)
-        res = exhaustive.solve(Request(t, q, listener=heard))
+    res = exhaustive.solve(Request(t, q, listener=heard))
     assert (res.lower, res.upper, res.witness, res.status) == (
         plain.lower,
         plain.upper,
@@ -67,26 +63,16 @@ def test_every_pass_tells_only_proven_bounds_and_listening_changes_nothing(t, ki
     _assert_honest(heard.calls, res)
 
 
-def test_the_upper_bound_falls_pass_by_pass_to_the_value(monkeypatch):
-    """A k-in digraph where the complement splits are far from s*_1: the passes bring the
-    bound down in several steps, each from a checked pair."""
-    monkeypatch.setattr(exhaustive, "_REPORT_SPACING", 0.0)
-    t = random_k_in(16, 3, seed=1)
-    heard = _Heard()
-    res = exhaustive.solve(Request(t, Question.max_s(1), listener=heard))
-    _assert_honest(heard.calls, res)
-    uppers = [up for _, up, _ in heard.calls]
-    assert heard.calls[0][2] == "complement splits"
-    assert uppers[0] > res.value and len(set(uppers)) >= 3, heard.calls
-    assert any(text.startswith("subset DP pass ") for _, _, text in heard.calls)
-
-
-def test_with_the_default_spacing_a_dense_graph_hears_its_splits_then_the_value():
+def test_the_binary_search_moves_both_bounds_before_the_end():
+    """A dense graph: probes below r* raise the lower bound, probes above it lower the upper
+    bound, before the final call."""
     t = Topology.from_networkx(nx.gnp_random_graph(18, 0.5, seed=0))
     heard = _Heard()
     res = exhaustive.solve(Request(t, Question.max_r(), listener=heard))
     _assert_honest(heard.calls, res)
-    assert heard.calls[0][2] == "complement splits"
+    during = heard.calls[:-1]
+    assert any(0 < lo for lo, _, _ in during), heard.calls
+    assert any(up < (t.n + 1) // 2 for _, up, _ in during), heard.calls
 
 
 def test_a_raising_listener_is_dropped_and_changes_nothing():
@@ -97,22 +83,22 @@ def test_a_raising_listener_is_dropped_and_changes_nothing():
         calls.append(text)
         raise RuntimeError("display bug")
 
-    plain = exhaustive.solve(Request(t, Question.max_s(1)))
-    res = exhaustive.solve(Request(t, Question.max_s(1), listener=broken))
+    plain = exhaustive.solve(Request(t, Question.max_r()))
+    res = exhaustive.solve(Request(t, Question.max_r(), listener=broken))
     assert len(calls) == 1
     assert (res.value, res.witness) == (plain.value, plain.witness)
 
 
 def test_the_portfolio_on_a_small_graph_passes_them_on_monotone_to_its_result():
-    """The portfolio answers n <= 18 with the subset DP: its listener hears the DP's bounds,
-    then the portfolio's own final call."""
+    """The portfolio answers small graphs with the subset DP: its listener hears the DP's
+    bounds, then the portfolio's own final call."""
     t = Topology.from_networkx(nx.gnp_random_graph(14, 0.3, seed=5, directed=True))
     heard = _Heard()
-    res = registry.solve(Request(t, Question.max_s(1), listener=heard), "portfolio")
+    res = registry.solve(Request(t, Question.max_r(), listener=heard), "portfolio")
     assert res.lower == res.upper
     lowers = [c[0] for c in heard.calls]
     uppers = [c[1] for c in heard.calls]
     assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True), heard.calls
     assert all(lo <= res.value <= up for lo, up, _ in heard.calls)
     assert heard.calls[-1][:2] == (res.value, res.value)
-    assert heard.calls[0][2] == "complement splits"  # the DP's first bound reached it
+    assert any(text == "subset DP" for _, _, text in heard.calls)

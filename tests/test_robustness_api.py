@@ -10,6 +10,7 @@ from hypothesis import given, settings
 
 from robustgraph import io
 from robustgraph.cli import main
+from robustgraph.errors import ParameterError
 from robustgraph.robustness import (
     describe_witness,
     is_r_robust,
@@ -39,6 +40,66 @@ def test_tolerances_match_their_definitions(t):
     assert tol["sac"].value == r - 1
     assert tol["wmsr-local"].value == (r - 1) // 2
     assert tol["wmsr-total"].value == _f_total_by_definition(t)
+    chosen = tolerances(t, models=["wmsr-local", "sac"])
+    assert list(chosen) == ["sac", "wmsr-local"]  # the order of TOLERANCE_MODELS
+    assert {m: v.value for m, v in chosen.items()} == {"sac": r - 1, "wmsr-local": (r - 1) // 2}
+
+
+def test_tolerances_without_f_total_ask_only_r(monkeypatch):
+    """models without wmsr-total: one question (max_r), none of (F+1, F+1)-robustness."""
+    from robustgraph import robustness
+
+    asked = []
+    monkeypatch.setattr(robustness.registry, "solve", _recording(robustness.registry.solve, asked))
+    t = Topology.from_networkx(nx.complete_graph(6))
+    tolerances(t, models=["sac", "wmsr-local"])
+    assert [q.kind for q in asked] == ["max_r"]
+    asked.clear()
+    tolerances(t)
+    assert asked[0].kind == "max_r" and {q.kind for q in asked[1:]} == {"is_rs_robust"}
+
+
+def _recording(solve, asked):
+    def record(request, engine="portfolio"):
+        asked.append(request.question)
+        return solve(request, engine)
+
+    return record
+
+
+def test_tolerances_refuse_unknown_models():
+    t = Topology.from_networkx(nx.complete_graph(4))
+    with pytest.raises(ParameterError, match="unknown tolerance model 'bft'"):
+        tolerances(t, models=["bft"])
+    with pytest.raises(ParameterError, match="no tolerance model"):
+        tolerances(t, models=[])
+
+
+def test_tolerances_time_limit_is_one_deadline_for_the_call(monkeypatch):
+    """Every question gets what is left of one deadline, and none starts after it: a fake
+    engine that spends 0.3 s per question under a 0.5 s limit gets at most two questions."""
+    import time
+
+    from robustgraph import robustness
+    from solvers.types import Result
+
+    limits = []
+
+    def slow(request, engine="portfolio"):
+        limits.append(request.time_limit)
+        time.sleep(0.3)
+        q = request.question
+        lower, upper = (0, 3) if q.kind == "max_r" else (0, request.n)
+        return Result(q, Status.BOUNDED, lower, upper, None, "fake", None, 0.3)
+
+    monkeypatch.setattr(robustness.registry, "solve", slow)
+    t = Topology.from_networkx(nx.complete_graph(8))
+    start = time.perf_counter()
+    tol = tolerances(t, time_limit=0.5)
+    assert time.perf_counter() - start < 0.9
+    assert limits[0] <= 0.5 and all(b < a for a, b in zip(limits, limits[1:], strict=False))
+    assert len(limits) <= 2
+    assert tol["wmsr-total"].lower <= tol["wmsr-total"].upper
 
 
 def test_decisions_and_values_on_known_graphs():
@@ -81,7 +142,11 @@ def test_cli_text_output(graph_file):
     assert out.exit_code == 0, out.output
     assert "r* = 1  [exact" in out.stdout
     assert "witness: S1 = {n" in out.stdout
-    assert "sac F = 0" in out.stdout and "wmsr-total F = 0" in out.stdout
+    assert "sac F = 0" in out.stdout and "wmsr-local F = 0" in out.stdout
+    assert "wmsr-total F" not in out.stdout and "--tolerance wmsr-total or --all" in out.stdout
+    for extra in (["--all"], ["--tolerance", "wmsr-total"]):
+        out = CliRunner().invoke(main, ["robustness", graph_file, *extra])
+        assert out.exit_code == 0 and "wmsr-total F = 0" in out.stdout, out.output
 
 
 def test_cli_json_output(graph_file):
@@ -91,6 +156,7 @@ def test_cli_json_output(graph_file):
     assert doc["r"]["value"] == 1 and doc["r"]["status"] == "exact"
     assert set(doc["r"]["witness"]) == {"S1", "S2"}
     assert doc["tolerances"]["wmsr-local"]["F"] == 0
+    assert set(doc["tolerances"]) == {"sac", "wmsr-local"}
 
 
 def test_cli_reports_bounded_results_with_exit_3(tmp_path):
@@ -104,12 +170,36 @@ def test_cli_reports_bounded_results_with_exit_3(tmp_path):
     assert doc["r"]["lower"] <= doc["r"]["upper"]
 
 
+def test_cli_time_limit_is_one_deadline_for_the_command(tmp_path, monkeypatch):
+    """r*, s* and the F-total question (K_6: r* = 3, F-total in 1..2) all get what is left of
+    the one --time-limit."""
+    from robustgraph import robustness
+
+    graph_file = str(tmp_path / "k6.edgelist")
+    io.write(Topology.from_networkx(nx.complete_graph(6)), graph_file)
+    limits = []
+    solve = robustness.registry.solve
+
+    def record(request, engine="portfolio"):
+        limits.append(request.time_limit)
+        return solve(request, engine)
+
+    monkeypatch.setattr(robustness.registry, "solve", record)
+    out = CliRunner().invoke(
+        main, ["robustness", graph_file, "--rs", "1", "--all", "--time-limit", "30"]
+    )
+    assert out.exit_code == 0, out.output
+    assert len(limits) >= 3 and limits[0] <= 30
+    assert all(b <= a for a, b in zip(limits, limits[1:], strict=False)), limits
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
         (["--threads", "0"], "--threads"),
         (["--time-limit", "-1"], "--time-limit"),
         (["--rs", "-2"], "--rs"),
+        (["--tolerance", "bft"], "--tolerance"),
     ],
 )
 def test_cli_usage_errors_are_one_line_exit_2(graph_file, args, message):
@@ -124,7 +214,7 @@ def test_cli_missing_file_and_big_graph_on_exhaustive(tmp_path):
     path = tmp_path / "big.edgelist"
     io.write(Topology.from_networkx(nx.cycle_graph(30)), path)
     out = CliRunner().invoke(main, ["robustness", str(path), "--engine", "exhaustive"])
-    assert out.exit_code == 2 and "n <= 24" in out.stderr
+    assert out.exit_code == 2 and "n <= 26" in out.stderr
 
 
 def test_an_upper_bound_at_ceil_n_over_2_still_carries_a_checked_witness():

@@ -21,6 +21,7 @@ from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
 from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.topology import Topology
 from solvers import registry
+from solvers.deadline import Deadline
 from solvers.types import Listener, Question, Request
 
 __all__ = [
@@ -99,7 +100,10 @@ def certify(
     formulation : str
         ``published`` or ``strong``, for the MILP/CP engines.
     time_limit : float, optional
-        Seconds per engine per question; a question not settled in time is ``undecided``.
+        Seconds for the whole call (one deadline): every engine run of every question gets
+        what is left of it, so a question asked after the deadline gets no time and its
+        engines report the bounds they prove at once. A claim not settled in time is
+        ``undecided`` with its proven bounds.
     threads : int
         Solver threads.
     seed : int
@@ -163,11 +167,13 @@ def certify(
     if threads < 1:
         raise ParameterError(f"threads must be >= 1, got {threads}")
 
+    deadline = Deadline.after(time_limit)
+
     def request(question: Question) -> Request:
         return Request(
             topology,
             question,
-            time_limit=time_limit,
+            time_limit=deadline.left(),
             threads=threads,
             formulation=formulation,
             seed=seed,

@@ -75,7 +75,7 @@ def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | No
         q = check.question
         return f"{head}: {witness_words(topology, q, check.witness, q.target)}"
     if record.verdict == "undecided":
-        limit = "" if time_limit is None else f" within {time_limit:g} s per question"
+        limit = "" if time_limit is None else f" within the {time_limit:g} s limit"
         bounds = f"{check.lower} <= {check.bound_on} <= {check.upper}"
         return f"{head}{limit}: {bounds} ({_runs_text(record)})"
     return f"{head} ({_runs_text(record)})"
@@ -196,7 +196,12 @@ written); 2 usage or input error.
     show_default=True,
     help="MILP/CP model for cpsat, highs and cbc.",
 )
-@click.option("--time-limit", type=float, default=None, help="Seconds per engine per question.")
+@click.option(
+    "--time-limit",
+    type=float,
+    default=None,
+    help="Seconds for the whole command (every question and engine shares one deadline).",
+)
 @click.option(
     "--proof",
     type=click.Choice(PROOF_MODES),

@@ -20,6 +20,7 @@ from robustgraph import limits
 from robustgraph.errors import ParameterError
 
 __all__ = [
+    "STARTED",
     "cap_at_cores",
     "check_output",
     "emit",
@@ -30,6 +31,10 @@ __all__ = [
     "threads_option",
     "warn",
 ]
+
+STARTED = "robustgraph.started"
+"""Key of ``click.Context.meta``: the ``time.perf_counter()`` at which the command began (set by
+the group, before the command's imports), from which ``--time-limit`` deadlines count."""
 
 
 def ignore_further_interrupts() -> None:

@@ -95,7 +95,7 @@ def _common_options(func: Any) -> Any:
             "--certify-time-limit",
             type=float,
             default=None,
-            help="Seconds per engine per question for the certificate.",
+            help="Seconds for the certificate (one deadline for all its questions).",
         ),
         click.option(
             "-o", "--output", required=True, type=click.Path(dir_okay=False), help="Graph file."

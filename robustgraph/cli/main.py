@@ -10,12 +10,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
 from typing import Any
 
 import click
 
 from robustgraph import __version__
-from robustgraph.cli.common import fail, ignore_further_interrupts
+from robustgraph.cli.common import STARTED, fail, ignore_further_interrupts
 from robustgraph.errors import RobustgraphError
 
 __all__ = ["COMMANDS", "LazyGroup", "main"]
@@ -70,6 +71,7 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
+        ctx.meta.setdefault(STARTED, time.perf_counter())  # before the command's module loads
         try:
             return super().invoke(ctx)
         except RobustgraphError as exc:

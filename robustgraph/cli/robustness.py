@@ -1,21 +1,26 @@
 """``robustgraph robustness``: exact r* (and s*_r), proven bounds, tolerances, witness in words.
 
-Exit codes: 0 when every printed quantity is exact, 1 when a time limit left one only bounded,
+By default it answers r* and the tolerances that follow from r* alone (SAC: F = r* - 1; W-MSR
+under the F-local model: F = floor((r* - 1) / 2)); the F-total tolerance of W-MSR, which takes
+further (F+1, F+1)-robustness questions, only with ``--tolerance wmsr-total`` or ``--all``, and
+s* only with ``--rs R``. ``--time-limit T`` is one deadline for the whole command.
+
+Exit codes: 0 when every printed quantity is exact, 3 when the deadline left one only bounded,
 2 on a usage or input error.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from robustgraph import io
-from robustgraph.cli.common import emit, json_option, span, threads_option
+from robustgraph.cli.common import STARTED, emit, json_option, span, threads_option
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
@@ -26,6 +31,7 @@ from robustgraph.robustness import (
     tolerances,
 )
 from robustgraph.topology import Topology
+from solvers.deadline import Deadline
 from solvers.registry import engine_names
 from solvers.types import Listener, Question, Result, Status
 
@@ -41,10 +47,12 @@ class _Ticker:
     """
 
     def __init__(self, enabled: bool):
-        from rich.console import Console
+        self.enabled = enabled and sys.stderr.isatty()  # off a terminal: rich is not imported
+        if self.enabled:
+            from rich.console import Console
 
-        self.console = Console(stderr=True)
-        self.enabled = enabled and self.console.is_terminal
+            self.console = Console(stderr=True)
+            self.enabled = self.console.is_terminal
         self.text = ""
         self.start = time.perf_counter()
         self._stop = threading.Event()
@@ -69,6 +77,8 @@ class _Ticker:
         """
         if not self.enabled:
             return None
+
+        from rich.markup import escape
 
         def show(lower: int, upper: int, text: str) -> None:
             bounds = f"= {lower}" if lower == upper else f"in {lower}..{upper}"
@@ -149,11 +159,10 @@ def _render(
         words = describe_witness(topology, res)
         if words:
             click.echo(f"  witness: {words}")
-    parts = [
-        f"{m} F = {span(tol[m].lower, tol[m].upper)} ({tol[m].requirement})"
-        for m in TOLERANCE_MODELS
-    ]
-    click.echo("tolerated F: " + "; ".join(parts))
+    parts = [f"{m} F = {span(t.lower, t.upper)} ({t.requirement})" for m, t in tol.items()]
+    left = [m for m in TOLERANCE_MODELS if m not in tol]
+    more = f"  [{', '.join(left)}: --tolerance {left[0]} or --all]" if left else ""
+    click.echo("tolerated F: " + "; ".join(parts) + more)
     click.echo(f"total time: {seconds:.3g} s")
 
 
@@ -182,7 +191,22 @@ def _render(
     show_default=True,
     help="Model for cpsat, highs and cbc (published: Usevitch & Panagou 2020).",
 )
-@click.option("--time-limit", type=float, default=None, help="Seconds per question.")
+@click.option(
+    "--tolerance",
+    "asked",
+    type=click.Choice(TOLERANCE_MODELS),
+    multiple=True,
+    help="Also report this tolerance (repeatable); sac and wmsr-local are always reported.",
+)
+@click.option(
+    "--all", "every", is_flag=True, help="Every tolerance, the F-total one (wmsr-total) too."
+)
+@click.option(
+    "--time-limit",
+    type=float,
+    default=None,
+    help="Seconds for the whole command; what it stops is reported as proven bounds.",
+)
 @threads_option
 @click.option(
     "--seed",
@@ -197,6 +221,8 @@ def robustness(
     fmt: str | None,
     directed: bool | None,
     rs_r: int | None,
+    asked: tuple[str, ...],
+    every: bool,
     engine: str,
     formulation: str,
     time_limit: float | None,
@@ -210,7 +236,10 @@ def robustness(
     r* is the largest r for which the graph is r-robust (LeBlanc et al. 2013, on in-neighbours:
     an arc u -> v means v hears u). The witness is a pair of node sets, neither of which is
     (r*+1)-reachable. With --rs R, also s*: the largest s with (R, s)-robustness.
-    Tolerated F: sac (F+1)-robust, wmsr-local (2F+1)-robust, wmsr-total (F+1, F+1)-robust.
+    Tolerated F: sac (F+1)-robust and wmsr-local (2F+1)-robust, from r* alone; wmsr-total
+    (F+1, F+1)-robust, which asks more questions, with --tolerance wmsr-total or --all.
+    --time-limit T bounds the whole command: every solve shares what is left of T, and a
+    question that the deadline stops is reported with its proven bounds (status bounded).
     Exit status: 0 exact, 3 only bounded within --time-limit (as certify), 2 usage or input error.
     """
     if time_limit is not None and not time_limit > 0:  # NaN too
@@ -219,20 +248,30 @@ def robustness(
         raise ParameterError(f"--threads must be at least 1, got {threads}")
     if rs_r is not None and rs_r < 0:
         raise ParameterError(f"--rs must be >= 0, got {rs_r}")
+    started = click.get_current_context().meta.get(STARTED)  # the whole command's start
+    deadline = Deadline.after(time_limit, since=started)
+    models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
-    options = dict(
-        engine=engine, formulation=formulation, time_limit=time_limit, threads=threads, seed=seed
-    )
-    start = time.perf_counter()
+    options = dict(engine=engine, formulation=formulation, threads=threads, seed=seed)
+    start = time.perf_counter() if started is None else started  # total time: from the start
     with _Ticker(enabled=True) as ticker:
         ticker.set(f"r* with {engine}")
-        r_res = max_r(topology, **options, listener=ticker.listener("r*", engine))
+        listener = ticker.listener("r*", engine)
+        r_res = max_r(topology, **options, time_limit=deadline.left(), listener=listener)
         s_res = None
         if rs_r is not None:
             ticker.set(f"s* for r = {rs_r} with {engine}")
             listener = ticker.listener(f"s* for r = {rs_r}", engine)
-            s_res = max_s(topology, rs_r, **options, listener=listener)
-        tol = tolerances(topology, r_result=r_res, on_question=ticker.asking(engine), **options)
+            left = deadline.left()
+            s_res = max_s(topology, rs_r, **options, time_limit=left, listener=listener)
+        tol = tolerances(
+            topology,
+            models=[m for m in TOLERANCE_MODELS if m in models],
+            r_result=r_res,
+            on_question=ticker.asking(engine),
+            time_limit=deadline.left(),
+            **options,
+        )
     seconds = time.perf_counter() - start
     data = {
         "file": file,

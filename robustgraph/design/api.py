@@ -200,7 +200,7 @@ def design(
     engines : str or tuple of str
         Engines for the certificate.
     certify_time_limit : float, optional
-        Seconds per engine per question for the certificate.
+        Seconds for the certificate (one deadline for all its questions).
     progress : callable, optional
         Receives one-line progress messages.
 

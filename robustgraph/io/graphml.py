@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from xml.parsers import expat
-from xml.sax.saxutils import quoteattr
 
 from robustgraph.io._common import (
     LocatedEdge,
@@ -159,6 +158,8 @@ def read_graphml(
 
 def write_graphml(topology: Topology, path: str | Path) -> None:
     """Write GraphML with node ids equal to the labels (as text), as networkx does."""
+    from xml.sax.saxutils import quoteattr  # imports urllib.request: only when writing
+
     name = [str(x) for x in topology.labels]
     for label, text in zip(topology.labels, name, strict=True):
         if any(not c.isprintable() for c in text):

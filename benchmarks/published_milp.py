@@ -1,0 +1,92 @@
+"""The published MILP for r* (Usevitch & Panagou, Automatica 111, 2020), written from the paper.
+
+    min t  s.t.  L b_k <= t 1 (k = 1, 2),  1 <= 1'b_k <= n - 1,  b_1 + b_2 <= 1,  b binary,
+
+with the in-Laplacian L = D_in - A_in (row i: node i's in-neighbours). Solved by CP-SAT with one
+worker or HiGHS with one thread. Reads a node-link JSON graph; prints r* and the solve seconds.
+Independent of robustgraph: only json, ortools or highspy.
+
+    python published.py GRAPH.json {cpsat,highs}
+"""
+
+import json
+import sys
+import time
+
+
+def in_neighbours(path):
+    doc = json.load(open(path))
+    nodes = [v["id"] for v in doc["nodes"]]
+    index = {v: i for i, v in enumerate(nodes)}
+    nbrs = [set() for _ in nodes]
+    key = "edges" if "edges" in doc else "links"
+    for e in doc[key]:
+        u, v = index[e["source"]], index[e["target"]]
+        nbrs[v].add(u)
+        if not doc.get("directed", False):
+            nbrs[u].add(v)
+    return nbrs
+
+
+def cpsat(nbrs):
+    from ortools.sat.python import cp_model
+
+    n = len(nbrs)
+    m = cp_model.CpModel()
+    b = [[m.new_bool_var(f"b{k}_{i}") for i in range(n)] for k in range(2)]
+    t = m.new_int_var(0, n, "t")
+    for k in range(2):
+        m.add(sum(b[k]) >= 1)
+        m.add(sum(b[k]) <= n - 1)
+        for i in range(n):  # (L b_k)_i = d_i b_ki - sum_{j in N_i} b_kj <= t
+            m.add(len(nbrs[i]) * b[k][i] - sum(b[k][j] for j in nbrs[i]) <= t)
+    for i in range(n):
+        m.add(b[0][i] + b[1][i] <= 1)
+    m.minimize(t)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    status = solver.solve(m)
+    assert status == cp_model.OPTIMAL, solver.status_name(status)
+    return round(solver.objective_value)
+
+
+def highs(nbrs):
+    import highspy
+    import numpy as np
+
+    n = len(nbrs)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    inf = highspy.kHighsInf
+    nv = 2 * n + 1  # b_1 (0..n-1), b_2 (n..2n-1), t (2n)
+    lower = np.zeros(nv)
+    upper = np.ones(nv)
+    upper[-1] = n
+    cost = np.zeros(nv)
+    cost[-1] = 1
+    h.addVars(nv, lower, upper)
+    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
+    h.changeColsIntegrality(
+        nv, np.arange(nv, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * nv)
+    )
+    for k in range(2):
+        base = k * n
+        idx = np.arange(base, base + n, dtype=np.int32)
+        h.addRow(1, n - 1, n, idx, np.ones(n))
+        for i in range(n):
+            cols = [base + i] + [base + j for j in nbrs[i]] + [2 * n]
+            vals = [len(nbrs[i])] + [-1.0] * len(nbrs[i]) + [-1.0]
+            h.addRow(-inf, 0, len(cols), np.array(cols, dtype=np.int32), np.array(vals))
+    for i in range(n):
+        h.addRow(-inf, 1, 2, np.array([i, n + i], dtype=np.int32), np.array([1.0, 1.0]))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal, h.getModelStatus()
+    return round(h.getInfo().objective_function_value)
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    graph, engine = sys.argv[1], sys.argv[2]
+    r = {"cpsat": cpsat, "highs": highs}[engine](in_neighbours(graph))
+    print(json.dumps({"r": r, "seconds": round(time.perf_counter() - start, 4)}))
