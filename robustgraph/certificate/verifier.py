@@ -20,6 +20,7 @@ from robustgraph.certificate.outcome import (
 )
 from robustgraph.certificate.records import Check, ClaimRecord, Run, aggregate
 from robustgraph.certificate.witness import witness_problem
+from robustgraph.graphs import as_topology
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Question, Request
@@ -195,6 +196,7 @@ def verify(
     -----
     Without re-solving: O(sum over checks of (n + m)) time.
     """
+    topology = as_topology(topology)  # a networkx/igraph graph or edge list too
     checked = ["schema"]
     binding = _binding_problem(cert, topology)
     if binding:

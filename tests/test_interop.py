@@ -1,0 +1,144 @@
+"""networkx and igraph objects everywhere: the public API takes them and answers in their labels.
+
+Every public function that takes a graph goes through ``robustgraph.graphs.as_topology``; these
+tests call the API as a networkx or igraph user would and compare with the Topology answers.
+"""
+
+from __future__ import annotations
+
+import json
+
+import igraph as ig
+import networkx as nx
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robustgraph as rg
+from robustgraph.cli import main
+from robustgraph.errors import GraphFormatError, ParameterError
+from robustgraph.graphs import as_topology
+from robustgraph.topology import Topology
+from solvers.witness import refutes_r
+
+
+def _labelled_path() -> nx.Graph:
+    return nx.relabel_nodes(nx.path_graph(5), {i: f"n{i}" for i in range(5)})
+
+
+def test_as_topology_takes_every_kind_and_keeps_labels_and_direction():
+    g = _labelled_path()
+    d = nx.DiGraph([("a", "b"), ("b", "c")])
+    h = ig.Graph(n=3, edges=[(0, 1), (1, 2)], directed=True)
+    h.vs["name"] = ["x", "y", "z"]
+    t = as_topology(g)
+    assert t.labels == tuple(g.nodes) and not t.directed and t.m == 4
+    assert as_topology(d).directed and as_topology(d).edges() == [("a", "b"), ("b", "c")]
+    assert as_topology(h).labels == ("x", "y", "z") and as_topology(h).directed
+    assert as_topology(ig.Graph.Ring(4)).labels == (0, 1, 2, 3)
+    assert as_topology([(0, 1), (1, 2)]).m == 2
+    assert as_topology([(0, 1), (1, 0)], directed=True).m == 2
+    assert as_topology(t) is t
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        nx.MultiGraph([(0, 1), (0, 1)]),
+        nx.Graph([(0, 0), (0, 1)]),
+        ig.Graph(n=2, edges=[(0, 1), (0, 1)]),
+        ig.Graph(n=2, edges=[(0, 0)]),
+        [(0, 1), (1, 0)],
+    ],
+    ids=["nx-multigraph", "nx-self-loop", "ig-multi-edge", "ig-self-loop", "edge-list-repeat"],
+)
+def test_multigraphs_and_self_loops_are_refused_with_one_clear_error(graph):
+    with pytest.raises(GraphFormatError, match="self-loop|duplicate edge"):
+        as_topology(graph)
+
+
+@pytest.mark.parametrize("bad", ["graph.edgelist", 42, [(0, 1, 2)], [3]])
+def test_what_is_not_a_graph_is_a_parameter_error(bad):
+    with pytest.raises(ParameterError):
+        as_topology(bad)
+
+
+def test_directed_must_agree_with_the_object():
+    with pytest.raises(ParameterError, match="contradicts"):
+        as_topology(nx.DiGraph([(0, 1)]), directed=False)
+
+
+def test_api_takes_networkx_and_igraph_and_answers_in_their_labels():
+    g = _labelled_path()
+    res = rg.max_r(g, engine="exhaustive")
+    assert res.value == 1
+    s1, s2 = res.witness.s1, res.witness.s2
+    assert s1 | s2 <= set(g.nodes) and not s1 & s2
+    t = as_topology(g)
+    idx = [frozenset(t.index(x) for x in side) for side in (s1, s2)]
+    assert refutes_r(t.in_neighbors, idx[0], idx[1], 2)
+    assert rg.is_r_robust(nx.complete_graph(5), 3).holds is True
+    assert rg.max_s(nx.complete_graph(5), 2).value == 5
+    h = ig.Graph.Full(5)
+    assert rg.max_r(h).value == 3
+    assert rg.tolerances(nx.DiGraph(nx.complete_graph(4)))["sac"].lower == 1
+    words = rg.describe_witness(g, res)
+    assert words is not None and "n" in words
+    cert = rg.certify(g, rg.Claim("r", r=1))
+    assert cert.graph.hash == t.content_hash
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(2, 7),
+    directed=st.booleans(),
+    data=st.data(),
+)
+def test_witness_labels_refute_on_random_labelled_graphs(n, directed, data):
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j and (directed or i < j)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True)) if pairs else []
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(f"v{i}" for i in range(n))
+    g.add_edges_from((f"v{i}", f"v{j}") for i, j in chosen)
+    res = rg.max_r(g, engine="exhaustive")
+    exact = rg.max_r(as_topology(g), engine="exhaustive")
+    assert res.value == exact.value
+    if res.witness is not None:
+        t = as_topology(g)
+        sides = [frozenset(t.index(x) for x in side) for side in (res.witness.s1, res.witness.s2)]
+        assert refutes_r(t.in_neighbors, sides[0], sides[1], res.upper + 1)
+
+
+def test_topology_reads_like_a_graph():
+    t = as_topology(_labelled_path())
+    assert len(t) == 5 and list(t) == ["n0", "n1", "n2", "n3", "n4"] and t.nodes == tuple(t)
+    assert "n3" in t and "n9" not in t and [1] not in t
+    assert ("n0", "n1") in t.edges()
+    assert nx.utils.graphs_equal(t.to_networkx(), _labelled_path())
+    assert t.to_igraph().vs["name"] == list(t)
+    text = repr(t)
+    assert "n=5" in text and "m=4" in text and "graph" in text and "sha256:" in text
+    html = t._repr_html_()
+    assert "n = 5" in html and "m = 4" in html and "undirected" in html
+    assert t.content_hash in html
+
+
+def test_robustness_json_witness_uses_the_certificate_keys_and_labels(tmp_path):
+    path = tmp_path / "g.json"
+    rg.write(as_topology(_labelled_path()), path)
+    out = CliRunner().invoke(main, ["robustness", str(path), "--json", "--engine", "exhaustive"])
+    assert out.exit_code == 0, out.output
+    witness = json.loads(out.stdout)["r"]["witness"]
+    assert set(witness) == {"s1", "s2"}
+    assert set(witness["s1"]) | set(witness["s2"]) <= {f"n{i}" for i in range(5)}
+
+
+def test_topology_from_index_arrays_matches_from_edges():
+    edges = [(0, 1), (2, 1), (3, 0)]
+    fast = Topology.from_index_arrays(range(4), [0, 2, 3], [1, 1, 0], directed=True)
+    assert fast == Topology.from_edges(edges, nodes=range(4), directed=True)
+    with pytest.raises(GraphFormatError, match="duplicate edge 1 -- 0"):
+        Topology.from_index_arrays(range(2), [0, 1], [1, 0], directed=False)
+    with pytest.raises(GraphFormatError, match="out of range"):
+        Topology.from_index_arrays(range(2), [0], [5], directed=False)
