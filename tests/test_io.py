@@ -412,3 +412,80 @@ def test_malformed_files_give_one_line_naming_file_and_place(name, fmt, message)
     assert "\n" not in text
     assert text.startswith(str(path) + ": ")
     assert message in text
+
+
+# ----------------------------------------------------------------- hostile files: bounded readers
+def _hostile(tmp_path: Path) -> dict[str, Path]:
+    """Files built the way an attacker would: each must fail fast with one line."""
+    import gzip
+    import os
+
+    files = {
+        "deep.gml": "graph [ " + "x [ " * 3000 + " ]" * 3000 + " node [ id 0 ] ]",
+        "long-number.gml": "graph [ node [ id 0 label " + "9" * 100_000 + " ] ]",
+        "long-label.edgelist": "# undirected\n" + "9" * 100_000 + " 1\n",
+        "huge.s6": ":" + chr(126) * 2 + chr(126) * 6 + "\n",
+        "huge.mtx": "%%MatrixMarket matrix coordinate pattern general\n99999999 99999999 0\n",
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "deep.graphml": "<graphml>" + "<a>" * 5000 + "</a>" * 5000 + "</graphml>",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text(text)
+    bomb = tmp_path / "bomb.edgelist.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        block = b"0 1\n" + b" " * (1 << 20)
+        for _ in range(80):  # inflates past the 64 MiB cap
+            out.write(block)
+    paths["bomb.edgelist.gz"] = bomb
+    fifo = tmp_path / "fifo.edgelist"
+    os.mkfifo(fifo)
+    paths["fifo.edgelist"] = fifo
+    return paths
+
+
+_HOSTILE_WORDS = {
+    "deep.gml": "nested more than",
+    "long-number.gml": "digits",
+    "long-label.edgelist": "characters",
+    "huge.s6": "nodes, more than",
+    "huge.mtx": "nodes, more than",
+    "deep.json": "nested too deeply",
+    "deep.graphml": "nested more than",
+    "bomb.edgelist.gz": "decompresses to more than",
+    "fifo.edgelist": "not a regular file",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE_WORDS))
+def test_hostile_files_fail_fast_with_one_line(tmp_path, name):
+    import time
+
+    path = _hostile(tmp_path)[name]
+    start = time.perf_counter()
+    with pytest.raises(GraphFormatError) as caught:
+        read(path)
+    assert time.perf_counter() - start < 20  # a hang, not a timing target (benchmarks time)
+    message = str(caught.value)
+    assert _HOSTILE_WORDS[name] in message and "\n" not in message and str(path) in message
+
+
+def test_hostile_files_exit_2_through_every_command_that_reads_a_graph(tmp_path):
+    from click.testing import CliRunner
+
+    from robustgraph.cli import main
+
+    paths = _hostile(tmp_path)
+    out_file = str(tmp_path / "out.json")
+    commands = (
+        ["info"],
+        ["robustness"],
+        ["certify", "--r", "1", "-o", out_file],
+        ["augment", "--r", "1", "-o", out_file],
+    )
+    for name in ("deep.gml", "fifo.edgelist", "bomb.edgelist.gz"):
+        for command in commands:
+            out = CliRunner().invoke(main, [*command, str(paths[name])])
+            assert out.exit_code == 2, (command, name, out.output)
+            assert out.stderr.count("\n") == 1 and _HOSTILE_WORDS[name] in out.stderr

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
+import os
 import re
+import stat
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -20,6 +23,11 @@ from robustgraph.topology import Label, Topology
 
 __all__ = [
     "COMPRESSIONS",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_LABEL",
+    "MAX_NODES",
+    "check_node_count",
     "LocatedEdge",
     "build",
     "build_from_text",
@@ -35,6 +43,22 @@ __all__ = [
 
 COMPRESSIONS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
 """Compression suffixes handled transparently: ``g.graphml.gz`` is gzip-compressed GraphML."""
+
+MAX_BYTES = 64 * 2**20
+"""Most bytes a graph file may hold, after decompression (64 MiB: a GML file of over a million
+edges, far beyond what the engines decide). Decompression is streamed and stops here, so a small
+archive that inflates to gigabytes fails at once instead of exhausting memory."""
+
+MAX_NODES = 1_000_000
+"""Most nodes a file may declare where it states a count instead of listing the nodes (Matrix
+Market size line, graph6/sparse6 header, Pajek ``*Vertices``): checked before anything is
+allocated, so a short file cannot ask for any number. Far beyond what the engines decide."""
+
+MAX_LABEL = 1_000
+"""Most characters in one node label."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists (GML) or elements (XML) a reader follows."""
 
 LocatedEdge = tuple[Label, Label, str]
 """An edge ``(u, v, where)``; ``where`` locates it in the file (``"line 7"``, ``"edge #3"``)."""
@@ -60,26 +84,61 @@ def split_compression(path: str | Path) -> tuple[str, object | None]:
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes, decompressed when its name ends in ``.gz``, ``.bz2`` or ``.xz``.
 
+    Only regular files are read: a FIFO, socket or device is refused without waiting on it
+    (opened non-blocking, then checked with ``fstat``). At most :data:`MAX_BYTES` are read or
+    inflated; decompression is streamed and stops at the cap.
+
     Raises
     ------
     GraphFormatError
-        When the file is missing, unreadable, a directory, or not valid compressed data.
+        When the file is missing, unreadable, a directory, not a regular file, larger than
+        :data:`MAX_BYTES` (before or after decompression), or not valid compressed data.
     """
     _, module = split_compression(path)
     try:
-        raw = Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise format_error(path, "no such file") from None
     except IsADirectoryError:
         raise format_error(path, "is a directory, not a graph file") from None
     except OSError as exc:
         raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise format_error(path, "is a directory, not a graph file")
+        if not stat.S_ISREG(mode):
+            raise format_error(path, "is not a regular file (a FIFO, socket or device); not read")
+        try:
+            raw = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise format_error(path, f"larger than {MAX_BYTES >> 20} MiB; not read")
     if module is None:
         return raw
     try:
-        return module.decompress(raw)  # type: ignore[attr-defined]
+        with module.open(io.BytesIO(raw), "rb") as stream:  # type: ignore[attr-defined]
+            data = stream.read(MAX_BYTES + 1)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise format_error(path, f"not valid compressed data ({exc})") from None
+    if len(data) > MAX_BYTES:
+        raise format_error(path, f"decompresses to more than {MAX_BYTES >> 20} MiB; not read")
+    return data
+
+
+def _long_label(path: str | Path, text: str) -> GraphFormatError:
+    return format_error(
+        path, f"node label {text[:20]!r}... has {len(text):,} characters (at most {MAX_LABEL:,})"
+    )
+
+
+def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
+    """Refuse a declared node count above :data:`MAX_NODES` before anything is allocated."""
+    if n > MAX_NODES:
+        raise format_error(
+            path, f"declares {n:,} nodes, more than the {MAX_NODES:,} robustgraph reads", where
+        )
 
 
 def read_text(path: str | Path) -> str:
@@ -114,7 +173,7 @@ def write_text(path: str | Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
+def canonical_labels(labels: Iterable[str], path: str | Path = "") -> dict[str, Label]:
     """Map each text label to its typed label: all ints if every label is a canonical integer.
 
     A canonical integer is what ``str(int(x))`` prints (``"7"``, ``"-3"``; not ``"07"`` or
@@ -128,6 +187,9 @@ def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
     {'1': '1', '02': '02'}
     """
     labels = list(dict.fromkeys(labels))
+    long = next((x for x in labels if len(x) > MAX_LABEL), None)
+    if long is not None:
+        raise _long_label(path, long)
     if labels and all(_CANONICAL_INT.match(x) and x != "-0" for x in labels):
         return {x: int(x) for x in labels}
     return {x: x for x in labels}
@@ -164,6 +226,9 @@ def build(
     """
     if not nodes:
         raise format_error(path, "holds no nodes (empty graph)")
+    long = next((str(x) for x in nodes if len(str(x)) > MAX_LABEL), None)
+    if long is not None:
+        raise _long_label(path, long)
     seen: dict[object, str] = {}
     kept: list[tuple[Label, Label]] = []
     problems: list[str] = []
@@ -205,7 +270,7 @@ def build_from_text(
     ``order`` lists every node's text label in file order; ``edges`` are ``(u, v, where)`` with
     text labels. For the formats whose labels are plain text (edge and adjacency lists).
     """
-    typed = canonical_labels(order)
+    typed = canonical_labels(order, path)
     located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
     return build(path, list(typed.values()), located, directed=directed, drop_invalid=drop_invalid)
 

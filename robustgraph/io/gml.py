@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robustgraph.io._common import (
+    MAX_DEPTH,
+    MAX_LABEL,
     LocatedEdge,
     build,
     canonical_labels,
@@ -67,7 +69,7 @@ class _Parser:
             pos = match.end()
         self.pos = 0
 
-    def items(self, closing: bool) -> list[_Item]:
+    def items(self, closing: bool, depth: int = 0) -> list[_Item]:
         out: list[_Item] = []
         while self.pos < len(self.tokens):
             kind, value, line = self.tokens[self.pos]
@@ -80,18 +82,26 @@ class _Parser:
                 raise format_error(
                     self.path, f"expected a key, found {value[:30]!r}", f"line {line}"
                 )
-            out.append(_Item(value, self.value(value, line), line))
+            out.append(_Item(value, self.value(value, line, depth), line))
         if closing:
             raise format_error(self.path, "file ends inside a list (missing ']'; truncated?)")
         return out
 
-    def value(self, key: str, line: int) -> object:
+    def value(self, key: str, line: int, depth: int) -> object:
         if self.pos >= len(self.tokens):
             raise format_error(self.path, f"key {key!r} has no value (truncated?)", f"line {line}")
         kind, text, at = self.tokens[self.pos]
         self.pos += 1
         if kind == "open":
-            return self.items(closing=True)
+            if depth >= MAX_DEPTH:
+                raise format_error(
+                    self.path, f"lists nested more than {MAX_DEPTH} deep", f"line {at}"
+                )
+            return self.items(closing=True, depth=depth + 1)
+        if kind in ("int", "real") and len(text) > MAX_LABEL:
+            raise format_error(
+                self.path, f"a number of {len(text):,} digits (at most {MAX_LABEL:,})", f"line {at}"
+            )
         if kind == "int":
             return int(text)
         if kind == "real":
@@ -163,7 +173,7 @@ def read_gml(
     texts = [a[source] for a in attrs] if source else [str(x) for x in ids]
     if len(set(texts)) != len(texts):
         raise format_error(path, f"two nodes share the {source or 'id'} {_first_repeat(texts)!r}")
-    typed = canonical_labels(texts)
+    typed = canonical_labels(texts, path)
     labels = [typed[x] for x in texts]
     edges: list[LocatedEdge] = []
     for k, edge in enumerate(_lists(items, "edge"), start=1):

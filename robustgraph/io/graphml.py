@@ -13,6 +13,7 @@ from xml.parsers import expat
 from xml.sax.saxutils import quoteattr
 
 from robustgraph.io._common import (
+    MAX_DEPTH,
     LocatedEdge,
     build,
     canonical_labels,
@@ -52,6 +53,8 @@ class _Handler:
         local = tag.rsplit(" ", 1)[-1]
         parent = self.stack[-1] if self.stack else None
         self.stack.append(local)
+        if len(self.stack) > MAX_DEPTH:
+            raise self.error(f"elements nested more than {MAX_DEPTH} deep")
         if parent is None and local != "graphml":
             raise self.error(f"root element is <{local}>, not <graphml>")
         if local in _UNSUPPORTED:
@@ -144,7 +147,7 @@ def read_graphml(
     ids = list(handler.nodes)
     names = [handler.names.get(x) for x in ids]
     use_names = bool(ids) and None not in names and len(set(names)) == len(names)
-    typed = canonical_labels(names if use_names else ids)  # type: ignore[arg-type]
+    typed = canonical_labels(names if use_names else ids, path)  # type: ignore[arg-type]
     label = {x: typed[n] for x, n in zip(ids, names if use_names else ids, strict=True)}
     edges: list[LocatedEdge] = []
     for k, (u, v, line) in enumerate(handler.edges, start=1):

@@ -15,6 +15,7 @@ from pathlib import Path
 from robustgraph.io._common import (
     LocatedEdge,
     build,
+    check_node_count,
     format_error,
     read_text,
     resolve_directed,
@@ -59,11 +60,6 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
     return out
 
 
-MAX_NODES = 5_000_000
-"""Most nodes a size line may declare: the one format whose nodes are not listed one by one, so a
-short file could ask for any number (``99999999999 99999999999 0`` ran out of memory)."""
-
-
 def _entries(
     path: str | Path, lines: list[tuple[int, str]], layout: str, width: int, symmetric: bool
 ):
@@ -83,12 +79,7 @@ def _entries(
             path, f"an adjacency matrix must be square, found {rows} x {cols}", f"line {number}"
         )
     n = rows
-    if n > MAX_NODES:
-        raise format_error(
-            path,
-            f"the size line declares {n:,} nodes, more than the {MAX_NODES:,} read",
-            f"line {number}",
-        )
+    check_node_count(path, n, f"line {number}")
     body = lines[1:]
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
     if len(body) != count:
