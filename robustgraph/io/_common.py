@@ -15,11 +15,13 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from robustgraph.errors import GraphFormatError
-from robustgraph.topology import Label, Topology
+from robustgraph.topology import Label, Topology, edge_problem, invalid_edges
 
 __all__ = [
     "COMPRESSIONS",
@@ -31,6 +33,7 @@ __all__ = [
     "LocatedEdge",
     "build",
     "build_from_text",
+    "build_indexed",
     "canonical_labels",
     "format_error",
     "read_bytes",
@@ -221,40 +224,73 @@ def build(
     Raises
     ------
     GraphFormatError
-        On a graph without nodes, or on the first self-loop or repeated edge (unless
-        ``drop_invalid``), naming where it is.
+        On a graph without nodes, a label longer than :data:`MAX_LABEL`, or on the first
+        self-loop or repeated edge (unless ``drop_invalid``), naming where it is.
     """
-    if not nodes:
+    index = {label: i for i, label in enumerate(nodes)}
+    located = list(edges)
+    tails = [index[u] for u, _, _ in located]
+    heads = [index[v] for _, v, _ in located]
+    return build_indexed(
+        path,
+        nodes,
+        tails,
+        heads,
+        directed=directed,
+        drop_invalid=drop_invalid,
+        where=lambda k: located[k][2],
+    )
+
+
+def build_indexed(
+    path: str | Path,
+    nodes: Sequence[Label],
+    tails: Sequence[int] | np.ndarray,
+    heads: Sequence[int] | np.ndarray,
+    *,
+    directed: bool,
+    drop_invalid: bool,
+    where: Callable[[int], str],
+) -> Topology:
+    """:func:`build` for edges given as index arrays; ``where(k)`` locates edge ``k``.
+
+    The fast path of the library-backed readers: the rules are checked in numpy
+    (:func:`robustgraph.topology.invalid_edges`) and ``where`` is called only for the edges
+    that break them.
+    """
+    if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
     long = next((str(x) for x in nodes if len(str(x)) > MAX_LABEL), None)
     if long is not None:
         raise _long_label(path, long)
-    seen: dict[object, str] = {}
-    kept: list[tuple[Label, Label]] = []
-    problems: list[str] = []
-    for u, v, where in edges:
-        key = (u, v) if directed else frozenset((u, v))
-        if u == v:
-            problem = f"{where}: self-loop at node {u!r}"
-        elif key in seen:
-            arrow = "->" if directed else "--"
-            problem = f"{where}: duplicate edge {u!r} {arrow} {v!r} (first on {seen[key]})"
-        else:
-            seen[key] = where
-            kept.append((u, v))
-            continue
+    u = np.asarray(tails, dtype=np.int64)
+    v = np.asarray(heads, dtype=np.int64)
+    bad = np.flatnonzero(invalid_edges(u, v, len(nodes), directed))
+    if bad.size:
+        k = int(bad[0])
+        problem = edge_problem(nodes, int(u[k]), int(v[k]), directed)
+        if u[k] != v[k]:
+            pair = {int(u[k]), int(v[k])}
+            first = next(
+                i
+                for i in range(k)
+                if (u[i], v[i]) == (u[k], v[k]) or (not directed and {int(u[i]), int(v[i])} == pair)
+            )
+            problem += f" (first on {where(first)})"
         if not drop_invalid:
             raise format_error(
-                path, f"{problem} (use --drop-invalid / drop_invalid=True to drop it)"
+                path, f"{where(k)}: {problem} (use --drop-invalid / drop_invalid=True to drop it)"
             )
-        problems.append(problem)
-    if problems:
         warnings.warn(
-            f"{path}: dropped {len(problems)} self-loop(s)/duplicate edge(s); first: {problems[0]}",
+            f"{path}: dropped {bad.size} self-loop(s)/duplicate edge(s); first: {where(k)}: "
+            f"{problem}",
             UserWarning,
             stacklevel=3,
         )
-    return Topology.from_edges(kept, nodes=nodes, directed=directed, source=str(path))
+        keep = np.ones(u.size, dtype=bool)
+        keep[bad] = False
+        u, v = u[keep], v[keep]
+    return Topology.from_index_arrays(nodes, u, v, directed=directed, source=str(path))
 
 
 def build_from_text(
