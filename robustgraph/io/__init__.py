@@ -32,11 +32,14 @@ from robustgraph.io.edgelist import (
     write_edgelist,
     write_tsv,
 )
+from robustgraph.io.gexf import read_gexf, write_gexf
 from robustgraph.io.gml import read_gml, write_gml
 from robustgraph.io.graph6 import read_graph6, read_sparse6, write_graph6, write_sparse6
 from robustgraph.io.graphml import read_graphml, write_graphml
+from robustgraph.io.lgl import read_lgl, write_lgl
 from robustgraph.io.mtx import read_mtx, write_mtx
 from robustgraph.io.nodelink import read_json, write_json
+from robustgraph.io.pajek import read_pajek, write_pajek
 from robustgraph.topology import Topology
 
 __all__ = ["FORMATS", "Format", "read", "write", "resolve_format"]
@@ -127,6 +130,30 @@ FORMATS: dict[str, Format] = {
             **_SELF_DESCRIBING,
             reader=read_json,
             writer=write_json,
+        ),
+        Format(
+            "pajek",
+            (".net", ".pajek"),
+            "Pajek network (*Vertices, *Arcs or *Edges)",
+            **_SELF_DESCRIBING,
+            reader=read_pajek,
+            writer=write_pajek,
+        ),
+        Format(
+            "gexf",
+            (".gexf",),
+            "GEXF (Gephi's XML format)",
+            **_SELF_DESCRIBING,
+            reader=read_gexf,
+            writer=write_gexf,
+        ),
+        Format(
+            "lgl",
+            (".lgl",),
+            "LGL (Large Graph Layout): '# node' then its neighbours",
+            **_TEXT,
+            reader=read_lgl,
+            writer=write_lgl,
         ),
         Format(
             "graph6",

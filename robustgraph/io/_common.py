@@ -38,6 +38,7 @@ __all__ = [
     "format_error",
     "read_bytes",
     "read_text",
+    "resolve_ambiguous",
     "resolve_directed",
     "split_compression",
     "write_bytes",
@@ -325,3 +326,47 @@ def resolve_directed(path: str | Path, declared: bool | None, requested: bool | 
         asked = "directed" if requested else "undirected"
         raise format_error(path, f"the file declares {kind} graph but {asked} was requested")
     return declared
+
+
+def resolve_ambiguous(
+    path: str | Path,
+    declared: bool | None,
+    requested: bool | None,
+    pairs: Sequence[tuple[object, object]],
+) -> tuple[bool, list[bool] | None]:
+    """Directedness for a format that need not record it (edge and adjacency lists, LGL).
+
+    When the file (a ``# directed`` comment) or the caller says, that decides
+    (:func:`resolve_directed`). Otherwise the content decides only when it cannot be misread:
+    no edges, or every listed pair ``u v`` also listed as ``v u`` (the symmetric digraph, which
+    is the undirected graph, read with each pair once). Anything else is ambiguous: reading a
+    digraph as a graph, or a graph listed once per edge as a digraph, changes its robustness.
+
+    Returns
+    -------
+    (bool, list of bool or None)
+        The kind, and which pairs to keep (None: all; for symmetric content, each pair's first
+        listing).
+
+    Raises
+    ------
+    GraphFormatError
+        When nothing decides and some pair has no reverse: pass ``--directed``/``--undirected``.
+    """
+    if declared is not None or requested is not None:
+        return resolve_directed(path, declared, requested), None
+    listed = set(pairs)
+    lonely = next(((u, v) for u, v in pairs if (v, u) not in listed), None)
+    if lonely is not None:
+        raise format_error(
+            path,
+            f"the file does not say whether it is directed, and {lonely[0]!r} -> {lonely[1]!r} "
+            "is listed without its reverse: pass --directed or --undirected (directed=True or "
+            "False in Python), or put a '# directed' / '# undirected' line first",
+        )
+    seen: set[tuple[object, object]] = set()
+    keep = []
+    for u, v in pairs:
+        keep.append(u == v or (v, u) not in seen)
+        seen.add((u, v))
+    return False, keep
