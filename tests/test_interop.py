@@ -7,6 +7,7 @@ tests call the API as a networkx or igraph user would and compare with the Topol
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import igraph as ig
 import networkx as nx
@@ -19,6 +20,7 @@ import robustgraph as rg
 from robustgraph.cli import main
 from robustgraph.errors import GraphFormatError, ParameterError
 from robustgraph.graphs import as_topology
+from robustgraph.io import FORMATS
 from robustgraph.topology import Topology
 from solvers.witness import refutes_r
 
@@ -142,3 +144,143 @@ def test_topology_from_index_arrays_matches_from_edges():
         Topology.from_index_arrays(range(2), [0, 1], [1, 0], directed=False)
     with pytest.raises(GraphFormatError, match="out of range"):
         Topology.from_index_arrays(range(2), [0], [5], directed=False)
+
+
+# ----------------------------------------------------------------- the format interop matrix
+def _matrix_graphs() -> dict[str, nx.Graph]:
+    graph = nx.cycle_graph(5)
+    graph.add_edge(0, 2)
+    digraph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 3), (0, 4)])
+    isolated = graph.copy()
+    isolated.add_node(5)
+    strings = nx.relabel_nodes(graph, {i: f"node-{'abcde'[i]}" for i in graph})
+    return {"graph": graph, "digraph": digraph, "isolated": isolated, "strings": strings}
+
+
+def _igraph(g: nx.Graph) -> ig.Graph:
+    h = ig.Graph(n=g.number_of_nodes(), directed=g.is_directed())
+    index = {x: i for i, x in enumerate(g.nodes)}
+    h.add_edges([(index[u], index[v]) for u, v in g.edges])
+    h.vs["name"] = [str(x) for x in g.nodes]
+    return h
+
+
+def _write_json(g: nx.Graph, path: Path) -> None:
+    path.write_text(json.dumps(nx.node_link_data(g, edges="edges")))
+
+
+def _write_mtx(g: nx.Graph, path: Path) -> None:
+    import scipy.io
+
+    matrix = nx.to_scipy_sparse_array(g, nodelist=sorted(g.nodes), format="coo")
+    scipy.io.mmwrite(path, matrix, symmetry="general" if g.is_directed() else "symmetric")
+
+
+# (format, writer name, writer, what the writer cannot hold: a set of case names)
+_NUMERIC = {"strings"}
+WRITERS = [
+    ("edgelist", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False), {"isolated"}),
+    ("edgelist", "igraph", lambda g, p: _igraph(g).write_ncol(str(p), weights=None), {"isolated"}),
+    ("csv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter=","),
+     {"isolated"}),
+    ("tsv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter="\t"),
+     {"isolated"}),
+    ("adjlist", "networkx", nx.write_adjlist, set()),
+    ("graphml", "networkx", nx.write_graphml, set()),
+    ("graphml", "igraph", lambda g, p: _igraph(g).write_graphml(str(p)), set()),
+    ("gml", "networkx", nx.write_gml, set()),
+    ("gml", "igraph", lambda g, p: _igraph(g).write_gml(str(p)), set()),
+    ("json", "networkx", _write_json, set()),
+    ("graph6", "networkx", lambda g, p: nx.write_graph6(g, p), _NUMERIC | {"digraph"}),
+    ("sparse6", "networkx", lambda g, p: nx.write_sparse6(g, p), _NUMERIC | {"digraph"}),
+    ("mtx", "scipy", _write_mtx, _NUMERIC),
+    ("pajek", "networkx", nx.write_pajek, set()),
+    ("pajek", "igraph", lambda g, p: _igraph(g).write_pajek(str(p)), set()),
+    ("gexf", "networkx", nx.write_gexf, set()),
+    ("lgl", "igraph", lambda g, p: _igraph(g).write_lgl(str(p), weights=None), {"digraph"}),
+]
+MATRIX = [
+    (fmt, who, writer, case)
+    for fmt, who, writer, cannot in WRITERS
+    for case in _matrix_graphs()
+    if case not in cannot
+]
+
+
+def _text_edges(pairs, directed: bool) -> set:
+    return {(str(u), str(v)) if directed else frozenset((str(u), str(v))) for u, v in pairs}
+
+
+@pytest.mark.parametrize(
+    "fmt,who,writer,case", MATRIX, ids=[f"{f}-{w}-{c}" for f, w, _, c in MATRIX]
+)
+def test_files_the_libraries_write_are_read_with_equal_n_m_kind_labels_and_edges(
+    tmp_path, fmt, who, writer, case
+):
+    g = _matrix_graphs()[case]
+    path = tmp_path / f"g{FORMATS[fmt].extensions[0]}"
+    writer(g, path)
+    records = FORMATS[fmt].records_kind
+    t = rg.read(path, format=fmt, directed=None if records else g.is_directed())
+    assert (t.n, t.m, t.directed) == (g.number_of_nodes(), g.number_of_edges(), g.is_directed())
+    assert {str(x) for x in t.labels} == {str(x) for x in g.nodes}
+    assert _text_edges(t.edges(), t.directed) == _text_edges(g.edges, g.is_directed())
+
+
+# Our files read by the libraries: (format, reader name, reader returning (nodes, edges, directed))
+def _nx_graph(g: nx.Graph) -> tuple[set, set, bool]:
+    return {str(x) for x in g.nodes}, _text_edges(g.edges, g.is_directed()), g.is_directed()
+
+
+def _ig_graph(h: ig.Graph) -> tuple[set, set, bool]:
+    names = [str(x) for x in h.vs["name"]] if "name" in h.vs.attributes() else None
+    if names is None and "id" in h.vs.attributes():
+        names = [str(x) for x in h.vs["id"]]
+    names = names or [str(i) for i in range(h.vcount())]
+    edges = [(names[u], names[v]) for u, v in h.get_edgelist()]
+    return set(names), _text_edges(edges, h.is_directed()), h.is_directed()
+
+
+def _gml_labels(h: ig.Graph) -> ig.Graph:
+    h.vs["name"] = h.vs["label"]
+    return h
+
+
+READERS = [
+    ("edgelist", "networkx", lambda p, d: _nx_graph(
+        nx.read_edgelist(p, create_using=nx.DiGraph if d else nx.Graph))),
+    ("adjlist", "networkx", lambda p, d: _nx_graph(
+        nx.read_adjlist(p, create_using=nx.DiGraph if d else nx.Graph))),
+    ("graphml", "networkx", lambda p, d: _nx_graph(nx.read_graphml(p))),
+    ("graphml", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_GraphML(str(p)))),
+    ("gml", "networkx", lambda p, d: _nx_graph(nx.read_gml(p))),
+    ("gml", "igraph", lambda p, d: _ig_graph(_gml_labels(ig.Graph.Read_GML(str(p))))),
+    ("json", "networkx", lambda p, d: _nx_graph(
+        nx.node_link_graph(json.loads(p.read_text()), edges="edges"))),
+    ("pajek", "networkx", lambda p, d: _nx_graph(
+        (nx.DiGraph if d else nx.Graph)(nx.read_pajek(p)))),
+    ("pajek", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Pajek(str(p)))),
+    ("gexf", "networkx", lambda p, d: _nx_graph(nx.read_gexf(p))),
+    ("lgl", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Lgl(str(p), directed=d))),
+]
+CANNOT_READ = {("edgelist", "networkx", "isolated")}
+"""networkx's edge-list reader skips node-only lines: an edge list cannot give it isolated nodes."""
+BACK = [
+    (fmt, who, reader, case)
+    for fmt, who, reader in READERS
+    for case in _matrix_graphs()
+    if (fmt, who, case) not in CANNOT_READ
+]
+
+
+@pytest.mark.parametrize("fmt,who,reader,case", BACK, ids=[f"{f}-{w}-{c}" for f, w, _, c in BACK])
+def test_files_we_write_are_read_by_the_libraries_as_the_same_graph(
+    tmp_path, fmt, who, reader, case
+):
+    t = as_topology(_matrix_graphs()[case])
+    path = tmp_path / f"g{FORMATS[fmt].extensions[0]}"
+    rg.write(t, path)
+    nodes, edges, directed = reader(path, t.directed)
+    assert directed == t.directed
+    assert nodes == {str(x) for x in t.labels}
+    assert edges == _text_edges(t.edges(), t.directed)

@@ -390,7 +390,7 @@ MALFORMED = [
     ("bad_token.mtx", None, "line 4: invalid Matrix Market data (Invalid floating-point value)"),
     ("unknown.xyz", None, "unknown format: extension '.xyz'"),
     ("self_loop.edgelist", None, "line 4: self-loop at node 2"),
-    ("duplicate.edgelist", None, "line 4: duplicate edge 'b' -- 'a' (first on line 2)"),
+    ("duplicate.edgelist", None, "does not say whether it is directed, and 'b' -> 'c'"),
     ("duplicate.adjlist", None, "line 2: duplicate edge 'a' -- 'b'"),
     ("bad_char.g6", None, "line 1, character 2: invalid graph6 character '0'"),
     ("bad_length.g6", None, "n = 5 needs 2 data characters after the size, found 3"),

@@ -137,6 +137,14 @@ def _long_label(path: str | Path, text: str) -> GraphFormatError:
     )
 
 
+def _too_long(label: Label) -> bool:
+    if isinstance(label, str):
+        return len(label) > MAX_LABEL
+    if isinstance(label, int):  # 3,300 bits print as about 1,000 digits
+        return label.bit_length() > 3_300
+    return len(str(label)) > MAX_LABEL
+
+
 def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
     """Refuse a declared node count above :data:`MAX_NODES` before anything is allocated."""
     if n > MAX_NODES:
@@ -261,9 +269,9 @@ def build_indexed(
     """
     if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
-    long = next((str(x) for x in nodes if len(str(x)) > MAX_LABEL), None)
+    long = next((x for x in nodes if _too_long(x)), None)
     if long is not None:
-        raise _long_label(path, long)
+        raise _long_label(path, str(long))
     u = np.asarray(tails, dtype=np.int64)
     v = np.asarray(heads, dtype=np.int64)
     bad = np.flatnonzero(invalid_edges(u, v, len(nodes), directed))

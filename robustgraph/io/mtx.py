@@ -66,6 +66,16 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
     return out
 
 
+def _count_values(body: bytes) -> int:
+    """Whitespace-separated values in ``body``, counted in numpy (no token objects)."""
+    import numpy as np
+
+    raw = np.frombuffer(body, dtype=np.uint8)
+    space = (raw == 32) | (raw == 10) | (raw == 9) | (raw == 13)
+    starts = ~space & np.concatenate(([True], space[:-1]))
+    return int(np.count_nonzero(starts))
+
+
 def _prelude(path: str | Path, data: bytes) -> tuple[str, int, str, list[int], int]:
     """Header, field width, symmetry, the size numbers, and the offset where the body starts."""
     end = data.find(b"\n")
@@ -129,7 +139,7 @@ def read_mtx(
     n, symmetric = size[0], symmetry == "symmetric"
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
     per_entry = width + (2 if layout == "coordinate" else 0)
-    values = len(data[body:].split())
+    values = _count_values(data[body:])
     if values != count * per_entry:
         raise format_error(
             path,
