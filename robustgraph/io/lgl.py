@@ -56,9 +56,10 @@ def read_lgl(
     moved = np.asarray([position[x] for x in names], dtype=np.int64)
     typed = canonical_labels(texts, path)
     labels = [typed[x] for x in texts]
-    listed = [(int(moved[u]), int(moved[v])) for u, v in graph.get_edgelist()]
-    kind, keep = resolve_ambiguous(path, None, directed, listed)
-    pairs = np.asarray(listed, dtype=np.int64).reshape(-1, 2)
+    pairs = moved[np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)]
+    kind, keep = resolve_ambiguous(
+        path, None, directed, [] if directed is not None else list(map(tuple, pairs.tolist()))
+    )
     if keep is not None:
         pairs = pairs[np.asarray(keep, dtype=bool)]
     tails, heads = pairs[:, 0], pairs[:, 1]
