@@ -284,3 +284,21 @@ def test_files_we_write_are_read_by_the_libraries_as_the_same_graph(
     assert directed == t.directed
     assert nodes == {str(x) for x in t.labels}
     assert edges == _text_edges(t.edges(), t.directed)
+
+
+def test_the_readme_python_example_runs_on_a_plain_networkx_graph(tmp_path, monkeypatch):
+    import contextlib
+    import io as text_io
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (code,) = re.findall(r"```python\n(.+?)\n```", readme, flags=re.S)
+    assert "import networkx as nx" in code and "Topology" not in code
+    monkeypatch.chdir(tmp_path)
+    printed = text_io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README.md", "exec"), {})  # noqa: S102
+    lines = printed.getvalue().splitlines()
+    assert lines[0] == "2 ['agent0', 'agent1', 'agent2']"
+    assert lines[1] == "Tolerance(model='sac', lower=1, upper=1)" and lines[2] == "proven True"
+    assert (tmp_path / "c8.cert.json").exists()
