@@ -504,3 +504,45 @@ def test_hostile_files_exit_2_through_every_command_that_reads_a_graph(tmp_path)
             out = CliRunner().invoke(main, [*command, str(paths[name])])
             assert out.exit_code == 2, (command, name, out.output)
             assert out.stderr.count("\n") == 1 and _HOSTILE_WORDS[name] in out.stderr
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7))
+def test_gml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
+    """The igraph path is taken for plain files and gives exactly what our own parser gives."""
+    from robustgraph.io import gml
+
+    for writer in ("ours", "networkx", "igraph"):
+        path = tmp_path / f"{writer}.gml"
+        if writer == "ours":
+            write(graph, path)
+        elif writer == "networkx":
+            nx.write_gml(graph.to_networkx(), path, stringizer=str)
+        else:
+            h = graph.to_igraph()
+            h.vs["name"] = [str(x) for x in graph.labels]
+            h.write_gml(str(path))
+        fast = gml._read_with_igraph(path, path.read_bytes(), None, False)
+        assert fast is not None, writer
+        plain = path.read_text()
+        slow_path = tmp_path / f"{writer}-slow.gml"
+        slow_path.write_text(plain + "\n# &#33;\n")  # a reference sends it to our parser
+        assert gml._read_with_igraph(slow_path, slow_path.read_bytes(), None, False) is None
+        slow = read(slow_path)
+        assert (fast.labels, fast.directed, fast.edges()) == (slow.labels, slow.directed,
+                                                              slow.edges())
+
+
+def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
+    cases = {
+        "trailing.gml": ("graph [ node [ id 0 ] ] ]", "unexpected ']'"),
+        "two.gml": ("graph [ node [ id 0 ] ] graph [ node [ id 1 ] ]", "one 'graph"),
+        "dangling.gml": ("graph [ node [ id 0 ] ] directed", "has no value"),
+    }
+    for name, (text, words) in cases.items():
+        with pytest.raises(GraphFormatError, match=words):  # igraph reads these without a word
+            read(_write(tmp_path, name, text))
+    entity = _write(tmp_path, "entity.gml", 'graph [ node [ id 0 label "caf&#233;" ] ]')
+    assert read(entity).labels == ("café",)  # igraph would keep '&#233;' as it is

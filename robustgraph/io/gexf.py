@@ -57,7 +57,7 @@ def read_gexf(
         raise format_error(
             path, f"malformed XML ({exc.msg})", f"line {line}, column {column}"
         ) from None
-    except (nx.NetworkXError, KeyError, ValueError, TypeError) as exc:
+    except (nx.NetworkXError, LookupError, ValueError, TypeError, AttributeError) as exc:
         raise format_error(path, f"not a GEXF graph we read ({exc})") from None
     if graph.is_multigraph():
         raise format_error(path, "holds repeated edges (a multigraph)")
