@@ -215,7 +215,7 @@ def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> No
     buffer.write(directive(topology.directed) + "\n")
     writer.writerow(["source", "target"])
     if needs_node_lines(topology, False):
-        writer.writerows([x, ""] for x in name)
+        writer.writerows([x] for x in name)  # one field: networkx skips it ("x," is an edge)
     writer.writerows([name[u], name[v]] for u, v in topology.edge_indices())
     write_text(path, buffer.getvalue())
 
@@ -223,7 +223,7 @@ def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> No
 def read_csv(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a comma-separated edge list (see :func:`read_edgelist`; a node row is ``label,``).
+    """Read a comma-separated edge list (see :func:`read_edgelist`; a node row is ``label``).
 
     Raises
     ------
