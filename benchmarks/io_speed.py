@@ -108,6 +108,8 @@ CASES: dict[str, tuple[str, Callable[..., None], str, Callable[[Path], Any], dic
     "sparse6": ("g.s6", _nx_write(nx.write_sparse6, header=False), "networkx read_sparse6",
                 nx.read_sparse6, {}),
     "mtx": ("g.mtx", _mtx_write, "scipy mmread (a matrix)", scipy.io.mmread, {}),
+    "mtx-graph": ("g.mtx", _mtx_write, "scipy mmread + nx.from_scipy_sparse_array",
+                  lambda p: nx.from_scipy_sparse_array(scipy.io.mmread(p)), {}),
     "pajek": ("g.net", _ig_write("write_pajek"), "igraph Read_Pajek",
               lambda p: ig.Graph.Read_Pajek(str(p)), {}),
     "gexf": ("g.gexf", _nx_write(nx.write_gexf), "networkx read_gexf", nx.read_gexf, {}),

@@ -302,8 +302,16 @@ class Topology:
             keep = np.ones(u.size, dtype=bool)
             keep[bad] = False
             u, v = u[keep], v[keep]
+        return cls._assemble(labels, u, v, directed=directed, source=source)
+
+    @classmethod
+    def _assemble(
+        cls, labels: Sequence[Label], u: np.ndarray, v: np.ndarray, *, directed: bool, source: str
+    ) -> Topology:
+        """The Topology of index arrays already free of self-loops and repeats (in range)."""
         if not directed:
             u, v = np.concatenate([u, v]), np.concatenate([v, u])
+        n = len(labels)
         by_head = np.argsort(v, kind="stable")
         bounds = np.searchsorted(v[by_head], np.arange(n + 1)).tolist()
         tails_sorted = u[by_head].tolist()

@@ -299,7 +299,11 @@ def build_indexed(
         keep = np.ones(u.size, dtype=bool)
         keep[bad] = False
         u, v = u[keep], v[keep]
-    return Topology.from_index_arrays(nodes, u, v, directed=directed, source=str(path))
+    n = len(nodes)
+    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+        raise format_error(path, f"edge endpoint index out of range 0..{n - 1}")
+    # checked above (invalid_edges): the Topology's own O(m) check would repeat it
+    return Topology._assemble(nodes, u, v, directed=directed, source=str(path))
 
 
 def build_from_text(
