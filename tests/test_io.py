@@ -546,3 +546,41 @@ def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
             read(_write(tmp_path, name, text))
     entity = _write(tmp_path, "entity.gml", 'graph [ node [ id 0 label "caf&#233;" ] ]')
     assert read(entity).labels == ("café",)  # igraph would keep '&#233;' as it is
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7))
+def test_graphml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
+    """igraph reads plain GraphML (ours, networkx's, igraph's) exactly as our expat reader."""
+    from robustgraph.io import graphml
+
+    for writer in ("ours", "networkx", "igraph"):
+        path = tmp_path / f"{writer}.graphml"
+        if writer == "ours":
+            write(graph, path)
+        elif writer == "networkx":
+            nx.write_graphml(graph.to_networkx(), path)
+        else:
+            h = graph.to_igraph()
+            h.vs["name"] = [str(x) for x in graph.labels]
+            h.write_graphml(str(path))
+        data = path.read_bytes()
+        fast = graphml._read_with_igraph(path, data, None, False)
+        assert fast is not None, writer
+        slow_path = tmp_path / f"{writer}-slow.graphml"
+        slow_path.write_bytes(data.replace(b"<graph ", b"<!-- <port --><graph ", 1))
+        assert graphml._read_with_igraph(slow_path, slow_path.read_bytes(), None, False) is None
+        slow = read(slow_path)
+        assert (fast.labels, fast.directed, fast.edges()) == (slow.labels, slow.directed,
+                                                              slow.edges())
+
+
+def test_graphml_repeated_node_ids_are_refused_not_merged(tmp_path):
+    doc = (
+        '<graphml><graph edgedefault="undirected"><node id="a"/><node id="b"/><node id="a"/>'
+        '<edge source="a" target="b"/></graph></graphml>'
+    )
+    with pytest.raises(GraphFormatError, match="node id 'a' declared twice"):
+        read(_write(tmp_path, "dup.graphml", doc))  # igraph would merge the two a's
