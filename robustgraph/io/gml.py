@@ -18,6 +18,7 @@ so igraph gives the speed and ours the exactness.
 from __future__ import annotations
 
 import html
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,7 +254,7 @@ def _read_with_igraph(
         return None  # our parser names the line
     attrs = graph.vs.attributes()
     ids = graph.vs["id"] if "id" in attrs else None
-    if not graph.vcount() or ids is None or any(x != int(x) for x in ids):
+    if not graph.vcount() or ids is None or not all(math.isfinite(x) and x == int(x) for x in ids):
         return None
     texts = None
     for key in ("label", "name"):
