@@ -173,10 +173,15 @@ def read_graphml(
     return build(path, list(label.values()), edges, directed=kind, drop_invalid=drop_invalid)
 
 
-_GRAPH = re.compile(rb"<graph[\s>]")
-_NODE = re.compile(rb"<node[\s/>]")
 _DEFAULT = re.compile(rb"""edgedefault\s*=\s*["'](directed|undirected)["']""")
-_AWKWARD = re.compile(rb"<!DOCTYPE|<hyperedge|<port|<endpoint|<locator|\sdirected\s*=|<\w+:graph")
+_AWKWARD = (
+    b"<!DOCTYPE", b"<hyperedge", b"<port", b"<endpoint", b"<locator", b":graph ", b":graph>"
+)
+
+
+def _count(data: bytes, tag: bytes) -> int:
+    """Elements ``<tag`` in ``data`` (``bytes.count``: a scan in C, no regex)."""
+    return sum(data.count(tag + end) for end in (b" ", b">", b"/", b"\n", b"\t", b"\r"))
 
 
 def _read_with_igraph(
@@ -186,15 +191,20 @@ def _read_with_igraph(
     import igraph as ig
     import numpy as np
 
-    kinds = _DEFAULT.findall(data)
-    if len(_GRAPH.findall(data)) != 1 or len(kinds) != 1 or _AWKWARD.search(data):
+    start = data.find(b"<graph")
+    while start >= 0 and data[start + 6 : start + 7] == b"m":  # <graphml, not <graph
+        start = data.find(b"<graph", start + 1)
+    kinds = _DEFAULT.findall(data[start : data.find(b">", start)]) if start >= 0 else []
+    if _count(data, b"<graph") != 1 or len(kinds) != 1 or data.count(b"directed") != 1:
+        return None  # several graphs, no edgedefault, or a per-edge 'directed'
+    if any(marker in data for marker in _AWKWARD):
         return None
     try:
         graph = igraph_read(path, data, ig.Graph.Read_GraphML)
     except GraphFormatError:
         return None
     attrs = graph.vs.attributes()
-    if not graph.vcount() or "id" not in attrs or len(_NODE.findall(data)) != graph.vcount():
+    if not graph.vcount() or "id" not in attrs or _count(data, b"<node") != graph.vcount():
         return None
     ids = [str(x) for x in graph.vs["id"]]
     names = graph.vs["name"] if "name" in attrs else None
