@@ -473,15 +473,12 @@ _HOSTILE_WORDS = {
 }
 
 
+@pytest.mark.timeout(120)  # a hang guard (a FIFO blocked forever), not a timing target
 @pytest.mark.parametrize("name", sorted(_HOSTILE_WORDS))
 def test_hostile_files_fail_fast_with_one_line(tmp_path, name):
-    import time
-
     path = _hostile(tmp_path)[name]
-    start = time.perf_counter()
     with pytest.raises(GraphFormatError) as caught:
         read(path)
-    assert time.perf_counter() - start < 20  # a hang, not a timing target (benchmarks time)
     message = str(caught.value)
     assert _HOSTILE_WORDS[name] in message and "\n" not in message and str(path) in message
 
