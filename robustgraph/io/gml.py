@@ -209,34 +209,42 @@ def read_gml(
 
 _BLANKED = re.compile(rb'"[^"]*"|#[^\n]*')
 _KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\Z")
-_DIRECTED = re.compile(rb"(?<![A-Za-z0-9_])directed[ \t\r\n]+([^ \t\r\n\[\]]+)")
+_DIRECTED = re.compile(rb"directed(?<![A-Za-z0-9_]directed)[ \t\r\n]+([^ \t\r\n\[\]]+)")
 
 
 def _plain_shape(data: bytes) -> bool | None | str:
-    """The ``directed`` flag (True/False/None when absent) if the file is plain, else ``"no"``."""
+    """The ``directed`` flag (True/False/None when absent) if the file is plain, else ``"no"``.
+
+    O(file size): one regex pass blanking strings and comments, then numpy over the brackets.
+    """
     if b"&#" in data:
         return "no"
     bare = _BLANKED.sub(b'""', data)
     raw = np.frombuffer(bare, dtype=np.uint8)
-    step = (raw == 91).astype(np.int64) - (raw == 93)  # '[' and ']'
-    depth = np.cumsum(step)
-    if not depth.size or depth.min() < 0 or depth[-1] != 0 or depth.max() > MAX_DEPTH:
+    where = np.flatnonzero((raw == 91) | (raw == 93))  # '[' and ']'
+    step = np.where(raw[where] == 91, 1, -1)
+    depth = np.cumsum(step)  # the depth after each bracket
+    if not where.size or depth.min() < 0 or depth[-1] != 0 or depth.max() > MAX_DEPTH:
         return "no"
-    opens = np.flatnonzero((raw == 91) & (depth == 1))
-    if opens.size != 1 or re.search(rb"[0-9]{%d,}" % (MAX_LABEL + 1), bare):
+    top = np.flatnonzero((step == 1) & (depth == 1))
+    if top.size != 1 or re.search(rb"[0-9]{%d,}" % (MAX_LABEL + 1), bare):
         return "no"
-    start = int(opens[0])
-    end = start + int(np.argmax(depth[start:] == 0))
-    top = (bare[:start] + b" [] " + bare[end + 1 :]).split()
-    pairs = list(zip(top[::2], top[1::2], strict=False))
-    if len(top) % 2 or [k for k, v in pairs if v == b"[]"] != [b"graph"]:
+    k = int(top[0])
+    start, end = int(where[k]), int(where[k + int(np.argmax(depth[k:] == 0))])
+    outside = (bare[:start] + b" [] " + bare[end + 1 :]).split()
+    pairs = list(zip(outside[::2], outside[1::2], strict=False))
+    if len(outside) % 2 or [key for key, v in pairs if v == b"[]"] != [b"graph"]:
         return "no"
-    if any(not _KEY.match(k) for k, _ in pairs):
+    if any(not _KEY.match(key) for key, _ in pairs):
         return "no"
-    flags = [m for m in _DIRECTED.finditer(bare) if depth[m.start()] == 1]
-    if len(flags) > 1 or any(m.group(1) not in (b"0", b"1") for m in flags):
+    flags = []
+    for m in _DIRECTED.finditer(bare, start, end):
+        at = int(np.searchsorted(where, m.start()))
+        if at and depth[at - 1] == 1:
+            flags.append(m.group(1))
+    if len(flags) > 1 or any(flag not in (b"0", b"1") for flag in flags):
         return "no"
-    return flags[0].group(1) == b"1" if flags else None
+    return flags[0] == b"1" if flags else None
 
 
 def _read_with_igraph(
