@@ -48,7 +48,9 @@ def read_adjlist(
     """
     declared, lines = data_lines(read_text(path))
     rows = [line.split() for _, line in lines]
-    kind, _ = resolve_ambiguous(path, declared, directed, [(r[0], v) for r in rows for v in r[1:]])
+    known = declared is not None or directed is not None  # then the pairs are not needed
+    pairs = [] if known else [(r[0], v) for r in rows for v in r[1:]]
+    kind, _ = resolve_ambiguous(path, declared, directed, pairs)
     heads: dict[str, None] = {}  # nodes with a line, in line order, then the other neighbours
     others: dict[str, None] = {}
     listed: set[tuple[str, str]] = set()
