@@ -19,6 +19,7 @@ from robustgraph.topology import Topology  # noqa: E402
 # Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast.
 _LAZY = {
     "io": ("read", "write"),
+    "graphs": ("as_topology",),
     "robustness": (
         "max_r", "is_r_robust", "max_s", "is_rs_robust", "tolerances", "describe_witness",
     ),

@@ -1,7 +1,9 @@
 """Exact r- and (r,s)-robustness of a Topology, the fault tolerances they imply, witnesses in words.
 
-Thin, typed entry points over ``solvers``: each call builds one :class:`solvers.types.Request`
-and returns the engine's :class:`~solvers.types.Result` (proven bounds, status, checked witness).
+Thin, typed entry points over ``solvers``: each call takes any graph a caller holds (a Topology,
+a networkx or igraph graph, an edge list: :func:`robustgraph.graphs.as_topology`), builds one
+:class:`solvers.types.Request` and returns the engine's :class:`~solvers.types.Result` (proven
+bounds, status, checked witness) with the witness in the caller's node labels.
 Definitions follow LeBlanc, Zhang, Koutsoukos & Sundaram, "Resilient asymptotic consensus in
 robust networks", IEEE JSAC 31(4), 2013, on in-neighbours.
 """
@@ -15,7 +17,7 @@ from robustgraph.certificate.claims import MODELS
 from robustgraph.certificate.records import WitnessPair
 from robustgraph.certificate.witness import witness_words
 from robustgraph.errors import ParameterError
-from robustgraph.topology import Topology
+from robustgraph.graphs import GraphInput, as_topology, in_labels, witness_labels
 from solvers import registry
 from solvers.deadline import Deadline
 from solvers.types import Listener, Question, Request, Result
@@ -36,7 +38,7 @@ TOLERANCE_MODELS = MODELS
 
 
 def _solve(
-    topology: Topology,
+    graph: GraphInput,
     question: Question,
     engine: str,
     formulation: str,
@@ -45,12 +47,13 @@ def _solve(
     seed: int,
     listener: Listener | None = None,
 ) -> Result:
+    topology = as_topology(graph)
     request = Request(topology, question, time_limit, threads, formulation, seed, listener)
-    return registry.solve(request, engine)
+    return in_labels(topology, registry.solve(request, engine))
 
 
 def max_r(
-    topology: Topology,
+    topology: GraphInput,
     *,
     engine: str = "portfolio",
     formulation: str = "strong",
@@ -63,8 +66,8 @@ def max_r(
 
     Parameters
     ----------
-    topology : Topology
-        The graph; edge ``u -> v`` means v hears u.
+    topology : Topology, networkx or igraph graph, or edge list
+        The graph (see :func:`robustgraph.graphs.as_topology`); edge ``u -> v`` means v hears u.
     engine : str
         A name from ``solvers.registry.ENGINES`` (default: the portfolio).
     formulation : {"strong", "published"}
@@ -82,8 +85,8 @@ def max_r(
     Returns
     -------
     Result
-        ``value`` is r* when ``status`` is exact; ``witness`` is a pair (S1, S2) neither of which
-        is (upper+1)-reachable.
+        ``value`` is r* when ``status`` is exact; ``witness`` is a pair (S1, S2) of frozensets
+        of node labels, neither of which is (upper+1)-reachable.
 
     Raises
     ------
@@ -95,7 +98,7 @@ def max_r(
     Examples
     --------
     >>> import networkx as nx
-    >>> max_r(Topology.from_networkx(nx.complete_graph(5))).value
+    >>> max_r(nx.complete_graph(5)).value
     3
 
     Notes
@@ -113,7 +116,7 @@ def max_r(
 
 
 def is_r_robust(
-    topology: Topology,
+    topology: GraphInput,
     r: int,
     *,
     engine: str = "portfolio",
@@ -127,14 +130,14 @@ def is_r_robust(
     Examples
     --------
     >>> import networkx as nx
-    >>> is_r_robust(Topology.from_networkx(nx.cycle_graph(6)), 2).holds
+    >>> is_r_robust(nx.cycle_graph(6), 2).holds
     False
     """
     return _solve(topology, Question.is_r_robust(r), engine, formulation, time_limit, threads, seed)
 
 
 def max_s(
-    topology: Topology,
+    topology: GraphInput,
     r: int,
     *,
     engine: str = "portfolio",
@@ -151,7 +154,7 @@ def max_s(
     Examples
     --------
     >>> import networkx as nx
-    >>> max_s(Topology.from_networkx(nx.complete_graph(5)), 2).value
+    >>> max_s(nx.complete_graph(5), 2).value
     5
 
     References
@@ -164,7 +167,7 @@ def max_s(
 
 
 def is_rs_robust(
-    topology: Topology,
+    topology: GraphInput,
     r: int,
     s: int,
     *,
@@ -206,7 +209,7 @@ class Tolerance:
 
 
 def tolerances(
-    topology: Topology,
+    topology: GraphInput,
     *,
     models: Sequence[str] = TOLERANCE_MODELS,
     r_result: Result | None = None,
@@ -266,6 +269,8 @@ def tolerances(
         raise ParameterError(f"{what}; choose from {', '.join(TOLERANCE_MODELS)}")
     deadline = Deadline.after(time_limit)
 
+    topology = as_topology(topology)
+
     def ask(question: Question) -> Result:
         listener = on_question(question) if on_question is not None else None
         left = deadline.left()
@@ -294,19 +299,22 @@ def tolerances(
     return {m: found[m] for m in TOLERANCE_MODELS if m in models}
 
 
-def describe_witness(topology: Topology, result: Result) -> str | None:
-    """The result's witness in words, with node labels; None when it has no witness.
+def describe_witness(topology: GraphInput, result: Result) -> str | None:
+    """The witness of a result of this module in words; None when it has no witness.
 
     The words of :func:`robustgraph.certificate.witness_words` for the bound ``upper + 1``.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> t = Topology.from_networkx(nx.path_graph(["a", "b", "c"]))
-    >>> print(describe_witness(t, max_r(t, engine="exhaustive")))
+    >>> g = nx.path_graph(["a", "b", "c"])
+    >>> print(describe_witness(g, max_r(g, engine="exhaustive")))
     S1 = {a}, S2 = {b, c}: no node of either has 2 in-neighbours outside its own set
     """
     w = result.witness
     if w is None:
         return None
-    return witness_words(topology, result.question, WitnessPair.of(topology, w), result.upper + 1)
+    topology = as_topology(topology)
+    sets = witness_labels(topology, w)
+    pair = WitnessPair(tuple(sets["s1"]), tuple(sets["s2"]))
+    return witness_words(topology, result.question, pair, result.upper + 1)

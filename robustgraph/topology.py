@@ -1,8 +1,10 @@
 """The Topology value: an immutable communication graph with in-neighbour sets.
 
 A directed edge ``u -> v`` means **v hears u**: robustness counts in-neighbours (LeBlanc et al.
-2013). An undirected graph is the symmetric digraph. Every other part of robustgraph takes a
-Topology, so the rules (no self-loops, no multi-edges, labels kept in order) live here once.
+2013). An undirected graph is the symmetric digraph. Every other part of robustgraph works on a
+Topology (``robustgraph.graphs.as_topology`` converts what callers hold), so the rules (no
+self-loops, no multi-edges, labels kept in order) live here once. A Topology reads like a
+read-only networkx graph: ``len``, iteration and ``in`` over node labels, ``nodes``, ``edges()``.
 """
 
 from __future__ import annotations
@@ -10,16 +12,56 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from robustgraph.errors import GraphFormatError
 
-__all__ = ["Topology", "Label"]
+__all__ = ["Topology", "Label", "edge_problem", "invalid_edges"]
 
 Label = Hashable
+
+
+def invalid_edges(tails: np.ndarray, heads: np.ndarray, n: int, directed: bool) -> np.ndarray:
+    """Which edges break the Topology rules: self-loops, and every repeat of an earlier edge.
+
+    Parameters
+    ----------
+    tails, heads : numpy arrays of int
+        Edge ``k`` is ``tails[k] -> heads[k]`` (for a graph, unordered).
+    n : int
+        Number of nodes (indices are below it).
+    directed : bool
+        Whether ``(u, v)`` and ``(v, u)`` are different edges.
+
+    Returns
+    -------
+    numpy array of bool
+        True at each self-loop and at each edge equal to an earlier one (the first stays).
+
+    Notes
+    -----
+    O(m log m): one stable sort of the edge keys.
+    """
+    lo, hi = (tails, heads) if directed else (np.minimum(tails, heads), np.maximum(tails, heads))
+    key = lo * max(n, 1) + hi
+    order = np.argsort(key, kind="stable")
+    bad = tails == heads
+    repeat = np.zeros(key.size, dtype=bool)
+    repeat[order[1:]] = key[order][1:] == key[order][:-1]
+    return bad | repeat
+
+
+def edge_problem(labels: Sequence[Label], i: int, j: int, directed: bool) -> str:
+    """Words for an invalid edge ``i -> j`` found by :func:`invalid_edges`."""
+    if i == j:
+        return f"self-loop at node {labels[i]!r}"
+    arrow = "->" if directed else "--"
+    return f"duplicate edge {labels[i]!r} {arrow} {labels[j]!r}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +89,8 @@ class Topology:
     (3, 2, False)
     >>> sorted(t.in_neighbors[1])
     [0, 2]
+    >>> len(t), "b" in t, list(t), t.nodes
+    (3, True, ['a', 'b', 'c'], ('a', 'b', 'c'))
 
     Notes
     -----
@@ -63,17 +107,7 @@ class Topology:
     def __post_init__(self) -> None:
         if len(self.in_neighbors) != len(self.labels):
             raise GraphFormatError("in_neighbors must have one entry per label")
-        index = {label: i for i, label in enumerate(self.labels)}
-        if len(index) != len(self.labels):
-            raise GraphFormatError("node labels must be unique")
-        texts: dict[str, Label] = {}
-        for label in self.labels:  # the content hash and the text formats compare labels as text
-            other = texts.setdefault(str(label), label)
-            if other is not label:
-                raise GraphFormatError(
-                    f"node labels {other!r} and {label!r} read the same as text; the content "
-                    "hash and the text formats could not tell them apart"
-                )
+        index = self._check_labels()
         n = len(self.labels)
         for i, nbrs in enumerate(self.in_neighbors):
             if i in nbrs:
@@ -88,6 +122,23 @@ class Topology:
                     if i not in self.in_neighbors[j]:
                         raise GraphFormatError("undirected Topology needs symmetric neighbour sets")
         object.__setattr__(self, "_index", index)
+
+    def _check_labels(self) -> dict[Label, int]:
+        """The label -> index map, after checking labels are unique, also as text."""
+        index = {label: i for i, label in enumerate(self.labels)}
+        if len(index) != len(self.labels):
+            raise GraphFormatError("node labels must be unique")
+        texts = {str(label): label for label in self.labels}
+        if len(texts) != len(self.labels):  # the content hash and text formats compare text
+            seen: dict[str, Label] = {}
+            for label in self.labels:
+                other = seen.setdefault(str(label), label)
+                if other is not label:
+                    raise GraphFormatError(
+                        f"node labels {other!r} and {label!r} read the same as text; the "
+                        "content hash and the text formats could not tell them apart"
+                    )
+        return index
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -122,50 +173,23 @@ class Topology:
         """
         labels: list[Label] = []
         index: dict[Label, int] = {}
-
-        def idx(label: Label) -> int:
-            if label not in index:
-                index[label] = len(labels)
-                labels.append(label)
-            return index[label]
-
         for label in nodes or ():
             if label in index:
                 raise GraphFormatError(f"{source}: node {label!r} listed twice")
-            idx(label)
-        seen: set[tuple[int, int]] = set()
-        problems: list[str] = []
+            index[label] = len(labels)
+            labels.append(label)
+        tails: list[int] = []
+        heads: list[int] = []
         for u, v in edges:
-            i, j = idx(u), idx(v)
-            key = (i, j) if directed else (min(i, j), max(i, j))
-            if i == j:
-                problem = f"self-loop at node {u!r}"
-            elif key in seen:
-                problem = (
-                    f"duplicate edge {u!r} -> {v!r}"
-                    if directed
-                    else f"duplicate edge {u!r} -- {v!r}"
-                )
-            else:
-                seen.add(key)
-                continue
-            if not drop_invalid:
-                raise GraphFormatError(f"{source}: {problem} (use drop_invalid to drop it)")
-            problems.append(problem)
-        if problems:
-            warnings.warn(
-                f"{source}: dropped {len(problems)} invalid edge(s), first: {problems[0]}",
-                stacklevel=2,
-            )
-        ins: list[set[int]] = [set() for _ in labels]
-        for i, j in seen:
-            ins[j].add(i)
-            if not directed:
-                ins[i].add(j)
-        try:
-            return cls(tuple(labels), directed, tuple(frozenset(s) for s in ins))
-        except GraphFormatError as exc:
-            raise GraphFormatError(f"{source}: {exc}") from None
+            for label in (u, v):
+                if label not in index:
+                    index[label] = len(labels)
+                    labels.append(label)
+            tails.append(index[u])
+            heads.append(index[v])
+        return cls.from_index_arrays(
+            labels, tails, heads, directed=directed, drop_invalid=drop_invalid, source=source
+        )
 
     @classmethod
     def from_networkx(cls, graph: Any, *, drop_invalid: bool = False) -> Topology:
@@ -189,10 +213,11 @@ class Topology:
             names = list(graph.vs["name"])
         else:
             names = list(range(graph.vcount()))
-        edges = [(names[e.source], names[e.target]) for e in graph.es]
-        return cls.from_edges(
-            edges,
-            nodes=names,
+        pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+        return cls.from_index_arrays(
+            names,
+            pairs[:, 0],
+            pairs[:, 1],
             directed=graph.is_directed(),
             drop_invalid=drop_invalid,
             source="igraph graph",
@@ -214,11 +239,119 @@ class Topology:
             tuple(frozenset(s) for s in in_neighbors),
         )
 
+    @classmethod
+    def from_index_arrays(
+        cls,
+        labels: Sequence[Label],
+        tails: Any,
+        heads: Any,
+        *,
+        directed: bool,
+        drop_invalid: bool = False,
+        source: str = "edge list",
+    ) -> Topology:
+        """Build a Topology from edges given as two integer arrays of node indices.
+
+        The fast path behind :meth:`from_edges`, :meth:`from_igraph` and the file readers:
+        ``(tails[k], heads[k])`` is the arc ``tails[k] -> heads[k]`` (for a graph, the edge
+        between them).
+
+        Parameters
+        ----------
+        labels : sequence of labels
+            Node ``i`` has label ``labels[i]``.
+        tails, heads : array-like of int
+            Edge endpoints as indices into ``labels``.
+        directed : bool
+            Whether the edges are arcs.
+        drop_invalid : bool
+            Drop self-loops and repeated edges with one warning instead of raising.
+        source : str
+            Where the edges came from, for error messages.
+
+        Raises
+        ------
+        GraphFormatError
+            On an index out of range, or a self-loop or repeated edge (unless ``drop_invalid``),
+            naming the labels.
+
+        Examples
+        --------
+        >>> Topology.from_index_arrays(["a", "b", "c"], [0, 1], [1, 2], directed=True).edges()
+        [('a', 'b'), ('b', 'c')]
+
+        Notes
+        -----
+        O(n + m log m) in numpy; the Python work is one frozenset per node.
+        """
+        n = len(labels)
+        u = np.asarray(tails, dtype=np.int64).ravel()
+        v = np.asarray(heads, dtype=np.int64).ravel()
+        if u.shape != v.shape:
+            raise GraphFormatError(f"{source}: tails and heads differ in length")
+        if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+            raise GraphFormatError(f"{source}: edge endpoint index out of range 0..{n - 1}")
+        bad = np.flatnonzero(invalid_edges(u, v, n, directed))
+        if bad.size:
+            first = edge_problem(labels, int(u[bad[0]]), int(v[bad[0]]), directed)
+            if not drop_invalid:
+                raise GraphFormatError(f"{source}: {first} (use drop_invalid to drop it)")
+            warnings.warn(
+                f"{source}: dropped {bad.size} invalid edge(s), first: {first}", stacklevel=3
+            )
+            keep = np.ones(u.size, dtype=bool)
+            keep[bad] = False
+            u, v = u[keep], v[keep]
+        return cls._assemble(labels, u, v, directed=directed, source=source)
+
+    @classmethod
+    def _assemble(
+        cls, labels: Sequence[Label], u: np.ndarray, v: np.ndarray, *, directed: bool, source: str
+    ) -> Topology:
+        """The Topology of index arrays already free of self-loops and repeats (in range)."""
+        if not directed:
+            u, v = np.concatenate([u, v]), np.concatenate([v, u])
+        n = len(labels)
+        by_head = np.argsort(v, kind="stable")
+        bounds = np.searchsorted(v[by_head], np.arange(n + 1)).tolist()
+        tails_sorted = u[by_head].tolist()
+        ins = tuple(frozenset(tails_sorted[bounds[i] : bounds[i + 1]]) for i in range(n))
+        topology = object.__new__(cls)  # the checks of __post_init__ hold by construction
+        object.__setattr__(topology, "labels", tuple(labels))
+        object.__setattr__(topology, "directed", bool(directed))
+        object.__setattr__(topology, "in_neighbors", ins)
+        try:
+            object.__setattr__(topology, "_index", topology._check_labels())
+        except GraphFormatError as exc:
+            raise GraphFormatError(f"{source}: {exc}") from None
+        return topology
+
     # ----------------------------------------------------------------- views
     @property
     def n(self) -> int:
         """Number of nodes."""
         return len(self.labels)
+
+    @property
+    def nodes(self) -> tuple[Label, ...]:
+        """The node labels in order (as networkx's ``G.nodes``; the same as :attr:`labels`)."""
+        return self.labels
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __iter__(self) -> Iterator[Label]:
+        return iter(self.labels)
+
+    def __contains__(self, label: object) -> bool:
+        try:
+            return label in self._index
+        except TypeError:  # an unhashable object is no node
+            return False
+
+    def in_order(self, labels: Iterable[Label]) -> list[Label]:
+        """Node labels sorted in the graph's node order (``KeyError`` names an unknown one)."""
+        return sorted(labels, key=self.index)
 
     @cached_property
     def m(self) -> int:
@@ -325,3 +458,13 @@ class Topology:
     def __repr__(self) -> str:
         kind = "digraph" if self.directed else "graph"
         return f"Topology({kind}, n={self.n}, m={self.m}, {self.content_hash[:19]})"
+
+    def _repr_html_(self) -> str:
+        """The notebook view: kind, n, m and the content hash."""
+        from html import escape
+
+        kind = "directed" if self.directed else "undirected"
+        return (
+            f"<b>Topology</b> ({kind}): n = {self.n}, m = {self.m}, "
+            f"<code>{escape(self.content_hash)}</code>"
+        )

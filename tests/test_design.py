@@ -387,9 +387,9 @@ def test_cli_augment(tmp_path) -> None:
 
 def test_cli_augment_infeasible_exits_1(tmp_path) -> None:
     src = tmp_path / "path.edges"
-    src.write_text("0 1\n1 2\n2 3\n")
+    src.write_text("# undirected\n0 1\n1 2\n2 3\n")
     forbid = tmp_path / "no.edges"
-    forbid.write_text("0 2\n0 3\n1 3\n")
+    forbid.write_text("# undirected\n0 2\n0 3\n1 3\n")
     result = CliRunner().invoke(
         main,
         ["augment", str(src), "--r", "2", "--forbid", str(forbid), "-o", str(tmp_path / "x.gml")],

@@ -48,6 +48,14 @@ def _cases() -> list[tuple[str, Topology]]:
     ]
 
 
+KIND_NOT_WRITTEN = {"lgl"}
+"""Formats with no place to record the kind: read back with ``directed`` given."""
+
+
+def _read_back(path: Path, fmt: str, graph: Topology) -> Topology:
+    return read(path, directed=graph.directed if fmt in KIND_NOT_WRITTEN else None)
+
+
 def _path(tmp_path: Path, fmt: str, suffix: str = "") -> Path:
     return tmp_path / f"g{FORMATS[fmt].extensions[0]}{suffix}"
 
@@ -58,7 +66,7 @@ def _path(tmp_path: Path, fmt: str, suffix: str = "") -> Path:
 def test_round_trip_through_our_writer_and_reader(tmp_path, fmt, graph):
     path = _path(tmp_path, fmt)
     write(graph, path)
-    back = read(path)
+    back = _read_back(path, fmt, graph)
     assert back == graph  # labels in order, kind, edges
     assert back.content_hash == graph.content_hash
 
@@ -73,7 +81,7 @@ def test_round_trip_random_graphs(tmp_path, fmt, graph):
         return
     path = _path(tmp_path, fmt)
     write(graph, path)
-    assert read(path) == graph
+    assert _read_back(path, fmt, graph) == graph
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
@@ -246,9 +254,10 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def test_labels_become_ints_only_when_all_are_canonical_integers(tmp_path):
-    assert read(_write(tmp_path, "a.edges", "1 2\n-3 1\n")).labels == (1, 2, -3)
-    assert read(_write(tmp_path, "b.edges", "1 02\n3 1\n")).labels == ("1", "02", "3")
-    assert read(_write(tmp_path, "c.edges", "1 x\n")).labels == ("1", "x")
+    assert read(_write(tmp_path, "a.edges", "1 2\n-3 1\n"), directed=False).labels == (1, 2, -3)
+    b = read(_write(tmp_path, "b.edges", "1 02\n3 1\n"), directed=False)
+    assert b.labels == ("1", "02", "3")
+    assert read(_write(tmp_path, "c.edges", "1 x\n"), directed=False).labels == ("1", "x")
     doc = {
         "directed": False,
         "nodes": [{"id": "1"}, {"id": 2}],
@@ -263,16 +272,20 @@ def test_directed_comment_is_honoured_and_conflicts_are_errors(tmp_path):
     with pytest.raises(GraphFormatError, match="declares a directed graph but undirected"):
         read(path, directed=False)
     plain = _write(tmp_path, "h.edges", "a b\n")
-    assert not read(plain).directed and read(plain, directed=True).directed
+    assert not read(plain, directed=False).directed and read(plain, directed=True).directed
+    with pytest.raises(GraphFormatError, match="does not say whether it is directed"):
+        read(plain)  # 'a b' without 'b a': a graph or a digraph? Never guessed.
+    assert not read(_write(tmp_path, "s.edges", "a b\nb a\n")).directed  # symmetric: a graph
     graphml = '<graphml><graph edgedefault="undirected"><node id="a"/></graph></graphml>'
     with pytest.raises(GraphFormatError, match="declares an undirected graph but directed"):
         read(_write(tmp_path, "u.graphml", graphml), directed=True)
 
 
 def test_header_lines_and_extra_columns(tmp_path):
-    t = read(_write(tmp_path, "g.edges", "from to weight\na b 1.5\nb c 2\n"))
+    t = read(_write(tmp_path, "g.edges", "# undirected\nfrom to weight\na b 1.5\nb c 2\n"))
     assert t.edges() == [("a", "b"), ("b", "c")]
-    t = read(_write(tmp_path, "g.csv", 'Source,Target,Weight\n"x, y",b,1\nb,c,2\nd,,\n'))
+    csv = _write(tmp_path, "g.csv", 'Source,Target,Weight\n"x, y",b,1\nb,c,2\nd,,\n')
+    t = read(csv, directed=False)
     assert t.labels == ("x, y", "b", "c", "d") and t.m == 2
     t = read(_write(tmp_path, "g.tsv", "# directed\nsrc\tdst\n1\t2\n"))
     assert t.directed and t.edges() == [(1, 2)]
@@ -292,13 +305,14 @@ def test_matrix_market_layouts(tmp_path):
     general = "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 3\n1 2 1\n2 1 1\n3 1 0\n"
     assert read(_write(tmp_path, "b.mtx", general)).directed  # explicit zero: no edge
     assert read(tmp_path / "b.mtx", directed=False).edges() == [(0, 1)]
-    with pytest.raises(GraphFormatError, match=r"line 3: entry \(2, 1\) has no mirror"):
+    with pytest.raises(GraphFormatError, match=r"entry \(2, 1\) has no mirror"):
         read(FIXTURES / "not_symmetric.mtx", directed=False)
 
 
 def test_drop_invalid_drops_with_one_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"dropped 2 .*first: line 4: self-loop at node 2"):
-        t = read(_write(tmp_path, "g.edges", "0 1\n1 2\n\n2 2\n1 0\n"), drop_invalid=True)
+        path = _write(tmp_path, "g.edges", "0 1\n1 2\n\n2 2\n1 0\n")
+        t = read(path, directed=False, drop_invalid=True)
     assert t.m == 2 and t.edges() == [(0, 1), (1, 2)]
     s6 = tmp_path / "m.s6"
     nx.write_sparse6(nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 2)]), s6)
@@ -313,8 +327,9 @@ def test_format_names_and_extensions():
     assert resolve_format("g.edges.bz2").name == "edgelist"
     assert resolve_format("anything", "JSON").name == "json"
     assert resolve_format("x", ".mtx").name == "mtx"
-    with pytest.raises(GraphFormatError, match="unknown format 'pajek'"):
-        resolve_format("g.net", "pajek")
+    assert resolve_format("g.net").name == "pajek"
+    with pytest.raises(GraphFormatError, match="unknown format 'xyz'"):
+        resolve_format("g.net", "xyz")
     with pytest.raises(GraphFormatError, match="no extension"):
         resolve_format("graph")
 
@@ -372,11 +387,11 @@ MALFORMED = [
     ("empty.edgelist", None, "holds no nodes"),
     ("comments_only.txt", None, "holds no nodes"),
     ("bad_token.gml", None, "line 4: bad token '@'"),
-    ("bad_token.mtx", None, "line 4: bad token 'x'"),
+    ("bad_token.mtx", None, "line 4: invalid Matrix Market data (Invalid floating-point value)"),
     ("unknown.xyz", None, "unknown format: extension '.xyz'"),
     ("self_loop.edgelist", None, "line 4: self-loop at node 2"),
-    ("duplicate.edgelist", None, "line 3: duplicate edge 'b' -- 'a' (first on line 1)"),
-    ("duplicate.adjlist", None, "line 1: duplicate edge 'a' -- 'b'"),
+    ("duplicate.edgelist", None, "does not say whether it is directed, and 'b' -> 'c'"),
+    ("duplicate.adjlist", None, "line 2: duplicate edge 'a' -- 'b'"),
     ("bad_char.g6", None, "line 1, character 2: invalid graph6 character '0'"),
     ("bad_length.g6", None, "n = 5 needs 2 data characters after the size, found 3"),
     ("two_graphs.g6", None, "holds 2 graphs"),
@@ -393,12 +408,12 @@ MALFORMED = [
     ("bad_link.json", None, "links[0]: target 5 is not a node id"),
     ("bad_header.mtx", None, "line 1: bad Matrix Market header"),
     ("not_square.mtx", None, "line 2: an adjacency matrix must be square, found 3 x 4"),
-    ("out_of_range.mtx", None, "line 4: entry (4, 1) is outside the 3 x 3 matrix"),
-    ("truncated.mtx", None, "declares 4 entries, found 2"),
+    ("out_of_range.mtx", None, "line 4: invalid Matrix Market data (Row index out of bounds)"),
+    ("truncated.mtx", None, "declares 4 entries of 2 value(s), but the body holds 4 values"),
     ("wrong_columns.csv", None, "line 3: expected 2 columns like the header on line 1, found 3"),
     ("bad_edge_data.edgelist", None, "line 2: bad token '{weight: }'"),
     ("binary.edgelist", None, "line 2: not UTF-8 text"),
-    ("diamond.csv", "pajek", "unknown format 'pajek'"),
+    ("diamond.csv", "xyz", "unknown format 'xyz'"),
     ("does_not_exist.edgelist", None, "no such file"),
 ]
 
@@ -412,3 +427,157 @@ def test_malformed_files_give_one_line_naming_file_and_place(name, fmt, message)
     assert "\n" not in text
     assert text.startswith(str(path) + ": ")
     assert message in text
+
+
+# ----------------------------------------------------------------- hostile files: bounded readers
+def _hostile(tmp_path: Path) -> dict[str, Path]:
+    """Files built the way an attacker would: each must fail fast with one line."""
+    import gzip
+    import os
+
+    files = {
+        "deep.gml": "graph [ " + "x [ " * 3000 + " ]" * 3000 + " node [ id 0 ] ]",
+        "long-number.gml": "graph [ node [ id 0 label " + "9" * 100_000 + " ] ]",
+        "long-label.edgelist": "# undirected\n" + "9" * 100_000 + " 1\n",
+        "huge.s6": ":" + chr(126) * 2 + chr(126) * 6 + "\n",
+        "huge.mtx": "%%MatrixMarket matrix coordinate pattern general\n99999999 99999999 0\n",
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "deep.graphml": "<graphml>" + "<a>" * 5000 + "</a>" * 5000 + "</graphml>",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text(text)
+    bomb = tmp_path / "bomb.edgelist.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        block = b"0 1\n" + b" " * (1 << 20)
+        for _ in range(80):  # inflates past the 64 MiB cap
+            out.write(block)
+    paths["bomb.edgelist.gz"] = bomb
+    fifo = tmp_path / "fifo.edgelist"
+    os.mkfifo(fifo)
+    paths["fifo.edgelist"] = fifo
+    return paths
+
+
+_HOSTILE_WORDS = {
+    "deep.gml": "nested more than",
+    "long-number.gml": "digits",
+    "long-label.edgelist": "characters",
+    "huge.s6": "nodes, more than",
+    "huge.mtx": "nodes, more than",
+    "deep.json": "nested too deeply",
+    "deep.graphml": "nested more than",
+    "bomb.edgelist.gz": "decompresses to more than",
+    "fifo.edgelist": "not a regular file",
+}
+
+
+@pytest.mark.timeout(120)  # a hang guard (a FIFO blocked forever), not a timing target
+@pytest.mark.parametrize("name", sorted(_HOSTILE_WORDS))
+def test_hostile_files_fail_fast_with_one_line(tmp_path, name):
+    path = _hostile(tmp_path)[name]
+    with pytest.raises(GraphFormatError) as caught:
+        read(path)
+    message = str(caught.value)
+    assert _HOSTILE_WORDS[name] in message and "\n" not in message and str(path) in message
+
+
+def test_hostile_files_exit_2_through_every_command_that_reads_a_graph(tmp_path):
+    from click.testing import CliRunner
+
+    from robustgraph.cli import main
+
+    paths = _hostile(tmp_path)
+    out_file = str(tmp_path / "out.json")
+    commands = (
+        ["info"],
+        ["robustness"],
+        ["certify", "--r", "1", "-o", out_file],
+        ["augment", "--r", "1", "-o", out_file],
+    )
+    for name in ("deep.gml", "fifo.edgelist", "bomb.edgelist.gz"):
+        for command in commands:
+            out = CliRunner().invoke(main, [*command, str(paths[name])])
+            assert out.exit_code == 2, (command, name, out.output)
+            assert out.stderr.count("\n") == 1 and _HOSTILE_WORDS[name] in out.stderr
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7))
+def test_gml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
+    """The igraph path is taken for plain files and gives exactly what our own parser gives."""
+    from robustgraph.io import gml
+
+    for writer in ("ours", "networkx", "igraph"):
+        path = tmp_path / f"{writer}.gml"
+        if writer == "ours":
+            write(graph, path)
+        elif writer == "networkx":
+            nx.write_gml(graph.to_networkx(), path, stringizer=str)
+        else:
+            h = graph.to_igraph()
+            h.vs["name"] = [str(x) for x in graph.labels]
+            h.write_gml(str(path))
+        fast = gml._read_with_igraph(path, path.read_bytes(), None, False)
+        assert fast is not None, writer
+        plain = path.read_text()
+        slow_path = tmp_path / f"{writer}-slow.gml"
+        slow_path.write_text(plain + "\n# &#33;\n")  # a reference sends it to our parser
+        assert gml._read_with_igraph(slow_path, slow_path.read_bytes(), None, False) is None
+        slow = read(slow_path)
+        assert (fast.labels, fast.directed, fast.edges()) == (slow.labels, slow.directed,
+                                                              slow.edges())
+
+
+def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
+    cases = {
+        "trailing.gml": ("graph [ node [ id 0 ] ] ]", "unexpected ']'"),
+        "two.gml": ("graph [ node [ id 0 ] ] graph [ node [ id 1 ] ]", "one 'graph"),
+        "dangling.gml": ("graph [ node [ id 0 ] ] directed", "has no value"),
+    }
+    for name, (text, words) in cases.items():
+        with pytest.raises(GraphFormatError, match=words):  # igraph reads these without a word
+            read(_write(tmp_path, name, text))
+    entity = _write(tmp_path, "entity.gml", 'graph [ node [ id 0 label "caf&#233;" ] ]')
+    assert read(entity).labels == ("café",)  # igraph would keep '&#233;' as it is
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7))
+def test_graphml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
+    """igraph reads plain GraphML (ours, networkx's, igraph's) exactly as our expat reader."""
+    from robustgraph.io import graphml
+
+    for writer in ("ours", "networkx", "igraph"):
+        path = tmp_path / f"{writer}.graphml"
+        if writer == "ours":
+            write(graph, path)
+        elif writer == "networkx":
+            nx.write_graphml(graph.to_networkx(), path)
+        else:
+            h = graph.to_igraph()
+            h.vs["name"] = [str(x) for x in graph.labels]
+            h.write_graphml(str(path))
+        data = path.read_bytes()
+        fast = graphml._read_with_igraph(path, data, None, False)
+        assert fast is not None, writer
+        slow_path = tmp_path / f"{writer}-slow.graphml"
+        slow_path.write_bytes(data.replace(b"<graph ", b"<!-- <port --><graph ", 1))
+        assert graphml._read_with_igraph(slow_path, slow_path.read_bytes(), None, False) is None
+        slow = read(slow_path)
+        assert (fast.labels, fast.directed, fast.edges()) == (slow.labels, slow.directed,
+                                                              slow.edges())
+
+
+def test_graphml_repeated_node_ids_are_refused_not_merged(tmp_path):
+    doc = (
+        '<graphml><graph edgedefault="undirected"><node id="a"/><node id="b"/><node id="a"/>'
+        '<edge source="a" target="b"/></graph></graphml>'
+    )
+    with pytest.raises(GraphFormatError, match="node id 'a' declared twice"):
+        read(_write(tmp_path, "dup.graphml", doc))  # igraph would merge the two a's

@@ -154,7 +154,7 @@ def test_cli_json_output(graph_file):
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
     assert doc["r"]["value"] == 1 and doc["r"]["status"] == "exact"
-    assert set(doc["r"]["witness"]) == {"S1", "S2"}
+    assert set(doc["r"]["witness"]) == {"s1", "s2"}
     assert doc["tolerances"]["wmsr-local"]["F"] == 0
     assert set(doc["tolerances"]) == {"sac", "wmsr-local"}
 

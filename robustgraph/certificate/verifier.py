@@ -23,6 +23,7 @@ from robustgraph.certificate.outcome import (
 )
 from robustgraph.certificate.records import Check, ClaimRecord, Run, aggregate
 from robustgraph.certificate.witness import witness_problem
+from robustgraph.graphs import as_topology
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Question, Request
@@ -226,6 +227,7 @@ def verify(
     Without re-solving: O(sum over checks of (n + m)) time plus the proofs' checkers
     (exhaustive O(n 2^n) for n <= 20, LRAT linear in the proof's size).
     """
+    topology = as_topology(topology)  # a networkx/igraph graph or edge list too
     checked = ["schema"]
     binding = _binding_problem(cert, topology)
     if binding:

@@ -17,6 +17,7 @@ import click
 
 from robustgraph import io
 from robustgraph.cli.common import emit, json_option, warn
+from robustgraph.graphs import GraphInput, as_topology
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -38,15 +39,17 @@ CONNECTIVITY_MAX_WORK = 20_000_000
 
 _FORMAT_HELP = "Format name: " + ", ".join(io.FORMATS) + " (default: from the extension)."
 _DIRECTED_HELP = (
-    "Read an edge or adjacency list as a digraph (--directed) or a graph (--undirected). "
-    "Default: the file's '# directed' comment, else undirected. Formats that record the "
-    "kind themselves (GraphML, GML, JSON, graph6, Matrix Market) must agree with the flag."
+    "Read an edge or adjacency list or LGL file as a digraph (--directed) or a graph "
+    "(--undirected). Default: the file's '# directed' / '# undirected' comment; a file with "
+    "neither must list every edge both ways, else the flag is required (never guessed). "
+    "Formats that record the kind (GraphML, GML, JSON, Pajek, GEXF, graph6, Matrix Market) "
+    "must agree with the flag."
 )
 _DROP_HELP = "Drop self-loops and repeated edges with a warning instead of failing."
 
 
 # ----------------------------------------------------------------- the numbers info reports
-def degree_bound(topology: Topology) -> tuple[int, str]:
+def degree_bound(topology: GraphInput) -> tuple[int, str]:
     """An upper bound on the maximum robustness r* from the node count and in-degrees.
 
     Parameters
@@ -88,6 +91,7 @@ def degree_bound(topology: Topology) -> tuple[int, str]:
     H. J. LeBlanc, H. Zhang, X. Koutsoukos, S. Sundaram, "Resilient asymptotic consensus in
     robust networks", IEEE JSAC 31(4), 2013.
     """
+    topology = as_topology(topology)
     n = topology.n
     if n < 2:
         return 0, "fewer than two nodes"
@@ -138,7 +142,7 @@ def connectivity_pairs(topology: Topology, v: int | None = None) -> list[tuple[i
     return sorted(pairs)
 
 
-def vertex_connectivity(topology: Topology, *, pivot: int | None = None) -> int:
+def vertex_connectivity(topology: GraphInput, *, pivot: int | None = None) -> int:
     """The vertex connectivity kappa: fewest nodes whose removal leaves the graph not
     (strongly) connected; ``n - 1`` for a complete graph (or digraph), 0 below two nodes.
 
@@ -161,6 +165,7 @@ def vertex_connectivity(topology: Topology, *, pivot: int | None = None) -> int:
     >>> vertex_connectivity(Topology.from_edges([(0, 1), (1, 2), (2, 3), (3, 0)]))
     2
     """
+    topology = as_topology(topology)
     if topology.n < 2:
         return 0
     pairs = connectivity_pairs(topology, pivot)
@@ -177,7 +182,7 @@ def _degrees(values: tuple[int, ...] | list[int]) -> dict[str, float]:
     return {"min": min(values), "max": max(values), "mean": round(sum(values) / len(values), 4)}
 
 
-def summarize(topology: Topology) -> dict[str, Any]:
+def summarize(topology: GraphInput) -> dict[str, Any]:
     """Everything ``robustgraph info`` reports about a graph, as a JSON-ready dict.
 
     Keys: ``n``, ``m``, ``directed``, ``in_degree`` (min/max/mean; ``degree`` for a graph),
@@ -186,6 +191,7 @@ def summarize(topology: Topology) -> dict[str, Any]:
     (digraphs), ``vertex_connectivity`` (None when skipped, with ``vertex_connectivity_note``),
     ``r_upper_bound`` and ``r_upper_bound_rule`` (:func:`degree_bound`), ``content_hash``.
     """
+    topology = as_topology(topology)
     t = topology
     graph = t.to_igraph()
     data: dict[str, Any] = {"n": t.n, "m": t.m, "directed": t.directed}

@@ -22,6 +22,7 @@ import click
 from robustgraph import io
 from robustgraph.cli.common import STARTED, emit, json_option, span, threads_option
 from robustgraph.errors import ParameterError
+from robustgraph.graphs import witness_labels
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
     Tolerance,
@@ -132,7 +133,7 @@ def result_dict(topology: Topology, result: Result) -> dict[str, Any]:
         "formulation": result.formulation,
         "engine_version": result.engine_version,
         "seconds": round(result.wall_time, 4),
-        "witness": None if w is None else {"S1": topology.names(w.s1), "S2": topology.names(w.s2)},
+        "witness": None if w is None else witness_labels(topology, w),
         "witness_text": describe_witness(topology, result),
         "steps": result.params.get("steps", []),
     }

@@ -27,6 +27,7 @@ from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.oracle import UNKNOWN, Pair, find_pair
 from robustgraph.design.search import DesignGraph, Edge, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError, RobustgraphError
+from robustgraph.graphs import as_topology
 from robustgraph.topology import Label, Topology
 
 __all__ = ["AugmentResult", "Infeasible", "NotFound", "augment", "grow"]
@@ -296,6 +297,7 @@ def augment(
     >>> res.topology.m - 10 == len(res.added)
     True
     """
+    topology = as_topology(topology)  # a networkx/igraph graph or edge list too
     n = topology.n
     bounds.check_target(n, r)
     limits.at_most("n", n, limits.MAX_DESIGN_NODES, " nodes")  # the search's ceiling

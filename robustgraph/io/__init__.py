@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from robustgraph.graphs import GraphInput, as_topology
 from robustgraph.io._common import format_error, split_compression
 from robustgraph.io.adjlist import read_adjlist, write_adjlist
 from robustgraph.io.edgelist import (
@@ -32,11 +33,14 @@ from robustgraph.io.edgelist import (
     write_edgelist,
     write_tsv,
 )
+from robustgraph.io.gexf import read_gexf, write_gexf
 from robustgraph.io.gml import read_gml, write_gml
 from robustgraph.io.graph6 import read_graph6, read_sparse6, write_graph6, write_sparse6
 from robustgraph.io.graphml import read_graphml, write_graphml
+from robustgraph.io.lgl import read_lgl, write_lgl
 from robustgraph.io.mtx import read_mtx, write_mtx
 from robustgraph.io.nodelink import read_json, write_json
+from robustgraph.io.pajek import read_pajek, write_pajek
 from robustgraph.topology import Topology
 
 __all__ = ["FORMATS", "Format", "read", "write", "resolve_format"]
@@ -129,6 +133,30 @@ FORMATS: dict[str, Format] = {
             writer=write_json,
         ),
         Format(
+            "pajek",
+            (".net", ".pajek"),
+            "Pajek network (*Vertices, *Arcs or *Edges)",
+            **_SELF_DESCRIBING,
+            reader=read_pajek,
+            writer=write_pajek,
+        ),
+        Format(
+            "gexf",
+            (".gexf",),
+            "GEXF (Gephi's XML format)",
+            **_SELF_DESCRIBING,
+            reader=read_gexf,
+            writer=write_gexf,
+        ),
+        Format(
+            "lgl",
+            (".lgl",),
+            "LGL (Large Graph Layout): '# node' then its neighbours",
+            **_TEXT,
+            reader=read_lgl,
+            writer=write_lgl,
+        ),
+        Format(
             "graph6",
             (".g6", ".graph6"),
             "graph6 (nauty), undirected only",
@@ -207,8 +235,10 @@ def read(
     format : str, optional
         A name from :data:`FORMATS` (or one of its extensions); default: from the extension.
     directed : bool, optional
-        For edge and adjacency lists: read as a digraph (None follows the file's ``# directed``
-        comment, else undirected). For formats that record the kind it must agree with the file.
+        For edge and adjacency lists and LGL: read as a digraph. None follows the file's
+        ``# directed`` / ``# undirected`` comment; without one, the file must list every edge
+        both ways (then a graph), else it is an error: the kind is never guessed. For formats
+        that record the kind it must agree with the file.
     drop_invalid : bool
         Drop self-loops and repeated edges with a ``UserWarning`` instead of raising.
 
@@ -221,13 +251,16 @@ def read(
     Raises
     ------
     GraphFormatError
-        One line naming the file, the line or element where possible, and what was wrong.
+        One line naming the file, the line or element where possible, and what was wrong;
+        also for a file that is not a regular file or breaks a bound (size, node count,
+        label length, nesting: ``robustgraph.io._common``).
     """
     return resolve_format(path, format).reader(path, directed=directed, drop_invalid=drop_invalid)
 
 
-def write(topology: Topology, path: str | Path, *, format: str | None = None) -> None:
-    """Write a Topology; the format comes from ``format`` or the extension (see :func:`read`).
+def write(topology: GraphInput, path: str | Path, *, format: str | None = None) -> None:
+    """Write a graph (a Topology, networkx or igraph graph, or edge list: see
+    :func:`robustgraph.graphs.as_topology`); the format comes from ``format`` or the extension.
 
     Raises
     ------
@@ -236,6 +269,7 @@ def write(topology: Topology, path: str | Path, *, format: str | None = None) ->
         labels the format cannot hold, or a file that cannot be written.
     """
     fmt = resolve_format(path, format)
+    topology = as_topology(topology)
     if topology.n == 0:
         raise format_error(path, "cannot write a graph without nodes")
     fmt.writer(topology, path)

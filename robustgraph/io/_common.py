@@ -9,25 +9,37 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
+import os
 import re
+import stat
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from robustgraph.errors import GraphFormatError
-from robustgraph.topology import Label, Topology
+from robustgraph.topology import Label, Topology, edge_problem, invalid_edges
 
 __all__ = [
     "COMPRESSIONS",
     "DROP_HINT",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_LABEL",
+    "MAX_NODES",
+    "check_node_count",
     "LocatedEdge",
     "build",
     "build_from_text",
+    "build_indexed",
     "canonical_labels",
     "format_error",
     "read_bytes",
     "read_text",
+    "resolve_ambiguous",
     "resolve_directed",
     "split_compression",
     "write_bytes",
@@ -36,6 +48,22 @@ __all__ = [
 
 COMPRESSIONS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
 """Compression suffixes handled transparently: ``g.graphml.gz`` is gzip-compressed GraphML."""
+
+MAX_BYTES = 64 * 2**20
+"""Most bytes a graph file may hold, after decompression (64 MiB: a GML file of over a million
+edges, far beyond what the engines decide). Decompression is streamed and stops here, so a small
+archive that inflates to gigabytes fails at once instead of exhausting memory."""
+
+MAX_NODES = 1_000_000
+"""Most nodes a file may declare where it states a count instead of listing the nodes (Matrix
+Market size line, graph6/sparse6 header, Pajek ``*Vertices``): checked before anything is
+allocated, so a short file cannot ask for any number. Far beyond what the engines decide."""
+
+MAX_LABEL = 1_000
+"""Most characters in one node label."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists (GML) or elements (XML) a reader follows."""
 
 LocatedEdge = tuple[Label, Label, str]
 """An edge ``(u, v, where)``; ``where`` locates it in the file (``"line 7"``, ``"edge #3"``)."""
@@ -61,26 +89,69 @@ def split_compression(path: str | Path) -> tuple[str, object | None]:
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes, decompressed when its name ends in ``.gz``, ``.bz2`` or ``.xz``.
 
+    Only regular files are read: a FIFO, socket or device is refused without waiting on it
+    (opened non-blocking, then checked with ``fstat``). At most :data:`MAX_BYTES` are read or
+    inflated; decompression is streamed and stops at the cap.
+
     Raises
     ------
     GraphFormatError
-        When the file is missing, unreadable, a directory, or not valid compressed data.
+        When the file is missing, unreadable, a directory, not a regular file, larger than
+        :data:`MAX_BYTES` (before or after decompression), or not valid compressed data.
     """
     _, module = split_compression(path)
     try:
-        raw = Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise format_error(path, "no such file") from None
     except IsADirectoryError:
         raise format_error(path, "is a directory, not a graph file") from None
     except OSError as exc:
         raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise format_error(path, "is a directory, not a graph file")
+        if not stat.S_ISREG(mode):
+            raise format_error(path, "is not a regular file (a FIFO, socket or device); not read")
+        try:
+            raw = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise format_error(path, f"larger than {MAX_BYTES >> 20} MiB; not read")
     if module is None:
         return raw
     try:
-        return module.decompress(raw)  # type: ignore[attr-defined]
+        with module.open(io.BytesIO(raw), "rb") as stream:  # type: ignore[attr-defined]
+            data = stream.read(MAX_BYTES + 1)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise format_error(path, f"not valid compressed data ({exc})") from None
+    if len(data) > MAX_BYTES:
+        raise format_error(path, f"decompresses to more than {MAX_BYTES >> 20} MiB; not read")
+    return data
+
+
+def _long_label(path: str | Path, text: str) -> GraphFormatError:
+    return format_error(
+        path, f"node label {text[:20]!r}... has {len(text):,} characters (at most {MAX_LABEL:,})"
+    )
+
+
+def _too_long(label: Label) -> bool:
+    if isinstance(label, str):
+        return len(label) > MAX_LABEL
+    if isinstance(label, int):  # 3,300 bits print as about 1,000 digits
+        return label.bit_length() > 3_300
+    return len(str(label)) > MAX_LABEL
+
+
+def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
+    """Refuse a declared node count above :data:`MAX_NODES` before anything is allocated."""
+    if n > MAX_NODES:
+        raise format_error(
+            path, f"declares {n:,} nodes, more than the {MAX_NODES:,} robustgraph reads", where
+        )
 
 
 def read_text(path: str | Path) -> str:
@@ -115,7 +186,7 @@ def write_text(path: str | Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
+def canonical_labels(labels: Iterable[str], path: str | Path = "") -> dict[str, Label]:
     """Map each text label to its typed label: all ints if every label is a canonical integer.
 
     A canonical integer is what ``str(int(x))`` prints (``"7"``, ``"-3"``; not ``"07"`` or
@@ -129,6 +200,9 @@ def canonical_labels(labels: Iterable[str]) -> dict[str, Label]:
     {'1': '1', '02': '02'}
     """
     labels = list(dict.fromkeys(labels))
+    long = next((x for x in labels if len(x) > MAX_LABEL), None)
+    if long is not None:
+        raise _long_label(path, long)
     if labels and all(_CANONICAL_INT.match(x) and x != "-0" for x in labels):
         return {x: int(x) for x in labels}
     return {x: x for x in labels}
@@ -169,37 +243,77 @@ def build(
     Raises
     ------
     GraphFormatError
-        On a graph without nodes, or on the first self-loop or repeated edge (unless
-        ``drop_invalid``), naming where it is.
+        On a graph without nodes, a label longer than :data:`MAX_LABEL`, or on the first
+        self-loop or repeated edge (unless ``drop_invalid``), naming where it is.
     """
-    if not nodes:
+    index = {label: i for i, label in enumerate(nodes)}
+    located = list(edges)
+    tails = [index[u] for u, _, _ in located]
+    heads = [index[v] for _, v, _ in located]
+    return build_indexed(
+        path,
+        nodes,
+        tails,
+        heads,
+        directed=directed,
+        drop_invalid=drop_invalid,
+        where=lambda k: located[k][2],
+    )
+
+
+def build_indexed(
+    path: str | Path,
+    nodes: Sequence[Label],
+    tails: Sequence[int] | np.ndarray,
+    heads: Sequence[int] | np.ndarray,
+    *,
+    directed: bool,
+    drop_invalid: bool,
+    where: Callable[[int], str],
+) -> Topology:
+    """:func:`build` for edges given as index arrays; ``where(k)`` locates edge ``k``.
+
+    The fast path of the library-backed readers: the rules are checked in numpy
+    (:func:`robustgraph.topology.invalid_edges`) and ``where`` is called only for the edges
+    that break them.
+    """
+    if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
-    seen: dict[object, str] = {}
-    kept: list[tuple[Label, Label]] = []
-    problems: list[str] = []
-    for u, v, where in edges:
-        key = (u, v) if directed else frozenset((u, v))
-        if u == v:
-            problem = f"{where}: self-loop at node {u!r}"
-        elif key in seen:
-            arrow = "->" if directed else "--"
-            problem = f"{where}: duplicate edge {u!r} {arrow} {v!r} (first on {seen[key]})"
-        else:
-            seen[key] = where
-            kept.append((u, v))
-            continue
+    long = next((x for x in nodes if _too_long(x)), None)
+    if long is not None:
+        raise _long_label(path, str(long))
+    u = np.asarray(tails, dtype=np.int64)
+    v = np.asarray(heads, dtype=np.int64)
+    bad = np.flatnonzero(invalid_edges(u, v, len(nodes), directed))
+    if bad.size:
+        k = int(bad[0])
+        problem = edge_problem(nodes, int(u[k]), int(v[k]), directed)
+        if u[k] != v[k]:
+            pair = {int(u[k]), int(v[k])}
+            first = next(
+                i
+                for i in range(k)
+                if (u[i], v[i]) == (u[k], v[k]) or (not directed and {int(u[i]), int(v[i])} == pair)
+            )
+            problem += f" (first on {where(first)})"
         if not drop_invalid:
             raise format_error(
-                path, f"{problem} ({DROP_HINT})"
+                path, f"{where(k)}: {problem} ({DROP_HINT})"
             )
-        problems.append(problem)
-    if problems:
         warnings.warn(
-            f"{path}: dropped {len(problems)} self-loop(s)/duplicate edge(s); first: {problems[0]}",
+            f"{path}: dropped {bad.size} self-loop(s)/duplicate edge(s); first: {where(k)}: "
+            f"{problem}",
             UserWarning,
             stacklevel=3,
         )
-    return Topology.from_edges(kept, nodes=nodes, directed=directed, source=str(path))
+        keep = np.ones(u.size, dtype=bool)
+        keep[bad] = False
+        u, v = u[keep], v[keep]
+    n = len(nodes)
+    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+        raise format_error(path, f"edge endpoint index out of range 0..{n - 1}")
+    # checked above (invalid_edges): the Topology's own O(m) check would repeat it
+    return Topology._assemble(nodes, u, v, directed=directed, source=str(path))
 
 
 def build_from_text(
@@ -215,7 +329,7 @@ def build_from_text(
     ``order`` lists every node's text label in file order; ``edges`` are ``(u, v, where)`` with
     text labels. For the formats whose labels are plain text (edge and adjacency lists).
     """
-    typed = canonical_labels(order)
+    typed = canonical_labels(order, path)
     located: list[LocatedEdge] = [(typed[u], typed[v], where) for u, v, where in edges]
     return build(path, list(typed.values()), located, directed=directed, drop_invalid=drop_invalid)
 
@@ -234,3 +348,47 @@ def resolve_directed(path: str | Path, declared: bool | None, requested: bool | 
         asked = "directed" if requested else "undirected"
         raise format_error(path, f"the file declares {kind} graph but {asked} was requested")
     return declared
+
+
+def resolve_ambiguous(
+    path: str | Path,
+    declared: bool | None,
+    requested: bool | None,
+    pairs: Sequence[tuple[object, object]],
+) -> tuple[bool, list[bool] | None]:
+    """Directedness for a format that need not record it (edge and adjacency lists, LGL).
+
+    When the file (a ``# directed`` comment) or the caller says, that decides
+    (:func:`resolve_directed`). Otherwise the content decides only when it cannot be misread:
+    no edges, or every listed pair ``u v`` also listed as ``v u`` (the symmetric digraph, which
+    is the undirected graph, read with each pair once). Anything else is ambiguous: reading a
+    digraph as a graph, or a graph listed once per edge as a digraph, changes its robustness.
+
+    Returns
+    -------
+    (bool, list of bool or None)
+        The kind, and which pairs to keep (None: all; for symmetric content, each pair's first
+        listing).
+
+    Raises
+    ------
+    GraphFormatError
+        When nothing decides and some pair has no reverse: pass ``--directed``/``--undirected``.
+    """
+    if declared is not None or requested is not None:
+        return resolve_directed(path, declared, requested), None
+    listed = set(pairs)
+    lonely = next(((u, v) for u, v in pairs if (v, u) not in listed), None)
+    if lonely is not None:
+        raise format_error(
+            path,
+            f"the file does not say whether it is directed, and {lonely[0]!r} -> {lonely[1]!r} "
+            "is listed without its reverse: pass --directed or --undirected (directed=True or "
+            "False in Python), or put a '# directed' / '# undirected' line first",
+        )
+    seen: set[tuple[object, object]] = set()
+    keep = []
+    for u, v in pairs:
+        keep.append(u == v or (v, u) not in seen)
+        seen.add((u, v))
+    return False, keep

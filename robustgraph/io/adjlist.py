@@ -4,14 +4,16 @@ Each line is a node followed by its neighbours (its out-neighbours in a digraph:
 ``u v w`` holds the arcs ``u -> v`` and ``u -> w``). ``#`` starts a comment; a ``# directed`` or
 ``# undirected`` comment before the data records the graph kind. In an undirected file an edge
 may be listed from both ends (``a b`` and ``b a`` are one edge); listing it twice from the same
-end is a repeated edge.
+end is a repeated edge. Without a ``# directed`` / ``# undirected`` line or the caller's
+``directed``, a file in which some listed arc has no reverse is ambiguous and refused
+(:func:`~robustgraph.io._common.resolve_ambiguous`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from robustgraph.io._common import build_from_text, read_text, resolve_directed, write_text
+from robustgraph.io._common import build_from_text, read_text, resolve_ambiguous, write_text
 from robustgraph.io._text import data_lines, directive, plain_label
 from robustgraph.topology import Topology
 
@@ -45,13 +47,15 @@ def read_adjlist(
     (('a', 'b', 'c', 'd'), 2)
     """
     declared, lines = data_lines(read_text(path))
-    kind = resolve_directed(path, declared, directed)
+    rows = [line.split() for _, line in lines]
+    known = declared is not None or directed is not None  # then the pairs are not needed
+    pairs = [] if known else [(r[0], v) for r in rows for v in r[1:]]
+    kind, _ = resolve_ambiguous(path, declared, directed, pairs)
     heads: dict[str, None] = {}  # nodes with a line, in line order, then the other neighbours
     others: dict[str, None] = {}
     listed: set[tuple[str, str]] = set()
     edges: list[tuple[str, str, str]] = []
-    for number, line in lines:
-        u, *nbrs = line.split()
+    for (number, _), (u, *nbrs) in zip(lines, rows, strict=True):
         heads.setdefault(u)
         for v in nbrs:
             others.setdefault(v)

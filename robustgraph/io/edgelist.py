@@ -6,7 +6,9 @@ label is a node, which is how isolated nodes survive a round trip. ``#`` starts 
 ``# directed`` or ``# undirected`` comment before the data records the graph kind. The first line
 may be a header naming the columns (``source target``, ``from to``, ``src dst``, ``node1 node2``).
 Columns after the first two (weights, or the ``{...}`` dict networkx writes) are allowed and
-ignored, but every edge line must have the same number of columns.
+ignored, but every edge line must have the same number of columns. Without a ``# directed`` /
+``# undirected`` line or the caller's ``directed``, a list in which some ``u v`` has no ``v u``
+is ambiguous and refused (:func:`~robustgraph.io._common.resolve_ambiguous`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from robustgraph.io._common import (
     build_from_text,
     format_error,
     read_text,
-    resolve_directed,
+    resolve_ambiguous,
     write_text,
 )
 from robustgraph.io._text import (
@@ -85,9 +87,14 @@ class _Rows:
     def topology(
         self, declared: bool | None, directed: bool | None, drop_invalid: bool
     ) -> Topology:
-        kind = resolve_directed(self.path, declared, directed)
+        kind, keep = resolve_ambiguous(
+            self.path, declared, directed, [(u, v) for u, v, _ in self.edges]
+        )
+        edges = self.edges
+        if keep is not None:
+            edges = [e for e, k in zip(self.edges, keep, strict=True) if k]
         return build_from_text(
-            self.path, self.order, self.edges, directed=kind, drop_invalid=drop_invalid
+            self.path, self.order, edges, directed=kind, drop_invalid=drop_invalid
         )
 
 
@@ -208,7 +215,7 @@ def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> No
     buffer.write(directive(topology.directed) + "\n")
     writer.writerow(["source", "target"])
     if needs_node_lines(topology, False):
-        writer.writerows([x, ""] for x in name)
+        writer.writerows([x] for x in name)  # one field: networkx skips it ("x," is an edge)
     writer.writerows([name[u], name[v]] for u, v in topology.edge_indices())
     write_text(path, buffer.getvalue())
 
@@ -216,7 +223,7 @@ def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> No
 def read_csv(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
-    """Read a comma-separated edge list (see :func:`read_edgelist`; a node row is ``label,``).
+    """Read a comma-separated edge list (see :func:`read_edgelist`; a node row is ``label``).
 
     Raises
     ------

@@ -4,26 +4,42 @@ A file is a list of ``key value`` pairs; values are integers, reals, ``"strings"
 ``[ ... ]`` lists. The graph is the list under ``graph``: ``directed 0|1``, then ``node [ id N
 ... ]`` and ``edge [ source N target M ]``. A node's label is its ``label`` if every node has one
 (networkx), else its ``name`` if every node has one (igraph), else its id. Strings may hold
-HTML character references (``&amp;``, ``&#233;``). Parsed by hand so that every error names
-its line.
+HTML character references (``&amp;``, ``&#233;``).
+
+Read by igraph's C parser when a cheap scan (in numpy, over the bytes with strings and comments
+blanked) finds the file plain: brackets balanced and at most :data:`MAX_DEPTH` deep, one graph
+list and nothing else but key-value pairs at the top, no number longer than :data:`MAX_LABEL`
+digits, no ``&#`` reference (igraph leaves those undecoded). Everything igraph would get wrong
+or refuses (a second graph or trailing text it ignores silently, float ids, numeric labels,
+undecoded entities, any error) goes to our own parser, which names the line of every problem:
+so igraph gives the speed and ours the exactness.
 """
 
 from __future__ import annotations
 
 import html
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from robustgraph.errors import GraphFormatError
 from robustgraph.io._common import (
+    MAX_DEPTH,
+    MAX_LABEL,
     LocatedEdge,
     build,
+    build_indexed,
     canonical_labels,
     format_error,
+    read_bytes,
     read_text,
     resolve_directed,
     write_text,
 )
+from robustgraph.io._library import igraph_read
 from robustgraph.topology import Topology
 
 __all__ = ["read_gml", "write_gml"]
@@ -67,7 +83,7 @@ class _Parser:
             pos = match.end()
         self.pos = 0
 
-    def items(self, closing: bool) -> list[_Item]:
+    def items(self, closing: bool, depth: int = 0) -> list[_Item]:
         out: list[_Item] = []
         while self.pos < len(self.tokens):
             kind, value, line = self.tokens[self.pos]
@@ -80,18 +96,26 @@ class _Parser:
                 raise format_error(
                     self.path, f"expected a key, found {value[:30]!r}", f"line {line}"
                 )
-            out.append(_Item(value, self.value(value, line), line))
+            out.append(_Item(value, self.value(value, line, depth), line))
         if closing:
             raise format_error(self.path, "file ends inside a list (missing ']'; truncated?)")
         return out
 
-    def value(self, key: str, line: int) -> object:
+    def value(self, key: str, line: int, depth: int) -> object:
         if self.pos >= len(self.tokens):
             raise format_error(self.path, f"key {key!r} has no value (truncated?)", f"line {line}")
         kind, text, at = self.tokens[self.pos]
         self.pos += 1
         if kind == "open":
-            return self.items(closing=True)
+            if depth >= MAX_DEPTH:
+                raise format_error(
+                    self.path, f"lists nested more than {MAX_DEPTH} deep", f"line {at}"
+                )
+            return self.items(closing=True, depth=depth + 1)
+        if kind in ("int", "real") and len(text) > MAX_LABEL:
+            raise format_error(
+                self.path, f"a number of {len(text):,} digits (at most {MAX_LABEL:,})", f"line {at}"
+            )
         if kind == "int":
             return int(text)
         if kind == "real":
@@ -138,6 +162,9 @@ def read_gml(
         Naming the file and line: a bad token, unbalanced brackets, no ``graph`` list, a node
         without an integer id, an edge to an unknown id, a self-loop or a repeated edge.
     """
+    fast = _read_with_igraph(path, read_bytes(path), directed, drop_invalid)
+    if fast is not None:
+        return fast
     graph = _graph(path, read_text(path))
     items: list[_Item] = graph.value  # type: ignore[assignment]
     flag = _scalar(path, items, "directed")
@@ -163,7 +190,7 @@ def read_gml(
     texts = [a[source] for a in attrs] if source else [str(x) for x in ids]
     if len(set(texts)) != len(texts):
         raise format_error(path, f"two nodes share the {source or 'id'} {_first_repeat(texts)!r}")
-    typed = canonical_labels(texts)
+    typed = canonical_labels(texts, path)
     labels = [typed[x] for x in texts]
     edges: list[LocatedEdge] = []
     for k, edge in enumerate(_lists(items, "edge"), start=1):
@@ -178,6 +205,88 @@ def read_gml(
         u, v = (labels[ids[end.value]] for end in ends)  # type: ignore[union-attr,index]
         edges.append((u, v, f"line {edge.line} (edge #{k})"))
     return build(path, labels, edges, directed=kind, drop_invalid=drop_invalid)
+
+
+_BLANKED = re.compile(rb'"[^"]*"|#[^\n]*')
+_KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DIRECTED = re.compile(rb"directed(?<![A-Za-z0-9_]directed)[ \t\r\n]+([^ \t\r\n\[\]]+)")
+
+
+def _plain_shape(data: bytes) -> bool | None | str:
+    """The ``directed`` flag (True/False/None when absent) if the file is plain, else ``"no"``.
+
+    O(file size): one regex pass blanking strings and comments, then numpy over the brackets.
+    """
+    if b"&#" in data:
+        return "no"
+    bare = _BLANKED.sub(b'""', data)
+    raw = np.frombuffer(bare, dtype=np.uint8)
+    where = np.flatnonzero((raw == 91) | (raw == 93))  # '[' and ']'
+    step = np.where(raw[where] == 91, 1, -1)
+    depth = np.cumsum(step)  # the depth after each bracket
+    if not where.size or depth.min() < 0 or depth[-1] != 0 or depth.max() > MAX_DEPTH:
+        return "no"
+    top = np.flatnonzero((step == 1) & (depth == 1))
+    if top.size != 1 or re.search(rb"[0-9]{%d,}" % (MAX_LABEL + 1), bare):
+        return "no"
+    k = int(top[0])
+    start, end = int(where[k]), int(where[k + int(np.argmax(depth[k:] == 0))])
+    outside = (bare[:start] + b" [] " + bare[end + 1 :]).split()
+    pairs = list(zip(outside[::2], outside[1::2], strict=False))
+    if len(outside) % 2 or [key for key, v in pairs if v == b"[]"] != [b"graph"]:
+        return "no"
+    if any(not _KEY.match(key) for key, _ in pairs):
+        return "no"
+    flags = []
+    for m in _DIRECTED.finditer(bare, start, end):
+        at = int(np.searchsorted(where, m.start()))
+        if at and depth[at - 1] == 1:
+            flags.append(m.group(1))
+    if len(flags) > 1 or any(flag not in (b"0", b"1") for flag in flags):
+        return "no"
+    return flags[0] == b"1" if flags else None
+
+
+def _read_with_igraph(
+    path: str | Path, data: bytes, directed: bool | None, drop_invalid: bool
+) -> Topology | None:
+    """The graph read by igraph, or None when our own parser must read it (see the module)."""
+    import igraph as ig
+
+    declared = _plain_shape(data)
+    if declared == "no":
+        return None
+    try:
+        graph = igraph_read(path, data, ig.Graph.Read_GML)
+    except GraphFormatError:
+        return None  # our parser names the line
+    attrs = graph.vs.attributes()
+    ids = graph.vs["id"] if "id" in attrs else None
+    if not graph.vcount() or ids is None or not all(math.isfinite(x) and x == int(x) for x in ids):
+        return None
+    texts = None
+    for key in ("label", "name"):
+        values = graph.vs[key] if key in attrs else None
+        if values and all(isinstance(x, str) and x for x in values):
+            texts = values
+            break
+        if values and any(not isinstance(x, str) or x for x in values):
+            return None  # numeric or partial labels: ours types them as the file gives them
+    texts = texts or [str(int(x)) for x in ids]
+    if len(set(texts)) != len(texts) or any("&" in x for x in texts):
+        return None
+    kind = resolve_directed(path, declared, directed)
+    typed = canonical_labels(texts, path)
+    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    return build_indexed(
+        path,
+        [typed[x] for x in texts],
+        pairs[:, 0],
+        pairs[:, 1],
+        directed=kind,
+        drop_invalid=drop_invalid,
+        where=lambda k: f"edge #{k + 1}",
+    )
 
 
 def _first_repeat(values: list[str]) -> str:

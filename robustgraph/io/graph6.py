@@ -22,6 +22,7 @@ import numpy as np
 from robustgraph.io._common import (
     LocatedEdge,
     build,
+    check_node_count,
     format_error,
     read_bytes,
     resolve_directed,
@@ -112,6 +113,7 @@ def _graph6_edges(path: str | Path, line: bytes, where: str) -> tuple[int, list[
     column, is the pair with ``k = j (j - 1) / 2 + i``."""
     values = np.frombuffer(line, dtype=np.uint8).astype(np.int64) - 63
     n, offset = _size(path, values, where)
+    check_node_count(path, n, where)
     total = n * (n - 1) // 2
     need = -(-total // 6)
     body = values[offset:]
@@ -148,6 +150,8 @@ def _decode(path: str | Path, fmt: str, directed: bool | None, drop_invalid: boo
     if fmt == "graph6":
         n, pairs = _graph6_edges(path, line, where)
     else:
+        values = np.frombuffer(line, dtype=np.uint8).astype(np.int64)[1:] - 63
+        check_node_count(path, _size(path, values, where)[0], where)
         try:
             graph = nx.from_sparse6_bytes(line)
         except (nx.NetworkXError, ValueError, IndexError) as exc:

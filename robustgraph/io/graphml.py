@@ -4,22 +4,32 @@ One ``<graph>`` with ``edgedefault="directed"`` or ``"undirected"``; ``<node id=
 ``<edge source=... target=...>``. A node's label is its id, unless every node carries a distinct
 ``name`` data value (igraph writes ids ``n0, n1, ...`` and keeps the labels in ``name``).
 Nested graphs, hyperedges and mixed directed/undirected edges are not supported.
+
+Read by igraph's C reader (libxml2) when a scan of the bytes finds the file plain: one
+``<graph>`` with an ``edgedefault``, no per-edge ``directed``, no hyperedges or ports, no
+DOCTYPE, and as many nodes as ``<node`` elements (igraph merges repeated ids silently). All
+else, and every error, goes to our own expat reader below, which names the line.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from xml.parsers import expat
 
+from robustgraph.errors import GraphFormatError
 from robustgraph.io._common import (
+    MAX_DEPTH,
     LocatedEdge,
     build,
+    build_indexed,
     canonical_labels,
     format_error,
     read_bytes,
     resolve_directed,
     write_text,
 )
+from robustgraph.io._library import igraph_read
 from robustgraph.topology import Topology
 
 __all__ = ["read_graphml", "write_graphml"]
@@ -51,6 +61,8 @@ class _Handler:
         local = tag.rsplit(" ", 1)[-1]
         parent = self.stack[-1] if self.stack else None
         self.stack.append(local)
+        if len(self.stack) > MAX_DEPTH:
+            raise self.error(f"elements nested more than {MAX_DEPTH} deep")
         if parent is None and local != "graphml":
             raise self.error(f"root element is <{local}>, not <graphml>")
         if local in _UNSUPPORTED:
@@ -125,13 +137,17 @@ def read_graphml(
         Naming the file and line: malformed or truncated XML, no ``<graph>``, an edge to an
         undeclared node, a duplicate node id, unsupported elements, a self-loop or a repeated edge.
     """
+    data = read_bytes(path)
+    fast = _read_with_igraph(path, data, directed, drop_invalid)
+    if fast is not None:
+        return fast
     parser = expat.ParserCreate(namespace_separator=" ")
     handler = _Handler(path, parser)
     parser.StartElementHandler = handler.start
     parser.EndElementHandler = handler.end
     parser.CharacterDataHandler = handler.chars
     try:
-        parser.Parse(read_bytes(path), True)
+        parser.Parse(data, True)
     except expat.ExpatError as exc:
         what = f"malformed XML ({expat.ErrorString(exc.code)})"
         raise format_error(path, what, f"line {exc.lineno}, column {exc.offset}") from None
@@ -143,7 +159,7 @@ def read_graphml(
     ids = list(handler.nodes)
     names = [handler.names.get(x) for x in ids]
     use_names = bool(ids) and None not in names and len(set(names)) == len(names)
-    typed = canonical_labels(names if use_names else ids)  # type: ignore[arg-type]
+    typed = canonical_labels(names if use_names else ids, path)  # type: ignore[arg-type]
     label = {x: typed[n] for x, n in zip(ids, names if use_names else ids, strict=True)}
     edges: list[LocatedEdge] = []
     for k, (u, v, line) in enumerate(handler.edges, start=1):
@@ -154,6 +170,61 @@ def read_graphml(
                 )
         edges.append((label[u], label[v], f"line {line} (edge #{k})"))
     return build(path, list(label.values()), edges, directed=kind, drop_invalid=drop_invalid)
+
+
+_DEFAULT = re.compile(rb"""edgedefault\s*=\s*["'](directed|undirected)["']""")
+_AWKWARD = (
+    b"<!DOCTYPE", b"<hyperedge", b"<port", b"<endpoint", b"<locator", b":graph ", b":graph>"
+)
+
+
+def _count(data: bytes, tag: bytes) -> int:
+    """Elements ``<tag`` in ``data`` (``bytes.count``: a scan in C, no regex)."""
+    return sum(data.count(tag + end) for end in (b" ", b">", b"/", b"\n", b"\t", b"\r"))
+
+
+def _read_with_igraph(
+    path: str | Path, data: bytes, directed: bool | None, drop_invalid: bool
+) -> Topology | None:
+    """The graph read by igraph, or None when our own reader must read it (see the module)."""
+    import igraph as ig
+    import numpy as np
+
+    start = data.find(b"<graph")
+    while start >= 0 and data[start + 6 : start + 7] == b"m":  # <graphml, not <graph
+        start = data.find(b"<graph", start + 1)
+    kinds = _DEFAULT.findall(data[start : data.find(b">", start)]) if start >= 0 else []
+    if _count(data, b"<graph") != 1 or len(kinds) != 1 or data.count(b"directed") != 1:
+        return None  # several graphs, no edgedefault, or a per-edge 'directed'
+    if any(marker in data for marker in _AWKWARD):
+        return None
+    try:
+        graph = igraph_read(path, data, ig.Graph.Read_GraphML)
+    except GraphFormatError:
+        return None
+    attrs = graph.vs.attributes()
+    if not graph.vcount() or "id" not in attrs or _count(data, b"<node") != graph.vcount():
+        return None
+    ids = [str(x) for x in graph.vs["id"]]
+    names = graph.vs["name"] if "name" in attrs else None
+    if names is not None and not all(isinstance(x, str) for x in names):
+        return None
+    use_names = names is not None and all(names) and len(set(names)) == len(names)
+    texts = [x.strip() for x in names] if use_names else ids  # type: ignore[union-attr]
+    if len(set(texts)) != len(texts):
+        return None
+    kind = resolve_directed(path, kinds[0] == b"directed", directed)
+    typed = canonical_labels(texts, path)
+    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    return build_indexed(
+        path,
+        [typed[x] for x in texts],
+        pairs[:, 0],
+        pairs[:, 1],
+        directed=kind,
+        drop_invalid=drop_invalid,
+        where=lambda k: f"edge #{k + 1}",
+    )
 
 
 def write_graphml(topology: Topology, path: str | Path) -> None:

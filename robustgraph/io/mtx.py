@@ -5,18 +5,25 @@ Entry ``(i, j)`` nonzero means the arc ``i -> j`` (row = tail, as networkx's
 ``symmetric`` matrix is an undirected graph (each edge stored once, either triangle); a
 ``general`` matrix is a digraph, or an undirected graph when read with ``directed=False`` and
 the matrix is symmetric. Coordinate and array layouts; pattern, integer, real and complex
-fields. Explicit zeros are not edges. Parsed by hand so that every error names its line.
+fields. Explicit zeros are not edges.
+
+Read with ``scipy.io.mmread`` (fast_matrix_market, about 40x faster than a Python parser), with
+our checks around it: the header and the size line are read first so that a declared node
+count is bounded before scipy allocates anything, and the number of values in the body must be
+the number the size line declares (scipy ignores extra columns in a pattern file).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import Any
 
 from robustgraph.io._common import (
-    LocatedEdge,
-    build,
+    build_indexed,
+    check_node_count,
     format_error,
-    read_text,
+    read_bytes,
     resolve_directed,
     write_text,
 )
@@ -59,66 +66,47 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
     return out
 
 
-MAX_NODES = 5_000_000
-"""Most nodes a size line may declare: the one format whose nodes are not listed one by one, so a
-short file could ask for any number (``99999999999 99999999999 0`` ran out of memory)."""
+def _count_values(body: bytes) -> int:
+    """Whitespace-separated values in ``body``, counted in numpy (no token objects)."""
+    import numpy as np
+
+    raw = np.frombuffer(body, dtype=np.uint8)
+    space = (raw == 32) | (raw == 10) | (raw == 9) | (raw == 13)
+    starts = ~space & np.concatenate(([True], space[:-1]))
+    return int(np.count_nonzero(starts))
 
 
-def _entries(
-    path: str | Path, lines: list[tuple[int, str]], layout: str, width: int, symmetric: bool
-):
-    """``(row, col, where)`` of every nonzero entry, 0-based, and n; checks counts and ranges."""
-    number, size_line = lines[0]
-    size_words = size_line.split()
-    expected = 3 if layout == "coordinate" else 2
-    if len(size_words) != expected:
-        what = "'rows cols entries'" if layout == "coordinate" else "'rows cols'"
-        raise format_error(
-            path, f"expected the size line {what}, found {size_line!r}", f"line {number}"
-        )
-    size = _numbers(path, size_words, int, f"line {number}")
-    rows, cols = size[0], size[1]
-    if rows != cols or rows < 0:
-        raise format_error(
-            path, f"an adjacency matrix must be square, found {rows} x {cols}", f"line {number}"
-        )
-    n = rows
-    if n > MAX_NODES:
-        raise format_error(
-            path,
-            f"the size line declares {n:,} nodes, more than the {MAX_NODES:,} read",
-            f"line {number}",
-        )
-    body = lines[1:]
-    count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
-    if len(body) != count:
-        raise format_error(
-            path, f"the size line declares {count} entries, found {len(body)}", f"line {number}"
-        )
-    positions = None
-    if layout != "coordinate":  # built after the count check: n^2 pairs for any size line
-        positions = [(i, j) for j in range(n) for i in range(n) if not symmetric or i >= j]
-    out: list[tuple[int, int, str]] = []
-    for k, (at, text) in enumerate(body):
-        where = f"line {at}"
-        words = text.split()
-        need = width + (2 if positions is None else 0)
-        if len(words) != need:
-            raise format_error(
-                path, f"expected {need} numbers per entry, found {len(words)}", where
-            )
-        if positions is None:
-            i, j = _numbers(path, words[:2], int, where)
-            if not (1 <= i <= n and 1 <= j <= n):
-                raise format_error(path, f"entry ({i}, {j}) is outside the {n} x {n} matrix", where)
-            i, j = i - 1, j - 1
-            values = words[2:]
-        else:
-            i, j = positions[k]
-            values = words
-        if not values or any(v != 0 for v in _numbers(path, values, float, where)):
-            out.append((i, j, where))
-    return n, out
+def _prelude(path: str | Path, data: bytes) -> tuple[str, int, str, list[int], int]:
+    """Header, field width, symmetry, the size numbers, and the offset where the body starts."""
+    end = data.find(b"\n")
+    first = data[: end if end >= 0 else len(data)].decode("utf-8", "replace")
+    if not first.strip():
+        raise format_error(path, "empty file (no Matrix Market header)")
+    layout, width, symmetry = _header(path, first)
+    pos, number = (end + 1 if end >= 0 else len(data)), 2
+    while pos < len(data):
+        stop = data.find(b"\n", pos)
+        stop = len(data) if stop < 0 else stop
+        line = data[pos:stop].decode("utf-8", "replace").strip()
+        if line and not line.startswith("%"):
+            words = line.split()
+            expected = 3 if layout == "coordinate" else 2
+            if len(words) != expected:
+                what = "'rows cols entries'" if layout == "coordinate" else "'rows cols'"
+                raise format_error(
+                    path, f"expected the size line {what}, found {line[:40]!r}", f"line {number}"
+                )
+            size = _numbers(path, words, int, f"line {number}")
+            if size[0] != size[1] or size[0] < 0:
+                raise format_error(
+                    path,
+                    f"an adjacency matrix must be square, found {size[0]} x {size[1]}",
+                    f"line {number}",
+                )
+            check_node_count(path, size[0], f"line {number}")
+            return layout, width, symmetry, size, stop + 1
+        pos, number = stop + 1, number + 1
+    raise format_error(path, "no size line after the header (truncated?)")
 
 
 def read_mtx(
@@ -133,44 +121,77 @@ def read_mtx(
     Raises
     ------
     GraphFormatError
-        Naming the file and line: a bad header or size line, a non-square matrix, a bad token,
-        an index out of range, an entry count unlike the declared one, a self-loop, a repeated
-        entry, or a non-symmetric general matrix read as undirected.
+        Naming the file (and the line where scipy or the size check says): a bad header or
+        size line, a non-square matrix, more nodes than :data:`~robustgraph.io._common.MAX_NODES`,
+        a bad token, an index out of range, a value count unlike the declared one, a self-loop,
+        a repeated entry, or a non-symmetric general matrix read as undirected.
+
+    Notes
+    -----
+    O(file size) in scipy's C++ parser, then O(m log m) in numpy.
     """
-    raw = read_text(path).split("\n")
-    if not raw[0].strip():
-        raise format_error(path, "empty file (no Matrix Market header)")
-    layout, width, symmetry = _header(path, raw[0])
-    lines = [
-        (k, x.strip())
-        for k, x in enumerate(raw[1:], start=2)
-        if x.strip() and not x.lstrip().startswith("%")
-    ]
-    if not lines:
-        raise format_error(path, "no size line after the header (truncated?)")
-    symmetric = symmetry == "symmetric"
-    n, entries = _entries(path, lines, layout, width, symmetric)
-    if symmetric:
+    import numpy as np
+    import scipy.io
+    import scipy.sparse
+
+    data = read_bytes(path)
+    layout, width, symmetry, size, body = _prelude(path, data)
+    n, symmetric = size[0], symmetry == "symmetric"
+    count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
+    per_entry = width + (2 if layout == "coordinate" else 0)
+    values = _count_values(data[body:])
+    if values != count * per_entry:
+        raise format_error(
+            path,
+            f"the size line declares {count} entries of {per_entry} value(s), but the body "
+            f"holds {values} values (truncated, or a column too many?)",
+        )
+    try:
+        matrix = scipy.io.mmread(io.BytesIO(data))
+    except (ValueError, OverflowError, IndexError) as exc:
+        where, _, what = str(exc).partition(": ") if str(exc).startswith("Line ") else ("", "", exc)
+        raise format_error(
+            path, f"invalid Matrix Market data ({str(what).rstrip('.')})", where.lower() or None
+        ) from None
+    coo = scipy.sparse.coo_array(matrix)
+    keep = coo.data != 0
+    rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
+    if symmetric:  # scipy mirrors each stored entry: keep one triangle back
         kind = resolve_directed(path, False, directed)
-        edges: list[LocatedEdge] = list(entries)
+        lower = rows >= cols
+        rows, cols = rows[lower], cols[lower]
     else:
         kind = resolve_directed(path, None, True if directed is None else directed)
-        edges = list(entries) if kind else _symmetric_pairs(path, entries)
-    return build(path, list(range(n)), edges, directed=kind, drop_invalid=drop_invalid)
+        if not kind:
+            rows, cols = _symmetric_pairs(path, rows, cols)
+    return build_indexed(
+        path,
+        list(range(n)),
+        rows,
+        cols,
+        directed=kind,
+        drop_invalid=drop_invalid,
+        where=lambda k: f"entry ({rows[k] + 1}, {cols[k] + 1})",
+    )
 
 
-def _symmetric_pairs(path: str | Path, entries: list[tuple[int, int, str]]) -> list[LocatedEdge]:
+def _symmetric_pairs(path: str | Path, rows: Any, cols: Any) -> tuple[Any, Any]:
     """Undirected edges of a general matrix that must be symmetric: one per mirrored pair."""
-    arcs = {(i, j) for i, j, _ in entries}
-    for i, j, where in entries:
-        if (j, i) not in arcs:
-            raise format_error(
-                path,
-                f"entry ({i + 1}, {j + 1}) has no mirror ({j + 1}, {i + 1}); the matrix is not "
-                "symmetric, read it as a directed graph",
-                where,
-            )
-    return [(i, j, where) for i, j, where in entries if i <= j]
+    import numpy as np
+
+    n = int(max(rows.max(initial=0), cols.max(initial=0))) + 1
+    arcs = rows * n + cols
+    mirrors = cols * n + rows
+    missing = np.flatnonzero(~np.isin(mirrors, arcs))
+    if missing.size:
+        i, j = int(rows[missing[0]]) + 1, int(cols[missing[0]]) + 1
+        raise format_error(
+            path,
+            f"entry ({i}, {j}) has no mirror ({j}, {i}); the matrix is not symmetric, read it "
+            "as a directed graph",
+        )
+    upper = rows <= cols
+    return rows[upper], cols[upper]
 
 
 def write_mtx(topology: Topology, path: str | Path) -> None:
