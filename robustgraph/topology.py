@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -128,16 +129,22 @@ class Topology:
         index = {label: i for i, label in enumerate(self.labels)}
         if len(index) != len(self.labels):
             raise GraphFormatError("node labels must be unique")
-        texts = {str(label): label for label in self.labels}
+        texts = {unicodedata.normalize("NFC", str(label)): label for label in self.labels}
         if len(texts) != len(self.labels):  # the content hash and text formats compare text
             seen: dict[str, Label] = {}
             for label in self.labels:
-                other = seen.setdefault(str(label), label)
+                other = seen.setdefault(unicodedata.normalize("NFC", str(label)), label)
                 if other is not label:
                     raise GraphFormatError(
-                        f"node labels {other!r} and {label!r} read the same as text; the "
-                        "content hash and the text formats could not tell them apart"
+                        f"node labels {other!r} and {label!r} read the same as text (Unicode "
+                        "NFC); the content hash and the text formats could not tell them apart"
                     )
+        control = next((t for t in texts if any(unicodedata.category(c) == "Cc" for c in t)), None)
+        if control is not None:
+            raise GraphFormatError(
+                f"node label {texts[control]!r} holds a control character (NUL, tab, newline, "
+                "...); text formats and certificates could not hold it"
+            )
         return index
 
     # ----------------------------------------------------------------- construction

@@ -407,3 +407,27 @@ def test_disk_full_names_the_file_in_words(work):
     """certify -o /dev/full printed '[Errno 28] No space left on device', naming no file."""
     line = assert_error(cli("certify", work / "merg7.json", "--r", "1", "-o", "/dev/full"))
     assert line == "robustgraph: error: /dev/full: No space left on device"
+
+
+# ------------------------------------------------------------------ item 15: labels and mtx values
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (("x\x00y", "z"), "control character"),
+        (("a\tb", "z"), "control character"),
+        (("\u00e9", "e\u0301"), "read the same as text (Unicode NFC)"),  # NFC and NFD of one name
+    ],
+)
+def test_labels_that_print_alike_or_hold_control_characters_are_refused(labels, message):
+    from robustgraph.errors import GraphFormatError
+    from robustgraph.topology import Topology
+
+    with pytest.raises(GraphFormatError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Topology.from_edges([(labels[0], "hub"), (labels[1], "hub")])
+
+
+def test_a_nan_matrix_market_entry_is_not_an_edge(tmp_path):
+    path = tmp_path / "g.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 nan\n2 3 1\n")
+    result = CliRunner().invoke(main, ["info", str(path)])
+    assert "has the value nan, which is not a number" in assert_error(result)

@@ -148,6 +148,10 @@ def find_topology(
 ) -> tuple[RunGraph | None, str | None]:
     """The run's graph and certificate in ``results_dir``, or why no graph was found.
 
+    A several-seed results directory (``run --seeds``, ``reproduce``) keeps each seed's graph in
+    ``seed-S/``: when every seed ran on one graph, that graph (and the first seed's
+    certificate) is drawn; when a random family drew one per seed, nothing is.
+
     The files are those ``config["files"]`` names (``topology`` and ``certificate``), by
     default ``topology.json`` and ``certificate.json`` as the runner writes them; the graph's
     name is ``config["topology_source"]`` (what the user passed), else the file's name. The
@@ -162,8 +166,22 @@ def find_topology(
     config = config or {}
     files = config.get("files") or {}
     graph_path = directory / files.get("topology", TOPOLOGY_FILE)
-    if not graph_path.is_file():
-        return None, f"{directory}: no graph file {graph_path.name}; topology plot skipped"
+    if not graph_path.is_file():  # a several-seed run (run --seeds): its seeds' one graph
+        seeds = sorted(directory.glob(f"seed-*/{graph_path.name}"))
+        if not seeds:
+            return None, f"{directory}: no graph file {graph_path.name}; topology plot skipped"
+        hashes = set()
+        for path in seeds:
+            try:
+                hashes.add(io.read(path).content_hash)
+            except RobustgraphError as exc:
+                return None, f"{path}: unreadable graph ({exc}); topology plot skipped"
+        if len(hashes) > 1:
+            return None, (
+                f"{directory}: the seeds ran on {len(hashes)} different graphs (a random family "
+                "draws one per seed); topology plot skipped"
+            )
+        directory, graph_path = seeds[0].parent, seeds[0]
     try:
         topology = io.read(graph_path)
     except RobustgraphError as exc:

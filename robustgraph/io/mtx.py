@@ -154,6 +154,12 @@ def read_mtx(
             path, f"invalid Matrix Market data ({str(what).rstrip('.')})", where.lower() or None
         ) from None
     coo = scipy.sparse.coo_array(matrix)
+    if coo.data.dtype.kind in "fc" and not np.isfinite(coo.data).all():
+        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
+        raise format_error(
+            path, f"entry ({coo.row[k] + 1}, {coo.col[k] + 1}) has the value {coo.data[k]}, "
+            "which is not a number: it cannot say whether the edge is there"
+        )
     keep = coo.data != 0
     rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
     if symmetric:  # scipy mirrors each stored entry: keep one triangle back
