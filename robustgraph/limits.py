@@ -24,6 +24,7 @@ __all__ = [
     "DOCS",
     "MAX_AGENTS",
     "MAX_ATTEMPTS",
+    "MAX_BUDGET",
     "MAX_CONCURRENCY",
     "MAX_DESIGN_EDGES",
     "MAX_DESIGN_NODES",
@@ -59,6 +60,10 @@ MAX_DESIGN_NODES = 1_000
 
 MAX_DESIGN_EDGES = 400_000
 """Edges of the construction ``design`` starts from (n = 1,000, r = 500: 374,501 edges, 7 s)."""
+
+MAX_BUDGET = 10_000_000
+"""``design --budget``: branch-and-bound nodes per exact check (the search's time limit bounds
+the whole search; this bounds one check, which does not look at the clock)."""
 
 MAX_ATTEMPTS = 100_000
 """Draws ``generate er --r`` may make (each one is an exact robustness check)."""

@@ -99,7 +99,7 @@ def test_edge_ceiling_of_the_generators_that_had_none(tmp_path):
 
 def test_augment_has_the_design_ceiling(tmp_path):
     path = tmp_path / "path.edges"
-    path.write_text("".join(f"{i} {i + 1}\n" for i in range(1500)))
+    path.write_text("# undirected\n" + "".join(f"{i} {i + 1}\n" for i in range(1500)))
     line = assert_error(cli("augment", path, "--r", "2", "-o", tmp_path / "a.json"))
     assert "n = 1,501 is over the ceiling of 1,000 nodes" in line
 
@@ -431,3 +431,17 @@ def test_a_nan_matrix_market_entry_is_not_an_edge(tmp_path):
     path.write_text("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 nan\n2 3 1\n")
     result = CliRunner().invoke(main, ["info", str(path)])
     assert "has the value nan, which is not a number" in assert_error(result)
+
+
+def test_design_budget_has_a_ceiling(tmp_path):
+    line = assert_error(cli("design", "--n", "10", "--r", "2", "--budget", "10000000000",
+                            "-o", tmp_path / "d.json"))
+    assert "--budget = 10,000,000,000 is over the ceiling of 10,000,000" in line
+
+
+def test_sweep_workers_are_capped_at_the_cores(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text("grid: {topology: [merg], n: [5], roster: [4S1A], tasks: ['arith:1'], "
+                    "rounds: [1]}\nprotocols: [majority]\n")
+    result = cli("sweep", spec, "--workers", "100000", "--dry-run", "-o", tmp_path / "out")
+    assert "--workers 100,000 is more than the" in result.stderr

@@ -10,7 +10,7 @@ import click
 from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, run_sweep
 from protocol_runner.sweep.spec import load_spec
 from protocol_runner.tasks import load_tasks
-from robustgraph.cli.common import emit, fail, json_option
+from robustgraph.cli.common import cap_at_cores, emit, fail, json_option
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.executors import EXECUTORS, make_executor
 
@@ -49,7 +49,8 @@ The spec format and cluster setup: docs/scale-out.md.
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="With --executor local: processes (default: one per CPU).",
+    callback=cap_at_cores,
+    help="With --executor local: processes (default: one per CPU; at most the CPU cores).",
 )
 @click.option("--dry-run", is_flag=True, help="Check the spec and its tasks, list the cells.")
 @click.option(

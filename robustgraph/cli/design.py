@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from robustgraph import io
+from robustgraph import io, limits
 from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate, certificate_path
 from robustgraph.cli.common import check_output, emit, json_option
@@ -118,6 +118,7 @@ def _check_budget(time_limit: float, budget: int) -> None:
         raise ParameterError(f"--time-limit must be > 0 seconds, got {time_limit}")
     if budget < 1:
         raise ParameterError(f"--budget must be >= 1, got {budget}")
+    limits.at_most("--budget", budget, limits.MAX_BUDGET, "branch-and-bound nodes")
 
 
 @click.command(
