@@ -324,7 +324,7 @@ def test_drop_invalid_hint_names_a_command_that_has_the_flag(tmp_path):
     """'use --drop-invalid' was printed by certify, robustness, run...; only info and convert
     take it. The hint now names convert, and following it works."""
     loop = tmp_path / "loop.edges"
-    loop.write_text("0 1\n1 2\n2 0\n2 2\n")
+    loop.write_text("# undirected\n0 1\n1 2\n2 0\n2 2\n")
     line = assert_error(cli("certify", loop, "--r", "1", "-o", tmp_path / "c.cert.json"))
     assert "use --drop-invalid" not in line and "robustgraph convert FILE CLEAN --drop-invalid" in (
         line
