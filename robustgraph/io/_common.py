@@ -35,6 +35,7 @@ __all__ = [
     "build",
     "build_from_text",
     "build_indexed",
+    "from_igraph_read",
     "canonical_labels",
     "format_error",
     "read_bytes",
@@ -392,3 +393,21 @@ def resolve_ambiguous(
         keep.append(u == v or (v, u) not in seen)
         seen.add((u, v))
     return False, keep
+
+
+def from_igraph_read(
+    path: str | Path, graph: object, labels: list[Label], *, directed: bool, drop_invalid: bool
+) -> Topology:
+    """The Topology of a graph igraph read from ``path``: its edge list, in its vertex order,
+    on ``labels``, through :func:`build_indexed`'s checks (edges named ``edge #k``)."""
+    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    return build_indexed(
+        path,
+        labels,
+        pairs[:, 0],
+        pairs[:, 1],
+        directed=directed,
+        drop_invalid=drop_invalid,
+        where=lambda k: f"edge #{k + 1}",
+    )
+

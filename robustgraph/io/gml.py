@@ -31,9 +31,9 @@ from robustgraph.io._common import (
     MAX_LABEL,
     LocatedEdge,
     build,
-    build_indexed,
     canonical_labels,
     format_error,
+    from_igraph_read,
     read_bytes,
     read_text,
     resolve_directed,
@@ -277,16 +277,8 @@ def _read_with_igraph(
         return None
     kind = resolve_directed(path, declared, directed)
     typed = canonical_labels(texts, path)
-    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-    return build_indexed(
-        path,
-        [typed[x] for x in texts],
-        pairs[:, 0],
-        pairs[:, 1],
-        directed=kind,
-        drop_invalid=drop_invalid,
-        where=lambda k: f"edge #{k + 1}",
-    )
+    labels = [typed[x] for x in texts]
+    return from_igraph_read(path, graph, labels, directed=kind, drop_invalid=drop_invalid)
 
 
 def _first_repeat(values: list[str]) -> str:

@@ -22,9 +22,9 @@ from robustgraph.io._common import (
     MAX_DEPTH,
     LocatedEdge,
     build,
-    build_indexed,
     canonical_labels,
     format_error,
+    from_igraph_read,
     read_bytes,
     resolve_directed,
     write_text,
@@ -188,7 +188,6 @@ def _read_with_igraph(
 ) -> Topology | None:
     """The graph read by igraph, or None when our own reader must read it (see the module)."""
     import igraph as ig
-    import numpy as np
 
     start = data.find(b"<graph")
     while start >= 0 and data[start + 6 : start + 7] == b"m":  # <graphml, not <graph
@@ -215,16 +214,8 @@ def _read_with_igraph(
         return None
     kind = resolve_directed(path, kinds[0] == b"directed", directed)
     typed = canonical_labels(texts, path)
-    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-    return build_indexed(
-        path,
-        [typed[x] for x in texts],
-        pairs[:, 0],
-        pairs[:, 1],
-        directed=kind,
-        drop_invalid=drop_invalid,
-        where=lambda k: f"edge #{k + 1}",
-    )
+    labels = [typed[x] for x in texts]
+    return from_igraph_read(path, graph, labels, directed=kind, drop_invalid=drop_invalid)
 
 
 def write_graphml(topology: Topology, path: str | Path) -> None:

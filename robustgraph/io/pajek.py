@@ -16,13 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import numpy as np
-
 from robustgraph.io._common import (
-    build_indexed,
     canonical_labels,
     check_node_count,
     format_error,
+    from_igraph_read,
     read_bytes,
     resolve_directed,
     write_text,
@@ -83,16 +81,7 @@ def read_pajek(
         labels = [typed[x] for x in texts]
     else:
         labels = list(range(graph.vcount()))
-    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-    return build_indexed(
-        path,
-        labels,
-        pairs[:, 0],
-        pairs[:, 1],
-        directed=kind,
-        drop_invalid=drop_invalid,
-        where=lambda k: f"edge #{k + 1}",
-    )
+    return from_igraph_read(path, graph, labels, directed=kind, drop_invalid=drop_invalid)
 
 
 def _quote(path: str | Path, label: object) -> str:
