@@ -57,6 +57,27 @@ def test_cnf_is_unsatisfiable_exactly_when_robust_and_its_lrat_proof_checks(t, r
         assert check_refutation(cnf.clauses, proof.decode().splitlines()) >= 1
 
 
+def test_a_time_limited_refutation_stops_at_its_limit_and_a_sliced_one_still_checks():
+    """python-sat cannot interrupt CaDiCaL (its timer thread raised NotImplementedError and the
+    solve ran on); the limit is kept by conflict-budget slices, which resume one search."""
+    import time
+
+    from robustgraph.certificate.proofs.cnf import Cnf
+
+    pigeons = 11  # PHP(11, 10): unsatisfiable, and far beyond a tenth of a second for CDCL
+    var = {(p, h): p * (pigeons - 1) + h + 1 for p in range(pigeons) for h in range(pigeons - 1)}
+    clauses = [tuple(var[p, h] for h in range(pigeons - 1)) for p in range(pigeons)]
+    clauses += [(-var[p, h], -var[q, h]) for h in range(pigeons - 1)
+                for p in range(pigeons) for q in range(p + 1, pigeons)]
+    began = time.monotonic()
+    assert refute(Cnf(len(var), tuple(clauses)), time_limit=0.2) == (None, None)
+    assert time.monotonic() - began < 5
+    t = gen.gamma_merg(9)
+    cnf = encode(View.of(t).canonical(), 5, 1)
+    status, proof = refute(cnf, time_limit=60)
+    assert status is False and check_refutation(cnf.clauses, proof.decode().splitlines()) >= 1
+
+
 def _proof_lines() -> tuple[tuple, list[str]]:
     t = gen.gamma_merg(8)
     cnf = encode(View.of(t).canonical(), 3, 1)

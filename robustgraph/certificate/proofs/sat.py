@@ -3,17 +3,25 @@
 The verifier never runs this: it checks the logged proof with :mod:`.lrat`. python-sat's
 ``with_proof`` writes DRAT; CaDiCaL's own ``lrat`` option (set before the tracer is attached)
 writes text LRAT with hints, so no DRAT-to-LRAT conversion is needed.
+
+A time limit is kept by solving in slices of :data:`CONFLICTS_PER_SLICE` conflicts
+(``conf_budget`` + ``solve_limited``): python-sat cannot interrupt CaDiCaL 1.9.5 (its
+``interrupt`` raises ``NotImplementedError`` in the caller's thread), while a conflict budget
+works; each slice resumes the same search, so the proof log stays one refutation.
 """
 
 from __future__ import annotations
 
 import tempfile
-import threading
+import time
 
 from robustgraph.certificate.proofs.cnf import Cnf
 from solvers.errors import SolverUnavailable
 
-__all__ = ["available", "refute"]
+__all__ = ["CONFLICTS_PER_SLICE", "available", "refute"]
+
+CONFLICTS_PER_SLICE = 5_000
+"""Conflicts per slice of a time-limited solve: a few milliseconds to a few tenths of a second."""
 
 
 def available() -> bool:
@@ -49,14 +57,14 @@ def refute(cnf: Cnf, time_limit: float | None = None) -> tuple[bool | None, byte
         solver.prfp = pysolvers.cadical195_tracepr(solver.cadical, solver.prfile)
         for clause in cnf.clauses:
             solver.add_clause(list(clause))
-        timer = None if time_limit is None else threading.Timer(time_limit, solver.interrupt)
-        if timer is not None:
-            timer.start()
-        try:
-            status = solver.solve_limited(expect_interrupt=True)
-        finally:
-            if timer is not None:
-                timer.cancel()
+        if time_limit is None:
+            status = solver.solve()
+        else:
+            deadline = time.monotonic() + time_limit
+            status = None
+            while status is None and time.monotonic() < deadline:
+                solver.conf_budget(CONFLICTS_PER_SLICE)
+                status = solver.solve_limited()
         if status is not False:
             return status, None
         pysolvers.flushpr(solver.prfp)
