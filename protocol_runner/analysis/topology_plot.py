@@ -289,18 +289,20 @@ def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int)
     ax.set_axis_off()
 
 
+def _one_graph(graphs: Sequence[RunGraph]) -> bool:
+    return len({g.topology.content_hash for g in graphs}) == 1
+
+
 def _several(panels: Sequence[tuple[RunGraph, Mapping[str, str]]]) -> tuple[str, str]:
-    """Title and caption of one panel per seed: the draws, the range of certified r* over
-    them, the F every draw tolerates, and how many the gate certified for the run's F."""
+    """Title and caption of one panel per seed. One graph, agents placed per seed: the graph's
+    own title and caption. Several draws: their number, the range of certified r over them,
+    the F every draw tolerates, and on how many the gate certified the run's F."""
     graphs = [g for g, _ in panels]
     first, k = graphs[0], len(graphs)
-    one_graph = len({g.topology.content_hash for g in graphs}) == 1
+    if _one_graph(graphs):
+        return f"{first.title()}; agents placed per seed ({k} seeds)", first.caption()
     kind = "digraph" if first.topology.directed else "graph"
-    title = (
-        f"{first.name}: one {kind}, n = {first.topology.n}, m = {first.topology.m}; "
-        f"agents placed per seed ({k} seeds)" if one_graph else
-        f"{first.name}: {k} random draws of the {kind} (one per seed), n = {first.topology.n}"
-    )
+    title = f"{first.name}: {k} random draws of the {kind} (one per seed), n = {first.topology.n}"
     bounds = [g.certified_r() for g in graphs]
     if any(b is None for b in bounds):
         proven = f"certified on {sum(b is not None for b in bounds)} of {k} draws"
@@ -334,7 +336,8 @@ def plot_topology(
     (:func:`topology_panels`: a random family drew one graph per seed, or the agents were
     placed per seed): small multiples, one per seed, each subtitled with its seed, size and
     certified r; the caption gives the range of certified r over the draws, the F every one
-    tolerates and on how many the gate certified the run's F. A digraph's arcs point from
+    tolerates and on how many the gate certified the run's F (one graph with agents placed per
+    seed: the graph's own caption, one panel per placement). A digraph's arcs point from
     speaker to listener (``u -> v``: v hears u).
 
     Parameters
@@ -364,9 +367,12 @@ def plot_topology(
         grid = figure.subplots(lines, columns, squeeze=False)
         for ax, (graph, roles) in zip(grid.ravel(), panels, strict=False):
             _draw(ax, graph.topology, roles, node_size)
-            if len(panels) > 1:
-                ax.set_title(f"seed {graph.seed}: m = {graph.topology.m}\n{graph.proven()}",
-                             fontsize=8)
+            if len(panels) == 1:
+                continue
+            subtitle = f"seed {graph.seed}"
+            if not _one_graph([g for g, _ in panels]):
+                subtitle += f": m = {graph.topology.m}\n{graph.proven()}"
+            ax.set_title(subtitle, fontsize=8)
         for ax in grid.ravel()[len(panels):]:
             ax.set_axis_off()
         roles = panels[0][1]
