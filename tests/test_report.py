@@ -328,3 +328,26 @@ def test_cli_errors_are_one_line_exit_2(tmp_path):
     write_records(malformed, RECORDS[:2]).write_text("[1, 2]\n" + RECORDS[0].line())
     assert "results.jsonl:1: not a result record" in one_line_error(run(malformed))
     assert "resamples" in one_line_error(run(malformed, "--resamples", 0))
+
+
+def test_one_graph_with_agents_placed_per_seed_gets_a_panel_per_placement(tmp_path, graph):
+    from dataclasses import replace
+
+    from protocol_runner.analysis.topology_plot import RunGraph, plot_topology, topology_panels
+    from protocol_runner.run.records import Turn
+
+    def placed(seed: int, roles: tuple[str, ...]) -> QueryRecord:
+        answer = tuple(Turn(i, f"n{i}", role, "7", True) for i, role in enumerate(roles))
+        return replace(RECORDS[1], seed=seed, rounds=(answer,), final=answer)
+
+    one = ("strong", "strong", "weak", "weak", "adversary")
+    other = ("adversary", "strong", "strong", "weak", "weak")
+    graphs = [RunGraph(graph, "K5.json", None, seed=s) for s in (1, 2)]
+    assert len(topology_panels(graphs, [placed(1, one), placed(2, one)])) == 1  # drawn once
+    panels = topology_panels(graphs, [placed(1, one), placed(2, other)])
+    assert [(g.seed, roles["n0"]) for g, roles in panels] == [(1, "strong"), (2, "adversary")]
+    plot_topology(panels, tmp_path)
+    svg = (tmp_path / "topology.svg").read_text()
+    for label in ("K5.json: graph, n = 5, m = 10; agents placed per seed (2 seeds)",
+                  ">seed 1<", ">seed 2<", "no certificate: robustness not certified"):
+        assert label in svg, label

@@ -21,15 +21,17 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from protocol_runner.analysis.metrics import bootstrap_means
-from protocol_runner.analysis.pooled import two_level_bootstrap
+from protocol_runner.analysis.metrics import bootstrap_means, compute_metrics
+from protocol_runner.analysis.pooled import pool_cells
 from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.analysis.report import load_results
 from protocol_runner.analysis.tables import COLUMNS
 from protocol_runner.run.sessions import SESSIONS_FILE
 from protocol_runner.sweep.execute import run_sweep
 from protocol_runner.sweep.spec import parse_spec
 from robustgraph.cli import main
 from robustgraph.executors import LocalExecutor
+from robustgraph.io import read as io_read
 
 RUN = [
     "run", "--topology", "merg", "--n", "5", "--F", "1", "--roster", "3S1W1A",
@@ -155,30 +157,48 @@ def test_run_table_in_three_formats(run_dir):
                                                                  abs=0.006)
 
 
-def test_sweep_table_and_figure_pool_seeds(tmp_path):
+def test_sweep_table_and_figures_pool_seeds(tmp_path):
     spec = parse_spec({
         "name": "tiny", "protocols": ["sac", "majority"],
         "grid": {"topology": ["merg", "circulant:k=2"], "n": 5, "roster": "3S1W1A",
                  "tasks": "arith:3", "rounds": 1, "seed": [1, 2]},
-        "options": {"plots": False, "resamples": 200, "concurrency": 8},
+        "options": {"plots": False, "resamples": 200, "concurrency": 8, "commit_gate": True},
     })  # fmt: skip
     run_sweep(spec, tmp_path, executor=LocalExecutor(workers=1), progress=False)
     (tmp_path / "plots" / "faa_by_seed.png").write_bytes(b"old")  # an older version's figure
     printed = cli("report", tmp_path, "--resamples", 200).stdout
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "protocols.pdf", "protocols.png", "protocols.svg"]
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(
+        f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
+        for fmt in ("png", "pdf", "svg"))
+    ci = "95% CI, two-level percentile bootstrap over seeds, then queries"
+    provenance = ["F = 1 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
+                  "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 3S1W1A, "
+                  "attack fixed", SIMULATED_BANNER]
+    rows = ["topology merg", "topology circulant:k=2"]
     texts = check_files(tmp_path / "plots", "protocols")
-    for label in ["topology merg", "topology circulant:k=2", "FAA (% of agents correct)",
-                  "error bars: 95% CI, two-level percentile bootstrap over seeds, then queries",
-                  "F = 1 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
-                  SIMULATED_BANNER]:
+    for label in [*rows, "FAA (% of agents correct)", f"error bars: {ci}", *provenance]:
         assert label in texts, label
     assert "seed" not in texts  # seeds are pooled, never an axis
-    rows = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
-    assert [(r["topology"], r["protocol"]) for r in rows] == [
+    rounds = check_files(tmp_path / "plots", "rounds")  # every protocol on one panel per row
+    for label in [*rows, "Weak agents (W)", "Strong agents (S)", "final", "sac", "majority",
+                  "accuracy (% of agents correct)", "round t (0: initial answers; final: FAA)",
+                  f"band / bar: {ci}", *provenance]:
+        assert label in rounds, label
+    assert rounds.count("topology merg") == 2 and rounds.count("sac") == 1  # W and S; legend
+    gate = check_files(tmp_path / "plots", "commit_gate")
+    for label in [*rows, "Commits (% of queries)", "Escalations (% of queries)",
+                  "Aborts (% of queries)", "False commits (% of commits)",
+                  "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {ci}",
+                  "Commit gate decisions per protocol (f = F = 1, quorum 2f+1 = 3)", *provenance]:
+        assert label in gate, label
+    assert gate.count("topology merg") == 4  # one row of four panels per topology
+    counts = [t for t in gate if re.fullmatch(r"\d+/\d+", t)]
+    assert counts and all(int(t.split("/")[1]) <= 6 for t in counts)  # 2 seeds x 3 queries
+    rows_csv = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
+    assert [(r["topology"], r["protocol"]) for r in rows_csv] == [
         ("merg", "sac"), ("merg", "majority"), ("circulant:k=2", "sac"),
         ("circulant:k=2", "majority")]
-    assert all(r["FAA_n"] == "6" for r in rows)  # 2 seeds x 3 queries
+    assert all(r["FAA_n"] == "6" for r in rows_csv)  # 2 seeds x 3 queries
     assert "| merg | sac |" in printed and "2 seed(s) per row pooled" in printed
     files = [tmp_path / "table1.tex", *sorted((tmp_path / "plots").iterdir())]
     before = [path.read_bytes() for path in files]
@@ -186,15 +206,57 @@ def test_sweep_table_and_figure_pool_seeds(tmp_path):
     assert [path.read_bytes() for path in files] == before  # no timestamps: the same bytes
 
 
+def test_pooled_rows_match_one_summary_over_the_seeds(tmp_path):
+    """A sweep's pooled row is the summary of its seeds' records together (as run --seeds)."""
+    spec = parse_spec({
+        "protocols": ["sac"], "grid": {"topology": "merg", "n": 5, "roster": "3S1W1A",
+                                        "tasks": "arith:3", "rounds": 2, "seed": [1, 2]},
+        "options": {"plots": False, "resamples": 100, "concurrency": 8},
+    })  # fmt: skip
+    summary = run_sweep(spec, tmp_path, executor=LocalExecutor(workers=1), progress=False).summary
+    [row] = pool_cells(summary, tmp_path, resamples=300)
+    records = [r for cell in summary["cells"]
+               for r in load_results(tmp_path / cell["directory"]).records]
+    direct = compute_metrics(records, resamples=300, seed=0)["sac"].to_json()
+    assert row.seeds == ("1", "2") and row.queries == 6 and row.data == direct
+    assert len(row.data["rounds"]["strong"]) == 3  # rounds 0..T, pooled with their intervals
+
+
 def test_two_level_intervals_see_the_spread_between_seeds():
     rng = np.random.default_rng(5)
     seeds = [(rng.random((40, 1)) < p).astype(float) for p in (0.2, 0.5, 0.8)]
-    pooled = two_level_bootstrap(seeds, resamples=2000, seed=1)[0]
+    pooled = bootstrap_means(seeds, resamples=2000, seed=1)[0]
     flat = bootstrap_means(np.vstack(seeds), resamples=2000, seed=1)[0]
-    assert pooled["value"] == pytest.approx(flat.value) and pooled["n"] == flat.n == 120
-    assert pooled["high"] - pooled["low"] > 2 * (flat.high - flat.low)
-    same = two_level_bootstrap([seeds[1]] * 3, resamples=2000, seed=1)[0]
-    assert same["low"] < same["value"] < same["high"]
+    assert pooled.value == pytest.approx(flat.value) and pooled.n == flat.n == 120
+    assert pooled.high - pooled.low > 2 * (flat.high - flat.low)
+    same = bootstrap_means([seeds[1]] * 3, resamples=2000, seed=1)[0]
+    assert same.low < same.value < same.high
+
+
+def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
+    out = tmp_path / "er"
+    cli("run", "--topology", "er:r=2", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+        "--protocols", "sac,majority", "--tasks", "arith:2", "--rounds", "1",
+        "--seeds", "1,2", "-o", out)
+    hashes = {(out / f"seed-{s}" / "topology.json").read_bytes() for s in (1, 2)}
+    assert len(hashes) == 2  # a random family: one graph per seed
+    result = cli("report", out, "--resamples", 50)
+    assert "topology plot skipped" not in result.output + (result.stderr or "")
+    texts = check_files(out, "topology")
+    assert "er:r=2 n=5: 2 random draws of the graph (one per seed), n = 5" in texts, texts
+    sizes = [io_read(out / f"seed-{s}" / "topology.json").m for s in (1, 2)]
+    assert [t for t in texts if t.startswith("seed ")] == [
+        f"seed {s}: m = {m}" for s, m in zip((1, 2), sizes, strict=True)]
+    per_seed = [t for t in texts if re.fullmatch(r"certified \d+-robust \(r\* (=|>=) \d+\)", t)]
+    assert len(per_seed) == 2  # each draw's own certified r under its panel
+    caption = next(t for t in texts if "seeds' graphs" in t and t.startswith("certified r"))
+    assert re.fullmatch(r"certified r (= \d+ on each of|from \d+ to \d+ over) the 2 seeds' "
+                        r"graphs; every one tolerates F = \d+ Byzantine neighbours per agent "
+                        r"under SAC \(F-local, needs \(F\+1\)-robust\)", caption), caption
+    assert "this run, F = 1: certified on 2 of 2 seeds' graphs" in texts
+    for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)",
+                  SIMULATED_BANNER]:
+        assert label in texts, label
 
 
 def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
@@ -212,6 +274,17 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
     same = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["metrics"][faa]
     assert float(rows[0][faa]) == pytest.approx(100 * same["value"], abs=0.006)  # same run
     assert (tmp_path / "a-merg" / "table1.md").exists()  # each run keeps its own files
+    doc = json.loads(cli("report", tmp_path, "--resamples", 100, "--json").stdout)
+    assert doc["files"][3:] == [f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
+                                for fmt in ("png", "pdf", "svg")]
+    rounds = check_files(tmp_path, "rounds")  # a row of W/S panels per run, protocols on each
+    for label in ["merg n=5", "complete n=5", "Weak agents (W)", "Strong agents (S)", "final",
+                  "sac", "majority", "crs", "queries per protocol and topology",
+                  SIMULATED_BANNER]:
+        assert any(label in t for t in rounds), label
+    assert rounds.count("merg n=5") == 2 and rounds.count("sac") == 1
+    gate = check_files(tmp_path, "commit_gate")  # a row of the four outcomes per run
+    assert gate.count("merg n=5") == 4 and gate.count("complete n=5") == 4
 
 
 @pytest.mark.parametrize("module", [

@@ -24,17 +24,20 @@ _EXPORTS = {
     ),
     "plots": (
         "COMMIT_PLOT", "COMPARED", "COMPARISON_PLOT", "GROUPS", "ROUNDS_PLOT", "Panel",
-        "PlotOutcome", "plot_commit", "plot_comparison", "plot_rounds", "write_plots",
+        "PlotOutcome", "ProtocolRow", "has_rounds", "plot_commit", "plot_comparison",
+        "plot_rounds", "plot_rows", "write_plots",
     ),
-    "pooled": ("PooledRow", "pool_cells", "two_level_bootstrap"),
+    "pooled": ("PooledRow", "pool_cells"),
     "provenance": ("SIMULATED_BANNER", "Provenance"),
     "report": (
         "CONFIG_FILE", "RESULTS_FILE", "SUMMARY_JSON", "SUMMARY_MD", "LoadedResults", "Summary",
-        "TruncatedResultsWarning", "load_results", "markdown_table", "rich_table", "summarize",
+        "TruncatedResultsWarning", "load_results", "markdown_table", "rich_table", "seed_dirs",
+        "summarize",
         "summary_markdown", "write_summary",
     ),
     "sweep_plots": (
-        "PANEL_AXES", "PLOTS_DIR", "SWEEP_PLOT", "panels", "plot_sweep", "write_sweep_report",
+        "PANEL_AXES", "PLOTS_DIR", "SWEEP_PLOT", "SWEEP_PLOTS", "panels", "plot_sweep",
+        "protocol_rows", "write_sweep_report",
     ),
     "tables": (
         "BFTI", "COLUMNS", "FAA", "H_MAJORITY", "IAA", "RA", "STRONG", "WEAK", "TABLE_FILES",

@@ -1,4 +1,4 @@
-"""A directory of runs side by side: Table 1 and the comparison figure over all of them.
+"""A directory of runs side by side: Table 1 and the figures over all of them.
 
 ``robustgraph reproduce`` (and any user) may keep one run per topology in the subdirectories
 of one directory (``DIR/<label>/``, each a results directory of ``robustgraph run``, or one
@@ -6,14 +6,18 @@ run per seed below it). :func:`write_collection` summarises each run in its own 
 (:func:`protocol_runner.analysis.report.write_summary`: its tables and figures) and writes into
 ``DIR`` the paper's layout over all of them: ``table1.{md,tex,csv}`` with one row per protocol
 and topology (:func:`protocol_runner.analysis.tables.runs_table`) and
-``protocols.{png,pdf,svg}`` with one row of FAA/BFTI panels per topology.
+``protocols.{png,pdf,svg}`` with one row of FAA/BFTI panels per topology,
+``rounds.{png,pdf,svg}`` with one row of per-round weak/strong panels per topology (every
+protocol on each panel) and, when the runs used the commit gate, ``commit_gate.{png,pdf,svg}``
+with one row of commit/escalation/abort/false-commit panels per topology
+(:func:`protocol_runner.analysis.plots.plot_rows`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from protocol_runner.analysis.report import RESULTS_FILE, Summary, write_summary
+from protocol_runner.analysis.report import RESULTS_FILE, Summary, seed_dirs, write_summary
 from protocol_runner.analysis.tables import runs_table, write_tables
 
 __all__ = ["run_dirs", "write_collection"]
@@ -21,9 +25,10 @@ __all__ = ["run_dirs", "write_collection"]
 
 def run_dirs(directory: str | Path) -> list[Path]:
     """The subdirectories of ``directory`` that hold a run (``results.jsonl`` in it or one
-    level below, for a run per seed), by name; ``[]`` when ``directory`` is itself a run."""
+    level below, for a run per seed), by name; ``[]`` when ``directory`` is itself a run, of
+    one seed or of several (``run --seeds``: its ``seed-S/`` are one run's seeds, pooled)."""
     root = Path(directory)
-    if (root / RESULTS_FILE).is_file() or not root.is_dir():
+    if (root / RESULTS_FILE).is_file() or not root.is_dir() or seed_dirs(root):
         return []
     return sorted(
         child for child in root.iterdir()
@@ -35,7 +40,7 @@ def run_dirs(directory: str | Path) -> list[Path]:
 def write_collection(
     directory: str | Path, *, plots: bool = True, resamples: int = 2000
 ) -> tuple[list[Summary], list[Path]]:
-    """Summarise every run below ``directory``, then write Table 1 and the figure over them.
+    """Summarise every run below ``directory``, then write Table 1 and the figures over them.
 
     Parameters
     ----------
@@ -63,7 +68,12 @@ def write_collection(
         doc["run"] = {**doc["run"], "graph_name": doc["run"].get("graph_name") or child.name}
     files = write_tables(runs_table(docs), root)
     if plots:
-        from protocol_runner.analysis.plots import Panel, plot_comparison  # matplotlib
+        from protocol_runner.analysis.plots import (  # matplotlib
+            Panel,
+            ProtocolRow,
+            plot_comparison,
+            plot_rows,
+        )
         from protocol_runner.analysis.provenance import Provenance
 
         panels = [
@@ -78,4 +88,6 @@ def write_collection(
         bootstrap = docs[0]["bootstrap"]
         ci = f"{100 * bootstrap['confidence']:g}% CI, {bootstrap['method']}"
         files += plot_comparison(panels, provenance, root, ci=ci)
+        rows = [ProtocolRow(doc["run"]["graph_name"], doc["protocols"]) for doc in docs]
+        files += plot_rows(rows, provenance, root, ci=ci)
     return summaries, files

@@ -1,7 +1,10 @@
-"""The figures of one run: accuracy per round, protocol comparison, commit gate (and the graph).
+"""The figures of a run: accuracy per round, protocol comparison, commit gate (and the graph).
 
 Each figure is written as PNG (300 dpi), PDF and SVG (:func:`protocol_runner.analysis.figures.save`)
-from the JSON of the run's ``summary.json`` (:func:`write_plots`):
+from the JSON of the run's ``summary.json`` (:func:`write_plots`). The per-round and commit-gate
+figures take rows of panels (:class:`ProtocolRow`, :func:`plot_rows`): a run has one row, a
+directory of runs one per run and a sweep one per combination of its varying axes, all
+protocols on every panel:
 
 - ``rounds`` (:func:`plot_rounds`): the SAC paper's per-round weak (W) and strong (S) accuracy
   (its Tables 2 and 4 as curves [1]_): one panel per agent group, every protocol on it, the
@@ -24,12 +27,11 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -39,10 +41,10 @@ from protocol_runner.analysis.metrics import COMMIT_METRICS, COMMIT_RULES
 from protocol_runner.analysis.provenance import Provenance
 from protocol_runner.analysis.tables import BFTI, FAA, STRONG, WEAK
 from protocol_runner.analysis.topology_plot import (
-    agent_roles,
     attacks,
-    find_topology,
+    find_topologies,
     plot_topology,
+    topology_panels,
 )
 from protocol_runner.run.records import QueryRecord
 
@@ -54,9 +56,12 @@ __all__ = [
     "ROUNDS_PLOT",
     "Panel",
     "PlotOutcome",
+    "ProtocolRow",
+    "has_rounds",
     "plot_commit",
     "plot_comparison",
     "plot_rounds",
+    "plot_rows",
     "write_plots",
 ]
 
@@ -88,82 +93,125 @@ def _triple(estimate: Mapping[str, float] | None) -> tuple[float, float, float] 
     return 100 * estimate["value"], 100 * estimate["low"], 100 * estimate["high"]
 
 
+@dataclass(frozen=True)
+class ProtocolRow:
+    """One row of panels: its title (``""`` for none) and, per protocol, its ``summary.json``
+    document (``metrics``, ``rounds``, ``commit_gate`` with a commit gate).
+
+    A run's figure has one row; a directory of runs one per run (topology); a sweep one per
+    combination of its varying axes other than the seed.
+    """
+
+    title: str
+    protocols: Mapping[str, Mapping[str, Any]]
+
+
+def _rounds(data: Mapping[str, Any], group: str) -> Sequence[Any]:
+    return (data.get("rounds") or {}).get(group) or ()
+
+
+def _row_title(row: ProtocolRow, title: str) -> str:
+    return f"{row.title}\n{title}" if row.title else title
+
+
 def plot_rounds(
-    protocols: Mapping[str, Mapping[str, Any]],
+    rows: Sequence[ProtocolRow],
     provenance: Provenance,
     directory: str | Path,
     *,
     ci: str,
+    stem: str = ROUNDS_PLOT,
 ) -> list[Path]:
     """Draw the per-round accuracy of weak and strong agents, all protocols on each panel.
 
+    One row of panels per ``rows`` entry, one column per agent group that has answers; every
+    panel shares the axes, so protocols and rows compare at a glance.
+
     Parameters
     ----------
-    protocols : mapping of str to dict
-        ``summary.json``'s ``protocols``: each with ``rounds`` (per group, one estimate per
-        round ``0..T``) and ``metrics``.
+    rows : sequence of ProtocolRow
+        Each protocol's ``rounds`` (per group, one estimate per round ``0..T``) and
+        ``metrics`` (the group's FAA, drawn at "final").
     provenance : Provenance
         For the title block.
     directory : str or Path
-        Where ``rounds.{png,pdf,svg}`` go.
+        Where ``stem.{png,pdf,svg}`` go.
     ci : str
         The interval's level and method, stated in the figure.
+    stem : str
+        The files' name.
 
     Returns
     -------
     list of Path
         The three files.
     """
-    groups = [g for g in GROUPS if any(_has(p["rounds"][g[0]]) for p in protocols.values())]
-    last = max([0] + [len(p["rounds"][g]) - 1 for p in protocols.values() for g, _, _ in groups])
+    docs = [p for row in rows for p in row.protocols.values()]
+    groups = [g for g in GROUPS if any(_has(_rounds(p, g[0])) for p in docs)]
+    last = max([0] + [len(_rounds(p, g)) - 1 for p in docs for g, _, _ in groups])
     final_x = last + 1.2
-    names = list(protocols)
+    names = list(dict.fromkeys(n for row in rows for n in row.protocols))
+    columns = max(1, len(groups))
     with fig.style():
-        figure = Figure(figsize=(3.4 * max(1, len(groups)) + 0.4, 3.3), layout="constrained")
-        axes = figure.subplots(1, max(1, len(groups)), squeeze=False, sharey=True)[0]
-        for ax, (group, title, final_key) in zip(axes, groups, strict=False):
-            for index, name in enumerate(names):
-                data = protocols[name]
-                look = fig.protocol_style(name, index)
-                points = [(r, _triple(e)) for r, e in enumerate(data["rounds"][group])]
-                points = [(r, t) for r, t in points if t is not None]
-                xs = [r for r, _ in points]
-                if len(xs) > 1:
-                    ys = [t[0] for _, t in points]
-                    ax.plot(xs, ys, color=look["color"], linestyle=look["linestyle"],
-                            marker=look["marker"], markersize=3.5)
-                    ax.fill_between(xs, [t[1] for _, t in points], [t[2] for _, t in points],
-                                    color=look["color"], alpha=0.13, linewidth=0)
-                elif xs:
-                    value, low, high = points[0][1]
-                    ax.errorbar(xs, [value], yerr=[[value - low], [high - value]],
-                                color=look["color"], marker=look["marker"], linestyle="none")
-                final = _triple(data["metrics"].get(final_key))
-                if final is not None:
-                    x = final_x + 0.16 * (index - (len(names) - 1) / 2)
-                    value, low, high = final
-                    ax.errorbar([x], [value], yerr=[[value - low], [high - value]],
-                                color=look["color"], marker=look["marker"], markersize=6,
-                                markeredgecolor="black", markeredgewidth=0.6,
-                                linestyle="none")
-            ax.axvline(last + 0.6, color="0.5", linewidth=0.8, linestyle=":")
+        figure = Figure(figsize=(3.4 * columns + 0.4, 2.6 * len(rows) + 1.0),
+                        layout="constrained")
+        grid = figure.subplots(len(rows), columns, squeeze=False, sharey=True, sharex=True)
+        for axes, row in zip(grid, rows, strict=True):
+            for ax, (group, title, final_key) in zip(axes, groups, strict=False):
+                for index, name in enumerate(names):
+                    if name in row.protocols:
+                        _round_curve(ax, row.protocols[name], group, final_key,
+                                     fig.protocol_style(name, index),
+                                     final_x + 0.16 * (index - (len(names) - 1) / 2))
+                ax.axvline(last + 0.6, color="0.5", linewidth=0.8, linestyle=":")
+                ax.set_title(_row_title(row, title))
+            axes[0].set_ylabel("accuracy (% of agents correct)")
+        for ax in grid[-1]:
             ax.set_xticks([*range(last + 1), final_x], [*map(str, range(last + 1)), "final"])
             ax.set_xlim(-0.4, final_x + 0.6)
             ax.set_ylim(-3, 103)
-            ax.set_title(title)
             ax.set_xlabel("round t (0: initial answers; final: FAA)")
-        axes[0].set_ylabel("accuracy (% of agents correct)")
         handles = [Line2D([], [], label=name, **fig.protocol_style(name, i))
                    for i, name in enumerate(names)]
         handles.append(Patch(facecolor="0.6", alpha=0.3, label=f"band / bar: {ci}"))
         figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
                       frameon=False)
         fig.title_block(figure, "Accuracy per round, weak and strong agents", provenance)
-        return fig.save(figure, directory, ROUNDS_PLOT)
+        return fig.save(figure, directory, stem)
+
+
+def _round_curve(ax: Any, data: Mapping[str, Any], group: str, final_key: str,
+                 look: Mapping[str, str], final_x: float) -> None:
+    """One protocol on one panel: its rounds as a curve and band (a point with an error bar
+    when it has round 0 only), its final answers as a marked point at ``final_x``."""
+    points = [(r, _triple(e)) for r, e in enumerate(_rounds(data, group))]
+    points = [(r, t) for r, t in points if t is not None]
+    xs = [r for r, _ in points]
+    if len(xs) > 1:
+        ax.plot(xs, [t[0] for _, t in points], color=look["color"],
+                linestyle=look["linestyle"], marker=look["marker"], markersize=3.5)
+        ax.fill_between(xs, [t[1] for _, t in points], [t[2] for _, t in points],
+                        color=look["color"], alpha=0.13, linewidth=0)
+    elif xs:
+        value, low, high = points[0][1]
+        ax.errorbar(xs, [value], yerr=[[value - low], [high - value]], color=look["color"],
+                    marker=look["marker"], linestyle="none")
+    final = _triple(data["metrics"].get(final_key))
+    if final is not None:
+        value, low, high = final
+        ax.errorbar([final_x], [value], yerr=[[value - low], [high - value]],
+                    color=look["color"], marker=look["marker"], markersize=6,
+                    markeredgecolor="black", markeredgewidth=0.6, linestyle="none")
 
 
 def _has(estimates: Sequence[Any]) -> bool:
     return any(e is not None for e in estimates)
+
+
+def has_rounds(docs: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether any of the protocols' ``summary.json`` documents has a weak or strong agent's
+    accuracy in some round (what :func:`plot_rounds` draws)."""
+    return any(_has(_rounds(p, g)) for p in docs for g, _, _ in GROUPS)
 
 
 @dataclass(frozen=True)
@@ -254,49 +302,67 @@ def plot_comparison(
 
 
 def plot_commit(
-    protocols: Mapping[str, Mapping[str, Any]],
+    rows: Sequence[ProtocolRow],
     provenance: Provenance,
     directory: str | Path,
     *,
     ci: str,
-    F: int,  # noqa: N803
+    stem: str = COMMIT_PLOT,
 ) -> list[Path]:
     """Commit, escalation, abort and false-commit rates per protocol, gate vs plain quorum.
 
-    ``protocols`` are those of ``summary.json`` with a ``commit_gate`` section (a run with
-    ``--commit-gate``). Bars are the rates, error bars their confidence intervals; the label
+    The protocols of ``rows`` with a ``commit_gate`` section (a run with ``--commit-gate``)
+    are drawn: for one row a 2 x 2 grid of the four outcomes, for several one row of four
+    panels per row. Bars are the rates, error bars their confidence intervals; the label
     ``k/n`` over a bar counts the queries with that outcome of the ``n`` it rests on (for false
-    commits: the false commits of the ``n`` commits).
+    commits: the false commits of the ``n`` commits). f = F of the provenance (each row's own
+    when a sweep varies F).
     """
-    names = [n for n, p in protocols.items() if p.get("commit_gate")]
+    names = list(dict.fromkeys(
+        n for row in rows for n, p in row.protocols.items() if p.get("commit_gate")
+    ))
+    outcomes = [m for m in ("commit", "escalation", "abort", "false_commit")
+                if m in COMMIT_METRICS]
     shades = {"gate": fig.OKABE_ITO["blue"], "plain": fig.OKABE_ITO["orange"]}
     hatches = {"gate": "", "plain": "//"}
     width = 0.38
+    panel = max(1.85, 0.6 * len(names) + 0.7)
     with fig.style():
-        figure = Figure(figsize=(max(7.4, 1.7 * len(names) + 1.6), 5.0), layout="constrained")
-        axes = figure.subplots(2, 2, sharex=True).ravel()
-        outcomes = [m for m in ("commit", "escalation", "abort", "false_commit")
-                    if m in COMMIT_METRICS]
-        for ax, outcome in zip(axes, outcomes, strict=False):
-            label = _COMMIT_LABELS[outcome]
+        if len(rows) == 1:
+            figure = Figure(figsize=(max(7.4, 2 * panel + 0.4), 5.0), layout="constrained")
+            grid = figure.subplots(2, 2, sharex=True)
+            cells = [(ax, rows[0], o) for ax, o in zip(grid.ravel(), outcomes, strict=False)]
+            bottom = list(grid[-1])
+        else:
+            figure = Figure(figsize=(panel * len(outcomes) + 0.4, 2.4 * len(rows) + 1.3),
+                            layout="constrained")
+            grid = figure.subplots(len(rows), len(outcomes), squeeze=False, sharex=True)
+            cells = [(grid[i][j], row, o) for i, row in enumerate(rows)
+                     for j, o in enumerate(outcomes)]
+            bottom = list(grid[-1])
+        for ax, row, outcome in cells:
             for r, rule in enumerate(COMMIT_RULES):
-                xs = np.arange(len(names)) + (r - 0.5) * width
-                for x, name in zip(xs, names, strict=True):
-                    point = _triple(protocols[name]["commit_gate"][rule].get(outcome))
+                for x, name in enumerate(names):
+                    gate = (row.protocols.get(name) or {}).get("commit_gate") or {}
+                    estimate = (gate.get(rule) or {}).get(outcome)
+                    point = _triple(estimate)
                     if point is None:
                         continue
                     value, low, high = point
-                    ax.bar([x], [value], width=width, color=shades[rule], hatch=hatches[rule],
-                           edgecolor="black", linewidth=0.5,
+                    x_bar = x + (r - 0.5) * width
+                    ax.bar([x_bar], [value], width=width, color=shades[rule],
+                           hatch=hatches[rule], edgecolor="black", linewidth=0.5,
                            yerr=[[value - low], [high - value]], ecolor="black", capsize=2)
-                    n = protocols[name]["commit_gate"][rule][outcome]["n"]
-                    ax.text(x, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
+                    n = estimate["n"]
+                    ax.text(x_bar, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
                             va="bottom", fontsize=5)
             ax.set_ylim(0, 112)
-            ax.set_ylabel(label)
+            ax.set_ylabel(_COMMIT_LABELS[outcome])
             ax.set_xticks(range(len(names)), names)
             ax.grid(axis="x", visible=False)
-        for ax in axes[-2:]:
+            if row.title:
+                ax.set_title(row.title, fontsize=8)
+        for ax in bottom:
             ax.set_xlabel("protocol")
         handles = [
             Patch(facecolor=shades[rule], hatch=hatches[rule], edgecolor="black", label=text)
@@ -305,11 +371,23 @@ def plot_commit(
         handles.append(Line2D([], [], color="black", marker="|", linestyle="none",
                               markersize=10, label=f"error bars: {ci}"))
         figure.legend(handles=handles, loc="outside lower center", ncols=3, frameon=False)
-        fig.title_block(
-            figure, f"Commit gate decisions per protocol (f = F = {F}, quorum 2f+1 = {2 * F + 1})",
-            provenance,
-        )
-        return fig.save(figure, directory, COMMIT_PLOT)
+        f = sorted(set(provenance.F))
+        quorum = (f"f = F = {f[0]}, quorum 2f+1 = {2 * f[0] + 1}" if len(f) == 1
+                  else "f = F of each cell, quorum 2f+1")
+        fig.title_block(figure, f"Commit gate decisions per protocol ({quorum})", provenance)
+        return fig.save(figure, directory, stem)
+
+
+def plot_rows(
+    rows: Sequence[ProtocolRow], provenance: Provenance, directory: str | Path, *, ci: str
+) -> list[Path]:
+    """The figures drawn row by row that ``rows`` have data for: ``rounds`` (when a weak or
+    strong agent answered) and ``commit_gate`` (when a protocol ran the commit gate)."""
+    docs = [p for row in rows for p in row.protocols.values()]
+    files = plot_rounds(rows, provenance, directory, ci=ci) if has_rounds(docs) else []
+    if any(p.get("commit_gate") for p in docs):
+        files += plot_commit(rows, provenance, directory, ci=ci)
+    return files
 
 
 @dataclass(frozen=True)
@@ -325,6 +403,7 @@ def write_plots(
     summary: Mapping[str, Any],
     records: Sequence[QueryRecord],
     config: Mapping[str, Any] | None = None,
+    seed_dirs: Sequence[Path] = (),
 ) -> PlotOutcome:
     """Write every figure of the run into ``results_dir`` that it has data for.
 
@@ -339,6 +418,8 @@ def write_plots(
         The run's records (for the agents' roles and attacks).
     config : mapping, optional
         The run's ``config.json`` (graph name and files, the certificate gate's verdict).
+    seed_dirs : sequence of Path
+        A several-seed run's per-seed directories (each seed's graph, certificate and config).
 
     Returns
     -------
@@ -355,20 +436,20 @@ def write_plots(
     ci = f"{100 * bootstrap['confidence']:g}% CI, {bootstrap['method']}"
     files: list[Path] = []
     notes: list[str] = []
-    if any(any(e is not None for e in p["rounds"][g]) for p in protocols.values()
-           for g, _, _ in GROUPS):
-        files += plot_rounds(protocols, provenance, directory, ci=ci)
+    row = ProtocolRow("", protocols)
+    if has_rounds(protocols.values()):
+        files += plot_rounds([row], provenance, directory, ci=ci)
     else:
         notes.append("no weak or strong agent has a round-0 answer; per-round figure skipped")
     graph_name = run.get("graph_name") or ""
     panel = Panel(graph_name, {"": {name: p["metrics"] for name, p in protocols.items()}})
     files += plot_comparison([panel], provenance, directory, ci=ci)
     if any(p.get("commit_gate") for p in protocols.values()):
-        files += plot_commit(protocols, provenance, directory, ci=ci, F=run["F"])
-    graph, note = find_topology(directory, config)
-    if graph is None:
+        files += plot_commit([row], provenance, directory, ci=ci)
+    graphs, note = find_topologies(directory, config, seed_dirs)
+    if not graphs:
         notes.append(note)
     else:
-        files += plot_topology(graph, agent_roles(records), directory, attacks=attacks(records),
-                               banner=provenance.simulated)
+        files += plot_topology(topology_panels(graphs, records), directory,
+                               attacks=attacks(records), banner=provenance.simulated)
     return PlotOutcome(tuple(files), tuple(notes))

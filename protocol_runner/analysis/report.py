@@ -75,6 +75,7 @@ __all__ = [
     "load_run",
     "markdown_table",
     "rich_table",
+    "seed_dirs",
     "summarize",
     "summary_markdown",
     "write_summary",
@@ -142,7 +143,7 @@ SEED_DIR = "seed-"
 """A run over several seeds (``run --seeds``) keeps each seed's run in ``seed-<S>/``."""
 
 
-def _seed_dirs(directory: Path) -> list[Path]:
+def seed_dirs(directory: Path) -> list[Path]:
     """The per-seed runs of a several-seed results directory, by seed (empty when none)."""
     if (directory / RESULTS_FILE).is_file() or not directory.is_dir():
         return []
@@ -156,7 +157,7 @@ def load_results(results_dir: str | Path) -> LoadedResults:
     A several-seed directory (``run --seeds``) pools its seeds' records (each seed one run)
     with the first seed's ``config.json``; see :func:`load_run` for one run.
     """
-    seeds = _seed_dirs(Path(results_dir))
+    seeds = seed_dirs(Path(results_dir))
     if not seeds:
         return load_run(results_dir)
     runs = [load_run(directory) for directory in seeds]
@@ -595,7 +596,8 @@ def write_summary(
     if plots:
         from protocol_runner.analysis.plots import write_plots  # matplotlib on demand
 
-        outcome = write_plots(directory, summary.to_json(), loaded.records, loaded.config)
+        outcome = write_plots(directory, summary.to_json(), loaded.records, loaded.config,
+                              seed_dirs(directory))
         written += [path.name for path in outcome.files]
         notes += outcome.notes
     summary = replace(summary, warnings=tuple(notes), files=tuple(written))

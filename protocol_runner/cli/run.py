@@ -111,14 +111,14 @@ def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
             ledger: dict[str, Any] | None = None) -> None:
     """Summarise the results directory (the metrics owner's one entry point) and print it.
 
-    Several seeds: the summary in ``output`` pools the seeds' runs (no plots: each seed's
-    directory has its own graph)."""
+    Several seeds: the summary, tables and figures in ``output`` pool the seeds' runs (the
+    topology figure draws each seed's graph when they differ)."""
     from protocol_runner.analysis.cost import cost_line
     from protocol_runner.analysis.report import rich_table, write_summary
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        summary = write_summary(output, plots=plots and len(results) == 1)
+        summary = write_summary(output, plots=plots)
     for note in list(summary.warnings) + [str(w.message) for w in caught]:
         click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
     runs = [_result_json(result) for result in results]

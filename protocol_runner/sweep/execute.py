@@ -11,8 +11,9 @@ directory holds:
 - ``summary.json`` / ``summary.md``: every cell's parameters and per-protocol metrics, merged
   in grid order; nothing in them depends on the executor or on timing, so the same grid gives
   the same bytes locally and on a cluster;
-- ``table1.{md,tex,csv}`` and ``plots/protocols.{png,pdf,svg}``: Table 1 and FAA/BFTI per
-  protocol, cells that differ only in their seed pooled
+- ``table1.{md,tex,csv}`` and ``plots/{protocols,rounds,commit_gate}.{png,pdf,svg}``:
+  Table 1, FAA/BFTI per protocol, accuracy per round and (with the commit gate) the gate's
+  decisions, cells that differ only in their seed pooled
   (:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`);
 - ``sweep.json``: how this invocation went (executor, per-cell status and seconds).
 
