@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -533,3 +534,20 @@ def test_a_resume_refuses_a_ledger_that_lost_decisions_or_is_gone(tmp_path):
                     "--commit-gate", "--no-plots", "-o", str(out)])
     assert gone.exit_code == 2 and "no such ledger" in gone.output
     assert not ledger.exists()  # never a fresh ledger beside results that rest on the old one
+
+
+def test_several_seeds_report_each_seeds_ledger(tmp_path, roster_file):
+    """`run --seeds 1,2 --commit-gate`: each seed's directory holds its own ledger, and the run
+    reports both (it once looked for one ledger in the top directory and failed)."""
+    out = tmp_path / "seeds"
+    args = [a for a in RUN if a not in ("--seed", "2")]
+    result = _invoke([*args, "--seeds", "1,2", "--roster", roster_file, "--json", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    ledgers = json.loads(result.stdout)["commit_gate"]
+    assert [Path(x["ledger"]) for x in ledgers] == [out / "seed-1" / "ledger.sqlite",
+                                                    out / "seed-2" / "ledger.sqlite"]
+    for info in ledgers:
+        entries = read_entries(info["ledger"])
+        assert info["entries"] == len(entries) and info["head_hash"] == entries[-1].entry_hash
+        assert info["run_decisions"] >= 2 * len(TASKS)  # two protocols, one decision each at least
+    assert not (out / "ledger.sqlite").exists()

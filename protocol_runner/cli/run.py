@@ -108,11 +108,12 @@ def _ledger_info(path: Path, run_id: str) -> dict[str, Any]:
 
 
 def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
-            ledger: dict[str, Any] | None = None) -> None:
+            ledgers: list[dict[str, Any]] | None = None) -> None:
     """Summarise the results directory (the metrics owner's one entry point) and print it.
 
     Several seeds: the summary, tables and figures in ``output`` pool the seeds' runs (the
-    topology figure draws each seed's graph when they differ)."""
+    topology figure draws each seed's graph when they differ). ``ledgers``: the commit gate's
+    ledger after each seed's run (:func:`_ledger_info`), in the order of ``results``."""
     from protocol_runner.analysis.cost import cost_line
     from protocol_runner.analysis.report import rich_table, write_summary
 
@@ -123,8 +124,8 @@ def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
         click.echo(f"robustgraph: warning: {' '.join(note.split())}", err=True)
     runs = [_result_json(result) for result in results]
     data = {"run": runs[0] if len(runs) == 1 else runs, "summary": summary.to_json()}
-    if ledger is not None:
-        data["commit_gate"] = ledger
+    if ledgers is not None:
+        data["commit_gate"] = ledgers[0] if len(ledgers) == 1 else ledgers
 
     def render() -> None:
         Console(highlight=False).print(rich_table(summary))
@@ -134,12 +135,13 @@ def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
                 f"run {result.run_id} (seed {result.seed}): {result.ran} queries run, "
                 f"{result.skipped} resumed from disk; results in {result.output}"
             )
-        if ledger is not None:
-            click.echo(
-                f"commit gate: {ledger['run_decisions']} decisions of this run in "
-                f"{ledger['ledger']} ({ledger['entries']} entries, head {ledger['head_hash']}); "
-                f"check it with 'robustgraph ledger verify'"
-            )
+        for result, ledger in zip(results, ledgers or [None] * len(results), strict=True):
+            if ledger is not None:
+                click.echo(
+                    f"commit gate: {ledger['run_decisions']} decisions of run {result.run_id} "
+                    f"in {ledger['ledger']} ({ledger['entries']} entries, head "
+                    f"{ledger['head_hash']}); check it with 'robustgraph ledger verify'"
+                )
 
     emit(data, as_json, render)
 
@@ -342,12 +344,14 @@ def run_command(
         one = replace(spec, seed=s, output=seed_output(Path(output), s, seeds),
                       topology=topology, topology_source=source)
         results.append(_run_one(one, as_json))
-    ledger_info = None
+    ledgers = None
     if commit_gate:
         from protocol_runner.commit.stage import LEDGER_FILE
 
-        ledger_info = _ledger_info(spec.ledger or Path(output) / LEDGER_FILE, results[-1].run_id)
-    _finish(results, Path(output), not no_plots, as_json, ledger_info)
+        # one ledger per seed's directory, unless --ledger named one file for all of them
+        ledgers = [_ledger_info(spec.ledger or result.output / LEDGER_FILE, result.run_id)
+                   for result in results]
+    _finish(results, Path(output), not no_plots, as_json, ledgers)
 
 
 def _run_one(spec: RunSpec, as_json: bool) -> RunResult:
