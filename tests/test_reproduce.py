@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
+from protocol_runner.analysis.collection import run_dirs
 from protocol_runner.analysis.metrics import PAPER_METRICS
 from protocol_runner.analysis.reproduce import (
     TABLES,
@@ -75,6 +76,21 @@ def test_reproduce_resumes_from_its_runs(table1):
     spec = replace(TABLES["table1"], cells=TABLES["table1"].cells[:2])
     again = reproduce(spec, out, seeds=(1, 2, 3), tasks="arith:12", resamples=300)
     assert table_text(again) == table_text(result)
+
+
+def test_report_keeps_the_tables_topology_order(table1, tmp_path):
+    # by name "complete" would come before "gamma-MERG"; the table's order puts it second
+    _, out = table1
+    assert [d.name for d in run_dirs(out)] == ["gamma-MERG", "complete"]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "results.jsonl").write_text("")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "results.jsonl").write_text("")
+    assert [d.name for d in run_dirs(tmp_path)] == ["a", "b"]  # no order file: by name
+    (tmp_path / "order.json").write_text('{"runs": ["b", "gone"]}')
+    assert [d.name for d in run_dirs(tmp_path)] == ["b", "a"]  # named first, then by name
+    (tmp_path / "order.json").write_text("{not json")
+    assert [d.name for d in run_dirs(tmp_path)] == ["a", "b"]  # a bad file changes nothing
 
 
 def test_paper_values_file_and_seed_specs(tmp_path):

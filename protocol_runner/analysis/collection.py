@@ -15,26 +15,51 @@ with one row of commit/escalation/abort/false-commit panels per topology
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from protocol_runner.analysis.report import RESULTS_FILE, Summary, seed_dirs, write_summary
 from protocol_runner.analysis.tables import runs_table, write_tables
 
-__all__ = ["run_dirs", "write_collection"]
+__all__ = ["ORDER_FILE", "run_dirs", "write_collection", "write_order"]
+
+ORDER_FILE = "order.json"
+"""A collection's run order: ``{"runs": [subdirectory names]}`` (``reproduce`` writes the
+paper's topology order); runs it does not name follow by name."""
+
+
+def write_order(directory: str | Path, names: list[str]) -> None:
+    """Record the order in which a collection's runs appear in its tables and figures."""
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ORDER_FILE).write_text(json.dumps({"runs": list(names)}) + "\n", encoding="utf-8")
+
+
+def _order(root: Path) -> list[str]:
+    """The run names of ``root``'s :data:`ORDER_FILE`; ``[]`` when it is absent or malformed
+    (the order is cosmetic: a bad file falls back to the names' order, never fails a report)."""
+    try:
+        names = json.loads((root / ORDER_FILE).read_text(encoding="utf-8"))["runs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
 
 
 def run_dirs(directory: str | Path) -> list[Path]:
     """The subdirectories of ``directory`` that hold a run (``results.jsonl`` in it or one
-    level below, for a run per seed), by name; ``[]`` when ``directory`` is itself a run, of
-    one seed or of several (``run --seeds``: its ``seed-S/`` are one run's seeds, pooled)."""
+    level below, for a run per seed): in the order of its :data:`ORDER_FILE`, then by name;
+    ``[]`` when ``directory`` is itself a run, of one seed or of several (``run --seeds``: its
+    ``seed-S/`` are one run's seeds, pooled)."""
     root = Path(directory)
     if (root / RESULTS_FILE).is_file() or not root.is_dir() or seed_dirs(root):
         return []
-    return sorted(
+    runs = [
         child for child in root.iterdir()
         if child.is_dir()
         and ((child / RESULTS_FILE).is_file() or any(child.glob(f"*/{RESULTS_FILE}")))
-    )
+    ]
+    rank = {name: i for i, name in enumerate(_order(root))}
+    return sorted(runs, key=lambda child: (rank.get(child.name, len(rank)), child.name))
 
 
 def write_collection(

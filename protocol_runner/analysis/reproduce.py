@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import (
     PAPER_METRICS,
     Estimate,
@@ -189,6 +190,7 @@ def reproduce(
     if spec.name == "table6":  # one model for every agent
         strong = backend.models()["strong"]
         backend = replace(backend, weak_model=strong)
+    write_order(output, [cell.label for cell in spec.cells])  # `report DIR` keeps the order
     metrics: dict[str, dict[str, ProtocolMetrics]] = {}
     for cell in spec.cells:
         records = []
