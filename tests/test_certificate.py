@@ -8,7 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from conftest import naive_max_r, naive_max_s, topologies
+from conftest import naive_max_r, naive_max_s, slow_engine, topologies
 from hypothesis import HealthCheck, given, settings
 
 from robustgraph import generators as gen
@@ -486,3 +486,26 @@ def test_time_limit_leaves_a_true_claim_undecided_with_proven_bounds():
     assert check.lower < 20 <= check.upper
     assert check.runs[0].status in ("bounded", "timeout")
     assert cert.verify(t).valid
+
+
+def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
+    """Questions and proof searches share one deadline: a fake engine that spends 0.3 s per
+    question under a 0.5 s limit gets less time each question, and the proof what is left."""
+    import time
+
+    from robustgraph.certificate import certifier, proof_records
+
+    limits, proof_limits = [], []
+
+    def prove(view, r, s, mode, time_limit):
+        proof_limits.append(time_limit)
+        return None
+
+    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    monkeypatch.setattr(proof_records, "prove", prove)
+    t = Topology.from_networkx(nx.complete_graph(8))
+    start = time.perf_counter()
+    cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=0.5)
+    assert time.perf_counter() - start < 1.2 and cert.verdict == "undecided"
+    assert limits[0] <= 0.5 and all(b < a for a, b in zip(limits, limits[1:], strict=False))
+    assert proof_limits and all(limit < 0.5 - 0.3 for limit in proof_limits)
