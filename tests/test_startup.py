@@ -154,10 +154,13 @@ def test_agent_commands_exit_the_ordinary_way(tmp_path):
 
 
 def test_proof_searches_share_the_calls_deadline():
-    """An LRAT search gets what is left of the deadline: none once it has passed."""
+    """An LRAT search gets what is left of the deadline (none once it has passed); the cheap
+    proof kinds are still tried."""
     k6 = Topology.from_networkx(nx.complete_graph(6))
     cert = certify(k6, Claim.r_robust(3), engines="exhaustive", proof="none")
     with_time, _ = attach_proofs(k6, cert.claims, "lrat", Deadline.after(None))
     passed, files = attach_proofs(k6, cert.claims, "lrat", Deadline(time.perf_counter() - 1))
     assert with_time[0].checks[0].proof["kind"] == "lrat"
     assert passed[0].checks[0].proof is None and files == {}
+    cheap, _ = attach_proofs(k6, cert.claims, "auto", Deadline(time.perf_counter() - 1))
+    assert cheap[0].checks[0].proof["kind"] != "lrat"  # the cheap kinds, even after it

@@ -121,7 +121,8 @@ def certify(
         kind, or ``none``. A bound no proof is found for is recorded without one. The proof
         searches share the deadline too: an LRAT search gets what is left of it (or
         ``LRAT_TIME_LIMIT`` without a limit), so a bound whose proof the deadline cuts short
-        is recorded without one.
+        is recorded without one; the cheap kinds (theorem, construction, exhaustive) are
+        tried even after it, so that a short limit still leaves checkable bounds.
     deadline : Deadline, optional
         The deadline to keep instead of ``time_limit`` seconds from the call
         (``solvers.deadline``; the CLI passes one counted from the start of its process);
