@@ -127,6 +127,20 @@ def test_exit_now_runs_the_exit_handlers_and_flushes_the_output(tmp_path):
     assert proc.returncode == 1 and proc.stderr.strip() == "bad thing"
 
 
+def test_exit_now_waits_for_a_running_worker_thread(tmp_path):
+    done = tmp_path / "thread.txt"
+    code = (
+        "import threading, time\n"
+        "from robustgraph.cli.main import exit_now\n"
+        "def work():\n"
+        f"    time.sleep(0.3); open({str(done)!r}, 'w').write('done')\n"
+        "threading.Thread(target=work).start()\n"
+        "exit_now(0)"
+    )
+    assert _program(code=code).returncode == 0
+    assert done.read_text() == "done"
+
+
 def test_certify_through_the_program_writes_the_whole_certificate(small, tmp_path):
     cert_path = tmp_path / "er16.cert.json"
     proc = _program("certify", str(small), "--max", "--time-limit", "60", "-o", str(cert_path))

@@ -16,6 +16,7 @@ import atexit
 import importlib
 import os
 import sys
+import threading
 import time
 from typing import Any, NoReturn
 
@@ -134,13 +135,17 @@ def main() -> None:
 def exit_now(code: Any) -> NoReturn:
     """End the process with ``code`` as ``sys.exit(code)`` would, less the interpreter's teardown.
 
-    Runs the ``atexit`` handlers (they join worker processes and threads, flush logs, run
-    ``weakref.finalize`` callbacks), flushes stdout and stderr, then ``os._exit``: the
-    teardown that follows (freeing every module; 1.0-1.2 s after OR-Tools and pandas were
-    imported, measured in docs/performance.md) is skipped, and nothing is lost, as our
-    commands close every file they write before they return. ``code`` as for ``SystemExit``:
-    None is 0, an int is itself, anything else is printed on stderr and is 1.
+    With a non-daemon thread still running, it exits the ordinary way instead (which waits for
+    the thread). Otherwise it runs the ``atexit`` handlers (they join worker processes and
+    threads, flush logs, run ``weakref.finalize`` callbacks), flushes stdout and stderr, then
+    ``os._exit``: the teardown that follows (freeing every module; 0.5-1.2 s after OR-Tools
+    and pandas were imported, measured in docs/performance.md) is skipped, and nothing is
+    lost, as our commands close every file they write before they return. ``code`` as for
+    ``SystemExit``: None is 0, an int is itself, anything else is printed on stderr and is 1.
     """
+    main_thread = threading.main_thread()
+    if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)  # a worker thread still runs: the ordinary exit waits for it
     if code is None:
         status = 0
     elif isinstance(code, int):
