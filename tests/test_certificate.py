@@ -130,7 +130,8 @@ def test_a_version_2_max_claim_states_every_tolerance_and_still_verifies():
     short["schema_version"] = 2
     del short["claims"][0]["claim"]["models"]  # now it claims wmsr-total but never asked
     short["claims"][0]["statement"] = Claim.maximum(MODELS).describe()
-    assert any("was never asked" in r for r in reload(short).verify(t).reasons)
+    reasons = reload(short).verify(t).reasons  # the F-total search never ran: undecided
+    assert any("verdict proven does not follow from its checks" in r for r in reasons), reasons
 
 
 def test_a_local_max_claim_with_f_total_questions_is_caught():
@@ -316,7 +317,7 @@ def test_max_claim_with_a_question_dropped_or_a_value_raised_is_caught():
     dropped = copy.deepcopy(doc)
     dropped["claims"][0]["checks"].pop()
     reasons = reload(dropped).verify(t).reasons
-    assert any("is_rs_robust(r=4, s=4) was never asked" in r for r in reasons)
+    assert any("verdict proven does not follow from its checks" in r for r in reasons), reasons
     raised = copy.deepcopy(doc)
     raised["claims"][0]["values"]["wmsr-total"] = {"lower": 3, "upper": 3}
     assert any("do not follow from its checks" in r for r in reload(raised).verify(t).reasons)
@@ -510,3 +511,20 @@ def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
     assert len(limits) == 2  # max_r, then is_rs_robust(2, 2), which stops the F-total search
     assert limits[0] <= 1.0 and limits[1] < 1.0 - 0.3
     assert proof_limits and all(limit < 1.0 - 2 * 0.3 for limit in proof_limits)
+
+
+def test_no_f_total_question_starts_after_the_deadline_and_the_certificate_verifies(monkeypatch):
+    """The search stops after r* once the deadline has passed: undecided, the F-total bounds
+    those that r* alone proves, and ``verify`` accepts the shorter search."""
+    from robustgraph.certificate import certifier
+
+    limits = []
+    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    t = Topology.from_networkx(nx.complete_graph(8))
+    cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=0.2, proof="none")
+    (record,) = cert.claims
+    assert len(limits) == 1 and [c.question.kind for c in record.checks] == ["max_r"]
+    assert record.verdict == "undecided" and record.values["wmsr-total"] == (0, 3)
+    monkeypatch.undo()
+    report = reload(cert.to_dict()).verify(t)
+    assert report.valid, report.reasons

@@ -103,9 +103,10 @@ def certify(
         ``published`` or ``strong``, for the MILP/CP engines.
     time_limit : float, optional
         Seconds for the whole call (one deadline): every engine run of every question gets
-        what is left of it, so a question asked after the deadline gets no time and its
-        engines report the bounds they prove at once. A claim not settled in time is
-        ``undecided`` with its proven bounds.
+        what is left of it; a claim's first question is asked even after the deadline (with
+        no time: its engines report the bounds they prove at once), a further one (the F-total
+        search of ``max``) is not. A claim not settled in time is ``undecided`` with its
+        proven bounds.
     threads : int
         Solver threads.
     seed : int
@@ -196,6 +197,8 @@ def certify(
     for claim in claims:
         checks: list[Check] = []
         while (question := next_question(topology, claim, checks)) is not None:
+            if checks and deadline.passed():  # no further question starts after the deadline
+                break
             checks.append(_solve_check(topology, question, names, request, progress))
         verdict, values = claim_outcome(topology, claim, checks)
         seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
