@@ -81,6 +81,23 @@ def ray_instance():
     ray.shutdown()
 
 
+def slow_engine(limits: list, seconds: float, r_bounds: tuple[int, int]):
+    """A fake ``registry.solve`` that records each request's time limit, spends ``seconds`` and
+    proves nothing beyond ``r_bounds`` on r* (and 0..n on s*): for one-deadline tests."""
+    import time
+
+    from solvers.types import Result, Status
+
+    def solve(request, engine="portfolio"):
+        limits.append(request.time_limit)
+        time.sleep(seconds)
+        q = request.question
+        lower, upper = r_bounds if q.kind == "max_r" else (0, request.n)
+        return Result(q, Status.BOUNDED, lower, upper, None, "fake", None, seconds)
+
+    return solve
+
+
 def assert_doctests_pass_in_fresh_process(module: str) -> None:
     """Run a module's docstring examples in a new interpreter.
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from conftest import naive_max_r, naive_max_s, topologies
+from conftest import naive_max_r, naive_max_s, slow_engine, topologies
 from hypothesis import HealthCheck, given, settings
 
 from robustgraph import generators as gen
 from robustgraph.certificate.certifier import EngineConflict, certify
-from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.claims import MODELS, Claim
 from robustgraph.certificate.document import Certificate, InvalidCertificate, schema
 from robustgraph.certificate.outcome import trivial_upper
 from robustgraph.certificate.verifier import verify
@@ -62,6 +62,10 @@ def test_claim_questions_follow_the_models():
         lambda: Claim("rs", r=2, s=0),
         lambda: Claim("tolerance", F=1, model="msr"),
         lambda: Claim("max", r=2),
+        lambda: Claim("max", models=("wmsr-total",)),  # sac and wmsr-local are always stated
+        lambda: Claim("max", models=("sac", "wmsr-local", "sac")),
+        lambda: Claim("max", models=("sac", "wmsr-local", "msr")),
+        lambda: Claim("r", r=2, models=MODELS),
         lambda: Claim("nope"),
     ],
 )
@@ -96,7 +100,7 @@ def test_merg7_tolerates_three_under_sac_and_not_four():
 
 
 def test_max_claim_on_merg7():
-    cert = certify(merg7(), Claim.maximum(), engines=REF)
+    cert = certify(merg7(), Claim.maximum(MODELS), engines=REF)
     (record,) = cert.claims
     assert record.verdict == "proven"
     assert record.values["r"] == (4, 4)
@@ -106,10 +110,43 @@ def test_max_claim_on_merg7():
     assert record.values["wmsr-total"] == (total, total)
 
 
+def test_the_default_max_claim_asks_r_alone_and_states_what_follows_from_it():
+    (record,) = certify(merg7(), Claim.maximum(), engines=REF).claims
+    assert [check.question.kind for check in record.checks] == ["max_r"]
+    assert record.verdict == "proven"
+    assert record.values == {"r": (4, 4), "sac": (3, 3), "wmsr-local": (1, 1)}
+    assert Claim.maximum(["wmsr-total", "sac", "wmsr-local"]).models == MODELS  # model order
+
+
+def test_a_version_2_max_claim_states_every_tolerance_and_still_verifies():
+    """A max claim without ``models`` (versions 1 and 2) is the F-total search too."""
+    t = merg7()
+    doc = certify(t, Claim.maximum(MODELS), engines=REF).to_dict()
+    doc["schema_version"] = 2
+    del doc["claims"][0]["claim"]["models"]
+    old = reload(doc)
+    assert old.claims[0].claim == Claim.maximum(MODELS) and old.verify(t).valid
+    short = certify(t, Claim.maximum(), engines=REF).to_dict()
+    short["schema_version"] = 2
+    del short["claims"][0]["claim"]["models"]  # now it claims wmsr-total but never asked
+    short["claims"][0]["statement"] = Claim.maximum(MODELS).describe()
+    reasons = reload(short).verify(t).reasons  # the F-total search never ran: undecided
+    assert any("verdict proven does not follow from its checks" in r for r in reasons), reasons
+
+
+def test_a_local_max_claim_with_f_total_questions_is_caught():
+    t = merg7()
+    doc = certify(t, Claim.maximum(MODELS), engines=REF).to_dict()
+    doc["claims"][0]["claim"]["models"] = ["sac", "wmsr-local"]
+    doc["claims"][0]["statement"] = Claim.maximum().describe()
+    reasons = reload(doc).verify(t).reasons
+    assert any("the claim needs nothing more" in r for r in reasons), reasons
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies(max_n=6))
 def test_max_claim_matches_the_definitions(t):
-    (record,) = certify(t, Claim.maximum(), engines=REF).claims
+    (record,) = certify(t, Claim.maximum(MODELS), engines=REF).claims
     r = naive_max_r(t)
     total = max(f for f in range(-1, r) if f < 0 or naive_max_s(t, f + 1) >= f + 1)
     assert record.verdict == "proven"
@@ -125,7 +162,7 @@ def test_max_claim_matches_the_definitions(t):
 @given(topologies(max_n=7))
 def test_max_claim_agrees_with_the_robustness_module(t):
     tol = tolerances(t, engine=REF)
-    (record,) = certify(t, Claim.maximum(), engines=REF).claims
+    (record,) = certify(t, Claim.maximum(MODELS), engines=REF).claims
     for model in ("sac", "wmsr-local", "wmsr-total"):
         assert record.values[model] == (tol[model].lower, tol[model].upper)
 
@@ -272,7 +309,7 @@ def test_witness_naming_an_unknown_node_is_caught(merg_doc):
 
 def test_max_claim_with_a_question_dropped_or_a_value_raised_is_caught():
     t = merg7()
-    doc = certify(t, Claim.maximum(), engines=REF).to_dict()
+    doc = certify(t, Claim.maximum(MODELS), engines=REF).to_dict()
     asked = [c["question"] for c in doc["claims"][0]["checks"]]
     assert [(q["kind"], q["r"], q["s"]) for q in asked] == [
         ("max_r", None, None), ("is_rs_robust", 3, 3), ("is_rs_robust", 4, 4)
@@ -280,7 +317,7 @@ def test_max_claim_with_a_question_dropped_or_a_value_raised_is_caught():
     dropped = copy.deepcopy(doc)
     dropped["claims"][0]["checks"].pop()
     reasons = reload(dropped).verify(t).reasons
-    assert any("is_rs_robust(r=4, s=4) was never asked" in r for r in reasons)
+    assert any("verdict proven does not follow from its checks" in r for r in reasons), reasons
     raised = copy.deepcopy(doc)
     raised["claims"][0]["values"]["wmsr-total"] = {"lower": 3, "upper": 3}
     assert any("do not follow from its checks" in r for r in reload(raised).verify(t).reasons)
@@ -314,7 +351,7 @@ def test_bounds_out_of_order_are_caught(merg_doc):
     "edit",
     [
         lambda doc: doc.pop("graph"),
-        lambda doc: doc.update(schema_version=3),
+        lambda doc: doc.update(schema_version=4),
         lambda doc: doc["claims"][0].update(verdict="maybe"),
         lambda doc: doc["claims"][0]["checks"][0].update(lower="4"),
         lambda doc: doc["claims"][0].update(statement="tolerates F = 9 under sac: 10-robust"),
@@ -450,3 +487,44 @@ def test_time_limit_leaves_a_true_claim_undecided_with_proven_bounds():
     assert check.lower < 20 <= check.upper
     assert check.runs[0].status in ("bounded", "timeout")
     assert cert.verify(t).valid
+
+
+def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
+    """Questions and proof searches share one deadline: a fake engine that spends 0.3 s per
+    question under a 1 s limit gets less time each question, and the proof what is left."""
+    import time
+
+    from robustgraph.certificate import certifier, proof_records
+
+    limits, proof_limits = [], []
+
+    def prove(view, r, s, mode, time_limit):
+        proof_limits.append(time_limit)
+        return None
+
+    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    monkeypatch.setattr(proof_records, "prove", prove)
+    t = Topology.from_networkx(nx.complete_graph(8))
+    start = time.perf_counter()
+    cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=1.0)
+    assert time.perf_counter() - start < 1.6 and cert.verdict == "undecided"
+    assert len(limits) == 2  # max_r, then is_rs_robust(2, 2), which stops the F-total search
+    assert limits[0] <= 1.0 and limits[1] < 1.0 - 0.3
+    assert proof_limits and all(limit < 1.0 - 2 * 0.3 for limit in proof_limits)
+
+
+def test_no_f_total_question_starts_after_the_deadline_and_the_certificate_verifies(monkeypatch):
+    """The search stops after r* once the deadline has passed: undecided, the F-total bounds
+    those that r* alone proves, and ``verify`` accepts the shorter search."""
+    from robustgraph.certificate import certifier
+
+    limits = []
+    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    t = Topology.from_networkx(nx.complete_graph(8))
+    cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=0.2, proof="none")
+    (record,) = cert.claims
+    assert len(limits) == 1 and [c.question.kind for c in record.checks] == ["max_r"]
+    assert record.verdict == "undecided" and record.values["wmsr-total"] == (0, 3)
+    monkeypatch.undo()
+    report = reload(cert.to_dict()).verify(t)
+    assert report.valid, report.reasons

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from robustgraph import generators as gen
 from robustgraph import io
+from robustgraph.certificate.claims import MODELS
 from robustgraph.certificate.document import Certificate, certificate_path
 from robustgraph.certificate.outcome import trivial_upper
 from robustgraph.certificate.witness import witness_problem
@@ -80,11 +81,29 @@ def test_refuted_claim_exits_1_with_a_witness_that_verifies(path5):
     assert strict.exit_code == 1 and "verdict is refuted, not proven" in strict.stdout
 
 
-def test_max_claim_prints_r_and_every_tolerance(merg):
+def test_max_claims_what_follows_from_r_and_the_f_total_tolerance_only_when_asked(merg):
     cert = merg.with_suffix(".cert.json")
     result = run("certify", merg, "--max", "--engines", REF, "-o", cert)
     assert result.exit_code == 0, result.stderr
-    assert "r* = 4; tolerated F: sac 3, wmsr-local 1, wmsr-total" in result.stdout
+    assert "r* = 4; tolerated F: sac 3, wmsr-local 1: PROVEN" in result.stdout
+    (record,) = Certificate.load(cert).claims
+    assert [c.question.kind for c in record.checks] == ["max_r"]  # no F-total search
+    assert record.claim.to_dict() == {"kind": "max", "models": ["sac", "wmsr-local"]}
+    assert "wmsr-total" not in record.values
+    assert run("verify", cert, merg).exit_code == 0
+    for extra in (["--tolerance", "wmsr-total"], ["--all"]):
+        result = run("certify", merg, "--max", *extra, "--engines", REF, "-o", cert)
+        assert result.exit_code == 0, result.stderr
+        assert "r* = 4; tolerated F: sac 3, wmsr-local 1, wmsr-total 2: PROVEN" in result.stdout
+        (record,) = Certificate.load(cert).claims
+        assert record.claim.models == MODELS and record.values["wmsr-total"] == (2, 2)
+        assert record.checks[1].question.kind == "is_rs_robust"
+        assert run("verify", cert, merg).exit_code == 0
+
+
+def test_tolerance_options_go_with_max(merg, tmp_path):
+    result = run("certify", merg, "--r", 2, "--all", "-o", tmp_path / "c.json")
+    assert result.exit_code == 2 and "use them with --max" in result.stderr
 
 
 def test_json_output_is_the_certificate(merg):

@@ -418,3 +418,14 @@ def test_runner_gate_opens_only_on_a_checked_proof_and_names_it():
         check_gate(bare, t, 3)
     trivial = certify(t, Claim.r_robust(1), engines="exhaustive", proof="none")
     assert not check_gate(trivial, t, 3, allow_uncertified=True).certified
+
+
+def test_sat_slices_fit_the_time_left():
+    """The conflict budget follows the measured cost per conflict (a fixed 5,000-conflict slice
+    ran 6.9 s past a 0.3 s limit on ER(60, 1/2)), never below the first slice."""
+    from robustgraph.certificate.proofs.sat import FIRST_SLICE, SLICE_SECONDS, next_budget
+
+    assert next_budget(100, 0.1, 10.0) == int(SLICE_SECONDS / 0.001)  # 1 ms per conflict
+    assert next_budget(100, 0.1, 0.05) == FIRST_SLICE  # 50 conflicts would fit: the floor
+    assert next_budget(1000, 0.01, 0.1) == 10_000  # 10 us per conflict, 0.1 s left
+    assert next_budget(100, 0.0, 1.0) > 100_000  # an instant slice: a much larger next one

@@ -5,7 +5,7 @@ import json
 import networkx as nx
 import pytest
 from click.testing import CliRunner
-from conftest import naive_max_r, naive_max_s, topologies
+from conftest import naive_max_r, naive_max_s, slow_engine, topologies
 from hypothesis import given, settings
 
 from robustgraph import io
@@ -81,18 +81,9 @@ def test_tolerances_time_limit_is_one_deadline_for_the_call(monkeypatch):
     import time
 
     from robustgraph import robustness
-    from solvers.types import Result
 
     limits = []
-
-    def slow(request, engine="portfolio"):
-        limits.append(request.time_limit)
-        time.sleep(0.3)
-        q = request.question
-        lower, upper = (0, 3) if q.kind == "max_r" else (0, request.n)
-        return Result(q, Status.BOUNDED, lower, upper, None, "fake", None, 0.3)
-
-    monkeypatch.setattr(robustness.registry, "solve", slow)
+    monkeypatch.setattr(robustness.registry, "solve", slow_engine(limits, 0.3, (0, 3)))
     t = Topology.from_networkx(nx.complete_graph(8))
     start = time.perf_counter()
     tol = tolerances(t, time_limit=0.5)

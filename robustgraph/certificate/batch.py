@@ -182,7 +182,7 @@ def _claim_fields(cert: Certificate) -> dict[str, Any]:
         out["claims"].append({**record.claim.to_dict(), "verdict": record.verdict})
         if record.values is not None:
             out["r"] = list(record.values["r"])
-            out["tolerances"] = {m: list(record.values[m]) for m in MODELS}
+            out["tolerances"] = {m: list(record.values[m]) for m in MODELS if m in record.values}
     return out
 
 

@@ -86,6 +86,7 @@ def certify(
     progress: Callable[[str], None] | None = None,
     listener: Listener | None = None,
     proof: str = "auto",
+    deadline: Deadline | None = None,
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
 
@@ -102,9 +103,10 @@ def certify(
         ``published`` or ``strong``, for the MILP/CP engines.
     time_limit : float, optional
         Seconds for the whole call (one deadline): every engine run of every question gets
-        what is left of it, so a question asked after the deadline gets no time and its
-        engines report the bounds they prove at once. A claim not settled in time is
-        ``undecided`` with its proven bounds.
+        what is left of it; a claim's first question is asked even after the deadline (with
+        no time: its engines report the bounds they prove at once), a further one (the F-total
+        search of ``max``) is not. A claim not settled in time is ``undecided`` with its
+        proven bounds.
     threads : int
         Solver threads.
     seed : int
@@ -117,7 +119,15 @@ def certify(
     proof : str
         How to prove each lower bound (``robustgraph.certificate.proofs.prover.MODES``):
         ``auto`` (the cheapest proof found: theorem, construction, exhaustive, LRAT), one
-        kind, or ``none``. A bound no proof is found for is recorded without one.
+        kind, or ``none``. A bound no proof is found for is recorded without one. The proof
+        searches share the deadline too: an LRAT search gets what is left of it (or
+        ``LRAT_TIME_LIMIT`` without a limit), so a bound whose proof the deadline cuts short
+        is recorded without one; the cheap kinds (theorem, construction, exhaustive) are
+        tried even after it, so that a short limit still leaves checkable bounds.
+    deadline : Deadline, optional
+        The deadline to keep instead of ``time_limit`` seconds from the call
+        (``solvers.deadline``; the CLI passes one counted from the start of its process);
+        ``time_limit`` is then only recorded in the certificate's parameters.
 
     Returns
     -------
@@ -169,7 +179,8 @@ def certify(
     if threads < 1:
         raise ParameterError(f"threads must be >= 1, got {threads}")
 
-    deadline = Deadline.after(time_limit)
+    if deadline is None:
+        deadline = Deadline.after(time_limit)
 
     def request(question: Question) -> Request:
         return Request(
@@ -186,11 +197,13 @@ def certify(
     for claim in claims:
         checks: list[Check] = []
         while (question := next_question(topology, claim, checks)) is not None:
+            if checks and deadline.passed():  # no further question starts after the deadline
+                break
             checks.append(_solve_check(topology, question, names, request, progress))
         verdict, values = claim_outcome(topology, claim, checks)
         seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
         records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
-    records, files = attach_proofs(topology, records, proof, time_limit, progress)
+    records, files = attach_proofs(topology, records, proof, deadline, progress)
     parameters = {
         "engines": list(names),
         "formulation": formulation,

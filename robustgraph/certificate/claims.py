@@ -3,6 +3,7 @@ consensus model, or the maximum values (LeBlanc et al. 2013; SAC and W-MSR toler
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,11 +12,15 @@ from solvers.types import Question
 
 __all__ = [
     "MODELS",
+    "FROM_R",
     "Claim",
     "impossible",
 ]
 
 MODELS = ("sac", "wmsr-local", "wmsr-total")
+FROM_R = ("sac", "wmsr-local")
+"""The tolerances that follow from r* alone (SAC: F = r* - 1; W-MSR, F-local: floor((r*-1)/2)):
+a ``max`` claim always states them; the F-total one (wmsr-total) takes further questions."""
 _CLAIM_FIELDS = {"r": ("r",), "rs": ("r", "s"), "tolerance": ("model", "F"), "max": ()}
 
 
@@ -24,8 +29,10 @@ class Claim:
     """What a certificate is asked to establish about a graph.
 
     ``kind`` is ``"r"`` (r-robust), ``"rs"`` ((r, s)-robust), ``"tolerance"`` (F Byzantine nodes
-    tolerated under ``model``) or ``"max"`` (r* and the tolerated F under every model). Build one
-    with :meth:`r_robust`, :meth:`rs_robust`, :meth:`tolerance` or :meth:`maximum`.
+    tolerated under ``model``) or ``"max"`` (r* and the tolerated F under ``models``: always
+    :data:`FROM_R`, and wmsr-total when asked). Build one with :meth:`r_robust`,
+    :meth:`rs_robust`, :meth:`tolerance` or :meth:`maximum`. A ``max`` claim built without
+    ``models`` (as read from a version 1 or 2 certificate) states all three.
 
     Examples
     --------
@@ -47,6 +54,7 @@ class Claim:
     s: int | None = None
     F: int | None = None
     model: str | None = None
+    models: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in _CLAIM_FIELDS:
@@ -69,6 +77,10 @@ class Claim:
             raise ParameterError(
                 f"unknown model {self.model!r}; expected one of {', '.join(MODELS)}"
             )
+        if self.kind == "max":
+            object.__setattr__(self, "models", _max_models(self.models))
+        elif self.models is not None:
+            raise ParameterError(f"a {self.kind!r} claim takes no models")
 
     @classmethod
     def r_robust(cls, r: int) -> Claim:
@@ -86,9 +98,21 @@ class Claim:
         return cls("tolerance", F=F, model=model)
 
     @classmethod
-    def maximum(cls) -> Claim:
-        """r* and the largest F tolerated under each model, with proven bounds."""
-        return cls("max")
+    def maximum(cls, models: Sequence[str] = FROM_R) -> Claim:
+        """r* and the largest F tolerated under ``models``, with proven bounds.
+
+        ``models`` always holds :data:`FROM_R` (they cost nothing beyond r*); add
+        ``"wmsr-total"`` (or pass :data:`MODELS`) for the F-total tolerance of W-MSR, which
+        takes a binary search of (F+1, F+1)-robustness questions after r*.
+
+        Examples
+        --------
+        >>> Claim.maximum().models
+        ('sac', 'wmsr-local')
+        >>> Claim.maximum(MODELS).describe()
+        'maximum robustness r* and the tolerated F under sac, wmsr-local, wmsr-total'
+        """
+        return cls("max", models=tuple(models))
 
     def question(self) -> Question | None:
         """The decision question this claim amounts to (None for ``max``, which takes several)."""
@@ -107,7 +131,7 @@ class Claim:
     def describe(self) -> str:
         """One line in words, e.g. ``tolerates F = 3 under sac: 4-robust``."""
         if self.kind == "max":
-            return "maximum robustness r* and the tolerated F under sac, wmsr-local, wmsr-total"
+            return f"maximum robustness r* and the tolerated F under {', '.join(self.models)}"
         q = self.question()
         needs = f"({q.r}, {q.s})-robust" if q.about_s else f"{q.r}-robust"
         if self.kind == "tolerance":
@@ -119,6 +143,8 @@ class Claim:
         for name in ("model", "F", "r", "s"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if self.models is not None:
+            out["models"] = list(self.models)
         return out
 
     @classmethod
@@ -157,9 +183,37 @@ class Claim:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Claim:
+        models = doc.get("models")
         return cls(
-            doc["kind"], r=doc.get("r"), s=doc.get("s"), F=doc.get("F"), model=doc.get("model")
+            doc["kind"],
+            r=doc.get("r"),
+            s=doc.get("s"),
+            F=doc.get("F"),
+            model=doc.get("model"),
+            models=None if models is None else tuple(models),
         )
+
+
+def _max_models(models: Sequence[str] | None) -> tuple[str, ...]:
+    """The models of a ``max`` claim in :data:`MODELS` order; None (versions 1-2) is all three.
+
+    Raises
+    ------
+    ParameterError
+        An unknown or repeated model, or one of :data:`FROM_R` left out.
+    """
+    if models is None:
+        return MODELS
+    if isinstance(models, str) or len(set(models)) != len(models):
+        raise ParameterError(f"a max claim's models must be distinct model names, got {models!r}")
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        raise ParameterError(f"unknown model {unknown[0]!r}; expected one of {', '.join(MODELS)}")
+    if not set(FROM_R) <= set(models):
+        raise ParameterError(
+            f"a max claim always states {' and '.join(FROM_R)} (they follow from r*)"
+        )
+    return tuple(m for m in MODELS if m in models)
 
 
 def impossible(claim: Claim, n: int) -> str | None:

@@ -39,8 +39,10 @@ __all__ = [
 ]
 
 FORMAT = "robustgraph-certificate"
-SCHEMA_VERSION = 2
-"""Version 2 adds proof objects for lower bounds; version 1 files still load and verify."""
+SCHEMA_VERSION = 3
+"""Version 2 adds proof objects for lower bounds; version 3 names the tolerances a ``max`` claim
+states (``models``; without it, as in versions 1 and 2, all three). Older files still load and
+verify."""
 
 _COMPRESSION = (".gz", ".bz2", ".xz")
 _PACKAGES = ("numpy", "ortools", "highspy", "pulp")

@@ -79,16 +79,20 @@ def next_question(topology: Topology, claim: Claim, checks: Sequence[Check]) -> 
     """The next question to settle ``claim`` given the checks so far, or None when done.
 
     ``r``, ``rs`` and ``tolerance`` claims take one decision question. ``max`` asks ``max_r``,
-    then binary-searches the F-total tolerance of W-MSR with ``is_rs_robust(F+1, F+1)``:
-    (r, s)-robustness is monotone in r and s and implies r-robustness, so F_total <= r* - 1;
-    and a (2F+1)-robust graph is (F+1, F+1)-robust (a violating pair, with its (F+1)-reachable
-    nodes removed, would violate (2F+1)-robustness), so F_total >= floor((r* - 1) / 2)
-    (LeBlanc et al. 2013). Returns None, too, when ``checks`` strays from this sequence.
+    which settles r* and the tolerances that follow from it (``claims.FROM_R``); when its
+    models hold ``wmsr-total`` it then binary-searches the F-total tolerance of W-MSR with
+    ``is_rs_robust(F+1, F+1)``: (r, s)-robustness is monotone in r and s and implies
+    r-robustness, so F_total <= r* - 1; and a (2F+1)-robust graph is (F+1, F+1)-robust (a
+    violating pair, with its (F+1)-reachable nodes removed, would violate
+    (2F+1)-robustness), so F_total >= floor((r* - 1) / 2) (LeBlanc et al. 2013). Returns
+    None, too, when ``checks`` strays from this sequence.
     """
     if claim.kind != "max":
         return None if checks else claim.question()
     if not checks:
         return Question.max_r()
+    if "wmsr-total" not in claim.models:
+        return None
     try:
         _, _, f = _total_search(topology, checks)
     except ValueError:
@@ -96,15 +100,19 @@ def next_question(topology: Topology, claim: Claim, checks: Sequence[Check]) -> 
     return None if f is None else Question.is_rs_robust(f + 1, f + 1)
 
 
-def _max_values(topology: Topology, checks: Sequence[Check]) -> dict[str, tuple[int, int]]:
+def _max_values(
+    topology: Topology, claim: Claim, checks: Sequence[Check]
+) -> dict[str, tuple[int, int]]:
     r_lo, r_hi = checks[0].lower, checks[0].upper
-    total_lo, total_hi, _ = _total_search(topology, checks)
-    return {
+    values = {
         "r": (r_lo, r_hi),
         "sac": (r_lo - 1, r_hi - 1),
         "wmsr-local": ((r_lo - 1) // 2, (r_hi - 1) // 2),
-        "wmsr-total": (total_lo, total_hi),
     }
+    if "wmsr-total" in claim.models:
+        total_lo, total_hi, _ = _total_search(topology, checks)
+        values["wmsr-total"] = (total_lo, total_hi)
+    return values
 
 
 def claim_outcome(
@@ -114,14 +122,15 @@ def claim_outcome(
 
     A decision claim is ``proven`` when every engine proved it, ``refuted`` when a witnessed
     upper bound falls below its target, else ``undecided``. A ``max`` claim is ``proven`` when
-    r* and the F-total tolerance are both exact, else ``undecided``; tolerances are -1 when not
-    even fault-free consensus is guaranteed (r* = 0).
+    every value it states is exact (r*, and the F-total tolerance when its models hold
+    wmsr-total), else ``undecided``; tolerances are -1 when not even fault-free consensus is
+    guaranteed (r* = 0).
     """
     if claim.kind != "max":
         holds = checks[0].holds
         return {True: "proven", False: "refuted", None: "undecided"}[holds], None
-    values = _max_values(topology, checks)
-    exact = all(lo == hi for lo, hi in (values["r"], values["wmsr-total"]))
+    values = _max_values(topology, claim, checks)
+    exact = all(lo == hi for lo, hi in values.values())
     return ("proven" if exact else "undecided"), values
 
 

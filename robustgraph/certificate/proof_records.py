@@ -15,6 +15,7 @@ from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
+from solvers.deadline import Deadline
 
 __all__ = ["LRAT_TIME_LIMIT", "attach_proofs"]
 
@@ -26,7 +27,7 @@ def attach_proofs(
     topology: Topology,
     records: Sequence[ClaimRecord],
     mode: str,
-    time_limit: float | None,
+    deadline: Deadline,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     """The records with a proof on every check one was found for, and the proof files.
@@ -39,8 +40,9 @@ def attach_proofs(
         As certified (no proofs yet).
     mode : str
         A proof mode (``robustgraph.certificate.proofs.prover.MODES``).
-    time_limit : float, optional
-        Seconds for each SAT refutation (default :data:`LRAT_TIME_LIMIT`).
+    deadline : Deadline
+        The call's deadline: each SAT refutation gets what is left of it (without a limit,
+        :data:`LRAT_TIME_LIMIT` seconds each).
     progress : callable, optional
         Hears one line per proof search.
 
@@ -49,7 +51,6 @@ def attach_proofs(
     (list of ClaimRecord, dict)
     """
     view = View.of(topology)
-    limit = LRAT_TIME_LIMIT if time_limit is None else time_limit
     found: dict[tuple[int, int], Any] = {}
     files: dict[str, bytes] = {}
     out = []
@@ -63,7 +64,8 @@ def attach_proofs(
             if (r, s) not in found:
                 if progress:
                     progress(f"proof ({mode}): ({r}, {s})-robustness")
-                found[(r, s)] = prove(view, r, s, mode, limit)
+                left = deadline.left()
+                found[(r, s)] = prove(view, r, s, mode, LRAT_TIME_LIMIT if left is None else left)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)

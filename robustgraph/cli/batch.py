@@ -12,7 +12,7 @@ import click
 
 from robustgraph.certificate.batch import certify_batch, index_markdown
 from robustgraph.certificate.claims import Claim
-from robustgraph.cli.claim_options import claims_from_options
+from robustgraph.cli.claim_options import claims_from_options, max_models
 from robustgraph.cli.common import cap_at_cores, emit
 from robustgraph.executors import EXECUTORS, make_executor
 
@@ -21,10 +21,11 @@ __all__ = ["batch_options"]
 
 def _run_batch(kwargs: dict[str, Any]) -> None:
     named = (kwargs["r"], kwargs["rs"], kwargs["faults"], kwargs["model"])
+    asked, every = kwargs["asked"], kwargs["every"]
     if any(x is not None for x in named) or kwargs["maximum"]:
-        claims = claims_from_options(*named, kwargs["maximum"])
-    else:
-        claims = [Claim.maximum()]
+        claims = claims_from_options(*named, kwargs["maximum"], asked, every)
+    else:  # the default claim, --max, with the tolerances asked
+        claims = [Claim.maximum(max_models(asked, every))]
     options = {
         "engines": kwargs["engines"].split(","),
         "formulation": kwargs["formulation"],

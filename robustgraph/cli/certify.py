@@ -28,6 +28,7 @@ from robustgraph.cli.claim_options import claims_from_options
 from robustgraph.cli.common import (
     cap_at_cores,
     check_output,
+    command_deadline,
     emit,
     json_option,
     span,
@@ -64,7 +65,7 @@ def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | No
     claim = record.claim
     if claim.kind == "max":
         v = record.values
-        tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS)
+        tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS if m in v)
         text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
         return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
     head = f"{claim.describe()}: {record.verdict.upper()}"
@@ -131,7 +132,8 @@ class _LiveBounds:
 
 
 def certify_generated(topology: Topology, graph_path: str | Path) -> dict[str, Any]:
-    """``robustgraph generate --certify``: prove r* and every tolerance, write CERT next to it.
+    """``robustgraph generate --certify``: prove r* and the tolerances that follow from it
+    (``Claim.maximum()``), write CERT next to the graph.
 
     Uses the default engines. Returns what the generate summary shows: the certificate file,
     the verdict, the exit code it implies (0 proven, 3 undecided) and a one-line summary.
@@ -181,7 +183,20 @@ written); 2 usage or input error.
     help="sac: (F+1)-robust; wmsr-local: (2F+1)-robust; wmsr-total: (F+1,F+1)-robust.",
 )
 @click.option(
-    "--max", "maximum", is_flag=True, help="Claim: r* and the tolerated F under every model."
+    "--max",
+    "maximum",
+    is_flag=True,
+    help="Claim: r* and the F it implies for sac and wmsr-local (F-total: --tolerance/--all).",
+)
+@click.option(
+    "--tolerance",
+    "asked",
+    type=click.Choice(MODELS),
+    multiple=True,
+    help="With --max: also claim this tolerance (repeatable); sac and wmsr-local always.",
+)
+@click.option(
+    "--all", "every", is_flag=True, help="With --max: every tolerance, wmsr-total (F-total) too."
 )
 @click.option(
     "--engines",
@@ -226,6 +241,8 @@ def certify_command(
     faults: int | None,
     model: str | None,
     maximum: bool,
+    asked: tuple[str, ...],
+    every: bool,
     engines: str,
     formulation: str,
     time_limit: float | None,
@@ -247,12 +264,14 @@ def certify_command(
                               sac          (F+1)-robust, F-local model
                               wmsr-local   (2F+1)-robust, F-local model
                               wmsr-total   (F+1,F+1)-robust, F-total model
-      --max                 r* and the largest F under every model
+      --max                 r* and the largest F that follows from it under sac
+                            and wmsr-local; with --tolerance wmsr-total or --all,
+                            also the F-total tolerance (more questions, more time)
     Robustness counts in-neighbours (edge u -> v: v hears u). The certificate binds to
     the graph's content hash and holds a witness pair for every refutation; anyone can
     re-check it with 'robustgraph verify CERT FILE'.
     """
-    claims = claims_from_options(r, rs, faults, model, maximum)
+    claims = claims_from_options(r, rs, faults, model, maximum, asked, every)
     check_output(output, keep={"the graph FILE": file})
     topology = io.read(file, format=fmt, directed=directed)
     cert = certify(
@@ -266,6 +285,7 @@ def certify_command(
         progress=_progress,
         listener=_LiveBounds() if sys.stderr.isatty() else None,
         proof=proof,
+        deadline=command_deadline(time_limit),
     )
     cert.dump(output)
 

@@ -18,11 +18,13 @@ import click
 
 from robustgraph import limits
 from robustgraph.errors import ParameterError
+from solvers.deadline import Deadline
 
 __all__ = [
     "STARTED",
     "cap_at_cores",
     "check_output",
+    "command_deadline",
     "emit",
     "fail",
     "ignore_further_interrupts",
@@ -33,8 +35,15 @@ __all__ = [
 ]
 
 STARTED = "robustgraph.started"
-"""Key of ``click.Context.meta``: the ``time.perf_counter()`` at which the command began (set by
-the group, before the command's imports), from which ``--time-limit`` deadlines count."""
+"""Key of ``click.Context.meta``: the ``time.perf_counter()`` reading from which ``--time-limit``
+deadlines count, set by the group: the process start under the ``robustgraph`` program
+(:func:`robustgraph.cli.main.run`), else the moment the group was invoked."""
+
+
+def command_deadline(seconds: float | None) -> Deadline:
+    """The deadline of a command's ``--time-limit``: ``seconds`` after :data:`STARTED`, less the
+    exit margin (:meth:`solvers.deadline.Deadline.for_command`)."""
+    return Deadline.for_command(seconds, since=click.get_current_context().meta.get(STARTED))
 
 
 def ignore_further_interrupts() -> None:

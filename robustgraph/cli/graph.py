@@ -8,6 +8,7 @@ result back to check that the graph survived (its content hash).
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,18 +18,21 @@ import click
 
 from robustgraph import io
 from robustgraph.cli.common import emit, json_option, warn
+from robustgraph.cli.connectivity import (
+    connectivity_pairs,
+    strong_components,
+    vertex_connectivity,
+    weak_components,
+)
 from robustgraph.graphs import GraphInput, as_topology
-from robustgraph.topology import Topology
 
 __all__ = [
     "CONNECTIVITY_MAX_N",
     "CONNECTIVITY_MAX_WORK",
-    "connectivity_pairs",
     "convert",
     "degree_bound",
     "info",
     "summarize",
-    "vertex_connectivity",
 ]
 
 CONNECTIVITY_MAX_N = 300
@@ -80,6 +84,7 @@ def degree_bound(topology: GraphInput) -> tuple[int, str]:
 
     Examples
     --------
+    >>> from robustgraph import Topology
     >>> star = Topology.from_edges([(0, 1), (0, 2), (0, 3)], directed=True)
     >>> degree_bound(star)
     (1, 'one node hears no one')
@@ -104,80 +109,6 @@ def degree_bound(topology: GraphInput) -> tuple[int, str]:
     return min(math.ceil(n / 2), min(topology.in_degrees)), "min(ceil(n/2), min in-degree)"
 
 
-def connectivity_pairs(topology: Topology, v: int | None = None) -> list[tuple[int, int]]:
-    """Ordered pairs (s, t) with no arc s -> t among whose local connectivities is kappa.
-
-    Parameters
-    ----------
-    topology : Topology
-        A graph or digraph with at least two nodes.
-    v : int, optional
-        The pivot node; default: the one giving the fewest pairs.
-
-    Notes
-    -----
-    Let C be a minimum vertex cut. If v is not in C, v lies on one side of the cut and a node
-    w on the other side has no arc to or from it in the separated direction: the pair (v, w)
-    or (w, v). If v is in C, C is a minimum s-t separator, so by Menger's theorem v lies on an
-    s-t path that meets C only at v: its predecessor x there is reachable from s in G - C and
-    its successor y is not, so there is no arc x -> y and C separates y from x: the pair
-    (x, y) with x an in- and y an out-neighbour of v. This is the pivot argument of
-    Esfahanian & Hakimi (1984), stated for digraphs. For an undirected graph each pair is
-    kept once, as kappa(s, t) = kappa(t, s).
-    """
-    n = topology.n
-    ins = topology.in_neighbors
-    outs = topology.out_neighbors
-
-    def count(u: int) -> int:
-        return 2 * n - len(outs[u]) - len(ins[u]) + len(ins[u]) * len(outs[u])
-
-    if v is None:
-        v = min(range(n), key=count)
-    pairs = {(v, w) for w in range(n) if w != v and w not in outs[v]}
-    pairs |= {(w, v) for w in range(n) if w != v and w not in ins[v]}
-    pairs |= {(x, y) for x in ins[v] for y in outs[v] if x != y and y not in outs[x]}
-    if not topology.directed:
-        pairs = {(min(p), max(p)) for p in pairs}
-    return sorted(pairs)
-
-
-def vertex_connectivity(topology: GraphInput, *, pivot: int | None = None) -> int:
-    """The vertex connectivity kappa: fewest nodes whose removal leaves the graph not
-    (strongly) connected; ``n - 1`` for a complete graph (or digraph), 0 below two nodes.
-
-    Parameters
-    ----------
-    topology : Topology
-        A graph or digraph.
-    pivot : int, optional
-        The pivot node of :func:`connectivity_pairs` (default: the cheapest); any node gives
-        the same answer.
-
-    Notes
-    -----
-    The minimum s-t vertex connectivity (one max-flow each, in igraph) over the
-    O(n + delta_in * delta_out) pairs of :func:`connectivity_pairs`, after Esfahanian & Hakimi,
-    "On computing the connectivities of graphs and digraphs", Networks 14(2), 1984.
-
-    Examples
-    --------
-    >>> vertex_connectivity(Topology.from_edges([(0, 1), (1, 2), (2, 3), (3, 0)]))
-    2
-    """
-    topology = as_topology(topology)
-    if topology.n < 2:
-        return 0
-    pairs = connectivity_pairs(topology, pivot)
-    if not pairs:
-        return topology.n - 1
-    graph = topology.to_igraph()
-    return min(
-        graph.vertex_connectivity(source=s, target=t, checks=False, neighbors="error")
-        for s, t in pairs
-    )
-
-
 def _degrees(values: tuple[int, ...] | list[int]) -> dict[str, float]:
     return {"min": min(values), "max": max(values), "mean": round(sum(values) / len(values), 4)}
 
@@ -193,13 +124,12 @@ def summarize(topology: GraphInput) -> dict[str, Any]:
     """
     topology = as_topology(topology)
     t = topology
-    graph = t.to_igraph()
     data: dict[str, Any] = {"n": t.n, "m": t.m, "directed": t.directed}
     if t.directed:
         data["in_degree"] = _degrees(t.in_degrees)
-        data["out_degree"] = _degrees(graph.outdegree())
-        strong = len(graph.connected_components(mode="strong"))
-        weak = len(graph.connected_components(mode="weak"))
+        data["out_degree"] = _degrees([len(outs) for outs in t.out_neighbors])
+        strong = strong_components(t)
+        weak = weak_components(t)
         data |= {
             "strongly_connected": strong == 1,
             "weakly_connected": weak == 1,
@@ -208,7 +138,7 @@ def summarize(topology: GraphInput) -> dict[str, Any]:
         }
     else:
         data["degree"] = _degrees(t.in_degrees)
-        components = len(graph.connected_components())
+        components = weak_components(t)
         data |= {"connected": components == 1, "components": components}
     work = (len(connectivity_pairs(t)) if 2 <= t.n <= CONNECTIVITY_MAX_N else 0) * (t.n + t.m)
     if t.n > CONNECTIVITY_MAX_N:
@@ -301,17 +231,21 @@ def _info_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _render_info(path: str, fmt: str, data: dict[str, Any]) -> None:
-    """A rich table on a terminal; plain ``key  value`` lines (no padding) when piped."""
-    from rich.console import Console
-    from rich.table import Table
-
+    """A rich table on a terminal; plain ``key  value`` lines (no padding) when piped (then rich,
+    50 ms of imports, is not loaded)."""
     title = f"{path} ({fmt})"
     rows = _info_rows(data)
-    console = Console(highlight=False)
-    if not console.is_terminal:
+    console = None
+    if sys.stdout.isatty():
+        from rich.console import Console
+
+        console = Console(highlight=False)
+    if console is None or not console.is_terminal:
         width = max(len(key) for key, _ in rows)
         click.echo("\n".join([title] + [f" {key:<{width}}  {value}" for key, value in rows]))
         return
+    from rich.table import Table
+
     table = Table(title=title, show_header=False, title_justify="left", box=None)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")

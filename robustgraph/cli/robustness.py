@@ -20,7 +20,14 @@ from typing import Any
 import click
 
 from robustgraph import io
-from robustgraph.cli.common import STARTED, emit, json_option, span, threads_option
+from robustgraph.cli.common import (
+    STARTED,
+    command_deadline,
+    emit,
+    json_option,
+    span,
+    threads_option,
+)
 from robustgraph.errors import ParameterError
 from robustgraph.graphs import witness_labels
 from robustgraph.robustness import (
@@ -32,7 +39,6 @@ from robustgraph.robustness import (
     tolerances,
 )
 from robustgraph.topology import Topology
-from solvers.deadline import Deadline
 from solvers.registry import engine_names
 from solvers.types import Listener, Question, Result, Status
 
@@ -250,7 +256,7 @@ def robustness(
     if rs_r is not None and rs_r < 0:
         raise ParameterError(f"--rs must be >= 0, got {rs_r}")
     started = click.get_current_context().meta.get(STARTED)  # the whole command's start
-    deadline = Deadline.after(time_limit, since=started)
+    deadline = command_deadline(time_limit)
     models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
     options = dict(engine=engine, formulation=formulation, threads=threads, seed=seed)
