@@ -231,11 +231,14 @@ def search_r(
     *,
     target: int | None = None,
     stop: Callable[[], bool] | None = None,
+    tell: Callable[[int, int, Witness], None] | None = None,
 ) -> tuple[int, int, Witness | None]:
     """Proven ``(lower, upper, witness)`` on r*: exact unless ``stop`` cut the search short.
 
     For ``target`` r (the decision ``is_r_robust(r)``) it searches at k = r - 1 only. The
-    witness refutes ``(upper + 1)``-robustness. Needs n >= 2.
+    witness refutes ``(upper + 1)``-robustness. ``tell(lower, upper, witness)`` hears the
+    bounds after each search at one k (the witness unchecked: check it before showing it).
+    Needs n >= 2.
 
     Examples
     --------
@@ -262,6 +265,8 @@ def search_r(
                 lower = k + 1
             else:
                 witness, upper = found, _value(in_masks, found)
+            if tell is not None:
+                tell(lower, upper, witness)
     except OutOfTime:
         pass
     return lower, upper, witness
@@ -291,16 +296,27 @@ def solve(request: Request, seconds: float | None = None, cpu: float | None = No
         over = limit is not None and time.perf_counter() - start >= limit
         return over or (cpu is not None and time.thread_time() - cpu_start >= cpu)
 
+    listener = request.listener
+
+    def tell(lower: int, upper: int, witness: Witness | None) -> None:
+        nonlocal listener
+        if witness is not None and not refutes_r(nbrs, witness.s1, witness.s2, upper + 1):
+            raise AssertionError("cores engine produced a witness that does not verify")
+        if listener is not None:
+            try:
+                listener(lower, upper, "core search")
+            except Exception:  # a display's bug must not end a proof: stop telling it
+                listener = None
+
     if n < 2:
         lower, upper, witness = 0, 0, None
     else:
         masks = [sum(1 << j for j in s) for s in nbrs]
-        lower, upper, witness = search_r(masks, target=q.target, stop=stop)
-        if not refutes_r(nbrs, witness.s1, witness.s2, upper + 1):
-            raise AssertionError("cores engine produced a witness that does not verify")
-    if request.listener is not None:
+        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell)
+        tell(lower, upper, witness)  # a bounded search's last pair is checked here too
+    if listener is not None:
         try:
-            request.listener(lower, upper, "done")
+            listener(lower, upper, "done")
         except Exception:  # a display's bug must not change a result
             pass
     target = q.target
