@@ -79,8 +79,36 @@ class _Search:
         self.nb = list(in_masks)
         self.need = [m.bit_count() - k for m in in_masks]
         self.full = (1 << len(in_masks)) - 1
+        self.out = [0] * len(in_masks)  # out-neighbours: who hears node i
+        for i, m in enumerate(in_masks):
+            rest = m
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                self.out[low.bit_length() - 1] |= 1 << i
         self.stop = stop
         self.nodes = 0
+
+    def shrink(self, core: int, removed: int) -> int:
+        """``core_k(core \\ removed)`` for a core ``core``: only nodes that hear a removed node
+        can drop (a core's subsets have their cores inside it), so only those are rechecked."""
+        nb, need, out = self.nb, self.need, self.out
+        u = core & ~removed
+        while removed:
+            heard, rest = 0, removed
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                heard |= out[low.bit_length() - 1]
+            removed, rest = 0, heard & u
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                i = low.bit_length() - 1
+                if (nb[i] & u).bit_count() < need[i]:
+                    removed |= low
+            u &= ~removed
+        return u
 
     def core(self, u: int) -> int:
         """``core_k(U)``: the largest member of F_k within U (0 if none), by peeling."""
@@ -133,26 +161,31 @@ class _Search:
     def pair(self) -> tuple[int, int] | None:
         """Two disjoint members of F_k as bitmasks, or None when there are none."""
         n = len(self.nb)
+        whole = self.core(self.full)
         for a in range(n):
             before = (1 << a) - 1
             for b in range(a + 1, n):
                 between = ((1 << b) - 1) & ~before & ~(1 << a)
-                found = self._branch(1 << a, 1 << b, before | 1 << b, before | 1 << a | between)
+                no_a, no_b = before | 1 << b, before | 1 << a | between
+                found = self._branch(1 << a, 1 << b, no_a, no_b, whole, whole)
                 if found is not None:
                     return found
         return None
 
-    def _branch(self, x: int, y: int, no_a: int, no_b: int) -> tuple[int, int] | None:
+    def _branch(
+        self, x: int, y: int, no_a: int, no_b: int, a: int, b: int
+    ) -> tuple[int, int] | None:
+        """Search below the node (X, Y, not in A, not in B); ``a`` and ``b`` are cores that
+        hold what A and B may use (the parent's)."""
         self.nodes += 1
         if self.stop is not None and self.nodes % _CHECK_EVERY == 0 and self.stop():
             raise OutOfTime
-        full = self.full
         while True:  # propagate to a fixed point
-            a = self.core(full & ~no_a)
+            a = self.shrink(a, a & no_a)
             if x & ~a:
                 return None
             add_x, free_x, slack_x = self.tight(x, a)
-            b = self.core(full & ~no_b)
+            b = self.shrink(b, b & no_b)
             if not b or y & ~b:
                 return None
             add_y, free_y, slack_y = self.tight(y, b)
@@ -170,10 +203,14 @@ class _Search:
         on_a, on_b = free_x & both, free_y & both
         if on_b and not (on_a and slack_x <= slack_y):  # branch on B's tightest forced node
             v = on_b & -on_b
-            return self._branch(x, y | v, no_a | v, no_b) or self._branch(x, y, no_a, no_b | v)
+            return self._branch(x, y | v, no_a | v, no_b, a, b) or self._branch(
+                x, y, no_a, no_b | v, a, b
+            )
         pick = on_a or both
         v = pick & -pick
-        return self._branch(x | v, y, no_a, no_b | v) or self._branch(x, y, no_a | v, no_b)
+        return self._branch(x | v, y, no_a, no_b | v, a, b) or self._branch(
+            x, y, no_a | v, no_b, a, b
+        )
 
 
 def _relabel(in_masks: Sequence[int], order: Sequence[int]) -> list[int]:
