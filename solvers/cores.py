@@ -269,13 +269,15 @@ def search_r(
     target: int | None = None,
     stop: Callable[[], bool] | None = None,
     tell: Callable[[int, int, Witness], None] | None = None,
+    start: Witness | None = None,
 ) -> tuple[int, int, Witness | None]:
     """Proven ``(lower, upper, witness)`` on r*: exact unless ``stop`` cut the search short.
 
     For ``target`` r (the decision ``is_r_robust(r)``) it searches at k = r - 1 only. The
     witness refutes ``(upper + 1)``-robustness. ``tell(lower, upper, witness)`` hears the
     bounds after each search at one k (the witness unchecked: check it before showing it).
-    Needs n >= 2.
+    ``start``, a pair known to refute robustness (e.g. from an earlier, stopped search), is
+    the first upper bound when it beats the degree and halves pairs. Needs n >= 2.
 
     Examples
     --------
@@ -290,7 +292,8 @@ def search_r(
     i = min(range(n), key=lambda v: (max(in_masks[v].bit_count(), heard[v]), v))
     degree = Witness(frozenset({i}), frozenset(range(n)) - {i})  # value max(d_i, 1 or 0)
     halves = Witness(frozenset(range(n // 2)), frozenset(range(n // 2, n)))  # <= ceil(n/2)
-    witness = min(degree, halves, key=lambda w: _value(in_masks, w))
+    known = [degree, halves] if start is None else [degree, halves, start]
+    witness = min(known, key=lambda w: _value(in_masks, w))
     lower, upper = 0, _value(in_masks, witness)
     try:
         while lower < upper:
@@ -309,12 +312,18 @@ def search_r(
     return lower, upper, witness
 
 
-def solve(request: Request, seconds: float | None = None, cpu: float | None = None) -> Result:
+def solve(
+    request: Request,
+    seconds: float | None = None,
+    cpu: float | None = None,
+    start: Witness | None = None,
+) -> Result:
     """Answer an r question (``max_r`` or ``is_r_robust``) by the core search.
 
     ``seconds`` (default: the request's time limit) bounds the search's wall time and ``cpu``
     its CPU time (this thread's: a busy machine stretches the one, not the other); when either
-    runs out the result holds the bounds proven so far (``bounded``).
+    runs out the result holds the bounds proven so far (``bounded``). ``start``: a pair to
+    begin from (:func:`search_r`).
 
     Raises
     ------
@@ -324,13 +333,13 @@ def solve(request: Request, seconds: float | None = None, cpu: float | None = No
     q = request.question
     if q.about_s:
         raise SolverUnavailable("the cores engine answers r questions only")
-    start, cpu_start = time.perf_counter(), time.thread_time()
+    began, cpu_start = time.perf_counter(), time.thread_time()
     nbrs = request.graph.in_neighbors
     n = len(nbrs)
     limit = request.time_limit if seconds is None else seconds
 
     def stop() -> bool:
-        over = limit is not None and time.perf_counter() - start >= limit
+        over = limit is not None and time.perf_counter() - began >= limit
         return over or (cpu is not None and time.thread_time() - cpu_start >= cpu)
 
     listener = request.listener
@@ -349,7 +358,9 @@ def solve(request: Request, seconds: float | None = None, cpu: float | None = No
         lower, upper, witness = 0, 0, None
     else:
         masks = [sum(1 << j for j in s) for s in nbrs]
-        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell)
+        if start is not None and not refutes_r(nbrs, start.s1, start.s2, 1 + _value(masks, start)):
+            raise SolverUnavailable("the start pair of the core search is not a witness")
+        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell, start=start)
         tell(lower, upper, witness)  # a bounded search's last pair is checked here too
     if listener is not None:
         try:
@@ -370,7 +381,7 @@ def solve(request: Request, seconds: float | None = None, cpu: float | None = No
         witness=witness,
         engine=NAME,
         formulation=None,
-        wall_time=time.perf_counter() - start,
+        wall_time=time.perf_counter() - began,
         engine_version="cores (pure Python)",
         params={"time_limit": limit, "cpu_limit": cpu},
     )
