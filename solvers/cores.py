@@ -89,41 +89,36 @@ class _Search:
         self.stop = stop
         self.nodes = 0
 
-    def shrink(self, core: int, removed: int) -> int:
-        """``core_k(core \\ removed)`` for a core ``core``: only nodes that hear a removed node
-        can drop (a core's subsets have their cores inside it), so only those are rechecked."""
-        nb, need, out = self.nb, self.need, self.out
-        u = core & ~removed
+    def failing(self, u: int, among: int) -> int:
+        """The nodes of ``among`` with fewer than ``need`` in-neighbours in U."""
+        nb, need, found = self.nb, self.need, 0
+        while among:
+            low = among & -among
+            among ^= low
+            i = low.bit_length() - 1
+            if (nb[i] & u).bit_count() < need[i]:
+                found |= low
+        return found
+
+    def shrink(self, u: int, removed: int) -> int:
+        """``core_k(U \\ removed)`` when every node of U outside ``removed`` has its ``need``
+        in U (a core, or U with its failing nodes as ``removed``): only a node that hears a
+        removed node can fail next, so only those are rechecked (peeling)."""
+        out = self.out
+        u &= ~removed
         while removed:
-            heard, rest = 0, removed
-            while rest:
-                low = rest & -rest
-                rest ^= low
+            heard = 0
+            while removed:
+                low = removed & -removed
+                removed ^= low
                 heard |= out[low.bit_length() - 1]
-            removed, rest = 0, heard & u
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                i = low.bit_length() - 1
-                if (nb[i] & u).bit_count() < need[i]:
-                    removed |= low
+            removed = self.failing(u, heard & u)
             u &= ~removed
         return u
 
     def core(self, u: int) -> int:
-        """``core_k(U)``: the largest member of F_k within U (0 if none), by peeling."""
-        nb, need = self.nb, self.need
-        while True:
-            drop, rest = 0, u
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                i = low.bit_length() - 1
-                if (nb[i] & u).bit_count() < need[i]:
-                    drop |= low
-            if not drop:
-                return u
-            u &= ~drop
+        """``core_k(U)``: the largest member of F_k within U (0 if none)."""
+        return self.shrink(u, self.failing(u, u))
 
     def tight(self, forced: int, core: int) -> tuple[int, int, int]:
         """Nodes that forced members with no slack in ``core`` force too, and the free
@@ -367,15 +362,9 @@ def solve(
             listener(lower, upper, "done")
         except Exception:  # a display's bug must not change a result
             pass
-    target = q.target
-    decided = lower >= upper or (target is not None and (lower >= target or upper < target))
-    if decided:
-        status = Status.EXACT
-    else:
-        status = Status.BOUNDED if lower > 0 or upper < (n + 1) // 2 else Status.TIMEOUT
     return Result(
         question=q,
-        status=status,
+        status=Status.of(q, lower, upper, (n + 1) // 2),
         lower=lower,
         upper=upper,
         witness=witness,

@@ -203,20 +203,9 @@ def finish(
 ) -> Result:
     """A Result with the status the bounds justify (exact only when proven)."""
     q = request.question
-    trivial = bounds.trivial_upper(q, request.n)
-    target = q.target
-    decided = lower >= upper or (target is not None and (lower >= target or upper < target))
-    if decided:
-        status = Status.EXACT
-    elif failed and lower == 0 and upper == trivial:
-        status = Status.ERROR
-    elif lower > 0 or upper < trivial:
-        status = Status.BOUNDED
-    else:
-        status = Status.TIMEOUT
     return Result(
         question=q,
-        status=status,
+        status=Status.of(q, lower, upper, bounds.trivial_upper(q, request.n), failed),
         lower=lower,
         upper=upper,
         witness=witness,
