@@ -140,6 +140,27 @@ class _Search:
                     best, least = free, slack
         return add, best, least
 
+    def crowded(self, x: int, a: int, y: int, b: int) -> bool:
+        """True when some x in X and y in Y cannot both keep their ``need`` in-neighbours in
+        disjoint sets: ``|N_x & A| + |N_y & B|`` counts a shared node once (Hall's condition)."""
+        nb, need = self.nb, self.need
+        ys, rest = [], y
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            j = low.bit_length() - 1
+            ys.append((nb[j] & b, need[j]))
+        rest = x
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            i = low.bit_length() - 1
+            ax, nx = nb[i] & a, need[i]
+            for by, ny in ys:
+                if (ax | by).bit_count() < nx + ny:
+                    return True
+        return False
+
     def pulled(self, forced: int, elsewhere: int) -> int:
         """Nodes of ``elsewhere`` (not in the other set) that hear ``need`` members of
         ``forced``: a maximal pair holds them on this side."""
@@ -192,6 +213,8 @@ class _Search:
                 break
             x, no_b = x | add_x, no_b | add_x
             y, no_a = y | add_y, no_a | add_y
+        if self.crowded(x, a, y, b):
+            return None
         both = a & b
         if not both:
             return a, b
