@@ -16,10 +16,9 @@ Order of work for r* (each step only if the question is still open and time is l
    (:func:`solvers.search.published_slice`):
    it settles sparse and low-r* graphs far sooner than the strong model (ER(40, 0.3): about
    1 s against over 100 s), so the portfolio is never much slower than the published model;
-   then, up to :data:`CORES_MORE_N` nodes, a second core search from the best pair so far
-   (:data:`CORES_MORE_SECONDS`);
 4. the dearer bounds of :func:`solvers.search.more_r`: extension lower bound, vertex-cut and
-   heuristic witnesses;
+   heuristic witnesses; then, up to :data:`CORES_MORE_N` nodes, a second core search from the
+   best pair so far (:data:`CORES_MORE_SECONDS`);
 5. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
    (``solvers.race``): CP-SAT and HiGHS on the strong loop, one core each, sharing bounds, the
@@ -90,10 +89,10 @@ subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_L
 graphs of 40 nodes take under 0.3 s; dense ones need the models)."""
 
 CORES_MORE_N = 48
-"""Up to this many nodes, a sparse graph that the published slices leave open gets a second core
-search of :data:`CORES_MORE_SECONDS` (above it the suite's hard graphs would lose that time)."""
+"""Up to this many nodes, a graph that the steps before leave open gets a second core search of
+:data:`CORES_MORE_SECONDS` (above it the suite's hard graphs would lose that time)."""
 
-CORES_MORE_SECONDS = 6.0
+CORES_MORE_SECONDS = 5.0
 """CPU seconds of the second core search."""
 
 PUBLISHED_MAX_UPPER = 8
@@ -181,9 +180,9 @@ def solve(request: Request) -> Result:
             _published_slices(p)
         else:
             p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
-        if found is not None and request.n <= CORES_MORE_N and not p.settled():
-            _cores_again(p)
         search.more_r(p)
+        if request.n <= CORES_MORE_N and not p.settled() and not p.out_of_time():
+            _cores_again(p)
     if p.settled() or p.out_of_time():
         return p.result()
     racers = race.racers(published=0.0) if request.threads >= 2 else []
@@ -223,8 +222,9 @@ def _cores(request: Request) -> Result | None:
 
 def _cores_again(p: search.Progress) -> None:
     """A second, longer core search (:data:`CORES_MORE_SECONDS` of CPU, at most a quarter of the
-    time left), from the best pair so far: for sparse graphs that the published slices did
-    not settle (digraph G(40, 0.3) seed 1003: r* = 7 in 6 s, where no model proved it in 30 s)."""
+    time left), from the best pair so far (the heuristic's): digraph G(40, 0.3) seed 1003, r* = 7
+    in 6 s, where no model proved it in 30 s; ER(40, 1/2) seeds 1002 and 1003 in 1.7 and 1.4 s,
+    where the strong model on CP-SAT takes 3-6 s after a second of probing."""
     left = p.remaining()
     res = cores.solve(
         p.request,
