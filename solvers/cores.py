@@ -140,26 +140,33 @@ class _Search:
                     best, least = free, slack
         return add, best, least
 
-    def crowded(self, x: int, a: int, y: int, b: int) -> bool:
-        """True when some x in X and y in Y cannot both keep their ``need`` in-neighbours in
-        disjoint sets: ``|N_x & A| + |N_y & B|`` counts a shared node once (Hall's condition)."""
+    def hall(self, x: int, a: int, y: int, b: int) -> tuple[int, int] | None:
+        """Hall's condition for each x in X and y in Y: they need ``need_x + need_y`` distinct
+        in-neighbours, ``need_x`` in A and ``need_y`` in B, so ``|(N_x & A) | (N_y & B)|``
+        must be at least that (else None). When it is exactly that, every such node is used:
+        those only x hears are in A, those only y hears in B (returned, as forced)."""
         nb, need = self.nb, self.need
         ys, rest = [], y
         while rest:
             low = rest & -rest
             rest ^= low
             j = low.bit_length() - 1
-            ys.append((nb[j] & b, need[j]))
+            ys.append((nb[j] & b, max(need[j], 0)))
+        add_x = add_y = 0
         rest = x
         while rest:
             low = rest & -rest
             rest ^= low
             i = low.bit_length() - 1
-            ax, nx = nb[i] & a, need[i]
+            ax, nx = nb[i] & a, max(need[i], 0)
             for by, ny in ys:
-                if (ax | by).bit_count() < nx + ny:
-                    return True
-        return False
+                room = (ax | by).bit_count() - nx - ny
+                if room < 0:
+                    return None
+                if room == 0:
+                    add_x |= ax & ~by
+                    add_y |= by & ~ax
+        return add_x & ~x, add_y & ~y
 
     def pulled(self, forced: int, elsewhere: int) -> int:
         """Nodes of ``elsewhere`` (not in the other set) that hear ``need`` members of
@@ -207,14 +214,16 @@ class _Search:
             add_y, free_y, slack_y = self.tight(y, b)
             add_x |= self.pulled(x, no_b)
             add_y |= self.pulled(y, no_a)
+            hall = self.hall(x, a, y, b)
+            if hall is None:
+                return None
+            add_x, add_y = add_x | hall[0], add_y | hall[1]
             if add_x & (add_y | no_a) or add_y & no_b:  # forced into both, or where it may not be
                 return None
             if not (add_x | add_y):
                 break
             x, no_b = x | add_x, no_b | add_x
             y, no_a = y | add_y, no_a | add_y
-        if self.crowded(x, a, y, b):
-            return None
         both = a & b
         if not both:
             return a, b
