@@ -5,7 +5,7 @@ Order of work for r* (each step only if the question is still open and time is l
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
    above :data:`CORES_LARGE_N`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
-   graph of the benchmarks and dense ones up to about 30 nodes, importing no numpy and no
+   graph of the benchmarks and most dense ones up to 40 nodes, importing no numpy and no
    solver; otherwise its proven bounds and witness go on to the next steps;
 1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
@@ -17,8 +17,7 @@ Order of work for r* (each step only if the question is still open and time is l
    it settles sparse and low-r* graphs far sooner than the strong model (ER(40, 0.3): about
    1 s against over 100 s), so the portfolio is never much slower than the published model;
 4. the dearer bounds of :func:`solvers.search.more_r`: extension lower bound, vertex-cut and
-   heuristic witnesses; then, up to :data:`CORES_MORE_N` nodes, a second core search from the
-   best pair so far (:data:`CORES_MORE_SECONDS`);
+   heuristic witnesses;
 5. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
    (``solvers.race``): CP-SAT and HiGHS on the strong loop, one core each, sharing bounds, the
@@ -50,8 +49,6 @@ __all__ = [
     "CORES_DENSE",
     "CORES_SHORT_SECONDS",
     "EXHAUSTIVE_N",
-    "CORES_MORE_N",
-    "CORES_MORE_SECONDS",
     "PUBLISHED_MAX_UPPER",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
@@ -72,28 +69,22 @@ CORES_MAX_N = 64
 """Above this many nodes the core search is not tried (the extension and cut bounds settle the
 large sparse graphs; the tree of a large dense one is far too big)."""
 
-CORES_SECONDS = 2.0
-"""Seconds the core search may take first from 26 to :data:`CORES_LARGE_N` nodes (ER(30, 1/2):
-0.4-2.4 s of CPU, where the models take 2-7 s)."""
+CORES_SECONDS = 6.0
+"""CPU seconds the core search may take from 26 to :data:`CORES_LARGE_N` nodes: it proves r* of
+ER(40, 1/2) and digraph G(40, 1/2) in 0.3-1.6 s where the strong model on CP-SAT takes 3-10 s,
+and digraph G(40, 0.3) seed 1003 (r* = 7) in about 5.5 s, where no model proved it in 30 s."""
 
-CORES_LARGE_N = 32
+CORES_LARGE_N = 48
 """Above this many nodes the core search gets :data:`CORES_SHORT_SECONDS` only."""
 
 CORES_DENSE = 0.4
 """Above :data:`CORES_LARGE_N` nodes the core search is skipped when the graph holds more than
-this share of the n (n - 1) arcs: on ER(40, 1/2) its half second reached only r* <= 13 of 11."""
+this share of the n (n - 1) arcs (not measured there: its tree grows fast with n and density)."""
 
 CORES_SHORT_SECONDS = 0.5
 """The core search's budget up to :data:`EXHAUSTIVE_N` nodes (ER(25, 1/2): 0.06-0.3 s; the
-subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (sparse
-graphs of 40 nodes take under 0.3 s; dense ones need the models)."""
-
-CORES_MORE_N = 48
-"""Up to this many nodes, a graph that the steps before leave open gets a second core search of
-:data:`CORES_MORE_SECONDS` (above it the suite's hard graphs would lose that time)."""
-
-CORES_MORE_SECONDS = 5.0
-"""CPU seconds of the second core search."""
+subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
+digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
 
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
@@ -181,8 +172,6 @@ def solve(request: Request) -> Result:
         else:
             p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
         search.more_r(p)
-        if request.n <= CORES_MORE_N and not p.settled() and not p.out_of_time():
-            _cores_again(p)
     if p.settled() or p.out_of_time():
         return p.result()
     racers = race.racers(published=0.0) if request.threads >= 2 else []
@@ -218,23 +207,6 @@ def _cores(request: Request) -> Result | None:
     cpu = CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LARGE_N else CORES_SHORT_SECONDS
     limit = None if request.time_limit is None else request.time_limit / 4
     return cores.solve(request, seconds=limit, cpu=cpu)
-
-
-def _cores_again(p: search.Progress) -> None:
-    """A second, longer core search (:data:`CORES_MORE_SECONDS` of CPU, at most a quarter of the
-    time left), from the best pair so far (the heuristic's): digraph G(40, 0.3) seed 1003, r* = 7
-    in 6 s, where no model proved it in 30 s; ER(40, 1/2) seeds 1002 and 1003 in 1.7 and 1.4 s,
-    where the strong model on CP-SAT takes 3-6 s after a second of probing."""
-    left = p.remaining()
-    res = cores.solve(
-        p.request,
-        seconds=None if left is None else max(0.0, left / 4),
-        cpu=CORES_MORE_SECONDS,
-        start=p.witness,
-    )
-    p.prove_lower(res.lower)
-    p.offer(res.witness)
-    p.note("cores-again", cpu_limit=CORES_MORE_SECONDS)
 
 
 def _exhaustive(request: Request) -> Result:
