@@ -14,11 +14,21 @@ exist (Def. 7), so r* is the least k that has such a pair. Two facts make the se
 The search for a pair (A, B) at k names a = the first node of ``A | B`` in a fixed order (in A:
 the swap symmetry) and b = the first node of B; nodes before a are in neither set, nodes
 between a and b are not in B. It keeps the forced sets X (in A), Y (in B) and what A and B may
-not use; a branch fails when ``core_k`` of what A may use loses a node of X (likewise B, Y),
-and succeeds when the two cores are disjoint (both are members of F_k). Otherwise it branches
-on a node both cores hold: in the side of the tightest forced node, or not. The order is by
-degree (in + out), highest first: their sets are the most constrained, so the first roots,
-which are searched with the fewest exclusions, are cut soonest.
+not use, and deduces, to a fixed point:
+
+- a node of X whose in-neighbours in ``core_k`` of what A may use are exactly ``d_x - k``
+  forces them all into A (likewise for Y and B);
+- a node that may not be in B but hears ``d_v - k`` nodes of X is in A: some pair is
+  *maximal* (A = core_k(V \\ B), B = core_k(V \\ A)), and such a pair holds it;
+- Hall's condition for every x in X and y in Y: their ``need_x + need_y`` in-neighbours (in A
+  and in B) are distinct nodes, so ``|(N_x & core_A) | (N_y & core_B)|`` is at least that; when
+  it is exactly that, the nodes only x hears are in A and those only y hears are in B.
+
+A branch fails when a core loses a forced node or Hall's condition fails, and succeeds when the
+two cores are disjoint (both are members of F_k). Otherwise it branches on a node both cores
+hold: in the side of the tightest forced node, or not. The order is by in-degree, highest
+first: their sets are the most constrained, so the first roots, which are searched with the
+fewest exclusions, are cut soonest.
 
 r* is found from above: a checked pair of value v (degree pair, halves) gives r* <= v; a pair
 at k = v - 1 lowers v; when the search at k = v - 1 finds none, r* = v is proven. A decision
@@ -61,15 +71,9 @@ def available() -> bool:
 
 
 def _order(in_masks: Sequence[int]) -> list[int]:
-    """Nodes by in-degree + out-degree, highest first (ties by index)."""
-    n = len(in_masks)
-    out = [0] * n
-    for m in in_masks:
-        while m:
-            low = m & -m
-            m ^= low
-            out[low.bit_length() - 1] += 1
-    return sorted(range(n), key=lambda i: (-in_masks[i].bit_count() - out[i], i))
+    """Nodes by in-degree, highest first (ties by index): on digraph G(40, 1/2) seed 1003 the
+    proof at k = r* - 1 took 106,834 search nodes in this order, 406,074 by in- plus out-degree."""
+    return sorted(range(len(in_masks)), key=lambda i: (-in_masks[i].bit_count(), i))
 
 
 class _Search:

@@ -52,6 +52,19 @@ def test_cores_on_larger_random_graphs(directed, p, seed):
     _agrees(t, Question.max_r())
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(14, 21),
+    p=st.sampled_from([0.3, 0.5, 0.7, 0.9]),
+    directed=st.booleans(),
+    seed=st.integers(0, 10**6),
+)
+def test_cores_on_random_graphs_of_14_to_21_nodes(n, p, directed, seed):
+    """Dense graphs too, where the Hall and maximality deductions cut the most."""
+    t = Topology.from_networkx(nx.gnp_random_graph(n, p, seed=seed, directed=directed))
+    _agrees(t, Question.max_r())
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(t=topologies(max_n=11), k=st.integers(0, 6))
 def test_pair_within_is_a_checked_pair_or_a_proof(t, k):
