@@ -34,10 +34,12 @@ r* is found from above: a checked pair of value v (degree pair, halves) gives r*
 at k = v - 1 lowers v; when the search at k = v - 1 finds none, r* = v is proven. A decision
 ``is_r_robust(r)`` is one search at k = r - 1. Every pair is checked with ``solvers.witness``.
 
-Why own code: no library decides r-robustness; this one imports nothing heavy, so a small or
-sparse graph is answered in milliseconds including start-up (docs/performance.md). Dense graphs
-above about 30 nodes grow the tree quickly: the portfolio gives it a time budget and passes its
-proven bounds on to the subset DP or the models.
+Why own code: no library decides r-robustness, and a MILP or CP-SAT model of it cannot use the
+union-closed cores; this search imports nothing heavy and answers every graph of
+``benchmarks/vs_published.py`` up to 30 nodes in at most 0.1 s, and ER and digraph G(40, 1/2)
+in 0.3-4 s (docs/performance.md). The tree still grows quickly with n and density: the
+portfolio gives it a time budget and passes its proven bounds on to the subset DP or the
+models.
 
 Notes
 -----
@@ -300,15 +302,13 @@ def search_r(
     target: int | None = None,
     stop: Callable[[], bool] | None = None,
     tell: Callable[[int, int, Witness], None] | None = None,
-    start: Witness | None = None,
 ) -> tuple[int, int, Witness | None]:
     """Proven ``(lower, upper, witness)`` on r*: exact unless ``stop`` cut the search short.
 
     For ``target`` r (the decision ``is_r_robust(r)``) it searches at k = r - 1 only. The
     witness refutes ``(upper + 1)``-robustness. ``tell(lower, upper, witness)`` hears the
     bounds after each search at one k (the witness unchecked: check it before showing it).
-    ``start``, a pair known to refute robustness (e.g. from an earlier, stopped search), is
-    the first upper bound when it beats the degree and halves pairs. Needs n >= 2.
+    Needs n >= 2.
 
     Examples
     --------
@@ -323,8 +323,7 @@ def search_r(
     i = min(range(n), key=lambda v: (max(in_masks[v].bit_count(), heard[v]), v))
     degree = Witness(frozenset({i}), frozenset(range(n)) - {i})  # value max(d_i, 1 or 0)
     halves = Witness(frozenset(range(n // 2)), frozenset(range(n // 2, n)))  # <= ceil(n/2)
-    known = [degree, halves] if start is None else [degree, halves, start]
-    witness = min(known, key=lambda w: _value(in_masks, w))
+    witness = min(degree, halves, key=lambda w: _value(in_masks, w))
     lower, upper = 0, _value(in_masks, witness)
     try:
         while lower < upper:
@@ -343,18 +342,12 @@ def search_r(
     return lower, upper, witness
 
 
-def solve(
-    request: Request,
-    seconds: float | None = None,
-    cpu: float | None = None,
-    start: Witness | None = None,
-) -> Result:
+def solve(request: Request, seconds: float | None = None, cpu: float | None = None) -> Result:
     """Answer an r question (``max_r`` or ``is_r_robust``) by the core search.
 
     ``seconds`` (default: the request's time limit) bounds the search's wall time and ``cpu``
     its CPU time (this thread's: a busy machine stretches the one, not the other); when either
-    runs out the result holds the bounds proven so far (``bounded``). ``start``: a pair to
-    begin from (:func:`search_r`).
+    runs out the result holds the bounds proven so far (``bounded``).
 
     Raises
     ------
@@ -389,9 +382,7 @@ def solve(
         lower, upper, witness = 0, 0, None
     else:
         masks = [sum(1 << j for j in s) for s in nbrs]
-        if start is not None and not refutes_r(nbrs, start.s1, start.s2, 1 + _value(masks, start)):
-            raise SolverUnavailable("the start pair of the core search is not a witness")
-        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell, start=start)
+        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell)
         tell(lower, upper, witness)  # a bounded search's last pair is checked here too
     if listener is not None:
         try:
