@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from solvers import cores
-from solvers.types import Request, Result, Status
+from solvers.types import Question, Request, Result, Status
 
 if TYPE_CHECKING:
     from solvers import search
@@ -199,14 +199,21 @@ def _cores(request: Request) -> Result | None:
     :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
     :data:`CORES_SHORT_SECONDS` (up to :data:`EXHAUSTIVE_N` the subset DP takes over at about
-    that cost); under a time limit, at most a quarter of it in wall seconds."""
+    that cost); under a time limit, at most a quarter of it in wall seconds. Up to
+    :data:`EXHAUSTIVE_N` nodes a decision is answered with r* itself, as the subset DP did (a
+    certificate of ``is_r_robust(r)`` then holds every bound proven, e.g. for a later
+    ``verify --require`` of a higher r)."""
     n = request.n
     edges = sum(len(s) for s in request.graph.in_neighbors)
     if n > CORES_MAX_N or (n > CORES_LARGE_N and edges > CORES_DENSE * n * (n - 1)):
         return None
     cpu = CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LARGE_N else CORES_SHORT_SECONDS
     limit = None if request.time_limit is None else request.time_limit / 4
-    return cores.solve(request, seconds=limit, cpu=cpu)
+    q = request.question
+    if q.target is None or n > EXHAUSTIVE_N:
+        return cores.solve(request, seconds=limit, cpu=cpu)
+    res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
+    return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 
 
 def _exhaustive(request: Request) -> Result:
