@@ -7,7 +7,10 @@ as its own process, as a user would run it, so start-up and imports count; for e
 three commands run back to back, in an order that rotates from graph to graph (interleaved), so
 that they see the same load. A row gives each command's wall seconds (CPU seconds of the process
 beside it, which a busy machine inflates less) and the ratios baseline / ours; a command stopped
-by ``--cap`` counts at the cap (so a ratio against it is a lower bound) and is marked ``>``.
+by ``--cap`` counts at the cap (so a ratio against it is a lower bound) and is marked ``>``. The
+last column says where our time went: the r* solve's own seconds (the rest of our wall time is
+start-up, reading, the report and exit) and the steps that ran (``cores``: the core search,
+``exhaustive``: the subset DP, ``published-r``/``strong-rK``: model solves).
 
 Graphs: ``robustgraph.generators.erdos_renyi(n, p, seed, directed)`` for graphs and digraphs,
 n in ``--sizes``, p = 0.3 and 0.5, seeds ``--seeds`` (1001-1003: no test or other benchmark
@@ -91,6 +94,16 @@ def _graphs(sizes: list[int], seeds: list[int], folder: Path):
                     yield family, n, p, seed, path
 
 
+def _inside(data: dict | None) -> str:
+    """Where our command's time went: the r* solve's seconds and its steps (engine or bound)."""
+    if not data:
+        return "-"
+    r = data["r"]
+    steps = [s.get("step") or s.get("model", "?") for s in r.get("steps", [])]
+    names = [name for name in dict.fromkeys(steps) if name not in ("degree", "halves")]
+    return f"{r.get('seconds', 0):.2f}, {'+'.join(names)}"
+
+
 def _ours(path: Path, extra: list[str]) -> list[str]:
     command = str(Path(sys.executable).parent / "robustgraph")
     return [command, "robustness", str(path), "--json", *extra]
@@ -104,9 +117,9 @@ def compare(args: argparse.Namespace) -> int:
     print(f"# cap {args.cap:g} CPU s per command; ratios baseline / ours, wall (and CPU)")
     print(
         "| graph | n | p | seed | r* | ours s (cpu) | cpsat s (cpu) | highs s (cpu) "
-        "| cpsat/ours | highs/ours |"
+        "| cpsat/ours | highs/ours | ours: r* s, steps |"
     )
-    print("|---" * 10 + "|")
+    print("|---" * 11 + "|")
     ratios: dict[str, list[float]] = {"cpsat": [], "highs": [], "cpsat cpu": [], "highs cpu": []}
     slower = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -138,6 +151,7 @@ def compare(args: argparse.Namespace) -> int:
                 if ratio <= 1.0:
                     slower.append(f"{path.name} vs {b}")
             r_text = str(values.pop()) if len(values) == 1 else "?"
+            cells.append(_inside(got["ours"][0]))
             row = [family, str(n), str(p), str(seed), r_text, *cells]
             print("| " + " | ".join(row) + " |", flush=True)
     for name, rs in ratios.items():

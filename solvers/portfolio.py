@@ -2,11 +2,17 @@
 
 Order of work for r* (each step only if the question is still open and time is left):
 
+0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
+   :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
+   above :data:`CORES_LARGE_N`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
+   graph of the benchmarks and most dense ones up to 40 nodes, importing no numpy and no
+   solver; otherwise its proven bounds and witness go on to the next steps;
 1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
    degree and halves witnesses, the spectral lower bound;
-3. slices of the published model (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on
-   HiGHS, then :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
+3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER`, slices of the published model
+   (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on HiGHS, then
+   :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
    (:func:`solvers.search.published_slice`):
    it settles sparse and low-r* graphs far sooner than the strong model (ER(40, 0.3): about
    1 s against over 100 s), so the portfolio is never much slower than the published model;
@@ -29,15 +35,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from solvers import exhaustive
-from solvers.types import Request, Result
+from solvers import cores
+from solvers.types import Question, Request, Result, Status
 
 if TYPE_CHECKING:
     from solvers import search
 
 __all__ = [
     "NAME",
+    "CORES_MAX_N",
+    "CORES_SECONDS",
+    "CORES_LARGE_N",
+    "CORES_DENSE",
+    "CORES_SHORT_SECONDS",
     "EXHAUSTIVE_N",
+    "PUBLISHED_MAX_UPPER",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
     "available",
@@ -52,6 +64,32 @@ EXHAUSTIVE_N = 25
 
 HIGHS_SLICE = 1.5
 """Seconds the published model gets on HiGHS first (cheap to start; settles sparse graphs)."""
+
+CORES_MAX_N = 64
+"""Above this many nodes the core search is not tried (the extension and cut bounds settle the
+large sparse graphs; the tree of a large dense one is far too big)."""
+
+CORES_SECONDS = 6.0
+"""CPU seconds the core search may take from 26 to :data:`CORES_LARGE_N` nodes: it proves r* of
+ER(40, 1/2) and digraph G(40, 1/2) in 0.3-1.6 s where the strong model on CP-SAT takes 3-10 s,
+and digraph G(40, 0.3) seed 1003 (r* = 7) in about 5.5 s, where no model proved it in 30 s."""
+
+CORES_LARGE_N = 48
+"""Above this many nodes the core search gets :data:`CORES_SHORT_SECONDS` only."""
+
+CORES_DENSE = 0.4
+"""Above :data:`CORES_LARGE_N` nodes the core search is skipped when the graph holds more than
+this share of the n (n - 1) arcs (not measured there: its tree grows fast with n and density)."""
+
+CORES_SHORT_SECONDS = 0.5
+"""The core search's budget up to :data:`EXHAUSTIVE_N` nodes (ER(25, 1/2): 0.06-0.3 s; the
+subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
+digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
+
+PUBLISHED_MAX_UPPER = 8
+"""The published slices run only while the upper bound is at most this: they settle low r*
+(k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
+n >= 40 within a minute (docs/performance.md), where they only delay the strong model."""
 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
@@ -110,18 +148,29 @@ def solve(request: Request) -> Result:
     model is solved.
     """
     q = request.question
+    found = None if q.about_s else _cores(request)
+    if found is not None and found.status == Status.EXACT:
+        return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
-        return _exhaustive(request)
+        return _as_portfolio(request, _exhaustive(request), "exhaustive", found)
     from solvers import race, search  # the models and heuristics: only above the subset DP
 
     p = search.Progress(request, NAME, "strong", "portfolio")
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
+    if found is not None:
+        p.prove_lower(found.lower)
+        if found.witness is not None:
+            p.offer(found.witness)
+        p.note("cores", cpu_limit=found.params["cpu_limit"])
     if q.about_s:
         _bounds_s(p)
     elif not search.quick_r(p) and not p.out_of_time():
-        _published_slices(p)
+        if p.upper <= PUBLISHED_MAX_UPPER:
+            _published_slices(p)
+        else:
+            p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
         search.more_r(p)
     if p.settled() or p.out_of_time():
         return p.result()
@@ -137,22 +186,62 @@ def solve(request: Request) -> Result:
         )
         return p.result(exact_engine=None)
     p.version = f"portfolio + {backend[2]}"
-    (search.strong_s_loop if q.about_s else search.strong_r_loop)(p, backend[1])
+    if q.about_s:
+        search.strong_s_loop(p, backend[1])
+    else:  # past the skipped published slices the first probe needs seconds: search first
+        skipped = any(step.get("step") == "published-skipped" for step in p.steps)
+        search.strong_r_loop(p, backend[1], search_first=skipped)
     return p.result(exact_engine=backend[0])
 
 
+def _cores(request: Request) -> Result | None:
+    """The core search within its budget (None above :data:`CORES_MAX_N` nodes, and above
+    :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
+    :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
+    :data:`CORES_SHORT_SECONDS` (up to :data:`EXHAUSTIVE_N` the subset DP takes over at about
+    that cost); under a time limit, at most a quarter of it in wall seconds. Up to
+    :data:`EXHAUSTIVE_N` nodes a decision is answered with r* itself, as the subset DP did (a
+    certificate of ``is_r_robust(r)`` then holds every bound proven, e.g. for a later
+    ``verify --require`` of a higher r)."""
+    n = request.n
+    edges = sum(len(s) for s in request.graph.in_neighbors)
+    if n > CORES_MAX_N or (n > CORES_LARGE_N and edges > CORES_DENSE * n * (n - 1)):
+        return None
+    cpu = CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LARGE_N else CORES_SHORT_SECONDS
+    limit = None if request.time_limit is None else request.time_limit / 4
+    q = request.question
+    if q.target is None or n > EXHAUSTIVE_N:
+        return cores.solve(request, seconds=limit, cpu=cpu)
+    res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
+    return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
+
+
 def _exhaustive(request: Request) -> Result:
-    """The subset DP's result, as the portfolio's (its one step: ``exhaustive``)."""
-    res = exhaustive.solve(request)
-    step = {"step": "exhaustive", "value": res.value, "seconds": round(res.wall_time, 4)}
+    from solvers import exhaustive  # numpy: only when the core search did not settle it
+
+    return exhaustive.solve(request)
+
+
+def _as_portfolio(request: Request, res: Result, step: str, before: Result | None = None) -> Result:
+    """An engine's result as the portfolio's, with the core search's step first if it ran."""
+    steps = []
+    if before is not None:
+        steps.append(_step(before, "cores"))
+    steps.append(_step(res, step))
     params = {"time_limit": request.time_limit, "threads": request.threads, "seed": request.seed}
     return replace(
         res,
         engine=NAME,
         formulation="strong",
         engine_version=f"portfolio + {res.engine_version}",
-        params={**params, "steps": [step]},
+        wall_time=sum(r.wall_time for r in (before, res) if r is not None),
+        params={**params, "steps": steps},
     )
+
+
+def _step(res: Result, step: str) -> dict:
+    found = {"step": step, "lower": res.lower, "upper": res.upper}
+    return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
 def _bounds_s(p: search.Progress) -> None:

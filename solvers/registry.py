@@ -48,8 +48,9 @@ def _lazy(module: str) -> tuple[Callable[[Request], Result], Callable[[], bool]]
 
 
 for _name, _about in (
-    ("portfolio", "subset DP, bounds, published slice, strong model (threads >= 2: a race)"),
+    ("portfolio", "core search, subset DP, bounds, published slice, strong model (or a race)"),
     ("exhaustive", "subset DP, exact, n <= 26"),
+    ("cores", "branch and bound over reach-k cores, r questions, plain Python"),
     ("cpsat", "OR-Tools CP-SAT, published or strong model"),
     ("highs", "HiGHS MIP via highspy, published or strong"),
     ("cbc", "CBC via PuLP, published or strong model"),

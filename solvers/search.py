@@ -203,20 +203,9 @@ def finish(
 ) -> Result:
     """A Result with the status the bounds justify (exact only when proven)."""
     q = request.question
-    trivial = bounds.trivial_upper(q, request.n)
-    target = q.target
-    decided = lower >= upper or (target is not None and (lower >= target or upper < target))
-    if decided:
-        status = Status.EXACT
-    elif failed and lower == 0 and upper == trivial:
-        status = Status.ERROR
-    elif lower > 0 or upper < trivial:
-        status = Status.BOUNDED
-    else:
-        status = Status.TIMEOUT
     return Result(
         question=q,
-        status=status,
+        status=Status.of(q, lower, upper, bounds.trivial_upper(q, request.n), failed),
         lower=lower,
         upper=upper,
         witness=witness,
@@ -334,6 +323,7 @@ def _probe_loop(
     run: Runner,
     build: Callable[[int], Model],
     improve: Callable[[float], None] | None = None,
+    search_first: bool = False,
 ) -> None:
     """Decide at probe = target (decisions) or the upper bound (max questions) until settled.
 
@@ -343,10 +333,16 @@ def _probe_loop(
     runs briefly and the loop probes again. When a probe stalls, ``improve`` may spend
     :data:`IMPROVE_SHARE` of the rest looking for a better witness (lowering the upper bound)
     and :func:`_climb` spends what is left raising the lower bound, so a time-out reports
-    bounds as tight as the time allowed.
+    bounds as tight as the time allowed. With ``search_first``, ``improve`` runs that brief
+    search before the first probe instead, and the first probe gets the full budget (for
+    graphs whose first probe is known to need more than :data:`FIRST_PROBE_SECONDS`).
     """
     target = p.request.question.target
     first = target is None and improve is not None
+    if first and search_first:
+        first = False
+        left = p.remaining()
+        improve(FIRST_PROBE_SECONDS if left is None else min(FIRST_PROBE_SECONDS, left / 20))
     while not p.settled() and not p.out_of_time():
         probe = target if target is not None else p.upper
         model = build(probe)
@@ -533,9 +529,18 @@ def _strong_r(p: Progress, run: Runner) -> None:
     strong_r_loop(p, run)
 
 
-def strong_r_loop(p: Progress, run: Runner) -> None:
-    """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up."""
-    _probe_loop(p, run, lambda probe: strong_r_model(p, probe), lambda s: _improve_r(p, s))
+def strong_r_loop(p: Progress, run: Runner, *, search_first: bool = False) -> None:
+    """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up.
+
+    ``search_first``: the brief long witness search runs before the first probe, not after a
+    first probe of :data:`FIRST_PROBE_SECONDS` (see :func:`_probe_loop`)."""
+    _probe_loop(
+        p,
+        run,
+        lambda probe: strong_r_model(p, probe),
+        lambda s: _improve_r(p, s),
+        search_first=search_first,
+    )
 
 
 def _improve_r(p: Progress, seconds: float) -> None:

@@ -55,6 +55,19 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     ERROR = "error"
 
+    @classmethod
+    def of(
+        cls, question: Question, lower: int, upper: int, trivial: int, failed: bool = False
+    ) -> Status:
+        """The status proven bounds justify: exact only when they meet or settle a decision;
+        ``trivial`` is the bound that needs no proof, ``failed`` that an engine failed."""
+        target = question.target
+        if lower >= upper or (target is not None and (lower >= target or upper < target)):
+            return cls.EXACT
+        if failed and lower == 0 and upper == trivial:
+            return cls.ERROR
+        return cls.BOUNDED if lower > 0 or upper < trivial else cls.TIMEOUT
+
 
 @dataclass(frozen=True)
 class Question:

@@ -81,11 +81,25 @@ def test_portfolio_agrees_with_exhaustive(case):
     _check(*case, "portfolio")
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases(max_n=11))
+def test_portfolio_without_the_core_search_agrees_with_exhaustive(case):
+    """The subset DP path, which the core search would otherwise pre-empt for r questions."""
+    old = portfolio.CORES_MAX_N
+    portfolio.CORES_MAX_N = 0
+    try:
+        _check(*case, "portfolio")
+    finally:
+        portfolio.CORES_MAX_N = old
+
+
 @pytest.mark.parametrize(("seed", "directed"), [(0, False), (1, True), (2, False)])
 def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed, monkeypatch):
     """n = 19 above a DP threshold of 18: bounds, the published slice, heuristics and CP-SAT
-    must still be exact (the threshold is lowered so that the check stays small)."""
+    must still be exact (the threshold is lowered so that the check stays small; the core search
+    is off, or it would answer first)."""
     monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
+    monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
     n = 19
     t = Topology.from_networkx(nx.gnp_random_graph(n, 0.45, seed=seed, directed=directed))
     for q in (Question.max_r(), Question.is_r_robust(3), Question.max_s(2)):

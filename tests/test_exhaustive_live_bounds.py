@@ -4,13 +4,14 @@ pair), then the value; for an s question, the value at the end. Every told inter
 final value, and listening never changes the answer."""
 
 import networkx as nx
+import pytest
 from conftest import topologies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph.generators import random_k_in
 from robustgraph.topology import Topology
-from solvers import exhaustive, registry
+from solvers import exhaustive, portfolio, registry
 from solvers.types import Question, Request, Result
 
 
@@ -89,9 +90,13 @@ def test_a_raising_listener_is_dropped_and_changes_nothing():
     assert (res.value, res.witness) == (plain.value, plain.witness)
 
 
-def test_the_portfolio_on_a_small_graph_passes_them_on_monotone_to_its_result():
-    """The portfolio answers small graphs with the subset DP: its listener hears the DP's
-    bounds, then the portfolio's own final call."""
+@pytest.mark.parametrize(("cores_max_n", "text"), [(64, "core search"), (0, "subset DP")])
+def test_the_portfolio_on_a_small_graph_passes_them_on_monotone_to_its_result(
+    cores_max_n, text, monkeypatch
+):
+    """The portfolio answers small graphs with the core search (or, without it, the subset
+    DP): its listener hears that engine's bounds, then the final call."""
+    monkeypatch.setattr(portfolio, "CORES_MAX_N", cores_max_n)
     t = Topology.from_networkx(nx.gnp_random_graph(14, 0.3, seed=5, directed=True))
     heard = _Heard()
     res = registry.solve(Request(t, Question.max_r(), listener=heard), "portfolio")
@@ -101,4 +106,4 @@ def test_the_portfolio_on_a_small_graph_passes_them_on_monotone_to_its_result():
     assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True), heard.calls
     assert all(lo <= res.value <= up for lo, up, _ in heard.calls)
     assert heard.calls[-1][:2] == (res.value, res.value)
-    assert any(text == "subset DP" for _, _, text in heard.calls)
+    assert any(said == text for _, _, said in heard.calls)
