@@ -198,6 +198,8 @@ WRITERS = [
     ("pajek", "igraph", lambda g, p: _igraph(g).write_pajek(str(p)), set()),
     ("gexf", "networkx", nx.write_gexf, set()),
     ("lgl", "igraph", lambda g, p: _igraph(g).write_lgl(str(p), weights=None), {"digraph"}),
+    ("dot", "networkx", nx.nx_agraph.write_dot, set()),
+    ("dot", "igraph", lambda g, p: _igraph(g).write_dot(str(p)), set()),
 ]
 MATRIX = [
     (fmt, who, writer, case)
@@ -249,6 +251,15 @@ def _gml_labels(h: ig.Graph) -> ig.Graph:
 READERS = [
     ("edgelist", "networkx", lambda p, d: _nx_graph(
         nx.read_edgelist(p, create_using=nx.DiGraph if d else nx.Graph))),
+    ("edgelist", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Ncol(str(p), directed=d))),
+    ("edgelist", "igraph-Read_Edgelist", lambda p, d: _ig_graph(
+        ig.Graph.Read_Edgelist(str(p), directed=d))),
+    ("csv", "networkx", lambda p, d: _nx_graph(
+        nx.read_edgelist(p, delimiter=",", create_using=nx.DiGraph if d else nx.Graph))),
+    ("tsv", "networkx", lambda p, d: _nx_graph(
+        nx.read_edgelist(p, delimiter="\t", create_using=nx.DiGraph if d else nx.Graph))),
+    ("dot", "networkx", lambda p, d: _nx_graph(
+        (nx.DiGraph if d else nx.Graph)(nx.nx_agraph.read_dot(p)))),
     ("adjlist", "networkx", lambda p, d: _nx_graph(
         nx.read_adjlist(p, create_using=nx.DiGraph if d else nx.Graph))),
     ("graphml", "networkx", lambda p, d: _nx_graph(nx.read_graphml(p))),
@@ -263,8 +274,16 @@ READERS = [
     ("gexf", "networkx", lambda p, d: _nx_graph(nx.read_gexf(p))),
     ("lgl", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Lgl(str(p), directed=d))),
 ]
-CANNOT_READ = {("edgelist", "networkx", "isolated")}
-"""networkx's edge-list reader skips node-only lines: an edge list cannot give it isolated nodes."""
+CANNOT_READ = {
+    *((fmt, who, "isolated") for fmt, who in [
+        ("edgelist", "networkx"), ("edgelist", "igraph"), ("csv", "networkx"), ("tsv", "networkx"),
+    ]),
+    ("edgelist", "igraph-Read_Edgelist", "isolated"),
+    ("edgelist", "igraph-Read_Edgelist", "strings"),
+}
+"""An edge list cannot give the libraries isolated nodes (networkx skips node rows, igraph
+refuses them: ours keep them in the sidecar), and igraph's ``Read_Edgelist`` reads integer
+labels ``0..n-1`` only (an isolated last node is lost there too)."""
 BACK = [
     (fmt, who, reader, case)
     for fmt, who, reader in READERS

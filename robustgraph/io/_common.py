@@ -35,6 +35,7 @@ __all__ = [
     "build",
     "build_from_text",
     "build_indexed",
+    "decode_text",
     "from_igraph_read",
     "canonical_labels",
     "format_error",
@@ -163,7 +164,11 @@ def read_text(path: str | Path) -> str:
     GraphFormatError
         As :func:`read_bytes`, and on bytes that are not UTF-8 (naming the line).
     """
-    raw = read_bytes(path)
+    return decode_text(path, read_bytes(path))
+
+
+def decode_text(path: str | Path, raw: bytes) -> str:
+    """``raw`` as UTF-8 text, a leading byte-order mark dropped (errors as :func:`read_text`)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
