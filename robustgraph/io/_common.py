@@ -21,7 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from robustgraph.errors import GraphFormatError
-from robustgraph.topology import Label, Topology, edge_problem, invalid_edges
+from robustgraph.topology import (
+    Label,
+    Topology,
+    edge_problem,
+    igraph_edge_arrays,
+    invalid_edges,
+)
 
 __all__ = [
     "COMPRESSIONS",
@@ -70,7 +76,8 @@ MAX_DEPTH = 64
 LocatedEdge = tuple[Label, Label, str]
 """An edge ``(u, v, where)``; ``where`` locates it in the file (``"line 7"``, ``"edge #3"``)."""
 
-_CANONICAL_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+_ALL_CANONICAL = re.compile(r"(?:0|-?[1-9][0-9]*)(?:\x00(?:0|-?[1-9][0-9]*))*")
+"""Canonical integers (what ``str(int(x))`` prints; not ``-0``) joined by NUL."""
 
 
 def format_error(path: str | Path, what: str, where: str | None = None) -> GraphFormatError:
@@ -148,6 +155,15 @@ def _too_long(label: Label) -> bool:
     return len(str(label)) > MAX_LABEL
 
 
+def _longest(labels: Sequence[Label]) -> int:
+    """The most characters any label prints as (``map`` in C; an int too long to print counts
+    as too long)."""
+    try:
+        return max(map(len, map(str, labels)), default=0)
+    except ValueError:  # an int past Python's digit limit for str()
+        return MAX_LABEL + 1
+
+
 def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
     """Refuse a declared node count above :data:`MAX_NODES` before anything is allocated."""
     if n > MAX_NODES:
@@ -206,12 +222,12 @@ def canonical_labels(labels: Iterable[str], path: str | Path = "") -> dict[str, 
     {'1': '1', '02': '02'}
     """
     labels = list(dict.fromkeys(labels))
-    long = next((x for x in labels if len(x) > MAX_LABEL), None)
-    if long is not None:
-        raise _long_label(path, long)
-    if labels and all(_CANONICAL_INT.match(x) and x != "-0" for x in labels):
-        return {x: int(x) for x in labels}
-    return {x: x for x in labels}
+    if max(map(len, labels), default=0) > MAX_LABEL:
+        raise _long_label(path, next(x for x in labels if len(x) > MAX_LABEL))
+    joined = "\x00".join(labels)  # one regex over all labels; no label may hold the separator
+    if labels and joined.count("\x00") == len(labels) - 1 and _ALL_CANONICAL.fullmatch(joined):
+        return dict(zip(labels, map(int, labels), strict=True))
+    return dict(zip(labels, labels, strict=True))
 
 
 DROP_HINT = (
@@ -285,9 +301,8 @@ def build_indexed(
     """
     if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
-    long = next((x for x in nodes if _too_long(x)), None)
-    if long is not None:
-        raise _long_label(path, str(long))
+    if _longest(nodes) > MAX_LABEL:
+        raise _long_label(path, str(next(x for x in nodes if _too_long(x))))
     u = np.asarray(tails, dtype=np.int64)
     v = np.asarray(heads, dtype=np.int64)
     bad = np.flatnonzero(invalid_edges(u, v, len(nodes), directed))
@@ -405,12 +420,12 @@ def from_igraph_read(
 ) -> Topology:
     """The Topology of a graph igraph read from ``path``: its edge list, in its vertex order,
     on ``labels``, through :func:`build_indexed`'s checks (edges named ``edge #k``)."""
-    pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    tails, heads = igraph_edge_arrays(graph)
     return build_indexed(
         path,
         labels,
-        pairs[:, 0],
-        pairs[:, 1],
+        tails,
+        heads,
         directed=directed,
         drop_invalid=drop_invalid,
         where=lambda k: f"edge #{k + 1}",

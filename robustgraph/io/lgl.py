@@ -27,11 +27,11 @@ from robustgraph.io._common import (
 )
 from robustgraph.io._library import igraph_read
 from robustgraph.io._text import plain_label
-from robustgraph.topology import Topology
+from robustgraph.topology import Topology, igraph_edge_arrays
 
 __all__ = ["read_lgl", "write_lgl"]
 
-_BLOCK = re.compile(rb"^[ \t]*#[ \t]*(\S+)", re.MULTILINE)
+_BLOCK = re.compile(rb"\n[ \t]*#[ \t]*(\S+)")  # a literal first: no per-line anchor (slow)
 
 
 def read_lgl(
@@ -50,13 +50,14 @@ def read_lgl(
     data = read_bytes(path)
     graph = igraph_read(path, data, ig.Graph.Read_Lgl, names=True, weights=False, directed=True)
     names = [str(x) for x in graph.vs["name"]] if graph.vcount() else []
-    blocks = [m.group(1).decode("utf-8", "replace") for m in _BLOCK.finditer(data)]
+    heads = _BLOCK.findall(b"\n" + data)
+    blocks = b"\n".join(heads).decode("utf-8", "replace").split("\n") if heads else []
     texts = list(dict.fromkeys([*blocks, *names]))  # node order: the blocks, then the rest
     position = {x: i for i, x in enumerate(texts)}
     moved = np.asarray([position[x] for x in names], dtype=np.int64)
     typed = canonical_labels(texts, path)
     labels = [typed[x] for x in texts]
-    pairs = moved[np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)]
+    pairs = moved[np.stack(igraph_edge_arrays(graph), axis=1)]
     kind, keep = resolve_ambiguous(
         path, None, directed, [] if directed is not None else list(map(tuple, pairs.tolist()))
     )

@@ -66,8 +66,18 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
     return out
 
 
+_UNEVEN = (b"  ", b"\t", b"\r", b" \n", b"\n ", b"\n\n")
+
+
 def _count_values(body: bytes) -> int:
-    """Whitespace-separated values in ``body``, counted in numpy (no token objects)."""
+    """Whitespace-separated values in ``body``, counted in C (no token objects).
+
+    A body as writers lay it out (single spaces, each line ending in a newline) holds one value
+    per space and newline: ``bytes.count`` passes. Any other layout is counted in numpy.
+    """
+    if body.endswith(b"\n") and not body.startswith((b" ", b"\n")):
+        if not any(gap in body for gap in _UNEVEN):
+            return body.count(b" ") + body.count(b"\n")
     import numpy as np
 
     raw = np.frombuffer(body, dtype=np.uint8)

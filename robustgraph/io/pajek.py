@@ -30,12 +30,16 @@ from robustgraph.topology import Topology
 
 __all__ = ["read_pajek", "write_pajek"]
 
-_SECTION = re.compile(rb"^[ \t]*\*([A-Za-z]+)[^\n]*", re.MULTILINE)
+_SECTION = re.compile(rb"\*([A-Za-z]+)")  # a literal first: the scan skips to each '*' in C
 _VERTICES = re.compile(rb"\A(?:[ \t]*(?:%[^\n]*)?\r?\n)*[ \t]*\*vertices[ \t]+(\d+)", re.IGNORECASE)
 
 
 def _declared_kind(path: str | Path, data: bytes) -> bool | None:
-    kinds = {m.group(1).lower() for m in _SECTION.finditer(data)} - {b"vertices", b"network"}
+    kinds = {
+        m.group(1).lower()
+        for m in _SECTION.finditer(data)
+        if not data[data.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t")
+    } - {b"vertices", b"network"}  # section names: a '*' first on its line
     arcs = bool(kinds & {b"arcs", b"arcslist"})
     edges = bool(kinds & {b"edges", b"edgeslist"})
     if arcs and edges:
