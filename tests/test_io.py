@@ -540,6 +540,31 @@ def test_gml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
                                                               slow.edges())
 
 
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7), weights=st.booleans())
+def test_pajek_numpy_edge_path_agrees_with_igraph(tmp_path, graph, weights):
+    """Plain edge sections are parsed by numpy; the same file laid out otherwise by igraph."""
+    from robustgraph.io import pajek
+
+    path = tmp_path / "plain.net"
+    write(graph, path)
+    text = path.read_text()
+    if weights:  # networkx's layout: a weight column
+        head, _, body = text.partition("*Arcs\n" if graph.directed else "*Edges\n")
+        text = head + ("*Arcs\n" if graph.directed else "*Edges\n") + "".join(
+            f"{line} 1.0\n" for line in body.splitlines()
+        )
+        path.write_text(text)
+    if graph.m:
+        end = text.rindex("*")
+        assert pajek._plain_edges(text[text.index("\n", end) + 1 :].encode(), graph.n) is not None
+    other = tmp_path / "spaced.net"
+    other.write_text(text.replace("\n", "\r\n"))  # not plain: igraph reads the edges
+    assert read(path) == read(other) == graph
+
+
 def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
     cases = {
         "trailing.gml": ("graph [ node [ id 0 ] ] ]", "unexpected ']'"),

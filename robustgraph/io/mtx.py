@@ -22,6 +22,7 @@ from typing import Any
 from robustgraph.io._common import (
     build_indexed,
     check_node_count,
+    count_values,
     format_error,
     read_bytes,
     resolve_directed,
@@ -64,26 +65,6 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
             what = "an integer" if kind is int else "a number"
             raise format_error(path, f"bad token {word!r} (expected {what})", where) from None
     return out
-
-
-_UNEVEN = (b"  ", b"\t", b"\r", b" \n", b"\n ", b"\n\n")
-
-
-def _count_values(body: bytes) -> int:
-    """Whitespace-separated values in ``body``, counted in C (no token objects).
-
-    A body as writers lay it out (single spaces, each line ending in a newline) holds one value
-    per space and newline: ``bytes.count`` passes. Any other layout is counted in numpy.
-    """
-    if body.endswith(b"\n") and not body.startswith((b" ", b"\n")):
-        if not any(gap in body for gap in _UNEVEN):
-            return body.count(b" ") + body.count(b"\n")
-    import numpy as np
-
-    raw = np.frombuffer(body, dtype=np.uint8)
-    space = (raw == 32) | (raw == 10) | (raw == 9) | (raw == 13)
-    starts = ~space & np.concatenate(([True], space[:-1]))
-    return int(np.count_nonzero(starts))
 
 
 def _prelude(path: str | Path, data: bytes) -> tuple[str, int, str, list[int], int]:
@@ -149,7 +130,7 @@ def read_mtx(
     n, symmetric = size[0], symmetry == "symmetric"
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
     per_entry = width + (2 if layout == "coordinate" else 0)
-    values = _count_values(data[body:])
+    values = count_values(data[body:])
     if values != count * per_entry:
         raise format_error(
             path,
