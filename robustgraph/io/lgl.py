@@ -48,16 +48,19 @@ def read_lgl(
     import igraph as ig
 
     data = read_bytes(path)
-    graph = igraph_read(path, data, ig.Graph.Read_Lgl, names=True, weights=False, directed=True)
-    names = [str(x) for x in graph.vs["name"]] if graph.vcount() else []
+    graph = igraph_read(  # as a digraph unless told: the ambiguity check needs each pair's order
+        path, data, ig.Graph.Read_Lgl, names=True, weights=False, directed=directed is not False
+    )
+    names = list(graph.vs["name"]) if graph.vcount() else []
     heads = _BLOCK.findall(b"\n" + data)
     blocks = b"\n".join(heads).decode("utf-8", "replace").split("\n") if heads else []
     texts = list(dict.fromkeys([*blocks, *names]))  # node order: the blocks, then the rest
-    position = {x: i for i, x in enumerate(texts)}
-    moved = np.asarray([position[x] for x in names], dtype=np.int64)
     typed = canonical_labels(texts, path)
-    labels = [typed[x] for x in texts]
-    pairs = moved[np.stack(igraph_edge_arrays(graph), axis=1)]
+    labels = list(typed.values())
+    pairs = np.stack(igraph_edge_arrays(graph), axis=1)
+    if texts != names:  # igraph numbers names by first appearance, not by block
+        position = {x: i for i, x in enumerate(texts)}
+        pairs = np.asarray([position[x] for x in names], dtype=np.int64)[pairs]
     kind, keep = resolve_ambiguous(
         path, None, directed, [] if directed is not None else list(map(tuple, pairs.tolist()))
     )
