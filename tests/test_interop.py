@@ -181,6 +181,8 @@ _NUMERIC = {"strings"}
 WRITERS = [
     ("edgelist", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False), {"isolated"}),
     ("edgelist", "igraph", lambda g, p: _igraph(g).write_ncol(str(p), weights=None), {"isolated"}),
+    ("edgelist", "igraph-write_edgelist", lambda g, p: _igraph(g).write_edgelist(str(p)),
+     {"isolated"} | _NUMERIC),
     ("csv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter=","),
      {"isolated"}),
     ("tsv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter="\t"),
@@ -243,6 +245,14 @@ def _ig_graph(h: ig.Graph) -> tuple[set, set, bool]:
     return set(names), _text_edges(edges, h.is_directed()), h.is_directed()
 
 
+def _scipy_graph(path: Path, directed: bool) -> nx.Graph:
+    import scipy.io
+
+    return nx.from_scipy_sparse_array(
+        scipy.io.mmread(path), create_using=nx.DiGraph if directed else nx.Graph
+    )
+
+
 def _gml_labels(h: ig.Graph) -> ig.Graph:
     h.vs["name"] = h.vs["label"]
     return h
@@ -260,6 +270,9 @@ READERS = [
         nx.read_edgelist(p, delimiter="\t", create_using=nx.DiGraph if d else nx.Graph))),
     ("dot", "networkx", lambda p, d: _nx_graph(
         (nx.DiGraph if d else nx.Graph)(nx.nx_agraph.read_dot(p)))),
+    ("graph6", "networkx", lambda p, d: _nx_graph(nx.read_graph6(p))),
+    ("sparse6", "networkx", lambda p, d: _nx_graph(nx.read_sparse6(p))),
+    ("mtx", "scipy", lambda p, d: _nx_graph(_scipy_graph(p, d))),
     ("adjlist", "networkx", lambda p, d: _nx_graph(
         nx.read_adjlist(p, create_using=nx.DiGraph if d else nx.Graph))),
     ("graphml", "networkx", lambda p, d: _nx_graph(nx.read_graphml(p))),
@@ -280,10 +293,13 @@ CANNOT_READ = {
     ]),
     ("edgelist", "igraph-Read_Edgelist", "isolated"),
     ("edgelist", "igraph-Read_Edgelist", "strings"),
+    *((fmt, "networkx", case) for fmt in ("graph6", "sparse6") for case in ("digraph", "strings")),
+    ("mtx", "scipy", "strings"),
 }
 """An edge list cannot give the libraries isolated nodes (networkx skips node rows, igraph
 refuses them: ours keep them in the sidecar), and igraph's ``Read_Edgelist`` reads integer
-labels ``0..n-1`` only (an isolated last node is lost there too)."""
+labels ``0..n-1`` only (an isolated last node is lost there too). graph6, sparse6 and Matrix
+Market hold no labels (and graph6/sparse6 no digraphs: our writer refuses one)."""
 BACK = [
     (fmt, who, reader, case)
     for fmt, who, reader in READERS

@@ -565,6 +565,32 @@ def test_pajek_numpy_edge_path_agrees_with_igraph(tmp_path, graph, weights):
     assert read(path) == read(other) == graph
 
 
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7), writer=st.sampled_from(["ours", "igraph"]))
+def test_lgl_plain_path_agrees_with_igraph(tmp_path, graph, writer):
+    """Plain LGL files are read by one dictionary pass; igraph's reader gives the same."""
+    from robustgraph.io import lgl
+
+    path = tmp_path / "g.lgl"
+    if writer == "ours":
+        write(graph, path)
+    else:
+        h = graph.to_igraph()
+        h.vs["name"] = [str(x) for x in graph.labels]
+        h.write_lgl(str(path), names="name", weights=None)
+    data = path.read_bytes()
+    plain = lgl._plain_blocks(data)
+    assert plain is not None
+    for directed in (None, True, False):
+        names, pairs = lgl._igraph_blocks(path, data, directed)
+        assert plain[0] == names
+        if directed is not False:  # igraph's undirected read may turn a pair round
+            assert plain[1].tolist() == pairs.tolist()
+    assert lgl._plain_blocks(data.replace(b"\n", b"\r\n")) is None
+
+
 def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
     cases = {
         "trailing.gml": ("graph [ node [ id 0 ] ] ]", "unexpected ']'"),

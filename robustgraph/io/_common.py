@@ -160,6 +160,9 @@ def _too_long(label: Label) -> bool:
 def _longest(labels: Sequence[Label]) -> int:
     """The most characters any label prints as (``map`` in C; an int too long to print counts
     as too long)."""
+    if labels and set(map(type, labels)) == {int}:  # bounded by bits: no text made
+        widest = max(abs(min(labels)), abs(max(labels)))  # type: ignore[type-var]
+        return MAX_LABEL + 1 if widest.bit_length() > 3_300 else len(str(widest)) + 1
     try:
         return max(map(len, map(str, labels)), default=0)
     except ValueError:  # an int past Python's digit limit for str()

@@ -7,14 +7,18 @@ not record the kind: when some listed edge has no reverse, the caller must say
 :func:`~robustgraph.io._common.resolve_ambiguous`.
 
 Parsed by igraph's C reader (names kept, read as directed so that every listed pair stays
-visible to the ambiguity check); the node order is the order of the ``# u`` blocks, as our
-writer lists every node, so isolated nodes and the label order survive a round trip.
+visible to the ambiguity check), except files laid out as the writers lay them out, which one
+dictionary pass of ours reads faster (:func:`_plain_blocks`; a test holds it to igraph's
+answer). The node order is the order of the ``# u`` blocks, then names seen only as
+neighbours; our writer lists every node, so isolated nodes and the label order survive a round
+trip.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +38,68 @@ __all__ = ["read_lgl", "write_lgl"]
 _BLOCK = re.compile(rb"\n[ \t]*#[ \t]*(\S+)")  # a literal first: no per-line anchor (slow)
 
 
+def _plain_blocks(data: bytes) -> tuple[list[str], np.ndarray] | None:
+    """Names (the blocks' in order, then the rest) and index pairs of a file laid out as the
+    writers lay it out: UTF-8, ``\\n`` line ends, a ``# u`` line first, every other line one
+    name, no weights. None for anything else (igraph reads it).
+
+    Own code because igraph's reader plus its edge export take about 3x this dictionary pass
+    (igraph has no array export), which left us 1.7x slower than igraph alone.
+    """
+    if b"\r" in data or b"\t" in data:
+        return None
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or not lines[0].startswith("#"):
+        return None
+    blocks = [line[1:].strip(" ") for line in lines if line.startswith("#")]
+    index = dict.fromkeys(blocks)
+    if len(index) != len(blocks) or data.count(b"#") != len(blocks):
+        return None  # a repeated block, or a '#' inside a line: igraph's rules
+    if any(not x or " " in x for x in blocks):
+        return None  # an empty block name, or one igraph would split
+    index = {x: i for i, x in enumerate(index)}
+    names = list(index)
+    tails: list[int] = []
+    heads: list[int] = []
+    current = -1
+    for line in lines:
+        if line.startswith("#"):
+            current = index[line[1:].strip(" ")]
+            continue
+        if not line or " " in line:
+            return None
+        j = index.get(line)
+        if j is None:
+            j = index[line] = len(names)
+            names.append(line)
+        tails.append(current)
+        heads.append(j)
+    return names, np.stack([np.asarray(tails, np.int64), np.asarray(heads, np.int64)], axis=1)
+
+
+def _igraph_blocks(path: str | Path, data: bytes, directed: bool | None) -> tuple[list[str], Any]:
+    """:func:`_plain_blocks` for any file, by igraph's reader (its errors as one line)."""
+    import igraph as ig
+
+    graph = igraph_read(  # as a digraph unless told: the ambiguity check needs each pair's order
+        path, data, ig.Graph.Read_Lgl, names=True, weights=False, directed=directed is not False
+    )
+    names = list(graph.vs["name"]) if graph.vcount() else []
+    heads = _BLOCK.findall(b"\n" + data)
+    blocks = b"\n".join(heads).decode("utf-8", "replace").split("\n") if heads else []
+    texts = list(dict.fromkeys([*blocks, *names]))  # node order: the blocks, then the rest
+    pairs = np.stack(igraph_edge_arrays(graph), axis=1)
+    if texts != names:  # igraph numbers names by first appearance, not by block
+        position = {x: i for i, x in enumerate(texts)}
+        pairs = np.asarray([position[x] for x in names], dtype=np.int64)[pairs]
+    return texts, pairs
+
+
 def read_lgl(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
@@ -45,33 +111,20 @@ def read_lgl(
         Naming the file: what igraph's parser refuses (with its line), an ambiguous kind
         without ``directed``, a self-loop or a repeated edge.
     """
-    import igraph as ig
-
     data = read_bytes(path)
-    graph = igraph_read(  # as a digraph unless told: the ambiguity check needs each pair's order
-        path, data, ig.Graph.Read_Lgl, names=True, weights=False, directed=directed is not False
-    )
-    names = list(graph.vs["name"]) if graph.vcount() else []
-    heads = _BLOCK.findall(b"\n" + data)
-    blocks = b"\n".join(heads).decode("utf-8", "replace").split("\n") if heads else []
-    texts = list(dict.fromkeys([*blocks, *names]))  # node order: the blocks, then the rest
-    typed = canonical_labels(texts, path)
-    labels = list(typed.values())
-    pairs = np.stack(igraph_edge_arrays(graph), axis=1)
-    if texts != names:  # igraph numbers names by first appearance, not by block
-        position = {x: i for i, x in enumerate(texts)}
-        pairs = np.asarray([position[x] for x in names], dtype=np.int64)[pairs]
+    plain = _plain_blocks(data)
+    texts, pairs = plain if plain is not None else _igraph_blocks(path, data, directed)
+    labels = list(canonical_labels(texts, path).values())
     kind, keep = resolve_ambiguous(
         path, None, directed, [] if directed is not None else list(map(tuple, pairs.tolist()))
     )
     if keep is not None:
         pairs = pairs[np.asarray(keep, dtype=bool)]
-    tails, heads = pairs[:, 0], pairs[:, 1]
     return build_indexed(
         path,
         labels,
-        tails,
-        heads,
+        pairs[:, 0],
+        pairs[:, 1],
         directed=kind,
         drop_invalid=drop_invalid,
         where=lambda k: f"edge #{k + 1}",

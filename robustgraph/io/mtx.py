@@ -152,12 +152,11 @@ def read_mtx(
             "which is not a number: it cannot say whether the edge is there"
         )
     keep = coo.data != 0
-    rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
     if symmetric:  # scipy mirrors each stored entry: keep one triangle back
         kind = resolve_directed(path, False, directed)
-        lower = rows >= cols
-        rows, cols = rows[lower], cols[lower]
-    else:
+        keep &= coo.row >= coo.col
+    rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
+    if not symmetric:
         kind = resolve_directed(path, None, True if directed is None else directed)
         if not kind:
             rows, cols = _symmetric_pairs(path, rows, cols)
