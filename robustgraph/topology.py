@@ -350,13 +350,11 @@ class Topology:
     ) -> Topology:
         """The Topology of index arrays already free of self-loops and repeats (in range).
 
-        The arcs are kept as the two arrays (for a graph, both directions of every edge) and
-        become :attr:`in_neighbors` on first use: grouping them and building 20,000 frozensets
-        was most of a large read, and ``n``, ``m``, degrees and the library conversions need
+        The edges are kept as the two arrays (for a graph, each edge once) and become
+        :attr:`in_neighbors` on first use: grouping them and building 20,000 frozensets was
+        most of a large read, and ``n``, ``m``, degrees and the library conversions need
         neither.
         """
-        if not directed:
-            u, v = np.concatenate([u, v]), np.concatenate([v, u])
         topology = object.__new__(cls)  # the checks of __post_init__ hold by construction
         object.__setattr__(topology, "labels", tuple(labels))
         object.__setattr__(topology, "directed", bool(directed))
@@ -376,6 +374,8 @@ class Topology:
         if arcs is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         tails, heads = arcs
+        if not self.directed:  # an edge is heard both ways
+            tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
         by_head = np.argsort(heads, kind="stable")
         bounds = np.searchsorted(heads[by_head], np.arange(len(self.labels) + 1)).tolist()
         grouped = tails[by_head].tolist()
@@ -414,7 +414,9 @@ class Topology:
     def m(self) -> int:
         """Number of edges (arcs for a digraph, unordered pairs for a graph)."""
         arcs = self.__dict__.get("_arcs")
-        total = len(arcs[0]) if arcs else sum(len(s) for s in self.in_neighbors)
+        if arcs is not None:
+            return len(arcs[0])
+        total = sum(len(s) for s in self.in_neighbors)
         return total if self.directed else total // 2
 
     @cached_property
@@ -436,7 +438,10 @@ class Topology:
         """In-degree of every node (the degree, for an undirected graph)."""
         arcs = self.__dict__.get("_arcs")
         if arcs is not None:
-            return tuple(np.bincount(arcs[1], minlength=len(self.labels)).tolist())
+            heard = np.bincount(arcs[1], minlength=len(self.labels))
+            if not self.directed:
+                heard += np.bincount(arcs[0], minlength=len(self.labels))
+            return tuple(heard.tolist())
         return tuple(len(s) for s in self.in_neighbors)
 
     def index(self, label: Label) -> int:

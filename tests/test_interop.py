@@ -146,6 +146,28 @@ def test_topology_from_index_arrays_matches_from_edges():
         Topology.from_index_arrays(range(2), [0], [5], directed=False)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 8), directed=st.booleans(), data=st.data())
+def test_lazy_in_neighbour_sets_match_the_eager_construction(n, directed, data):
+    """from_index_arrays keeps the edge arrays and builds in_neighbors on first use: n, m and
+    degrees before that, and the sets after, are those of the checked constructor."""
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j and (directed or i < j)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True)) if pairs else []
+    ins = [set() for _ in range(n)]
+    for i, j in chosen:
+        ins[j].add(i)
+        if not directed:
+            ins[i].add(j)
+    eager = Topology.from_in_neighbors(ins, directed=directed)  # __post_init__ checks it
+    lazy = Topology.from_index_arrays(
+        range(n), [i for i, _ in chosen], [j for _, j in chosen], directed=directed
+    )
+    assert "in_neighbors" not in vars(lazy)
+    assert (lazy.m, lazy.in_degrees) == (eager.m, eager.in_degrees)
+    assert lazy == eager and lazy.in_neighbors == eager.in_neighbors
+    assert lazy.content_hash == eager.content_hash
+
+
 # ----------------------------------------------------------------- the format interop matrix
 def _matrix_graphs() -> dict[str, nx.Graph]:
     graph = nx.cycle_graph(5)

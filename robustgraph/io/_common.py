@@ -183,17 +183,12 @@ def plain_layout(body: bytes) -> bool:
 
 
 def count_values(body: bytes) -> int:
-    """Whitespace-separated values in ``body``, counted in C (no token objects).
-
-    A :func:`plain_layout` body holds one value per space and newline (``bytes.count``); any
-    other layout is counted in numpy.
-    """
-    if plain_layout(body):
-        return body.count(b" ") + body.count(b"\n")
-    raw = np.frombuffer(body, dtype=np.uint8)
-    space = (raw == 32) | (raw == 10) | (raw == 9) | (raw == 13)
-    starts = ~space & np.concatenate(([True], space[:-1]))
-    return int(np.count_nonzero(starts))
+    """Whitespace-separated values in ``body`` (bytes at most 32 separate them), in numpy: one
+    comparison and one count over the bytes, about 1 ms for 2.5 MB and no token objects."""
+    blank = np.frombuffer(body, dtype=np.uint8) <= 32
+    if not blank.size:
+        return 0
+    return int(np.count_nonzero(blank[:-1] > blank[1:])) + int(not blank[0])
 
 
 def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
