@@ -10,7 +10,6 @@ read-only networkx graph: ``len``, iteration and ``in`` over node labels, ``node
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import re
 import unicodedata
@@ -22,66 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from robustgraph.edge_arrays import edge_problem, igraph_edge_arrays, invalid_edges
 from robustgraph.errors import GraphFormatError
 
-__all__ = ["Topology", "Label", "edge_problem", "igraph_edge_arrays", "invalid_edges"]
+__all__ = ["Topology", "Label"]
 
 Label = Hashable
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Unicode category Cc (the C0 and C1 control characters)."""
-
-
-def invalid_edges(tails: np.ndarray, heads: np.ndarray, n: int, directed: bool) -> np.ndarray:
-    """Which edges break the Topology rules: self-loops, and every repeat of an earlier edge.
-
-    Parameters
-    ----------
-    tails, heads : numpy arrays of int
-        Edge ``k`` is ``tails[k] -> heads[k]`` (for a graph, unordered).
-    n : int
-        Number of nodes (indices are below it).
-    directed : bool
-        Whether ``(u, v)`` and ``(v, u)`` are different edges.
-
-    Returns
-    -------
-    numpy array of bool
-        True at each self-loop and at each edge equal to an earlier one (the first stays).
-
-    Notes
-    -----
-    O(m log m): one sort of the edge keys (a second, stable one only when some edge repeats).
-    """
-    lo, hi = (tails, heads) if directed else (np.minimum(tails, heads), np.maximum(tails, heads))
-    key = lo * max(n, 1) + hi
-    bad = tails == heads
-    ordered = np.sort(key)  # no repeat (the usual case) needs no positions: a plain sort
-    if not np.any(ordered[1:] == ordered[:-1]):
-        return bad
-    order = np.argsort(key, kind="stable")
-    repeat = np.zeros(key.size, dtype=bool)
-    repeat[order[1:]] = key[order][1:] == key[order][:-1]
-    return bad | repeat
-
-
-def igraph_edge_arrays(graph: Any) -> tuple[np.ndarray, np.ndarray]:
-    """An igraph Graph's edges as two int64 arrays (tails, heads), in its edge order.
-
-    igraph has no array export; ``np.fromiter`` over its edge list is about 3x faster than
-    ``np.asarray`` on the list of pairs.
-    """
-    pairs = graph.get_edgelist()
-    flat = np.fromiter(itertools.chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs))
-    return flat[0::2], flat[1::2]
-
-
-def edge_problem(labels: Sequence[Label], i: int, j: int, directed: bool) -> str:
-    """Words for an invalid edge ``i -> j`` found by :func:`invalid_edges`."""
-    if i == j:
-        return f"self-loop at node {labels[i]!r}"
-    arrow = "->" if directed else "--"
-    return f"duplicate edge {labels[i]!r} {arrow} {labels[j]!r}"
 
 
 @dataclass(frozen=True, eq=False)

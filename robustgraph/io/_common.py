@@ -20,14 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from robustgraph.edge_arrays import edge_problem, igraph_edge_arrays, invalid_edges
 from robustgraph.errors import GraphFormatError
-from robustgraph.topology import (
-    Label,
-    Topology,
-    edge_problem,
-    igraph_edge_arrays,
-    invalid_edges,
-)
+from robustgraph.topology import Label, Topology
 
 __all__ = [
     "COMPRESSIONS",
@@ -323,7 +318,7 @@ def build_indexed(
     """:func:`build` for edges given as index arrays; ``where(k)`` locates edge ``k``.
 
     The fast path of the library-backed readers: the rules are checked in numpy
-    (:func:`robustgraph.topology.invalid_edges`) and ``where`` is called only for the edges
+    (:func:`robustgraph.edge_arrays.invalid_edges`) and ``where`` is called only for the edges
     that break them.
     """
     if not len(nodes):

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from robustgraph.edge_arrays import igraph_edge_arrays
 from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
@@ -31,7 +32,7 @@ from robustgraph.io._common import (
 )
 from robustgraph.io._library import igraph_read
 from robustgraph.io._text import plain_label
-from robustgraph.topology import Topology, igraph_edge_arrays
+from robustgraph.topology import Topology
 
 __all__ = ["read_lgl", "write_lgl"]
 
