@@ -252,10 +252,11 @@ def read(
     format : str, optional
         A name from :data:`FORMATS` (or one of its extensions); default: from the extension.
     directed : bool, optional
-        For edge and adjacency lists and LGL: read as a digraph. None follows the file's
-        ``# directed`` / ``# undirected`` comment; without one, the file must list every edge
-        both ways (then a graph), else it is an error: the kind is never guessed. For formats
-        that record the kind it must agree with the file.
+        For edge and adjacency lists and LGL: read as a digraph. None follows the edge list's
+        sidecar (``FILE.meta.json``, :mod:`robustgraph.io.sidecar`) or the file's
+        ``# directed`` / ``# undirected`` comment; without either, the file must list every
+        edge both ways (then a graph), else it is an error: the kind is never guessed. For
+        formats that record the kind (and a sidecar) it must agree with the file.
     drop_invalid : bool
         Drop self-loops and repeated edges with a ``UserWarning`` instead of raising.
 
