@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
@@ -20,49 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from robustgraph.edge_arrays import edge_problem, igraph_edge_arrays, invalid_edges
 from robustgraph.errors import GraphFormatError
 
-__all__ = ["Topology", "Label", "edge_problem", "invalid_edges"]
+__all__ = ["Topology", "Label"]
 
 Label = Hashable
 
-
-def invalid_edges(tails: np.ndarray, heads: np.ndarray, n: int, directed: bool) -> np.ndarray:
-    """Which edges break the Topology rules: self-loops, and every repeat of an earlier edge.
-
-    Parameters
-    ----------
-    tails, heads : numpy arrays of int
-        Edge ``k`` is ``tails[k] -> heads[k]`` (for a graph, unordered).
-    n : int
-        Number of nodes (indices are below it).
-    directed : bool
-        Whether ``(u, v)`` and ``(v, u)`` are different edges.
-
-    Returns
-    -------
-    numpy array of bool
-        True at each self-loop and at each edge equal to an earlier one (the first stays).
-
-    Notes
-    -----
-    O(m log m): one stable sort of the edge keys.
-    """
-    lo, hi = (tails, heads) if directed else (np.minimum(tails, heads), np.maximum(tails, heads))
-    key = lo * max(n, 1) + hi
-    order = np.argsort(key, kind="stable")
-    bad = tails == heads
-    repeat = np.zeros(key.size, dtype=bool)
-    repeat[order[1:]] = key[order][1:] == key[order][:-1]
-    return bad | repeat
-
-
-def edge_problem(labels: Sequence[Label], i: int, j: int, directed: bool) -> str:
-    """Words for an invalid edge ``i -> j`` found by :func:`invalid_edges`."""
-    if i == j:
-        return f"self-loop at node {labels[i]!r}"
-    arrow = "->" if directed else "--"
-    return f"duplicate edge {labels[i]!r} {arrow} {labels[j]!r}"
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Unicode category Cc (the C0 and C1 control characters)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,11 +92,25 @@ class Topology:
         object.__setattr__(self, "_index", index)
 
     def _check_labels(self) -> dict[Label, int]:
-        """The label -> index map, after checking labels are unique, also as text."""
+        """The label -> index map, after checking labels are unique, also as text (Unicode NFC),
+        and free of control characters.
+
+        O(total label length) in C: the texts are joined once for the control-character search
+        and the ASCII test; only non-ASCII text is normalised label by label, and integer labels
+        need neither.
+        """
         index = {label: i for i, label in enumerate(self.labels)}
         if len(index) != len(self.labels):
             raise GraphFormatError("node labels must be unique")
-        texts = {unicodedata.normalize("NFC", str(label)): label for label in self.labels}
+        if set(map(type, self.labels)) == {int}:
+            return index  # distinct ints print as distinct ASCII digits
+        strings = list(map(str, self.labels))
+        joined = " ".join(strings)
+        if joined.isascii():
+            texts = dict(zip(strings, self.labels, strict=True))
+        else:
+            normal = [unicodedata.normalize("NFC", t) for t in strings]
+            texts = dict(zip(normal, self.labels, strict=True))
         if len(texts) != len(self.labels):  # the content hash and text formats compare text
             seen: dict[str, Label] = {}
             for label in self.labels:
@@ -139,8 +120,8 @@ class Topology:
                         f"node labels {other!r} and {label!r} read the same as text (Unicode "
                         "NFC); the content hash and the text formats could not tell them apart"
                     )
-        control = next((t for t in texts if any(unicodedata.category(c) == "Cc" for c in t)), None)
-        if control is not None:
+        if _CONTROL.search(joined):
+            control = next(t for t in texts if _CONTROL.search(t))
             raise GraphFormatError(
                 f"node label {texts[control]!r} holds a control character (NUL, tab, newline, "
                 "...); text formats and certificates could not hold it"
@@ -220,11 +201,11 @@ class Topology:
             names = list(graph.vs["name"])
         else:
             names = list(range(graph.vcount()))
-        pairs = np.asarray(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+        tails, heads = igraph_edge_arrays(graph)
         return cls.from_index_arrays(
             names,
-            pairs[:, 0],
-            pairs[:, 1],
+            tails,
+            heads,
             directed=graph.is_directed(),
             drop_invalid=drop_invalid,
             source="igraph graph",
@@ -315,23 +296,40 @@ class Topology:
     def _assemble(
         cls, labels: Sequence[Label], u: np.ndarray, v: np.ndarray, *, directed: bool, source: str
     ) -> Topology:
-        """The Topology of index arrays already free of self-loops and repeats (in range)."""
-        if not directed:
-            u, v = np.concatenate([u, v]), np.concatenate([v, u])
-        n = len(labels)
-        by_head = np.argsort(v, kind="stable")
-        bounds = np.searchsorted(v[by_head], np.arange(n + 1)).tolist()
-        tails_sorted = u[by_head].tolist()
-        ins = tuple(frozenset(tails_sorted[bounds[i] : bounds[i + 1]]) for i in range(n))
+        """The Topology of index arrays already free of self-loops and repeats (in range).
+
+        The edges are kept as the two arrays (for a graph, each edge once) and become
+        :attr:`in_neighbors` on first use: grouping them and building 20,000 frozensets was
+        most of a large read, and ``n``, ``m``, degrees and the library conversions need
+        neither.
+        """
         topology = object.__new__(cls)  # the checks of __post_init__ hold by construction
         object.__setattr__(topology, "labels", tuple(labels))
         object.__setattr__(topology, "directed", bool(directed))
-        object.__setattr__(topology, "in_neighbors", ins)
+        object.__setattr__(topology, "_arcs", (u, v))
         try:
             object.__setattr__(topology, "_index", topology._check_labels())
         except GraphFormatError as exc:
             raise GraphFormatError(f"{source}: {exc}") from None
         return topology
+
+    def __getattr__(self, name: str) -> Any:
+        """Build :attr:`in_neighbors` from the arc arrays of :meth:`_assemble` on first use.
+
+        O(m log m): one sort of the arcs by head, then one frozenset per node.
+        """
+        arcs = self.__dict__.get("_arcs") if name == "in_neighbors" else None
+        if arcs is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        tails, heads = arcs
+        if not self.directed:  # an edge is heard both ways
+            tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
+        by_head = np.argsort(heads, kind="stable")
+        bounds = np.searchsorted(heads[by_head], np.arange(len(self.labels) + 1)).tolist()
+        grouped = tails[by_head].tolist()
+        ins = tuple(frozenset(grouped[bounds[i] : bounds[i + 1]]) for i in range(len(bounds) - 1))
+        object.__setattr__(self, "in_neighbors", ins)
+        return ins
 
     # ----------------------------------------------------------------- views
     @property
@@ -363,6 +361,9 @@ class Topology:
     @cached_property
     def m(self) -> int:
         """Number of edges (arcs for a digraph, unordered pairs for a graph)."""
+        arcs = self.__dict__.get("_arcs")
+        if arcs is not None:
+            return len(arcs[0])
         total = sum(len(s) for s in self.in_neighbors)
         return total if self.directed else total // 2
 
@@ -383,6 +384,12 @@ class Topology:
     @cached_property
     def in_degrees(self) -> tuple[int, ...]:
         """In-degree of every node (the degree, for an undirected graph)."""
+        arcs = self.__dict__.get("_arcs")
+        if arcs is not None:
+            heard = np.bincount(arcs[1], minlength=len(self.labels))
+            if not self.directed:
+                heard += np.bincount(arcs[0], minlength=len(self.labels))
+            return tuple(heard.tolist())
         return tuple(len(s) for s in self.in_neighbors)
 
     def index(self, label: Label) -> int:

@@ -245,7 +245,7 @@ MALFORMED_CLI = [
     (["convert", "truncated.gml", "OUT.graphml"], "file ends inside a list"),
     (["convert", "cycle_directed.edgelist", "OUT.g6"], "undirected graphs only"),
     (["convert", "diamond.csv", "OUT.png"], "unknown format: extension '.png'"),
-    (["convert", "diamond.csv", "OUT.json", "--to", "dot"], "unknown format 'dot'"),
+    (["convert", "diamond.csv", "OUT.json", "--to", "svg"], "unknown format 'svg'"),
 ]
 
 

@@ -146,6 +146,28 @@ def test_topology_from_index_arrays_matches_from_edges():
         Topology.from_index_arrays(range(2), [0], [5], directed=False)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 8), directed=st.booleans(), data=st.data())
+def test_lazy_in_neighbour_sets_match_the_eager_construction(n, directed, data):
+    """from_index_arrays keeps the edge arrays and builds in_neighbors on first use: n, m and
+    degrees before that, and the sets after, are those of the checked constructor."""
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j and (directed or i < j)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True)) if pairs else []
+    ins = [set() for _ in range(n)]
+    for i, j in chosen:
+        ins[j].add(i)
+        if not directed:
+            ins[i].add(j)
+    eager = Topology.from_in_neighbors(ins, directed=directed)  # __post_init__ checks it
+    lazy = Topology.from_index_arrays(
+        range(n), [i for i, _ in chosen], [j for _, j in chosen], directed=directed
+    )
+    assert "in_neighbors" not in vars(lazy)
+    assert (lazy.m, lazy.in_degrees) == (eager.m, eager.in_degrees)
+    assert lazy == eager and lazy.in_neighbors == eager.in_neighbors
+    assert lazy.content_hash == eager.content_hash
+
+
 # ----------------------------------------------------------------- the format interop matrix
 def _matrix_graphs() -> dict[str, nx.Graph]:
     graph = nx.cycle_graph(5)
@@ -181,6 +203,8 @@ _NUMERIC = {"strings"}
 WRITERS = [
     ("edgelist", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False), {"isolated"}),
     ("edgelist", "igraph", lambda g, p: _igraph(g).write_ncol(str(p), weights=None), {"isolated"}),
+    ("edgelist", "igraph-write_edgelist", lambda g, p: _igraph(g).write_edgelist(str(p)),
+     {"isolated"} | _NUMERIC),
     ("csv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter=","),
      {"isolated"}),
     ("tsv", "networkx", lambda g, p: nx.write_edgelist(g, p, data=False, delimiter="\t"),
@@ -198,6 +222,8 @@ WRITERS = [
     ("pajek", "igraph", lambda g, p: _igraph(g).write_pajek(str(p)), set()),
     ("gexf", "networkx", nx.write_gexf, set()),
     ("lgl", "igraph", lambda g, p: _igraph(g).write_lgl(str(p), weights=None), {"digraph"}),
+    ("dot", "networkx", nx.nx_agraph.write_dot, set()),
+    ("dot", "igraph", lambda g, p: _igraph(g).write_dot(str(p)), set()),
 ]
 MATRIX = [
     (fmt, who, writer, case)
@@ -241,6 +267,14 @@ def _ig_graph(h: ig.Graph) -> tuple[set, set, bool]:
     return set(names), _text_edges(edges, h.is_directed()), h.is_directed()
 
 
+def _scipy_graph(path: Path, directed: bool) -> nx.Graph:
+    import scipy.io
+
+    return nx.from_scipy_sparse_array(
+        scipy.io.mmread(path), create_using=nx.DiGraph if directed else nx.Graph
+    )
+
+
 def _gml_labels(h: ig.Graph) -> ig.Graph:
     h.vs["name"] = h.vs["label"]
     return h
@@ -249,6 +283,18 @@ def _gml_labels(h: ig.Graph) -> ig.Graph:
 READERS = [
     ("edgelist", "networkx", lambda p, d: _nx_graph(
         nx.read_edgelist(p, create_using=nx.DiGraph if d else nx.Graph))),
+    ("edgelist", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Ncol(str(p), directed=d))),
+    ("edgelist", "igraph-Read_Edgelist", lambda p, d: _ig_graph(
+        ig.Graph.Read_Edgelist(str(p), directed=d))),
+    ("csv", "networkx", lambda p, d: _nx_graph(
+        nx.read_edgelist(p, delimiter=",", create_using=nx.DiGraph if d else nx.Graph))),
+    ("tsv", "networkx", lambda p, d: _nx_graph(
+        nx.read_edgelist(p, delimiter="\t", create_using=nx.DiGraph if d else nx.Graph))),
+    ("dot", "networkx", lambda p, d: _nx_graph(
+        (nx.DiGraph if d else nx.Graph)(nx.nx_agraph.read_dot(p)))),
+    ("graph6", "networkx", lambda p, d: _nx_graph(nx.read_graph6(p))),
+    ("sparse6", "networkx", lambda p, d: _nx_graph(nx.read_sparse6(p))),
+    ("mtx", "scipy", lambda p, d: _nx_graph(_scipy_graph(p, d))),
     ("adjlist", "networkx", lambda p, d: _nx_graph(
         nx.read_adjlist(p, create_using=nx.DiGraph if d else nx.Graph))),
     ("graphml", "networkx", lambda p, d: _nx_graph(nx.read_graphml(p))),
@@ -263,8 +309,19 @@ READERS = [
     ("gexf", "networkx", lambda p, d: _nx_graph(nx.read_gexf(p))),
     ("lgl", "igraph", lambda p, d: _ig_graph(ig.Graph.Read_Lgl(str(p), directed=d))),
 ]
-CANNOT_READ = {("edgelist", "networkx", "isolated")}
-"""networkx's edge-list reader skips node-only lines: an edge list cannot give it isolated nodes."""
+CANNOT_READ = {
+    *((fmt, who, "isolated") for fmt, who in [
+        ("edgelist", "networkx"), ("edgelist", "igraph"), ("csv", "networkx"), ("tsv", "networkx"),
+    ]),
+    ("edgelist", "igraph-Read_Edgelist", "isolated"),
+    ("edgelist", "igraph-Read_Edgelist", "strings"),
+    *((fmt, "networkx", case) for fmt in ("graph6", "sparse6") for case in ("digraph", "strings")),
+    ("mtx", "scipy", "strings"),
+}
+"""An edge list cannot give the libraries isolated nodes (networkx skips node rows, igraph
+refuses them: ours keep them in the sidecar), and igraph's ``Read_Edgelist`` reads integer
+labels ``0..n-1`` only (an isolated last node is lost there too). graph6, sparse6 and Matrix
+Market hold no labels (and graph6/sparse6 no digraphs: our writer refuses one)."""
 BACK = [
     (fmt, who, reader, case)
     for fmt, who, reader in READERS

@@ -443,6 +443,10 @@ def _hostile(tmp_path: Path) -> dict[str, Path]:
         "huge.mtx": "%%MatrixMarket matrix coordinate pattern general\n99999999 99999999 0\n",
         "deep.json": "[" * 100_000 + "]" * 100_000,
         "deep.graphml": "<graphml>" + "<a>" * 5000 + "</a>" * 5000 + "</graphml>",
+        "deep.dot": "graph { " + "{ " * 3000 + "} " * 3000 + "}",
+        "second-graph.dot": "graph { a -- b }\ndigraph { a -> b; b -> c }",
+        "long-label.dot": 'graph { "' + "x" * 5_000 + '" }',  # Graphviz stops at 16,384
+        "syntax.dot": "graph {\n a -- b;\n c -- ;\n}",
     }
     paths = {}
     for name, text in files.items():
@@ -468,6 +472,10 @@ _HOSTILE_WORDS = {
     "huge.mtx": "nodes, more than",
     "deep.json": "nested too deeply",
     "deep.graphml": "nested more than",
+    "deep.dot": "braces nested more than 64 deep",
+    "second-graph.dot": "text after the graph that ends on line 1",
+    "long-label.dot": "characters",
+    "syntax.dot": "Graphviz: syntax error in line 3",
     "bomb.edgelist.gz": "decompresses to more than",
     "fifo.edgelist": "not a regular file",
 }
@@ -496,7 +504,7 @@ def test_hostile_files_exit_2_through_every_command_that_reads_a_graph(tmp_path)
         ["certify", "--r", "1", "-o", out_file],
         ["augment", "--r", "1", "-o", out_file],
     )
-    for name in ("deep.gml", "fifo.edgelist", "bomb.edgelist.gz"):
+    for name in ("deep.gml", "fifo.edgelist", "bomb.edgelist.gz", "deep.dot", "syntax.dot"):
         for command in commands:
             out = CliRunner().invoke(main, [*command, str(paths[name])])
             assert out.exit_code == 2, (command, name, out.output)
@@ -530,6 +538,57 @@ def test_gml_fast_path_through_igraph_agrees_with_our_parser(tmp_path, graph):
         slow = read(slow_path)
         assert (fast.labels, fast.directed, fast.edges()) == (slow.labels, slow.directed,
                                                               slow.edges())
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7), weights=st.booleans())
+def test_pajek_numpy_edge_path_agrees_with_igraph(tmp_path, graph, weights):
+    """Plain edge sections are parsed by numpy; the same file laid out otherwise by igraph."""
+    from robustgraph.io import pajek
+
+    path = tmp_path / "plain.net"
+    write(graph, path)
+    text = path.read_text()
+    if weights:  # networkx's layout: a weight column
+        head, _, body = text.partition("*Arcs\n" if graph.directed else "*Edges\n")
+        text = head + ("*Arcs\n" if graph.directed else "*Edges\n") + "".join(
+            f"{line} 1.0\n" for line in body.splitlines()
+        )
+        path.write_text(text)
+    if graph.m:
+        end = text.rindex("*")
+        assert pajek._plain_edges(text[text.index("\n", end) + 1 :].encode(), graph.n) is not None
+    other = tmp_path / "spaced.net"
+    other.write_text(text.replace("\n", "\r\n"))  # not plain: igraph reads the edges
+    assert read(path) == read(other) == graph
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(graph=topologies(max_n=7), writer=st.sampled_from(["ours", "igraph"]))
+def test_lgl_plain_path_agrees_with_igraph(tmp_path, graph, writer):
+    """Plain LGL files are read by one dictionary pass; igraph's reader gives the same."""
+    from robustgraph.io import lgl
+
+    path = tmp_path / "g.lgl"
+    if writer == "ours":
+        write(graph, path)
+    else:
+        h = graph.to_igraph()
+        h.vs["name"] = [str(x) for x in graph.labels]
+        h.write_lgl(str(path), names="name", weights=None)
+    data = path.read_bytes()
+    plain = lgl._plain_blocks(data)
+    assert plain is not None
+    for directed in (None, True, False):
+        names, pairs = lgl._igraph_blocks(path, data, directed)
+        assert plain[0] == names
+        if directed is not False:  # igraph's undirected read may turn a pair round
+            assert plain[1].tolist() == pairs.tolist()
+    assert lgl._plain_blocks(data.replace(b"\n", b"\r\n")) is None
 
 
 def test_gml_that_igraph_would_misread_goes_to_our_parser(tmp_path):
@@ -581,3 +640,54 @@ def test_graphml_repeated_node_ids_are_refused_not_merged(tmp_path):
     )
     with pytest.raises(GraphFormatError, match="node id 'a' declared twice"):
         read(_write(tmp_path, "dup.graphml", doc))  # igraph would merge the two a's
+
+
+# ----------------------------------------------------------------- edge-list sidecars
+def test_our_edge_list_is_plain_lines_and_its_sidecar_keeps_kind_nodes_and_order(tmp_path):
+    import igraph as ig
+
+    t = Topology.from_edges([("c", "a"), ("a", "b")], nodes=["x", "a", "b", "c"], directed=True)
+    path = tmp_path / "g.edgelist"
+    write(t, path)
+    assert path.read_text() == "a b\nc a\n"  # what igraph's Read_Ncol takes
+    assert ig.Graph.Read_Ncol(str(path)).get_edgelist() == [(0, 1), (2, 0)]
+    assert read(path) == t
+    with pytest.raises(GraphFormatError, match="the file declares a directed graph"):
+        read(path, directed=False)
+    with pytest.raises(GraphFormatError, match="is the sidecar of the edge list 'g.edgelist'"):
+        read(tmp_path / "g.edgelist.meta.json")  # and certify --batch DIR skips it
+    path.with_name("g.edgelist.meta.json").unlink()
+    with pytest.raises(GraphFormatError, match="pass --directed or --undirected"):
+        read(path)  # no sidecar: the kind is demanded, never guessed
+
+
+def test_an_edited_edge_list_no_longer_matches_its_sidecar(tmp_path):
+    path = tmp_path / "g.edges"
+    write(Topology.from_edges([(0, 1), (1, 2)], directed=False), path)
+    path.write_text("0 1\n1 2\n2 0\n")
+    with pytest.raises(GraphFormatError, match="changed after its sidecar g.edges.meta.json"):
+        read(path)
+    path.with_name("g.edges.meta.json").write_text('{"nodes": 3}')
+    with pytest.raises(GraphFormatError, match="not a robustgraph edge list sidecar"):
+        read(path)
+
+
+def test_edge_lists_written_by_the_previous_version_still_read(tmp_path):
+    path = tmp_path / "old.edgelist"
+    path.write_text("# directed\n0\n1\n2\n3\n0 1\n2 1\n")  # kind comment and node lines
+    t = read(path)
+    assert t.directed and t.labels == (0, 1, 2, 3) and t.edges() == [(0, 1), (2, 1)]
+    old_csv = tmp_path / "old.csv"
+    old_csv.write_text("# undirected\nsource,target\n0\n1\n2\n0,1\n")
+    t = read(old_csv)
+    assert not t.directed and t.labels == (0, 1, 2) and t.m == 1
+
+
+def test_our_csv_has_no_header_row_networkx_would_read_as_an_edge(tmp_path):
+    t = Topology.from_edges([("source", "target"), ("a", "b")], nodes=[], directed=True)
+    path = tmp_path / "g.csv"
+    write(t, path)
+    assert "source,target" not in path.read_text().splitlines()[1]  # node rows come first
+    back = nx.read_edgelist(path, delimiter=",", create_using=nx.DiGraph)
+    assert set(back.edges) == {("source", "target"), ("a", "b")}
+    assert read(path) == t

@@ -44,9 +44,10 @@ CONNECTIVITY_MAX_WORK = 20_000_000
 _FORMAT_HELP = "Format name: " + ", ".join(io.FORMATS) + " (default: from the extension)."
 _DIRECTED_HELP = (
     "Read an edge or adjacency list or LGL file as a digraph (--directed) or a graph "
-    "(--undirected). Default: the file's '# directed' / '# undirected' comment; a file with "
-    "neither must list every edge both ways, else the flag is required (never guessed). "
-    "Formats that record the kind (GraphML, GML, JSON, Pajek, GEXF, graph6, Matrix Market) "
+    "(--undirected). Default: the edge list's sidecar FILE.meta.json or the file's "
+    "'# directed' / '# undirected' comment; a file with neither must list every edge both "
+    "ways, else the flag is required (never guessed). Formats that record the kind (GraphML, "
+    "GML, JSON, Pajek, GEXF, DOT, graph6, Matrix Market) "
     "must agree with the flag."
 )
 _DROP_HELP = "Drop self-loops and repeated edges with a warning instead of failing."

@@ -25,6 +25,7 @@ from pathlib import Path
 from robustgraph.graphs import GraphInput, as_topology
 from robustgraph.io._common import format_error, split_compression
 from robustgraph.io.adjlist import read_adjlist, write_adjlist
+from robustgraph.io.dot import read_dot, write_dot
 from robustgraph.io.edgelist import (
     read_csv,
     read_edgelist,
@@ -41,6 +42,7 @@ from robustgraph.io.lgl import read_lgl, write_lgl
 from robustgraph.io.mtx import read_mtx, write_mtx
 from robustgraph.io.nodelink import read_json, write_json
 from robustgraph.io.pajek import read_pajek, write_pajek
+from robustgraph.io.sidecar import SUFFIX as SIDECAR
 from robustgraph.topology import Topology
 
 __all__ = ["FORMATS", "Format", "read", "write", "resolve_format"]
@@ -55,8 +57,10 @@ class Format:
 
     ``directed`` tells whether the format can hold digraphs (every format holds undirected
     graphs); ``records_kind`` whether a file says by itself which kind it holds (otherwise the
-    caller's ``directed`` decides, and our writers add a ``# directed`` comment the reader
-    honours); ``labels`` whether it stores node labels (else nodes are ``0..n-1``).
+    caller's ``directed`` decides, and our writers record it where the libraries ignore it: a
+    ``# directed`` comment, or for whitespace edge lists the sidecar of
+    :mod:`robustgraph.io.sidecar`); ``labels`` whether it stores node labels (else nodes are
+    ``0..n-1``).
     """
 
     name: str
@@ -149,6 +153,14 @@ FORMATS: dict[str, Format] = {
             writer=write_gexf,
         ),
         Format(
+            "dot",
+            (".dot", ".gv"),
+            "DOT (Graphviz): graph { a -- b } or digraph { a -> b }",
+            **_SELF_DESCRIBING,
+            reader=read_dot,
+            writer=write_dot,
+        ),
+        Format(
             "lgl",
             (".lgl",),
             "LGL (Large Graph Layout): '# node' then its neighbours",
@@ -195,7 +207,8 @@ def resolve_format(path: str | Path, format: str | None = None) -> Format:
     Raises
     ------
     GraphFormatError
-        For an unknown format name, or an unknown or missing extension.
+        For an unknown format name, an unknown or missing extension, or an edge list's sidecar
+        (``*.meta.json``, :mod:`robustgraph.io.sidecar`) without a format name.
 
     Examples
     --------
@@ -210,6 +223,10 @@ def resolve_format(path: str | Path, format: str | None = None) -> Format:
             raise format_error(path, f"unknown format {format!r} (known: {known})")
         return found
     name, _ = split_compression(path)
+    if name.lower().endswith(SIDECAR):
+        raise format_error(
+            path, f"is the sidecar of the edge list {name[: -len(SIDECAR)]!r}, not a graph file"
+        )
     suffix = Path(name).suffix.lower()
     if suffix not in _BY_EXTENSION:
         shown = f"extension {suffix!r}" if suffix else "no extension"
@@ -235,10 +252,11 @@ def read(
     format : str, optional
         A name from :data:`FORMATS` (or one of its extensions); default: from the extension.
     directed : bool, optional
-        For edge and adjacency lists and LGL: read as a digraph. None follows the file's
-        ``# directed`` / ``# undirected`` comment; without one, the file must list every edge
-        both ways (then a graph), else it is an error: the kind is never guessed. For formats
-        that record the kind it must agree with the file.
+        For edge and adjacency lists and LGL: read as a digraph. None follows the edge list's
+        sidecar (``FILE.meta.json``, :mod:`robustgraph.io.sidecar`) or the file's
+        ``# directed`` / ``# undirected`` comment; without either, the file must list every
+        edge both ways (then a graph), else it is an error: the kind is never guessed. For
+        formats that record the kind (and a sidecar) it must agree with the file.
     drop_invalid : bool
         Drop self-loops and repeated edges with a ``UserWarning`` instead of raising.
 

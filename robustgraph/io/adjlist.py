@@ -41,7 +41,7 @@ def read_adjlist(
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "g.adjlist"
-    >>> _ = p.write_text("a b c\\nb a\\nc\\nd\\n")
+    >>> _ = p.write_text("# undirected\\na b c\\nb a\\nc\\nd\\n")
     >>> t = read_adjlist(p)
     >>> t.labels, t.m
     (('a', 'b', 'c', 'd'), 2)

@@ -7,8 +7,15 @@ label is a node, which is how isolated nodes survive a round trip. ``#`` starts 
 may be a header naming the columns (``source target``, ``from to``, ``src dst``, ``node1 node2``).
 Columns after the first two (weights, or the ``{...}`` dict networkx writes) are allowed and
 ignored, but every edge line must have the same number of columns. Without a ``# directed`` /
-``# undirected`` line or the caller's ``directed``, a list in which some ``u v`` has no ``v u``
-is ambiguous and refused (:func:`~robustgraph.io._common.resolve_ambiguous`).
+``# undirected`` line, a sidecar (:mod:`robustgraph.io.sidecar`) or the caller's ``directed``, a
+list in which some ``u v`` has no ``v u`` is ambiguous and refused
+(:func:`~robustgraph.io._common.resolve_ambiguous`).
+
+What we write, the libraries read: a whitespace-separated edge list holds only ``u v`` lines
+(igraph's ``Read_Ncol``/``Read_Edgelist`` accept nothing else), with the kind and the node list
+in its sidecar; a CSV/TSV file starts with the ``# directed`` comment (networkx's
+``read_edgelist`` skips comments and one-field node rows) and has no header row (networkx would
+read it as an edge).
 """
 
 from __future__ import annotations
@@ -20,10 +27,12 @@ from pathlib import Path
 
 from robustgraph.io._common import (
     build_from_text,
+    decode_text,
     format_error,
+    read_bytes,
     read_text,
     resolve_ambiguous,
-    write_text,
+    write_bytes,
 )
 from robustgraph.io._text import (
     blank_comments,
@@ -32,6 +41,7 @@ from robustgraph.io._text import (
     needs_node_lines,
     plain_label,
 )
+from robustgraph.io.sidecar import read_sidecar, write_sidecar
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -119,18 +129,22 @@ def read_edgelist(
 ) -> Topology:
     """Read a whitespace-separated edge list; parameters as for :func:`robustgraph.io.read`.
 
-    ``directed=None`` follows the file's ``# directed`` comment (undirected without it).
+    ``directed=None`` follows the sidecar ``<path>.meta.json`` when there is one (then also its
+    node order), else the file's ``# directed`` comment, else the content when it cannot be
+    misread.
 
     Returns
     -------
     Topology
-        Labels in order of first appearance; ints if every label is a canonical integer.
+        Labels in the sidecar's order, else in order of first appearance; ints if every label
+        is a canonical integer.
 
     Raises
     ------
     GraphFormatError
         Naming the file and line: no nodes, a column count unlike the other edge lines,
-        unparsable edge data, a self-loop or a repeated edge.
+        unparsable edge data, a self-loop or a repeated edge; a sidecar that does not match the
+        file or disagrees with its comment.
 
     Examples
     --------
@@ -141,16 +155,27 @@ def read_edgelist(
     >>> t.directed, t.labels, t.m
     (True, (0, 1, 2, 3), 2)
     """
-    declared, lines = data_lines(read_text(path))
+    raw = read_bytes(path)
+    declared, lines = data_lines(decode_text(path, raw))
+    side = read_sidecar(path, raw)
     rows = _Rows(path)
+    if side is not None:
+        if declared is not None and declared != side.directed:
+            raise format_error(path, "its '# directed' comment and its sidecar disagree")
+        declared = side.directed
+        for label in side.nodes:
+            rows.node(label)
     for k, (number, line) in enumerate(lines):
         fields = _strip_edge_data(path, line, number).split()
-        if k == 0 and _is_header(fields):
+        if k == 0 and side is None and _is_header(fields):
             rows.header(fields, number)
         elif len(fields) == 1:
             rows.node(fields[0])
         else:
             rows.edge(fields, number)
+    if side is not None and len(rows.order) != len(side.nodes):
+        extra = list(rows.order)[len(side.nodes)]
+        raise format_error(path, f"names node {extra!r}, which its sidecar does not list")
     return rows.topology(declared, directed, drop_invalid)
 
 
@@ -160,17 +185,18 @@ def _first_edge_is_header(topology: Topology) -> bool:
 
 
 def write_edgelist(topology: Topology, path: str | Path) -> None:
-    """Write a whitespace-separated edge list headed by ``# directed`` or ``# undirected``.
+    """Write a whitespace-separated edge list of ``u v`` lines, and its sidecar.
 
-    Node lines come first when needed to keep isolated nodes and the label order. Labels must
-    not hold whitespace, ``#`` or ``{`` (:class:`GraphFormatError` otherwise).
+    The lines are what igraph's ``Read_Ncol`` (and, for labels ``0..n-1``, ``Read_Edgelist``)
+    and networkx's ``read_edgelist`` read; the kind and the node list (isolated nodes, order)
+    go to the sidecar ``<path>.meta.json`` (:mod:`robustgraph.io.sidecar`). Labels must not hold
+    whitespace, ``#`` or ``{`` (:class:`GraphFormatError` otherwise).
     """
     name = [plain_label(path, x, "a whitespace-separated edge list") for x in topology.labels]
-    out = [directive(topology.directed)]
-    if needs_node_lines(topology, _first_edge_is_header(topology)):
-        out.extend(name)
-    out.extend(f"{name[u]} {name[v]}" for u, v in topology.edge_indices())
-    write_text(path, "\n".join(out) + "\n")
+    text = "".join(f"{name[u]} {name[v]}\n" for u, v in topology.edge_indices())
+    data = text.encode("utf-8")
+    write_bytes(path, data)
+    write_sidecar(path, data, topology.directed, name)
 
 
 def _read_delimited(
@@ -213,11 +239,10 @@ def _write_delimited(topology: Topology, path: str | Path, delimiter: str) -> No
     quoting = csv.QUOTE_ALL if any(x.startswith("#") for x in name) else csv.QUOTE_MINIMAL
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=quoting)
     buffer.write(directive(topology.directed) + "\n")
-    writer.writerow(["source", "target"])
-    if needs_node_lines(topology, False):
+    if needs_node_lines(topology, _first_edge_is_header(topology)):
         writer.writerows([x] for x in name)  # one field: networkx skips it ("x," is an edge)
     writer.writerows([name[u], name[v]] for u, v in topology.edge_indices())
-    write_text(path, buffer.getvalue())
+    write_bytes(path, buffer.getvalue().encode("utf-8"))
 
 
 def read_csv(
@@ -234,7 +259,9 @@ def read_csv(
 
 
 def write_csv(topology: Topology, path: str | Path) -> None:
-    """Write a CSV edge list: ``# directed``/``# undirected``, a ``source,target`` header, rows."""
+    """Write a CSV edge list: ``# directed``/``# undirected``, then node rows where needed (isolated
+    nodes, order) and ``u,v`` rows; no header row, which networkx's reader would take for an
+    edge."""
     _write_delimited(topology, path, ",")
 
 

@@ -212,6 +212,13 @@ _KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DIRECTED = re.compile(rb"directed(?<![A-Za-z0-9_]directed)[ \t\r\n]+([^ \t\r\n\[\]]+)")
 
 
+def _longest_digit_run(raw: np.ndarray) -> int:
+    """The longest run of ASCII digits in a byte array (numpy: a regex backtracks at each)."""
+    digit = np.concatenate(([False], (raw >= 48) & (raw <= 57), [False]))
+    edges = np.flatnonzero(digit[1:] != digit[:-1])  # starts and ends of runs, alternating
+    return int((edges[1::2] - edges[0::2]).max(initial=0))
+
+
 def _plain_shape(data: bytes) -> bool | None | str:
     """The ``directed`` flag (True/False/None when absent) if the file is plain, else ``"no"``.
 
@@ -227,7 +234,7 @@ def _plain_shape(data: bytes) -> bool | None | str:
     if not where.size or depth.min() < 0 or depth[-1] != 0 or depth.max() > MAX_DEPTH:
         return "no"
     top = np.flatnonzero((step == 1) & (depth == 1))
-    if top.size != 1 or re.search(rb"[0-9]{%d,}" % (MAX_LABEL + 1), bare):
+    if top.size != 1 or _longest_digit_run(raw) > MAX_LABEL:
         return "no"
     k = int(top[0])
     start, end = int(where[k]), int(where[k + int(np.argmax(depth[k:] == 0))])

@@ -178,11 +178,6 @@ _AWKWARD = (
 )
 
 
-def _count(data: bytes, tag: bytes) -> int:
-    """Elements ``<tag`` in ``data`` (``bytes.count``: a scan in C, no regex)."""
-    return sum(data.count(tag + end) for end in (b" ", b">", b"/", b"\n", b"\t", b"\r"))
-
-
 def _read_with_igraph(
     path: str | Path, data: bytes, directed: bool | None, drop_invalid: bool
 ) -> Topology | None:
@@ -193,7 +188,8 @@ def _read_with_igraph(
     while start >= 0 and data[start + 6 : start + 7] == b"m":  # <graphml, not <graph
         start = data.find(b"<graph", start + 1)
     kinds = _DEFAULT.findall(data[start : data.find(b">", start)]) if start >= 0 else []
-    if _count(data, b"<graph") != 1 or len(kinds) != 1 or data.count(b"directed") != 1:
+    graphs = data.count(b"<graph") - data.count(b"<graphml")  # '<graphics' too: then ours reads
+    if graphs != 1 or len(kinds) != 1 or data.count(b"directed") != 1:
         return None  # several graphs, no edgedefault, or a per-edge 'directed'
     if any(marker in data for marker in _AWKWARD):
         return None
@@ -202,7 +198,8 @@ def _read_with_igraph(
     except GraphFormatError:
         return None
     attrs = graph.vs.attributes()
-    if not graph.vcount() or "id" not in attrs or _count(data, b"<node") != graph.vcount():
+    if not graph.vcount() or "id" not in attrs or data.count(b"<node") != graph.vcount():
+        # repeated ids merged by igraph (or another '<node...' element): ours reads it
         return None
     ids = [str(x) for x in graph.vs["id"]]
     names = graph.vs["name"] if "name" in attrs else None

@@ -22,6 +22,7 @@ from typing import Any
 from robustgraph.io._common import (
     build_indexed,
     check_node_count,
+    count_values,
     format_error,
     read_bytes,
     resolve_directed,
@@ -64,16 +65,6 @@ def _numbers(path: str | Path, words: list[str], kind: type, where: str) -> list
             what = "an integer" if kind is int else "a number"
             raise format_error(path, f"bad token {word!r} (expected {what})", where) from None
     return out
-
-
-def _count_values(body: bytes) -> int:
-    """Whitespace-separated values in ``body``, counted in numpy (no token objects)."""
-    import numpy as np
-
-    raw = np.frombuffer(body, dtype=np.uint8)
-    space = (raw == 32) | (raw == 10) | (raw == 9) | (raw == 13)
-    starts = ~space & np.concatenate(([True], space[:-1]))
-    return int(np.count_nonzero(starts))
 
 
 def _prelude(path: str | Path, data: bytes) -> tuple[str, int, str, list[int], int]:
@@ -139,7 +130,7 @@ def read_mtx(
     n, symmetric = size[0], symmetry == "symmetric"
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
     per_entry = width + (2 if layout == "coordinate" else 0)
-    values = _count_values(data[body:])
+    values = count_values(data[body:])
     if values != count * per_entry:
         raise format_error(
             path,
@@ -161,12 +152,11 @@ def read_mtx(
             "which is not a number: it cannot say whether the edge is there"
         )
     keep = coo.data != 0
-    rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
     if symmetric:  # scipy mirrors each stored entry: keep one triangle back
         kind = resolve_directed(path, False, directed)
-        lower = rows >= cols
-        rows, cols = rows[lower], cols[lower]
-    else:
+        keep &= coo.row >= coo.col
+    rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
+    if not symmetric:
         kind = resolve_directed(path, None, True if directed is None else directed)
         if not kind:
             rows, cols = _symmetric_pairs(path, rows, cols)
