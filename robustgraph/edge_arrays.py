@@ -1,19 +1,88 @@
-"""Edges as numpy index arrays: the Topology rules checked in bulk, and igraph's edges exported.
+"""Edges as index arrays: the Topology rules checked in bulk, and igraph's edges exported.
 
 The Topology (:mod:`robustgraph.topology`) and the file readers (:mod:`robustgraph.io`) hold
-edges as two integer arrays, tails and heads, and check them here in O(m log m) numpy instead of
-a Python loop over the edges.
+edges as two integer sequences, tails and heads, and check them here. Up to
+:data:`SMALL_EDGES` edges they stay Python lists, checked by a loop; above it they become numpy
+arrays, checked in O(m log m) numpy instead of a Python loop. Two implementations of one rule,
+on purpose: importing numpy costs about 0.3 s of CPU on the development machine (more than the
+whole r* computation of a 20-node graph), while a loop over 10,000 edges takes a few ms; the
+hypothesis test in tests/test_io.py checks the two agree.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-__all__ = ["edge_problem", "igraph_edge_arrays", "invalid_edges"]
+__all__ = [
+    "SMALL_EDGES",
+    "drop_edges",
+    "edge_problem",
+    "igraph_edge_arrays",
+    "index_arrays",
+    "index_bounds",
+    "invalid_edges",
+    "invalid_positions",
+]
+
+SMALL_EDGES = 10_000
+"""Up to this many edges, :func:`index_arrays` keeps lists and the checks loop in Python."""
+
+def index_arrays(tails: Any, heads: Any) -> tuple[Any, Any]:
+    """``(tails, heads)`` as lists of int up to :data:`SMALL_EDGES` edges, else as int64 numpy
+    arrays (flattened); numpy is imported only in the second case or when given arrays."""
+    if type(tails).__module__ != "numpy" and type(heads).__module__ != "numpy":
+        u, v = list(map(int, tails)), list(map(int, heads))
+        if len(u) <= SMALL_EDGES:
+            return u, v
+    import numpy as np
+
+    return (np.asarray(tails, dtype=np.int64).ravel(), np.asarray(heads, dtype=np.int64).ravel())
+
+
+def index_bounds(tails: Any, heads: Any) -> tuple[int, int]:
+    """The smallest and largest index among the edges' endpoints (``(0, -1)`` for no edge)."""
+    if not len(tails):
+        return 0, -1
+    if isinstance(tails, list):
+        return min(min(tails), min(heads)), max(max(tails), max(heads))
+    return int(min(tails.min(), heads.min())), int(max(tails.max(), heads.max()))
+
+
+def invalid_positions(tails: Any, heads: Any, n: int, directed: bool) -> list[int]:
+    """The positions, ascending, of the edges :func:`invalid_edges` marks: self-loops, and every
+    repeat of an earlier edge. Lists (:func:`index_arrays`) are checked by a loop, O(m) with a
+    set; numpy arrays by :func:`invalid_edges`."""
+    if isinstance(tails, list):
+        seen: set[tuple[int, int]] = set()
+        bad = []
+        for k, (u, v) in enumerate(zip(tails, heads, strict=True)):
+            key = (u, v) if directed or u < v else (v, u)
+            if u == v or key in seen:
+                bad.append(k)
+            else:
+                seen.add(key)
+        return bad
+    import numpy as np
+
+    return np.flatnonzero(invalid_edges(tails, heads, n, directed)).tolist()
+
+
+def drop_edges(tails: Any, heads: Any, positions: list[int]) -> tuple[Any, Any]:
+    """``(tails, heads)`` without the edges at ``positions``, lists or arrays as given."""
+    if isinstance(tails, list):
+        gone = set(positions)
+        keep = [k for k in range(len(tails)) if k not in gone]
+        return [tails[k] for k in keep], [heads[k] for k in keep]
+    import numpy as np
+
+    mask = np.ones(tails.size, dtype=bool)
+    mask[positions] = False
+    return tails[mask], heads[mask]
 
 
 def invalid_edges(tails: np.ndarray, heads: np.ndarray, n: int, directed: bool) -> np.ndarray:
@@ -37,6 +106,8 @@ def invalid_edges(tails: np.ndarray, heads: np.ndarray, n: int, directed: bool) 
     -----
     O(m log m): one sort of the edge keys (a second, stable one only when some edge repeats).
     """
+    import numpy as np
+
     lo, hi = (tails, heads) if directed else (np.minimum(tails, heads), np.maximum(tails, heads))
     key = lo * max(n, 1) + hi
     bad = tails == heads
@@ -55,6 +126,8 @@ def igraph_edge_arrays(graph: Any) -> tuple[np.ndarray, np.ndarray]:
     igraph has no array export; ``np.fromiter`` over its edge list is about 3x faster than
     ``np.asarray`` on the list of pairs.
     """
+    import numpy as np
+
     pairs = graph.get_edgelist()
     flat = np.fromiter(itertools.chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs))
     return flat[0::2], flat[1::2]

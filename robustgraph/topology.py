@@ -17,12 +17,12 @@ import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from robustgraph.edge_arrays import edge_problem, igraph_edge_arrays, invalid_edges
 from robustgraph.errors import GraphFormatError
+
+if TYPE_CHECKING:  # numpy loads only where a method uses it: `info` on a small file never does
+    import numpy as np
 
 __all__ = ["Topology", "Label"]
 
@@ -201,6 +201,8 @@ class Topology:
             names = list(graph.vs["name"])
         else:
             names = list(range(graph.vcount()))
+        from robustgraph.edge_arrays import igraph_edge_arrays
+
         tails, heads = igraph_edge_arrays(graph)
         return cls.from_index_arrays(
             names,
@@ -270,26 +272,33 @@ class Topology:
 
         Notes
         -----
-        O(n + m log m) in numpy; the Python work is one frozenset per node.
+        O(n + m) in Python up to ``robustgraph.edge_arrays.SMALL_EDGES`` edges (no numpy
+        import); above it O(n + m log m) in numpy, the Python work one frozenset per node.
         """
+        from robustgraph.edge_arrays import (
+            drop_edges,
+            edge_problem,
+            index_arrays,
+            index_bounds,
+            invalid_positions,
+        )
+
         n = len(labels)
-        u = np.asarray(tails, dtype=np.int64).ravel()
-        v = np.asarray(heads, dtype=np.int64).ravel()
-        if u.shape != v.shape:
+        if len(tails) != len(heads):
             raise GraphFormatError(f"{source}: tails and heads differ in length")
-        if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+        u, v = index_arrays(tails, heads)
+        low, high = index_bounds(u, v)
+        if low < 0 or high >= n:
             raise GraphFormatError(f"{source}: edge endpoint index out of range 0..{n - 1}")
-        bad = np.flatnonzero(invalid_edges(u, v, n, directed))
-        if bad.size:
+        bad = invalid_positions(u, v, n, directed)
+        if bad:
             first = edge_problem(labels, int(u[bad[0]]), int(v[bad[0]]), directed)
             if not drop_invalid:
                 raise GraphFormatError(f"{source}: {first} (use drop_invalid to drop it)")
             warnings.warn(
-                f"{source}: dropped {bad.size} invalid edge(s), first: {first}", stacklevel=3
+                f"{source}: dropped {len(bad)} invalid edge(s), first: {first}", stacklevel=3
             )
-            keep = np.ones(u.size, dtype=bool)
-            keep[bad] = False
-            u, v = u[keep], v[keep]
+            u, v = drop_edges(u, v, bad)
         return cls._assemble(labels, u, v, directed=directed, source=source)
 
     @classmethod
@@ -298,7 +307,8 @@ class Topology:
     ) -> Topology:
         """The Topology of index arrays already free of self-loops and repeats (in range).
 
-        The edges are kept as the two arrays (for a graph, each edge once) and become
+        Lists (a small graph) become :attr:`in_neighbors` at once. Numpy edges are kept as the
+        two arrays (for a graph, each edge once) and become
         :attr:`in_neighbors` on first use: grouping them and building 20,000 frozensets was
         most of a large read, and ``n``, ``m``, degrees and the library conversions need
         neither.
@@ -306,7 +316,15 @@ class Topology:
         topology = object.__new__(cls)  # the checks of __post_init__ hold by construction
         object.__setattr__(topology, "labels", tuple(labels))
         object.__setattr__(topology, "directed", bool(directed))
-        object.__setattr__(topology, "_arcs", (u, v))
+        if isinstance(u, list):  # a small graph (robustgraph.edge_arrays.index_arrays)
+            heard: list[set[int]] = [set() for _ in labels]
+            for tail, head in zip(u, v, strict=True):
+                heard[head].add(tail)
+                if not directed:
+                    heard[tail].add(head)
+            object.__setattr__(topology, "in_neighbors", tuple(map(frozenset, heard)))
+        else:
+            object.__setattr__(topology, "_arcs", (u, v))
         try:
             object.__setattr__(topology, "_index", topology._check_labels())
         except GraphFormatError as exc:
@@ -321,6 +339,8 @@ class Topology:
         arcs = self.__dict__.get("_arcs") if name == "in_neighbors" else None
         if arcs is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        import numpy as np
+
         tails, heads = arcs
         if not self.directed:  # an edge is heard both ways
             tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
@@ -386,6 +406,8 @@ class Topology:
         """In-degree of every node (the degree, for an undirected graph)."""
         arcs = self.__dict__.get("_arcs")
         if arcs is not None:
+            import numpy as np
+
             heard = np.bincount(arcs[1], minlength=len(self.labels))
             if not self.directed:
                 heard += np.bincount(arcs[0], minlength=len(self.labels))

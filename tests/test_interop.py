@@ -11,6 +11,7 @@ from pathlib import Path
 
 import igraph as ig
 import networkx as nx
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -18,6 +19,13 @@ from hypothesis import strategies as st
 
 import robustgraph as rg
 from robustgraph.cli import main
+from robustgraph.edge_arrays import (
+    SMALL_EDGES,
+    drop_edges,
+    index_arrays,
+    index_bounds,
+    invalid_positions,
+)
 from robustgraph.errors import GraphFormatError, ParameterError
 from robustgraph.graphs import as_topology
 from robustgraph.io import FORMATS
@@ -147,10 +155,11 @@ def test_topology_from_index_arrays_matches_from_edges():
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 8), directed=st.booleans(), data=st.data())
-def test_lazy_in_neighbour_sets_match_the_eager_construction(n, directed, data):
-    """from_index_arrays keeps the edge arrays and builds in_neighbors on first use: n, m and
-    degrees before that, and the sets after, are those of the checked constructor."""
+@given(n=st.integers(1, 8), directed=st.booleans(), arrays=st.booleans(), data=st.data())
+def test_lazy_in_neighbour_sets_match_the_eager_construction(n, directed, arrays, data):
+    """from_index_arrays given numpy arrays keeps them and builds in_neighbors on first use;
+    given lists (a small graph, no numpy) it builds the sets at once. n, m and degrees, and the
+    sets, are those of the checked constructor either way."""
     pairs = [(i, j) for i in range(n) for j in range(n) if i != j and (directed or i < j)]
     chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True)) if pairs else []
     ins = [set() for _ in range(n)]
@@ -159,13 +168,36 @@ def test_lazy_in_neighbour_sets_match_the_eager_construction(n, directed, data):
         if not directed:
             ins[i].add(j)
     eager = Topology.from_in_neighbors(ins, directed=directed)  # __post_init__ checks it
-    lazy = Topology.from_index_arrays(
-        range(n), [i for i, _ in chosen], [j for _, j in chosen], directed=directed
-    )
-    assert "in_neighbors" not in vars(lazy)
-    assert (lazy.m, lazy.in_degrees) == (eager.m, eager.in_degrees)
-    assert lazy == eager and lazy.in_neighbors == eager.in_neighbors
-    assert lazy.content_hash == eager.content_hash
+    tails, heads = [i for i, _ in chosen], [j for _, j in chosen]
+    if arrays:
+        tails, heads = np.array(tails, dtype=np.int64), np.array(heads, dtype=np.int64)
+    built = Topology.from_index_arrays(range(n), tails, heads, directed=directed)
+    assert ("in_neighbors" in vars(built)) is not arrays
+    assert (built.m, built.in_degrees) == (eager.m, eager.in_degrees)
+    assert built == eager and built.in_neighbors == eager.in_neighbors
+    assert built.content_hash == eager.content_hash
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 7), directed=st.booleans(), data=st.data())
+def test_the_loop_and_numpy_edge_checks_agree(n, directed, data):
+    """robustgraph.edge_arrays checks small graphs by a loop and large ones in numpy: on any
+    edges (self-loops and repeats included) both find the same bad positions and keep the same
+    edges."""
+    edge = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+    edges = data.draw(st.lists(edge, max_size=25))
+    tails, heads = [u for u, _ in edges], [v for _, v in edges]
+    arrays = np.array(tails, dtype=np.int64), np.array(heads, dtype=np.int64)
+    bad = invalid_positions(tails, heads, n, directed)
+    assert bad == invalid_positions(*arrays, n, directed)
+    kept = drop_edges(tails, heads, bad)
+    kept_arrays = drop_edges(*arrays, bad)
+    assert kept == (kept_arrays[0].tolist(), kept_arrays[1].tolist())
+    assert index_bounds(tails, heads) == index_bounds(*arrays)
+    assert isinstance(index_arrays(tails, heads)[0], list)
+    assert not isinstance(index_arrays(*arrays)[0], list)
+    many = list(range(SMALL_EDGES + 1))
+    assert not isinstance(index_arrays(many, many)[0], list)  # past the threshold: numpy
 
 
 # ----------------------------------------------------------------- the format interop matrix

@@ -24,8 +24,13 @@ from robustgraph.certificate.proof_records import attach_proofs
 from robustgraph.topology import Topology
 from solvers.deadline import EXIT_MARGIN, Deadline, process_start
 
-HEAVY = ("ortools", "highspy", "pulp", "pandas", "matplotlib", "igraph", "ray", "networkx", "scipy")
-"""Modules that only a solve with them (or a library reader) may import."""
+HEAVY = (
+    "ortools", "highspy", "pulp", "pandas", "matplotlib", "igraph", "ray", "networkx", "scipy",
+    "numpy",
+)  # fmt: skip
+"""Modules that only a solve with them (or a library reader, or a graph past
+``robustgraph.edge_arrays.SMALL_EDGES`` edges) may import: numpy alone costs about 0.3 s of CPU
+on the development machine, more than the whole r* of this graph."""
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +69,9 @@ def test_info_and_a_small_robustness_import_no_heavy_module(small, args):
     proc = _program(*(a.format(small) for a in args), flags=["-X", "importtime"])
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = _imported(proc.stderr)
-    assert {"click", "numpy", "robustgraph"} <= imported  # the parse sees the imports
-    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+    assert {"click", "json", "robustgraph"} <= imported  # the parse sees the imports
+    heavy = set(HEAVY) - ({"numpy"} if "--all" in args else set())  # (r,s) by the numpy DP
+    assert not imported & heavy, sorted(imported & heavy)
     if args[0] == "info":  # piped: the plain lines, without rich
         assert "rich" not in imported
 

@@ -18,30 +18,13 @@ True
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from robustgraph.graphs import GraphInput, as_topology
 from robustgraph.io._common import format_error, split_compression
-from robustgraph.io.adjlist import read_adjlist, write_adjlist
-from robustgraph.io.dot import read_dot, write_dot
-from robustgraph.io.edgelist import (
-    read_csv,
-    read_edgelist,
-    read_tsv,
-    write_csv,
-    write_edgelist,
-    write_tsv,
-)
-from robustgraph.io.gexf import read_gexf, write_gexf
-from robustgraph.io.gml import read_gml, write_gml
-from robustgraph.io.graph6 import read_graph6, read_sparse6, write_graph6, write_sparse6
-from robustgraph.io.graphml import read_graphml, write_graphml
-from robustgraph.io.lgl import read_lgl, write_lgl
-from robustgraph.io.mtx import read_mtx, write_mtx
-from robustgraph.io.nodelink import read_json, write_json
-from robustgraph.io.pajek import read_pajek, write_pajek
 from robustgraph.io.sidecar import SUFFIX as SIDECAR
 from robustgraph.topology import Topology
 
@@ -69,8 +52,20 @@ class Format:
     directed: bool
     records_kind: bool
     labels: bool
-    reader: Reader
-    writer: Writer
+    module: str
+    """The module of ``robustgraph.io`` with its reader ``read_<name>`` and writer
+    ``write_<name>``, imported on first use: a format's libraries (igraph, scipy, pygraphviz,
+    numpy) load only when a file of that format is read or written."""
+
+    @property
+    def reader(self) -> Reader:
+        """``read_<name>(path, *, directed, drop_invalid)`` of :attr:`module`."""
+        return getattr(importlib.import_module(f"{__name__}.{self.module}"), f"read_{self.name}")
+
+    @property
+    def writer(self) -> Writer:
+        """``write_<name>(topology, path)`` of :attr:`module`."""
+        return getattr(importlib.import_module(f"{__name__}.{self.module}"), f"write_{self.name}")
 
 
 _TEXT = {"directed": True, "records_kind": False, "labels": True}
@@ -85,104 +80,91 @@ FORMATS: dict[str, Format] = {
             (".edgelist", ".edges", ".el", ".txt", ".ncol"),
             "whitespace-separated edge list, one 'u v' per line",
             **_TEXT,
-            reader=read_edgelist,
-            writer=write_edgelist,
+            module="edgelist",
         ),
         Format(
             "csv",
             (".csv",),
             "comma-separated edge list with a source,target header",
             **_TEXT,
-            reader=read_csv,
-            writer=write_csv,
+            module="edgelist",
         ),
         Format(
             "tsv",
             (".tsv",),
             "tab-separated edge list with a source/target header",
             **_TEXT,
-            reader=read_tsv,
-            writer=write_tsv,
+            module="edgelist",
         ),
         Format(
             "adjlist",
             (".adjlist", ".adj"),
             "adjacency list, one 'node neighbours...' per line",
             **_TEXT,
-            reader=read_adjlist,
-            writer=write_adjlist,
+            module="adjlist",
         ),
         Format(
             "graphml",
             (".graphml", ".xml"),
             "GraphML (XML)",
             **_SELF_DESCRIBING,
-            reader=read_graphml,
-            writer=write_graphml,
+            module="graphml",
         ),
         Format(
             "gml",
             (".gml",),
             "Graph Modelling Language",
             **_SELF_DESCRIBING,
-            reader=read_gml,
-            writer=write_gml,
+            module="gml",
         ),
         Format(
             "json",
             (".json",),
             "JSON node-link (networkx node_link_data)",
             **_SELF_DESCRIBING,
-            reader=read_json,
-            writer=write_json,
+            module="nodelink",
         ),
         Format(
             "pajek",
             (".net", ".pajek"),
             "Pajek network (*Vertices, *Arcs or *Edges)",
             **_SELF_DESCRIBING,
-            reader=read_pajek,
-            writer=write_pajek,
+            module="pajek",
         ),
         Format(
             "gexf",
             (".gexf",),
             "GEXF (Gephi's XML format)",
             **_SELF_DESCRIBING,
-            reader=read_gexf,
-            writer=write_gexf,
+            module="gexf",
         ),
         Format(
             "dot",
             (".dot", ".gv"),
             "DOT (Graphviz): graph { a -- b } or digraph { a -> b }",
             **_SELF_DESCRIBING,
-            reader=read_dot,
-            writer=write_dot,
+            module="dot",
         ),
         Format(
             "lgl",
             (".lgl",),
             "LGL (Large Graph Layout): '# node' then its neighbours",
             **_TEXT,
-            reader=read_lgl,
-            writer=write_lgl,
+            module="lgl",
         ),
         Format(
             "graph6",
             (".g6", ".graph6"),
             "graph6 (nauty), undirected only",
             **_NAUTY,
-            reader=read_graph6,
-            writer=write_graph6,
+            module="graph6",
         ),
         Format(
             "sparse6",
             (".s6", ".sparse6"),
             "sparse6 (nauty), undirected only",
             **_NAUTY,
-            reader=read_sparse6,
-            writer=write_sparse6,
+            module="graph6",
         ),
         Format(
             "mtx",
@@ -191,8 +173,7 @@ FORMATS: dict[str, Format] = {
             directed=True,
             records_kind=True,
             labels=False,
-            reader=read_mtx,
-            writer=write_mtx,
+            module="mtx",
         ),
     )
 }

@@ -17,12 +17,13 @@ import stat
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from robustgraph.edge_arrays import edge_problem, igraph_edge_arrays, invalid_edges
 from robustgraph.errors import GraphFormatError
 from robustgraph.topology import Label, Topology
+
+if TYPE_CHECKING:  # numpy loads in the bulk paths that use it, not for a small text read
+    import numpy as np
 
 __all__ = [
     "COMPRESSIONS",
@@ -180,6 +181,8 @@ def plain_layout(body: bytes) -> bool:
 def count_values(body: bytes) -> int:
     """Whitespace-separated values in ``body`` (bytes at most 32 separate them), in numpy: one
     comparison and one count over the bytes, about 1 ms for 2.5 MB and no token objects."""
+    import numpy as np
+
     blank = np.frombuffer(body, dtype=np.uint8) <= 32
     if not blank.size:
         return 0
@@ -317,19 +320,26 @@ def build_indexed(
 ) -> Topology:
     """:func:`build` for edges given as index arrays; ``where(k)`` locates edge ``k``.
 
-    The fast path of the library-backed readers: the rules are checked in numpy
-    (:func:`robustgraph.edge_arrays.invalid_edges`) and ``where`` is called only for the edges
-    that break them.
+    The fast path of the library-backed readers: the rules are checked in bulk
+    (:func:`robustgraph.edge_arrays.invalid_positions`: a loop for a small graph, numpy for a
+    large one) and ``where`` is called only for the edges that break them.
     """
     if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
     if _longest(nodes) > MAX_LABEL:
         raise _long_label(path, str(next(x for x in nodes if _too_long(x))))
-    u = np.asarray(tails, dtype=np.int64)
-    v = np.asarray(heads, dtype=np.int64)
-    bad = np.flatnonzero(invalid_edges(u, v, len(nodes), directed))
-    if bad.size:
-        k = int(bad[0])
+    from robustgraph.edge_arrays import (
+        drop_edges,
+        edge_problem,
+        index_arrays,
+        index_bounds,
+        invalid_positions,
+    )
+
+    u, v = index_arrays(tails, heads)
+    bad = invalid_positions(u, v, len(nodes), directed)
+    if bad:
+        k = bad[0]
         problem = edge_problem(nodes, int(u[k]), int(v[k]), directed)
         if u[k] != v[k]:
             pair = {int(u[k]), int(v[k])}
@@ -344,18 +354,17 @@ def build_indexed(
                 path, f"{where(k)}: {problem} ({DROP_HINT})"
             )
         warnings.warn(
-            f"{path}: dropped {bad.size} self-loop(s)/duplicate edge(s); first: {where(k)}: "
+            f"{path}: dropped {len(bad)} self-loop(s)/duplicate edge(s); first: {where(k)}: "
             f"{problem}",
             UserWarning,
             stacklevel=3,
         )
-        keep = np.ones(u.size, dtype=bool)
-        keep[bad] = False
-        u, v = u[keep], v[keep]
+        u, v = drop_edges(u, v, bad)
     n = len(nodes)
-    if u.size and (min(u.min(), v.min()) < 0 or max(u.max(), v.max()) >= n):
+    low, high = index_bounds(u, v)
+    if low < 0 or high >= n:
         raise format_error(path, f"edge endpoint index out of range 0..{n - 1}")
-    # checked above (invalid_edges): the Topology's own O(m) check would repeat it
+    # checked above (invalid_positions): the Topology's own O(m) check would repeat it
     return Topology._assemble(nodes, u, v, directed=directed, source=str(path))
 
 
@@ -442,6 +451,8 @@ def from_igraph_read(
 ) -> Topology:
     """The Topology of a graph igraph read from ``path``: its edge list, in its vertex order,
     on ``labels``, through :func:`build_indexed`'s checks (edges named ``edge #k``)."""
+    from robustgraph.edge_arrays import igraph_edge_arrays
+
     tails, heads = igraph_edge_arrays(graph)
     return build_indexed(
         path,
