@@ -35,10 +35,9 @@ SMALL_EDGES = 10_000
 def index_arrays(tails: Any, heads: Any) -> tuple[Any, Any]:
     """``(tails, heads)`` as lists of int up to :data:`SMALL_EDGES` edges, else as int64 numpy
     arrays (flattened); numpy is imported only in the second case or when given arrays."""
-    if type(tails).__module__ != "numpy" and type(heads).__module__ != "numpy":
-        u, v = list(map(int, tails)), list(map(int, heads))
-        if len(u) <= SMALL_EDGES:
-            return u, v
+    arrays = type(tails).__module__ == "numpy" or type(heads).__module__ == "numpy"
+    if not arrays and len(tails) <= SMALL_EDGES:
+        return list(map(int, tails)), list(map(int, heads))
     import numpy as np
 
     return (np.asarray(tails, dtype=np.int64).ravel(), np.asarray(heads, dtype=np.int64).ravel())
