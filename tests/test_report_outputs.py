@@ -118,6 +118,8 @@ def test_run_figures_are_valid_and_labelled(run_dir):
     assert rounds.count("sac") == 1 and protocols.count("sac") == 2  # legend; two panels' ticks
     topology = check_files(out, "topology")
     assert "merg n=5: graph, n = 5, m = 9" in topology and SIMULATED_BANNER in topology
+    for label in provenance:  # the title block of the other figures: tasks, models, F, T, ...
+        assert label in topology, label
     assert "topology.json" not in " ".join(topology)  # the user's graph, not the file
     caption = next(t for t in topology if t.startswith("certified"))
     assert caption.startswith("certified 3-robust (r* = 3); tolerates F = 2 Byzantine")

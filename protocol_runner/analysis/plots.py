@@ -451,5 +451,5 @@ def write_plots(
         notes.append(note)
     else:
         files += plot_topology(topology_panels(graphs, records), directory,
-                               attacks=attacks(records), banner=provenance.simulated)
+                               attacks=attacks(records), provenance=provenance)
     return PlotOutcome(tuple(files), tuple(notes))

@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -38,6 +38,9 @@ from robustgraph import io
 from robustgraph.certificate.document import Certificate
 from robustgraph.errors import RobustgraphError
 from robustgraph.topology import Topology
+
+if TYPE_CHECKING:
+    from protocol_runner.analysis.provenance import Provenance
 
 __all__ = [
     "ROLE_STYLE",
@@ -327,9 +330,10 @@ def plot_topology(
     directory: str | Path,
     *,
     attacks: Sequence[str] = (),
-    banner: bool = False,
+    provenance: Provenance | None = None,
 ) -> list[Path]:
-    """Draw the graph(s) with each node's role; title: the graph's name; caption: certified r, F.
+    """Draw the graph(s) with each node's role; title: the graph's name (and the run's title
+    block); caption: certified r, F.
 
     One panel (the graph of a run, or of every seed when all ran on it with the same roles):
     the caption states its certified r, the F it tolerates and the gate's verdict. Several
@@ -349,8 +353,9 @@ def plot_topology(
         Where ``topology.{png,pdf,svg}`` go.
     attacks : sequence of str
         The adversaries' attacks, named in the legend.
-    banner : bool
-        Print :data:`~protocol_runner.analysis.figures.SIMULATED_BANNER` (simulated backend).
+    provenance : Provenance, optional
+        The run's task set, backend, models, roster, F, T, seeds and query counts, under the
+        graph's name as on the other figures (and the simulated banner where it applies).
 
     Returns
     -------
@@ -388,8 +393,9 @@ def plot_topology(
             title, caption = panels[0][0].title(), panels[0][0].caption()
         else:
             title, caption = _several(panels)
-        figure.suptitle(title, fontsize=10)
+        if provenance is None:
+            figure.suptitle(title, fontsize=10)
+        else:
+            fig.title_block(figure, title, provenance)
         figure.supxlabel(caption, fontsize=8, linespacing=1.4)
-        if banner:
-            fig.simulated_banner(figure)
         return fig.save(figure, directory, TOPOLOGY_PLOT)
