@@ -275,30 +275,22 @@ class Topology:
         O(n + m) in Python up to ``robustgraph.edge_arrays.SMALL_EDGES`` edges (no numpy
         import); above it O(n + m log m) in numpy, the Python work one frozenset per node.
         """
-        from robustgraph.edge_arrays import (
-            drop_edges,
-            edge_problem,
-            index_arrays,
-            index_bounds,
-            invalid_positions,
-        )
+        import robustgraph.edge_arrays as arrays  # numpy only for a large graph
 
         n = len(labels)
         if len(tails) != len(heads):
             raise GraphFormatError(f"{source}: tails and heads differ in length")
-        u, v = index_arrays(tails, heads)
-        low, high = index_bounds(u, v)
+        u, v = arrays.index_arrays(tails, heads)
+        low, high = arrays.index_bounds(u, v)
         if low < 0 or high >= n:
             raise GraphFormatError(f"{source}: edge endpoint index out of range 0..{n - 1}")
-        bad = invalid_positions(u, v, n, directed)
-        if bad:
-            first = edge_problem(labels, int(u[bad[0]]), int(v[bad[0]]), directed)
+        if bad := arrays.invalid_positions(u, v, n, directed):
+            first = arrays.edge_problem(labels, int(u[bad[0]]), int(v[bad[0]]), directed)
             if not drop_invalid:
                 raise GraphFormatError(f"{source}: {first} (use drop_invalid to drop it)")
-            warnings.warn(
-                f"{source}: dropped {len(bad)} invalid edge(s), first: {first}", stacklevel=3
-            )
-            u, v = drop_edges(u, v, bad)
+            dropped = f"{source}: dropped {len(bad)} invalid edge(s), first: {first}"
+            warnings.warn(dropped, stacklevel=3)
+            u, v = arrays.drop_edges(u, v, bad)
         return cls._assemble(labels, u, v, directed=directed, source=source)
 
     @classmethod
