@@ -13,6 +13,7 @@ from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
 from robustgraph.limits import regular_file
+from solvers.extras import require
 
 __all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
 
@@ -80,7 +81,7 @@ def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _parquet(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    import pyarrow as pa
+    pa = require("pyarrow", f"{path}: Parquet task files")
     import pyarrow.parquet as pq
 
     try:
