@@ -69,7 +69,7 @@ def topology_name(source: str) -> str:
     spec = text.split(" n=")[0] if " n=" in text else text
     family, *parts = spec.split(":")
     if family.lower() not in FAMILY_NAMES or " " in spec:
-        return PurePath(text).name if ("/" in text or "." in text) else text
+        return PurePath(text).name if "/" in text else text
     options = dict(part.partition("=")[::2] for part in parts)
     shown = [f"{key} = {options[key]}" for key in _SHOWN if options.get(key)]
     name = FAMILY_NAMES[family.lower()]

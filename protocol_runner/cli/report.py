@@ -100,9 +100,27 @@ def _report_collection(directory: Path, no_plots: bool, resamples: int, as_json:
     default=None,
     help="Bootstrap seed (default: the run's own seed).",
 )
+@click.option(
+    "--style",
+    type=click.Choice(["screen", "paper"]),
+    default="screen",
+    show_default=True,
+    help="Figures for the screen (title block and banner in the figure) or for a paper "
+    "(column or page width, print-size fonts; the title, provenance and 'simulated' go to "
+    "STEM.caption.txt and the files' metadata).",
+)
+@click.option(
+    "--columns",
+    type=click.IntRange(1, 2),
+    default=2,
+    show_default=True,
+    help="With --style paper: the figures span 1 column (3.5 in) or 2 (7 in) of a "
+    "two-column page.",
+)
 @json_option
 def report_command(
-    results_dir: str, no_plots: bool, resamples: int, seed: int | None, as_json: bool
+    results_dir: str, no_plots: bool, resamples: int, seed: int | None, style: str,
+    columns: int, as_json: bool,
 ) -> None:
     """Summarise DIR (a 'run', 'sweep' or 'reproduce' output): Table 1 with 95% CIs, figures.
 
@@ -111,7 +129,11 @@ def report_command(
       robustgraph report results/
       robustgraph report results/ --json --no-plots
       robustgraph report sweep/
+      robustgraph report results/ --style paper --columns 1
     """
+    from protocol_runner.analysis.figures import layout  # matplotlib: not for --help
+
+    click.get_current_context().with_resource(layout(style, columns))  # until the command ends
     sweep = _sweep_summary(Path(results_dir))
     if sweep is not None:
         _report_sweep(Path(results_dir), sweep, no_plots, resamples, as_json)
