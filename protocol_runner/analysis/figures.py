@@ -240,8 +240,9 @@ def _metadata(fmt: str, heading: str, about: Sequence[str]) -> dict[str, str | N
     if not heading:
         return dict(_METADATA[fmt])
     text = "; ".join(about)
+    keywords = SIMULATED_BANNER if SIMULATED_BANNER in about else "robustgraph"
     keys = {
-        "pdf": {"Title": heading, "Subject": text, "Keywords": text, "Creator": "robustgraph"},
+        "pdf": {"Title": heading, "Subject": text, "Keywords": keywords, "Creator": "robustgraph"},
         "svg": {"Title": heading, "Description": text, "Creator": "robustgraph"},
         "png": {"Title": heading, "Description": text, "Software": "robustgraph"},
     }[fmt]
