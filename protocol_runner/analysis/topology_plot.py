@@ -271,7 +271,8 @@ def _handle(colour: str, marker: str, label: str) -> Line2D:
                   markeredgecolor="black", label=label)
 
 
-def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int) -> None:
+def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int,
+          font_size: float = 7) -> None:
     """The graph on a circle in label order, nodes coloured and shaped by role."""
     import networkx as nx
 
@@ -289,7 +290,8 @@ def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int)
                                    node_shape=marker, node_size=node_size, edgecolors="black",
                                    linewidths=0.8)
     if topology.n <= 60:
-        nx.draw_networkx_labels(nxgraph, positions, ax=ax, font_size=7, font_color="black")
+        nx.draw_networkx_labels(nxgraph, positions, ax=ax, font_size=font_size,
+                                font_color="black")
     ax.set_aspect("equal")
     ax.set_axis_off()
 
@@ -366,27 +368,29 @@ def plot_topology(
         The three files.
     """
     n = max(g.topology.n for g, _ in panels)
-    columns = min(3, len(panels))
+    chosen = fig.current()
+    columns = min(2 if chosen.paper and chosen.columns == 1 else 3, len(panels))
     lines = (len(panels) + columns - 1) // columns
     side = min(7.0, 3.0 + 0.18 * n) if len(panels) == 1 else min(3.6, 2.2 + 0.08 * n)
-    chosen = fig.current()
     node_size = (420 if len(panels) == 1 else 240) if n <= 30 else 120
-    if chosen.paper:  # the panels share the width with the legend (under them on one column)
-        node_size = max(40, node_size // (4 if chosen.columns == 1 else 2) // columns)
+    if chosen.paper:  # print size: smaller nodes, labels and subtitles
+        node_size = ((150, 260) if len(panels) == 1 else (90, 120))[chosen.columns - 1]
+        node_size = node_size if n <= 30 else node_size // 2
     with fig.style():
         across = chosen.width / columns
         size = fig.size((side * columns + 2.2, side * lines + 0.9), lines,
-                        (min(across, 2.8) + 0.2, min(across, 3.4) + 0.2), extra=0.7)
+                        (min(across, 2.8) + 0.45, min(across, 3.4) + 0.45),
+                        extra=0.1 if lines * columns > len(panels) else 0.7)
         figure = Figure(figsize=size, layout="constrained")
         grid = figure.subplots(lines, columns, squeeze=False)
         for ax, (graph, roles) in zip(grid.ravel(), panels, strict=False):
-            _draw(ax, graph.topology, roles, node_size)
+            _draw(ax, graph.topology, roles, node_size, 5.5 if chosen.paper else 7)
             if len(panels) == 1:
                 continue
             subtitle = f"seed {graph.seed}"
             if not _one_graph([g for g, _ in panels]):
                 subtitle += f": m = {graph.topology.m}\n{graph.proven()}"
-            ax.set_title(subtitle, fontsize=8)
+            ax.set_title(subtitle, fontsize=6.5 if chosen.paper else 8)
         for ax in grid.ravel()[len(panels):]:
             ax.set_axis_off()
         roles = panels[0][1]
@@ -397,9 +401,13 @@ def plot_topology(
         handles = [_handle(c, m, labels[role]) for role, (c, m) in ROLE_STYLE.items()]
         if any(str(v) not in r for g, r in panels for v in g.topology.labels):
             handles.append(_handle(*_NO_AGENT, "no agent"))
-        where = "outside lower center" if chosen.paper else "outside right upper"
-        figure.legend(handles=handles, loc=where, frameon=False, title="role",
-                      ncols=2 if chosen.paper else 1)
+        spare = grid.ravel()[len(panels):]
+        if chosen.paper and len(spare):  # on paper the legend fills the empty slot
+            spare[0].legend(handles=handles, loc="center", frameon=False, title="role")
+        else:
+            where = "outside lower center" if chosen.paper else "outside right upper"
+            figure.legend(handles=handles, loc=where, frameon=False, title="role",
+                          ncols=2 if chosen.paper else 1)
         if len(panels) == 1:
             title, caption = panels[0][0].title(), panels[0][0].caption()
         else:
