@@ -10,6 +10,7 @@ Ray's extras do (docs/install.md):
 extra      packages                for
 ========== ======================= ============================================
 dot        pygraphviz              reading DOT files (Graphviz's own parser)
+mtx        scipy                   reading Matrix Market files (``.mtx``)
 datasets   pyarrow                 Parquet task files
 solvers    ortools, pulp           the ``cpsat`` and ``cbc`` engines (and the race)
 proofs     python-sat              LRAT proofs of lower bounds (``--proof lrat``)
@@ -38,6 +39,7 @@ EXTRAS = {
     "pysat": "proofs",
     "pysolvers": "proofs",
     "ray": "distributed",
+    "scipy": "mtx",
 }
 """Top-level module name -> the extra that installs it."""
 

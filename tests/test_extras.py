@@ -57,6 +57,14 @@ def test_dot_files_name_the_dot_extra(tmp_path):
     assert "DOT" in line and "pygraphviz" in line
 
 
+def test_matrix_market_files_name_the_mtx_extra(tmp_path):
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n",
+                   encoding="utf-8")
+    line = _one_line_naming(_without(("scipy",), "info", str(mtx)), "mtx")
+    assert "Matrix Market" in line and "scipy" in line
+
+
 def test_parquet_task_files_name_the_datasets_extra(tmp_path):
     tasks = tmp_path / "tasks.parquet"
     tasks.write_bytes(b"PAR1")  # never opened: the reader needs pyarrow first
