@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
 from protocol_runner.analysis.cost import RunCost, cost_line
@@ -537,12 +536,13 @@ def rich_table(summary: Summary) -> Table:
     table1 = run_table(summary.to_json())
     for _, name, metrics in table1.rows:
         row = []
-        for (value, interval), column in zip(table1.cells(metrics), COLUMNS, strict=True):
+        for (value, _), column in zip(table1.cells(metrics), COLUMNS, strict=True):
             estimate = metrics.get(column.keys[0]) if len(column.keys) == 1 else None
             if estimate is None:
                 row.append(value)
-            else:  # '[-0.4, 21.0]' as in table1.md, not '-0–21'
-                row.append(f"{value}\n[dim]{escape(interval)}[/dim]")
+            else:
+                low, high = 100 * estimate["low"], 100 * estimate["high"]
+                row.append(f"{value}\n[dim]{low:.0f}–{high:.0f}[/dim]")
         table.add_row(name, *row)
     return table
 
