@@ -59,7 +59,7 @@ found before any run starts).
 @click.argument("table", type=click.Choice(list(TABLES)))
 @click.option("--tasks", "task_specs", multiple=True, metavar="[COLUMN=]SPEC",
               help="A column's task set (repeatable); SPEC alone: every column.")
-@click.option("--seeds", default="1-3", show_default=True,
+@click.option("--seeds", default="1-2", show_default=True,
               help="Seeds: 1-5, 1,3,5 or one number; CIs resample seeds, then queries.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="simulated", show_default=True)
 @click.option("--base-url", default=None, help="openai: endpoint ending in /v1.")
