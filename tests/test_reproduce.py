@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from protocol_runner.analysis import reproduce as repro
-from protocol_runner.analysis.paper_values import paper_tables
+from protocol_runner.analysis.paper_values import consistency_issues, paper_tables
 from protocol_runner.analysis.reproduce import (
     ER_DRAWS,
     TABLES,
@@ -24,7 +24,13 @@ from protocol_runner.analysis.reproduce import (
     reproduce,
     resolve_tasks,
 )
-from protocol_runner.analysis.reproduce_view import WIDTH, compare, table_json, table_text
+from protocol_runner.analysis.reproduce_view import (
+    DISAGREEING,
+    WIDTH,
+    compare,
+    table_json,
+    table_text,
+)
 from robustgraph.cli import main
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import max_r
@@ -93,6 +99,27 @@ def test_er_cells_are_drawn_at_the_papers_p_and_proven_before_any_run(tmp_path, 
     assert ran == [] and not (tmp_path / "x").exists()
 
 
+def test_ood_tasks_and_sim_config_reach_every_run(tmp_path, monkeypatch):
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_run(spec):
+        seen.append(spec)
+        raise Stop
+
+    monkeypatch.setattr(repro, "run", fake_run)
+    backend = repro.BackendSpec(sim_config=str(tmp_path / "sim.json"))
+    with pytest.raises(Stop):
+        reproduce(TABLES["table6"], tmp_path, seeds=(1,), tasks=TINY, backend=backend,
+                  ood_tasks="arith:8:seed=5")
+    assert seen[0].ood_tasks == "arith:8:seed=5" and seen[0].F == 3 and seen[0].rounds == 6
+    assert seen[0].backend.sim_config == str(tmp_path / "sim.json")
+    assert (seen[0].roster, seen[0].protocols, seen[0].attack) == ("6S2W1A", ("cpwbft", "sac"),
+                                                                    "fixed")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Each table's runs once, tiny; tables of the same runs share a directory."""
@@ -137,10 +164,18 @@ def test_table1_values_and_the_papers_own_disagreement(runs):
     assert "PA" not in [line.split()[1] for line in text.splitlines() if line.startswith("SAC")]
 
 
+def test_daggers_mark_exactly_the_columns_the_paper_contradicts():
+    found = {(issue.split()[0], *issue.split()[1].split("/")[0:3:2])
+             for issue in consistency_issues()}
+    assert found == DISAGREEING  # table1 and table2, Commonsense, Complete
+
+
 def test_table2_rounds_and_cp_wbfts_aggregated_row(runs):
     result = runs["table2"]
     text = table_text(result)
     assert "CP-WBFT  Rnd 1-6" in text and "SAC      Rnd 6" in text
+    assert "Complete† W/S" in text.split("Commonsense: paper")[1]
+    assert "Complete† W/S" not in text.split("Commonsense: paper")[0]
     row = next(r for r in compare(result) if r.labels == ("CP-WBFT", "Rnd 1-6")
                and r.benchmark == "math")
     found = result.metrics[("math", "merg")]["cpwbft"]

@@ -97,9 +97,8 @@ def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
             cells += [(_pair(found, published, f"{g}_IAA", 0),
                        _pair(found, published, f"{g}_FAA", 0)) for g in "WS"]
             cells.append((_pair(found, published, "H_Majority"),))
-            flagged = (paper.name, benchmark, graph) in DISAGREEING
             rows.append(Row(benchmark, (METHOD_LABELS[method], GRAPH_LABELS[graph]),
-                            tuple(cells), flagged))
+                            tuple(cells), _flagged(result, benchmark, graph)))
     return rows
 
 
@@ -126,7 +125,6 @@ def _round_rows(result: ReproResult, benchmark: str) -> list[Row]:
                                     if r["method"] == method and r["benchmark"] == benchmark))
         for label in labels:
             cells = []
-            flagged = False
             for graph, _ in spec.graphs:
                 found = result.metrics[(benchmark, graph)][method]
                 published = paper.row(benchmark=benchmark, method=method, round=label,
@@ -135,8 +133,7 @@ def _round_rows(result: ReproResult, benchmark: str) -> list[Row]:
                     Pair(f"{g}/{label}/{graph}", _round_estimate(found, group, label),
                          published.get(g))
                     for g, group in (("W", "weak"), ("S", "strong"))))
-                flagged |= (paper.name, benchmark, graph) in DISAGREEING
-            rows.append(Row(benchmark, (METHOD_LABELS[method], label), tuple(cells), flagged))
+            rows.append(Row(benchmark, (METHOD_LABELS[method], label), tuple(cells)))
     return rows
 
 
@@ -205,10 +202,16 @@ def _column_heading(result: ReproResult, benchmark: str) -> list[str]:
     ]
 
 
-def _body(result: ReproResult, rows: Sequence[Row], ci: bool) -> list[str]:
+def _flagged(result: ReproResult, benchmark: str, graph: str) -> bool:
+    return (result.spec.name, benchmark, graph) in DISAGREEING
+
+
+def _body(result: ReproResult, benchmark: str, rows: Sequence[Row], ci: bool) -> list[str]:
     join = "/" if result.spec.view == "rounds" else "→"
-    if join == "/":
-        header = ["method", "round", *(f"{GRAPH_LABELS[g]} W/S" for g, _ in result.spec.graphs)]
+    if join == "/":  # a flagged topology is marked in its column's header
+        header = ["method", "round", *(
+            f"{GRAPH_LABELS[g]}{'†' if _flagged(result, benchmark, g) else ''} W/S"
+            for g, _ in result.spec.graphs)]
     else:
         header = ["method", "topology", *_HEADERS]
     lines = []
@@ -243,7 +246,7 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
                        f"resampled until a draw is proven {r}-robust; draws: {draws}", "    ")
     for benchmark in result.view_columns:
         lines += ["", *_column_heading(result, benchmark),
-                  *_body(result, [r for r in rows if r.benchmark == benchmark], ci)]
+                  *_body(result, benchmark, [r for r in rows if r.benchmark == benchmark], ci)]
     inside, compared = _totals(rows)
     lines += [""]
     cells = [p for r in rows for c in r.cells for p in c]
@@ -254,7 +257,7 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     if any(p.paper is None for p in cells):
         notes.append(f"n/a: the paper's {spec.cite.split(' (')[0]} does not publish it.")
     lines += _wrap(" ".join(notes))
-    if any(r.flagged for r in rows):
+    if any(_flagged(result, b, g) for b in result.view_columns for g, _ in spec.graphs):
         lines += _wrap("†: the paper disagrees with itself in this column (Table 1 vs Table 2, "
                        "Commonsense Complete); we print this table's own values "
                        "(docs/protocols.md, 'The paper's own inconsistencies').")
@@ -293,9 +296,3 @@ def table_json(result: ReproResult) -> dict[str, Any]:
         "compared": compared,
         "output": str(result.output),
     }
-
-
-def pairs_by_name(result: ReproResult) -> Mapping[tuple[str, str, str], Pair]:
-    """(benchmark, row labels joined by '/', metric) -> pair: for tests and tools."""
-    return {(r.benchmark, "/".join(r.labels), p.metric): p
-            for r in compare(result) for cell in r.cells for p in cell}
