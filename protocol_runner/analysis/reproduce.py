@@ -147,8 +147,12 @@ class TableSpec:
         rosters = sorted({c.roster for c in self.columns}, key=[c.roster for c in self.columns]
                          .index)
         graphs = ", ".join(f"{GRAPH_LABELS[g]} r={r}" for g, r in self.graphs)
-        data = "; ".join(dict.fromkeys(f"{c.label}: {c.questions} q." for c in self.columns))
-        return (f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}; {data}")
+        counts: dict[int, list[str]] = {}
+        for column in self.columns:
+            counts.setdefault(column.questions, []).append(column.label)
+        data = "; ".join(f"{', '.join(labels)}: {q} q." + (" each" if len(labels) > 1 else "")
+                         for q, labels in counts.items())
+        return f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}; {data}"
 
 
 def _roster(strong: int, weak: int, adversarial: int) -> str:

@@ -18,11 +18,11 @@ __all__ = ["reproduce_command"]
 def _table_list() -> str:
     lines = []
     for name, spec in TABLES.items():
-        reads = "" if spec.runs == name else f" [the runs of {spec.runs}]"
-        lines.append(f"  {name}: {spec.cite}{reads}")
+        reads = "" if spec.runs == name else f"; the runs of {spec.runs}"
+        view = ", per round" if spec.view == "rounds" else ""
+        lines.append(f"  {name}: {spec.cite}{view}{reads}")
         lines.append(f"    {spec.setting_text()}")
-        columns = ", ".join(f"{c.key}={c.stand_in}" for c in spec.columns)
-        lines.append(f"    default --tasks: {columns}")
+        lines.append(f"    columns: {', '.join(c.key for c in spec.columns)}")
     return "\n".join(lines)
 
 
@@ -34,7 +34,7 @@ tables of the same runs (table1/table2; table9/table3/table4/table10) share them
 prints ours (the paper's), percent; the closing line counts the published values inside our
 95% intervals. The paper's datasets are not shipped (but the 30 Commonsense170k instances of
 App. C): give yours with --tasks COLUMN=SPEC (docs/tasks.md); the defaults are built-in
-stand-ins and the output says so. The tables (the paper's settings):
+stand-ins and the output says so. The tables, with the paper's settings (q.: questions):
 \b
 {_table_list()}
 """
@@ -73,7 +73,7 @@ found before any run starts).
               help="simulated: agents on one model draw their errors independently.")
 @click.option("--ood-tasks", default=None,
               help="The fixed attack's out-of-distribution pool (App. B.4; default: the run's).")
-@click.option("--ci", is_flag=True, help="Print each row's 95%% intervals on a second line.")
+@click.option("--ci", is_flag=True, help="Print each row's 95% intervals on a second line.")
 @click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Bootstrap resamples (as robustgraph report).")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
