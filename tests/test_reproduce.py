@@ -74,7 +74,7 @@ def test_tasks_by_column():
     spec = TABLES["table1"]
     assert resolve_tasks(spec, ["math=math:x.jsonl:100"])["math"] == ("math:x.jsonl:100", False)
     assert resolve_tasks(spec, ["arith:5:seed=2"]) == {
-        "math": ("arith:5:seed=2", False), "commonsense": ("arith:5:seed=2", False)}
+        "math": ("arith:5:seed=2", True), "commonsense": ("arith:5:seed=2", True)}
     assert all(built_in for _, built_in in resolve_tasks(spec).values())
     with pytest.raises(ParameterError, match="no column 'arc'"):
         resolve_tasks(spec, ["arc=arc:x.jsonl"])
@@ -151,9 +151,10 @@ def test_every_table_prints_every_published_cell_beside_ours(runs, name):
     assert data["compared"] == len(published) and 0 <= data["inside"] <= data["compared"]
     assert f"in {data['inside']} of {data['compared']} cells" in text
     assert f"Next: robustgraph report {result.output}" in text
-    assert "(your --tasks)" in text
-    defaults = replace(result, tasks={k: (spec, True) for k, (spec, _) in result.tasks.items()})
-    assert "built-in stand-in, not the paper's data" in " ".join(table_text(defaults).split())
+    assert "built-in stand-in, not the paper's data" in " ".join(text.split())
+    yours = replace(result, tasks={k: ("math:l4.jsonl", False) for k in result.tasks})
+    flat = " ".join(table_text(yours).split())
+    assert "(your --tasks)" in flat and "stand-in" not in flat
 
 
 def test_table1_values_and_the_papers_own_disagreement(runs):

@@ -228,8 +228,13 @@ TABLES: dict[str, TableSpec] = {
 """Every table of the paper with results, by name."""
 
 
+def _built_in(task_spec: str) -> bool:
+    """Whether a task spec names a built-in set (no file): arithmetic or ``commonsense30``."""
+    return task_spec.split(":")[0] in ("arith", COMMONSENSE30)
+
+
 def resolve_tasks(spec: TableSpec, given: Sequence[str] = ()) -> dict[str, tuple[str, bool]]:
-    """Each column's task spec and whether it is the built-in default.
+    """Each column's task spec and whether it is a built-in set (no file of yours).
 
     ``given`` holds ``KEY=SPEC`` (one column) or ``SPEC`` (every column) entries, later ones
     winning.
@@ -244,12 +249,12 @@ def resolve_tasks(spec: TableSpec, given: Sequence[str] = ()) -> dict[str, tuple
     for entry in given:
         key, sep, task_spec = entry.partition("=")
         if sep and key in keys:
-            out[key] = (task_spec, False)
+            out[key] = (task_spec, _built_in(task_spec))
         elif sep and ":" not in key and "/" not in key:
             raise ParameterError(f"--tasks {entry!r}: {spec.name} has no column {key!r}; "
                                  f"its columns: {', '.join(keys)}")
         else:
-            out = {k: (entry, False) for k in keys}
+            out = {k: (entry, _built_in(entry)) for k in keys}
     return out
 
 

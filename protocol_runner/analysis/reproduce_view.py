@@ -193,7 +193,7 @@ def _column_heading(result: ReproResult, benchmark: str) -> list[str]:
         label, dataset, questions = column.label, column.dataset, column.questions
         label += f" ({column.roster})" if spec.name == "table5" else ""
     kind = "built-in stand-in, not the paper's data" if stand_in else "your --tasks"
-    if stand_in and "commonsense30" in ours and benchmark == "commonsense":
+    if ours == "commonsense30" and benchmark == "commonsense":
         kind = "built in: the paper's 30 instances, App. C Table 8"
     seeds = ",".join(map(str, result.seeds))
     return [
