@@ -176,28 +176,30 @@ def _wrap(text: str, indent: str = "") -> list[str]:
 
 
 def _column_heading(result: ReproResult, benchmark: str) -> list[str]:
+    """What the paper ran for a column and what we ran (tasks, models, seeds x queries)."""
     spec = result.spec
     first = next(iter(result.metrics[(benchmark, spec.graphs[0][0])].values()))
     per_seed = first.queries_per_seed[0] if first.queries_per_seed else 0
     models = " / ".join(result.models.get(r, "?") for r in ("strong", "weak"))
     if benchmark == "mean5":
         bench = spec.paper.benchmarks["mean5"]
+        label, paper_models = "Mean of 5", bench.models
+        paper = f"{bench.questions} questions, {bench.dataset}"
         ours = "; ".join(f"{c.label} {result.tasks[c.key][0]}" for c in spec.columns)
-        paper_models = " / ".join(bench.models[r] for r in ("strong", "weak"))
-        label, dataset, questions = "Mean of 5", bench.dataset, bench.questions
         stand_in = all(result.tasks[c.key][1] for c in spec.columns)
     else:
         column = next(c for c in spec.columns if c.key == benchmark)
-        ours, stand_in = result.tasks[benchmark]
-        paper_models = " / ".join(column.models[r] for r in ("strong", "weak"))
-        label, dataset, questions = column.label, column.dataset, column.questions
+        label, paper_models = column.label, column.models
         label += f" ({column.roster})" if spec.name == "table5" else ""
+        paper = f"{column.questions} questions of {column.dataset}"
+        ours, stand_in = result.tasks[benchmark]
     kind = "built-in stand-in, not the paper's data" if stand_in else "your --tasks"
     if ours == "commonsense30" and benchmark == "commonsense":
         kind = "built in: the paper's 30 instances, App. C Table 8"
     seeds = ",".join(map(str, result.seeds))
     return [
-        *_wrap(f"{label}: paper {questions} questions of {dataset}; {paper_models}", "    "),
+        *_wrap(f"{label}: paper {paper}; {paper_models['strong']} / {paper_models['weak']}",
+               "    "),
         *_wrap(f"    ours {ours} ({kind}); {models}; seeds {seeds} x {per_seed} queries", "    "),
     ]
 
