@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from protocol_runner.analysis import reproduce as repro
+from protocol_runner.analysis.collection import collection_dirs, run_dirs
 from protocol_runner.analysis.paper_values import consistency_issues, paper_tables
 from protocol_runner.analysis.reproduce import (
     ER_DRAWS,
@@ -31,6 +32,7 @@ from protocol_runner.analysis.reproduce_view import (
     table_json,
     table_text,
 )
+from protocol_runner.run.runner import parse_seeds
 from robustgraph.cli import main
 from robustgraph.errors import ParameterError
 from robustgraph.robustness import max_r
@@ -229,6 +231,29 @@ def test_cli_writes_the_table_and_says_where(runs, tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "table1.txt").is_file() and json.loads((out / "table1.json").read_text())
     assert f"this table: {out}/table1.txt" in " ".join(result.output.split())
+
+
+def test_report_keeps_the_tables_topology_order(runs, tmp_path):
+    # by name "Complete" would come before "MERG"; the table's order puts it second
+    out = runs["table1"].output
+    assert [d.name for d in run_dirs(out / "math")] == ["MERG", "Complete", "ER"]
+    assert [d.name for d in collection_dirs(out)] == ["commonsense", "math"]
+    assert collection_dirs(out / "math") == [] and run_dirs(out) == []
+    for name in ("b", "a"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.jsonl").write_text("")
+    assert [d.name for d in run_dirs(tmp_path)] == ["a", "b"]  # no order file: by name
+    (tmp_path / "order.json").write_text('{"runs": ["b", "gone"]}')
+    assert [d.name for d in run_dirs(tmp_path)] == ["b", "a"]  # named first, then by name
+    (tmp_path / "order.json").write_text("{not json")
+    assert [d.name for d in run_dirs(tmp_path)] == ["a", "b"]  # a bad file changes nothing
+
+
+def test_seed_specs():
+    assert parse_seeds("1-3,7") == (1, 2, 3, 7) and parse_seeds("2") == (2,)
+    for text in ("3-1", "a", "1-", "-2", ""):
+        with pytest.raises(ParameterError, match="--seeds"):
+            parse_seeds(text)
 
 
 def test_cli_bad_input_is_one_line(tmp_path):

@@ -50,6 +50,7 @@ from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import ProtocolMetrics
 from protocol_runner.analysis.paper_values import PaperTable, paper_tables
 from protocol_runner.analysis.report import (
+    RESULTS_FILE,
     LoadedResults,
     Summary,
     load_results,
@@ -348,8 +349,8 @@ def _pooled(summaries: Sequence[tuple[str, Path]], resamples: int) -> Summary:
         config = config or loaded.config
         records += [replace(r, query_id=f"{key}/{r.query_id}") for r in loaded.records]
     records.sort(key=lambda r: r.seed)
-    return summarize(LoadedResults(Path(summaries[0][1]).parent, tuple(records), (), config),
-                     resamples=resamples)
+    path = Path(summaries[0][1]) / RESULTS_FILE  # its directory: where sessions would be
+    return summarize(LoadedResults(path, tuple(records), (), config), resamples=resamples)
 
 
 def reproduce(
