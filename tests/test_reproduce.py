@@ -257,8 +257,10 @@ def test_seed_specs():
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
-    for args in (["--seeds", "x"], ["--tasks", "arc=arc:x"]):
+    missing = f"commonsense=jsonl:{tmp_path / 'missing.jsonl'}"
+    for args in (["--seeds", "x"], ["--tasks", "arc=arc:x"], ["--tasks", missing]):
         result = CliRunner().invoke(main, ["reproduce", "table1", *args, "-o",
                                            str(tmp_path / "o")])
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert len(result.output.strip().splitlines()) == 1
+        assert not (tmp_path / "o" / "math").exists()  # no run started

@@ -388,10 +388,13 @@ def reproduce(
     Raises
     ------
     ParameterError
-        Bad tasks or seeds, an impossible ER cell (before any run), or any run's error.
+        Bad seeds, a column's unreadable tasks or an impossible ER cell (all before any run),
+        or any run's error.
     """
     backend = backend or BackendSpec()
     resolved = resolve_tasks(spec, tasks)
+    for task_spec, _ in resolved.values():  # every column's tasks readable before any run
+        load_tasks(task_spec)
     cells = plan(spec, output, seeds)
     er_draws = {c.seed: c.draws for c in cells if c.graph == "er"}
     extra = {"ood_tasks": ood_tasks} if ood_tasks else {}
