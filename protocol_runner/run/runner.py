@@ -642,13 +642,13 @@ async def _execute(
                                       elapsed))
 
             report()
-            replays: dict[int, str] = {}
+            replays: dict[int, tuple[str, ...]] = {}
             if jobs:
                 await client.check(sorted(models))
                 if pool is not None:
                     hits_before = client.stats.cache_hits
                     replays = await ood_replays(client, network, pool, engine)
-                    outside = {"requests": len(replays),
+                    outside = {"requests": sum(map(len, replays.values())),
                                "cache_hits": client.stats.cache_hits - hits_before}
             pending = iter(jobs)
             with results.open("a", encoding="utf-8") as handle:

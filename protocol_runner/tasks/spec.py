@@ -2,7 +2,9 @@
 
 Specs::
 
-    arith:N[:seed=S][:terms=T][:max=M]       the built-in arithmetic set
+    arith:N[:seed=S][:terms=T][:max=M][:form=F][:options=K]
+                                             the built-in arithmetic set; F math (default),
+                                             choice (K options, default 4) or bool
     commonsense30[:LIMIT][:offset=K]         the SAC paper's 30 Commonsense170k instances
                                              (App. C Table 8; built in, no file)
     jsonl:PATH[:LIMIT][:offset=K]            robustgraph's own task JSONL
@@ -56,7 +58,7 @@ _ALIASES = {
     "csqa": "commonsenseqa",
     "arc-challenge": "arc",
 }
-_ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand"}
+_ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand", "options": "options"}
 _BUILT_IN = {COMMONSENSE30: commonsense30}
 """Fixed built-in task sets, by the name a spec gives them."""
 
@@ -202,13 +204,15 @@ def load_tasks(spec: str) -> TaskSet:
             known = ", ".join(["arith", *_BUILT_IN, *sorted(FORMATS)])
             raise ParameterError(f"task spec {spec!r}: unknown source {head!r}; expected {known}")
     if source == "arith":
-        parts, options = _split_options(rest.split(":"), set(_ARITH_KEYS), spec)
+        parts, options = _split_options(rest.split(":"), {*_ARITH_KEYS, "form"}, spec)
         if len(parts) != 1 or not parts[0]:
-            raise ParameterError(f"task spec {spec!r}: expected arith:N[:seed=S][:terms=T][:max=M]")
-        kwargs = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
+            raise ParameterError(f"task spec {spec!r}: expected "
+                                 "arith:N[:seed=S][:terms=T][:max=M][:form=F][:options=K]")
+        form = options.pop("form", "math")
+        kwargs: dict[str, Any] = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
         limits.at_most("max", kwargs.get("max_operand", 0), limits.MAX_OPERAND)
         count = limits.at_most("arith: N", _int(parts[0], "N", spec), limits.MAX_TASKS, " tasks")
-        tasks = generate_arith(count, **kwargs)
+        tasks = generate_arith(count, form=form, **kwargs)
         return TaskSet(tasks, name=spec)
     parts, options = _split_options(rest.split(":"), {"limit", "offset"}, spec)
     path = ":".join(parts)
