@@ -56,7 +56,7 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
-from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.analysis.provenance import SIMULATED_BANNER, run_simulated
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
@@ -281,7 +281,7 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["rounds"] = run.get("rounds")
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
-        info["simulated"] = info["backend"] == "simulated"
+        info["simulated"] = run_simulated(config)
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")

@@ -38,6 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.provenance import record_backend
 from protocol_runner.llm import ClientConfig, LLMClient, ResponseCache
 from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
 from protocol_runner.llm.backends.openai import CALL_TIMEOUT_FACTOR
@@ -686,6 +687,7 @@ async def _execute(
             append_session(output, prepared.run_id, wall_s=time.perf_counter() - started,
                            ran=finished - skipped, resumed=skipped, client=client.stats.as_dict(),
                            outside_queries=outside)
+            record_backend(output / CONFIG_FILE, backend.provenance())  # what it talked to
     return RunResult(
         output,
         prepared.run_id,

@@ -1,0 +1,63 @@
+"""Simulated results say so on every path (issue 28): serve-sim identifies itself, the openai
+backend records what it talked to, and every file a run through it writes carries the label."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from click.testing import CliRunner
+
+from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.run.runner import CONFIG_FILE, RunSpec, run
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.server import running_server
+from protocol_runner.tasks import load_tasks
+from robustgraph.cli import main
+from robustgraph.generators import complete
+
+TASKS = "commonsense30:3:offset=14"  # one true/false item and two choice items
+TEXT_FILES = ("summary.md", "table1.md", "table1.tex", "table1.csv")
+
+
+def _csv_labels(path):
+    return {row["label"] for row in csv.DictReader(io.StringIO(path.read_text()))}
+
+
+def test_run_through_serve_sim_is_labelled_simulated_in_every_file(tmp_path):
+    out = tmp_path / "via-http"
+    with running_server(Simulator(load_tasks(TASKS))) as server:
+        result = CliRunner().invoke(main, [
+            "run", "--topology", "complete", "--n", "4", "--roster", "2S1W1A", "--F", "1",
+            "--protocols", "sac,cpwbft", "--tasks", TASKS, "--rounds", "1", "--seed", "2",
+            "--backend", "openai", "--base-url", server.base_url, "--model", "sim-strong",
+            "--weak-model", "sim-weak", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
+            "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert SIMULATED_BANNER in " ".join(result.output.split())  # the terminal table (wrapped)
+    backend = json.loads((out / CONFIG_FILE).read_text())["backend"]
+    assert backend["backend"] == "openai" and backend["base_url"] == server.base_url
+    assert backend["simulated"] is True and backend["replies"] == backend["simulated_replies"] > 0
+    assert backend["owned_by"] == {"sim-strong": "robustgraph-simulated",
+                                   "sim-weak": "robustgraph-simulated"}
+    assert set(backend["served_models"]) >= {"sim-strong", "sim-weak"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["simulated"] is True and summary["run"]["backend"] == "openai"
+    for name in TEXT_FILES:
+        assert SIMULATED_BANNER.lower() in (out / name).read_text().lower(), name
+    assert _csv_labels(out / "table1.csv") == {SIMULATED_BANNER}
+    svgs = sorted(out.glob("*.svg"))
+    assert svgs  # the figures, their banner in the SVG text
+    for svg in svgs:
+        assert "simulated agents" in svg.read_text(), svg.name
+
+
+def test_in_process_table1_csv_carries_the_label(tmp_path):
+    from protocol_runner.analysis.report import write_summary
+
+    out = tmp_path / "in-process"
+    run(RunSpec(complete(4), out, roster="2S1W1A", F=1, protocols=("majority",), tasks=TASKS,
+                rounds=1, seed=1))
+    write_summary(out, plots=False)
+    assert _csv_labels(out / "table1.csv") == {SIMULATED_BANNER}
