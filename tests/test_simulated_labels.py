@@ -61,3 +61,29 @@ def test_in_process_table1_csv_carries_the_label(tmp_path):
                 rounds=1, seed=1))
     write_summary(out, plots=False)
     assert _csv_labels(out / "table1.csv") == {SIMULATED_BANNER}
+
+
+def test_reproduce_through_serve_sim_says_simulated(tmp_path):
+    from dataclasses import replace
+
+    from protocol_runner.analysis.reproduce import TABLES, reproduce, table_json, table_text
+    from protocol_runner.run.runner import BackendSpec
+
+    spec = replace(TABLES["table1"], cells=TABLES["table1"].cells[1:2], rounds=1,
+                   protocols=("cpwbft",))
+    with running_server(Simulator(load_tasks("arith:2"))) as server:
+        backend = BackendSpec(kind="openai", base_url=server.base_url, api_key_env=None,
+                              strong_model="sim-strong", weak_model="sim-weak")
+        result = reproduce(spec, tmp_path / "repro", seeds=(1,), tasks="arith:2",
+                           backend=backend, resamples=50)
+    assert result.backend == "openai"
+    assert SIMULATED_BANNER in table_text(result) and table_json(result)["simulated"] is True
+
+
+def test_sweep_summary_says_simulated():
+    from protocol_runner.sweep.execute import summary_markdown
+
+    summary = {"name": "s", "varying": [], "counts": {"cells": 0, "done": 0, "failed": 0},
+               "cells": [], "simulated": True}
+    assert "Simulated agents: not LLM results." in summary_markdown(summary)
+    assert "not LLM" not in summary_markdown({**summary, "simulated": False})

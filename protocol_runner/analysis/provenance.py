@@ -23,11 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SIMULATED_BANNER", "Provenance", "label_of", "merge_backend_records",
-           "record_backend", "run_simulated"]
+__all__ = [
+    "SIMULATED_BANNER",
+    "SIMULATED_SENTENCE",
+    "Provenance",
+    "label_of",
+    "merge_backend_records",
+    "record_backend",
+    "results_simulated",
+    "run_simulated",
+]
 
 SIMULATED_BANNER = "simulated agents: not LLM results"
 """Stated on every figure and table whose numbers come from simulated agents."""
+SIMULATED_SENTENCE = f"{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}."
+"""The banner as a sentence (captions, the first line of a summary)."""
 
 
 def run_simulated(config: Mapping[str, Any] | None) -> bool:
@@ -98,6 +108,16 @@ def record_backend(config_path: str | Path, now: Mapping[str, Any]) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     os.replace(partial, path)
+
+
+def results_simulated(directory: str | Path) -> bool:
+    """:func:`run_simulated` for a run's results directory (its ``config.json``; False when
+    there is none to read)."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return run_simulated(config) if isinstance(config, dict) else False
 
 
 def label_of(simulated: bool) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from protocol_runner.analysis.provenance import SIMULATED_BANNER, Provenance, label_of
+from protocol_runner.analysis.provenance import SIMULATED_SENTENCE, Provenance, label_of
 
 __all__ = [
     "BFTI",
@@ -230,7 +230,7 @@ def caption(what: str, confidence: float, method: str, *, simulated: bool) -> st
         f"points; W/S: weak/strong agents' IAA → FAA. Brackets: {100 * confidence:g}% "
         f"confidence intervals ({method})."
     )
-    return text + (f" {SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}." if simulated else "")
+    return text + (f" {SIMULATED_SENTENCE}" if simulated else "")
 
 
 def run_table(summary: Mapping[str, Any]) -> Table:
