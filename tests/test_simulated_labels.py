@@ -87,3 +87,42 @@ def test_sweep_summary_says_simulated():
                "cells": [], "simulated": True}
     assert "Simulated agents: not LLM results." in summary_markdown(summary)
     assert "not LLM" not in summary_markdown({**summary, "simulated": False})
+
+
+def test_an_endpoint_that_does_not_declare_itself_is_recorded_as_not_simulated():
+    import asyncio
+
+    from aiohttp import web
+
+    from protocol_runner.llm import ChatMessage, CompletionRequest
+    from protocol_runner.llm.backends import OpenAIBackend
+
+    async def models(request):
+        return web.json_response({"data": [{"id": "m", "owned_by": "someone"}]})
+
+    async def chat(request):
+        return web.json_response({"id": "x", "model": "m", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Answer: 4"},
+             "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 2}})
+
+    async def scenario():
+        app = web.Application()
+        app.router.add_get("/v1/models", models)
+        app.router.add_post("/v1/chat/completions", chat)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        backend = OpenAIBackend(f"http://127.0.0.1:{port}/v1", api_key_env=None)
+        try:
+            await backend.check(["m"])
+            await backend.complete(CompletionRequest("m", (ChatMessage("user", "2+2?"),)))
+            return backend.provenance()
+        finally:
+            await backend.aclose()
+            await runner.cleanup()
+
+    record = asyncio.run(scenario())
+    assert record["simulated"] is False and record["owned_by"] == {"m": "someone"}
+    assert (record["replies"], record["simulated_replies"]) == (1, 0)

@@ -34,6 +34,7 @@ from protocol_runner.llm.errors import RateLimited, TransientError
 from protocol_runner.llm.http import HTTPClient, TransportError
 from protocol_runner.llm.types import Completion, CompletionRequest
 from robustgraph.errors import BackendError, ParameterError
+from robustgraph.limits import clip
 
 __all__ = [
     "CALL_TIMEOUT_FACTOR",
@@ -54,6 +55,7 @@ SIMULATED_OWNER = "robustgraph-simulated"
 """``owned_by`` of the models of an endpoint that serves simulated agents (``/v1/models``)."""
 MAX_RECORDED_MODELS = 50
 """At most this many served model ids are recorded (an API may list hundreds)."""
+_RECORDED_CHARS = 200
 
 _RETRY_STATUSES = frozenset({408, 409})
 _JSON_BODY = {"Content-Type": "application/json"}
@@ -220,14 +222,14 @@ class OpenAIBackend:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise BackendError(f"{url} sent a malformed model list") from exc
         served = set(listed)
-        self._served = sorted(served)[:MAX_RECORDED_MODELS]
+        self._served = [clip(m, _RECORDED_CHARS) for m in sorted(served)[:MAX_RECORDED_MODELS]]
         for model in models:
             if model not in served:
                 listing = ", ".join(sorted(served)[:10]) or "none"
                 raise BackendError(
                     f"model {model!r} is not served at {self.base_url} (it serves: {listing})"
                 )
-            self._owners[model] = listed[model]
+            self._owners[model] = clip(listed[model], _RECORDED_CHARS)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (a later call opens new ones)."""
