@@ -51,6 +51,7 @@ from protocol_runner.protocols.prompts import ANSWER_PREFIX
 from protocol_runner.tasks import Task, TaskSet, load_tasks
 from protocol_runner.tasks.distractors import math_distractors
 from robustgraph.errors import ParameterError
+from robustgraph.limits import quote
 
 __all__ = [
     "ATTACKS",
@@ -253,8 +254,8 @@ def ood_pool(run_tasks: Iterable[Task], spec: str = DEFAULT_OOD_POOL) -> TaskSet
             what = f"{shape.kind} ({len(shape.choices)} options)" if shape.choices else shape.kind
             raise ParameterError(
                 f"out-of-distribution pool {spec!r}: no answer parses as a {what} answer "
-                f"(task {shape.id!r}), so the fixed adversary's message would be dropped; give "
-                f"--ood-tasks a pool of that kind, or {DEFAULT_OOD_POOL}"
+                f"(task {quote(shape.id)}), so the fixed adversary's message would be dropped; "
+                f"give --ood-tasks a pool of that kind, or {DEFAULT_OOD_POOL}"
             )
     return TaskSet(usable, name=f"ood:{spec}")
 
