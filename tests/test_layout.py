@@ -136,6 +136,15 @@ def test_dependencies_point_one_way():
     assert not upward, upward
 
 
+def _problems_in_a_fresh_interpreter(script: str) -> list[str]:
+    """Run ``script`` (which prints a JSON list of problems last) in a new interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_every_module_imports_alone():
     """Each module imported with none of ours loaded before it (one interpreter, our modules
     purged from ``sys.modules`` before each import; third-party modules stay loaded)."""
@@ -152,11 +161,7 @@ for name in names:
         failed.append(f"{{name}}: {{exc!r}}")
 print(json.dumps(failed))
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert _problems_in_a_fresh_interpreter(script) == []
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -219,11 +224,7 @@ for name in ("design", "augment", "certify", "max_r", "is_r_robust", "read"):
         wrong.append(f"robustgraph.{{name}} is not the documented function")
 print(json.dumps(wrong))
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert _problems_in_a_fresh_interpreter(script) == []
 
 
 def test_no_dotted_import_passes_through_a_kept_export():
