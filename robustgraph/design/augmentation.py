@@ -29,7 +29,7 @@ from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds
 from robustgraph.design.common import certify_design, from_topology, to_topology
-from robustgraph.design.minimality import Minimality, prove_minimal
+from robustgraph.design.minimality import Minimality, degree_bound, prove_minimal
 from robustgraph.design.oracle import UNKNOWN, Pair, find_pair
 from robustgraph.design.search import DesignGraph, Edge, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError, RobustgraphError
@@ -365,7 +365,8 @@ def augment(
     masks = graph.masks
     if interrupted:
         say(f"trimming stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
-        minimality = Minimality(False, 0, "Ctrl-C stopped the search")
+        low = degree_bound(original, r, topology.directed)
+        minimality = Minimality(False, low, "degree bound; Ctrl-C stopped the search")
     else:
         minimality = prove_minimal(original, graph.count() - topology.m, moves,
                                    deadline=deadline)

@@ -131,6 +131,8 @@ def prove_minimal(
     """
     r = moves.r
     low = degree_bound(masks, r, moves.directed)
+    if found == 0:
+        return Minimality(True, 0, f"the graph is already {r}-robust")
     if found <= low:
         return Minimality(True, found, "degree bound: every node needs r in-neighbours"
                           if r > 1 else "one edge per extra connected component")
