@@ -222,8 +222,8 @@ def grow(
         if not fixes:
             if not any(_breakable(graph, side, original) for side in pair):
                 s1, s2 = (
-                    sorted((i if names is None else names[i]) for i in range(graph.n)
-                           if side >> i & 1) for side in pair
+                    [i if names is None else names[i] for i in range(graph.n) if side >> i & 1]
+                    for side in pair
                 )
                 what = "indices" if names is None else "labels"
                 raise Infeasible(
@@ -363,13 +363,17 @@ def augment(
         graph, rng, deadline=deadline, on_improve=lambda g: say(f"{g.count()} edges")
     )
     masks = graph.masks
+    stopped = Minimality(False, degree_bound(original, r, topology.directed),
+                         "degree bound; Ctrl-C stopped the search")
     if interrupted:
         say(f"trimming stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
-        low = degree_bound(original, r, topology.directed)
-        minimality = Minimality(False, low, "degree bound; Ctrl-C stopped the search")
+        minimality = stopped
     else:
-        minimality = prove_minimal(original, graph.count() - topology.m, moves,
-                                   deadline=deadline)
+        try:
+            minimality = prove_minimal(original, graph.count() - topology.m, moves,
+                                       deadline=deadline)
+        except KeyboardInterrupt:  # as in the search: keep the graph, say what is not proven
+            interrupted, minimality = True, stopped
         if minimality.better is not None:
             masks = list(original)
             for a, b in minimality.better:
