@@ -49,6 +49,7 @@ from pathlib import Path
 from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import ProtocolMetrics
 from protocol_runner.analysis.paper_values import PaperTable, paper_tables
+from protocol_runner.analysis.provenance import results_simulated
 from protocol_runner.analysis.report import (
     RESULTS_FILE,
     LoadedResults,
@@ -317,7 +318,11 @@ def plan(spec: TableSpec, output: Path, seeds: Sequence[int]) -> list[Cell]:
 
 @dataclass(frozen=True)
 class ReproResult:
-    """Our numbers for a table: per (view column, topology) each protocol's metrics."""
+    """Our numbers for a table: per (view column, topology) each protocol's metrics.
+
+    ``simulated`` is true when any run's agents were simulated, in-process or behind an
+    OpenAI-style endpoint that declared itself simulated (``serve-sim``).
+    """
 
     spec: TableSpec
     output: Path
@@ -328,10 +333,7 @@ class ReproResult:
     metrics: Mapping[tuple[str, str], Mapping[str, ProtocolMetrics]]
     er_draws: Mapping[int, int]
     resamples: int
-
-    @property
-    def simulated(self) -> bool:
-        return self.backend == "simulated"
+    simulated: bool = True
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -419,5 +421,6 @@ def reproduce(
         for key, directory in dirs:
             metrics[(key, graph)] = write_summary(directory, plots=False,
                                                   resamples=resamples).protocols
+    simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
-                       resolved, metrics, er_draws, resamples)
+                       resolved, metrics, er_draws, resamples, simulated)

@@ -72,7 +72,7 @@ found before any run starts).
 @click.option("--independent-agents", is_flag=True,
               help="simulated: agents on one model draw their errors independently.")
 @click.option("--ood-tasks", default=None,
-              help="The fixed attack's out-of-distribution pool (App. B.4; default: the run's).")
+              help="The fixed attack's out-of-distribution pool (App. B.4; default: auto).")
 @click.option("--ci", is_flag=True, help="Print each row's 95% intervals on a second line.")
 @click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Bootstrap resamples (as robustgraph report).")
