@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 
 from protocol_runner.analysis.collection import write_order
@@ -161,23 +160,13 @@ def _roster(strong: int, weak: int, adversarial: int) -> str:
     return f"{strong}S" + (f"{weak}W" if weak else "") + f"{adversarial}A"
 
 
-@cache
-def _commonsense_available() -> bool:
-    """Whether the built-in ``commonsense30`` task set is installed (issue 28's task set)."""
-    try:
-        load_tasks(f"{COMMONSENSE30}:1")
-    except ParameterError:
-        return False
-    return True
-
-
 def _stand_in(kind: str, index: int = 0, of: int = 1) -> str:
     """The built-in default task spec for a benchmark of answer ``kind``.
 
     Math: the arithmetic set. Commonsense kinds: the built-in ``commonsense30`` set (one of
-    ``of`` disjoint slices when several benchmarks share it), else arithmetic.
+    ``of`` disjoint slices when several benchmarks share it).
     """
-    if kind == "math" or not _commonsense_available():
+    if kind == "math":
         return _ARITH_STAND_IN
     if of == 1:
         return COMMONSENSE30
@@ -199,7 +188,7 @@ def _columns(table: PaperTable) -> tuple[Column, ...]:
     roster = _roster(setting["strong"], setting["weak"], setting["adversarial"])
     parts = list(benchmarks.values())  # the runs' own benchmarks (Table 3's are Table 9's)
     for i, bench in enumerate(parts):
-        stand_in = (COMMONSENSE30 if bench.key == "commonsense" and _commonsense_available()
+        stand_in = (COMMONSENSE30 if bench.key == "commonsense"
                     else _stand_in(bench.kind, i, len(parts)))
         out.append(Column(bench.key, _BENCHMARK_LABELS[bench.key], roster,
                           {"benchmark": bench.key}, bench.dataset, bench.questions,
