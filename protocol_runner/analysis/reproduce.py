@@ -65,8 +65,10 @@ from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
 __all__ = [
+    "COMMONSENSE30",
     "ER_DRAWS",
     "GRAPH_LABELS",
+    "PROTOCOLS",
     "TABLES",
     "Cell",
     "Column",
@@ -92,7 +94,7 @@ COMMONSENSE30 = "commonsense30"
 
 _ARITH_STAND_IN = "arith:20"
 _BENCHMARK_LABELS = {
-    "math": "MATH", "commonsense": "Commonsense", "mean5": "mean of 5",
+    "math": "MATH", "commonsense": "Commonsense",
     "arc_challenge": "ARC-C", "hellaswag": "HellaSwag", "boolq": "BoolQ",
     "openbookqa": "OBQA", "rte": "RTE", "math30": "MATH",
 }
