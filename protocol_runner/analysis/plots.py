@@ -147,7 +147,7 @@ def plot_rounds(
     Returns
     -------
     list of Path
-        The three files.
+        The three files (and the caption file on paper: :func:`.figures.finish`).
     """
     docs = [p for row in rows for p in row.protocols.values()]
     groups = [g for g in GROUPS if any(_has(_rounds(p, g[0])) for p in docs)]
@@ -481,9 +481,9 @@ def write_plots(
     Returns
     -------
     PlotOutcome
-        The files written (three per figure), and a note for each figure skipped: no weak or
-        strong agents for ``rounds``, no graph file for ``topology``; ``commit_gate`` only for
-        a ``--commit-gate`` run.
+        The files written (three per figure, and its caption file on paper), and a note for
+        each figure skipped: no weak or strong agents for ``rounds``, no graph file for
+        ``topology``; ``commit_gate`` only for a ``--commit-gate`` run.
     """
     directory = Path(results_dir)
     protocols = summary["protocols"]

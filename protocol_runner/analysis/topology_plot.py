@@ -365,7 +365,7 @@ def plot_topology(
     Returns
     -------
     list of Path
-        The three files.
+        The three files (and the caption file on paper: :func:`.figures.finish`).
     """
     n = max(g.topology.n for g, _ in panels)
     chosen = fig.current()
