@@ -329,11 +329,7 @@ def plot_comparison(
                     ax.axhline(0, color="0.3", linewidth=0.8)
                 else:
                     ax.set_ylim(-3, 103)
-                ax.set_xticks(range(len(names)), [protocol_name(n) for n in names])
-                if paper and fig.current().columns == 1 and len(names) > 2:  # names collide
-                    ax.tick_params(axis="x", labelrotation=30)
-                    for tick in ax.get_xticklabels():
-                        tick.set_horizontalalignment("right")
+                _protocol_ticks(ax, names)
                 ax.set_xlim(-0.6, len(names) - 0.4)
                 ax.set_ylabel(short if paper else label)
                 ax.grid(axis="x", visible=False)
@@ -353,6 +349,17 @@ def plot_comparison(
                       ncols=min(2 if paper else 4, len(handles)), frameon=False)
         return fig.finish(figure, directory, stem, "Final answer accuracy and BFTI per protocol",
                           provenance, notes=_ci_notes(ci))
+
+
+def _protocol_ticks(ax: Any, names: Sequence[str]) -> None:
+    """Protocols on a categorical x axis by their display names, slanted where three or more
+    would collide (one column of a paper)."""
+    ax.set_xticks(range(len(names)), [protocol_name(n) for n in names])
+    chosen = fig.current()
+    if chosen.paper and chosen.columns == 1 and len(names) > 2:
+        ax.tick_params(axis="x", labelrotation=30)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
 
 
 def plot_commit(
@@ -413,10 +420,15 @@ def plot_commit(
                     ax.text(x_bar, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
                             va="bottom", fontsize=5)
             ax.set_ylim(0, 112)
-            ax.set_ylabel(_COMMIT_LABELS[outcome])
-            ax.set_xticks(range(len(names)), [protocol_name(n) for n in names])
+            what, unit = _COMMIT_LABELS[outcome].rstrip(")").split(" (")
+            if fig.current().paper:  # print size: the outcome as the title, its unit on the axis
+                ax.set_ylabel(unit)
+                ax.set_title(f"{topology_name(row.title)}: {what}" if row.title else what)
+            else:
+                ax.set_ylabel(_COMMIT_LABELS[outcome])
+            _protocol_ticks(ax, names)
             ax.grid(axis="x", visible=False)
-            if row.title:
+            if row.title and not fig.current().paper:
                 ax.set_title(topology_name(row.title), fontsize=8)
         for ax in bottom:
             ax.set_xlabel("protocol")
@@ -426,7 +438,9 @@ def plot_commit(
         ]
         handles.append(Line2D([], [], color="black", marker="|", linestyle="none",
                               markersize=10, label=f"error bars: {_ci_label(ci)}"))
-        figure.legend(handles=handles, loc="outside lower center", ncols=3, frameon=False)
+        one_column = fig.current().paper and fig.current().columns == 1
+        figure.legend(handles=handles, loc="outside lower center", ncols=1 if one_column else 3,
+                      frameon=False)
         f = sorted(set(provenance.F))
         quorum = (f"f = F = {f[0]}, quorum 2f+1 = {2 * f[0] + 1}" if len(f) == 1
                   else "f = F of each cell, quorum 2f+1")
