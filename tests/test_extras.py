@@ -84,6 +84,17 @@ def test_ray_names_the_distributed_extra(graph, tmp_path):
     _one_line_naming(proc, "distributed")
 
 
+def test_certify_proof_lrat_names_the_proofs_extra(graph, tmp_path):
+    proc = _without(("pysat", "pysolvers"), "certify", str(graph), "--max", "--proof", "lrat",
+                    "-o", str(tmp_path / "g.cert.json"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    *progress, last = proc.stderr.strip().splitlines()  # certify's progress lines, then the error
+    assert all(line.startswith("robustgraph: certify: ") for line in progress), progress
+    assert last == ("robustgraph: error: --proof lrat needs pysat, which is not installed: "
+                    "pip install 'robustgraph[proofs]'")
+    assert not (tmp_path / "g.cert.json").exists()  # no certificate without the proofs asked
+
+
 def test_lrat_proofs_name_the_proofs_extra():
     code = (
         "import sys\n"
