@@ -2,6 +2,9 @@
 
 Order of work for r* (each step only if the question is still open and time is left):
 
+Above :data:`LARGE_N` nodes, r* questions get the linear-size bounds of
+:func:`solvers.search.linear_r` only. Otherwise:
+
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
    above :data:`CORES_LARGE_N`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
@@ -50,6 +53,7 @@ __all__ = [
     "CORES_SHORT_SECONDS",
     "EXHAUSTIVE_N",
     "PUBLISHED_MAX_UPPER",
+    "LARGE_N",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
     "available",
@@ -85,6 +89,13 @@ CORES_SHORT_SECONDS = 0.5
 """The core search's budget up to :data:`EXHAUSTIVE_N` nodes (ER(25, 1/2): 0.06-0.3 s; the
 subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
 digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
+
+LARGE_N = 2000
+"""Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only:
+O((n + m) log n) time and O(n + m) memory, exact where they meet (r* = 0 or 1 by the rooted
+check and a split of value 1, r* = d by a degree witness and an extension proof), else
+``bounded``. The models' size grows as n^2 for the published one and n r for the strong
+one, and the dearer bounds (vertex cuts, the witness search) take minutes at 10^4 nodes."""
 
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
@@ -159,6 +170,10 @@ def solve(request: Request) -> Result:
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
+    if request.n > LARGE_N and not q.about_s:
+        search.linear_r(p)  # O(n + m) memory: no model, no matrix
+        p.note("large", max_n=LARGE_N)
+        return p.result(exact_engine=None)
     if found is not None:
         p.prove_lower(found.lower)
         if found.witness is not None:
