@@ -10,6 +10,7 @@ from conftest import topologies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from robustgraph.certificate.proofs import theorem
 from robustgraph.topology import Topology
 from solvers import bounds, exhaustive, linear, portfolio, search
 from solvers.errors import ParameterError
@@ -44,8 +45,11 @@ def test_linear_strong_components_give_the_source_components_of_the_definition(t
     g.add_nodes_from(range(t.n))
     g.add_edges_from((j, i) for i, s in enumerate(t.in_neighbors) for j in s)
     expected = sorted(
-        (frozenset(c) for c in nx.strongly_connected_components(g)
-         if all(u in c for v in c for u in g.predecessors(v))),
+        (
+            frozenset(c)
+            for c in nx.strongly_connected_components(g)
+            if all(u in c for v in c for u in g.predecessors(v))
+        ),
         key=min,
     )
     assert bounds.source_components(t.in_neighbors) == expected
@@ -164,3 +168,42 @@ def test_linear_r_notes_the_skipped_spectral_bound(monkeypatch):
     search.linear_r(p)
     assert "spectral-skipped" in [s["step"] for s in p.steps]
     assert p.lower <= 4 <= p.upper
+
+
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=8), st.integers(1, 3))
+def test_recognised_theorems_are_checked_and_true(t, r):
+    found = theorem.recognise(t.in_neighbors, r, 1)
+    if found is not None:
+        order, k = found["order"], found["k"]
+        assert theorem.check(t.in_neighbors, r, 1, found["family"], order, k) is None
+        assert _r(t) >= r
+    if r == 1 and t.n >= 2:  # a rooted out-branching: exactly the 1-robust graphs
+        assert (found is not None) == (_r(t) >= 1)
+        assert theorem.has_root(t.in_neighbors) == (_r(t) >= 1)
+
+
+def test_recognition_builds_no_family_graph_a_large_sparse_graph_cannot_contain(monkeypatch):
+    """Issue 31 row 7: recognise built gamma_merg(n) for any n (exit 2 above 3,651 nodes, 0.9 GB
+    at 3,000). Two 2,500-node cycles fit no family: nothing is built, and None comes back."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a family graph was built")
+
+    monkeypatch.setattr(theorem.generators, "gamma_merg", refuse)
+    monkeypatch.setattr(theorem.generators, "k_circulant", refuse)
+    two = nx.disjoint_union(nx.cycle_graph(2500), nx.cycle_graph(2500))
+    nb = Topology.from_networkx(two).in_neighbors
+    assert theorem.recognise(nb, 1, 1) is None
+    assert theorem.recognise(nb, 2, 1) is None
+    cycle = Topology.from_networkx(nx.cycle_graph(5000)).in_neighbors
+    assert theorem.recognise(cycle, 1, 1)["family"] == "rooted"
+
+
+@pytest.mark.parametrize("n", [14, 15, 30, 31])
+def test_generator_outputs_are_still_recognised(n):
+    from robustgraph.generators import gamma_merg, k_circulant
+
+    merg = gamma_merg(n).in_neighbors
+    assert theorem.recognise(merg, (n + 1) // 2, 1)["family"] == "gamma-merg"
+    assert theorem.recognise(k_circulant(n, 3).in_neighbors, 3, 1)["family"] == "circulant"
