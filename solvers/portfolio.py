@@ -90,12 +90,14 @@ CORES_SHORT_SECONDS = 0.5
 subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
 digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
 
-LARGE_N = 2000
+LARGE_N = 500
 """Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only:
 O((n + m) log n) time and O(n + m) memory, exact where they meet (r* = 0 or 1 by the rooted
 check and a split of value 1, r* = d by a degree witness and an extension proof), else
-``bounded``. The models' size grows as n^2 for the published one and n r for the strong
-one, and the dearer bounds (vertex cuts, the witness search) take minutes at 10^4 nodes."""
+``bounded``. It is ``solvers.bounds.DENSE_MAX_N``: the other bounds and the witness search
+hold n x n matrices (the search's first orders alone took 5.6 s on a 1,000-node 4-regular
+graph, past a 10 s deadline), and the published model of a 1,000-node 4-regular graph proved
+nothing in 3 s on HiGHS and CP-SAT (2026-12-02)."""
 
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
