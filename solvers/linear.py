@@ -4,11 +4,12 @@ A pair ``(S, V \\ S)`` has value ``max_v c(v)``, where ``c(v)`` counts v's in-ne
 other side (LeBlanc et al. 2013, Def. 5: S is r-reachable iff some member hears r nodes outside
 it), so it refutes ``(value + 1)``-robustness. :func:`split_pair` builds such splits from a few
 node orders (breadth-first distances, and differences of distances from two nodes, which cut a
-cycle into two arcs and a grid between two columns), each halved and then improved by moving a
-node whose count on the other side exceeds its count on its own side (for an undirected graph,
-each move removes at least one edge from the cut, so at most m moves; after them every node
-hears at most half its neighbours across). Every step costs O(n + m) time and memory, no
-matrix; the caller checks the pair like every witness (``solvers.witness``).
+cycle into two arcs and a grid between two columns), each cut in two near the middle where the
+key changes, then improved by moving a node whose count on the other side exceeds its count on
+its own side (for an undirected graph, each move removes at least one edge from the cut, so at
+most m moves; after them every node hears at most half its neighbours across). Every step
+costs O(n log n + m) time and O(n + m) memory, no matrix; the caller checks the pair like
+every witness (``solvers.witness``).
 """
 
 from __future__ import annotations
@@ -117,6 +118,15 @@ def _orders(
     return keys
 
 
+def _cut(key: Sequence[int], ranked: Sequence[int]) -> int:
+    """Where to cut ``ranked`` in two: between two different keys, as near the middle as
+    possible (a cut inside a level of a grid's column order leaves a step whose corner nodes
+    hear two nodes across), else the middle."""
+    n = len(ranked)
+    changes = [k for k in range(1, n) if key[ranked[k - 1]] != key[ranked[k]]]
+    return min(changes, key=lambda k: (abs(2 * k - n), k), default=n // 2)
+
+
 def split_pair(
     in_neighbors: Sequence[frozenset[int]], *, stop: Callable[[], bool] | None = None
 ) -> tuple[int, Witness] | None:
@@ -149,7 +159,7 @@ def split_pair(
             break
         ranked = sorted(range(n), key=lambda v: (key[v], v))
         side = [False] * n
-        for v in ranked[n // 2 :]:
+        for v in ranked[_cut(key, ranked) :]:
             side[v] = True
         side = refine(in_neighbors, out, side, stop=stop)
         value = max(sum(side[u] != side[v] for u in in_neighbors[v]) for v in range(n))

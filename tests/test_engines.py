@@ -106,6 +106,34 @@ def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed, monkeypatch)
         _check(t, q, "portfolio")
 
 
+@pytest.mark.parametrize(
+    ("graph", "regular"),
+    [(nx.random_regular_graph(8, 30, seed=1), True), (nx.gnp_random_graph(30, 0.3, seed=1), False)],
+)
+def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, monkeypatch):
+    """Issue 32: on symmetric graphs the strong probe at the degree bound stalls where the
+    published model on CP-SAT settles r*: a regular graph's CP-SAT slice is REGULAR_SHARE of
+    the time left, any other graph's PUBLISHED_SLICE. The slices are recorded, not run."""
+    from solvers import cpsat, highs, search
+
+    if not (cpsat.available() and highs.available()):
+        pytest.skip("needs ortools and highspy")
+    slices = []
+    monkeypatch.setattr(search, "published_slice", lambda p, run, s: slices.append((run, s)))
+    monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
+    monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
+    monkeypatch.setattr(search, "more_r", lambda p: None)
+    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
+    t = Topology.from_networkx(graph)
+    portfolio.solve(Request(t, Question.max_r(), time_limit=100.0))
+    assert [run for run, _ in slices] == [highs.run, cpsat.run]
+    cpsat_slice = slices[1][1]
+    if regular:
+        assert portfolio.PUBLISHED_SLICE < cpsat_slice <= portfolio.REGULAR_SHARE * 100.0
+    else:
+        assert cpsat_slice == portfolio.PUBLISHED_SLICE
+
+
 @pytest.mark.parametrize("engine", ["portfolio", "exhaustive", *MODEL_ENGINES])
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_degenerate_graphs(engine, formulation):

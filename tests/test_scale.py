@@ -134,6 +134,7 @@ def test_large_path_under_a_spent_deadline_claims_nothing_unproven():
         (nx.cycle_graph(3001), 1),
         (nx.path_graph(2500), 1),
         (nx.grid_2d_graph(50, 50), 1),
+        (nx.grid_2d_graph(55, 55), 1),  # odd side: the middle cut falls inside a column
         (nx.circulant_graph(2100, [1, 2]), 2),
         (nx.disjoint_union(nx.cycle_graph(1500), nx.cycle_graph(1500)), 0),
     ],
