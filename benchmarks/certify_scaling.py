@@ -425,12 +425,13 @@ def _plot(rows: list[tuple], families: list[str], path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for family in families:
+    for i, family in enumerate(families):
         mine = [r for r in rows if r[0] == family]
         ns = [r[1] for r in mine]
         for k, (what, style) in enumerate((("robustness", "-o"), ("certify --r 1", "--s"))):
-            axes[0].plot(ns, [r[2 + 2 * k] for r in mine], style, label=f"{family}: {what}")
-            axes[1].plot(ns, [r[3 + 2 * k] for r in mine], style, label=f"{family}: {what}")
+            label = f"{family}: {what}"
+            axes[0].plot(ns, [r[2 + 2 * k] for r in mine], style, color=f"C{i}", label=label)
+            axes[1].plot(ns, [r[3 + 2 * k] for r in mine], style, color=f"C{i}", label=label)
     for ax, label in zip(axes, ("wall seconds", "peak resident MB"), strict=True):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -438,7 +439,7 @@ def _plot(rows: list[tuple], families: list[str], path: str) -> None:
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=6, ncol=2)
-    fig.suptitle("robustness --time-limit 10 and certify --r 1 on sparse graphs")
+    fig.suptitle("robustness --time-limit 10 (solid) and certify --r 1 (dashed) on sparse graphs")
     fig.tight_layout()
     fig.savefig(path)
 

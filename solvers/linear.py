@@ -15,7 +15,7 @@ every witness (``solvers.witness``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from solvers.types import Witness
 
@@ -100,22 +100,21 @@ def refine(
 
 def _orders(
     in_neighbors: Sequence[frozenset[int]], out: Sequence[Sequence[int]]
-) -> list[list[int]]:
-    """Keys whose halves start the splits: hops from a least-degree node a, and hops from a
-    minus hops from b, for b the node farthest from a and for b the nearest other least-degree
-    node."""
+) -> Iterator[list[int]]:
+    """Keys whose halves start the splits, one breadth-first search each, lazily (the caller
+    may stop between them): hops from a least-degree node a, and hops from a minus hops from b,
+    for b the node farthest from a and for b the nearest other least-degree node."""
     n = len(in_neighbors)
     degree = [len(in_neighbors[v]) + len(out[v]) for v in range(n)]
     a = min(range(n), key=lambda v: (degree[v], v))
     from_a = distances(in_neighbors, out, a)
-    keys = [from_a]
+    yield from_a
     far = max(range(n), key=lambda v: (from_a[v] < n, from_a[v], -v))
     low = [v for v in range(n) if v != a and degree[v] == degree[a]]
     near = min(low, key=lambda v: (from_a[v], v), default=None)
     for b in dict.fromkeys(x for x in (far, near) if x is not None and x != a):
         from_b = distances(in_neighbors, out, b)
-        keys.append([x - y for x, y in zip(from_a, from_b, strict=True)])
-    return keys
+        yield [x - y for x, y in zip(from_a, from_b, strict=True)]
 
 
 def _cut(key: Sequence[int], ranked: Sequence[int]) -> int:
@@ -146,8 +145,9 @@ def split_pair(
 
     Notes
     -----
-    O(n + m) time and memory per order (three orders at most), plus the moves of
-    :func:`refine`; ``stop`` is looked at between orders and every few thousand moves.
+    O(n log n + m) time and O(n + m) memory per order (three orders at most), plus the moves
+    of :func:`refine`; ``stop`` is looked at after each search and sort, and every few
+    thousand moves.
     """
     n = len(in_neighbors)
     if n < 2:
@@ -158,6 +158,8 @@ def split_pair(
         if stop is not None and stop():
             break
         ranked = sorted(range(n), key=lambda v: (key[v], v))
+        if stop is not None and stop():
+            break
         side = [False] * n
         for v in ranked[_cut(key, ranked) :]:
             side[v] = True
