@@ -142,8 +142,10 @@ def exact_backend():
 
 def _published_slices(p: search.Progress) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
-    left if less; on a regular graph CP-SAT's is :data:`REGULAR_SHARE` of it), until one
-    settles the question (:func:`solvers.search.published_slice`).
+    left if less), until one settles the question (:func:`solvers.search.published_slice`).
+    On a regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
+    slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
+    over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
 
     HiGHS first: highspy imports in hundredths of a second where OR-Tools (with pandas) takes
     about a second of CPU, and on sparse, low-r* graphs HiGHS proves r* in 0.2-0.6 s of CPU
@@ -152,7 +154,8 @@ def _published_slices(p: search.Progress) -> None:
 
     versions = []
     regular = len({len(heard) for heard in p.request.graph.in_neighbors}) == 1
-    for module, seconds in ((highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)):
+    slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
+    for module, seconds in slices[1:] if regular and cpsat.available() else slices:
         left = p.remaining()
         if p.settled() or (left is not None and left <= 0) or not module.available():
             continue
@@ -225,8 +228,9 @@ def solve(request: Request) -> Result:
     if q.about_s:
         search.strong_s_loop(p, backend[1])
     else:  # past the skipped published slices the first probe needs seconds: search first
-        skipped = any(step.get("step") == "published-skipped" for step in p.steps)
-        search.strong_r_loop(p, backend[1], search_first=skipped)
+        noted = {step.get("step") for step in p.steps}
+        first = "published-skipped" in noted and "twins" not in noted  # twins: the model is small
+        search.strong_r_loop(p, backend[1], search_first=first)
     return p.result(exact_engine=backend[0])
 
 
