@@ -111,7 +111,7 @@ PUBLISHED_SLICE = 2.0
 model."""
 
 REGULAR_SHARE = 0.3
-"""On a graph whose in-degrees are all equal, the share of the time left (at least
+"""On an undirected graph whose degrees are all equal, the share of the time left (at least
 :data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
 on CP-SAT. On such symmetric graphs the degree witness is often optimal and the strong model's
 probe at the upper bound stalls: on the random 8-regular graph on 60 nodes of issue 32
@@ -143,7 +143,7 @@ def exact_backend():
 def _published_slices(p: search.Progress) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
-    On a regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
+    On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
     slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
     over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
 
@@ -153,7 +153,8 @@ def _published_slices(p: search.Progress) -> None:
     from solvers import cpsat, highs, search
 
     versions = []
-    regular = len({len(heard) for heard in p.request.graph.in_neighbors}) == 1
+    graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
+    regular = not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
     for module, seconds in slices[1:] if regular and cpsat.available() else slices:
         left = p.remaining()
