@@ -2,8 +2,9 @@
 
 Order of work for r* (each step only if the question is still open and time is left):
 
-Above :data:`LARGE_N` nodes, r* questions get the linear-size bounds of
-:func:`solvers.search.linear_r` only. Otherwise:
+Above :data:`LARGE_N` nodes, questions get the linear-size bounds of
+:func:`solvers.search.linear_r` (s*_r: the witnesses of :func:`solvers.search.linear_s`) only.
+Otherwise:
 
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
@@ -93,13 +94,14 @@ subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_L
 digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
 
 LARGE_N = 500
-"""Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only:
-O((n + m) log n) time and O(n + m) memory, exact where they meet (r* = 0 or 1 by the rooted
-check and a split of value 1, r* = d by a degree witness and an extension proof), else
-``bounded``. It is ``solvers.bounds.DENSE_MAX_N``: the other bounds and the witness search
-hold n x n matrices (the search's first orders alone took 5.6 s on a 1,000-node 4-regular
-graph, past a 10 s deadline), and the published model of a 1,000-node 4-regular graph proved
-nothing in 3 s on HiGHS and CP-SAT (2026-12-02)."""
+"""Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only
+(s*_r questions the witnesses of :func:`solvers.search.linear_s`): O((n + m) log n) time
+and O(n + m) memory, exact where they meet (r* = 0 or 1 by the rooted check and a split of
+value 1, r* = d by a degree witness and an extension proof), else ``bounded``. It is
+``solvers.bounds.DENSE_MAX_N``: the other bounds and the witness search hold n x n matrices
+(the search's first orders alone took 5.6 s on a 1,000-node 4-regular graph, past a 10 s
+deadline), and the published model of a 1,000-node 4-regular graph proved nothing in 3 s on
+HiGHS and CP-SAT (2026-12-02)."""
 
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
@@ -195,8 +197,8 @@ def solve(request: Request) -> Result:
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
-    if request.n > LARGE_N and not q.about_s:
-        search.linear_r(p)  # O(n + m) memory: no model, no matrix
+    if request.n > LARGE_N:  # O(n + m) memory: no model, no matrix
+        (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
     if found is not None:

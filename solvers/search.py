@@ -52,6 +52,7 @@ __all__ = [
     "initial_r",
     "quick_r",
     "linear_r",
+    "linear_s",
     "more_r",
     "published_slice",
     "strong_r_loop",
@@ -476,6 +477,23 @@ def quick_r(p: Progress) -> bool:
         else:
             p.note("spectral-skipped", max_n=bounds.DENSE_MAX_N)
     return p.settled()
+
+
+def linear_s(p: Progress) -> None:
+    """Witnesses for s*_r on graphs above :data:`bounds.DENSE_MAX_N` nodes, in O(n + m) memory,
+    each checked by :meth:`Progress.offer`: two source components, the degree pair and the
+    refined splits of :func:`linear.split_pair` (a pair neither of whose sides is entirely
+    r-reachable proves ``s*_r <= |X_S1^r| + |X_S2^r|``; 0 when it refutes r-robustness)."""
+    nb = p.request.graph.in_neighbors
+    if len(nb) < 2:
+        return
+    sources = bounds.source_components(nb)
+    if len(sources) >= 2:
+        p.offer((sources[0], sources[1]))
+    for pair in (bounds.degree_pair(nb), linear.split_pair(nb, stop=p.out_of_time)):
+        if pair is not None and not p.settled():
+            p.offer(pair[1])
+    p.note("linear-witnesses")
 
 
 def linear_r(p: Progress) -> None:

@@ -6,7 +6,7 @@ import contextlib
 
 import networkx as nx
 import pytest
-from conftest import topologies
+from conftest import naive_max_s, topologies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -208,3 +208,25 @@ def test_generator_outputs_are_still_recognised(n):
     merg = gamma_merg(n).in_neighbors
     assert theorem.recognise(merg, (n + 1) // 2, 1)["family"] == "gamma-merg"
     assert theorem.recognise(k_circulant(n, 3).in_neighbors, 3, 1)["family"] == "circulant"
+
+
+@settings(max_examples=100, deadline=None)
+@given(topologies(max_n=7), st.integers(0, 3), st.sampled_from([None, 1, 3]))
+def test_large_path_s_questions_never_claim_more_than_the_definition(t, r, s):
+    """s*_r on the large path: checked witnesses only, against the naive s*_r."""
+    q = Question.max_s(r) if s is None else Question.is_rs_robust(r, s)
+    with _large_path():
+        res = portfolio.solve(Request(t, q))
+    truth = naive_max_s(t, r)
+    assert res.lower <= truth <= res.upper
+    if res.status == Status.EXACT and s is None:
+        assert res.value == truth
+    if res.status == Status.EXACT and s is not None:
+        assert (res.lower >= s) == (truth >= s)
+
+
+def test_large_s_question_answers_in_linear_memory():
+    t = Topology.from_networkx(nx.cycle_graph(3000))
+    res = portfolio.solve(Request(t, Question.max_s(2)))  # not 2-robust: s*_2 = 0
+    assert (res.status, res.value) == (Status.EXACT, 0)
+    assert res.params["steps"][-1]["step"] == "large"
