@@ -215,7 +215,7 @@ def test_independent_agents_change_the_simulated_world(tmp_path):
 @pytest.mark.parametrize(
     "module",
     ["protocol_runner.protocols.attacks", "protocol_runner.run.roster",
-     "protocol_runner.run.cert_gate",
+     "protocol_runner.run.cert_gate", "protocol_runner.run.occupancy",
      "protocol_runner.run.topology_spec", "protocol_runner.run.records",
      "protocol_runner.run.runner",
      "protocol_runner.protocols.engine", "protocol_runner.protocols.sac",

@@ -85,23 +85,24 @@ def claim(output: Path, planned: Mapping[Path, tuple[str, Mapping[str, Any]]]) -
     >>> claim(out, {out: ("abc", {})})
     Traceback (most recent call last):
     ...
-    robustgraph.errors.ParameterError: ... holds the results of another run (seed-1/: ...
+    solvers.errors.ParameterError: ... holds the results of another run (seed-1/: no readable ...
     """
     output = Path(output)
     found = [output, *sorted(output.glob(f"{SEED_DIR}*"))] if output.is_dir() else []
     for directory in (d for d in found if has_results(d)):
         previous, before = stored_run(directory)
         where = "" if directory == output else f"{directory.name}/: "
+        named = f"run id {previous}" if previous else "no readable config.json"
         if directory not in planned:
             writes = ", ".join(sorted("the directory itself" if d == output
                                       else f"{d.name}/" for d in planned))
             raise ParameterError(
-                f"{output} holds the results of another run ({where}run id {previous}); this "
+                f"{output} holds the results of another run ({where}{named}); this "
                 f"command writes {writes}; choose another -o or remove it"
             )
         run_id, identity = planned[directory]
         if previous != run_id:
             raise ParameterError(
-                f"{output} holds the results of another run ({where}run id {previous}, this one "
+                f"{output} holds the results of another run ({where}{named}, this one "
                 f"{run_id}{_differences(before, identity)}); choose another -o or remove it"
             )
