@@ -19,12 +19,10 @@ from typing import Any
 
 from robustgraph.errors import ParameterError
 
-__all__ = ["CONFIG_FILE", "RESULTS_FILE", "SEED_DIR", "claim", "digest", "has_results",
-           "stored_run"]
+__all__ = ["claim", "digest", "has_results", "stored_run"]
 
 CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
-SEED_DIR = "seed-"
 
 
 def digest(data: Any) -> str:
@@ -88,7 +86,7 @@ def claim(output: Path, planned: Mapping[Path, tuple[str, Mapping[str, Any]]]) -
     solvers.errors.ParameterError: ... holds the results of another run (seed-1/: no readable ...
     """
     output = Path(output)
-    found = [output, *sorted(output.glob(f"{SEED_DIR}*"))] if output.is_dir() else []
+    found = [output, *sorted(output.glob("seed-*"))] if output.is_dir() else []
     for directory in (d for d in found if has_results(d)):
         previous, before = stored_run(directory)
         where = "" if directory == output else f"{directory.name}/: "
