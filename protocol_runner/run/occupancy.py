@@ -80,10 +80,11 @@ def claim(output: Path, planned: Mapping[Path, tuple[str, Mapping[str, Any]]]) -
     >>> import tempfile
     >>> out = Path(tempfile.mkdtemp())
     >>> _ = (out / "seed-1").mkdir(), (out / "seed-1" / RESULTS_FILE).write_text("{}\\n")
-    >>> claim(out, {out: ("abc", {})})
-    Traceback (most recent call last):
-    ...
-    solvers.errors.ParameterError: ... holds the results of another run (seed-1/: no readable ...
+    >>> try:
+    ...     claim(out, {out: ("abc", {})})  # a single-seed run into a directory of seeds
+    ... except ParameterError as exc:
+    ...     print(str(exc).partition(" (")[2].partition(")")[0])
+    seed-1/: no readable config.json
     """
     output = Path(output)
     found = [output, *sorted(output.glob("seed-*"))] if output.is_dir() else []
