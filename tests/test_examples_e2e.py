@@ -7,10 +7,10 @@ line of the ``text`` blocks, in order, in one directory, each seeing what the ea
 wrote; ``...`` stands for the arguments of the block's first ``run``), its ``python`` block, and
 ``examples/sweep.yaml`` through ``sweep`` and ``report`` on the local pool and on Ray.
 
-Tiny means: task sets of two tasks, one or two seeds, one round, a one-second design search and
-fifty bootstrap resamples. The user's files the README assumes (``g.json``, a GSM8K file, ...)
-are written first; the OpenAI-compatible endpoint is the README's own ``serve-sim`` command, on a
-free port of 127.0.0.1 and stopped at the end.
+Tiny means: task sets of two tasks, one or two seeds, one round, a one-second design search,
+fifty bootstrap resamples and no figures (their own tests draw them). The user's files the
+README assumes (``g.json``, a GSM8K file, ...) are written first; the OpenAI-compatible endpoint
+is the README's own ``serve-sim`` command, on a free port of 127.0.0.1 and stopped at the end.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def tiny(args: list[str], base_url: str) -> list[str]:
         args = _option(args, "--time-limit", "1", add=True)
     if command in ("reproduce", "report"):
         args = _option(args, "--resamples", "50", add=True)
+    if command in ("run", "report") and "--no-plots" not in args:
+        args = [*args, "--no-plots"]  # figures: tests/test_report_outputs.py
     if command == "reproduce":
         args = _option(args, "--seeds", "1", add=True)
         if "--tasks" not in args:
