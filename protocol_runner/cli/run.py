@@ -290,14 +290,15 @@ def run_command(
 
     \b
     A run is: a graph (generated, or a file with its certificate) x an agent roster
-    (strong/weak honest agents and adversaries following --attack) x protocols x tasks
-    x rounds x seed. The graph must be proven (F+1)-robust for the requested F, which is
-    what SAC needs to tolerate F Byzantine neighbours per agent; without --certificate the
-    runner certifies it first. One line per query goes to OUTPUT/results.jsonl as soon as
-    the query completes; the summary table (IAA, FAA, BFTI, RA, H-Majority, weak/strong)
-    is printed at the end and written to OUTPUT/summary.md. With --seeds each seed is a
-    run of its own in OUTPUT/seed-S/ (a generated random graph is drawn per seed) and the
-    summary in OUTPUT pools them.
+    (strong/weak honest agents and adversaries following --attack) x protocols x tasks x
+    rounds x seed. The graph must be proven (F+1)-robust for the requested F, which is what
+    SAC needs to tolerate F Byzantine neighbours per agent (F defaults to the adversaries
+    plus the weak agents, the paper's faulty ones), and no agent may hear more than F of
+    them; without --certificate the runner certifies it first. One line per query goes to
+    OUTPUT/results.jsonl as soon as the query completes; the summary table (IAA, FAA, BFTI,
+    RA, H-Majority, weak/strong) is printed at the end and written to OUTPUT/summary.md.
+    With --seeds each seed is a run of its own in OUTPUT/seed-S/ (a generated random graph
+    is drawn per seed) and the summary in OUTPUT pools them.
     """
     if not output:
         raise ParameterError("-o is empty; name the results directory")
