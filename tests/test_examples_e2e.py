@@ -4,8 +4,9 @@ Issue 30: the shipped sweep example crashed at its last step (the report) while 
 parsed it. Here the commands are read from the files themselves, so an edit that breaks one
 fails a test: README.md's fenced blocks (the ``bash`` block's main job and every ``robustgraph``
 line of the ``text`` blocks, in order, in one directory, each seeing what the earlier ones
-wrote; ``...`` stands for the arguments of the block's first ``run``), its ``python`` block, and
-``examples/sweep.yaml`` through ``sweep`` and ``report`` on the local pool and on Ray.
+wrote; ``...`` stands for the arguments of the block's first ``run``) and ``examples/sweep.yaml``
+through ``sweep`` and ``report`` on the local pool and on Ray. (Its ``python`` block runs in
+tests/test_python_snippets.py.)
 
 Tiny means: task sets of two tasks, one or two seeds, one round, a one-second design search,
 fifty bootstrap resamples and no figures (their own tests draw them). The user's files the
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import io as text_io
 import json
 import re
 import shlex
@@ -99,20 +99,11 @@ def tiny_sweep(source: Path, target: Path, **executor: object) -> Path:
     return target
 
 
-KNOWN_FAILURES = {
-    ("reproduce", "table5"): "reproduce table5's ER cell finds no 5-robust G(9, p) draw for "
-    "seed 1 (reported to the reproduce owner; the README's command fails on main too)",
-}
-"""README commands that fail for a reason outside this test's reach, with the reason: the test
-turns into an expected failure naming them (and passes again once they are fixed)."""
-
-
-def _cli(args: list[str], *, check: bool = True):
+def _cli(args: list[str]):
     result = CliRunner().invoke(main, [str(a) for a in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         args, result.exception)
-    if check:
-        assert result.exit_code == 0, f"robustgraph {shlex.join(map(str, args))}\n{result.output}"
+    assert result.exit_code == 0, f"robustgraph {shlex.join(map(str, args))}\n{result.output}"
     return result
 
 
@@ -137,6 +128,9 @@ def _user_files(where: Path) -> None:
             ("Which is a liquid at room temperature?", ["iron", "water", "salt", "sand"], "B"),
             ("What do plants take in to make food?", ["light", "rock", "plastic", "glass"], "A"),
         )), encoding="utf-8")
+    (where / "data" / "l4.jsonl").write_text("".join(
+        json.dumps({"problem": f"Compute ${a} \\times {b}$.", "answer": str(a * b)}) + "\n"
+        for a, b in ((6, 7), (12, 12))), encoding="utf-8")
     (where / "examples").mkdir()
     tiny_sweep(SWEEP, where / "examples" / "sweep.yaml")
 
@@ -184,7 +178,7 @@ def test_every_readme_command_runs_end_to_end(tmp_path, monkeypatch):
     first_run = next(c for c in tour if c[0] == "run" and "..." not in c)
     run_tasks = first_run[first_run.index("--tasks") + 1]
     with serve_sim(tiny(serve, ""), tmp_path, [run_tasks]) as base_url:
-        ran, known = [], []
+        ran = []
         for args in tour:
             if args[0] == "serve-sim":
                 continue  # running: it serves the run commands
@@ -194,29 +188,12 @@ def test_every_readme_command_runs_end_to_end(tmp_path, monkeypatch):
                 i = args.index("...")
                 given = first_run[1:first_run.index("-o")] + first_run[first_run.index("-o") + 2:]
                 args = [*args[:i], *given, *args[i + 1:]]
-            if tuple(args[:2]) in KNOWN_FAILURES:
-                if _cli(tiny(args, base_url), check=False).exit_code:
-                    known.append(KNOWN_FAILURES[tuple(args[:2])])
-                continue
             _cli(tiny(args, base_url))
             ran.append(args[0])
     assert ran.count("run") == 3 and "ledger" in ran and "report" in ran
     summary = json.loads((tmp_path / "seeds" / "summary.json").read_text())
     assert summary["run"]["seeds"] == [1, 2]
     assert json.loads((tmp_path / "out" / "config.json").read_text())["gate"]["certified"]
-    if known:
-        pytest.xfail("; ".join(known))
-
-
-def test_the_readme_python_block_runs(tmp_path, monkeypatch):
-    """README.md's Python example runs as shown; each ``print`` prints one line."""
-    monkeypatch.chdir(tmp_path)
-    (code,) = fenced(README, "python")
-    printed = text_io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - our own README
-    assert len(printed.getvalue().splitlines()) == code.count("print(")
-    assert (tmp_path / "c8.cert.json").is_file()
 
 
 def _sweep_and_report(spec: Path, out: Path, *extra: str) -> dict:

@@ -66,15 +66,16 @@ def test_in_process_table1_csv_carries_the_label(tmp_path):
 def test_reproduce_through_serve_sim_says_simulated(tmp_path):
     from dataclasses import replace
 
-    from protocol_runner.analysis.reproduce import TABLES, reproduce, table_json, table_text
+    from protocol_runner.analysis.reproduce import TABLES, reproduce
+    from protocol_runner.analysis.reproduce_view import table_json, table_text
     from protocol_runner.run.runner import BackendSpec
 
-    spec = replace(TABLES["table1"], cells=TABLES["table1"].cells[1:2], rounds=1,
-                   protocols=("cpwbft",))
+    one = TABLES["table1"]  # one cell: its MATH column on the complete graph, one round
+    spec = replace(one, columns=one.columns[:1], graphs=(("complete", 4),), T=1)
     with running_server(Simulator(load_tasks("arith:2"))) as server:
         backend = BackendSpec(kind="openai", base_url=server.base_url, api_key_env=None,
                               strong_model="sim-strong", weak_model="sim-weak")
-        result = reproduce(spec, tmp_path / "repro", seeds=(1,), tasks="arith:2",
+        result = reproduce(spec, tmp_path / "repro", seeds=(1,), tasks=("arith:2",),
                            backend=backend, resamples=50)
     assert result.backend == "openai"
     assert SIMULATED_BANNER in table_text(result) and table_json(result)["simulated"] is True
