@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from protocol_runner.analysis.provenance import Provenance
+from protocol_runner.analysis.provenance import SIMULATED_SENTENCE, Provenance, label_of
 
 __all__ = [
     "BFTI",
@@ -91,6 +91,7 @@ class Table:
     rows: tuple[tuple[tuple[str, ...], str, Mapping[str, Any]], ...]
     caption: str
     confidence: float = 0.95
+    label: str = ""
 
     def _estimate(self, metrics: Mapping[str, Any], key: str) -> Mapping[str, float] | None:
         estimate = metrics.get(key)
@@ -170,6 +171,7 @@ class Table:
         header = [*self.label_names, "protocol"]
         for key in keys:
             header += [key, f"{key}_low", f"{key}_high", f"{key}_n"]
+        header.append("label")
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
@@ -183,7 +185,7 @@ class Table:
                     row += [
                         f"{100 * estimate[part]:.2f}" for part in ("value", "low", "high")
                     ] + [str(estimate["n"])]
-            writer.writerow(row)
+            writer.writerow([*row, self.label])
         return buffer.getvalue()
 
 
@@ -228,7 +230,7 @@ def caption(what: str, confidence: float, method: str, *, simulated: bool) -> st
         f"points; W/S: weak/strong agents' IAA → FAA. Brackets: {100 * confidence:g}% "
         f"confidence intervals ({method})."
     )
-    return text + (" Simulated agents: not LLM results." if simulated else "")
+    return text + (f" {SIMULATED_SENTENCE}" if simulated else "")
 
 
 def run_table(summary: Mapping[str, Any]) -> Table:
@@ -256,7 +258,8 @@ def runs_table(summaries: Sequence[Mapping[str, Any]]) -> Table:
     what = " · ".join(provenance.lines()[:2])
     method = f"bootstrap: {bootstrap['method']}, {bootstrap['resamples']} resamples"
     text = caption(what, bootstrap["confidence"], method, simulated=provenance.simulated)
-    return Table(("topology",), rows, text, bootstrap["confidence"])
+    return Table(("topology",), rows, text, bootstrap["confidence"],
+                 label_of(provenance.simulated))
 
 
 def sweep_table(
@@ -273,16 +276,24 @@ def sweep_table(
                                                               for r in rows))}
     ordered = sorted(rows, key=lambda r: order[r.labels.get("topology", "")])
     grid = summary["spec"]["grid"]
+
+    def label(row: Any, axis: str) -> str:
+        """The row's value on ``axis``; else the axis's only grid value (a per-n mapping, such
+        as a roster per n, has no single value: ``?``)."""
+        if axis in row.labels:
+            return str(row.labels[axis])
+        values = grid.get(axis)
+        return str(values[0]) if isinstance(values, list) and values else "?"
+
     table_rows = tuple(
-        (tuple(str(r.labels.get(n, grid.get(n, ["?"])[0])) for n in names), r.protocol, r.metrics)
-        for r in ordered
+        (tuple(label(r, n) for n in names), r.protocol, r.metrics) for r in ordered
     )
     seeds = max((len(r.seeds) for r in rows), default=1)
     method = ("two-level bootstrap over seeds, then queries within each seed" if seeds > 1
               else "bootstrap over each cell's queries")
     what = f"Sweep {summary.get('name') or ''}".rstrip() + f", {seeds} seed(s) per row pooled"
     return Table(names, table_rows, caption(what, confidence, method, simulated=simulated),
-                 confidence)
+                 confidence, label_of(simulated))
 
 
 def write_tables(table: Table, directory: str | Path) -> list[Path]:
