@@ -387,7 +387,7 @@ MALFORMED = [
     ("empty.edgelist", None, "holds no nodes"),
     ("comments_only.txt", None, "holds no nodes"),
     ("bad_token.gml", None, "line 4: bad token '@'"),
-    ("bad_token.mtx", None, "line 4: invalid Matrix Market data (Invalid floating-point value)"),
+    ("bad_token.mtx", None, "line 4: bad token 'x' in the matrix body (only numbers)"),
     ("unknown.xyz", None, "unknown format: extension '.xyz'"),
     ("self_loop.edgelist", None, "line 4: self-loop at node 2"),
     ("duplicate.edgelist", None, "does not say whether it is directed, and 'b' -> 'c'"),

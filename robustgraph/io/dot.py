@@ -33,7 +33,7 @@ from robustgraph.io._common import (
     resolve_directed,
     write_text,
 )
-from robustgraph.io._library import c_stderr, in_memory_file
+from robustgraph.io._library import c_stderr, in_memory_file, plain_text
 from robustgraph.topology import Topology
 
 __all__ = ["read_dot", "write_dot"]
@@ -74,7 +74,7 @@ def _parse(path: str | Path, data: bytes) -> Any:
     import pygraphviz
 
     graph = pygraphviz.AGraph()
-    with in_memory_file(data) as handle, c_stderr() as printed:
+    with in_memory_file(plain_text(path, data)) as handle, c_stderr() as printed:
         try:
             graph.read(handle)
             failed = graph.handle is None

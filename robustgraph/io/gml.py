@@ -74,7 +74,7 @@ class _Parser:
         while pos < len(text):
             match = _TOKEN.match(text, pos)
             if match is None:
-                bad = text[pos:].split(None, 1)[0][:30]
+                bad = (text[pos:].split(None, 1) or [text[pos]])[0][:30]  # "\x1e" splits away
                 raise format_error(path, f"bad token {bad!r}", f"line {line}")
             kind, value = match.lastgroup or "", match.group()
             if kind not in ("space", "comment"):
