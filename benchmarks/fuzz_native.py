@@ -58,7 +58,7 @@ def _seed_files(fmt: str, folder: Path) -> list[bytes]:
     directed = Topology.from_edges(
         [(0, 3), (3, 1), (1, 0), (2, 0), (1, 2), (5, 4), (4, 5)], nodes=range(7), directed=True
     )
-    named = Topology.from_edges([("a", "b c"), ("b c", "d"), ("d", "a"), ("e", "a")])
+    named = Topology.from_edges([("a", "b_c"), ("b_c", "d"), ("d", "a"), ("e", "a")])
     graphs = [undirected] + ([directed] if FORMATS[fmt].directed else [])
     graphs += [named] if FORMATS[fmt].labels else []
     out = []
@@ -154,6 +154,8 @@ def _fuzz(fmt: str, cases: int, seed: int, batch: int, stall: float) -> dict[str
         if code == 0:
             case = stop
             continue
+        if last < case:  # it died before its first case: the harness itself is broken
+            raise SystemExit(f"fuzz_native: the {fmt} child failed to start (exit {code})")
         findings.append(f"{fmt}:{last}: the child died or stalled (exit {code}) on this case")
         case = last + 1
     seconds = time.perf_counter() - start

@@ -180,7 +180,7 @@ NODES = Budget(
     "nodes of a graph read from a file, declared or counted",
 )
 EDGES = Budget(
-    "edges", 5_000_000, "ROBUSTGRAPH_MAX_EDGES",
+    "edges", 1_000_000, "ROBUSTGRAPH_MAX_EDGES",
     "edges of a graph read from a file, counted (a DOT edge statement as it expands)",
 )
 PROOF_STEPS = Budget(

@@ -32,10 +32,11 @@ from robustgraph.io._common import (
     LocatedEdge,
     build,
     canonical_labels,
+    check_size,
+    decode_text,
     format_error,
     from_igraph_read,
     read_bytes,
-    read_text,
     resolve_directed,
     write_text,
 )
@@ -162,10 +163,12 @@ def read_gml(
         Naming the file and line: a bad token, unbalanced brackets, no ``graph`` list, a node
         without an integer id, an edge to an unknown id, a self-loop or a repeated edge.
     """
-    fast = _read_with_igraph(path, read_bytes(path), directed, drop_invalid)
+    data = read_bytes(path)
+    check_size(path, data.count(b"edge"), "'edge' keys", nodes=0)
+    fast = _read_with_igraph(path, data, directed, drop_invalid)
     if fast is not None:
         return fast
-    graph = _graph(path, read_text(path))
+    graph = _graph(path, decode_text(path, data))
     items: list[_Item] = graph.value  # type: ignore[assignment]
     flag = _scalar(path, items, "directed")
     if flag is not None and flag.value not in (0, 1):

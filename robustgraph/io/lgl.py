@@ -26,6 +26,7 @@ from robustgraph.edge_arrays import igraph_edge_arrays
 from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
+    check_size,
     read_bytes,
     resolve_ambiguous,
     write_text,
@@ -105,6 +106,7 @@ def read_lgl(
         without ``directed``, a self-loop or a repeated edge.
     """
     data = read_bytes(path)
+    check_size(path, data.count(b"\n") + 1, "lines")
     plain = _plain_blocks(data)
     texts, pairs = plain if plain is not None else _igraph_blocks(path, data, directed)
     labels = list(canonical_labels(texts, path).values())

@@ -25,6 +25,7 @@ from typing import Any
 
 from robustgraph.io._common import (
     build_indexed,
+    check_counts,
     check_node_count,
     count_values,
     format_error,
@@ -154,6 +155,7 @@ def read_mtx(
     data = _check_body(path, plain_text(path, data), body)
     n, symmetric = size[0], symmetry == "symmetric"
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
+    check_counts(path, n, count, "the size line", upto=True)
     per_entry = width + (2 if layout == "coordinate" else 0)
     values = count_values(data[body:])
     if values != count * per_entry:

@@ -28,6 +28,7 @@ from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
     check_node_count,
+    check_size,
     format_error,
     from_igraph_read,
     plain_layout,
@@ -116,6 +117,7 @@ def read_pajek(
     import igraph as ig
 
     data = read_bytes(path)
+    check_size(path, data.count(b"\n") + 1, "lines")
     head = _VERTICES.match(data)
     if head is None:
         raise format_error(path, "no '*Vertices n' line first (not a Pajek file?)")

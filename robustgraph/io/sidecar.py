@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustgraph.io._common import MAX_NODES, format_error, read_bytes
+from robustgraph.io._common import check_node_count, format_error, read_bytes
 
 __all__ = ["SUFFIX", "Sidecar", "read_sidecar", "sidecar_path", "write_sidecar"]
 
@@ -69,7 +69,7 @@ def read_sidecar(path: str | Path, data: bytes) -> Sidecar | None:
     ------
     GraphFormatError
         Naming the sidecar: not a regular file, over the size bound, not JSON, not a sidecar
-        (wrong fields or types, more than :data:`MAX_NODES` nodes), or written for other bytes
+        (wrong fields or types, more nodes than the ``nodes`` budget), or written for other bytes
         than the edge list now holds.
     """
     target = sidecar_path(path)
@@ -94,8 +94,7 @@ def read_sidecar(path: str | Path, data: bytes) -> Sidecar | None:
             target, "not a robustgraph edge list sidecar (robustgraph, version, directed, nodes, "
             "sha256)"
         )
-    if len(nodes) > MAX_NODES:
-        raise format_error(target, f"lists {len(nodes):,} nodes, more than {MAX_NODES:,}")
+    check_node_count(target, len(nodes))
     if hashlib.sha256(data).hexdigest() != doc["sha256"]:
         raise format_error(
             path,
