@@ -44,6 +44,7 @@ __all__ = [
     "NODES",
     "PROOF_STEPS",
     "Budget",
+    "OverBudget",
     "MAX_AGENTS",
     "MAX_ATTEMPTS",
     "MAX_BUDGET",
@@ -126,6 +127,10 @@ MAX_MESSAGE = 10_000
 :func:`quote` (a witness pair of a 1,000-node graph stays well under it)."""
 
 
+class OverBudget(ParameterError):
+    """An input is larger than its budget (exit 2): refused before the work it would cost."""
+
+
 @dataclass(frozen=True)
 class Budget:
     """A ceiling on one kind of input: its default, and the environment variable that moves it.
@@ -160,8 +165,20 @@ class Budget:
         return value
 
     def hint(self) -> str:
-        """How to raise it: ``"(budget: 1,000; raise with ROBUSTGRAPH_MAX_X)"``."""
+        """How to raise it: ``"(budget 1,000; raise it with ROBUSTGRAPH_MAX_X)"``."""
         return f"(budget {self.value():,}; raise it with {self.env})"
+
+    def check(self, count: int, what: str) -> int:
+        """``count`` when within the budget; else :class:`OverBudget` saying ``what`` it is.
+
+        Examples
+        --------
+        >>> PROOF_STEPS.check(10, "an LRAT proof's recorded steps")
+        10
+        """
+        if count > self.value():
+            raise OverBudget(f"{what}: {count:,} {self.name}, over the budget {self.hint()}")
+        return count
 
 
 FILE_BYTES = Budget(
@@ -364,7 +381,8 @@ def text_lines(
 ) -> Iterator[str]:
     """The lines of a binary stream as ASCII text, each at most :data:`LINE_BYTES` long and
     all together at most :data:`INFLATED_BYTES`, checked as they are read (a 180 MB line is
-    refused after 4 MiB, not after it is held)."""
+    refused after 4 MiB, not after it is held): :class:`OverBudget` over a budget, ``error``
+    on a line that is not ASCII."""
     longest, total = LINE_BYTES.value(), INFLATED_BYTES.value()
     seen = 0
     for number in range(1, 1 << 62):
@@ -373,11 +391,11 @@ def text_lines(
             return
         seen += len(line)
         if len(line) > longest:
-            raise error(
+            raise OverBudget(
                 f"{label}: line {number} is longer than {longest:,} bytes {LINE_BYTES.hint()}"
             )
         if seen > total:
-            raise error(
+            raise OverBudget(
                 f"{label}: holds more than {total:,} bytes of text {INFLATED_BYTES.hint()}"
             )
         try:
