@@ -155,6 +155,10 @@ class Certificate:
     writes them beside the certificate."""
     directory: Path | None = field(default=None, compare=False)
     """Where :meth:`load` found the certificate: its proof files are read from there."""
+    checked: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The proof checks already run, by graph content hash
+    (:func:`robustgraph.certificate.assurance.check_bounds` fills it): a certificate's proofs
+    are checked once per graph, however many callers ask (``verify``, then the run gate)."""
 
     def read_file(self, name: str) -> bytes:
         """The bytes of a proof file the certificate names (in memory, else beside it).

@@ -11,9 +11,10 @@ Read with ``scipy.io.mmread`` (fast_matrix_market, about 40x faster than a Pytho
 our checks around it: the header and the size line are read first so that a declared node
 count is bounded before scipy allocates anything, and the number of values in the body must be
 the number the size line declares (scipy ignores extra columns in a pattern file). The body may
-hold only numbers (digits, signs, ``.``, ``e``), whitespace and ``%`` comment lines, and is
-handed to scipy ending in a newline: a stray byte at the very end (``6 5[`` without a newline)
-made fast_matrix_market read past its buffer and segfault, as a NUL byte did (issue 30).
+hold only numbers (digits, signs, ``.``, ``e``, ``nan``, ``inf``), whitespace and ``%`` comment
+lines, and is handed to scipy ending in a newline: a stray byte at the very end (``6 5[``
+without a newline) made fast_matrix_market read past its buffer and segfault, as a NUL byte did
+(issue 30).
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ from robustgraph.topology import Topology
 __all__ = ["read_mtx", "write_mtx"]
 
 _FIELDS = {"pattern": 0, "integer": 1, "real": 1, "double": 1, "complex": 2}
-_NUMERIC = b"0123456789+-.eE \t\r\n"
-_NOT_NUMERIC = re.compile(rb"[^0-9+\-.eE \t\r\n]")
+_NUMERIC = b"0123456789+-.eE \t\r\nnaNAifIFtyTY"  # nan, inf and infinity are refused later
+_NOT_NUMERIC = re.compile(rb"[^0-9+\-.eE \t\r\nnaNAifIFtyTY]")
 _COMMENT = re.compile(rb"^[ \t]*%[^\n]*", re.MULTILINE)
 _HEADER_HELP = (
     "expected '%%MatrixMarket matrix coordinate|array pattern|integer|real|complex "
