@@ -36,7 +36,7 @@ from robustgraph.io._common import (
     resolve_directed,
     write_text,
 )
-from robustgraph.io._library import igraph_read
+from robustgraph.io._library import igraph_read, plain_text
 from robustgraph.topology import Topology
 
 __all__ = ["read_pajek", "write_pajek"]
@@ -116,7 +116,7 @@ def read_pajek(
     """
     import igraph as ig
 
-    data = read_bytes(path)
+    data = plain_text(path, read_bytes(path))  # also the edges our own scan reads
     check_size(path, data.count(b"\n") + 1, "lines")
     head = _VERTICES.match(data)
     if head is None:
