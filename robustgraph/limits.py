@@ -384,24 +384,38 @@ def text_lines(
     refused after 4 MiB, not after it is held): :class:`OverBudget` over a budget, ``error``
     on a line that is not ASCII."""
     longest, total = LINE_BYTES.value(), INFLATED_BYTES.value()
-    seen = 0
-    for number in range(1, 1 << 62):
-        line = stream.readline(longest + 1)
-        if not line:
-            return
-        seen += len(line)
-        if len(line) > longest:
-            raise OverBudget(
-                f"{label}: line {number} is longer than {longest:,} bytes {LINE_BYTES.hint()}"
-            )
+    chunk = max(1 << 20, longest + 1)  # read in bulk: a line at a time cost the LRAT check 25%
+    seen, number, partial = 0, 0, b""
+    while block := stream.read(chunk):
+        seen += len(block)
         if seen > total:
             raise OverBudget(
                 f"{label}: holds more than {total:,} bytes of text {INFLATED_BYTES.hint()}"
             )
-        try:
-            yield line.decode("ascii")
-        except UnicodeDecodeError:
-            raise error(f"{label}: line {number} is not ASCII text") from None
+        lines = (partial + block).split(b"\n")
+        partial = lines.pop()
+        if len(partial) > longest or max(map(len, lines), default=0) > longest:
+            at = next((k for k, x in enumerate(lines) if len(x) > longest), len(lines))
+            raise OverBudget(
+                f"{label}: line {number + at + 1} is longer than {longest:,} bytes "
+                f"{LINE_BYTES.hint()}"
+            )
+        yield from _ascii(lines, number, error, label)
+        number += len(lines)
+    if partial:
+        yield from _ascii([partial], number, error, label)
+
+
+def _ascii(
+    lines: list[bytes], before: int, error: type[RobustgraphError], label: str
+) -> Iterator[str]:
+    """``lines`` (numbered from ``before + 1``) as text; ``error`` naming one not ASCII."""
+    try:
+        text = b"\n".join(lines).decode("ascii")
+    except UnicodeDecodeError as exc:
+        line = before + b"\n".join(lines).count(b"\n", 0, exc.start) + 1
+        raise error(f"{label}: line {line} is not ASCII text") from None
+    yield from text.split("\n")
 
 
 _REPR = reprlib.Repr()
