@@ -281,24 +281,24 @@ def regular_file(
         raise error(f"{name}: no such file") from None
     except OSError as exc:
         raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
-    for test, kind in _KINDS:
-        if test(mode):
-            raise error(f"{name}: is {kind}, not a regular file")
+    _refuse_kind(mode, name, error)
     return Path(path)
 
 
+def _refuse_kind(mode: int, name: str, error: type[RobustgraphError]) -> None:
+    for test, kind in _KINDS:
+        if test(mode):
+            raise error(f"{name}: is {kind}, not a regular file")
+
+
 def read_bounded(
-    path: str | Path,
-    *,
-    error: type[RobustgraphError] = ParameterError,
-    label: str | None = None,
-    limit: int | None = None,
+    path: str | Path, *, error: type[RobustgraphError] = ParameterError, label: str | None = None
 ) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` (default: :data:`FILE_BYTES`).
+    """The bytes of the regular file ``path``, at most the :data:`FILE_BYTES` budget.
 
     Opened non-blocking (a FIFO does not wait for a writer) and checked with ``fstat`` on the
     open descriptor, so a symlink to a device, or a file swapped after a ``stat``, is refused
-    too; the cap is checked as the bytes arrive (one read of ``limit + 1`` bytes).
+    too; the cap is checked as the bytes arrive (one read of budget + 1 bytes).
 
     Raises
     ------
@@ -314,7 +314,7 @@ def read_bounded(
     solvers.errors.ParameterError: /dev/zero: is a character device, not a regular file
     """
     name = str(path) if label is None else label
-    cap = FILE_BYTES.value() if limit is None else limit
+    cap = FILE_BYTES.value()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -324,17 +324,13 @@ def read_bounded(
     except OSError as exc:
         raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        for test, kind in _KINDS:
-            if test(mode):
-                raise error(f"{name}: is {kind}, not a regular file")
+        _refuse_kind(os.fstat(fd).st_mode, name, error)
         try:
             data = handle.read(cap + 1)
         except OSError as exc:
             raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
     if len(data) > cap:
-        budget = f"{FILE_BYTES.hint()}" if limit is None else f"(at most {cap:,})"
-        raise error(f"{name}: holds more than {cap:,} bytes; not read {budget}")
+        raise error(f"{name}: holds more than {cap:,} bytes; not read {FILE_BYTES.hint()}")
     return data
 
 

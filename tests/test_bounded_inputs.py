@@ -164,17 +164,23 @@ def test_row1_a_certificate_that_is_a_fifo_is_refused(tmp_path):
         Certificate.load(tmp_path / "c.json")
 
 
-def test_row1_a_gzip_bomb_of_one_long_line_stops_at_the_line_budget(
-    lrat_cert, tmp_path, monkeypatch
-):
-    """The proof's hash and size are edited to match the bomb, as an attacker can: the line
-    budget (here 10,000 bytes) stops it as it is decompressed."""
+def _bomb(lrat_cert, tmp_path, data: bytes) -> Path:
+    """The certificate with its proof file replaced by ``data`` gzipped, and the hash and size
+    it records edited to match, as an attacker can."""
     target, doc, proof = _copy(lrat_cert, tmp_path)
-    bomb = gzip.compress(b"1 " * 200_000 + b"\n")
+    bomb = gzip.compress(data)
     proof.write_bytes(bomb)
     record = doc["claims"][0]["checks"][0]["proof"]
     record.update(sha256=hashlib.sha256(bomb).hexdigest(), bytes=len(bomb))
     _save(target, doc)
+    return target
+
+
+def test_row1_a_gzip_bomb_of_one_long_line_stops_at_the_line_budget(
+    lrat_cert, tmp_path, monkeypatch
+):
+    """The line budget (here 10,000 bytes) stops it as it is decompressed."""
+    target = _bomb(lrat_cert, tmp_path, b"1 " * 200_000 + b"\n")
     monkeypatch.setenv("ROBUSTGRAPH_MAX_LINE", "10000")
     line = assert_error(_cli("verify", str(target), str(tmp_path / "g.json")))
     assert "line 1 is longer than 10,000 bytes" in line and "ROBUSTGRAPH_MAX_LINE" in line
@@ -183,12 +189,7 @@ def test_row1_a_gzip_bomb_of_one_long_line_stops_at_the_line_budget(
 def test_row1_a_proof_of_many_short_lines_stops_at_the_text_budget(
     lrat_cert, tmp_path, monkeypatch
 ):
-    target, doc, proof = _copy(lrat_cert, tmp_path)
-    bomb = gzip.compress(b"c\n" * 100_000)
-    proof.write_bytes(bomb)
-    record = doc["claims"][0]["checks"][0]["proof"]
-    record.update(sha256=hashlib.sha256(bomb).hexdigest(), bytes=len(bomb))
-    _save(target, doc)
+    target = _bomb(lrat_cert, tmp_path, b"c\n" * 100_000)
     monkeypatch.setenv("ROBUSTGRAPH_MAX_INFLATED", "50000")
     line = assert_error(_cli("verify", str(target), str(tmp_path / "g.json")))
     assert "holds more than 50,000 bytes of text" in line
