@@ -56,7 +56,11 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
-from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.analysis.provenance import (
+    SIMULATED_BANNER,
+    SIMULATED_SENTENCE,
+    run_simulated,
+)
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
@@ -281,7 +285,7 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["rounds"] = run.get("rounds")
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
-        info["simulated"] = info["backend"] == "simulated"
+        info["simulated"] = run_simulated(config)
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
@@ -402,8 +406,7 @@ def summary_markdown(summary: Summary) -> str:
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    simulated = [f"**{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}.**", ""] if run.get(
-        "simulated") else []
+    simulated = [f"**{SIMULATED_SENTENCE}**", ""] if run.get("simulated") else []
     lines = [
         "# Run summary",
         "",
