@@ -173,11 +173,11 @@ class Budget:
 
         Examples
         --------
-        >>> PROOF_STEPS.check(10, "an LRAT proof's recorded steps")
+        >>> PROOF_STEPS.check(10, "the steps LRAT proof p records")
         10
         """
         if count > self.value():
-            raise OverBudget(f"{what}: {count:,} {self.name}, over the budget {self.hint()}")
+            raise OverBudget(f"{what}: {count:,}, over the {self.name} budget {self.hint()}")
         return count
 
 
@@ -367,7 +367,7 @@ def inflate(
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise error(f"{label}: not valid compressed data ({exc})") from None
     if len(out) > cap:
-        budget = INFLATED_BYTES.hint() if limit is None else f"(at most {cap:,})"
+        budget = INFLATED_BYTES.hint() if limit is None else f"(raise {INFLATED_BYTES.env})"
         raise error(f"{label}: decompresses to more than {cap:,} bytes; not read {budget}")
     return out
 

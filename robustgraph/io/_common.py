@@ -99,7 +99,7 @@ def read_bytes(path: str | Path) -> bytes:
     raw = read_bounded(path, error=GraphFormatError)
     if module is None:
         return raw
-    cap = min(FILE_BYTES.value(), INFLATED_BYTES.value())
+    cap = min(FILE_BYTES.value(), INFLATED_BYTES.value())  # the text is held whole
     return inflate(raw, module, error=GraphFormatError, label=str(path), limit=cap)
 
 

@@ -190,9 +190,9 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
             f"{proof.get('clauses')} clauses; the graph's is {variables} and {clauses}"
         )
     name, recorded = proof["file"], proof["bytes"]
-    CNF_CLAUSES.check(clauses, f"the CNF of LRAT proof {name}")
-    PROOF_STEPS.check(proof["steps"], f"LRAT proof {name}'s recorded steps")
-    FILE_BYTES.check(recorded, f"LRAT proof {name}'s recorded size")
+    CNF_CLAUSES.check(clauses, f"the clauses of the CNF LRAT proof {name} refutes")
+    PROOF_STEPS.check(proof["steps"], f"the steps LRAT proof {name} records")
+    FILE_BYTES.check(recorded, f"the bytes LRAT proof {name} records")
     data = read(name)
     digest = hashlib.sha256(data).hexdigest()
     if digest != proof.get("sha256"):
