@@ -42,7 +42,6 @@ __all__ = [
     "canonical_labels",
     "format_error",
     "read_bytes",
-    "read_text",
     "resolve_ambiguous",
     "resolve_directed",
     "split_compression",
@@ -192,19 +191,14 @@ def check_node_count(path: str | Path, n: int, where: str | None = None) -> None
         )
 
 
-def read_text(path: str | Path) -> str:
-    """The file as UTF-8 text (a leading byte-order mark is dropped).
+def decode_text(path: str | Path, raw: bytes) -> str:
+    """``raw`` as UTF-8 text, a leading byte-order mark dropped.
 
     Raises
     ------
     GraphFormatError
-        As :func:`read_bytes`, and on bytes that are not UTF-8 (naming the line).
+        On bytes that are not UTF-8 (naming the line).
     """
-    return decode_text(path, read_bytes(path))
-
-
-def decode_text(path: str | Path, raw: bytes) -> str:
-    """``raw`` as UTF-8 text, a leading byte-order mark dropped (errors as :func:`read_text`)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
