@@ -258,6 +258,14 @@ def test_row5_edge_list_of_many_isolated_nodes_is_refused_before_parsing(tmp_pat
     assert "holds 5,002 lines, more than a graph within the budgets needs (2,000" in line
 
 
+def test_row5_an_adjacency_list_is_refused_by_its_value_count(tmp_path, monkeypatch):
+    path = tmp_path / "g.adjlist"
+    path.write_text("# undirected\n" + "0 " + " ".join(str(i) for i in range(1, 3_000)) + "\n")
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "500")
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_EDGES", "500")
+    assert "holds 3,002 values" in assert_error(_cli("info", str(path)))
+
+
 def test_row5_counted_nodes_and_edges_are_bounded_not_only_declared(tmp_path, monkeypatch):
     path = tmp_path / "g.csv"
     io.write(gen.k_circulant(300, 2), path)  # 601 lines: within the line bound below

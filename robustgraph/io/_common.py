@@ -31,6 +31,7 @@ __all__ = [
     "check_counts",
     "check_node_count",
     "check_size",
+    "check_values",
     "count_values",
     "plain_layout",
     "LocatedEdge",
@@ -116,6 +117,14 @@ def check_counts(
                 f"{holds} {count:,} {budget.name}, more than robustgraph reads {budget.hint()}",
                 where,
             )
+
+
+def check_values(path: str | Path, raw: bytes, *, edges: int) -> None:
+    """:func:`check_size` on the whitespace-separated values of ``raw`` (one per node, ``edges``
+    per edge at least), counted in numpy only when the file is long enough to exceed the
+    budgets (a value and its separator take two bytes): a small file loads no numpy."""
+    if (len(raw) + 1) // 2 > NODES.value() + edges * EDGES.value():
+        check_size(path, count_values(raw), "values", edges=edges)
 
 
 def check_size(path: str | Path, count: int, what: str, *, nodes: int = 1, edges: int = 1) -> None:

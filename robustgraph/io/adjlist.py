@@ -15,8 +15,7 @@ from pathlib import Path
 
 from robustgraph.io._common import (
     build_from_text,
-    check_size,
-    count_values,
+    check_values,
     decode_text,
     read_bytes,
     resolve_ambiguous,
@@ -55,7 +54,7 @@ def read_adjlist(
     (('a', 'b', 'c', 'd'), 2)
     """
     raw = read_bytes(path)
-    check_size(path, count_values(raw), "values", edges=2)
+    check_values(path, raw, edges=2)
     declared, lines = data_lines(decode_text(path, raw))
     rows = [line.split() for _, line in lines]
     known = declared is not None or directed is not None  # then the pairs are not needed
