@@ -221,11 +221,13 @@ def test_an_unwritable_output_is_refused_before_the_work(work, monkeypatch, args
 
 
 def test_a_binary_results_file_is_not_resumed(work, monkeypatch) -> None:
-    """Resuming into a directory whose results.jsonl holds binary bytes: UnicodeDecodeError."""
+    """Resuming into a directory whose results.jsonl holds binary bytes: UnicodeDecodeError. (A
+    results file without the run's config.json is no run of this command's: refused as such.)"""
     out = work / "binary-run"
     out.mkdir()
     (out / "results.jsonl").write_bytes(bytes(range(128, 256)) + b"\n")
-    assert "not UTF-8" in assert_error(invoke(work, monkeypatch, f"{RUN} -o binary-run"))
+    assert "holds the results of another run" in assert_error(
+        invoke(work, monkeypatch, f"{RUN} -o binary-run"))
 
 
 @pytest.mark.parametrize(("line", "piece"), [(f'{{"schema": {BIG}}}', "4300"), (DEEP, "depth")])
