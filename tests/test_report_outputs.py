@@ -35,7 +35,7 @@ from robustgraph.executors import LocalExecutor
 from robustgraph.io import read as io_read
 
 RUN = [
-    "run", "--topology", "merg", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+    "run", "--topology", "merg", "--n", "7", "--roster", "5S1W1A",
     "--attack", "fixed", "--protocols", "sac,majority,crs", "--tasks", "arith:3",
     "--rounds", "2", "--seed", "1", "--commit-gate",
 ]  # fmt: skip
@@ -103,8 +103,8 @@ def test_run_figures_are_valid_and_labelled(run_dir):
     out, _ = run_dir
     cli("report", out, "--resamples", 200)
     provenance = [
-        "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 3S1W1A, attack fixed",
-        "F = 1 · T = 2 rounds · seed 1 · 3 queries per protocol",
+        "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, attack fixed",
+        "F = 2 · T = 2 rounds · seed 1 · 3 queries per protocol",
         SIMULATED_BANNER,
     ]
     rounds = check_files(out, "rounds")
@@ -117,23 +117,24 @@ def test_run_figures_are_valid_and_labelled(run_dir):
                   "protocol", "gamma-MERG", f"error bars: {CI}", *provenance]:
         assert label in protocols, label
     assert rounds.count("SAC") == 1 and protocols.count("SAC") == 2  # legend; two panels' ticks
-    assert "merg n=5" not in rounds + protocols  # the run's spec string, never a title
+    assert "merg n=7" not in rounds + protocols  # the run's spec string, never a title
     topology = check_files(out, "topology")
-    assert "gamma-MERG: graph, n = 5, m = 9" in topology and SIMULATED_BANNER in topology
+    assert "gamma-MERG: graph, n = 7, m = 18" in topology and SIMULATED_BANNER in topology
     for label in provenance:  # the title block of the other figures: tasks, models, F, T, ...
         assert label in topology, label
     assert "topology.json" not in " ".join(topology)  # the user's graph, not the file
     caption = next(t for t in topology if t.startswith("certified"))
-    assert caption.startswith("certified 3-robust (r* = 3); tolerates F = 2 Byzantine")
-    assert any(t.startswith("this run, F = 1: certified (the certificate proves 3-robustness (")
-               and t.endswith("proof checked); F = 1 needs 2)") for t in topology), topology
-    for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)"]:
+    assert caption.startswith("certified 4-robust (r* = 4); tolerates F = 3 Byzantine")
+    assert any(t.startswith("this run, F = 2: certified (the certificate proves 4-robustness (")
+               and "proof checked); F = 2 needs 3; byzantine set checked: adversaries {" in t
+               for t in topology), topology
+    for label in ["strong agent (5)", "weak agent (1)", "adversary (1; attack fixed)"]:
         assert label in topology, label
     gate = check_files(out, "commit_gate")
     for label in ["Commits (% of queries)", "Escalations (% of queries)",
                   "Aborts (% of queries)", "False commits (% of commits)",
                   "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {CI}",
-                  "Commit gate decisions per protocol (f = F = 1, quorum 2f+1 = 3)"]:
+                  "Commit gate decisions per protocol (f = F = 2, quorum 2f+1 = 5)"]:
         assert label in gate, label
 
 
@@ -154,7 +155,7 @@ def test_run_table_in_three_formats(run_dir):
     keys = [k for column in COLUMNS for k in column.keys]
     for row in rows:
         metrics = summary["protocols"][row["protocol"]]["metrics"]
-        assert row["topology"] == "merg n=5"
+        assert row["topology"] == "merg n=7"
         for key in keys:
             for part, suffix in (("value", ""), ("low", "_low"), ("high", "_high")):
                 assert float(row[key + suffix]) == pytest.approx(100 * metrics[key][part],
@@ -164,7 +165,7 @@ def test_run_table_in_three_formats(run_dir):
 def test_sweep_table_and_figures_pool_seeds(tmp_path):
     spec = parse_spec({
         "name": "tiny", "protocols": ["sac", "majority"],
-        "grid": {"topology": ["merg", "circulant:k=2"], "n": 5, "roster": "3S1W1A",
+        "grid": {"topology": ["merg", "complete"], "n": 7, "roster": "5S1W1A",
                  "tasks": "arith:3", "rounds": 1, "seed": [1, 2]},
         "options": {"plots": False, "resamples": 200, "concurrency": 8, "commit_gate": True},
     })  # fmt: skip
@@ -175,10 +176,10 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
         f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
         for fmt in ("png", "pdf", "svg"))
     ci = "95% CI, two-level percentile bootstrap over seeds, then queries"
-    provenance = ["F = 1 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
-                  "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 3S1W1A, "
+    provenance = ["F = 2 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
+                  "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, "
                   "attack fixed", SIMULATED_BANNER]
-    rows = ["gamma-MERG", "circulant (k = 2)"]
+    rows = ["gamma-MERG", "complete"]
     texts = check_files(tmp_path / "plots", "protocols")
     for label in [*rows, "FAA (% of agents correct)", f"error bars: {ci}", *provenance]:
         assert label in texts, label
@@ -193,15 +194,14 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
     for label in [*rows, "Commits (% of queries)", "Escalations (% of queries)",
                   "Aborts (% of queries)", "False commits (% of commits)",
                   "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {ci}",
-                  "Commit gate decisions per protocol (f = F = 1, quorum 2f+1 = 3)", *provenance]:
+                  "Commit gate decisions per protocol (f = F = 2, quorum 2f+1 = 5)", *provenance]:
         assert label in gate, label
     assert gate.count("gamma-MERG") == 4  # one row of four panels per topology
     counts = [t for t in gate if re.fullmatch(r"\d+/\d+", t)]
     assert counts and all(int(t.split("/")[1]) <= 6 for t in counts)  # 2 seeds x 3 queries
     rows_csv = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
     assert [(r["topology"], r["protocol"]) for r in rows_csv] == [
-        ("merg", "sac"), ("merg", "majority"), ("circulant:k=2", "sac"),
-        ("circulant:k=2", "majority")]
+        ("merg", "sac"), ("merg", "majority"), ("complete", "sac"), ("complete", "majority")]
     assert all(r["FAA_n"] == "6" for r in rows_csv)  # 2 seeds x 3 queries
     assert "| merg | sac |" in printed and "2 seed(s) per row pooled" in printed
     files = [tmp_path / "table1.tex", *sorted((tmp_path / "plots").iterdir())]
@@ -239,7 +239,7 @@ def test_two_level_intervals_see_the_spread_between_seeds():
 
 def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     out = tmp_path / "er"
-    cli("run", "--topology", "er:r=2", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+    cli("run", "--topology", "er:r=3", "--n", "7", "--roster", "5S1W1A",
         "--protocols", "sac,majority", "--tasks", "arith:2", "--rounds", "1",
         "--seeds", "1,2", "-o", out)
     hashes = {(out / f"seed-{s}" / "topology.json").read_bytes() for s in (1, 2)}
@@ -247,7 +247,7 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     result = cli("report", out, "--resamples", 50)
     assert "topology plot skipped" not in result.output + (result.stderr or "")
     texts = check_files(out, "topology")
-    assert "ER (r = 2): 2 random draws of the graph (one per seed), n = 5" in texts, texts
+    assert "ER (r = 3): 2 random draws of the graph (one per seed), n = 7" in texts, texts
     sizes = [io_read(out / f"seed-{s}" / "topology.json").m for s in (1, 2)]
     assert [t for t in texts if t.startswith("seed ")] == [
         f"seed {s}: m = {m}" for s, m in zip((1, 2), sizes, strict=True)]
@@ -257,8 +257,8 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     assert re.fullmatch(r"certified r (= \d+ on each of|from \d+ to \d+ over) the 2 seeds' "
                         r"graphs; every one tolerates F = \d+ Byzantine neighbours per agent "
                         r"under SAC \(F-local, needs \(F\+1\)-robust\)", caption), caption
-    assert "this run, F = 1: certified on 2 of 2 seeds' graphs" in texts
-    for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)",
+    assert "this run, F = 2: certified on 2 of 2 seeds' graphs" in texts
+    for label in ["strong agent (5)", "weak agent (1)", "adversary (1; attack fixed)",
                   SIMULATED_BANNER]:
         assert label in texts, label
 
@@ -273,7 +273,7 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
         "table1.md", "table1.tex", "table1.csv"]
     rows = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
     assert [(r["topology"], r["protocol"]) for r in rows] == [
-        (t, p) for t in ("merg n=5", "complete n=5") for p in ("sac", "majority", "crs")]
+        (t, p) for t in ("merg n=7", "complete n=7") for p in ("sac", "majority", "crs")]
     faa = COLUMNS[1].keys[0]
     same = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["metrics"][faa]
     assert float(rows[0][faa]) == pytest.approx(100 * same["value"], abs=0.006)  # same run

@@ -29,7 +29,7 @@ def test_run_through_serve_sim_is_labelled_simulated_in_every_file(tmp_path):
     out = tmp_path / "via-http"
     with running_server(Simulator(load_tasks(TASKS))) as server:
         result = CliRunner().invoke(main, [
-            "run", "--topology", "complete", "--n", "4", "--roster", "2S1W1A", "--F", "1",
+            "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A",
             "--protocols", "sac,cpwbft", "--tasks", TASKS, "--rounds", "1", "--seed", "2",
             "--backend", "openai", "--base-url", server.base_url, "--model", "sim-strong",
             "--weak-model", "sim-weak", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
@@ -57,7 +57,7 @@ def test_in_process_table1_csv_carries_the_label(tmp_path):
     from protocol_runner.analysis.report import write_summary
 
     out = tmp_path / "in-process"
-    run(RunSpec(complete(4), out, roster="2S1W1A", F=1, protocols=("majority",), tasks=TASKS,
+    run(RunSpec(complete(5), out, roster="3S1W1A", F=2, protocols=("majority",), tasks=TASKS,
                 rounds=1, seed=1))
     write_summary(out, plots=False)
     assert _csv_labels(out / "table1.csv") == {SIMULATED_BANNER}
