@@ -39,7 +39,7 @@ def _cli(*args: object):
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("paper") / "run"
-    _cli("run", "--topology", "er:r=2", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+    _cli("run", "--topology", "er:r=3", "--n", "7", "--roster", "5S1W1A",
          "--attack", "fixed", "--protocols", "sac,cpwbft,judge", "--tasks", "arith:3",
          "--rounds", "2", "--seed", "1", "--commit-gate", "--no-plots", "-o", out)
     return out
@@ -92,7 +92,7 @@ def test_paper_figures_fit_the_column_embed_fonts_and_carry_no_spec_strings(
         assert SIMULATED_BANNER not in texts and not any("queries per" in t for t in texts)
         caption = (out / f"{stem}{CAPTION_SUFFIX}").read_text(encoding="utf-8")
         assert SIMULATED_BANNER in caption and "simulated backend" in caption, stem
-        assert "F = 1 · T = 2 rounds · seed 1" in caption
+        assert "T = 2 rounds · seed 1" in caption
         assert f"/Keywords ({SIMULATED_BANNER})".encode() in pdf, stem  # the PDF's metadata
         assert b"/Subject (" in pdf, stem
 
@@ -102,7 +102,7 @@ def test_paper_figures_name_things_for_readers_and_share_axes(run_dir, tmp_path)
     protocols = _svg_texts(out / "protocols.svg")
     assert protocols.count("SAC") == 2 and protocols.count("CP-WBFT") == 2
     assert protocols.count("judge only") == 1  # on the FAA axis only: it has no BFTI
-    assert "ER (r = 2)" in protocols
+    assert "ER (r = 3)" in protocols
     rounds = _svg_texts(out / "rounds.svg")
     assert "band and bars: 95% CI" in rounds  # the method is in the caption file
     assert "Intervals: 95% CI" in (out / f"rounds{CAPTION_SUFFIX}").read_text(encoding="utf-8")
