@@ -122,7 +122,6 @@ HELP_HEAVY = {
     "ledger": "protocol_runner.commit -> commit.diversity (numpy), commit.answers (cryptography)",
     "serve-sim": "sim.server (aiohttp), llm.cache (orjson)",
     "run": "protocols registry -> llm (orjson, yaml); runner -> llm.backends.openai (aiohttp)",
-    "report": "rich.console and analysis.metrics (numpy) at module level",
     "reproduce": "as run (analysis.reproduce -> run.runner)",
     "sweep": "sweep.execute -> run.runner (aiohttp, numpy)",
 }
