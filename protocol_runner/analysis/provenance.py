@@ -12,10 +12,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SIMULATED_BANNER", "Provenance"]
+__all__ = ["SIMULATED_BANNER", "Provenance", "simulated_banner"]
 
 SIMULATED_BANNER = "simulated agents: not LLM results"
 """Stated on every figure and table whose numbers come from the simulated backend."""
+
+
+def simulated_banner(profile: str | None = None) -> str:
+    """:data:`SIMULATED_BANNER`, naming the simulator profile when known.
+
+    >>> simulated_banner("profile fitted to the SAC paper's Table 2")
+    "simulated agents: not LLM results (profile fitted to the SAC paper's Table 2)"
+    """
+    return f"{SIMULATED_BANNER} ({profile})" if profile else SIMULATED_BANNER
 
 
 def _seeds(seeds: Sequence[int]) -> str:

@@ -56,7 +56,7 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
-from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.analysis.provenance import simulated_banner
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
@@ -282,6 +282,8 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
         info["simulated"] = info["backend"] == "simulated"
+        if info["simulated"]:
+            info["sim_profile"] = (config.get("backend") or {}).get("profile")
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
@@ -381,7 +383,7 @@ def _seeds_text(run: Mapping[str, Any]) -> str:
 
 def _backend_text(run: Mapping[str, Any]) -> str:
     models = ", ".join(run.get("models") or []) or "?"
-    banner = f"; {SIMULATED_BANNER}" if run.get("simulated") else ""
+    banner = f"; {simulated_banner(run.get('sim_profile'))}" if run.get("simulated") else ""
     return f"backend {run.get('backend') or '?'} (models {models}{banner})"
 
 
@@ -402,8 +404,8 @@ def summary_markdown(summary: Summary) -> str:
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    simulated = [f"**{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}.**", ""] if run.get(
-        "simulated") else []
+    banner = simulated_banner(run.get("sim_profile"))
+    simulated = [f"**{banner[0].upper()}{banner[1:]}.**", ""] if run.get("simulated") else []
     lines = [
         "# Run summary",
         "",

@@ -268,7 +268,8 @@ class Calibration:
             data = json.loads(self.checkpoint.read_text(encoding="utf-8"))
             return dict(data["evaluations"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ParameterError(f"{self.checkpoint}: not a calibration checkpoint ({exc})") from None
+            raise ParameterError(
+                f"{self.checkpoint}: not a calibration checkpoint ({exc})") from None
 
     def _write_checkpoint(self) -> None:
         self.checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -369,6 +370,12 @@ class Calibration:
         )
 
 
+def _crossing(a: tuple[float, float], b: tuple[float, float], level: float) -> float:
+    """Where the line through grid points ``a`` and ``b`` (x, chi2) crosses chi2 = ``level``."""
+    (x0, c0), (x1, c1) = a, b
+    return x0 if c1 == c0 else x0 + (x1 - x0) * (level - c0) / (c1 - c0)
+
+
 def scan_intervals(
     calibration: Calibration, fit: FitResult, names: Sequence[str], *, points: int = 5,
 ) -> dict[str, tuple[float, float]]:
@@ -388,13 +395,10 @@ def scan_intervals(
             out[name] = (fit.values[name], fit.values[name])
             continue
 
-        def edge(i: int, j: int) -> float:
-            (x0, c0), (x1, c1) = scores[i], scores[j]
-            return x0 if c1 == c0 else x0 + (x1 - x0) * (threshold - c0) / (c1 - c0)
-
         lo, hi = inside[0], inside[-1]
-        low = scores[lo][0] if lo == 0 else edge(lo - 1, lo)
-        high = scores[hi][0] if hi == len(scores) - 1 else edge(hi, hi + 1)
+        low = scores[lo][0] if lo == 0 else _crossing(scores[lo - 1], scores[lo], threshold)
+        high = (scores[hi][0] if hi == len(scores) - 1
+                else _crossing(scores[hi], scores[hi + 1], threshold))
         out[name] = (min(low, high), max(low, high))
         calibration.log(f"calibrate: interval {name}: [{out[name][0]:.3g}, {out[name][1]:.3g}]")
     return out

@@ -76,7 +76,8 @@ reads only answers and confidences; SAC reads answers, scores and refinements.""
 
 def _split(name: str) -> tuple[str | None, str]:
     if name not in PARAMETERS:
-        raise ParameterError(f"unknown simulator parameter {name!r}; known: {', '.join(PARAMETERS)}")
+        raise ParameterError(
+            f"unknown simulator parameter {name!r}; known: {', '.join(PARAMETERS)}")
     role, dot, field = name.partition(".")
     return (role, field) if dot else (None, name)
 

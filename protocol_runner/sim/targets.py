@@ -20,7 +20,16 @@ from protocol_runner.analysis.metrics import query_values
 from protocol_runner.run.records import QueryRecord, read_records
 from robustgraph.errors import ParameterError
 
-__all__ = ["GROUPS", "Setting", "Target", "round_curves", "targets_from_runs"]
+__all__ = [
+    "GROUPS",
+    "TOPOLOGY_SPECS",
+    "Setting",
+    "Target",
+    "paper_targets",
+    "round_curves",
+    "stand_in_tasks",
+    "targets_from_runs",
+]
 
 GROUPS = ("weak", "strong")
 
@@ -66,7 +75,8 @@ class Target:
     @property
     def key(self) -> str:
         """``setting/protocol/group/r1-r2``: the target's name in fit reports."""
-        span = f"{self.rounds[0]}" if len(self.rounds) == 1 else f"{self.rounds[0]}-{self.rounds[-1]}"
+        first, last = self.rounds[0], self.rounds[-1]
+        span = f"{first}" if first == last else f"{first}-{last}"
         return f"{self.setting}/{self.protocol}/{self.group}/{span}"
 
 
@@ -95,6 +105,76 @@ def round_curves(records: Iterable[QueryRecord]) -> dict[tuple[str, str], list[f
                     row[r][0] += value
                     row[r][1] += 1
     return {key: [s / c if c else None for s, c in row] for key, row in sums.items()}
+
+
+TOPOLOGY_SPECS = {"merg": "merg", "complete": "complete", "er": "er:r={r}", "pa": "pa:r={r}"}
+"""The generator spec of each of the paper's topology keys (App. A) at robustness ``r``."""
+
+_KINDS = {"math": "math", "choice": "choice", "yesno": "bool"}
+
+
+def stand_in_tasks(kind: str, questions: int) -> str:
+    """The built-in task set that stands in for a paper benchmark of answer ``kind``.
+
+    Only MATH has one: the built-in arithmetic set (answer kind ``math``). The fitted
+    accuracies absorb the difference in difficulty; the distractors differ (docs/simulation.md).
+
+    Raises
+    ------
+    ParameterError
+        For a kind without a built-in stand-in (give a task file of that kind).
+    """
+    if kind == "math":
+        return f"arith:{questions}"
+    raise ParameterError(f"no built-in task set stands in for {kind!r} questions; give --tasks")
+
+
+def paper_targets(
+    table: str, benchmark: str, *, tasks: str | None = None,
+    topologies: Sequence[str] | None = None,
+) -> tuple[list[Setting], list[Target], str]:
+    """Settings, per-round W/S targets and the task kind of one benchmark of a per-round table.
+
+    Read through :func:`protocol_runner.analysis.paper_values.paper_tables` (the one copy of
+    the published values). ``table`` is ``table2`` or ``table10``; each topology of the table
+    is a setting named by its key (``merg``, ``complete``, ``er``), on ``tasks`` (default:
+    :func:`stand_in_tasks`) with the paper's question count; each row's W and S a target.
+    ``topologies`` keeps only those (leave-one-topology-out).
+
+    Raises
+    ------
+    ParameterError
+        An unknown table or benchmark, or a table that is not per-round.
+    """
+    from protocol_runner.analysis.paper_values import paper_tables, round_span
+
+    found = paper_tables().get(table)
+    if found is None or found.kind != "rounds":
+        raise ParameterError(f"{table!r} is not one of the paper's per-round tables")
+    bench = found.benchmarks.get(benchmark)
+    if bench is None:
+        raise ParameterError(
+            f"{table} has no benchmark {benchmark!r}: {', '.join(found.benchmarks)}")
+    kind = _KINDS[bench.kind]
+    s = found.setting
+    roster = f"{s['strong']}S{s['weak']}W{s['adversarial']}A"
+    task_spec = tasks or stand_in_tasks(kind, bench.questions)
+    keys = [k for k in s["r"] if topologies is None or k in topologies]
+    settings = [
+        Setting(k, TOPOLOGY_SPECS[k].format(r=s["r"][k]), int(s["n"]), roster=roster,
+                F=int(s["F"]), rounds=int(s["T"]), tasks=task_spec)
+        for k in keys
+    ]
+    targets = []
+    for row in found.rows:
+        if row["benchmark"] != benchmark or row["topology"] not in keys:
+            continue
+        first, last = round_span(row["round"])
+        for group, column in (("weak", "W"), ("strong", "S")):
+            targets.append(Target(row["topology"], row["method"], group,
+                                  tuple(range(first, last + 1)), row[column] / 100.0,
+                                  bench.questions))
+    return settings, targets, kind
 
 
 def _run_config(directory: Path) -> Mapping[str, object]:
@@ -135,14 +215,14 @@ def targets_from_runs(
             raise ParameterError(f"{directory}: no results.jsonl")
         records = read_records(results)
         name = f"run{index}"
-        agents = run.get("roster", {}).get("agents") if isinstance(run.get("roster"), dict) else None
+        roster = run.get("roster")
+        agents = roster.get("agents") if isinstance(roster, dict) else None
         if not agents:
             raise ParameterError(f"{directory}: config.json has no roster")
         roster_file = workdir / f"{name}.roster.json"
-        roster_file.write_text(json.dumps({"agents": [
-            {"node": a["node"], "role": a["role"], **({"attack": a["attack"]} if a.get("attack") else {})}
-            for a in agents
-        ]}), encoding="utf-8")
+        listed = [{"node": a["node"], "role": a["role"]}
+                  | ({"attack": a["attack"]} if a.get("attack") else {}) for a in agents]
+        roster_file.write_text(json.dumps({"agents": listed}), encoding="utf-8")
         protocols = tuple(p for p in run.get("protocols", ()) if p in ("sac", "cpwbft"))
         if not protocols:
             raise ParameterError(f"{directory}: the run has neither SAC nor CP-WBFT queries")
