@@ -20,10 +20,13 @@ the paper's run-to-run spread: 2 points, the difference between its repeated Ini
 task, ...), so two parameter vectors differ only through the parameters. The objective is then
 a deterministic (piecewise constant) function of the parameters.
 
-**Optimiser.** SciPy's bounded Nelder-Mead (derivative-free, deterministic) on parameters
-scaled to [0, 1], block by block (:data:`~protocol_runner.sim.params.BLOCKS`): first the
-answer and confidence block on CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls),
-then the scoring and refinement block on SAC's targets with the first block's values fixed.
+**Optimiser.** A seeded scrambled Sobol design (``presearch`` points, SciPy's ``qmc.Sobol``)
+over the block, then SciPy's bounded Nelder-Mead (derivative-free, deterministic) from the best
+point found, on parameters scaled to [0, 1], block by block
+(:data:`~protocol_runner.sim.params.BLOCKS`): first the answer and confidence block on
+CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls), then the scoring and refinement block on SAC's targets with the first block's values fixed.
+The design matters: the objective is flat over much of the space (CP-WBFT collapses unless
+right agents report a confidence of 1.0), where a simplex alone stalls.
 Both blocks include the two accuracies, started at the mean of the Init targets.
 
 **Resumable.** Every evaluation is stored in a JSON checkpoint keyed by its parameter vector
@@ -215,6 +218,12 @@ class Calibration:
         World seeds of every evaluation (common random numbers).
     max_evaluations : int
         Nelder-Mead's budget per block.
+    presearch : int
+        Sobol design points evaluated per block before Nelder-Mead (0: none).
+    blocks : mapping block -> parameter names, optional
+        The parameters fitted in each block (default
+        :data:`~protocol_runner.sim.params.BLOCKS`); a block is named by the protocol whose
+        targets it is fitted on.
     log : callable, optional
         Receives one progress line per evaluation (stderr in the CLI).
     """
@@ -229,6 +238,8 @@ class Calibration:
         base: SimConfig | None = None,
         seeds: Sequence[int] = (1,),
         max_evaluations: int = 120,
+        presearch: int = 32,
+        blocks: Mapping[str, Sequence[str]] | None = None,
         workdir: str | Path | None = None,
         log: Log | None = None,
     ) -> None:
@@ -244,6 +255,11 @@ class Calibration:
         self.base = base or SimConfig()
         self.seeds = tuple(seeds)
         self.max_evaluations = max_evaluations
+        self.presearch = presearch
+        self.blocks = {b: tuple(names) for b, names in (blocks or BLOCKS).items()}
+        unknown = sorted({n for names in self.blocks.values() for n in names} - set(PARAMETERS))
+        if unknown or set(self.blocks) - set(BLOCKS):
+            raise ParameterError(f"unknown parameters or blocks: {unknown or sorted(self.blocks)}")
         self.checkpoint = Path(checkpoint)
         self.workdir = Path(workdir) if workdir else self.checkpoint.parent / (
             self.checkpoint.name + ".work")
@@ -308,11 +324,11 @@ class Calibration:
     def start(self) -> dict[str, float]:
         """Start values: the base config's, accuracies at the mean of the Init (round-0)
         targets of each group."""
-        names = list(dict.fromkeys(n for block in BLOCKS.values() for n in block))
+        names = list(dict.fromkeys(n for block in self.blocks.values() for n in block))
         values = get_values(self.base, names, self.kind)
         for group in ("strong", "weak"):
             init = [t.value for t in self.targets if t.group == group and t.rounds == (0,)]
-            if init:
+            if init and f"{group}.accuracy" in values:
                 values[f"{group}.accuracy"] = min(0.99, max(0.01, sum(init) / len(init)))
         return values
 
@@ -322,9 +338,9 @@ class Calibration:
         from scipy.optimize import minimize
 
         protocols = (block,)
-        if not any(t.protocol == block for t in self.targets):
+        names = self.blocks.get(block, ())
+        if not names or not any(t.protocol == block for t in self.targets):
             return values
-        names = BLOCKS[block]
         lows = np.array([PARAMETERS[n].low for n in names])
         spans = np.array([PARAMETERS[n].high - PARAMETERS[n].low for n in names])
 
@@ -342,6 +358,11 @@ class Calibration:
             return value
 
         u0 = np.clip((np.array([values[n] for n in names]) - lows) / spans, 0.0, 1.0)
+        if self.presearch:
+            from scipy.stats import qmc
+
+            design = qmc.Sobol(len(names), scramble=True, seed=0).random(self.presearch)
+            u0 = min([u0, *design], key=f)
         simplex = [u0]
         for j in range(len(names)):  # a large first simplex: the objective is step-shaped
             step = np.zeros(len(names))
@@ -357,11 +378,11 @@ class Calibration:
     def fit(self) -> FitResult:
         """Fit every block in turn (module docstring); the result over all targets."""
         values = self.start()
-        for block in BLOCKS:
+        for block in self.blocks:
             values = self.fit_block(block, values)
         protocols = tuple(dict.fromkeys(t.protocol for t in self.targets))
         simulated = self.evaluate(values, protocols)
-        fitted = {n for block in BLOCKS for n in BLOCKS[block]
+        fitted = {n for block, names in self.blocks.items() for n in names
                   if any(t.protocol == block for t in self.targets)}
         return FitResult(
             self.kind, values,

@@ -46,7 +46,7 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("task_share", 0.0, 0.95),
         *_both("confidence_right"),
         *_both("confidence_wrong"),
-        Parameter("confidence_noise", 0.0, 0.5),
+        Parameter("confidence_noise", 0.0, 0.2),
         *_both("judge_accuracy", 0.3, 1.0),
         Parameter("score_margin", 0.0, 0.5),
         Parameter("score_noise", 0.0, 0.5),

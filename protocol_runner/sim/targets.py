@@ -188,8 +188,8 @@ def _run_config(directory: Path) -> Mapping[str, object]:
 
 def targets_from_runs(
     directories: Sequence[str | Path], workdir: Path
-) -> tuple[list[Setting], list[Target]]:
-    """Settings and per-round targets from run directories (``robustgraph run -o DIR``).
+) -> tuple[list[Setting], list[Target], str]:
+    """Settings, per-round targets and the task kind of run directories (``run -o DIR``).
 
     Each directory becomes one setting: its graph (``topology.json``), its roster (written to
     ``workdir`` as a roster file with each agent's node and role), F, rounds, task set spec and
@@ -200,10 +200,12 @@ def targets_from_runs(
     Raises
     ------
     ParameterError
-        A directory without a run's config or results, or with no SAC / CP-WBFT queries.
+        A directory without a run's config or results, or with no SAC / CP-WBFT queries; runs
+        on more than one task kind (the fitted accuracies are per kind).
     """
     settings: list[Setting] = []
     targets: list[Target] = []
+    kinds: set[str] = set()
     runs: list[Path] = []
     for given in map(Path, directories):
         seeds = sorted(p for p in given.glob("seed-*") if (p / "config.json").is_file())
@@ -214,6 +216,7 @@ def targets_from_runs(
         if not results.is_file():
             raise ParameterError(f"{directory}: no results.jsonl")
         records = read_records(results)
+        kinds.update(record.task_kind for record in records)
         name = f"run{index}"
         roster = run.get("roster")
         agents = roster.get("agents") if isinstance(roster, dict) else None
@@ -248,4 +251,7 @@ def targets_from_runs(
                     continue
                 mean = sum(values) / len(values)  # type: ignore[arg-type]
                 targets.append(Target(name, protocol, group, span, mean, counts[protocol]))
-    return settings, targets
+    if len(kinds) != 1:
+        raise ParameterError(f"the runs' tasks are of kinds {sorted(kinds)}; calibrate one kind "
+                             "at a time")
+    return settings, targets, kinds.pop()
