@@ -27,7 +27,8 @@ point found, on parameters scaled to [0, 1], block by block
 CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls), then the scoring and
 refinement block on SAC's targets with the first block's values fixed. The design matters: the
 objective is flat over much of the space (CP-WBFT collapses unless right agents report a
-confidence of 1.0), where a simplex alone stalls. Both blocks include the two accuracies, started at the mean of the Init targets.
+confidence of 1.0), where a simplex alone stalls. Both blocks include the two accuracies,
+started at the mean of the Init targets.
 
 **Resumable.** Every evaluation is stored in a JSON checkpoint keyed by its parameter vector
 (rounded to 1e-9). Nelder-Mead is deterministic, so a rerun replays the same path, reading
