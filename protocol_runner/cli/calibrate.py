@@ -32,6 +32,11 @@ Exit codes: 0 fitted; 2 usage or input error. The fit resumes from its checkpoin
               help="World seeds of every simulated evaluation (common random numbers).")
 @click.option("--max-evaluations", type=click.IntRange(min=1), default=120, show_default=True,
               help="Nelder-Mead's budget per parameter block (CP-WBFT's, then SAC's).")
+@click.option("--fit", "fit_names", default=None, metavar="NAMES",
+              help="Comma-separated parameters to fit (default: all; docs/simulation.md lists "
+              "them), the others kept at the hand-set values.")
+@click.option("--presearch", type=click.IntRange(min=0), default=32, show_default=True,
+              help="Sobol design points per block before Nelder-Mead.")
 @click.option("--intervals/--no-intervals", default=False, show_default=True,
               help="Also scan each parameter for its conditional 95% interval (5 evaluations "
               "each).")
@@ -41,7 +46,8 @@ Exit codes: 0 fitted; 2 usage or input error. The fit resumes from its checkpoin
               help="The fitted profile: a --sim-config file.")
 @json_option
 def calibrate_command(
-    run_dirs: tuple[str, ...], seeds: str, max_evaluations: int, intervals: bool,
+    run_dirs: tuple[str, ...], seeds: str, max_evaluations: int, fit_names: str | None,
+    presearch: int, intervals: bool,
     checkpoint: str | None, output: str, as_json: bool,
 ) -> None:
     """Fit the simulated agents' parameters to the per-round accuracy of your own runs.
@@ -56,7 +62,7 @@ def calibrate_command(
     """
     from protocol_runner.run.runner import parse_seeds
     from protocol_runner.sim.calibrate import Calibration, scan_intervals
-    from protocol_runner.sim.params import BLOCKS
+    from protocol_runner.sim.params import BLOCKS, select_blocks
     from protocol_runner.sim.targets import targets_from_runs
 
     def log(line: str) -> None:
@@ -68,7 +74,8 @@ def calibrate_command(
         calibration = Calibration(
             settings, targets, kind=kind, seeds=parse_seeds(seeds),
             checkpoint=checkpoint or out.with_name(out.name + ".checkpoint.json"),
-            max_evaluations=max_evaluations, workdir=Path(work) / "sims", log=log,
+            max_evaluations=max_evaluations, presearch=presearch, workdir=Path(work) / "sims",
+            blocks=select_blocks(fit_names.split(",")) if fit_names else None, log=log,
         )
         fit = calibration.fit()
         if intervals:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from protocol_runner.sim.agents import SimConfig
 from robustgraph.errors import ParameterError
 
-__all__ = ["BLOCKS", "PARAMETERS", "Parameter", "get_values", "set_values"]
+__all__ = ["BLOCKS", "PARAMETERS", "Parameter", "get_values", "select_blocks", "set_values"]
 
 _PER_KIND = ("accuracy", "judge_accuracy")
 ROLES = ("strong", "weak")
@@ -72,6 +72,24 @@ BLOCKS: dict[str, tuple[str, ...]] = {
 }
 """The parameter blocks fitted in turn, each on the targets of the protocol it drives: CP-WBFT
 reads only answers and confidences; SAC reads answers, scores and refinements."""
+
+
+def select_blocks(names: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """:data:`BLOCKS` restricted to ``names`` (each name fitted in every block that has it).
+
+    Examples
+    --------
+    >>> select_blocks(["weak.accuracy", "score_noise"])
+    {'cpwbft': ('weak.accuracy',), 'sac': ('weak.accuracy', 'score_noise')}
+
+    Raises
+    ------
+    ParameterError
+        An unknown name.
+    """
+    for name in names:
+        _split(name)
+    return {block: tuple(n for n in members if n in names) for block, members in BLOCKS.items()}
 
 
 def _split(name: str) -> tuple[str | None, str]:
