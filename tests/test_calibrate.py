@@ -13,7 +13,7 @@ from protocol_runner.sim import calibrate as calibrate_module
 from protocol_runner.sim.agents import SimConfig
 from protocol_runner.sim.calibrate import Calibration, chi2
 from protocol_runner.sim.params import get_values, select_blocks, set_values
-from protocol_runner.sim.profiles import named_config, resolve_config
+from protocol_runner.sim.profiles import HANDSET, default_profile, named_config, resolve_config
 from protocol_runner.sim.targets import Setting, Target, paper_targets, targets_from_runs
 from robustgraph.cli.main import main
 from robustgraph.errors import ParameterError
@@ -132,3 +132,31 @@ def test_handset_profile_stays_available_by_name() -> None:
     assert resolve_config("handset") == SimConfig()
     with pytest.raises(ParameterError, match="known: handset"):
         resolve_config("no-such-profile")
+
+
+def test_default_profile_follows_the_task_kind() -> None:
+    assert default_profile({"math"}) == "table2-math"
+    assert default_profile({"choice"}) == HANDSET and default_profile({"math", "bool"}) == HANDSET
+    fitted = resolve_config(None, {"math"})
+    assert fitted == named_config("table2-math") and fitted != SimConfig()
+    assert fitted.description.startswith("profile fitted to the SAC paper's Table 2")
+    assert fitted.task_share > 0  # the fit uses per-question difficulty
+
+
+def test_a_default_run_names_its_profile_in_the_label(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, [
+        "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+        "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = (out / "summary.md").read_text()
+    assert "not LLM results (profile fitted to the SAC paper's Table 2" in summary
+    assert json.loads((out / "summary.json").read_text())["run"]["sim_profile"].startswith(
+        "profile fitted to the SAC paper's Table 2")
+    handset = tmp_path / "handset"
+    result = CliRunner().invoke(main, [
+        "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+        "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots",
+        "--sim-config", "handset", "-o", str(handset)])
+    assert result.exit_code == 0, result.output
+    assert "not LLM results (hand-set profile)" in (handset / "summary.md").read_text()

@@ -27,8 +27,9 @@ point found, on parameters scaled to [0, 1], block by block
 CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls), then the scoring and
 refinement block on SAC's targets with the first block's values fixed. The design matters: the
 objective is flat over much of the space (CP-WBFT collapses unless right agents report a
-confidence of 1.0), where a simplex alone stalls. Both blocks include the two accuracies,
-started at the mean of the Init targets.
+confidence of 1.0), where a simplex alone stalls; so the design also tries :data:`HINTS`, the
+corner where right agents report 1.0 with little noise (as the paper's adversary does). Both
+blocks include the two accuracies, started at the mean of the Init targets.
 
 **Resumable.** Every evaluation is stored in a JSON checkpoint keyed by its parameter vector
 (rounded to 1e-9). Nelder-Mead is deterministic, so a rerun replays the same path, reading
@@ -77,6 +78,12 @@ __all__ = [
 
 SPREAD = 0.02
 """The paper's run-to-run spread (2 points: its repeated Init rows differ by about 2)."""
+
+HINTS: dict[str, dict[str, float]] = {
+    "cpwbft": {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
+               "confidence_noise": 0.01},
+}
+"""Extra start points per block, tried beside the Sobol design (module docstring)."""
 
 Log = Callable[[str], None]
 
@@ -363,7 +370,10 @@ class Calibration:
             from scipy.stats import qmc
 
             design = qmc.Sobol(len(names), scramble=True, seed=0).random(self.presearch)
-            u0 = min([u0, *design], key=f)
+            hint = {**dict(zip(names, u0, strict=True)),
+                    **{n: (v - PARAMETERS[n].low) / (PARAMETERS[n].high - PARAMETERS[n].low)
+                       for n, v in HINTS.get(block, {}).items() if n in names}}
+            u0 = min([u0, np.array([hint[n] for n in names]), *design], key=f)
         simplex = [u0]
         for j in range(len(names)):  # a large first simplex: the objective is step-shaped
             step = np.zeros(len(names))
