@@ -57,9 +57,6 @@ def main() -> None:
     fitted = {n for names in cal.blocks.values() for n in names}
     fit = FitResult(kind, values, chi2(simulated, targets, cal.simulated_questions),
                     len(targets), len(fitted), cal.evaluations, dict(simulated))
-    names = [n for n in args.intervals.split(",") if n]
-    if names:
-        fit.intervals = scan_intervals(cal, fit, names, points=3)
     config = cal.config(values).to_mapping()
     del config["description"]  # the entry's own
     table = args.table.replace("table", "Table ")
@@ -70,14 +67,24 @@ def main() -> None:
         "fitted_to": {"table": args.table, "benchmark": args.benchmark, "kind": kind,
                       "tasks": settings[0].tasks, "targets": len(targets)},
         "config": config,
-        "fit": {**fit.to_json(), "seeds": list(cal.seeds),
-                "budget": {b: {"sobol": p, "nelder_mead": e} for b, (p, e) in BUDGET.items()}},
+        "fit": {},
     }
     path = Path(args.output)
-    document = (json.loads(path.read_text(encoding="utf-8")) if path.is_file()
-                else {"schema": "robustgraph/sim-profiles/1", "profiles": {}})
-    document["profiles"][args.name] = entry
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+    def write() -> None:  # before the interval scans, and again after them
+        entry["fit"] = {**fit.to_json(), "seeds": list(cal.seeds),
+                        "budget": {b: {"sobol": p, "nelder_mead": e}
+                                   for b, (p, e) in BUDGET.items()}}
+        document = (json.loads(path.read_text(encoding="utf-8")) if path.is_file()
+                    else {"schema": "robustgraph/sim-profiles/1", "profiles": {}})
+        document["profiles"][args.name] = entry
+        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+    write()
+    names = [n for n in args.intervals.split(",") if n]
+    if names:
+        fit.intervals = scan_intervals(cal, fit, names, points=3)
+        write()
     print(json.dumps(fit.to_json(), indent=1))
 
 
