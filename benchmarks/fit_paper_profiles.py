@@ -8,7 +8,7 @@ and writes the profile into ``protocol_runner/data/sim_profiles.json`` under ``-
 The fit sees only the per-round rows; nothing else of the paper (benchmarks/sim_validation.py
 checks the held-out cells).
 
-Usage (the shipped ``table2-math`` profile; about 190 evaluations, one core)::
+Usage (the shipped ``table2-math`` profile; about 170 evaluations, one core)::
 
     nice -n 10 python benchmarks/fit_paper_profiles.py table2 math --name table2-math \\
         --checkpoint table2.ckpt.json --intervals task_share,strong.judge_accuracy
@@ -27,7 +27,7 @@ from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
 
 DATA = Path(__file__).resolve().parents[1] / "protocol_runner" / "data" / PROFILES_FILE
-BUDGET = {"cpwbft": (32, 100), "sac": (16, 35)}
+BUDGET = {"cpwbft": (32, 100), "sac": (8, 25)}
 """(Sobol points, Nelder-Mead evaluations) per block: the CPU budget of a shipped fit."""
 
 

@@ -12,7 +12,7 @@ from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.sim import calibrate as calibrate_module
 from protocol_runner.sim.agents import SimConfig
 from protocol_runner.sim.calibrate import Calibration, chi2
-from protocol_runner.sim.params import get_values, select_blocks, set_values
+from protocol_runner.sim.params import ANSWERS, get_values, select_blocks, set_values
 from protocol_runner.sim.profiles import HANDSET, default_profile, named_config, resolve_config
 from protocol_runner.sim.targets import Setting, Target, paper_targets, targets_from_runs
 from robustgraph.cli.main import main
@@ -160,3 +160,12 @@ def test_a_default_run_names_its_profile_in_the_label(tmp_path: Path) -> None:
         "--sim-config", "handset", "-o", str(handset)])
     assert result.exit_code == 0, result.output
     assert "not LLM results (hand-set profile)" in (handset / "summary.md").read_text()
+
+
+def test_a_run_without_cpwbft_fits_the_answers_with_sac(tmp_path: Path) -> None:
+    setting = Setting("k7", "complete", 7, tasks="arith:4", protocols=("sac",))
+    only_sac = Calibration([setting], [Target("k7", "sac", "weak", (0,), 0.5, 4)], kind="math",
+                           checkpoint=tmp_path / "c.json")
+    assert list(only_sac.blocks) == ["sac"]
+    assert set(ANSWERS) <= set(only_sac.blocks["sac"])
+    assert "strong.confidence_right" not in only_sac.blocks["sac"]  # CP-WBFT's alone: dropped

@@ -28,8 +28,9 @@ CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls), then the scoring 
 refinement block on SAC's targets with the first block's values fixed. The design matters: the
 objective is flat over much of the space (CP-WBFT collapses unless right agents report a
 confidence of 1.0), where a simplex alone stalls; so the design also tries :data:`HINTS`, the
-corner where right agents report 1.0 with little noise (as the paper's adversary does). Both
-blocks include the two accuracies, started at the mean of the Init targets.
+corner where right agents report 1.0 with little noise (as the paper's adversary does). The
+accuracies (started at the mean of the Init targets) and the shares are fitted in the first
+block only, on CP-WBFT's Init rows and dynamics, and then fixed.
 
 **Resumable.** Every evaluation is stored in a JSON checkpoint keyed by its parameter vector
 (rounded to 1e-9). Nelder-Mead is deterministic, so a rerun replays the same path, reading
@@ -62,7 +63,7 @@ from typing import Any
 from protocol_runner.run.records import QueryRecord, read_records
 from protocol_runner.run.runner import RESULTS_FILE, BackendSpec, RunSpec, run
 from protocol_runner.sim.agents import SimConfig
-from protocol_runner.sim.params import BLOCKS, PARAMETERS, get_values, set_values
+from protocol_runner.sim.params import ANSWERS, BLOCKS, PARAMETERS, get_values, set_values
 from protocol_runner.sim.targets import Setting, Target, round_curves
 from robustgraph.errors import ParameterError
 
@@ -231,7 +232,8 @@ class Calibration:
     blocks : mapping block -> parameter names, optional
         The parameters fitted in each block (default
         :data:`~protocol_runner.sim.params.BLOCKS`); a block is named by the protocol whose
-        targets it is fitted on.
+        targets it is fitted on. A block without targets is skipped and its answers'
+        parameters (:data:`~protocol_runner.sim.params.ANSWERS`) go to the next block.
     log : callable, optional
         Receives one progress line per evaluation (stderr in the CLI).
     """
@@ -264,10 +266,18 @@ class Calibration:
         self.seeds = tuple(seeds)
         self.max_evaluations = max_evaluations
         self.presearch = presearch
-        self.blocks = {b: tuple(names) for b, names in (blocks or BLOCKS).items()}
-        unknown = sorted({n for names in self.blocks.values() for n in names} - set(PARAMETERS))
-        if unknown or set(self.blocks) - set(BLOCKS):
-            raise ParameterError(f"unknown parameters or blocks: {unknown or sorted(self.blocks)}")
+        given = {b: tuple(names) for b, names in (blocks or BLOCKS).items()}
+        unknown = sorted({n for names in given.values() for n in names} - set(PARAMETERS))
+        if unknown or set(given) - set(BLOCKS):
+            raise ParameterError(f"unknown parameters or blocks: {unknown or sorted(given)}")
+        self.blocks: dict[str, tuple[str, ...]] = {}
+        carried: tuple[str, ...] = ()  # the answers' parameters of a block without targets
+        for block, names in given.items():
+            if any(t.protocol == block for t in self.targets):
+                self.blocks[block] = tuple(dict.fromkeys((*carried, *names)))
+                carried = ()
+            else:
+                carried += tuple(n for n in names if n in ANSWERS)
         self.checkpoint = Path(checkpoint)
         self.workdir = Path(workdir) if workdir else self.checkpoint.parent / (
             self.checkpoint.name + ".work")

@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from protocol_runner.sim.agents import SimConfig
 from robustgraph.errors import ParameterError
 
-__all__ = ["BLOCKS", "PARAMETERS", "Parameter", "get_values", "select_blocks", "set_values"]
+__all__ = [
+    "ANSWERS",
+    "BLOCKS",
+    "PARAMETERS",
+    "Parameter",
+    "get_values",
+    "select_blocks",
+    "set_values",
+]
 
 _PER_KIND = ("accuracy", "judge_accuracy")
 ROLES = ("strong", "weak")
@@ -57,6 +65,10 @@ PARAMETERS: dict[str, Parameter] = {
 }
 """Every fittable parameter by name, with its search interval (docs/simulation.md)."""
 
+ANSWERS = ("strong.accuracy", "weak.accuracy", "model_share", "task_share")
+"""The parameters of the answers every protocol reads; fitted in the first block that has
+targets (a run without CP-WBFT queries fits them with SAC's block)."""
+
 BLOCKS: dict[str, tuple[str, ...]] = {
     "cpwbft": (
         "strong.accuracy", "weak.accuracy", "model_share", "task_share",
@@ -64,14 +76,16 @@ BLOCKS: dict[str, tuple[str, ...]] = {
         "weak.confidence_right", "weak.confidence_wrong", "confidence_noise",
     ),
     "sac": (
-        "strong.accuracy", "weak.accuracy",
         "strong.judge_accuracy", "weak.judge_accuracy", "score_margin", "score_noise",
         "strong.trust_when_right", "strong.trust_when_wrong",
         "weak.trust_when_right", "weak.trust_when_wrong", "refine_sharpness",
     ),
 }
 """The parameter blocks fitted in turn, each on the targets of the protocol it drives: CP-WBFT
-reads only answers and confidences; SAC reads answers, scores and refinements."""
+reads only answers and confidences; SAC reads answers, scores and refinements. The answers'
+parameters (accuracies, shares) are fitted in the first block and then fixed: a later block
+fits on its own protocol's targets only, and must not move what the first block's targets
+pin down."""
 
 
 def select_blocks(names: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -80,7 +94,7 @@ def select_blocks(names: Sequence[str]) -> dict[str, tuple[str, ...]]:
     Examples
     --------
     >>> select_blocks(["weak.accuracy", "score_noise"])
-    {'cpwbft': ('weak.accuracy',), 'sac': ('weak.accuracy', 'score_noise')}
+    {'cpwbft': ('weak.accuracy',), 'sac': ('score_noise',)}
 
     Raises
     ------
