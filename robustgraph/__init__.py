@@ -16,7 +16,9 @@ from robustgraph.errors import (  # noqa: E402
 from robustgraph.lazy import lazy_exports  # noqa: E402
 from robustgraph.topology import Topology  # noqa: E402
 
-# Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast.
+# Heavier entry points load on first use (PEP 562), so `import robustgraph` stays fast. A name
+# that is also a submodule's (``design``: the function, and the subpackage defining it) keeps
+# meaning the exported object after that submodule is imported (robustgraph/lazy.py).
 _LAZY = {
     "io": ("read", "write"),
     "graphs": ("as_topology",),
@@ -27,6 +29,8 @@ _LAZY = {
     "certificate.document": ("Certificate",),
     "certificate.claims": ("Claim",),
     "generators": ("generators",),
+    "design.api": ("design", "DesignResult"),
+    "design.augmentation": ("augment", "AugmentResult"),
 }
 
 

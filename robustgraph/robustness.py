@@ -11,18 +11,20 @@ robust networks", IEEE JSAC 31(4), 2013, on in-neighbours.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from robustgraph.certificate.claims import MODELS
 from robustgraph.certificate.records import WitnessPair
 from robustgraph.certificate.witness import witness_words
-from robustgraph.errors import ParameterError
+from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.graphs import GraphInput, as_topology, in_labels, witness_labels
 from solvers import registry
 from solvers.deadline import Deadline
 from solvers.types import Listener, Question, Request, Result
 
 __all__ = [
+    "Decision",
+    "Undecided",
     "max_r",
     "is_r_robust",
     "max_s",
@@ -50,6 +52,51 @@ def _solve(
     topology = as_topology(graph)
     request = Request(topology, question, time_limit, threads, formulation, seed, listener)
     return in_labels(topology, registry.solve(request, engine))
+
+
+class Undecided(RobustgraphError, ValueError):
+    """The truth value of a decision the time limit left open (exit code 3, as ``certify``)."""
+
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class Decision(Result):
+    """The answer to a yes/no question (:func:`is_r_robust`, :func:`is_rs_robust`), where a
+    networkx user looks for it: ``bool(result)`` and ``result.value`` are the answer, as with
+    ``nx.is_connected``. ``lower`` and ``upper`` stay the proven bounds on the question's
+    quantity (r*, or s*_r) and ``witness`` refutes a False answer; ``holds`` is ``value``.
+
+    Undecided (a time limit stopped the engines between the bounds): ``value`` is None and
+    ``bool(result)`` raises :class:`Undecided` rather than guess either way.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> res = is_r_robust(nx.complete_graph(5), 3)
+    >>> bool(res), res.value, (res.lower, res.upper)
+    (True, True, (3, 3))
+    >>> "robust" if is_r_robust(nx.cycle_graph(6), 2) else "not robust"
+    'not robust'
+    """
+
+    @property
+    def value(self) -> bool | None:  # type: ignore[override]  # the answer, not r*
+        return self.holds
+
+    def __bool__(self) -> bool:
+        if self.holds is None:
+            raise Undecided(
+                f"{self.question.kind}(r={self.question.r}, s={self.question.s}) is undecided "
+                f"within the time limit (bounds {self.lower}..{self.upper}); read .holds "
+                "(None) or raise the time limit"
+            )
+        return self.holds
+
+    @classmethod
+    def of(cls, result: Result) -> Decision:
+        """The same result, read as a decision."""
+        return cls(**{f.name: getattr(result, f.name) for f in fields(result)})
 
 
 def max_r(
@@ -124,16 +171,27 @@ def is_r_robust(
     time_limit: float | None = None,
     threads: int = 1,
     seed: int = 0,
-) -> Result:
-    """Decide r-robustness; ``result.holds`` is True, False (with a witness) or None (undecided).
+) -> Decision:
+    """Decide r-robustness: ``bool(result)`` and ``result.value`` are the answer.
+
+    Parameters as for :func:`max_r`, plus ``r``.
+
+    Returns
+    -------
+    Decision
+        ``value`` (also ``holds``) is True, False (``witness`` then names two sets, neither
+        r-reachable) or None when a time limit left it undecided (``bool()`` then raises
+        :class:`Undecided`); ``lower``/``upper`` are the proven bounds on r*.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> is_r_robust(nx.cycle_graph(6), 2).holds
+    >>> is_r_robust(nx.cycle_graph(6), 2).value
     False
     """
-    return _solve(topology, Question.is_r_robust(r), engine, formulation, time_limit, threads, seed)
+    return Decision.of(
+        _solve(topology, Question.is_r_robust(r), engine, formulation, time_limit, threads, seed)
+    )
 
 
 def max_s(
@@ -176,10 +234,12 @@ def is_rs_robust(
     time_limit: float | None = None,
     threads: int = 1,
     seed: int = 0,
-) -> Result:
-    """Decide (r, s)-robustness; ``result.holds`` as for :func:`is_r_robust`."""
-    return _solve(
-        topology, Question.is_rs_robust(r, s), engine, formulation, time_limit, threads, seed
+) -> Decision:
+    """Decide (r, s)-robustness: a :class:`Decision` as for :func:`is_r_robust` (its bounds
+    are on s*_r)."""
+    question = Question.is_rs_robust(r, s)
+    return Decision.of(
+        _solve(topology, question, engine, formulation, time_limit, threads, seed)
     )
 
 
@@ -259,7 +319,7 @@ def tolerances(
     Examples
     --------
     >>> import networkx as nx
-    >>> k5 = Topology.from_networkx(nx.complete_graph(5))
+    >>> k5 = nx.complete_graph(5)
     >>> {m: t.value for m, t in tolerances(k5, models=["sac", "wmsr-local"]).items()}
     {'sac': 2, 'wmsr-local': 1}
     """

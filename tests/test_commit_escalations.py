@@ -12,7 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol_runner.commit import Keyring, canonical_json, verify
 from protocol_runner.commit.canonical import sha256_hex
-from protocol_runner.commit.ledger import GENESIS, read_entries, signed_part
+from protocol_runner.commit.enrolment import Enrolment
+from protocol_runner.commit.ledger import GENESIS, Ledger, read_entries, signed_part
 from protocol_runner.commit.signing import ENTRY, sign
 from robustgraph.cli import main
 
@@ -172,3 +173,30 @@ def test_a_forged_resolution_fails_verify(out):
 
     _rewrite(ledger, stranger, {"reviewer": Ed25519PrivateKey.generate()})
     assert "reviewer's signature does not verify" in verify(ledger).reason
+
+
+def test_a_resolution_under_another_registry_fails_verify(out):
+    """Issue 30, item 8: a later registry (here a legitimate rotation signed by the gate in
+    force) names another reviewer; that reviewer may not resolve a decision escalated under the
+    first registry, even with a valid signature and the decision's own hash."""
+    ledger = out / "ledger.sqlite"
+    entries = read_entries(ledger)
+    first = Enrolment.from_body(entries[0].body)
+    target = next(e for e in entries if e.body.get("escalate_to") == "human")
+    ring = Keyring.open(out / "keyring.json")
+    other = Ed25519PrivateKey.generate()
+    rotated = Enrolment.create(first.registry, first.f, first.reexecutor,
+                               Keyring(ring.path, ring.gate, other, ring.agents))
+    body = target.body
+    with Ledger(ledger) as book:
+        assert book.record_registry(rotated, ring.gate) is not None
+        assert verify(ledger).valid  # the rotation alone is fine
+        book.append({"kind": "resolution", "registry_hash": rotated.digest,
+                     "decision": target.seq, "decision_hash": target.entry_hash,
+                     "proposal_id": body["proposal_id"], "stage": body["stage"],
+                     "action": "commit", "value_hash": body["value_hash"],
+                     "reason": "signed by the new registry's reviewer"},
+                    signer="reviewer", key=other)
+    report = verify(ledger)
+    assert not report.valid and report.first_bad == len(entries) + 2
+    assert "another registry than entry" in report.reason

@@ -136,6 +136,15 @@ def test_dependencies_point_one_way():
     assert not upward, upward
 
 
+def _problems_in_a_fresh_interpreter(script: str) -> list[str]:
+    """Run ``script`` (which prints a JSON list of problems last) in a new interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_every_module_imports_alone():
     """Each module imported with none of ours loaded before it (one interpreter, our modules
     purged from ``sys.modules`` before each import; third-party modules stay loaded)."""
@@ -152,11 +161,7 @@ for name in names:
         failed.append(f"{{name}}: {{exc!r}}")
 print(json.dumps(failed))
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert _problems_in_a_fresh_interpreter(script) == []
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -182,21 +187,63 @@ def test_long_modules_say_why(module):
         )
 
 
-@pytest.mark.parametrize(
-    "package",
-    sorted(m for m, p in MODULES.items() if p.name == "__init__.py" and "." in m),
-)
+PACKAGE_INITS = sorted(m for m, p in MODULES.items() if p.name == "__init__.py")
+
+
+@pytest.mark.parametrize("package", PACKAGE_INITS)
 def test_lazy_exports_resolve(package):
-    """Every name a package exports resolves; no name exported lazily is also the name of a
-    submodule (importing the submodule would replace the exported object by the module, as
-    ``design.augment`` did)."""
+    """Every name a package exports resolves (top-level packages included)."""
     module = importlib.import_module(package)
-    lazy = getattr(getattr(module, "__getattr__", None), "names", {})
-    submodules = {m.rpartition(".")[2] for m in MODULES if m.rpartition(".")[0] == package}
     for name in module.__all__:
-        value = getattr(module, name)
-        assert value is not None, f"{package}.{name}"
-        if name in submodules and name in lazy:
-            assert value is importlib.import_module(f"{package}.{name}"), (
-                f"{package} exports {name!r}, which is also the name of its submodule"
-            )
+        assert getattr(module, name) is not None, f"{package}.{name}"
+
+
+def test_lazy_exports_survive_every_submodule_import():
+    """Issue 30: ``rg.design`` became the subpackage ``robustgraph.design`` once anything
+    imported it (the import system binds a submodule as an attribute of its package), and
+    ``rg.design(n=10, r=3)`` raised "'module' object is not callable". The old version of this
+    test skipped the top-level packages and asserted the shadowing as intended. Here, in a fresh
+    interpreter, every module of ours is imported first; then every lazily exported name of
+    every package must still be the object its module defines, and the documented entry points
+    must be the functions."""
+    script = f"""
+import importlib, json
+names = {sorted(MODULES)!r}
+for name in names:
+    importlib.import_module(name)
+wrong = []
+for package in {PACKAGE_INITS!r}:
+    module = importlib.import_module(package)
+    for name, target in getattr(getattr(module, "__getattr__", None), "names", {{}}).items():
+        defining = importlib.import_module(target)
+        if getattr(module, name) is not getattr(defining, name, defining):
+            wrong.append(f"{{package}}.{{name}} is {{getattr(module, name)!r}}")
+import robustgraph as rg
+for name in ("design", "augment", "certify", "max_r", "is_r_robust", "read"):
+    if name not in rg.__all__ or not callable(getattr(rg, name, None)):
+        wrong.append(f"robustgraph.{{name}} is not the documented function")
+print(json.dumps(wrong))
+"""
+    assert _problems_in_a_fresh_interpreter(script) == []
+
+
+def test_no_dotted_import_passes_through_a_kept_export():
+    """``import pkg.name.sub as x`` looks ``name`` up as an attribute of ``pkg``; where ``name``
+    is a lazily exported object that is not the submodule (``robustgraph.design``, the
+    function), that finds the function. Our code imports such submodules with ``from``."""
+    bad = []
+    for module, path in MODULES.items():
+        for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Import):
+                continue
+            for alias in node.names:
+                parts = alias.name.split(".")
+                for i in range(1, len(parts) - 1):
+                    package, name = ".".join(parts[:i]), parts[i]
+                    target = _lazy_target(package, name) if package in MODULES else None
+                    if target is None:
+                        continue
+                    defining = importlib.import_module(target)
+                    if getattr(defining, name, defining) is not defining:
+                        bad.append(f"{module}: import {alias.name}")
+    assert not bad, bad

@@ -355,12 +355,14 @@ def test_require_a_claim(required, ok):
     assert (report.exit_code == 0) == ok
 
 
-def test_impossible_claims_are_refused_and_rejected():
+def test_impossible_claims_are_refuted_and_a_forged_proof_of_one_is_rejected():
+    """A claim no graph on n nodes satisfies (r > ceil(n/2), s > n) is refuted like any other
+    (issue 30: one answer per claim); a certificate edited to prove one is rejected by the
+    bound checks."""
     t = gen.gamma_merg(10)
-    with pytest.raises(Exception, match="impossible"):
-        certify(t, Claim.rs_robust(100, 1), engines="exhaustive")
-    with pytest.raises(Exception, match="impossible"):
-        certify(t, Claim.rs_robust(2, 11), engines="exhaustive")
+    for claim in (Claim.rs_robust(100, 1), Claim.rs_robust(2, 11), Claim.r_robust(6)):
+        cert = certify(t, claim, engines="exhaustive")
+        assert cert.verdict == "refuted" and cert.verify(t).valid
     doc = _doc(certify(t, Claim.rs_robust(5, 1), engines="exhaustive"))
     record = doc["claims"][0]
     record["claim"]["r"] = 100
@@ -368,7 +370,7 @@ def test_impossible_claims_are_refused_and_rejected():
     record["checks"][0]["question"]["r"] = 100
     record["checks"][0]["bound_on"] = "s*_100"
     report = Certificate.from_dict(doc).verify(t)
-    assert not report.valid and any("impossible" in r for r in report.reasons)
+    assert not report.valid and any("lower bound 1 is impossible" in r for r in report.reasons)
 
 
 def test_nan_duplicate_keys_and_bound_on_are_rejected():

@@ -12,12 +12,13 @@ from protocol_runner.protocols import SAC, Debate, EngineConfig, Network
 from protocol_runner.protocols.answers import is_correct
 from protocol_runner.protocols.attacks import (
     ATTACKS,
+    OOD_DRAWS,
     REPLAY_ATTACKS,
     AttackSpec,
     adversary_message,
     fixed_question,
     ood_pool,
-    ood_task,
+    ood_queries,
     parse_attack,
     replay_message,
     wrong_answers,
@@ -96,18 +97,20 @@ def test_fixed_replays_a_weak_model_response_to_an_ood_query():
     backend = ScriptedBackend(_weak_script)
     config = EngineConfig(rounds=2, F=1, seed=7, replay_model="weak-model")
     replays = asyncio.run(ood_replays(LLMClient(backend), Network(topology, roster), pool, config))
-    [(who, view)] = backend.requests
-    [(model, _)] = backend.models
-    assert who == "3" and model == "weak-model" and view.kind == "answer"
-    assert view.question == ood_task(pool, 7, "3").presented()
-    assert view.question not in {t.presented() for t in run_tasks}
+    queries = ood_queries(pool, 7, "3")
+    assert len(queries) == OOD_DRAWS == len(replays[3]) and {t.kind for t in queries} == {"math"}
+    assert {who for who, _ in backend.requests} == {"3"}
+    assert {model for model, _ in backend.models} == {"weak-model"}
+    assert [view.question for _, view in backend.requests] == [t.presented() for t in queries]
+    assert {view.kind for _, view in backend.requests} == {"answer"}
+    assert not {v.question for _, v in backend.requests} & {t.presented() for t in run_tasks}
     record, second = run_query(Debate(), topology, "3S1A", _weak_script, rounds=2,
                                attack="fixed", adversary_nodes=("3",), replays=replays)
     assert "3" not in {who for who, _ in second.requests}  # the run-level reply is reused
     assert [r[3].answer for r in record.rounds] == ["17", "17", "17"]
     seen = [texts for who, v in second.requests if v.kind == "debate"
             for texts in [t for t, _ in v.others]]
-    assert replays[3] in seen  # receivers read the weak model's text verbatim
+    assert replays[3][0] in seen  # receivers read the weak model's text verbatim
     message = adversary_message(AttackSpec("fixed"), TASK, round_index=1,
                                 replay=replay_message(replays[3], TASK))
     assert (message.answer, message.confidence) == ("17", 1.0)
@@ -252,8 +255,12 @@ def test_fixed_through_the_runner_sends_the_simulated_weak_models_ood_answer(tmp
     records = read_records(out / RESULTS_FILE)
     sent = {r.rounds[0][3].answer for r in records}
     pool = ood_pool(load_tasks("arith:6"), DEFAULT_OOD_POOL)
-    query = ood_task(pool, 4, "3")
-    body = CompletionRequest("sim-weak", answer_messages(query), temperature=0.0, seed=4,
-                             user=AgentIdentity("3").to_user()).to_openai_body()
-    weak = Simulator(load_tasks("arith:6")).respond(body)["choices"][0]["message"]["content"]
-    assert sent == {parse_answer(weak, query)}  # one weak-model OOD answer, every query
+    simulator = Simulator(load_tasks("arith:6"))
+    weak = []
+    for query in ood_queries(pool, 4, "3"):
+        body = CompletionRequest("sim-weak", answer_messages(query), temperature=0.0, seed=4,
+                                 user=AgentIdentity("3").to_user()).to_openai_body()
+        weak.append(simulator.respond(body)["choices"][0]["message"]["content"])
+    # per query, the first cached weak-model OOD answer that is wrong for it
+    expected = {replay_message(weak, task).answer for task in load_tasks("arith:6")}
+    assert sent == expected and all(a in {parse_answer(w, TASK) for w in weak} for a in sent)

@@ -26,6 +26,7 @@ from protocol_runner.analysis.pooled import pool_cells
 from protocol_runner.analysis.provenance import SIMULATED_BANNER
 from protocol_runner.analysis.report import load_results
 from protocol_runner.analysis.tables import COLUMNS
+from protocol_runner.protocols.attacks import OOD_DRAWS
 from protocol_runner.run.sessions import SESSIONS_FILE
 from protocol_runner.sweep.execute import run_sweep
 from protocol_runner.sweep.spec import parse_spec
@@ -89,7 +90,7 @@ def test_run_and_report_print_one_cost_line(run_dir):
     records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     sessions = [json.loads(x) for x in (out / "sessions.jsonl").read_text().splitlines()]
     outside = sum(s["outside_queries"]["requests"] for s in sessions)
-    assert outside == 1  # the fixed adversary's out-of-distribution answer (App. B.4)
+    assert outside == OOD_DRAWS  # the fixed adversary's out-of-distribution answers (App. B.4)
     assert requests == sum(r["cost"]["llm_calls"] for r in records) + outside
     assert cost_of(cli("report", out, "--no-plots").stdout) == line  # the same line
     again = cli(*RUN, "-o", out, "--no-plots")  # resumes: nothing left to ask the backend

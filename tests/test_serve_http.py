@@ -19,6 +19,7 @@ import orjson
 import pytest
 
 from protocol_runner.llm import AgentIdentity, CompletionRequest
+from protocol_runner.llm.backends.openai import SIMULATED_HEADER, SIMULATED_OWNER
 from protocol_runner.protocols.prompts import answer_messages
 from protocol_runner.sim.agents import Simulator
 from protocol_runner.sim.server import MAX_BODY, parse_faults, running_server
@@ -97,6 +98,33 @@ def test_keep_alive_with_http_client(server):
         connection.request("GET", "/v1/models")
         assert connection.getresponse().status == 200
         assert connection.sock is first_socket  # one connection throughout
+    finally:
+        connection.close()
+
+
+def test_serve_sim_declares_itself_simulated_on_every_response(server):
+    """owned_by in /v1/models and the header on replies, errors and fault replies alike
+    (docs/endpoints.md), so the openai backend can label what it got."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.request("GET", "/v1/models")
+        reply = connection.getresponse()
+        owners = {m["owned_by"] for m in json.loads(reply.read())["data"]}
+        assert owners == {SIMULATED_OWNER}
+        seen = [reply.getheader(SIMULATED_HEADER)]
+        for method, path, body, fault in [
+            ("POST", "/v1/chat/completions", chat_body(), ""),
+            ("POST", "/v1/chat/completions", b"{", ""),  # 400
+            ("GET", "/nowhere", None, ""),  # 404
+            ("POST", "/v1/chat/completions", chat_body(), "500"),
+            ("POST", "/v1/chat/completions", chat_body(), "trickle:0.01"),
+        ]:
+            headers = {"X-Sim-Fault": fault} if fault else {}
+            connection.request(method, path, body=body, headers=headers)
+            reply = connection.getresponse()
+            reply.read()
+            seen.append(reply.getheader(SIMULATED_HEADER))
+        assert seen == ["1"] * 6
     finally:
         connection.close()
 

@@ -32,7 +32,7 @@ TWO = [{"label": "A", "text": "x"}, {"label": "B", "text": "y"}]
 # --- the Task value ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("given", ["B", "b", "(B)", "2", "answer2", "Paris", "option 2"])
+@pytest.mark.parametrize("given", ["B", "b", "(B)", "2", "answer2", "Paris", "choice 2"])
 def test_choice_answer_is_canonicalised(given):
     t = Task("q", "Capital of France?", given, kind="choice", choices=("Rome", "Paris", "Oslo"))
     assert t.answer == "answer2"
@@ -369,6 +369,7 @@ def test_unknown_file_type_and_empty_folder(tmp_path):
         "protocol_runner.tasks.arith",
         "protocol_runner.tasks.bool_sets",
         "protocol_runner.tasks.choice_sets",
+        "protocol_runner.tasks.commonsense30",
         "protocol_runner.tasks.distractors",
         "protocol_runner.tasks.jsonl",
         "protocol_runner.tasks.labels",
@@ -384,3 +385,43 @@ def test_unknown_file_type_and_empty_folder(tmp_path):
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- commonsense30: the SAC paper's App. C Table 8 ------------------------------------------------
+def test_commonsense30_is_table_8():
+    """30 instances, unique qids, each answer parses under its own kind and native labels."""
+    from protocol_runner.protocols.answers import extract_answer
+
+    tasks = load_tasks("commonsense30")
+    assert len(tasks) == 30 and len({t.id for t in tasks}) == 30
+    kinds = [t.kind for t in tasks]
+    assert kinds.count("bool") == 15 and kinds.count("choice") == 15
+    assert sum(t.answer == "true" for t in tasks if t.kind == "bool") == 11
+    styles = {t.style for t in tasks if t.kind == "choice"}
+    assert styles == {"option", "answer", "solution", "ending"}
+    for task in tasks:
+        assert extract_answer(f"Reasoning.\nAnswer: {task.answer}", task) == task.answer
+        assert is_correct(task.answer, task)
+        assert "Table 8" in task.source
+    # spot checks against the table: labels as released, in the native style
+    assert tasks["0c7abae6"].answer == "false"
+    assert tasks["25040642"].answer == "solution2" and tasks["25040642"].labels == (
+        "solution1", "solution2")
+    assert tasks["612a4066"].answer == "answer3" and len(tasks["612a4066"].choices) == 3
+    assert tasks["e47d4d28"].answer == "ending2"
+    assert tasks["263ebb80"].presented().splitlines()[1:] == ["option1: needle", "option2: floss"]
+
+
+def test_commonsense30_spec_options_and_errors():
+    assert [t.id for t in load_tasks("commonsense30:2:offset=15")] == ["263ebb80", "c3a49074"]
+    assert load_tasks("commonsense30:limit=3").name == "commonsense30:limit=3"
+    for bad in ("commonsense30:x", "commonsense30:offset=-1", "commonsense30:a:b"):
+        with pytest.raises(ParameterError):
+            load_tasks(bad)
+
+
+@pytest.mark.parametrize("style", ["option", "solution"])
+def test_native_choice_styles_are_kept(style):
+    t = Task("p", "Pick.", f"{style} 2", kind="choice", choices=("x", "y"))
+    assert t.answer == f"{style}2" and t.labels == (f"{style}1", f"{style}2")
+    assert is_correct(f"{style}2", t) and is_correct("B", t) and not is_correct("answer1", t)

@@ -4,27 +4,135 @@
 (:meth:`Provenance.of_run`) and merged over several runs (a sweep's cells, a directory of
 runs); its :meth:`Provenance.lines` are the title block of every figure and the caption of
 every table, with :data:`SIMULATED_BANNER` on the simulated backend.
+
+Whether a run's numbers come from simulated agents is decided here, once
+(:func:`run_simulated`): the run used the simulated backend, or its openai backend talked to an
+endpoint that declared itself simulated (``serve-sim``; docs/endpoints.md), as the run's
+``config.json`` records (:func:`merge_backend_records`). Every writer states
+:data:`SIMULATED_BANNER` from that decision: ``summary.json`` (``run.simulated``) and
+``summary.md``, the tables' captions and the CSV's ``label`` column (:func:`label_of`), the
+figures' banner.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["SIMULATED_BANNER", "Provenance", "simulated_banner"]
+__all__ = [
+    "SIMULATED_BANNER",
+    "SIMULATED_SENTENCE",
+    "Provenance",
+    "label_of",
+    "merge_backend_records",
+    "record_backend",
+    "results_simulated",
+    "run_simulated",
+    "simulated_banner",
+]
 
 SIMULATED_BANNER = "simulated agents: not LLM results"
-"""Stated on every figure and table whose numbers come from the simulated backend."""
+"""Stated on every figure and table whose numbers come from simulated agents."""
+SIMULATED_SENTENCE = f"{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}."
+"""The banner as a sentence (captions, the first line of a summary)."""
+
+
+def run_simulated(config: Mapping[str, Any] | None) -> bool:
+    """Whether a run's replies came (some or all) from simulated agents, from its ``config.json``.
+
+    True for the simulated backend, and for an openai backend whose endpoint declared itself
+    simulated (the ``simulated`` flag :func:`merge_backend_records` keeps).
+
+    Examples
+    --------
+    >>> run_simulated({"run": {"backend": {"kind": "simulated"}}})
+    True
+    >>> run_simulated({"run": {"backend": {"kind": "openai"}}, "backend": {"simulated": True}})
+    True
+    >>> run_simulated({"run": {"backend": {"kind": "openai"}}, "backend": {"simulated": False}})
+    False
+    """
+    if not config:
+        return False
+    kind = ((config.get("run") or {}).get("backend") or {}).get("kind")
+    return kind == "simulated" or bool((config.get("backend") or {}).get("simulated"))
+
+
+def merge_backend_records(
+    before: Mapping[str, Any] | None, now: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A run's record of its backend after one more session: ``now`` over ``before``, the
+    reply counts summed, ``simulated`` kept once seen, the served models kept when this
+    session listed none.
+
+    Examples
+    --------
+    >>> merge_backend_records({"replies": 3, "simulated_replies": 3, "simulated": True},
+    ...                       {"replies": 0, "simulated_replies": 0, "simulated": False})
+    {'replies': 3, 'simulated_replies': 3, 'simulated': True}
+    """
+    before = dict(before or {})
+    merged = {**before, **now}
+    for key in ("replies", "simulated_replies"):
+        if key in now:
+            merged[key] = int(before.get(key) or 0) + int(now[key])
+    if "simulated" in now:
+        merged["simulated"] = bool(before.get("simulated")) or bool(now["simulated"])
+    for key in ("served_models", "owned_by"):
+        if key in now and not now[key] and before.get(key):
+            merged[key] = before[key]
+    return merged
+
+
+def record_backend(config_path: str | Path, now: Mapping[str, Any]) -> None:
+    """Merge a session's backend record ``now`` into the ``backend`` entry of a run's
+    ``config.json`` (:func:`merge_backend_records`); written atomically, only on a change.
+
+    The run's identity (``run``, ``run_id``) is untouched. A missing or unreadable file is
+    left alone (the run never wrote one).
+    """
+    path = Path(config_path)
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return
+    if not isinstance(config, dict):
+        return
+    merged = merge_backend_records(config.get("backend"), now)
+    if merged == config.get("backend"):
+        return
+    config["backend"] = merged
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def results_simulated(directory: str | Path) -> bool:
+    """:func:`run_simulated` for a run's results directory (its ``config.json``; False when
+    there is none to read)."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return run_simulated(config) if isinstance(config, dict) else False
 
 
 def simulated_banner(profile: str | None = None) -> str:
-    """:data:`SIMULATED_BANNER`, naming the simulator profile when known.
+    """:data:`SIMULATED_BANNER`, naming the simulator profile when known (docs/simulation.md).
 
-    >>> simulated_banner("profile fitted to the SAC paper's Table 2")
-    "simulated agents: not LLM results (profile fitted to the SAC paper's Table 2)"
+    >>> simulated_banner("profile fitted to the SAC paper's Table 2, MATH")
+    "simulated agents: not LLM results (profile fitted to the SAC paper's Table 2, MATH)"
     """
     return f"{SIMULATED_BANNER} ({profile})" if profile else SIMULATED_BANNER
+
+
+def label_of(simulated: bool) -> str:
+    """The label a table row or file carries: :data:`SIMULATED_BANNER` or ``""``."""
+    return SIMULATED_BANNER if simulated else ""
 
 
 def _seeds(seeds: Sequence[int]) -> str:
@@ -48,7 +156,8 @@ class Provenance:
     Each field holds every value that occurs (a sweep varies some): the task set spec(s),
     backend(s), model name(s), roster spec(s) with attack(s), F, T (rounds after the initial
     answers), seeds, and the query counts per protocol (``queries``: one count per
-    protocol and cell).
+    protocol and cell). ``simulated_runs`` holds each run's ``run.simulated``
+    (:func:`run_simulated`).
     """
 
     task_sets: tuple[str, ...]
@@ -61,6 +170,7 @@ class Provenance:
     seeds: tuple[int, ...]
     queries: tuple[int, ...]
     per: str = "protocol"
+    simulated_runs: tuple[bool, ...] = ()
 
     @classmethod
     def of_run(cls, run: Mapping[str, Any], queries: Sequence[int]) -> Provenance:
@@ -77,6 +187,7 @@ class Provenance:
             T=(run.get("rounds"),),
             seeds=tuple(s for s in seeds if s is not None),
             queries=tuple(queries),
+            simulated_runs=(bool(run.get("simulated")),),
         )
 
     @classmethod
@@ -94,8 +205,9 @@ class Provenance:
 
     @property
     def simulated(self) -> bool:
-        """Whether any of the numbers come from the simulated backend."""
-        return "simulated" in self.backends
+        """Whether any of the numbers come from simulated agents: the simulated backend, or a
+        run whose ``run.simulated`` says so (an endpoint that declared itself simulated)."""
+        return "simulated" in self.backends or any(self.simulated_runs)
 
     def lines(self) -> list[str]:
         """The title block: one line of what was run, one of its size (and the banner).

@@ -56,7 +56,10 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
-from protocol_runner.analysis.provenance import simulated_banner
+from protocol_runner.analysis.provenance import (
+    run_simulated,
+    simulated_banner,
+)
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
@@ -281,8 +284,8 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["rounds"] = run.get("rounds")
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
-        info["simulated"] = info["backend"] == "simulated"
-        if info["simulated"]:
+        info["simulated"] = run_simulated(config)
+        if info["simulated"]:  # the simulator profile, when the run's backend recorded it
             info["sim_profile"] = (config.get("backend") or {}).get("profile")
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")

@@ -47,6 +47,7 @@ from protocol_runner.analysis.metrics import (
     ProtocolMetrics,
     compute_metrics,
 )
+from protocol_runner.analysis.provenance import SIMULATED_BANNER, results_simulated
 from protocol_runner.run.records import read_records
 from protocol_runner.run.runner import RESULTS_FILE, BackendSpec, RunSpec, run
 from protocol_runner.run.topology_spec import build_topology
@@ -134,6 +135,7 @@ class TableResult:
     models: Mapping[str, str]
     metrics: Mapping[str, Mapping[str, ProtocolMetrics]]
     paper: Mapping[str, Mapping[str, float]]
+    simulated: bool = False
 
 
 def load_paper_values(path: str | Path) -> dict[str, dict[str, float]]:
@@ -192,6 +194,7 @@ def reproduce(
         backend = replace(backend, weak_model=strong)
     write_order(output, [cell.label for cell in spec.cells])  # `report DIR` keeps the order
     metrics: dict[str, dict[str, ProtocolMetrics]] = {}
+    simulated = False
     for cell in spec.cells:
         records = []
         for seed in seeds:
@@ -205,9 +208,10 @@ def reproduce(
                 backend=backend, topology_source=f"{cell.topology} n={cell.n}",
             ))
             records.extend(read_records(directory / RESULTS_FILE))
+            simulated = simulated or results_simulated(directory)
         metrics[cell.label] = compute_metrics(records, resamples=resamples, order=spec.protocols)
     return TableResult(spec, tasks, tuple(seeds), backend.kind, backend.models(), metrics,
-                       dict(paper or {}))
+                       dict(paper or {}), simulated)
 
 
 def _ours(estimate: Estimate | None, metric: str) -> str:
@@ -235,8 +239,8 @@ def table_text(result: TableResult) -> str:
     per_seed = first.queries_per_seed[0] if first.queries_per_seed else 0
     models = ", ".join(f"{role} {name}" for role, name in result.models.items())
     lines = [f"## {spec.title}", ""]
-    if result.backend == "simulated":
-        lines += ["**simulated agents: not LLM results**", ""]
+    if result.simulated:
+        lines += [f"**{SIMULATED_BANNER}**", ""]
     lines += [
         f"Backend {result.backend} ({models}); tasks {result.tasks}; roster {spec.roster}, "
         f"F = {spec.F}, T = {spec.rounds}, attack {spec.attack}; "
@@ -266,7 +270,7 @@ def table_json(result: TableResult) -> dict[str, Any]:
     return {
         "table": spec.name,
         "title": spec.title,
-        "simulated": result.backend == "simulated",
+        "simulated": result.simulated,
         "backend": result.backend,
         "models": dict(result.models),
         "tasks": result.tasks,

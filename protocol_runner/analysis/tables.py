@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from protocol_runner.analysis.provenance import Provenance
+from protocol_runner.analysis.provenance import SIMULATED_SENTENCE, Provenance, label_of
 
 __all__ = [
     "BFTI",
@@ -91,6 +91,7 @@ class Table:
     rows: tuple[tuple[tuple[str, ...], str, Mapping[str, Any]], ...]
     caption: str
     confidence: float = 0.95
+    label: str = ""
 
     def _estimate(self, metrics: Mapping[str, Any], key: str) -> Mapping[str, float] | None:
         estimate = metrics.get(key)
@@ -170,6 +171,7 @@ class Table:
         header = [*self.label_names, "protocol"]
         for key in keys:
             header += [key, f"{key}_low", f"{key}_high", f"{key}_n"]
+        header.append("label")
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
@@ -183,7 +185,7 @@ class Table:
                     row += [
                         f"{100 * estimate[part]:.2f}" for part in ("value", "low", "high")
                     ] + [str(estimate["n"])]
-            writer.writerow(row)
+            writer.writerow([*row, self.label])
         return buffer.getvalue()
 
 
@@ -228,7 +230,7 @@ def caption(what: str, confidence: float, method: str, *, simulated: bool) -> st
         f"points; W/S: weak/strong agents' IAA → FAA. Brackets: {100 * confidence:g}% "
         f"confidence intervals ({method})."
     )
-    return text + (" Simulated agents: not LLM results." if simulated else "")
+    return text + (f" {SIMULATED_SENTENCE}" if simulated else "")
 
 
 def run_table(summary: Mapping[str, Any]) -> Table:
@@ -256,7 +258,8 @@ def runs_table(summaries: Sequence[Mapping[str, Any]]) -> Table:
     what = " · ".join(provenance.lines()[:2])
     method = f"bootstrap: {bootstrap['method']}, {bootstrap['resamples']} resamples"
     text = caption(what, bootstrap["confidence"], method, simulated=provenance.simulated)
-    return Table(("topology",), rows, text, bootstrap["confidence"])
+    return Table(("topology",), rows, text, bootstrap["confidence"],
+                 label_of(provenance.simulated))
 
 
 def sweep_table(
@@ -282,7 +285,7 @@ def sweep_table(
               else "bootstrap over each cell's queries")
     what = f"Sweep {summary.get('name') or ''}".rstrip() + f", {seeds} seed(s) per row pooled"
     return Table(names, table_rows, caption(what, confidence, method, simulated=simulated),
-                 confidence)
+                 confidence, label_of(simulated))
 
 
 def write_tables(table: Table, directory: str | Path) -> list[Path]:

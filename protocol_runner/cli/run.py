@@ -224,7 +224,8 @@ Running the same command into the same -o resumes an interrupted run.
               "(default: they share them, docs/simulation.md).")
 @click.option("--ood-tasks", default=DEFAULT_OOD_POOL, show_default=True,
               help="fixed attack: task set of the out-of-distribution queries (the run's own "
-              "tasks are left out).")
+              "tasks are left out); auto: one of each task kind of the run (App. B.4, "
+              "docs/protocols.md). Answers must parse as the run's kind.")
 @click.option("--latency-ms", type=click.FloatRange(min=0), default=0.0,
               help="simulated: artificial latency per call.")
 @click.option("--concurrency", type=click.IntRange(min=1, max=limits.MAX_CONCURRENCY),

@@ -212,6 +212,11 @@ def _check_resolution(seq: int, data: Mapping[str, Any], state: _State) -> None:
     digest, decided = state.escalations[target]
     if body.get("decision_hash") != digest:
         raise _Bad(seq, f"resolution names entry {target} by another hash")
+    if body.get("registry_hash") != decided.get("registry_hash"):
+        # only the reviewer of the registry the decision was made under may resolve it: a
+        # later registry (another reviewer key) must not reach back to an earlier escalation
+        raise _Bad(seq, f"resolution is signed under another registry than entry {target}'s: "
+                        f"only the reviewer of the registry it was decided under may resolve it")
     for key in ("proposal_id", "stage", "value_hash"):
         if body.get(key) != decided.get(key):
             raise _Bad(seq, f"resolution's {key} differs from entry {target}'s")

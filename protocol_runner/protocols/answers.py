@@ -31,7 +31,8 @@ _NUMBER = re.compile(
 )
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?:/\d+)?")
 _LABEL_IN_TEXT = re.compile(
-    r"\b(?:answer|ending)\s*\d+\b|\b(?:option|choice)\s+\(?(?:[A-Z]|\d+)\)?(?![\w])|\([A-Z]\)",
+    r"\b(?:answer|ending|option|solution)\s*\d+\b"
+    r"|\b(?:option|choice)\s+\(?(?:[A-Z]|\d+)\)?(?![\w])|\([A-Z]\)",
     re.IGNORECASE,
 )
 _BARE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")

@@ -41,7 +41,7 @@ from protocol_runner.protocols.answers import answer_key, is_correct
 from protocol_runner.protocols.attacks import (
     Message,
     adversary_message,
-    ood_task,
+    ood_queries,
     replay_message,
 )
 from protocol_runner.protocols.prompts import DEFAULT_QUOTE_CHARS, answer_messages, parse_answer
@@ -196,36 +196,41 @@ def plurality(
 
 async def ood_replays(
     client: LLMClient, network: Network, pool: Sequence[Task], config: EngineConfig
-) -> dict[int, str]:
+) -> dict[int, tuple[str, ...]]:
     """The ``fixed`` adversaries' messages (App. B.4): weak-model responses to OOD queries.
 
     For each adversary whose attack is ``fixed``, the weak model ``config.replay_model`` is
-    asked, once for the whole run, the out-of-distribution task
-    :func:`~protocol_runner.protocols.attacks.ood_task` draws for it from ``pool``, with the
+    asked, once for the whole run, the out-of-distribution tasks
+    :func:`~protocol_runner.protocols.attacks.ood_queries` draws for it from ``pool``, with the
     round-0 prompt and the run's sampling settings, under the adversary's own identity; the
-    response cache keeps the reply, so a resumed run reads it back. The calls are the run's,
-    not any query's, so they are in no query's cost.
+    response cache keeps the replies, so a resumed run reads them back. The calls are the run's,
+    not any query's, so they are in no query's cost. In a query the adversary sends one of its
+    replies (:func:`~protocol_runner.protocols.attacks.replay_message`).
 
     Returns
     -------
-    dict int -> str
-        Response text by adversary index (empty when no adversary plays ``fixed``).
+    dict int -> tuple of str
+        Response texts by adversary index (empty when no adversary plays ``fixed``).
     """
     agents = network.roster.agents
     fixed = [j for j in network.roster.adversaries if agents[j].attack.name == "fixed"]
+    asked = [(j, query) for j in fixed for query in ood_queries(pool, config.seed, agents[j].node)]
     requests = [
         CompletionRequest(
             config.replay_model,
-            answer_messages(ood_task(pool, config.seed, agents[j].node)),
+            answer_messages(query),
             temperature=config.temperature,
             max_tokens=config.max_tokens,
             seed=config.seed,
             user=agents[j].identity().to_user(),
         )
-        for j in fixed
+        for j, query in asked
     ]
     completions = await asyncio.gather(*(client.complete(r) for r in requests))
-    return {j: c.text for j, c in zip(fixed, completions, strict=True)}
+    replays: dict[int, tuple[str, ...]] = {j: () for j in fixed}
+    for (j, _), completion in zip(asked, completions, strict=True):
+        replays[j] += (completion.text,)
+    return replays
 
 
 class QueryContext:
@@ -247,7 +252,7 @@ class QueryContext:
         Protocol name (for the record).
     ood : Task, optional
         The ``fixed-ref`` attack's other task.
-    replays : mapping int -> str, optional
+    replays : mapping int -> tuple of str, optional
         The ``fixed`` adversaries' weak-model response texts, by agent (:func:`ood_replays`).
     """
 
@@ -261,7 +266,7 @@ class QueryContext:
         *,
         protocol: str,
         ood: Task | None = None,
-        replays: Mapping[int, str] | None = None,
+        replays: Mapping[int, Sequence[str]] | None = None,
     ) -> None:
         self.network = network
         self.task = task

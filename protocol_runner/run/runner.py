@@ -38,6 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.provenance import record_backend
 from protocol_runner.llm import ClientConfig, LLMClient, ResponseCache
 from protocol_runner.llm.backends import OpenAIBackend, SimulatedBackend
 from protocol_runner.llm.backends.openai import CALL_TIMEOUT_FACTOR
@@ -636,13 +637,13 @@ async def _execute(
                                       elapsed))
 
             report()
-            replays: dict[int, str] = {}
+            replays: dict[int, tuple[str, ...]] = {}
             if jobs:
                 await client.check(sorted(models))
                 if pool is not None:
                     hits_before = client.stats.cache_hits
                     replays = await ood_replays(client, network, pool, engine)
-                    outside = {"requests": len(replays),
+                    outside = {"requests": sum(map(len, replays.values())),
                                "cache_hits": client.stats.cache_hits - hits_before}
             pending = iter(jobs)
             with results.open("a", encoding="utf-8") as handle:
@@ -680,6 +681,7 @@ async def _execute(
             append_session(output, prepared.run_id, wall_s=time.perf_counter() - started,
                            ran=finished - skipped, resumed=skipped, client=client.stats.as_dict(),
                            outside_queries=outside)
+            record_backend(output / CONFIG_FILE, backend.provenance())  # what it talked to
     return RunResult(
         output,
         prepared.run_id,

@@ -68,7 +68,7 @@ from typing import Any
 
 from protocol_runner.llm.types import AgentIdentity, ChatMessage, split_wire_user
 from protocol_runner.protocols.answers import answer_key, extract_answer, is_correct
-from protocol_runner.protocols.attacks import DEFAULT_OOD_POOL
+from protocol_runner.protocols.attacks import default_ood_tasks
 from protocol_runner.protocols.prompts import (
     ANSWER_PREFIX,
     CONFIDENCE_PREFIX,
@@ -76,7 +76,7 @@ from protocol_runner.protocols.prompts import (
     ParsedPrompt,
     parse_prompt,
 )
-from protocol_runner.tasks import TASK_KINDS, Task, TaskSet, load_tasks
+from protocol_runner.tasks import TASK_KINDS, Task, TaskSet
 from protocol_runner.tasks.distractors import math_distractors
 from robustgraph.errors import ParameterError
 
@@ -367,7 +367,7 @@ def _derived_distractors(task: Task, seed: int, key: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _default_ood_pool() -> TaskSet:
-    return load_tasks(DEFAULT_OOD_POOL)
+    return default_ood_tasks()
 
 
 class Simulator:
@@ -377,8 +377,8 @@ class Simulator:
     ----------
     tasks : iterable of Task
         The task registry: prompts are matched to tasks by the presented question text. The
-        ``fixed`` attack's default out-of-distribution pool
-        (:data:`~protocol_runner.protocols.attacks.DEFAULT_OOD_POOL`) is always added (a
+        ``fixed`` attack's default out-of-distribution pools
+        (:data:`~protocol_runner.protocols.attacks.DEFAULT_OOD_POOLS`) are always added (a
         question already given keeps its task).
     config : SimConfig, optional
         Profiles and world parameters.

@@ -15,6 +15,13 @@ repeated with ``xN``:
 
 Example: ``429:0.2x2,500,malformed`` fails the next four requests in that order.
 
+The server says what it is, so results obtained through it are never taken for LLM results:
+``/v1/models`` lists every model as owned by ``robustgraph-simulated``
+(:data:`~protocol_runner.llm.backends.openai.SIMULATED_OWNER`), and every response, errors
+included, carries the header ``X-Robustgraph-Simulated: 1``
+(:data:`~protocol_runner.llm.backends.openai.SIMULATED_HEADER`). The openai backend records
+both (docs/endpoints.md).
+
 The HTTP server is aiohttp's (:mod:`aiohttp.web`): keep-alive, chunked request bodies,
 ``Expect: 100-continue``, pipelining and HTTP/1.0 are its job. Errors of every kind, aiohttp's
 own (404, 405, 413) included, have OpenAI-style JSON bodies (``{"error": {"message", "type",
@@ -40,6 +47,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from protocol_runner.llm.backends.openai import SIMULATED_HEADER, SIMULATED_OWNER
 from protocol_runner.sim.agents import SimRequestError, Simulator
 from robustgraph.errors import ParameterError
 
@@ -170,6 +178,11 @@ async def _json_errors(request: web.Request, handler: _Handler) -> web.StreamRes
         return _error(exc.status, message, kind, allow)
 
 
+async def _declare_simulated(request: web.Request, response: web.StreamResponse) -> None:
+    """Mark every response as coming from simulated agents (see the module docstring)."""
+    response.headers[SIMULATED_HEADER] = "1"
+
+
 class SimServer:
     """The ``serve-sim`` HTTP server (see the module docstring).
 
@@ -220,6 +233,7 @@ class SimServer:
 
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[_json_errors])
+        app.on_response_prepare.append(_declare_simulated)
         app.router.add_get("/v1/models", self._models)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/sim/stats", self._stats)
@@ -260,7 +274,7 @@ class SimServer:
 
     async def _models(self, request: web.Request) -> web.Response:
         data = [
-            {"id": m, "object": "model", "created": 0, "owned_by": "robustgraph-sim"}
+            {"id": m, "object": "model", "created": 0, "owned_by": SIMULATED_OWNER}
             for m in self.simulator.models
         ]
         return _json({"object": "list", "data": data})

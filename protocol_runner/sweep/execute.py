@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.provenance import SIMULATED_SENTENCE
 from protocol_runner.analysis.report import markdown_table, write_summary
 from protocol_runner.protocols.crs import CrSConfig
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
@@ -159,6 +160,7 @@ def run_cell(params: Mapping[str, Any], directory: str, execution: Mapping[str, 
         "queries": result.queries,
         "resumed_queries": result.skipped,
         "certified": result.gate.certified,
+        "simulated": bool(summary.run.get("simulated")),
         "protocols": _compact(summary.to_json()),
     }
     (out / CELL_FILE).write_text(json.dumps(done, indent=2) + "\n", encoding="utf-8")
@@ -307,6 +309,7 @@ def merge(
                 "run_id": None if done is None else done["run_id"],
                 "queries": None if done is None else done["queries"],
                 "certified": None if done is None else done["certified"],
+                "simulated": None if done is None else done.get("simulated"),
                 "protocols": {} if done is None else done["protocols"],
             }
         )
@@ -318,6 +321,7 @@ def merge(
         "spec": spec.to_json(),
         "varying": spec.varying(),
         "counts": {"cells": len(rows), "done": len(rows) - failed, "failed": failed},
+        "simulated": any(row["simulated"] for row in rows),
         "cells": rows,
     }
 
@@ -337,9 +341,11 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     """
     axes = summary["varying"] or ["topology", "n"]
     header = [*axes, "protocol", *(name for name, _ in TABLE_METRICS), "queries"]
+    banner = [f"**{SIMULATED_SENTENCE}**", ""] if summary.get("simulated") else []
     lines = [
         f"# Sweep{': ' + summary['name'] if summary['name'] else ''}",
         "",
+        *banner,
         f"{summary['counts']['cells']} cells: {summary['counts']['done']} done, "
         f"{summary['counts']['failed']} failed. Varying: {', '.join(summary['varying']) or 'none'}."
         " Metrics in percent over each cell's queries (intervals in summary.json).",

@@ -1,8 +1,10 @@
 """Normalise a choice label or a true/false word to a canonical form.
 
 Choice tasks present their options as ``answer1..answerN`` (or ``ending1..ending4`` for
-HellaSwag), the labelling used by the SAC experiments (Lee et al., 2026, "Robust Multi-Agent LLMs
-under Byzantine Faults"); replies may instead name a letter, a number or the option's text.
+HellaSwag, ``option1``/``option2`` and ``solution1``/``solution2`` where a dataset labels them
+so), the labelling used by the SAC experiments (Lee et al., 2026, "Robust Multi-Agent LLMs under
+Byzantine Faults", App. C Table 8); replies may instead name a letter, a number or the option's
+text, under any of these prefixes.
 """
 
 from __future__ import annotations
@@ -11,16 +13,18 @@ import re
 
 __all__ = ["CHOICE_STYLES", "choice_label", "parse_bool", "parse_choice", "strip_markup"]
 
-CHOICE_STYLES = ("answer", "ending")
+CHOICE_STYLES = ("answer", "ending", "option", "solution")
+"""The label prefixes of choice options (Commonsense170k keeps each source's own, Table 8)."""
 
 _MARKUP = re.compile(r"[*`$\"']+|(?<!\w)_+|_+(?!\w)")
 _TEXT_WRAPPER = re.compile(r"\\(?:text|textbf|mathrm|mbox|textnormal)\{([^{}]*)\}")
-_NUMBERED = re.compile(r"(?:answer|ending|option|choice)\s*[_#-]?\s*(\d+)", re.IGNORECASE)
+_PREFIX = r"(?:answer|ending|option|solution|choice)"
+_NUMBERED = re.compile(_PREFIX + r"\s*[_#-]?\s*(\d+)", re.IGNORECASE)
 _FULL_LABEL = re.compile(
-    r"(?:(?:answer|ending|option|choice)\s*[_#-]?\s*)?\(?\s*([A-Za-z]|\d+)\s*\)?", re.IGNORECASE
+    r"(?:" + _PREFIX + r"\s*[_#-]?\s*)?\(?\s*([A-Za-z]|\d+)\s*\)?", re.IGNORECASE
 )
 _LEADING_LABEL = re.compile(
-    r"(?:(?:answer|ending|option|choice)\s*[_#-]?\s*(\d+)|\(?\s*([A-Z]|\d+)\s*\))\s*[.:)\-]?\s+(.*)"
+    r"(?:" + _PREFIX + r"\s*[_#-]?\s*(\d+)|\(?\s*([A-Z]|\d+)\s*\))\s*[.:)\-]?\s+(.*)"
     r"|([A-Z]|\d+)\s*[.:\-]\s+(.*)",
     re.IGNORECASE | re.DOTALL,
 )

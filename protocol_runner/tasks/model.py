@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from protocol_runner.tasks.errors import TaskFormatError
@@ -10,6 +11,13 @@ from protocol_runner.tasks.labels import CHOICE_STYLES, choice_label, parse_bool
 __all__ = ["TASK_KINDS", "Task"]
 
 TASK_KINDS = ("math", "choice", "bool", "text")
+_STYLED = re.compile(rf"({'|'.join(CHOICE_STYLES)})\s*[_#-]?\s*\d+", re.IGNORECASE)
+
+
+def _native_style(answer: str) -> str:
+    """The label prefix an answer is given in (``option2`` -> ``option``), else ``answer``."""
+    match = _STYLED.fullmatch(answer.strip())
+    return match.group(1).lower() if match else "answer"
 
 
 @dataclass(frozen=True)
@@ -22,9 +30,9 @@ class Task:
     wrong answers; the simulated backend draws correlated errors from them.
 
     The reference answer is stored canonically: a choice answer given as ``B``, ``2``, ``answer2``
-    or the option text becomes ``answer2`` (``ending2`` when given in the ending style, as for
-    HellaSwag); a bool answer given as ``yes``/``True`` becomes ``true``. Choice distractors are
-    canonicalised the same way.
+    or the option text becomes ``answer2`` (``ending2``, ``option2`` or ``solution2`` when given in
+    that style, as HellaSwag and Commonsense170k label their options); a bool answer given as
+    ``yes``/``True`` becomes ``true``. Choice distractors are canonicalised the same way.
 
     Raises
     ------
@@ -70,7 +78,7 @@ class Task:
     def _canonicalise_choice(self) -> None:
         if not self.choices:
             raise TaskFormatError(f"task {self.id}: a choice task needs at least one option")
-        style = "ending" if str(self.answer).lower().startswith("ending") else "answer"
+        style = _native_style(str(self.answer))
         index = parse_choice(str(self.answer), self.choices)
         if index is None:
             raise TaskFormatError(
@@ -88,7 +96,7 @@ class Task:
 
     @property
     def style(self) -> str:
-        """The label prefix of a choice task (``answer`` or ``ending``); ``""`` for other kinds."""
+        """The label prefix of a choice task (one of ``CHOICE_STYLES``); ``""`` for other kinds."""
         if self.kind != "choice":
             return ""
         return next(s for s in CHOICE_STYLES if self.answer.startswith(s))

@@ -2,7 +2,11 @@
 
 Specs::
 
-    arith:N[:seed=S][:terms=T][:max=M]       the built-in arithmetic set
+    arith:N[:seed=S][:terms=T][:max=M][:form=F][:options=K]
+                                             the built-in arithmetic set; F math (default),
+                                             choice (K options, default 4) or bool
+    commonsense30[:LIMIT][:offset=K]         the SAC paper's 30 Commonsense170k instances
+                                             (App. C Table 8; built in, no file)
     jsonl:PATH[:LIMIT][:offset=K]            robustgraph's own task JSONL
     FORMAT:PATH[:LIMIT][:offset=K]           a local dataset file or folder, FORMAT one of
                                              gsm8k, math, arc, openbookqa, commonsenseqa,
@@ -23,6 +27,7 @@ from typing import Any
 from protocol_runner.tasks.arith import generate_arith
 from protocol_runner.tasks.bool_sets import boolq_task, rte_task
 from protocol_runner.tasks.choice_sets import hellaswag_task, multiple_choice_task
+from protocol_runner.tasks.commonsense30 import COMMONSENSE30, commonsense30
 from protocol_runner.tasks.errors import TaskFormatError
 from protocol_runner.tasks.jsonl import task_from_record
 from protocol_runner.tasks.math_sets import gsm8k_task, math_task
@@ -53,7 +58,9 @@ _ALIASES = {
     "csqa": "commonsenseqa",
     "arc-challenge": "arc",
 }
-_ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand"}
+_ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand", "options": "options"}
+_BUILT_IN = {COMMONSENSE30: commonsense30}
+"""Fixed built-in task sets, by the name a spec gives them."""
 
 
 def read_dataset(
@@ -144,13 +151,27 @@ def _split_options(
     return parts, options
 
 
+def _built_in(name: str, rest: str, spec: str) -> TaskSet:
+    """A built-in set, optionally cut to ``[:LIMIT][:offset=K]``."""
+    parts, options = _split_options([name, *rest.split(":")] if rest else [name],
+                                    {"limit", "offset"}, spec)
+    if len(parts) != 1:
+        raise ParameterError(f"task spec {spec!r}: expected {name}[:LIMIT][:offset=K]")
+    offset = _int(options.get("offset", "0"), "offset", spec)
+    limit = _int(options["limit"], "limit", spec) if "limit" in options else None
+    if offset < 0 or (limit is not None and limit < 0):
+        raise ParameterError(f"task spec {spec!r}: limit and offset must be >= 0")
+    tasks = list(_BUILT_IN[name]())[offset: None if limit is None else offset + limit]
+    return TaskSet(tasks, name=spec)
+
+
 def load_tasks(spec: str) -> TaskSet:
     """The task set a spec names (see the module docstring for the grammar).
 
     Parameters
     ----------
     spec : str
-        E.g. ``arith:100``, ``arith:100:seed=3``, ``gsm8k:data/test.jsonl:50``,
+        E.g. ``arith:100``, ``arith:100:seed=3``, ``commonsense30``, ``gsm8k:data/test.jsonl:50``,
         ``arc:ARC-Challenge-Test.jsonl:limit=20:offset=10``, ``jsonl:tasks.jsonl``.
 
     Returns
@@ -174,20 +195,24 @@ def load_tasks(spec: str) -> TaskSet:
     spec = spec.strip()
     head, sep, rest = spec.partition(":")
     source = _ALIASES.get(head.lower(), head.lower())
+    if source in _BUILT_IN:
+        return _built_in(source, rest, spec)
     if not sep or (source not in FORMATS and source != "arith"):
         if spec.lower().endswith((".jsonl", ".ndjson")) and (not sep or Path(spec).exists()):
             source, rest = "jsonl", spec
         else:
-            known = ", ".join(["arith", *sorted(FORMATS)])
+            known = ", ".join(["arith", *_BUILT_IN, *sorted(FORMATS)])
             raise ParameterError(f"task spec {spec!r}: unknown source {head!r}; expected {known}")
     if source == "arith":
-        parts, options = _split_options(rest.split(":"), set(_ARITH_KEYS), spec)
+        parts, options = _split_options(rest.split(":"), {*_ARITH_KEYS, "form"}, spec)
         if len(parts) != 1 or not parts[0]:
-            raise ParameterError(f"task spec {spec!r}: expected arith:N[:seed=S][:terms=T][:max=M]")
-        kwargs = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
+            raise ParameterError(f"task spec {spec!r}: expected "
+                                 "arith:N[:seed=S][:terms=T][:max=M][:form=F][:options=K]")
+        form = options.pop("form", "math")
+        kwargs: dict[str, Any] = {_ARITH_KEYS[k]: _int(v, k, spec) for k, v in options.items()}
         limits.at_most("max", kwargs.get("max_operand", 0), limits.MAX_OPERAND)
         count = limits.at_most("arith: N", _int(parts[0], "N", spec), limits.MAX_TASKS, " tasks")
-        tasks = generate_arith(count, **kwargs)
+        tasks = generate_arith(count, form=form, **kwargs)
         return TaskSet(tasks, name=spec)
     parts, options = _split_options(rest.split(":"), {"limit", "offset"}, spec)
     path = ":".join(parts)

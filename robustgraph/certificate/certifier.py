@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from robustgraph.certificate.claims import Claim, impossible
+from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.document import Certificate, InvalidCertificate, provenance
 from robustgraph.certificate.outcome import (
     claim_outcome,
@@ -137,8 +137,8 @@ def certify(
     Raises
     ------
     ParameterError
-        No claim, an impossible claim (r above ceil(n/2), s above n), bad engine list, proof
-        mode, time limit or thread count.
+        No claim, bad engine list, proof mode, time limit or thread count. (A claim no graph
+        on n nodes satisfies, r above ceil(n/2) or s above n, is refuted like any other.)
     EngineConflict
         Engines contradict each other, or one returned a result that fails its own checks.
     SolverUnavailable
@@ -169,10 +169,6 @@ def certify(
         raise ParameterError("claims must be Claim values (Claim.r_robust, Claim.tolerance, ...)")
     if proof not in MODES:
         raise ParameterError(f"unknown proof mode {proof!r}; expected one of {', '.join(MODES)}")
-    for claim in claims:
-        problem = impossible(claim, topology.n)
-        if problem:
-            raise ParameterError(problem)
     names = _engine_list(engines)
     if time_limit is not None and not time_limit > 0:
         raise ParameterError(f"time limit must be > 0 seconds, got {time_limit}")

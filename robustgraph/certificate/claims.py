@@ -217,22 +217,29 @@ def _max_models(models: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def impossible(claim: Claim, n: int) -> str | None:
-    """Why no graph on n nodes can satisfy this (r, s) claim, or None.
+    """Why no graph on n nodes can satisfy this claim, or None.
 
-    No graph is more than ceil(n/2)-robust (LeBlanc et al. 2013), so an s-claim on
-    r > ceil(n/2) is impossible, and s > n is beyond the convention s*_r <= n.
-    ``robustgraph certify`` refuses such claims and ``verify`` rejects certificates of them.
-    (An r-claim above ceil(n/2) stays allowed: the trivial bound refutes it, with no witness.)
+    No graph is more than ceil(n/2)-robust (LeBlanc et al. 2013), so every claim whose question
+    asks r > ceil(n/2) -- r-, (r, s)- and tolerance claims alike (SAC's F needs r = F + 1,
+    W-MSR's 2F + 1 or (F+1, F+1)) -- is false of every graph on n nodes, and so is s > n (the
+    convention s*_r <= n). Such a claim is still a claim about the graph, answered like any
+    other on every path (``certify`` in the CLI and in Python, one graph or a batch): REFUTED
+    (exit 1) by the trivial bound, with a certificate that ``verify`` accepts; this text is the
+    note ``certify`` prints beside the verdict.
+
+    Examples
+    --------
+    >>> impossible(Claim.tolerance(9, "sac"), 9)
+    'no graph on n = 9 nodes is more than ceil(n/2) = 5-robust'
+    >>> impossible(Claim.r_robust(5), 9) is None
+    True
     """
     q = claim.question()
-    if q is None or not q.about_s or n < 2:
+    if q is None or n < 2:
         return None
     top = -(-n // 2)
     if q.r > top:
-        return (
-            f"{claim.describe()} is impossible on n = {n} nodes: no graph is more than "
-            f"ceil(n/2) = {top}-robust"
-        )
-    if q.s > n:
-        return f"{claim.describe()} is impossible on n = {n} nodes: s cannot exceed n"
+        return f"no graph on n = {n} nodes is more than ceil(n/2) = {top}-robust"
+    if q.about_s and q.s > n:
+        return f"s cannot exceed n = {n}"
     return None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from robustgraph.certificate.assurance import Bound, check_bounds, proven, requirement_problem
-from robustgraph.certificate.claims import Claim, impossible
+from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.outcome import (
     claim_outcome,
     conflict,
@@ -123,9 +123,6 @@ def _asked(q: Question) -> str:
 
 
 def _record_problems(topology: Topology, record: ClaimRecord, engines: list[str]) -> list[str]:
-    problem = impossible(record.claim, topology.n)
-    if problem:
-        return [problem]
     problems = []
     for j, check in enumerate(record.checks):
         expected = next_question(topology, record.claim, record.checks[:j])
@@ -189,8 +186,9 @@ def verify(
     ``exact`` runs); every engine named in the parameters answered every question and none
     contradicts another (and names a known engine); every witness verifies; every proof object
     of a lower bound checks (:mod:`robustgraph.certificate.assurance`); each check's bounds,
-    each verdict, each ``max`` value and the overall verdict follow from the runs; no claim is
-    impossible (r above ceil(n/2), s above n). Optionally every question is re-solved with
+    each verdict, each ``max`` value and the overall verdict follow from the runs (a claim no
+    graph on n nodes satisfies is checked like any other: only its refutation can be valid).
+    Optionally every question is re-solved with
     ``resolve_with``, whose result must agree and confirm each lower bound.
 
     Parameters

@@ -17,7 +17,7 @@ import click
 
 from robustgraph import io
 from robustgraph.certificate.certifier import DEFAULT_ENGINES, certify
-from robustgraph.certificate.claims import MODELS, Claim
+from robustgraph.certificate.claims import MODELS, Claim, impossible
 from robustgraph.certificate.document import Certificate, InvalidCertificate, certificate_path
 from robustgraph.certificate.proofs.prover import MODES as PROOF_MODES
 from robustgraph.certificate.records import ClaimRecord
@@ -69,6 +69,9 @@ def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | No
         text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
         return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
     head = f"{claim.describe()}: {record.verdict.upper()}"
+    why = impossible(claim, topology.n)
+    if why is not None:  # refuted by n alone, the same on every path (docs/cli.md, certify)
+        head = f"{head} ({why})"
     check = record.checks[0]
     if record.verdict == "refuted" and check.witness is None:
         return f"{head}: {check.bound_on} <= {check.upper} ({_runs_text(record)})"

@@ -273,6 +273,12 @@ def augment(
         shown = ", ".join(f"{u}-{v}" for u, v in result.added[:20])
         more = f" (+{len(result.added) - 20} more)" if len(result.added) > 20 else ""
         click.echo(f"  added: {shown or 'none'}{more}")
+        m = result.minimality
+        if result.proven_minimal:
+            click.echo(f"  minimal: proven ({m.how})")
+        else:
+            click.echo(f"  minimal: the best found in {result.seconds:.1f} s, not proven "
+                       f"(lower bound {m.lower_bound}: {m.how})")
         verdict = result.certificate.verdict if result.certificate else "not certified"
         click.echo(f"  certificate: {verdict} ({cert_file}, {result.certify_seconds:.1f} s)")
 

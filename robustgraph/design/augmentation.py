@@ -9,13 +9,18 @@ phases, both certified by the exact oracle of :mod:`robustgraph.design.oracle`:
    allowed edge can ever break proves the target impossible: a set stays non-r-reachable until
    one of its members hears one more node outside it (LeBlanc et al. 2013, Def. 6).
 2. **trim**: the certified local search deletes and rewires added edges only.
+
+Then :mod:`robustgraph.design.minimality` says whether the count is proven minimal or the best
+found. The search works on a canonical node order (labels sorted as the content hash sorts
+them), so one graph gets one answer whatever the order of its file, and every random choice
+comes from the seed.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +29,14 @@ from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds
 from robustgraph.design.common import certify_design, from_topology, to_topology
+from robustgraph.design.minimality import Minimality, degree_bound, prove_minimal
 from robustgraph.design.oracle import UNKNOWN, Pair, find_pair
 from robustgraph.design.search import DesignGraph, Edge, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.graphs import as_topology
 from robustgraph.topology import Label, Topology
 
-__all__ = ["AugmentResult", "Infeasible", "NotFound", "augment", "grow"]
+__all__ = ["AugmentResult", "Infeasible", "NotFound", "augment", "canonical_order", "grow"]
 
 
 class Infeasible(RobustgraphError):
@@ -60,10 +66,16 @@ class AugmentResult:
     certify_seconds: float = 0.0
     grown: int = 0
     notes: list[str] = field(default_factory=list)
+    minimality: Minimality | None = None
 
     @property
     def certified(self) -> bool:
         return self.certificate is not None and self.certificate.verdict == "proven"
+
+    @property
+    def proven_minimal(self) -> bool:
+        """Whether no allowed augmentation adds fewer edges (else: the best found in time)."""
+        return self.minimality is not None and self.minimality.proven
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +87,9 @@ class AugmentResult:
             "edges": self.topology.m,
             "added": [list(e) for e in self.added],
             "added_before_trim": self.grown,
+            "minimal": "proven" if self.proven_minimal else "best found",
+            "added_lower_bound": self.minimality.lower_bound if self.minimality else 0,
+            "minimal_reason": self.minimality.how if self.minimality else None,
             "seconds": round(self.seconds, 3),
             "certify_seconds": round(self.certify_seconds, 3),
             "seed": self.seed,
@@ -176,8 +191,12 @@ def grow(
     *,
     deadline: float,
     check_budget: int = 200_000,
+    names: Sequence[Label] | None = None,
 ) -> list[int]:
     """Add edges to ``masks`` until the graph is proven r-robust; return the new masks.
+
+    ``names`` (node i's label, in the masks' order) words the witness of :class:`Infeasible`;
+    without it the witness is given by index.
 
     Raises
     ------
@@ -202,9 +221,13 @@ def grow(
         fixes = _fixes(graph, pair)
         if not fixes:
             if not any(_breakable(graph, side, original) for side in pair):
-                s1, s2 = (sorted(i for i in range(graph.n) if side >> i & 1) for side in pair)
+                s1, s2 = (
+                    [i if names is None else names[i] for i in range(graph.n) if side >> i & 1]
+                    for side in pair
+                )
+                what = "indices" if names is None else "labels"
                 raise Infeasible(
-                    f"no allowed edge can make it {r}-robust: node sets {s1} and {s2} (indices) "
+                    f"no allowed edge can make it {r}-robust: node sets {s1} and {s2} ({what}) "
                     f"each hear fewer than {r} nodes outside themselves, and every edge that "
                     "could change that is present, forbidden or beyond the degree cap"
                 )
@@ -311,32 +334,68 @@ def augment(
     began = time.monotonic()
     deadline = began + time_limit
     rng = random.Random(seed)
-    original = from_topology(topology)
-    fixed = frozenset(topology.edge_indices())
-    forbidden = frozenset(_label_pairs(topology, forbid, "--forbid") - fixed)
+    order = canonical_order(topology)  # position p of the search holds node order[p]
+    pos = [0] * n
+    for p, i in enumerate(order):
+        pos[i] = p
+    original = _permute(from_topology(topology), pos)
+
+    def key(a: int, b: int) -> Edge:
+        return (a, b) if topology.directed else (min(a, b), max(a, b))
+
+    fixed = frozenset(key(pos[a], pos[b]) for a, b in topology.edge_indices())
+    asked = {key(pos[a], pos[b]) for a, b in _label_pairs(topology, forbid, "--forbid")}
     moves = Moves(
-        r, topology.directed, fixed=fixed, forbidden=forbidden, max_degree=max_degree, budget=budget
+        r,
+        topology.directed,
+        fixed=fixed,
+        forbidden=frozenset(asked - fixed),
+        max_degree=max_degree,
+        budget=budget,
     )
-    masks = grow(original, moves, rng, deadline=deadline)
+    names = [topology.labels[i] for i in order]
+    masks = grow(original, moves, rng, deadline=deadline, names=names)
     graph = DesignGraph(masks, moves)
     grown = graph.count() - topology.m
-    say(f"grown: {grown} edges added; trimming for the rest of {time_limit:g} s")
+    say(f"grown: {grown} edges added; trimming until no move helps (at most {time_limit:g} s "
+        "in all)")
     interrupted = local_search(
         graph, rng, deadline=deadline, on_improve=lambda g: say(f"{g.count()} edges")
     )
+    masks = graph.masks
+    stopped = Minimality(False, degree_bound(original, r, topology.directed),
+                         "degree bound; Ctrl-C stopped the search")
     if interrupted:
         say(f"trimming stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
-    result_topology = to_topology(graph.masks, topology.directed, topology.labels)
-    added = sorted(set(result_topology.edge_indices()) - fixed)
+        minimality = stopped
+    else:
+        try:
+            minimality = prove_minimal(original, graph.count() - topology.m, moves,
+                                       deadline=deadline)
+        except KeyboardInterrupt:  # as in the search: keep the graph, say what is not proven
+            interrupted, minimality = True, stopped
+        if minimality.better is not None:
+            masks = list(original)
+            for a, b in minimality.better:
+                masks[b] |= 1 << a
+                if not topology.directed:
+                    masks[a] |= 1 << b
+    count = sum(m.bit_count() for m in masks) // (1 if topology.directed else 2) - topology.m
+    say(f"{count} edges added: {'proven minimal' if minimality.proven else 'best found'} "
+        f"({minimality.how})")
+    result_topology = to_topology(_permute(masks, order), topology.directed, topology.labels)
+    added = set(result_topology.edge_indices()) - set(topology.edge_indices())
+    labels = topology.labels
     result = AugmentResult(
         topology=result_topology,
-        added=[(topology.labels[a], topology.labels[b]) for a, b in added],
+        added=sorted(((labels[a], labels[b]) for a, b in added), key=lambda e: _label_key(*e)),
         r=r,
         original_edges=topology.m,
         seconds=time.monotonic() - began,
         seed=seed,
         stats=graph.stats,
         grown=grown,
+        minimality=minimality,
     )
     if interrupted:
         result.notes.append("trimming stopped by Ctrl-C (the best graph found so far)")
@@ -347,3 +406,28 @@ def augment(
         )
         result.certify_seconds = time.monotonic() - t0
     return result
+
+
+def _label_key(*labels: Label) -> tuple[tuple[str, str], ...]:
+    """Labels in the content hash's order (as strings), the type name breaking a tie."""
+    return tuple((str(label), type(label).__name__) for label in labels)
+
+
+def canonical_order(topology: Topology) -> list[int]:
+    """The node indices of ``topology`` sorted by label as its content hash sorts them: the
+    same list of labels for every file of the same graph.
+
+    Examples
+    --------
+    >>> canonical_order(Topology.from_edges([("b", "a"), ("a", "c")]))
+    [1, 0, 2]
+    """
+    return sorted(range(topology.n), key=lambda i: _label_key(topology.labels[i]))
+
+
+def _permute(masks: list[int], perm: list[int]) -> list[int]:
+    """The bitmask graph with node i renamed ``perm[i]``."""
+    out = [0] * len(masks)
+    for i, mask in enumerate(masks):
+        out[perm[i]] = sum(1 << perm[j] for j in range(mask.bit_length()) if mask >> j & 1)
+    return out

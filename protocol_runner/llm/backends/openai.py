@@ -7,6 +7,12 @@ errors, read timeouts and malformed replies -> ``TransientError``; 404 (unknown 
 key is read from the environment variable whose *name* is configured; the key itself is never
 printed, logged or stored in results or the cache.
 
+The backend records what it talked to (:meth:`OpenAIBackend.provenance`): the endpoint, the
+model ids ``/models`` listed and who owns the run's models, how many replies came back, and how
+many declared themselves simulated: ``serve-sim`` lists its models as owned by
+:data:`SIMULATED_OWNER` and sends :data:`SIMULATED_HEADER` on every reply
+(``docs/endpoints.md``), so a run through HTTP on simulated agents is labelled as such.
+
 Requests go through :class:`protocol_runner.llm.http.HTTPClient` (aiohttp): proxies from the
 environment, gzip, redirects, and a read timeout that a slow but live reply does not trip. The
 overall cap on one attempt is the shared client's ``ClientConfig.timeout_s``; the runner sets
@@ -28,13 +34,28 @@ from protocol_runner.llm.errors import RateLimited, TransientError
 from protocol_runner.llm.http import HTTPClient, TransportError
 from protocol_runner.llm.types import Completion, CompletionRequest
 from robustgraph.errors import BackendError, ParameterError
+from robustgraph.limits import clip
 
-__all__ = ["CALL_TIMEOUT_FACTOR", "DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
+__all__ = [
+    "CALL_TIMEOUT_FACTOR",
+    "DEFAULT_BASE_URL",
+    "SIMULATED_HEADER",
+    "SIMULATED_OWNER",
+    "OpenAIBackend",
+    "parse_retry_after",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CALL_TIMEOUT_FACTOR = 10
 """One attempt is capped at this many read timeouts (60 s reads: 600 s, the openai SDK's cap)."""
 PREFLIGHT_TIMEOUT_S = 30.0
+SIMULATED_HEADER = "X-Robustgraph-Simulated"
+"""Response header (value ``1``) by which an endpoint declares its replies simulated."""
+SIMULATED_OWNER = "robustgraph-simulated"
+"""``owned_by`` of the models of an endpoint that serves simulated agents (``/v1/models``)."""
+MAX_RECORDED_MODELS = 50
+"""At most this many served model ids are recorded (an API may list hundreds)."""
+_RECORDED_CHARS = 200
 
 _RETRY_STATUSES = frozenset({408, 409})
 _JSON_BODY = {"Content-Type": "application/json"}
@@ -125,6 +146,9 @@ class OpenAIBackend:
             raise ParameterError(f"base URL must start with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
+        self._served: list[str] = []
+        self._owners: dict[str, str] = {}
+        self._replies = self._simulated_replies = 0
         self._client = HTTPClient(
             self.base_url,
             headers=self._headers(),
@@ -154,9 +178,12 @@ class OpenAIBackend:
         status, raw = reply.status, reply.body
         if status == 200:
             try:
-                return Completion.from_openai(orjson.loads(raw))
+                completion = Completion.from_openai(orjson.loads(raw))
             except ValueError as exc:
                 raise TransientError(f"malformed reply ({exc}): {_error_text(raw, 80)!r}") from exc
+            self._replies += 1
+            self._simulated_replies += reply.headers.get(SIMULATED_HEADER) == "1"
+            return completion
         message = f"HTTP {status}: {_error_text(raw)}"
         if status == 429:
             raise RateLimited(message, parse_retry_after(reply.headers))
@@ -190,20 +217,44 @@ class OpenAIBackend:
                 f"{url} answered HTTP {status}: {_error_text(raw)}{self._auth_hint(status)}"
             )
         try:
-            served = {str(item["id"]) for item in json.loads(raw)["data"]}
-        except (ValueError, KeyError, TypeError) as exc:
+            listed = {str(item["id"]): str(item.get("owned_by", "")) for item in
+                      json.loads(raw)["data"]}
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise BackendError(f"{url} sent a malformed model list") from exc
+        served = set(listed)
+        self._served = [clip(m, _RECORDED_CHARS) for m in sorted(served)[:MAX_RECORDED_MODELS]]
         for model in models:
             if model not in served:
                 listing = ", ".join(sorted(served)[:10]) or "none"
                 raise BackendError(
                     f"model {model!r} is not served at {self.base_url} (it serves: {listing})"
                 )
+            self._owners[model] = clip(listed[model], _RECORDED_CHARS)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (a later call opens new ones)."""
         await self._client.aclose()
 
+    @property
+    def simulated(self) -> bool:
+        """Whether the endpoint declared itself simulated: a reply carried
+        :data:`SIMULATED_HEADER`, or ``/models`` gave a model of the run :data:`SIMULATED_OWNER`."""
+        return bool(self._simulated_replies) or SIMULATED_OWNER in self._owners.values()
+
     def provenance(self) -> dict[str, Any]:
-        """What results record about this backend: the key's variable name, never the key."""
-        return {"backend": "openai", "base_url": self.base_url, "api_key_env": self.api_key_env}
+        """What results record about this backend and the endpoint it talked to so far.
+
+        The endpoint, the key's variable name (never the key), the model ids ``/models`` listed
+        (at most :data:`MAX_RECORDED_MODELS`) and the ``owned_by`` of the run's models, the
+        replies received and how many carried :data:`SIMULATED_HEADER`, and :attr:`simulated`.
+        """
+        return {
+            "backend": "openai",
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "served_models": list(self._served),
+            "owned_by": dict(sorted(self._owners.items())),
+            "replies": self._replies,
+            "simulated_replies": self._simulated_replies,
+            "simulated": self.simulated,
+        }
