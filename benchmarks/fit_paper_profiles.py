@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from protocol_runner.sim.calibrate import Calibration, FitResult, chi2, scan_intervals
+from protocol_runner.sim.calibrate import Calibration, scan_intervals
 from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
 
@@ -49,15 +49,8 @@ def main() -> None:
 
     cal = Calibration(settings, targets, kind=kind, checkpoint=args.checkpoint, seeds=(1,),
                       log=log)
-    values = cal.start()
-    for block, (points, evaluations) in BUDGET.items():
-        cal.presearch, cal.max_evaluations = points, evaluations
-        values = cal.fit_block(block, values)
-    simulated = cal.evaluate(values, tuple(BUDGET))
-    fitted = {n for names in cal.blocks.values() for n in names}
-    fit = FitResult(kind, values, chi2(simulated, targets, cal.simulated_questions),
-                    len(targets), len(fitted), cal.evaluations, dict(simulated))
-    config = cal.config(values).to_mapping()
+    fit = cal.fit(BUDGET)
+    config = cal.config(fit.values).to_mapping()
     del config["description"]  # the entry's own
     table = args.table.replace("table", "Table ")
     bench = "MATH" if args.benchmark == "math" else args.benchmark

@@ -396,10 +396,16 @@ class Calibration:
         )
         return point(result.x)
 
-    def fit(self) -> FitResult:
-        """Fit every block in turn (module docstring); the result over all targets."""
+    def fit(self, budgets: Mapping[str, tuple[int, int]] | None = None) -> FitResult:
+        """Fit every block in turn (module docstring); the result over all targets.
+
+        ``budgets`` maps a block to its (Sobol points, Nelder-Mead evaluations), overriding
+        ``presearch`` and ``max_evaluations`` for that block.
+        """
         values = self.start()
         for block in self.blocks:
+            if budgets and block in budgets:
+                self.presearch, self.max_evaluations = budgets[block]
             values = self.fit_block(block, values)
         protocols = tuple(dict.fromkeys(t.protocol for t in self.targets))
         simulated = self.evaluate(values, protocols)
