@@ -52,7 +52,7 @@ def waited():
 
 def measure(backend, q, seed, server=None):
     with tempfile.TemporaryDirectory(prefix="rg-ab-") as out:
-        prepared = prepare(RunSpec(gamma_merg(7), Path(out), roster="4S2W1A", F=1,
+        prepared = prepare(RunSpec(gamma_merg(7), Path(out), roster="4S2W1A", F=3,
                                    protocols=("sac",), tasks=f"arith:{q}", rounds=2, seed=seed,
                                    concurrency=concurrency, backend=backend))
         s0 = cpu(server) if server else 0.0

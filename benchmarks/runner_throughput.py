@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python benchmarks/runner_throughput.py [--latency-ms 20] [--concurrency 64]
         [--rounds 2] [--queries 1,4,16,64] [--sequential 1,4] [--repeats 3]
 
-Each row runs SAC on the 7-agent gamma-MERG (4 strong, 2 weak, 1 adversary, F = 1) over Q
+Each row runs SAC on the 7-agent gamma-MERG (4 strong, 2 weak, 1 adversary, F = 3) over Q
 arithmetic tasks with T rounds into a fresh results directory (so every distinct call reaches
 the backend), on the event loop the ``run`` command uses (:func:`protocol_runner.run.aio.run`), in
 two set-ups with the same latency L per completion:
@@ -53,7 +53,7 @@ from protocol_runner.run.runner import BackendSpec, RunSpec, execute, prepare
 from protocol_runner.sim.agents import Simulator
 from robustgraph.generators import gamma_merg
 
-ROSTER, F = "4S2W1A", 1
+ROSTER, F = "4S2W1A", 3  # the paper's F: adversary + 2 faulty (weak) agents
 
 
 def start_serve_sim(latency_ms: float, tasks: str) -> tuple[subprocess.Popen[str], str]:

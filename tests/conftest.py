@@ -1,18 +1,47 @@
-"""Shared test helpers: a naive robustness oracle, hypothesis strategies for graphs, a
-module-scoped Ray instance for the scale-out tests, and tempfile pointed into pytest's own
-temporary root."""
+"""Shared test helpers: the hypothesis profiles, a naive robustness oracle, hypothesis
+strategies for graphs, a module-scoped Ray instance for the scale-out tests, and tempfile
+pointed into pytest's own temporary root.
+
+Hypothesis profiles (the suite is deterministic unless asked otherwise):
+
+- ``dev`` (the default): derandomized, i.e. the examples come from a fixed seed derived from
+  each test, so the README's test command draws the same examples on every machine and every
+  run; no deadline and no ``too_slow`` health check (both depend on the machine's speed).
+- ``ci`` (loaded when the ``CI`` environment variable is set, as CI sets ``CI=true``): ``dev``
+  plus ``print_blob``, so a failure prints the blob that reproduces it.
+- ``explore``: random seeds and the local example database, for hunting new failures:
+  ``HYPOTHESIS_PROFILE=explore python -m pytest`` (or ``--hypothesis-profile explore``).
+
+``HYPOTHESIS_PROFILE`` names the profile explicitly and wins over ``CI``.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
 import tempfile
 
 import pytest
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
 from solvers.witness import reach, reachable_nodes
+
+_NOT_TIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", derandomize=True, **_NOT_TIMED)
+settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
+settings.register_profile("explore", derandomize=False, **_NOT_TIMED)
+
+
+def hypothesis_profile(environ: dict[str, str]) -> str:
+    """The profile for an environment: ``HYPOTHESIS_PROFILE``, else ``ci`` under ``CI``, else
+    ``dev``."""
+    return environ.get("HYPOTHESIS_PROFILE") or ("ci" if environ.get("CI") else "dev")
+
+
+settings.load_profile(hypothesis_profile(dict(os.environ)))
 
 
 @pytest.fixture(autouse=True, scope="session")

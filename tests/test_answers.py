@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -238,21 +237,18 @@ def test_strip_thinking_and_boxed_helpers():
         "\\input{x}",
     ],
 )
+@pytest.mark.timeout(60)  # a hang guard (9^9^9^9^9 evaluated would not end), not a speed test
 def test_parser_rejects_hostile_or_huge_input_quickly(text):
-    start = time.perf_counter()
     assert parse_expression(text) is None
     assert not equivalent(text, "1")
-    assert time.perf_counter() - start < 2.0
 
 
 def test_plain_numbers_take_the_fast_path():
+    """Correct on plain numbers; that they skip sympy is checked without a clock below."""
     tasks = list(generate_arith(200, seed=0))
-    start = time.perf_counter()
     verdicts = [is_correct(f"... so the result is {t.answer}.", t) for t in tasks]
     verdicts += [is_correct(d, t) for t in tasks for d in t.distractors]
-    elapsed = time.perf_counter() - start
     assert verdicts[:200] == [True] * 200 and not any(verdicts[200:])
-    assert elapsed < 1.0, f"{len(verdicts)} checks took {elapsed:.2f}s"
 
 
 def test_plain_numbers_do_not_import_sympy():

@@ -492,8 +492,6 @@ def test_time_limit_leaves_a_true_claim_undecided_with_proven_bounds():
 def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
     """Questions and proof searches share one deadline: a fake engine that spends 0.3 s per
     question under a 1 s limit gets less time each question, and the proof what is left."""
-    import time
-
     from robustgraph.certificate import certifier, proof_records
 
     limits, proof_limits = [], []
@@ -505,9 +503,8 @@ def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
     monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
     monkeypatch.setattr(proof_records, "prove", prove)
     t = Topology.from_networkx(nx.complete_graph(8))
-    start = time.perf_counter()
     cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=1.0)
-    assert time.perf_counter() - start < 1.6 and cert.verdict == "undecided"
+    assert cert.verdict == "undecided"  # the shrinking limits below show the one deadline
     assert len(limits) == 2  # max_r, then is_rs_robust(2, 2), which stops the F-total search
     assert limits[0] <= 1.0 and limits[1] < 1.0 - 0.3
     assert proof_limits and all(limit < 1.0 - 2 * 0.3 for limit in proof_limits)

@@ -218,7 +218,7 @@ def test_run_report_and_ledger_json(work, monkeypatch) -> None:
     run = invoke(
         work,
         monkeypatch,
-        "run --topology merg --n 5 --roster 3S1W1A --protocols sac --tasks arith:2 --rounds 1 "
+        "run --topology merg --n 5 --roster 4S1A --protocols sac --tasks arith:2 --rounds 1 "
         "--commit-gate --no-plots -o jrun --json",
     )
     assert run.exit_code == 0, run.stderr

@@ -310,7 +310,7 @@ def test_sweep_options_carry_corpora_to_each_run(tmp_path, monkeypatch):
         parse_spec(_sweep({"wiki": "nope.jsonl"}, "simulated"))
     # specs without corpora keep their cell ids (docs/cli.md lists this one)
     ids = [c.id for c in load_spec(EXAMPLES / "sweep.yaml").cells()]
-    assert "merg-n7-5S1W1A-F1-fixed-arith-20-T3-s1-simulated-a210913017" in ids
+    assert "merg-n7-5S1W1A-Fbyz-fixed-arith-20-T3-s1-simulated-c0b34e2734" in ids
     with endpoint() as (served, url):
         backend = {"kind": "openai", "base_url": url, "model": "sim-strong", "api_key_env": "",
                    "max_retries": 0}

@@ -42,7 +42,7 @@ def test_max_r_value_is_still_r_star():
 
 def test_run_protocols_runs_sac_end_to_end_and_resumes(tmp_path):
     out = tmp_path / "sac-run"
-    kwargs = dict(F=1, roster="3S1W1A", protocols=("sac", "majority"), tasks="arith:2",
+    kwargs = dict(F=2, roster="3S1W1A", protocols=("sac", "majority"), tasks="arith:2",
                   rounds=1, seed=2)
     done = pr.run_protocols(rg.generators.gamma_merg(5), out, **kwargs)
     assert done.simulated and done.result.gate.certified

@@ -35,7 +35,7 @@ from robustgraph.executors import LocalExecutor
 from robustgraph.io import read as io_read
 
 RUN = [
-    "run", "--topology", "merg", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+    "run", "--topology", "merg", "--n", "7", "--roster", "5S1W1A",
     "--attack", "fixed", "--protocols", "sac,majority,crs", "--tasks", "arith:3",
     "--rounds", "2", "--seed", "1", "--commit-gate",
 ]  # fmt: skip
@@ -103,8 +103,8 @@ def test_run_figures_are_valid_and_labelled(run_dir):
     out, _ = run_dir
     cli("report", out, "--resamples", 200)
     provenance = [
-        "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 3S1W1A, attack fixed",
-        "F = 1 · T = 2 rounds · seed 1 · 3 queries per protocol",
+        "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, attack fixed",
+        "F = 2 · T = 2 rounds · seed 1 · 3 queries per protocol",
         SIMULATED_BANNER,
     ]
     rounds = check_files(out, "rounds")
@@ -114,25 +114,26 @@ def test_run_figures_are_valid_and_labelled(run_dir):
         assert label in rounds, label
     protocols = check_files(out, "protocols")
     for label in ["FAA (% of agents correct)", "BFTI = FAA − IAA (percentage points)",
-                  "protocol", "merg n=5", f"error bars: {CI}", *provenance]:
+                  "protocol", "merg n=7", f"error bars: {CI}", *provenance]:
         assert label in protocols, label
     assert rounds.count("sac") == 1 and protocols.count("sac") == 2  # legend; two panels' ticks
     topology = check_files(out, "topology")
-    assert "merg n=5: graph, n = 5, m = 9" in topology and SIMULATED_BANNER in topology
+    assert "merg n=7: graph, n = 7, m = 18" in topology and SIMULATED_BANNER in topology
     for label in provenance:  # the title block of the other figures: tasks, models, F, T, ...
         assert label in topology, label
     assert "topology.json" not in " ".join(topology)  # the user's graph, not the file
     caption = next(t for t in topology if t.startswith("certified"))
-    assert caption.startswith("certified 3-robust (r* = 3); tolerates F = 2 Byzantine")
-    assert any(t.startswith("this run, F = 1: certified (the certificate proves 3-robustness (")
-               and t.endswith("proof checked); F = 1 needs 2)") for t in topology), topology
-    for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)"]:
+    assert caption.startswith("certified 4-robust (r* = 4); tolerates F = 3 Byzantine")
+    assert any(t.startswith("this run, F = 2: certified (the certificate proves 4-robustness (")
+               and "proof checked); F = 2 needs 3; byzantine set checked: adversaries {" in t
+               for t in topology), topology
+    for label in ["strong agent (5)", "weak agent (1)", "adversary (1; attack fixed)"]:
         assert label in topology, label
     gate = check_files(out, "commit_gate")
     for label in ["Commits (% of queries)", "Escalations (% of queries)",
                   "Aborts (% of queries)", "False commits (% of commits)",
                   "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {CI}",
-                  "Commit gate decisions per protocol (f = F = 1, quorum 2f+1 = 3)"]:
+                  "Commit gate decisions per protocol (f = F = 2, quorum 2f+1 = 5)"]:
         assert label in gate, label
 
 
@@ -153,7 +154,7 @@ def test_run_table_in_three_formats(run_dir):
     keys = [k for column in COLUMNS for k in column.keys]
     for row in rows:
         metrics = summary["protocols"][row["protocol"]]["metrics"]
-        assert row["topology"] == "merg n=5"
+        assert row["topology"] == "merg n=7"
         for key in keys:
             for part, suffix in (("value", ""), ("low", "_low"), ("high", "_high")):
                 assert float(row[key + suffix]) == pytest.approx(100 * metrics[key][part],
@@ -163,7 +164,7 @@ def test_run_table_in_three_formats(run_dir):
 def test_sweep_table_and_figures_pool_seeds(tmp_path):
     spec = parse_spec({
         "name": "tiny", "protocols": ["sac", "majority"],
-        "grid": {"topology": ["merg", "circulant:k=2"], "n": 5, "roster": "3S1W1A",
+        "grid": {"topology": ["merg", "complete"], "n": 7, "roster": "5S1W1A",
                  "tasks": "arith:3", "rounds": 1, "seed": [1, 2]},
         "options": {"plots": False, "resamples": 200, "concurrency": 8, "commit_gate": True},
     })  # fmt: skip
@@ -174,10 +175,10 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
         f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
         for fmt in ("png", "pdf", "svg"))
     ci = "95% CI, two-level percentile bootstrap over seeds, then queries"
-    provenance = ["F = 1 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
-                  "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 3S1W1A, "
+    provenance = ["F = 2 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
+                  "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, "
                   "attack fixed", SIMULATED_BANNER]
-    rows = ["topology merg", "topology circulant:k=2"]
+    rows = ["topology merg", "topology complete"]
     texts = check_files(tmp_path / "plots", "protocols")
     for label in [*rows, "FAA (% of agents correct)", f"error bars: {ci}", *provenance]:
         assert label in texts, label
@@ -192,15 +193,14 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
     for label in [*rows, "Commits (% of queries)", "Escalations (% of queries)",
                   "Aborts (% of queries)", "False commits (% of commits)",
                   "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {ci}",
-                  "Commit gate decisions per protocol (f = F = 1, quorum 2f+1 = 3)", *provenance]:
+                  "Commit gate decisions per protocol (f = F = 2, quorum 2f+1 = 5)", *provenance]:
         assert label in gate, label
     assert gate.count("topology merg") == 4  # one row of four panels per topology
     counts = [t for t in gate if re.fullmatch(r"\d+/\d+", t)]
     assert counts and all(int(t.split("/")[1]) <= 6 for t in counts)  # 2 seeds x 3 queries
     rows_csv = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
     assert [(r["topology"], r["protocol"]) for r in rows_csv] == [
-        ("merg", "sac"), ("merg", "majority"), ("circulant:k=2", "sac"),
-        ("circulant:k=2", "majority")]
+        ("merg", "sac"), ("merg", "majority"), ("complete", "sac"), ("complete", "majority")]
     assert all(r["FAA_n"] == "6" for r in rows_csv)  # 2 seeds x 3 queries
     assert "| merg | sac |" in printed and "2 seed(s) per row pooled" in printed
     files = [tmp_path / "table1.tex", *sorted((tmp_path / "plots").iterdir())]
@@ -238,7 +238,7 @@ def test_two_level_intervals_see_the_spread_between_seeds():
 
 def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     out = tmp_path / "er"
-    cli("run", "--topology", "er:r=2", "--n", "5", "--F", "1", "--roster", "3S1W1A",
+    cli("run", "--topology", "er:r=3", "--n", "7", "--roster", "5S1W1A",
         "--protocols", "sac,majority", "--tasks", "arith:2", "--rounds", "1",
         "--seeds", "1,2", "-o", out)
     hashes = {(out / f"seed-{s}" / "topology.json").read_bytes() for s in (1, 2)}
@@ -246,7 +246,7 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     result = cli("report", out, "--resamples", 50)
     assert "topology plot skipped" not in result.output + (result.stderr or "")
     texts = check_files(out, "topology")
-    assert "er:r=2 n=5: 2 random draws of the graph (one per seed), n = 5" in texts, texts
+    assert "er:r=3 n=7: 2 random draws of the graph (one per seed), n = 7" in texts, texts
     sizes = [io_read(out / f"seed-{s}" / "topology.json").m for s in (1, 2)]
     assert [t for t in texts if t.startswith("seed ")] == [
         f"seed {s}: m = {m}" for s, m in zip((1, 2), sizes, strict=True)]
@@ -256,8 +256,8 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     assert re.fullmatch(r"certified r (= \d+ on each of|from \d+ to \d+ over) the 2 seeds' "
                         r"graphs; every one tolerates F = \d+ Byzantine neighbours per agent "
                         r"under SAC \(F-local, needs \(F\+1\)-robust\)", caption), caption
-    assert "this run, F = 1: certified on 2 of 2 seeds' graphs" in texts
-    for label in ["strong agent (3)", "weak agent (1)", "adversary (1; attack fixed)",
+    assert "this run, F = 2: certified on 2 of 2 seeds' graphs" in texts
+    for label in ["strong agent (5)", "weak agent (1)", "adversary (1; attack fixed)",
                   SIMULATED_BANNER]:
         assert label in texts, label
 
@@ -272,7 +272,7 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
         "table1.md", "table1.tex", "table1.csv"]
     rows = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
     assert [(r["topology"], r["protocol"]) for r in rows] == [
-        (t, p) for t in ("merg n=5", "complete n=5") for p in ("sac", "majority", "crs")]
+        (t, p) for t in ("merg n=7", "complete n=7") for p in ("sac", "majority", "crs")]
     faa = COLUMNS[1].keys[0]
     same = json.loads((out / "summary.json").read_text())["protocols"]["sac"]["metrics"][faa]
     assert float(rows[0][faa]) == pytest.approx(100 * same["value"], abs=0.006)  # same run
@@ -281,13 +281,13 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
     assert doc["files"][3:] == [f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
                                 for fmt in ("png", "pdf", "svg")]
     rounds = check_files(tmp_path, "rounds")  # a row of W/S panels per run, protocols on each
-    for label in ["merg n=5", "complete n=5", "Weak agents (W)", "Strong agents (S)", "final",
+    for label in ["merg n=7", "complete n=7", "Weak agents (W)", "Strong agents (S)", "final",
                   "sac", "majority", "crs", "queries per protocol and topology",
                   SIMULATED_BANNER]:
         assert any(label in t for t in rounds), label
-    assert rounds.count("merg n=5") == 2 and rounds.count("sac") == 1
+    assert rounds.count("merg n=7") == 2 and rounds.count("sac") == 1
     gate = check_files(tmp_path, "commit_gate")  # a row of the four outcomes per run
-    assert gate.count("merg n=5") == 4 and gate.count("complete n=5") == 4
+    assert gate.count("merg n=7") == 4 and gate.count("complete n=7") == 4
 
 
 @pytest.mark.parametrize("module", [

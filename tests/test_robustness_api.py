@@ -78,16 +78,12 @@ def test_tolerances_refuse_unknown_models():
 def test_tolerances_time_limit_is_one_deadline_for_the_call(monkeypatch):
     """Every question gets what is left of one deadline, and none starts after it: a fake
     engine that spends 0.3 s per question under a 0.5 s limit gets at most two questions."""
-    import time
-
     from robustgraph import robustness
 
     limits = []
     monkeypatch.setattr(robustness.registry, "solve", slow_engine(limits, 0.3, (0, 3)))
     t = Topology.from_networkx(nx.complete_graph(8))
-    start = time.perf_counter()
-    tol = tolerances(t, time_limit=0.5)
-    assert time.perf_counter() - start < 0.9
+    tol = tolerances(t, time_limit=0.5)  # the limits below show the one deadline, no clock
     assert limits[0] <= 0.5 and all(b < a for a, b in zip(limits, limits[1:], strict=False))
     assert len(limits) <= 2
     assert tol["wmsr-total"].lower <= tol["wmsr-total"].upper

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from robustgraph.certificate.claims import Claim
 from robustgraph.cli import main
 from robustgraph.generators import gamma_merg, k_circulant
 
-RUN = ["run", "--topology", "merg", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+RUN = ["run", "--topology", "merg", "--n", "5", "--roster", "3S1W1A",
        "--protocols", "sac,crs,majority", "--tasks", "arith:6", "--rounds", "2", "--seed", "3",
        "--no-plots"]
 
@@ -96,7 +97,7 @@ def test_output_of_another_run_is_refused(tmp_path):
 
 
 def test_resume_skips_completed_queries_and_repeats_no_call(tmp_path):
-    spec = RunSpec(gamma_merg(5), tmp_path / "r", roster="3S1W1A", F=1,
+    spec = RunSpec(gamma_merg(5), tmp_path / "r", roster="3S1W1A", F=2,
                    protocols=("sac", "crs", "debate"), tasks="arith:5", rounds=2, seed=2)
     first = run(spec)
     results = tmp_path / "r" / RESULTS_FILE
@@ -149,7 +150,7 @@ def test_kill_and_resume_through_serve_sim_over_http(tmp_path):
     assert stats["repeated"] <= 4
     assert stats["completions"] == stats["distinct"] + stats["repeated"]
     # the same run on the in-process simulated backend gives the same records
-    spec = RunSpec(gamma_merg(5), tmp_path / "local", roster="3S1W1A", F=1,
+    spec = RunSpec(gamma_merg(5), tmp_path / "local", roster="3S1W1A", F=2,
                    protocols=("sac", "crs", "majority"), tasks=tasks, rounds=2, seed=3)
     run(spec)
     local = {r.query_id: r for r in read_records(tmp_path / "local" / RESULTS_FILE)}
@@ -216,7 +217,7 @@ def test_independent_agents_change_the_simulated_world(tmp_path):
 @pytest.mark.parametrize(
     "module",
     ["protocol_runner.protocols.attacks", "protocol_runner.run.roster",
-     "protocol_runner.run.cert_gate",
+     "protocol_runner.run.cert_gate", "protocol_runner.run.occupancy",
      "protocol_runner.run.topology_spec", "protocol_runner.run.records",
      "protocol_runner.run.runner",
      "protocol_runner.protocols.engine", "protocol_runner.protocols.sac",
@@ -247,3 +248,76 @@ def test_query_hooks_add_to_the_record(tmp_path):
         commit = record.protocol_data["commit"]
         assert commit["answers"] == [t.answer for t in record.final[:4]]
         assert commit["heard"]["0"] == ["1", "2", "3", "4"]  # merg5: node 0 hears everyone
+
+
+def test_one_run_per_directory_in_both_orders_and_the_same_run_resumes(tmp_path):
+    """Issue 30: ``--seeds 1-2`` into a directory holding a ``--seed 0`` run of other
+    parameters wrote its seeds beside it (and kept the first run's summary); the other order
+    hid the seeds. Both are refused before any work (exit 2, one line), and the same command
+    resumes."""
+    base = [a for a in RUN if a not in ("--seed", "3")]
+    single = [*base, "--seed", "0"]
+    several = [*base, "--attack", "collude", "--seeds", "1-2"]
+    for first, second, name in ((single, several, "a"), (several, single, "b")):
+        out = tmp_path / name
+        assert _invoke([*first, "-o", str(out)]).exit_code == 0
+        before = sorted(p.relative_to(out) for p in out.rglob("*"))
+        refused = CliRunner().invoke(main, [*second, "-o", str(out)])
+        assert refused.exit_code == 2, refused.output
+        assert refused.stderr.count("\n") == 1 and "holds the results of another run" in (
+            refused.stderr)
+        assert sorted(p.relative_to(out) for p in out.rglob("*")) == before  # nothing written
+        again = _invoke([*first, "-o", str(out)])
+        assert again.exit_code == 0 and " 0 queries run" in again.stdout
+
+
+def test_other_seeds_into_a_seeds_directory_are_refused_more_resume(tmp_path):
+    """A directory of per-seed runs pools every seed it holds: a command without one of them
+    would mix in a seed it did not ask for; one with more seeds resumes the seeds it holds."""
+    base = [a for a in RUN if a not in ("--seed", "3")]
+    out = str(tmp_path / "s")
+    assert _invoke([*base, "--seeds", "1-2", "-o", out]).exit_code == 0
+    other = CliRunner().invoke(main, [*base, "--seeds", "1,3", "-o", out])
+    assert other.exit_code == 2 and "(seed-2/: run id" in other.stderr
+    more = _invoke([*base, "--seeds", "1-3", "--json", "-o", out])
+    assert [r["skipped"] for r in json.loads(more.stdout)["run"]] == [18, 18, 0]
+
+
+ISSUE_PLACEMENT = ["run", "--topology", "circulant:k=2", "--n", "10", "--F", "1", "--roster",
+                   "7S3A", "--placement", "labels", "--adversary-nodes", "1,2,8",
+                   "--tasks", "arith:2", "--rounds", "1", "--protocols", "sac", "--no-plots"]
+
+
+def test_a_byzantine_set_outside_the_F_local_model_is_refused_or_labelled(tmp_path):
+    """Issue 30: agent 0 hears three adversaries at F = 1; SAC's Property 4.2 assumes an F-local
+    Byzantine set (Def. 3.2), which the 2-robust certificate alone does not give."""
+    out = tmp_path / "outside"
+    refused = CliRunner().invoke(main, [*ISSUE_PLACEMENT, "-o", str(out)])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.output
+    assert ("adversaries {1, 2, 8} + faulty {}; max per neighbourhood 3 > F = 1 (agent 0)"
+            in refused.stderr) and not out.exists()
+    allowed = _invoke([*ISSUE_PLACEMENT, "--allow-uncertified", "-o", str(out)])
+    assert allowed.exit_code == 0, allowed.output
+    gate = json.loads((out / "summary.json").read_text())["run"]["gate"]
+    assert gate["certified"] is False and gate["f_local"] is False
+    assert gate["byzantine"] == {"adversaries": ["1", "2", "8"], "faulty": [], "max_heard": 3,
+                                 "node": "0", "F": 1, "f_local": False}
+    assert "outside the F-local model" in (out / "summary.md").read_text()
+
+
+def test_the_papers_roster_counts_weak_agents_in_F_and_the_summary_names_the_set(tmp_path):
+    """Issue 28 item 7: the SAC paper's F = 3 for 4S2W1A counts the 2 faulty (weak) agents
+    with the adversary (Def. 3.1, Table 1), so F defaults to 3 and needs a 4-robust graph."""
+    out = tmp_path / "paper"
+    done = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--tasks",
+                    "arith:2", "--rounds", "1", "--protocols", "sac", "--seed", "1",
+                    "--no-plots", "--json", "-o", str(out)])
+    gate = json.loads(done.stdout)["run"]["gate"]
+    assert (gate["F"], gate["needed_r"], gate["certified"]) == (3, 4, True)
+    assert len(gate["byzantine"]["adversaries"]) == 1 and len(gate["byzantine"]["faulty"]) == 2
+    assert re.search(r"byzantine set checked: adversaries \{\d\} \+ faulty \{\d, \d\}; max per "
+                     r"neighbourhood [0-3] <= F = 3", (out / "summary.md").read_text())
+    ring = CliRunner().invoke(main, ["run", "--topology", "circulant:k=2", "--n", "7",
+                                     "--roster", "4S2W1A", "--tasks", "arith:2",
+                                     "-o", str(tmp_path / "ring")])
+    assert ring.exit_code == 1 and "F = 3: the graph is not 4-robust" in ring.stderr

@@ -29,7 +29,7 @@ def test_run_through_serve_sim_is_labelled_simulated_in_every_file(tmp_path):
     out = tmp_path / "via-http"
     with running_server(Simulator(load_tasks(TASKS))) as server:
         result = CliRunner().invoke(main, [
-            "run", "--topology", "complete", "--n", "4", "--roster", "2S1W1A", "--F", "1",
+            "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A",
             "--protocols", "sac,cpwbft", "--tasks", TASKS, "--rounds", "1", "--seed", "2",
             "--backend", "openai", "--base-url", server.base_url, "--model", "sim-strong",
             "--weak-model", "sim-weak", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
@@ -57,7 +57,7 @@ def test_in_process_table1_csv_carries_the_label(tmp_path):
     from protocol_runner.analysis.report import write_summary
 
     out = tmp_path / "in-process"
-    run(RunSpec(complete(4), out, roster="2S1W1A", F=1, protocols=("majority",), tasks=TASKS,
+    run(RunSpec(complete(5), out, roster="3S1W1A", F=2, protocols=("majority",), tasks=TASKS,
                 rounds=1, seed=1))
     write_summary(out, plots=False)
     assert _csv_labels(out / "table1.csv") == {SIMULATED_BANNER}
@@ -66,15 +66,16 @@ def test_in_process_table1_csv_carries_the_label(tmp_path):
 def test_reproduce_through_serve_sim_says_simulated(tmp_path):
     from dataclasses import replace
 
-    from protocol_runner.analysis.reproduce import TABLES, reproduce, table_json, table_text
+    from protocol_runner.analysis.reproduce import TABLES, reproduce
+    from protocol_runner.analysis.reproduce_view import table_json, table_text
     from protocol_runner.run.runner import BackendSpec
 
-    spec = replace(TABLES["table1"], cells=TABLES["table1"].cells[1:2], rounds=1,
-                   protocols=("cpwbft",))
+    one = TABLES["table1"]  # one cell: its MATH column on the complete graph, one round
+    spec = replace(one, columns=one.columns[:1], graphs=(("complete", 4),), T=1)
     with running_server(Simulator(load_tasks("arith:2"))) as server:
         backend = BackendSpec(kind="openai", base_url=server.base_url, api_key_env=None,
                               strong_model="sim-strong", weak_model="sim-weak")
-        result = reproduce(spec, tmp_path / "repro", seeds=(1,), tasks="arith:2",
+        result = reproduce(spec, tmp_path / "repro", seeds=(1,), tasks=("arith:2",),
                            backend=backend, resamples=50)
     assert result.backend == "openai"
     assert SIMULATED_BANNER in table_text(result) and table_json(result)["simulated"] is True

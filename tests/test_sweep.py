@@ -148,7 +148,7 @@ def test_a_small_sweep_merges_every_cell_in_grid_order(tmp_path):
 
 
 def test_a_failing_cell_is_reported_and_the_others_finish(tmp_path):
-    spec = tiny(F=[1, 3], seed=1)  # merg on 5 nodes is 3-robust, not 4: F = 3 is refused
+    spec = tiny(F=[2, 3], seed=1)  # merg on 5 nodes is 3-robust, not 4: F = 3 is refused
     result = cli("sweep", _write(tmp_path, spec), "--workers", "1", "-o", tmp_path / "out")
     assert result.exit_code == 1, result.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

@@ -21,7 +21,7 @@ from pathlib import Path
 from protocol_runner.analysis.report import RESULTS_FILE, Summary, seed_dirs, write_summary
 from protocol_runner.analysis.tables import runs_table, write_tables
 
-__all__ = ["ORDER_FILE", "run_dirs", "write_collection", "write_order"]
+__all__ = ["ORDER_FILE", "collection_dirs", "run_dirs", "write_collection", "write_order"]
 
 ORDER_FILE = "order.json"
 """A collection's run order: ``{"runs": [subdirectory names]}`` (``reproduce`` writes the
@@ -60,6 +60,16 @@ def run_dirs(directory: str | Path) -> list[Path]:
     ]
     rank = {name: i for i, name in enumerate(_order(root))}
     return sorted(runs, key=lambda child: (rank.get(child.name, len(rank)), child.name))
+
+
+def collection_dirs(directory: str | Path) -> list[Path]:
+    """The subdirectories of ``directory`` that are collections (:func:`run_dirs`), by name:
+    a ``reproduce`` output keeps one per benchmark column (``DIR/<column>/<topology>/``);
+    ``[]`` when ``directory`` is itself a run or a collection."""
+    root = Path(directory)
+    if not root.is_dir() or (root / RESULTS_FILE).is_file() or seed_dirs(root) or run_dirs(root):
+        return []
+    return sorted(child for child in root.iterdir() if child.is_dir() and run_dirs(child))
 
 
 def write_collection(

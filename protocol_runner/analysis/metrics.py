@@ -540,7 +540,9 @@ class ProtocolMetrics:
     ``estimates`` maps each name of :data:`METRICS` to an :class:`Estimate` (None when undefined
     for every query, e.g. ``W_IAA`` without weak agents); ``rounds`` maps each group of
     :data:`ROUND_GROUPS` to one estimate per round ``0..T``; ``commit`` maps each key of
-    :func:`commit_values` to its estimate (empty unless the run used ``--commit-gate``).
+    :func:`commit_values` to its estimate (empty unless the run used ``--commit-gate``);
+    ``after_first`` maps each group to its accuracy averaged over rounds ``1..T`` (the paper's
+    aggregated CP-WBFT row ``Rnd 1-6``; not in ``summary.json``).
     ``seeds`` are the seeds the records came from (ascending), ``queries_per_seed`` their
     query counts, and ``per_seed`` maps each metric of :data:`METRICS` to its mean in each seed
     (None where undefined), in ``seeds`` order.
@@ -552,6 +554,7 @@ class ProtocolMetrics:
     rounds: Mapping[str, tuple[Estimate | None, ...]]
     cost: CostSummary
     commit: Mapping[str, Estimate | None] = field(default_factory=dict)
+    after_first: Mapping[str, Estimate | None] = field(default_factory=dict)
     seeds: tuple[int, ...] = (0,)
     queries_per_seed: tuple[int, ...] = ()
     per_seed: Mapping[str, tuple[float | None, ...]] = field(default_factory=dict)
@@ -657,11 +660,13 @@ def protocol_metrics(
     }
     n_rounds = max(len(record.rounds) for record in records)
     values = {s: [query_values(record) for record in by_seed[s]] for s in seeds}
+    for row in (v for s in seeds for v in values[s]):
+        _add_after_first(row, n_rounds)
     with_gate = any(_COMMIT_COLUMNS[0] in v for s in seeds for v in values[s])
     commit = list(_COMMIT_COLUMNS) if with_gate else []
     columns = list(METRICS) + [
         f"round/{group}/{r}" for group in ROUND_GROUPS for r in range(n_rounds)
-    ] + commit
+    ] + [f"after/{group}" for group in ROUND_GROUPS] + commit
     tables = [
         np.array(
             [[np.nan if v.get(c) is None else v[c] for c in columns] for v in values[s]],
@@ -685,10 +690,22 @@ def protocol_metrics(
         },
         cost=CostSummary.of([r for s in seeds for r in by_seed[s]]),
         commit={key: by_column[key] for key in commit},
+        after_first={group: by_column[f"after/{group}"] for group in ROUND_GROUPS},
         seeds=seeds,
         queries_per_seed=tuple(len(by_seed[s]) for s in seeds),
         per_seed=per_seed,
     )
+
+
+def _add_after_first(row: dict[str, float | None], n_rounds: int) -> None:
+    """Add ``after/<group>``: the group's accuracy averaged over rounds 1..T of one query.
+
+    The paper prints CP-WBFT's rounds 1-6 as one aggregated row (Tables 2, 4, 10; App. D).
+    """
+    for group in ROUND_GROUPS:
+        later = [row[f"round/{group}/{r}"] for r in range(1, n_rounds)
+                 if row.get(f"round/{group}/{r}") is not None]
+        row[f"after/{group}"] = sum(later) / len(later) if later else None
 
 
 def _seed_mean(column: np.ndarray) -> float | None:

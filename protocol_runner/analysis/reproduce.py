@@ -1,167 +1,349 @@
-"""The SAC paper's tables, re-run: each cell's setting, our numbers with CIs, the paper's beside.
+"""The SAC paper's tables, re-run in their own settings; ours beside the published values.
 
-A table (:data:`TABLES`) fixes what the paper's table fixes: the roster, F, the rounds T, the
-attack, the protocols and the topologies (each with its node count). :func:`reproduce` runs
-every (topology, seed) of a table with :func:`protocol_runner.run.runner.run` on the backend
-and task set the caller gives (default: the simulated agents and the built-in arithmetic
-tasks), pools the seeds of each topology with the two-level bootstrap of
-:mod:`protocol_runner.analysis.metrics`, and :func:`table_text` prints, cell by cell, our value
-with its 95% interval beside the paper's value.
+Every table of Lee et al. (2026) with results has a :class:`TableSpec` in :data:`TABLES`, whose
+setting (n, roster, F, T, r per topology, benchmarks, question counts) is read from the shipped
+published values (:mod:`protocol_runner.analysis.paper_values`), so the runs and the values
+they are compared with come from one transcription of the paper:
 
-The paper's published cell values are not in this repository, and we could not find them in
-the authors' public code (which computes the tables from result files it does not ship): every
-paper cell is ``n/a`` unless the caller supplies them (:func:`load_paper_values`, a JSON file
-``{"<protocol>/<topology>": {"<metric>": value in percent}}``). No value is ever made up.
+- ``table1`` (Sec. 5.2, 5.3.1): n = 7, 4 strong, 2 weak, 1 adversary, F = 3, T = 6; gamma-MERG,
+  complete and ER, each 4-robust; MATH and Commonsense170k columns. ``table2`` prints the
+  per-round weak / strong accuracy of the same runs.
+- ``table3`` (Sec. 5.3.2): the same setting on five commonsense benchmarks, their mean;
+  ``table9`` (App. D) per benchmark; ``table4`` and ``table10`` their per-round accuracy.
+- ``table5`` (Sec. 5.4): n = 7, 4 strong, (adversaries, weak) in {(1, 2), (2, 1), (3, 0)},
+  F = 3, T = 6, r = 4.
+- ``table6`` (Sec. 5.4): n = 9, 6 strong, 2 weak, 1 adversary, F = 3, T = 6; r = 5 for MERG and
+  complete, r = 4 for preferential attachment and ER.
 
-The settings, and where each comes from (docs/protocols.md, "Reproducing the paper's tables"):
+Each (benchmark column, topology, seed) is one resumable run of
+:func:`protocol_runner.run.runner.run` in ``OUTPUT/<column>/<topology>/seed-<S>/``; the
+topology's directory name is also its display name (the run's ``topology_source``), so
+``robustgraph report OUTPUT`` names and summarises the same runs the same way. Our numbers come
+from :func:`protocol_runner.analysis.report.write_summary` on each topology directory (one
+bootstrap for ``report`` and ``reproduce``); a mean over benchmarks (Tables 3 and 4) is the
+same summary of the benchmarks' records pooled per seed.
 
-- ``table1``: the SAC authors' README and ``scripts/run_math500.sh``: 7 agents, 1 Byzantine, 2
-  weak honest (roster 4S2W1A), F = 3, T = 6, the ``fixed`` attack; SAC and CP-WBFT; plus the
-  judge-only control (CrS review). Topologies: gamma-MERG, complete, ER and preferential
-  attachment (the ER and PA graphs drawn until proven (F+1)-robust, as SAC needs).
-- ``table3``: ``tools/make_tables_commonsense_qwen.py``: the same setting on the commonsense
-  benchmarks (give ``--tasks arc:PATH`` etc.; the built-in arithmetic is only a stand-in).
-- ``table5``: the same protocols on 9 agents (roster 6S2W1A, F = 4: gamma-MERG on 9 nodes is
-  5-robust); our reading of the paper's n = 9 setting, whose exact roster we could not check.
-- ``table6``: the README's closed-model setting: 7 agents of one strong model, 3 Byzantine, no
-  weak agent (roster 4S3A), F = 3, T = 6, on gamma-MERG.
+**Every topology is built before any run** (:func:`plan`). ER graphs follow App. A: G(n, p) at
+p = (ln n + (r - 1) ln ln n) / n, drawn per seed until a draw is proven r-robust; App. A samples
+at that p and verifies, so we only resample (up to :data:`ER_DRAWS` draws), never raise p, and
+fail before the first run when no draw is r-robust.
+
+Task sets: the paper's datasets are not shipped, except the 30 Commonsense170k instances of
+App. C Table 8 (the built-in ``commonsense30`` set). A column runs on the task spec the caller
+gives (``--tasks COLUMN=SPEC``), by default on a built-in stand-in that the output names as such.
 
 References
 ----------
-Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", arXiv:2605.09076, 2026: Tables 1,
-3, 5 and 6 and Sec. 5.1 (metrics).
+Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", arXiv:2605.09076, 2026: Sec.
+5.1-5.4, Tables 1-6, 9, 10, App. A (topologies), App. C (datasets).
 """
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from protocol_runner.analysis.collection import write_order
-from protocol_runner.analysis.metrics import (
-    PAPER_METRICS,
-    Estimate,
-    ProtocolMetrics,
-    compute_metrics,
+from protocol_runner.analysis.metrics import ProtocolMetrics
+from protocol_runner.analysis.paper_values import PaperTable, paper_tables
+from protocol_runner.analysis.provenance import results_simulated
+from protocol_runner.analysis.report import (
+    RESULTS_FILE,
+    LoadedResults,
+    Summary,
+    load_results,
+    summarize,
+    write_summary,
 )
-from protocol_runner.analysis.provenance import SIMULATED_BANNER, results_simulated
-from protocol_runner.run.records import read_records
-from protocol_runner.run.runner import RESULTS_FILE, BackendSpec, RunSpec, run
+from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.run.topology_spec import build_topology
+from protocol_runner.tasks.spec import load_tasks
+from robustgraph import generators
 from robustgraph.errors import ParameterError
+from robustgraph.topology import Topology
 
 __all__ = [
+    "COMMONSENSE30",
+    "ER_DRAWS",
+    "GRAPH_LABELS",
+    "PROTOCOLS",
     "TABLES",
     "Cell",
-    "TableResult",
+    "Column",
+    "ReproResult",
     "TableSpec",
-    "load_paper_values",
+    "er_probability",
+    "plan",
     "reproduce",
-    "table_json",
-    "table_text",
+    "resolve_tasks",
 ]
+
+ER_DRAWS = 20000
+"""Draws of G(n, p) allowed per seed before an ER cell is declared impossible (App. A)."""
+
+GRAPH_LABELS = {"merg": "MERG", "complete": "Complete", "er": "ER", "pa": "PA"}
+"""Display (and directory) name of each topology key of the paper's tables."""
+
+PROTOCOLS = ("cpwbft", "sac")
+"""The paper's methods, in its row order."""
+
+COMMONSENSE30 = "commonsense30"
+"""The built-in task set of App. C Table 8's 30 Commonsense170k instances."""
+
+_ARITH_STAND_IN = "arith:20"
+_BENCHMARK_LABELS = {
+    "math": "MATH", "commonsense": "Commonsense",
+    "arc_challenge": "ARC-C", "hellaswag": "HellaSwag", "boolq": "BoolQ",
+    "openbookqa": "OBQA", "rte": "RTE", "math30": "MATH",
+}
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One topology column of a table: its label, generator spec and node count."""
+class Column:
+    """One run column of a table: a benchmark (or Table 5's composition) with its roster.
 
+    ``key`` names the output subdirectory and the ``--tasks KEY=SPEC`` option; ``paper`` the
+    columns selecting its published rows (``{"benchmark": ..., "composition": ...}``);
+    ``dataset``/``questions`` what the paper ran; ``stand_in`` the built-in default task spec.
+    """
+
+    key: str
     label: str
-    topology: str
-    n: int
+    roster: str
+    paper: Mapping[str, str]
+    dataset: str
+    questions: int
+    models: Mapping[str, str]
+    stand_in: str
 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """The setting of one of the paper's tables (see the module docstring for the sources)."""
+    """One table of the paper: which runs, which published values, and how to print them.
+
+    ``runs`` names the table whose runs it reads (Table 2 reads Table 1's); ``view`` is
+    ``metrics`` (a row per method x topology) or ``rounds`` (per-round W / S); ``pooled``
+    prints one column, the mean over the run columns (Tables 3 and 4).
+    """
 
     name: str
+    runs: str
+    view: str
+    pooled: bool
+    cite: str
     title: str
-    roster: str
+    n: int
     F: int
-    rounds: int
-    attack: str
-    protocols: tuple[str, ...]
-    cells: tuple[Cell, ...]
-    source: str
+    T: int
+    graphs: tuple[tuple[str, int], ...]
+    columns: tuple[Column, ...]
+
+    @property
+    def paper(self) -> PaperTable:
+        """The published values this table prints beside ours."""
+        return paper_tables()[self.name]
+
+    def setting_text(self) -> str:
+        """The setting on one line (``--help`` and the table heading)."""
+        rosters = sorted({c.roster for c in self.columns}, key=[c.roster for c in self.columns]
+                         .index)
+        graphs = ", ".join(f"{GRAPH_LABELS[g]} r={r}" for g, r in self.graphs)
+        counts: dict[int, list[str]] = {}
+        for column in self.columns:
+            counts.setdefault(column.questions, []).append(column.label)
+        data = "; ".join(f"{', '.join(labels)}: {q} q." + (" each" if len(labels) > 1 else "")
+                         for q, labels in counts.items())
+        return f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}; {data}"
 
 
-def _four(n: int, r: int) -> tuple[Cell, ...]:
-    return (
-        Cell("gamma-MERG", "merg", n),
-        Cell("complete", "complete", n),
-        Cell("ER", f"er:r={r}", n),
-        Cell("PA", f"pa:r={r}", n),
+def _roster(strong: int, weak: int, adversarial: int) -> str:
+    return f"{strong}S" + (f"{weak}W" if weak else "") + f"{adversarial}A"
+
+
+def _stand_in(kind: str, index: int = 0, of: int = 1) -> str:
+    """The built-in default task spec for a benchmark of answer ``kind``.
+
+    Math: the arithmetic set. Commonsense kinds: the built-in ``commonsense30`` set (one of
+    ``of`` disjoint slices when several benchmarks share it).
+    """
+    if kind == "math":
+        return _ARITH_STAND_IN
+    if of == 1:
+        return COMMONSENSE30
+    size = 30 // of
+    return f"{COMMONSENSE30}:{size}:offset={index * size}"
+
+
+def _columns(table: PaperTable) -> tuple[Column, ...]:
+    setting, benchmarks = table.setting, table.benchmarks
+    out = []
+    if "compositions" in setting:  # Table 5
+        (key, bench), = benchmarks.items()
+        for comp in setting["compositions"]:
+            roster = _roster(setting["strong"], comp["weak"], comp["adversarial"])
+            out.append(Column(comp["key"], f"b={comp['adversarial']} w={comp['weak']}", roster,
+                              {"benchmark": key, "composition": comp["key"]}, bench.dataset,
+                              bench.questions, bench.models, _stand_in(bench.kind)))
+        return tuple(out)
+    roster = _roster(setting["strong"], setting["weak"], setting["adversarial"])
+    parts = list(benchmarks.values())  # the runs' own benchmarks (Table 3's are Table 9's)
+    for i, bench in enumerate(parts):
+        stand_in = (COMMONSENSE30 if bench.key == "commonsense"
+                    else _stand_in(bench.kind, i, len(parts)))
+        out.append(Column(bench.key, _BENCHMARK_LABELS[bench.key], roster,
+                          {"benchmark": bench.key}, bench.dataset, bench.questions,
+                          bench.models, stand_in))
+    return tuple(out)
+
+
+def _spec(name: str, runs: str, view: str) -> TableSpec:
+    table, source = paper_tables()[name], paper_tables()[runs]
+    setting = table.setting
+    return TableSpec(
+        name=name, runs=runs, view=view, pooled=name in ("table3", "table4"),
+        cite=table.cite, title=table.title, n=setting["n"], F=setting["F"], T=setting["T"],
+        graphs=tuple(setting["r"].items()), columns=_columns(source),
     )
 
 
-_PROTOCOLS = ("sac", "cpwbft", "judge")
 TABLES: dict[str, TableSpec] = {
-    "table1": TableSpec(
-        "table1", "Table 1: SAC vs CP-WBFT, 7 agents (4 strong, 2 weak, 1 Byzantine)",
-        "4S2W1A", 3, 6, "fixed", _PROTOCOLS, _four(7, 4),
-        "SAC authors' README and scripts/run_math500.sh (MATH-500 in the paper)",
-    ),
-    "table3": TableSpec(
-        "table3", "Table 3: the Table 1 setting on a commonsense benchmark",
-        "4S2W1A", 3, 6, "fixed", _PROTOCOLS, _four(7, 4),
-        "tools/make_tables_commonsense_qwen.py (give the benchmark with --tasks)",
-    ),
-    "table5": TableSpec(
-        "table5", "Table 5: 9 agents (6 strong, 2 weak, 1 Byzantine), F = 4",
-        "6S2W1A", 4, 6, "fixed", _PROTOCOLS, _four(9, 5),
-        "our reading of the paper's n = 9 setting (roster not checked against the paper)",
-    ),
-    "table6": TableSpec(
-        "table6", "Table 6: closed-model setting, 7 agents of one model, 3 Byzantine",
-        "4S3A", 3, 6, "fixed", _PROTOCOLS, (Cell("gamma-MERG", "merg", 7),),
-        "SAC authors' README, 'Closed-model setting' (HMMT in the paper)",
-    ),
+    "table1": _spec("table1", "table1", "metrics"),
+    "table2": _spec("table2", "table1", "rounds"),
+    "table3": _spec("table3", "table9", "metrics"),
+    "table4": _spec("table4", "table9", "rounds"),
+    "table5": _spec("table5", "table5", "metrics"),
+    "table6": _spec("table6", "table6", "metrics"),
+    "table9": _spec("table9", "table9", "metrics"),
+    "table10": _spec("table10", "table9", "rounds"),
 }
-"""The tables :func:`reproduce` knows, by name."""
+"""Every table of the paper with results, by name."""
 
 
-@dataclass(frozen=True)
-class TableResult:
-    """Our metrics per topology (seeds pooled), with the settings and the paper's values."""
-
-    spec: TableSpec
-    tasks: str
-    seeds: tuple[int, ...]
-    backend: str
-    models: Mapping[str, str]
-    metrics: Mapping[str, Mapping[str, ProtocolMetrics]]
-    paper: Mapping[str, Mapping[str, float]]
-    simulated: bool = False
+def _built_in(task_spec: str) -> bool:
+    """Whether a task spec names a built-in set (no file): arithmetic or ``commonsense30``."""
+    return task_spec.split(":")[0] in ("arith", COMMONSENSE30)
 
 
-def load_paper_values(path: str | Path) -> dict[str, dict[str, float]]:
-    """Read published cell values: ``{"<protocol>/<topology label>": {"<metric>": percent}}``.
+def resolve_tasks(spec: TableSpec, given: Sequence[str] = ()) -> dict[str, tuple[str, bool]]:
+    """Each column's task spec and whether it is a built-in set (no file of yours).
+
+    ``given`` holds ``KEY=SPEC`` (one column) or ``SPEC`` (every column) entries, later ones
+    winning.
 
     Raises
     ------
     ParameterError
-        For an unreadable file or values that are not numbers.
+        For a key that is not one of the table's columns.
     """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ParameterError(f"{path}: cannot read the paper's values: {exc}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ParameterError(f"{path}: expected {{'protocol/topology': {{metric: percent}}}}")
-    out: dict[str, dict[str, float]] = {}
-    for cell, values in data.items():
-        for metric, value in values.items():
-            if metric not in PAPER_METRICS or isinstance(value, bool) or not isinstance(
-                value, int | float
-            ):
-                raise ParameterError(f"{path}: {cell}: {metric!r} must be one of "
-                                     f"{', '.join(PAPER_METRICS)} with a number")
-            out.setdefault(cell, {})[metric] = float(value)
+    keys = [c.key for c in spec.columns]
+    out = {c.key: (c.stand_in, True) for c in spec.columns}
+    for entry in given:
+        key, sep, task_spec = entry.partition("=")
+        if sep and key in keys:
+            out[key] = (task_spec, _built_in(task_spec))
+        elif sep and ":" not in key and "/" not in key:
+            raise ParameterError(f"--tasks {entry!r}: {spec.name} has no column {key!r}; "
+                                 f"its columns: {', '.join(keys)}")
+        else:
+            out = {k: (entry, _built_in(entry)) for k in keys}
     return out
+
+
+def er_probability(n: int, r: int) -> float:
+    """App. A's edge probability ``(ln n + (r - 1) ln ln n) / n`` (Zhang et al. 2015, Thm. 3).
+
+    >>> round(er_probability(7, 4), 4)
+    0.5633
+    """
+    return (math.log(n) + (r - 1) * math.log(math.log(n))) / n
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of a table: column, topology (key, r, graph), seed, directory, how it was drawn."""
+
+    column: Column
+    graph: str
+    r: int
+    seed: int
+    topology: Topology
+    directory: Path
+    draws: int = 0
+
+
+def _build(graph: str, n: int, r: int, seed: int) -> tuple[Topology, int]:
+    if graph == "er":
+        try:
+            sample = generators.erdos_renyi_robust(n, r, seed=seed, max_attempts=ER_DRAWS)
+        except ParameterError:
+            raise ParameterError(
+                f"ER: no {r}-robust draw of G({n}, p={er_probability(n, r):.4f}) in {ER_DRAWS} "
+                f"draws for seed {seed}; App. A samples at this p and verifies, so choose other "
+                "seeds (no run was started)") from None
+        return sample.topology, sample.attempts
+    spec = "merg" if graph == "merg" else "complete" if graph == "complete" else f"pa:r={r}"
+    return build_topology(spec, n, seed=seed), 0
+
+
+def plan(spec: TableSpec, output: Path, seeds: Sequence[int]) -> list[Cell]:
+    """Every run of ``spec``, its topology built (and for ER, drawn and proven r-robust) first.
+
+    Raises
+    ------
+    ParameterError
+        No seed, or an ER cell with no r-robust draw (before any run starts).
+    """
+    if not seeds:
+        raise ParameterError("reproduce needs at least one seed")
+    cells = []
+    for column in spec.columns:
+        for graph, r in spec.graphs:
+            for seed in seeds:
+                topology, draws = _build(graph, spec.n, r, seed)
+                directory = Path(output) / column.key / GRAPH_LABELS[graph] / f"seed-{seed}"
+                cells.append(Cell(column, graph, r, seed, topology, directory, draws))
+    return cells
+
+
+@dataclass(frozen=True)
+class ReproResult:
+    """Our numbers for a table: per (view column, topology) each protocol's metrics.
+
+    ``simulated`` is true when any run's agents were simulated, in-process or behind an
+    OpenAI-style endpoint that declared itself simulated (``serve-sim``).
+    """
+
+    spec: TableSpec
+    output: Path
+    seeds: tuple[int, ...]
+    backend: str
+    models: Mapping[str, str]
+    tasks: Mapping[str, tuple[str, bool]]
+    metrics: Mapping[tuple[str, str], Mapping[str, ProtocolMetrics]]
+    er_draws: Mapping[int, int]
+    resamples: int
+    simulated: bool = True
+
+    @property
+    def view_columns(self) -> tuple[str, ...]:
+        """The benchmark keys of the printed columns (``mean5`` for a pooled table)."""
+        if self.spec.pooled:
+            return ("mean5",)
+        return tuple(c.key for c in self.spec.columns)
+
+
+def _pooled(summaries: Sequence[tuple[str, Path]], resamples: int) -> Summary:
+    """The summary of several benchmarks' records pooled per seed (query ids made distinct)."""
+    records, config = [], None
+    for key, directory in summaries:
+        loaded = load_results(directory)
+        config = config or loaded.config
+        records += [replace(r, query_id=f"{key}/{r.query_id}") for r in loaded.records]
+    records.sort(key=lambda r: r.seed)
+    path = Path(summaries[0][1]) / RESULTS_FILE  # its directory: where sessions would be
+    return summarize(LoadedResults(path, tuple(records), (), config), resamples=resamples)
 
 
 def reproduce(
@@ -169,127 +351,67 @@ def reproduce(
     output: Path,
     *,
     seeds: Sequence[int],
-    tasks: str = "arith:50",
+    tasks: Sequence[str] = (),
     backend: BackendSpec | None = None,
-    paper: Mapping[str, Mapping[str, float]] | None = None,
+    ood_tasks: str | None = None,
     resamples: int = 2000,
     log: Callable[[str], None] | None = None,
-) -> TableResult:
-    """Run every (topology, seed) of ``spec`` into ``output/<label>/seed-<s>/`` and pool seeds.
+) -> ReproResult:
+    """Run every cell of ``spec`` (resuming finished ones) and summarise them.
 
-    Each run is resumable (the runner's own resume: the same command skips finished queries).
-    Every graph is certified for F before its run (the runner's gate; a random graph is drawn
-    until proven (F+1)-robust).
+    Parameters
+    ----------
+    spec : TableSpec
+        A table of :data:`TABLES`.
+    output : Path
+        ``OUTPUT/<column>/<topology>/seed-<S>/`` per run; shared by tables of the same runs.
+    seeds : sequence of int
+        One run per seed and cell; intervals resample seeds, then queries.
+    tasks : sequence of str
+        ``KEY=SPEC`` or ``SPEC`` (:func:`resolve_tasks`); default the built-in stand-ins.
+    backend : BackendSpec, optional
+        Default: the simulated agents.
+    ood_tasks : str, optional
+        The ``fixed`` attack's out-of-distribution pool (App. B.4); default the run's own.
+    resamples : int
+        Bootstrap resamples (the same as ``robustgraph report --resamples``).
+    log : callable, optional
+        Receives one progress line per run (stderr in the CLI).
 
     Raises
     ------
     ParameterError
-        No seed, or any error of :func:`~protocol_runner.run.runner.run`.
+        Bad seeds, a column's unreadable tasks or an impossible ER cell (all before any run),
+        or any run's error.
     """
-    if not seeds:
-        raise ParameterError("reproduce needs at least one seed")
     backend = backend or BackendSpec()
-    if spec.name == "table6":  # one model for every agent
-        strong = backend.models()["strong"]
-        backend = replace(backend, weak_model=strong)
-    write_order(output, [cell.label for cell in spec.cells])  # `report DIR` keeps the order
-    metrics: dict[str, dict[str, ProtocolMetrics]] = {}
-    simulated = False
-    for cell in spec.cells:
-        records = []
-        for seed in seeds:
-            directory = Path(output) / cell.label / f"seed-{seed}"
-            if log is not None:
-                log(f"{spec.name}: {cell.label} (n = {cell.n}), seed {seed}")
-            topology = build_topology(cell.topology, cell.n, seed=seed)
-            run(RunSpec(
-                topology, directory, roster=spec.roster, attack=spec.attack,
-                protocols=spec.protocols, tasks=tasks, rounds=spec.rounds, seed=seed, F=spec.F,
-                backend=backend, topology_source=f"{cell.topology} n={cell.n}",
-            ))
-            records.extend(read_records(directory / RESULTS_FILE))
-            simulated = simulated or results_simulated(directory)
-        metrics[cell.label] = compute_metrics(records, resamples=resamples, order=spec.protocols)
-    return TableResult(spec, tasks, tuple(seeds), backend.kind, backend.models(), metrics,
-                       dict(paper or {}), simulated)
-
-
-def _ours(estimate: Estimate | None, metric: str) -> str:
-    if estimate is None:
-        return "n/a"
-    sign = "+" if metric == "BFTI" else ""
-    return (f"{100 * estimate.value:{sign}.1f} "
-            f"[{100 * estimate.low:{sign}.1f}, {100 * estimate.high:{sign}.1f}]")
-
-
-def _paper(values: Mapping[str, float] | None, metric: str) -> str:
-    if not values or metric not in values:
-        return "n/a"
-    return f"{values[metric]:+.1f}" if metric == "BFTI" else f"{values[metric]:.1f}"
-
-
-def table_text(result: TableResult) -> str:
-    """The table as Markdown: per protocol and topology, ours [95% CI] | paper, per metric.
-
-    Percent throughout; the heading names the backend, the models, the task set, the seeds
-    and the query count, and on the simulated backend says the agents are simulated.
-    """
-    spec = result.spec
-    first = next(iter(next(iter(result.metrics.values())).values()))
-    per_seed = first.queries_per_seed[0] if first.queries_per_seed else 0
-    models = ", ".join(f"{role} {name}" for role, name in result.models.items())
-    lines = [f"## {spec.title}", ""]
-    if result.simulated:
-        lines += [f"**{SIMULATED_BANNER}**", ""]
-    lines += [
-        f"Backend {result.backend} ({models}); tasks {result.tasks}; roster {spec.roster}, "
-        f"F = {spec.F}, T = {spec.rounds}, attack {spec.attack}; "
-        f"{len(result.seeds)} seeds ({', '.join(map(str, result.seeds))}) x {per_seed} queries "
-        "per cell; ours = mean over seeds [95% two-level bootstrap CI], percent; "
-        f"paper = the published value (n/a: not available). Setting: {spec.source}.",
-        "",
-    ]
-    header = ["protocol", "topology", *(f"{m}: ours / paper" for m in PAPER_METRICS)]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for protocol in spec.protocols:
-        for cell in spec.cells:
-            found = result.metrics[cell.label].get(protocol)
-            if found is None:
-                continue
-            paper = result.paper.get(f"{protocol}/{cell.label}")
-            cells = [
-                f"{_ours(found.estimates[m], m)} / {_paper(paper, m)}" for m in PAPER_METRICS
-            ]
-            lines.append("| " + " | ".join([protocol, cell.label, *cells]) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def table_json(result: TableResult) -> dict[str, Any]:
-    """The table as JSON: the setting, and per cell our metrics (``to_json``) and the paper's."""
-    spec = result.spec
-    return {
-        "table": spec.name,
-        "title": spec.title,
-        "simulated": result.simulated,
-        "backend": result.backend,
-        "models": dict(result.models),
-        "tasks": result.tasks,
-        "roster": spec.roster,
-        "F": spec.F,
-        "rounds": spec.rounds,
-        "attack": spec.attack,
-        "seeds": list(result.seeds),
-        "source": spec.source,
-        "cells": [
-            {
-                "protocol": protocol,
-                "topology": cell.label,
-                "n": cell.n,
-                "ours": result.metrics[cell.label][protocol].to_json(),
-                "paper": result.paper.get(f"{protocol}/{cell.label}"),
-            }
-            for protocol in spec.protocols
-            for cell in spec.cells
-            if protocol in result.metrics[cell.label]
-        ],
-    }
+    resolved = resolve_tasks(spec, tasks)
+    for task_spec, _ in resolved.values():  # every column's tasks readable before any run
+        load_tasks(task_spec)
+    cells = plan(spec, output, seeds)
+    er_draws = {c.seed: c.draws for c in cells if c.graph == "er"}
+    extra = {"ood_tasks": ood_tasks} if ood_tasks else {}
+    for i, cell in enumerate(cells, start=1):
+        if log is not None:
+            log(f"{spec.name}: {cell.column.label} / {GRAPH_LABELS[cell.graph]} "
+                f"(r={cell.r}), seed {cell.seed} ({i} of {len(cells)})")
+        run(RunSpec(
+            cell.topology, cell.directory, roster=cell.column.roster, attack="fixed",
+            protocols=PROTOCOLS, tasks=resolved[cell.column.key][0], rounds=spec.T,
+            seed=cell.seed, F=spec.F, backend=backend,
+            topology_source=GRAPH_LABELS[cell.graph], **extra,
+        ))
+    metrics: dict[tuple[str, str], Mapping[str, ProtocolMetrics]] = {}
+    for column in spec.columns:
+        write_order(Path(output) / column.key, [GRAPH_LABELS[g] for g, _ in spec.graphs])
+    for graph, _ in spec.graphs:
+        dirs = [(c.key, Path(output) / c.key / GRAPH_LABELS[graph]) for c in spec.columns]
+        if spec.pooled:
+            metrics[("mean5", graph)] = _pooled(dirs, resamples).protocols
+            continue
+        for key, directory in dirs:
+            metrics[(key, graph)] = write_summary(directory, plots=False,
+                                                  resamples=resamples).protocols
+    simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
+    return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
+                       resolved, metrics, er_draws, resamples, simulated)

@@ -276,9 +276,17 @@ def sweep_table(
                                                               for r in rows))}
     ordered = sorted(rows, key=lambda r: order[r.labels.get("topology", "")])
     grid = summary["spec"]["grid"]
+
+    def label(row: Any, axis: str) -> str:
+        """The row's value on ``axis``; else the axis's only grid value (a per-n mapping, such
+        as a roster per n, has no single value: ``?``)."""
+        if axis in row.labels:
+            return str(row.labels[axis])
+        values = grid.get(axis)
+        return str(values[0]) if isinstance(values, list) and values else "?"
+
     table_rows = tuple(
-        (tuple(str(r.labels.get(n, grid.get(n, ["?"])[0])) for n in names), r.protocol, r.metrics)
-        for r in ordered
+        (tuple(label(r, n) for n in names), r.protocol, r.metrics) for r in ordered
     )
     seeds = max((len(r.seeds) for r in rows), default=1)
     method = ("two-level bootstrap over seeds, then queries within each seed" if seeds > 1

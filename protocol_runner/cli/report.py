@@ -7,9 +7,11 @@ and (unless ``--no-plots``) the figures as PNG, PDF and SVG
 ``--json`` the summary on stdout. For a sweep directory (its ``summary.json`` is a sweep
 summary): rewrites the sweep's Table 1 and figure
 (:func:`protocol_runner.analysis.sweep_plots.write_sweep_report`) and prints the table. For a
-directory of runs (one per subdirectory, as ``reproduce`` writes): summarises each and writes
-Table 1 and the comparison figure over all of them
-(:func:`protocol_runner.analysis.collection.write_collection`).
+directory of runs (one per subdirectory): summarises each and writes Table 1 and the
+comparison figure over all of them
+(:func:`protocol_runner.analysis.collection.write_collection`); for a ``reproduce`` output (one
+such directory per benchmark column), each column in turn, with the same bootstrap and the
+same topology names as ``reproduce`` prints.
 Warnings (a truncated last line of a killed run, a figure that was skipped) go to stderr, one
 line each. Exit 0 on success, 2 for a missing, empty or malformed results directory (one line
 on stderr).
@@ -19,13 +21,14 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from protocol_runner.analysis.collection import run_dirs, write_collection
+from protocol_runner.analysis.collection import collection_dirs, run_dirs, write_collection
 from protocol_runner.analysis.cost import cost_line
 from protocol_runner.analysis.report import RESULTS_FILE, SUMMARY_JSON, rich_table, write_summary
 from robustgraph.cli.common import emit, json_option, warn
@@ -64,7 +67,9 @@ def _report_sweep(directory: Path, summary: dict[str, Any], no_plots: bool, resa
     emit({"sweep": str(directory), "files": names}, as_json, render)
 
 
-def _report_collection(directory: Path, no_plots: bool, resamples: int, as_json: bool) -> None:
+def _collection(directory: Path, no_plots: bool, resamples: int
+                ) -> tuple[dict[str, Any], Callable[[], None]]:
+    """Summarise one collection: its JSON document and the function that prints it."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summaries, files = write_collection(directory, plots=not no_plots, resamples=resamples)
@@ -79,9 +84,21 @@ def _report_collection(directory: Path, no_plots: bool, resamples: int, as_json:
             click.echo(f"{child.name}: {cost_line(summary.cost.to_json())}")
         click.echo(f"wrote {', '.join(names)} in {directory} (and each run's files in its own)")
 
-    emit({"runs": {child.name: s.to_json() for child, s in
-                   zip(run_dirs(directory), summaries, strict=True)}, "files": names},
-         as_json, render)
+    return {"runs": {child.name: s.to_json() for child, s in
+                     zip(run_dirs(directory), summaries, strict=True)}, "files": names}, render
+
+
+def _report_collections(directories: list[Path], no_plots: bool, resamples: int,
+                        as_json: bool) -> None:
+    """A ``reproduce`` output: one collection per benchmark column, each reported in turn."""
+    done = {d.name: _collection(d, no_plots, resamples) for d in directories}
+
+    def render() -> None:
+        for name, (_, show) in done.items():
+            click.echo(f"## {name}")
+            show()
+
+    emit({"collections": {name: data for name, (data, _) in done.items()}}, as_json, render)
 
 
 @click.command("report")
@@ -117,7 +134,11 @@ def report_command(
         _report_sweep(Path(results_dir), sweep, no_plots, resamples, as_json)
         return
     if run_dirs(results_dir):
-        _report_collection(Path(results_dir), no_plots, resamples, as_json)
+        data, render = _collection(Path(results_dir), no_plots, resamples)
+        emit(data, as_json, render)
+        return
+    if collection_dirs(results_dir):
+        _report_collections(collection_dirs(results_dir), no_plots, resamples, as_json)
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

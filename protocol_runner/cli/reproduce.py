@@ -2,40 +2,64 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from protocol_runner.analysis.reproduce import (
-    TABLES,
-    load_paper_values,
-    reproduce,
-    table_json,
-    table_text,
-)
+from protocol_runner.analysis.reproduce import TABLES, reproduce
+from protocol_runner.analysis.reproduce_view import table_json, table_text
 from protocol_runner.run.runner import BACKENDS, BackendSpec, parse_seeds
 from robustgraph.cli.common import emit, json_option
 
 __all__ = ["reproduce_command"]
 
 
+def _table_list() -> str:
+    lines = []
+    for name, spec in TABLES.items():
+        reads = "" if spec.runs == name else f"; the runs of {spec.runs}"
+        view = ", per round" if spec.view == "rounds" else ""
+        lines.append(f"  {name}: {spec.cite}{view}{reads}")
+        lines.append(f"    {spec.setting_text()}")
+        lines.append(f"    columns: {', '.join(c.key for c in spec.columns)}")
+    return "\n".join(lines)
+
+
+_HELP = f"""Run one of the SAC paper's tables in its own setting; print ours beside the paper's.
+
+\b
+Every cell (column x topology x seed) is a resumable run in OUTPUT/<column>/<topology>/seed-S/;
+tables of the same runs (table1/table2; table9/table3/table4/table10) share them. Each cell
+prints ours (the paper's), percent; the closing line counts the published values inside our
+95% intervals. The paper's datasets are not shipped (but the 30 Commonsense170k instances of
+App. C): give yours with --tasks COLUMN=SPEC (docs/tasks.md); the defaults are built-in
+stand-ins and the output says so. The tables, with the paper's settings (q.: questions):
+\b
+{_table_list()}
+"""
+
+
 @click.command(
     "reproduce",
+    help=_HELP,
     epilog="""\b
 Examples:
-  robustgraph reproduce table1 -o repro/
-  robustgraph reproduce table1 --tasks math:data/math500.jsonl:100 --seeds 1-5 \\
-      --backend openai --base-url http://127.0.0.1:8000/v1 --model qwen3-4b \\
-      --weak-model qwen2.5-1.5b-instruct -o repro-llm/
+  robustgraph reproduce table1 -o results/
+  robustgraph reproduce table6 --tasks math30=math:data/math_level4.jsonl:30 -o t6/
+  robustgraph reproduce table9 --tasks arc_challenge=arc:data/arc.jsonl:50 \\
+      --tasks boolq=boolq:data/boolq.jsonl:50 --backend openai \\
+      --base-url http://127.0.0.1:8000/v1 --model qwen3-4b \\
+      --weak-model qwen2.5-1.5b-instruct -o t9/
 \b
-Exit codes: 0 done; 2 usage or input error. Running the same command into the same -o
-resumes (every cell is a resumable run under OUTPUT/<topology>/seed-<S>/).
+Exit codes: 0 done; 2 usage or input error (also: an ER cell with no r-robust draw,
+found before any run starts).
 """,
 )
-@click.argument("table", type=click.Choice(sorted(TABLES)))
-@click.option("--tasks", "task_spec", default="arith:20", show_default=True,
-              help="Task set (arith:N, or a dataset file: see docs/tasks.md).")
-@click.option("--seeds", default="1-3", show_default=True,
+@click.argument("table", type=click.Choice(list(TABLES)))
+@click.option("--tasks", "task_specs", multiple=True, metavar="[COLUMN=]SPEC",
+              help="A column's task set (repeatable); SPEC alone: every column.")
+@click.option("--seeds", default="1-2", show_default=True,
               help="Seeds: 1-5, 1,3,5 or one number; CIs resample seeds, then queries.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="simulated", show_default=True)
 @click.option("--base-url", default=None, help="openai: endpoint ending in /v1.")
@@ -43,41 +67,40 @@ resumes (every cell is a resumable run under OUTPUT/<topology>/seed-<S>/).
 @click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key.")
+@click.option("--sim-config", type=click.Path(dir_okay=False), default=None,
+              help="simulated: a JSON file of simulator parameters (docs/simulation.md).")
 @click.option("--independent-agents", is_flag=True,
               help="simulated: agents on one model draw their errors independently.")
-@click.option("--paper-values", type=click.Path(dir_okay=False), default=None,
-              help="JSON of the paper's cells to print beside ours (default: n/a).")
+@click.option("--ood-tasks", default=None,
+              help="The fixed attack's out-of-distribution pool (App. B.4; default: auto).")
+@click.option("--ci", is_flag=True, help="Print each row's 95% intervals on a second line.")
 @click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Bootstrap resamples.")
+              help="Bootstrap resamples (as robustgraph report).")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Directory for the runs (created; resumed).")
 @json_option
 def reproduce_command(
-    table: str, task_spec: str, seeds: str, backend: str, base_url: str | None,
-    model: str | None, weak_model: str | None, api_key_env: str, independent_agents: bool,
-    paper_values: str | None, resamples: int, output: str, as_json: bool,
+    table: str, task_specs: tuple[str, ...], seeds: str, backend: str, base_url: str | None,
+    model: str | None, weak_model: str | None, api_key_env: str, sim_config: str | None,
+    independent_agents: bool, ood_tasks: str | None, ci: bool, resamples: int, output: str,
+    as_json: bool,
 ) -> None:
-    """Run the setting of one of the SAC paper's tables and print ours beside the paper's.
-
-    \b
-    TABLE is table1 (7 agents, 4S2W1A, F = 3, T = 6, fixed attack; SAC, CP-WBFT and the
-    judge-only control on gamma-MERG, complete, ER and PA), table3 (the same on a
-    commonsense benchmark given with --tasks), table5 (9 agents, 6S2W1A, F = 4) or table6
-    (closed-model setting: 4S3A on one model). Every cell is run for every seed; each
-    metric is printed as ours = mean over seeds [95% two-level bootstrap CI] beside the
-    paper's value, or n/a where the paper's value is not available (docs/protocols.md).
-    """
-    paper = load_paper_values(paper_values) if paper_values else None
     spec = BackendSpec(
         backend, base_url=base_url, api_key_env=api_key_env or None, strong_model=model,
-        weak_model=weak_model, independent_agents=independent_agents,
+        weak_model=weak_model, sim_config=sim_config, independent_agents=independent_agents,
     )
 
     def log(line: str) -> None:
         click.echo(f"robustgraph: reproduce: {line}", err=True)
 
     result = reproduce(
-        TABLES[table], Path(output), seeds=parse_seeds(seeds), tasks=task_spec, backend=spec,
-        paper=paper, resamples=resamples, log=log,
+        TABLES[table], Path(output), seeds=parse_seeds(seeds), tasks=task_specs, backend=spec,
+        ood_tasks=ood_tasks, resamples=resamples, log=log,
     )
-    emit(table_json(result), as_json, lambda: click.echo(table_text(result), nl=False))
+    files = [str(Path(output) / f"{table}.txt"), str(Path(output) / f"{table}.json")]
+    text = table_text(result, ci=ci, files=files)
+    data = table_json(result)
+    Path(files[0]).write_text(table_text(result, ci=True, files=files), encoding="utf-8")
+    Path(files[1]).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                              encoding="utf-8")
+    emit({**data, "files": files}, as_json, lambda: click.echo(text, nl=False))

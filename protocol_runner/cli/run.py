@@ -24,15 +24,18 @@ from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
 from protocol_runner.run import aio
 from protocol_runner.run.cert_gate import NotCertified
 from protocol_runner.run.corpora import parse_corpus_option
+from protocol_runner.run.occupancy import claim
 from protocol_runner.run.roster import PLACEMENTS
 from protocol_runner.run.runner import (
     BACKENDS,
     BackendSpec,
+    Plan,
     Progress,
     RunResult,
     RunSpec,
     execute,
     parse_seeds,
+    plan,
     prepare,
     seed_output,
 )
@@ -179,7 +182,8 @@ Examples:
       --corpus news-index=news.jsonl --corpus live-feed=live.jsonl --commit-gate -o rag/
 \b
 Exit codes: 0 done; 1 the certificate does not prove (F+1)-robustness (the witness is
-printed; --allow-uncertified runs anyway and records it); 2 usage or input error.
+printed; --allow-uncertified runs anyway and records it); 2 usage or input error, a
+Byzantine set (adversaries + weak agents) that is not F-local, or an -o holding another run.
 Running the same command into the same -o resumes an interrupted run.
 """,
 )
@@ -191,8 +195,9 @@ Running the same command into the same -o resumes an interrupted run.
               help="Certificate of --graph (default: certify it first, time-limited).")
 @click.option("--format", "fmt", default=None, help="Format of --graph (default: extension).")
 @click.option("--directed/--undirected", default=None, help="For edge lists: arcs or edges.")
-@click.option("--F", "faults", type=int, default=None,
-              help="Faults tolerated (default: the number of adversaries).")
+@click.option("--F", "faults", type=click.IntRange(min=0), default=None,
+              help="Byzantine agents tolerated per neighbourhood (default: adversaries + weak "
+              "agents, the paper's |B| = |A| + |F|).")
 @click.option("--roster", required=True, help="Counts such as 4S2W1A, or a roster YAML/JSON file.")
 @click.option("--attack", default="fixed", show_default=True,
               help=f"Adversaries' attack: {', '.join(ATTACKS)} (echo-then-flip:k=K).")
@@ -286,14 +291,15 @@ def run_command(
 
     \b
     A run is: a graph (generated, or a file with its certificate) x an agent roster
-    (strong/weak honest agents and adversaries following --attack) x protocols x tasks
-    x rounds x seed. The graph must be proven (F+1)-robust for the requested F, which is
-    what SAC needs to tolerate F Byzantine neighbours per agent; without --certificate the
-    runner certifies it first. One line per query goes to OUTPUT/results.jsonl as soon as
-    the query completes; the summary table (IAA, FAA, BFTI, RA, H-Majority, weak/strong)
-    is printed at the end and written to OUTPUT/summary.md. With --seeds each seed is a
-    run of its own in OUTPUT/seed-S/ (a generated random graph is drawn per seed) and the
-    summary in OUTPUT pools them.
+    (strong/weak honest agents and adversaries following --attack) x protocols x tasks x
+    rounds x seed. The graph must be proven (F+1)-robust for the requested F, which is what
+    SAC needs to tolerate F Byzantine neighbours per agent (F defaults to the adversaries
+    plus the weak agents, the paper's faulty ones), and no agent may hear more than F of
+    them; without --certificate the runner certifies it first. One line per query goes to
+    OUTPUT/results.jsonl as soon as the query completes; the summary table (IAA, FAA, BFTI,
+    RA, H-Majority, weak/strong) is printed at the end and written to OUTPUT/summary.md.
+    With --seeds each seed is a run of its own in OUTPUT/seed-S/ (a generated random graph
+    is drawn per seed) and the summary in OUTPUT pools them.
     """
     if not output:
         raise ParameterError("-o is empty; name the results directory")
@@ -339,13 +345,15 @@ def run_command(
         corpora=tuple(parse_corpus_option(text) for text in corpus_files),
         ood_tasks=ood_tasks,
     )
-    results = []
+    plans = []
     for s in seeds:
         if s != seeds[0] and family is not None:  # a random family draws its graph per seed
             topology, source = _topology(family, n, graph, fmt, directed, s, certificate)
-        one = replace(spec, seed=s, output=seed_output(Path(output), s, seeds),
-                      topology=topology, topology_source=source)
-        results.append(_run_one(one, as_json))
+        plans.append(plan(replace(spec, seed=s, output=seed_output(Path(output), s, seeds),
+                                  topology=topology, topology_source=source)))
+    # every seed's run is checked before the first one starts: one run per directory
+    claim(Path(output), {p.spec.output: (p.run_id, p.identity) for p in plans})
+    results = [_run_one(p, as_json) for p in plans]
     ledgers = None
     if commit_gate:
         from protocol_runner.commit.stage import LEDGER_FILE
@@ -356,7 +364,7 @@ def run_command(
     _finish(results, Path(output), not no_plots, as_json, ledgers)
 
 
-def _run_one(spec: RunSpec, as_json: bool) -> RunResult:
+def _run_one(planned: Plan, as_json: bool) -> RunResult:
     """Prepare and execute the run of one seed."""
     console = Console(stderr=True, highlight=False)
 
@@ -364,9 +372,9 @@ def _run_one(spec: RunSpec, as_json: bool) -> RunResult:
         click.echo(f"robustgraph: run: certify: {line}", err=True)
 
     try:
-        prepared = prepare(spec, log=log)
+        prepared = prepare(planned, log=log)
     except NotCertified as exc:  # --json callers get the refusal on stdout too (then exit 1)
-        refusal = {"refused": True, "reason": str(exc), "output": str(spec.output)}
+        refusal = {"refused": True, "reason": str(exc), "output": str(planned.spec.output)}
         emit(refusal, as_json, lambda: None)
         raise
     if not prepared.gate.certified:

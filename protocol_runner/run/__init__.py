@@ -1,16 +1,21 @@
 """One run of protocols on a certified graph: the runner, the agent roster, the result records,
-the certificate gate, topology specs, document corpora, and how the async work is hosted.
+the certificate gate, one run per results directory, topology specs, document corpora, and how
+the async work is hosted.
 """
 
 from robustgraph.lazy import lazy_exports
 
 _EXPORTS = {
     "aio": ("frozen_heap", "loop_factory", "run"),
-    "cert_gate": ("GateReport", "NotCertified", "check_gate", "obtain_certificate", "proven_r"),
+    "cert_gate": (
+        "GateReport", "NotCertified", "OutsideModel", "Placement", "check_gate", "check_placement",
+        "obtain_certificate", "proven_r",
+    ),
     "corpora": (
         "Corpora", "Corpus", "CorpusError", "Document", "DocumentContext", "EVIDENCE_PREFIX",
         "load_corpora", "parse_corpus_option", "read_corpus",
     ),
+    "occupancy": ("claim", "digest", "has_results", "stored_run"),
     "records": (
         "Cost", "Decision", "QueryRecord", "ROLES", "SCHEMA_VERSION", "Turn", "append_record",
         "drop_partial_line", "query_id", "read_records",
@@ -19,8 +24,9 @@ _EXPORTS = {
         "AgentSpec", "PLACEMENTS", "ROLE_LETTERS", "Roster", "build_roster", "parse_roster_spec",
     ),
     "runner": (
-        "BackendSpec", "CACHE_FILE", "CERTIFICATE_FILE", "CONFIG_FILE", "Prepared", "Progress",
-        "QueryHook", "RESULTS_FILE", "RunResult", "RunSpec", "TOPOLOGY_FILE", "execute", "prepare",
+        "BackendSpec", "CACHE_FILE", "CERTIFICATE_FILE", "CONFIG_FILE", "Plan", "Prepared",
+        "Progress", "QueryHook", "RESULTS_FILE", "RunResult", "RunSpec", "TOPOLOGY_FILE", "execute",
+        "plan", "prepare",
     ),
     "sessions": ("SESSIONS_FILE", "append_session", "read_sessions"),
     "strict_yaml": ("load", "problem"),

@@ -11,10 +11,18 @@ certifies the graph itself within a time limit; :func:`check_gate` then reads wh
 certificate proves and refuses a run it does not cover, saying why in words (the witness pair
 when the certificate refutes the claim), unless the run explicitly allows uncertified graphs,
 which the results record.
+
+Robustness is half of SAC's premise; the other half is where the Byzantine agents sit. Property
+4.2 of the SAC paper assumes an F-local Byzantine set B (Def. 3.2): every agent outside B hears
+at most F members of B, where B holds the adversarial agents and the faulty ones (Def. 3.1; the
+weak honest agents, Sec. 5.1). :func:`check_placement` checks the run's actual B against F before
+any work and refuses a placement outside the model (exit 2) unless the run allows uncertified
+graphs, in which case the gate's report labels the run outside the model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,17 +32,114 @@ from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.document import Certificate, InvalidCertificate
 from robustgraph.certificate.witness import witness_words
-from robustgraph.errors import CertificateError
+from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.generators import DEFAULT_ENGINE
 from robustgraph.topology import Topology
 
-__all__ = ["GateReport", "NotCertified", "check_gate", "obtain_certificate", "proven_r"]
+__all__ = [
+    "GateReport",
+    "NotCertified",
+    "OutsideModel",
+    "Placement",
+    "check_gate",
+    "check_placement",
+    "obtain_certificate",
+    "proven_r",
+]
 
 
 class NotCertified(CertificateError):
     """The certificate does not prove the robustness the run needs (exit 1: checked, not met)."""
 
     exit_code = 1
+
+
+class OutsideModel(ParameterError):
+    """The run's Byzantine set is not F-local (exit 2: the requested run is outside SAC's model)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The Byzantine set B checked against F: adversaries plus faulty agents (SAC Def. 3.1-3.2).
+
+    ``max_heard`` is the most members of B any agent outside B hears (its in-neighbours in B),
+    ``node`` one agent that hears that many (None when B is empty or is everyone).
+    """
+
+    F: int
+    adversaries: tuple[str, ...]
+    faulty: tuple[str, ...]
+    max_heard: int
+    node: str | None
+
+    @property
+    def f_local(self) -> bool:
+        """Whether B is F-local (Def. 3.2): no agent outside B hears more than F of B."""
+        return self.max_heard <= self.F
+
+    def words(self) -> str:
+        """``byzantine set checked: adversaries {1} + faulty {3, 5}; max per neighbourhood
+        2 <= F = 3``, naming the agent that hears the most when that is over F."""
+        sign = "<=" if self.f_local else ">"
+        where = "" if self.f_local or self.node is None else f" (agent {self.node})"
+        adversaries = "{" + ", ".join(self.adversaries) + "}"
+        faulty = "{" + ", ".join(self.faulty) + "}"
+        return (f"byzantine set checked: adversaries {adversaries} + faulty {faulty}; "
+                f"max per neighbourhood {self.max_heard} {sign} F = {self.F}{where}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"adversaries": list(self.adversaries), "faulty": list(self.faulty),
+                "max_heard": self.max_heard, "node": self.node, "F": self.F,
+                "f_local": self.f_local}
+
+
+def check_placement(
+    topology: Topology,
+    adversaries: Sequence[int],
+    faulty: Sequence[int],
+    F: int,  # noqa: N803 - the paper's F
+    *,
+    allow_outside: bool = False,
+) -> Placement:
+    """Check that the Byzantine set ``adversaries`` + ``faulty`` is F-local on ``topology``.
+
+    SAC's guarantee (Lee et al. 2026, Property 4.2) holds for an F-local Byzantine set B =
+    A + F (Def. 3.1-3.2, after LeBlanc et al. 2013): every agent outside B has at most F
+    in-neighbours in B. O(n + m).
+
+    Raises
+    ------
+    OutsideModel
+        (exit 2) Some agent outside B hears more than F of B, unless ``allow_outside``.
+
+    Examples
+    --------
+    >>> from robustgraph.generators import k_circulant
+    >>> ring = k_circulant(10, 2)  # each agent hears the 2 agents on either side
+    >>> outside = check_placement(ring, [1, 2, 8], [], 1, allow_outside=True)
+    >>> outside.max_heard, outside.node, outside.f_local
+    (3, '0', False)
+    >>> check_placement(ring, [1, 2, 8], [], 3).words()
+    'byzantine set checked: adversaries {1, 2, 8} + faulty {}; max per neighbourhood 3 <= F = 3'
+    """
+    byzantine = set(adversaries) | set(faulty)
+    heard = [(len(byzantine.intersection(topology.in_neighbors[i])), i)
+             for i in range(topology.n) if i not in byzantine]
+    most, node = max(heard, key=lambda x: (x[0], -x[1]), default=(0, None))
+    placement = Placement(
+        F,
+        tuple(str(topology.labels[i]) for i in sorted(adversaries)),
+        tuple(str(topology.labels[i]) for i in sorted(faulty)),
+        most,
+        None if node is None else str(topology.labels[node]),
+    )
+    if not placement.f_local and not allow_outside:
+        raise OutsideModel(
+            f"refusing to run: the Byzantine set is not {F}-local (SAC's model, Def. 3.2): "
+            f"{placement.words()}; raise --F, move the agents, or pass --allow-uncertified to "
+            "run outside the model (recorded in the results)"
+        )
+    return placement
 
 
 @dataclass(frozen=True)
@@ -49,6 +154,8 @@ class GateReport:
     reason: str
     proof: str | None = None
     """The kind of checked proof that opened the gate (None when it stayed shut)."""
+    placement: Placement | None = None
+    """The Byzantine set checked against F (None: not checked, e.g. a gate on a graph alone)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +166,8 @@ class GateReport:
             "allow_uncertified": self.allow_uncertified,
             "reason": self.reason,
             "proof": self.proof,
+            "byzantine": None if self.placement is None else self.placement.to_json(),
+            "f_local": None if self.placement is None else self.placement.f_local,
         }
 
 
@@ -144,14 +253,19 @@ def check_gate(
     F: int,  # noqa: N803 - the paper's F
     *,
     allow_uncertified: bool = False,
+    placement: Placement | None = None,
 ) -> GateReport:
     """Whether ``certificate`` proves the (F+1)-robustness SAC needs against F faults.
+
+    With ``placement`` (:func:`check_placement`), the run is covered only if its Byzantine set
+    is F-local too; the report's reason names the set checked either way.
 
     Returns
     -------
     GateReport
-        ``certified`` tells whether it does; when not, the run goes on only with
-        ``allow_uncertified`` (recorded in the report).
+        ``certified`` tells whether the run is covered; when not, the run goes on only with
+        ``allow_uncertified`` (recorded in the report; a placement outside the F-local model
+        is labelled so in its reason).
 
     Raises
     ------
@@ -175,12 +289,16 @@ def check_gate(
         if not problems
         else (problems[0], None)
     )
+    checked = "" if placement is None else f"; {placement.words()}"
     if best >= needed and unmet is None:
         reason = (
             f"the certificate proves {best}-robustness ({kind} proof checked); F = {F} needs "
-            f"{needed}"
+            f"{needed}{checked}"
         )
-        return GateReport(F, needed, best, True, allow_uncertified, reason, kind)
+        if placement is None or placement.f_local:
+            return GateReport(F, needed, best, True, allow_uncertified, reason, kind, placement)
+        reason = f"outside the F-local model (SAC, Def. 3.2): {reason}"
+        return GateReport(F, needed, best, False, True, reason, kind, placement)
     if best >= needed:
         reason = f"{best}-robustness is the engine's word only: {unmet}"
     else:
@@ -193,4 +311,6 @@ def check_gate(
             f"refusing to run SAC with F = {F}: {reason}; pass --allow-uncertified to run anyway "
             "(recorded in the results)"
         )
-    return GateReport(F, needed, best, False, True, reason)
+    if placement is not None and not placement.f_local:
+        checked = f"; outside the F-local model (SAC, Def. 3.2): {placement.words()}"
+    return GateReport(F, needed, best, False, True, reason + checked, None, placement)

@@ -36,7 +36,7 @@ from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.protocols.attacks import AttackSpec, parse_attack
 from protocol_runner.run import strict_yaml
 from robustgraph.errors import ParameterError
-from robustgraph.limits import quote, regular_file
+from robustgraph.limits import quote, read_text, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -154,7 +154,30 @@ class Roster:
 
     @property
     def adversaries(self) -> tuple[int, ...]:
+        """The adversarial Byzantine agents, the set A of the SAC paper (Def. 3.1)."""
         return tuple(a.index for a in self.agents if not a.honest)
+
+    @property
+    def faulty(self) -> tuple[int, ...]:
+        """The faulty Byzantine agents, the set F of the SAC paper (Def. 3.1): the weak honest
+        agents, which follow the protocol but answer unreliably (Sec. 5.1 models the weak group
+        as faulty)."""
+        return tuple(a.index for a in self.agents if a.role == "weak")
+
+    def default_F(self) -> int:  # noqa: N802 - the paper's F
+        """The F a run tolerates unless told: the Byzantine set's size, |B| = |A| + |F|.
+
+        The SAC paper counts faulty (weak) agents as Byzantine (Def. 3.1) and sets F = 3 for
+        4 strong, 2 weak and 1 adversarial agent (Sec. 5.2, Table 1). Any placement of B is then
+        F-local (Def. 3.2): no agent can hear more than |B| of them.
+
+        Examples
+        --------
+        >>> from robustgraph.generators import gamma_merg
+        >>> build_roster(gamma_merg(7), "4S2W1A").default_F()
+        3
+        """
+        return len(self.adversaries) + len(self.faulty)
 
     def counts(self) -> dict[str, int]:
         counted = Counter(a.role for a in self.agents)
@@ -247,10 +270,9 @@ def _from_counts(
 def _from_file(
     topology: Topology, path: Path, *, attack: AttackSpec, models: Mapping[str, str]
 ) -> Roster:
+    text = read_text(path, label=f"{path}: cannot read roster")
     try:
-        data = strict_yaml.load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ParameterError(f"{path}: cannot read roster: not UTF-8 text (binary file?)") from None
+        data = strict_yaml.load(text)
     except yaml.YAMLError as exc:
         raise ParameterError(f"{path}: cannot read roster: {strict_yaml.problem(exc)}") from None
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: 4300+ digits

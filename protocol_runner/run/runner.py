@@ -20,14 +20,13 @@ References
 Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", arXiv:2605.09076, 2026.
 
 One module: prepare, execute and resume share the run's directory layout and identity
-(config.json, results.jsonl, cache); the roster, records, gate and corpora are already their own
-modules in this package.
+(config.json, results.jsonl, cache); the roster, records, gate, corpora and the one-run-per-
+directory rule (:mod:`protocol_runner.run.occupancy`) are their own modules in this package.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import inspect
 import json
 import math
@@ -62,8 +61,21 @@ from protocol_runner.protocols.attacks import (
 from protocol_runner.protocols.engine import ood_replays
 from protocol_runner.run.aio import frozen_heap
 from protocol_runner.run.aio import run as run_async
-from protocol_runner.run.cert_gate import GateReport, check_gate, obtain_certificate
+from protocol_runner.run.cert_gate import (
+    GateReport,
+    Placement,
+    check_gate,
+    check_placement,
+    obtain_certificate,
+)
 from protocol_runner.run.corpora import Corpora, DocumentContext, load_corpora
+from protocol_runner.run.occupancy import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    claim,
+    digest,
+    stored_run,
+)
 from protocol_runner.run.records import append_record, drop_partial_line, query_id, read_records
 from protocol_runner.run.roster import Roster, build_roster
 from protocol_runner.run.sessions import append_session
@@ -82,6 +94,7 @@ __all__ = [
     "RESULTS_FILE",
     "TOPOLOGY_FILE",
     "BackendSpec",
+    "Plan",
     "Prepared",
     "Progress",
     "QueryHook",
@@ -89,15 +102,14 @@ __all__ = [
     "RunSpec",
     "execute",
     "parse_seeds",
+    "plan",
     "prepare",
     "run",
     "seed_output",
 ]
 
-CONFIG_FILE = "config.json"
 CERTIFICATE_FILE = "certificate.json"
 TOPOLOGY_FILE = "topology.json"
-RESULTS_FILE = "results.jsonl"
 CACHE_FILE = "cache.sqlite"
 BACKENDS = ("simulated", "openai")
 
@@ -170,7 +182,9 @@ class BackendSpec:
 class RunSpec:
     """Everything that defines a run (see the module docstring).
 
-    ``F`` None means the number of adversaries in the roster. ``certificate`` is a certificate
+    ``F`` None means the size of the roster's Byzantine set: its adversarial plus its faulty
+    (weak) agents, as the SAC paper counts them (Def. 3.1; F = 3 for 4S2W1A,
+    :meth:`~protocol_runner.run.roster.Roster.default_F`). ``certificate`` is a certificate
     file for ``topology``; without one the runner certifies the graph within
     ``certify_time_limit`` seconds per question. ``concurrency`` bounds both the queries in
     flight and the LLM calls in flight. ``commit_gate`` adds the commit gate as the last stage
@@ -271,6 +285,22 @@ class RunResult:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A run checked and identified before any work: its roster, F, Byzantine placement, tasks,
+    backend and identity (the run id); :func:`prepare` gates it and writes its directory."""
+
+    spec: RunSpec
+    roster: Roster
+    F: int
+    placement: Placement
+    tasks: TaskSet
+    corpora: Corpora | None
+    backend: SimulatedBackend | OpenAIBackend
+    identity: dict[str, Any]
+    run_id: str
+
+
 @dataclass
 class Prepared:
     """A checked run, ready to execute: built roster, tasks, gate verdict and config."""
@@ -369,11 +399,6 @@ def _ood_pool(spec: RunSpec, roster: Roster, tasks: TaskSet) -> TaskSet | None:
     return ood_pool(tasks, spec.ood_tasks)
 
 
-def _digest(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def _certificate_in(output: Path, topology: Topology) -> Path | None:
     """A certificate a previous attempt of this run stored, if it binds to ``topology``."""
     stored = output / CERTIFICATE_FILE
@@ -385,47 +410,16 @@ def _certificate_in(output: Path, topology: Topology) -> Path | None:
         return None
 
 
-def _has_results(output: Path) -> bool:
-    """Whether ``output`` holds a query result: a results file with anything in it."""
-    try:
-        return (output / RESULTS_FILE).stat().st_size > 0
-    except FileNotFoundError:
-        return False
-
-
-def _differences(before: Any, identity: Mapping[str, Any]) -> str:
-    """``", differing in: corpora, seed"``: the identity's keys whose values changed."""
-    if not isinstance(before, Mapping):
-        return ""
-    changed = sorted(k for k in {*before, *identity}
-                     if _digest(before.get(k)) != _digest(identity.get(k)))
-    return f", differing in: {', '.join(changed)}" if changed else ""
-
-
-def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepared:
-    """Check a run, gate its graph and write its config, certificate and graph to ``output``.
-
-    Parameters
-    ----------
-    spec : RunSpec
-    log : callable, optional
-        Receives progress lines (certification steps).
-
-    Returns
-    -------
-    Prepared
+def plan(spec: RunSpec) -> Plan:
+    """Check a run and compute its identity, before any work (no certification, no file).
 
     Raises
     ------
-    NotCertified
-        (exit 1) The certificate does not prove (F+1)-robustness and the run does not allow
-        uncertified graphs; nothing is written.
+    OutsideModel
+        (exit 2) The roster's Byzantine set (adversaries + faulty agents) is not F-local on
+        the graph (SAC paper, Def. 3.2) and the run does not allow uncertified graphs.
     ParameterError
-        Bad roster, tasks, protocols, corpus files (``CorpusError``); or ``output`` holds the
-        results of another run (another identity: e.g. other documents in a corpus). A
-        directory another run prepared but that holds no result yet is taken over.
-    CertificateError
-        The given certificate is not a valid certificate of the graph.
+        Bad roster, tasks, protocols, corpus files (``CorpusError``).
     """
     topology = spec.topology
     models = spec.backend.models()
@@ -438,7 +432,11 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         models=models,
         seed=spec.seed,
     )
-    faults = len(roster.adversaries) if spec.F is None else spec.F
+    faults = roster.default_F() if spec.F is None else spec.F
+    if faults < 0:
+        raise ParameterError(f"--F must be >= 0, got {faults}")
+    placement = check_placement(topology, roster.adversaries, roster.faulty, faults,
+                                allow_outside=spec.allow_uncertified)
     engine = _engine_config(spec, faults, roster)
     if spec.commit_gate:
         from protocol_runner.commit.stage import check_commit_gate
@@ -466,7 +464,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         },
         "roster": roster.to_json(),
         "protocols": list(spec.protocols),
-        "tasks": {"spec": spec.tasks, "count": len(tasks), "ids": _digest([t.id for t in tasks])},
+        "tasks": {"spec": spec.tasks, "count": len(tasks), "ids": digest([t.id for t in tasks])},
         "rounds": spec.rounds,
         "seed": spec.seed,
         "F": faults,
@@ -482,32 +480,57 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
     if corpora is not None:  # the documents change the prompts: their hashes are identity
         identity["corpora"] = corpora.identity()
     if pool is not None:  # the fixed attack's queries change what the adversaries send
-        identity["ood_tasks"] = {"spec": spec.ood_tasks, "ids": _digest([t.id for t in pool])}
-    run_id = _digest(identity)
+        identity["ood_tasks"] = {"spec": spec.ood_tasks, "ids": digest([t.id for t in pool])}
+    return Plan(spec, roster, faults, placement, tasks, corpora, backend, identity,
+                digest(identity))
+
+
+def prepare(
+    spec: RunSpec | Plan, *, log: Callable[[str], None] | None = None
+) -> Prepared:
+    """Check a run, gate its graph and write its config, certificate and graph to ``output``.
+
+    Parameters
+    ----------
+    spec : RunSpec or Plan
+        The run, or its :func:`plan` (a command with several runs plans them all first).
+    log : callable, optional
+        Receives progress lines (certification steps).
+
+    Returns
+    -------
+    Prepared
+
+    Raises
+    ------
+    NotCertified
+        (exit 1) The certificate does not prove (F+1)-robustness and the run does not allow
+        uncertified graphs; nothing is written.
+    OutsideModel
+        (exit 2) The Byzantine set is not F-local (:func:`plan`).
+    ParameterError
+        Bad roster, tasks, protocols, corpus files (``CorpusError``); or ``output`` holds the
+        results of another run (another identity: e.g. other documents in a corpus, or the
+        per-seed runs of ``run --seeds``; :func:`protocol_runner.run.occupancy.claim`). A
+        directory another run prepared but that holds no result yet is taken over.
+    CertificateError
+        The given certificate is not a valid certificate of the graph.
+    """
+    planned = spec if isinstance(spec, Plan) else plan(spec)
+    spec, roster, faults = planned.spec, planned.roster, planned.F
+    topology, identity, run_id = spec.topology, planned.identity, planned.run_id
     output = Path(spec.output)
+    claim(output, {output: (run_id, identity)})
     config_path = output / CONFIG_FILE
-    write_config = not config_path.is_file()
-    if not write_config:
-        try:
-            stored = json.loads(config_path.read_text(encoding="utf-8"))
-            previous, before = stored.get("run_id"), stored.get("run")
-        except (OSError, ValueError, AttributeError, RecursionError):
-            previous, before = None, None
-        # An attempt that failed before its first result (an unreachable --base-url) is
-        # replaced: only results make the directory another run's.
-        write_config = previous != run_id and not _has_results(output)
-        if previous != run_id and not write_config:
-            raise ParameterError(
-                f"{output} holds the results of another run (run id {previous}, this one "
-                f"{run_id}{_differences(before, identity)}); choose another -o or remove it"
-            )
+    write_config = stored_run(output)[0] != run_id  # absent, or taken over (no result yet)
     cert_path = spec.certificate or _certificate_in(output, topology)
     certificate, source = obtain_certificate(
         topology, faults, path=cert_path, time_limit=spec.certify_time_limit, progress=log
     )
     if spec.certificate is None and cert_path is not None:
         source = "stored by an earlier attempt of this run"
-    gate = check_gate(certificate, topology, faults, allow_uncertified=spec.allow_uncertified)
+    gate = check_gate(certificate, topology, faults, allow_uncertified=spec.allow_uncertified,
+                      placement=planned.placement)
     config = {
         "run_id": run_id,
         "run": identity,
@@ -516,7 +539,7 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         "gate": gate.to_json(),
         "allow_uncertified": spec.allow_uncertified,
         "concurrency": spec.concurrency,
-        "backend": backend.provenance(),
+        "backend": planned.backend.provenance(),
         "files": {
             "results": RESULTS_FILE,
             "topology": TOPOLOGY_FILE,
@@ -525,15 +548,15 @@ def prepare(spec: RunSpec, *, log: Callable[[str], None] | None = None) -> Prepa
         },
         "provenance": provenance({"command": "run"}),
     }
-    if corpora is not None:
-        config["corpus_files"] = corpora.files()
+    if planned.corpora is not None:
+        config["corpus_files"] = planned.corpora.files()
     output.mkdir(parents=True, exist_ok=True)
     if write_config:
         config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     certificate.dump(output / CERTIFICATE_FILE)
     io.write(topology, output / TOPOLOGY_FILE)
-    return Prepared(spec, roster, tasks, faults, certificate, source, gate, run_id, config,
-                    corpora)
+    return Prepared(spec, roster, planned.tasks, faults, certificate, source, gate, run_id, config,
+                    planned.corpora)
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:

@@ -120,14 +120,14 @@ def resolve_config(spec: str | None, kinds: Iterable[str] = ()) -> SimConfig:
         return named_config(default_profile(kinds))
     if spec in profile_names():
         return named_config(spec)
-    from robustgraph.limits import clip, regular_file
+    from robustgraph.limits import clip, read_text
 
     path = Path(spec)
     if not path.exists() and "/" not in spec and not spec.endswith(".json"):
         named_config(spec)  # raises: lists the known names
-    file = regular_file(spec, label=f"{spec}: simulator config")
+    text = read_text(spec, label=f"{spec}: simulator config")  # the bounded input path
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except (OSError, ValueError, RecursionError) as exc:
         raise ParameterError(f"{spec}: cannot read simulator config: {clip(exc)}") from None
     if not isinstance(data, dict):

@@ -5,11 +5,12 @@ A spec names values for each axis of a run; every combination is one cell, one r
 
     name: sac-vs-baselines             # optional, shown in the summary
     grid:                              # a list, or a single value, per axis
-      topology: [merg, "circulant:k=2"]    # generator specs (robustgraph run --topology)
+      topology: [merg, complete]           # generator specs (robustgraph run --topology)
       n: [7, 9]                            # agents
       roster: {7: [5S1W1A], 9: [6S2W1A]}   # counts (or roster files); a list for every n,
                                            # or a mapping n -> list
-      F: [1]                               # default [null]: the number of adversaries
+      F: [null]                            # default [null]: the Byzantine set's size,
+                                           # adversaries + weak agents (run --F)
       attack: [fixed, collude]             # default [fixed]
       placement: [random]                  # default [random]; random | degree | labels
       tasks: ["arith:20"]                  # task set specs (docs/tasks.md)
@@ -69,7 +70,7 @@ from protocol_runner.run.runner import BACKENDS
 from protocol_runner.run.topology_spec import FAMILIES
 from robustgraph import limits
 from robustgraph.errors import ParameterError
-from robustgraph.limits import quote, regular_file
+from robustgraph.limits import quote, read_text, regular_file
 
 __all__ = [
     "AXES",
@@ -144,7 +145,7 @@ class Cell:
         value = self.params[axis]
         if axis == "backend":
             return _backend_label(value)
-        return "adversaries" if value is None else str(value)
+        return "byzantine" if value is None else str(value)
 
 
 @dataclass(frozen=True)
@@ -219,10 +220,10 @@ def cell_id(params: Mapping[str, Any]) -> str:
     ...      "attack": "fixed", "placement": "random", "tasks": "arith:20", "rounds": 3,
     ...      "seed": 1, "backend": {"kind": "simulated"}, "protocols": ["sac"]}
     >>> cell_id(p)[:-11]
-    'circulant-k=2-n8-6S1W1A-Fadv-fixed-arith-20-T3-s1-simulated'
+    'circulant-k=2-n8-6S1W1A-Fbyz-fixed-arith-20-T3-s1-simulated'
     """
     digest = hashlib.sha256(_key(dict(params)).encode("utf-8")).hexdigest()[:10]
-    f = "adv" if params["F"] is None else params["F"]
+    f = "byz" if params["F"] is None else params["F"]  # the roster's |A| + |W| (run --F)
     parts = [
         params["topology"],
         f"n{params['n']}",
@@ -519,13 +520,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         The file is not a regular file (a FIFO would block), cannot be read or parsed
         (aliases that expand too far included), or the spec is malformed (see :func:`parse_spec`).
     """
-    try:
-        file = regular_file(path, error=SpecError, label=f"{path}: cannot read the spec")
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read the spec ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise SpecError(f"{path}: not UTF-8 text (binary file?)") from None
+    text = read_text(path, error=SpecError, label=f"{path}: cannot read the spec")
     try:
         data = strict_yaml.load(text)
     except yaml.YAMLError as exc:

@@ -1,0 +1,300 @@
+"""A reproduced table in the paper's layout: ours beside the published value, cell by cell.
+
+:func:`compare` pairs every cell of a :class:`~protocol_runner.analysis.reproduce.ReproResult`
+with the paper's value (:mod:`protocol_runner.analysis.paper_values`) and decides whether the
+published value lies inside our 95% interval, widened by half a unit of the paper's last
+printed digit (0.05 for one decimal, 0.5 for the integer W / S columns), since the paper
+rounds. :func:`table_text` prints it at a glance (every line at most :data:`WIDTH` columns):
+
+- metrics tables (1, 3, 5, 6, 9): a row per method x topology, columns IAA, FAA, BFTI, RA,
+  W IAA->FAA, S IAA->FAA, H-Majority (Sec. 5.1), each ``ours (paper)``;
+- per-round tables (2, 4, 10): a row per method x round (``Init``, ``Rnd k``; CP-WBFT's
+  rounds 1-6 aggregated as the paper does), a column per topology, ``W/S (paper W/S)``.
+
+``-`` marks a metric undefined for the run (W without weak agents), ``n/a`` a value the paper
+does not publish; ``--ci`` adds each row's intervals on a second line. :func:`table_json`
+holds everything, intervals included.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from protocol_runner.analysis.metrics import Estimate, ProtocolMetrics
+from protocol_runner.analysis.paper_values import round_span
+from protocol_runner.analysis.provenance import SIMULATED_BANNER
+from protocol_runner.analysis.reproduce import (
+    GRAPH_LABELS,
+    PROTOCOLS,
+    ReproResult,
+    er_probability,
+)
+
+__all__ = ["WIDTH", "Pair", "compare", "table_json", "table_text"]
+
+WIDTH = 120
+"""The widest line :func:`table_text` prints."""
+
+METHOD_LABELS = {"cpwbft": "CP-WBFT", "sac": "SAC"}
+_SCALARS = ("IAA", "FAA", "BFTI", "RA")
+_HEADERS = ("IAA", "FAA", "BFTI", "RA", "W IAA→FAA", "S IAA→FAA", "H-Maj.")
+DISAGREEING = {("table1", "commonsense", "complete"), ("table2", "commonsense", "complete")}
+"""Cells where the paper disagrees with itself (docs/protocols.md, the paper's inconsistencies;
+``paper_values.consistency_issues``): marked with a dagger."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One published number and ours: metric, our estimate (None: undefined), the paper's value
+    (None: not published) and the decimals printed (the paper's W / S group columns: 0)."""
+
+    metric: str
+    ours: Estimate | None
+    paper: float | None
+    digits: int = 1
+
+    @property
+    def inside(self) -> bool | None:
+        """Whether the paper's value lies in our interval, give or take its rounding."""
+        if self.ours is None or self.paper is None:
+            return None
+        slack = 0.5 * 10 ** -self.digits + 1e-9
+        return 100 * self.ours.low - slack <= self.paper <= 100 * self.ours.high + slack
+
+    def to_json(self) -> dict[str, Any]:
+        ours = None if self.ours is None else {
+            k: v if k == "n" else round(100 * v, 4) for k, v in self.ours.to_json().items()}
+        return {"metric": self.metric, "ours": ours, "paper": self.paper, "inside": self.inside}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One printed row: its labels (method, topology or round) and its pairs, in column order."""
+
+    benchmark: str
+    labels: tuple[str, ...]
+    cells: tuple[tuple[Pair, ...], ...]
+    flagged: bool = False
+
+
+def _pair(found: ProtocolMetrics, published: Mapping[str, Any], metric: str,
+          digits: int = 1) -> Pair:
+    return Pair(metric, found.estimates[metric], published.get(metric), digits)
+
+
+def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
+    spec, paper = result.spec, result.spec.paper
+    rows = []
+    for method in PROTOCOLS:
+        for graph, _ in spec.graphs:
+            found: ProtocolMetrics = result.metrics[(benchmark, graph)][method]
+            key = {"method": method, "topology": graph, **_paper_key(result, benchmark)}
+            published = paper.row(**key) or {}
+            cells = [(_pair(found, published, m),) for m in _SCALARS]
+            cells += [(_pair(found, published, f"{g}_IAA", 0),
+                       _pair(found, published, f"{g}_FAA", 0)) for g in "WS"]
+            cells.append((_pair(found, published, "H_Majority"),))
+            rows.append(Row(benchmark, (METHOD_LABELS[method], GRAPH_LABELS[graph]),
+                            tuple(cells), _flagged(result, benchmark, graph)))
+    return rows
+
+
+def _paper_key(result: ReproResult, benchmark: str) -> dict[str, str]:
+    for column in result.spec.columns:
+        if column.key == benchmark:
+            return dict(column.paper)
+    return {"benchmark": benchmark}  # a pooled column (mean5)
+
+
+def _round_estimate(found: ProtocolMetrics, group: str, label: str) -> Estimate | None:
+    first, last = round_span(label)
+    if first != last:
+        return found.after_first.get(group)
+    series = found.rounds[group]
+    return series[first] if first < len(series) else None
+
+
+def _round_rows(result: ReproResult, benchmark: str) -> list[Row]:
+    spec, paper = result.spec, result.spec.paper
+    rows = []
+    for method in PROTOCOLS:
+        labels = list(dict.fromkeys(r["round"] for r in paper.rows
+                                    if r["method"] == method and r["benchmark"] == benchmark))
+        for label in labels:
+            cells = []
+            for graph, _ in spec.graphs:
+                found = result.metrics[(benchmark, graph)][method]
+                published = paper.row(benchmark=benchmark, method=method, round=label,
+                                      topology=graph) or {}
+                cells.append(tuple(
+                    Pair(f"{g}/{label}/{graph}", _round_estimate(found, group, label),
+                         published.get(g))
+                    for g, group in (("W", "weak"), ("S", "strong"))))
+            rows.append(Row(benchmark, (METHOD_LABELS[method], label), tuple(cells)))
+    return rows
+
+
+def compare(result: ReproResult) -> list[Row]:
+    """Every printed row of the table, for every view column, in the paper's order."""
+    build = _round_rows if result.spec.view == "rounds" else _metric_rows
+    return [row for benchmark in result.view_columns for row in build(result, benchmark)]
+
+
+# ----------------------------------------------------------------------------- text
+def _number(value: float | None, pair: Pair) -> str:
+    if value is None:
+        return "-"
+    sign = "+" if pair.metric == "BFTI" else ""
+    return f"{value:{sign}.{pair.digits}f}"
+
+
+def _cell_text(pairs: Sequence[Pair], join: str) -> str:
+    ours = join.join(_number(None if p.ours is None else 100 * p.ours.value, p) for p in pairs)
+    if all(p.paper is None for p in pairs):
+        return f"{ours} (n/a)"
+    return f"{ours} ({join.join(_number(p.paper, p) for p in pairs)})"
+
+
+def _interval_text(pairs: Sequence[Pair], join: str) -> str:
+    """Our 95% intervals as ``low–high`` (the ``--ci`` line under a row)."""
+    return join.join(
+        "-" if p.ours is None else
+        f"{_number(100 * p.ours.low, p)}–{_number(100 * p.ours.high, p)}" for p in pairs)
+
+
+def _grid(header: Sequence[str], lines: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
+    return ["  ".join(str(x[i]).ljust(widths[i]) for i in range(len(header))).rstrip()
+            for x in [header, *lines]]
+
+
+def _wrap(text: str, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _column_heading(result: ReproResult, benchmark: str) -> list[str]:
+    """What the paper ran for a column and what we ran (tasks, models, seeds x queries)."""
+    spec = result.spec
+    first = next(iter(result.metrics[(benchmark, spec.graphs[0][0])].values()))
+    per_seed = first.queries_per_seed[0] if first.queries_per_seed else 0
+    models = " / ".join(result.models.get(r, "?") for r in ("strong", "weak"))
+    if benchmark == "mean5":
+        bench = spec.paper.benchmarks["mean5"]
+        label, paper_models = "Mean of 5", bench.models
+        paper = f"{bench.questions} questions, {bench.dataset}"
+        ours = "; ".join(f"{c.label} {result.tasks[c.key][0]}" for c in spec.columns)
+        stand_in = all(result.tasks[c.key][1] for c in spec.columns)
+    else:
+        column = next(c for c in spec.columns if c.key == benchmark)
+        label, paper_models = column.label, column.models
+        label += f" ({column.roster})" if spec.name == "table5" else ""
+        paper = f"{column.questions} questions of {column.dataset}"
+        ours, stand_in = result.tasks[benchmark]
+    kind = "built-in stand-in, not the paper's data" if stand_in else "your --tasks"
+    if ours == "commonsense30" and benchmark == "commonsense":
+        kind = "built in: the paper's 30 instances, App. C Table 8"
+    seeds = ",".join(map(str, result.seeds))
+    return [
+        *_wrap(f"{label}: paper {paper}; {paper_models['strong']} / {paper_models['weak']}",
+               "    "),
+        *_wrap(f"    ours {ours} ({kind}); {models}; seeds {seeds} x {per_seed} queries", "    "),
+    ]
+
+
+def _flagged(result: ReproResult, benchmark: str, graph: str) -> bool:
+    return (result.spec.name, benchmark, graph) in DISAGREEING
+
+
+def _body(result: ReproResult, benchmark: str, rows: Sequence[Row], ci: bool) -> list[str]:
+    join = "/" if result.spec.view == "rounds" else "→"
+    if join == "/":  # a flagged topology is marked in its column's header
+        header = ["method", "round", *(
+            f"{GRAPH_LABELS[g]}{'†' if _flagged(result, benchmark, g) else ''} W/S"
+            for g, _ in result.spec.graphs)]
+    else:
+        header = ["method", "topology", *_HEADERS]
+    lines = []
+    for row in rows:
+        mark = "†" if row.flagged else ""
+        lines.append([*row.labels[:-1], row.labels[-1] + mark,
+                      *(_cell_text(c, join) for c in row.cells)])
+        if ci:
+            lines.append(["", "", *(_interval_text(c, join) for c in row.cells)])
+    return _grid(header, lines)
+
+
+def _totals(rows: Sequence[Row]) -> tuple[int, int]:
+    pairs = [p for row in rows for cell in row.cells for p in cell]
+    compared = [p.inside for p in pairs if p.inside is not None]
+    return sum(compared), len(compared)
+
+
+def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = ()) -> str:
+    """The table at a glance (module docstring); ``files`` are named in the closing lines."""
+    spec = result.spec
+    rows = compare(result)
+    lines = [*_wrap(f"{spec.cite}: {spec.title}"),
+             *_wrap(f"setting (the paper's): {spec.setting_text()}; attack: one adversary "
+                    "per App. B.4 (fixed), methods CP-WBFT and SAC", "    ")]
+    if result.simulated:
+        lines.append(f"{SIMULATED_BANNER} (the paper's models replaced by simulated agents)")
+    if result.er_draws:
+        r = dict(spec.graphs)["er"]
+        draws = ", ".join(f"{d} (seed {s})" for s, d in sorted(result.er_draws.items()))
+        lines += _wrap(f"ER: G({spec.n}, p={er_probability(spec.n, r):.4f}) as App. A, "
+                       f"resampled until a draw is proven {r}-robust; draws: {draws}", "    ")
+    for benchmark in result.view_columns:
+        lines += ["", *_column_heading(result, benchmark),
+                  *_body(result, benchmark, [r for r in rows if r.benchmark == benchmark], ci)]
+    inside, compared = _totals(rows)
+    lines += [""]
+    cells = [p for r in rows for c in r.cells for p in c]
+    notes = ["ours (paper): our mean over seeds (the paper's published value), percent; W/S: "
+             "weak / strong honest agents."]
+    if any(p.ours is None for p in cells):
+        notes.append("-: undefined for this run (no agent of that group).")
+    if any(p.paper is None for p in cells):
+        notes.append(f"n/a: the paper's {spec.cite.split(' (')[0]} does not publish it.")
+    lines += _wrap(" ".join(notes))
+    if any(_flagged(result, b, g) for b in result.view_columns for g, _ in spec.graphs):
+        lines += _wrap("†: the paper disagrees with itself in this column (Table 1 vs Table 2, "
+                       "Commonsense Complete); we print this table's own values "
+                       "(docs/protocols.md, 'The paper's own inconsistencies').")
+    lines.append(f"The paper's value lies inside our 95% interval in {inside} of {compared} "
+                 "cells" + ("." if ci else " (--ci prints the intervals)."))
+    runs = f"{result.output}/<column>/<topology>/seed-<S>/"
+    lines += _wrap(f"Runs: {runs}; this table: " + (", ".join(files) or "not written") + ".")
+    lines.append(f"Next: robustgraph report {result.output}   (each run's summary, tables "
+                 "and figures)")
+    return "\n".join(lines) + "\n"
+
+
+def table_json(result: ReproResult) -> dict[str, Any]:
+    """The table as JSON: the setting, per column the tasks and per row every pair."""
+    spec = result.spec
+    rows = compare(result)
+    inside, compared = _totals(rows)
+    return {
+        "table": spec.name,
+        "cite": spec.cite,
+        "title": spec.title,
+        "simulated": result.simulated,
+        "backend": result.backend,
+        "models": dict(result.models),
+        "setting": {"n": spec.n, "F": spec.F, "T": spec.T, "r": dict(spec.graphs),
+                    "rosters": {c.key: c.roster for c in spec.columns}},
+        "tasks": {k: {"spec": v[0], "built_in": v[1]} for k, v in result.tasks.items()},
+        "paper_data": {c.key: {"dataset": c.dataset, "questions": c.questions,
+                               "models": dict(c.models)} for c in spec.columns},
+        "seeds": list(result.seeds),
+        "resamples": result.resamples,
+        "er_draws": {str(s): d for s, d in sorted(result.er_draws.items())},
+        "rows": [{"benchmark": r.benchmark, "labels": list(r.labels), "flagged": r.flagged,
+                  "cells": [p.to_json() for cell in r.cells for p in cell]} for r in rows],
+        "inside": inside,
+        "compared": compared,
+        "output": str(result.output),
+    }
