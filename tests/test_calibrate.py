@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from protocol_runner.analysis.provenance import results_profile
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.sim import calibrate as calibrate_module
 from protocol_runner.sim.agents import SimConfig
@@ -153,6 +154,7 @@ def test_a_default_run_names_its_profile_in_the_label(tmp_path: Path) -> None:
     assert "not LLM results (profile fitted to the SAC paper's Table 2" in summary
     assert json.loads((out / "summary.json").read_text())["run"]["sim_profile"].startswith(
         "profile fitted to the SAC paper's Table 2")
+    assert results_profile(out) == named_config("table2-math").description  # reproduce's
     handset = tmp_path / "handset"
     result = CliRunner().invoke(main, [
         "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A", "--F", "1",
