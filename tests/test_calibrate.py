@@ -147,7 +147,7 @@ def test_default_profile_follows_the_task_kind() -> None:
 def test_a_default_run_names_its_profile_in_the_label(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(main, [
-        "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+        "run", "--topology", "complete", "--n", "5", "--roster", "4S1A", "--F", "1",
         "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots", "-o", str(out)])
     assert result.exit_code == 0, result.output
     summary = (out / "summary.md").read_text()
@@ -157,7 +157,7 @@ def test_a_default_run_names_its_profile_in_the_label(tmp_path: Path) -> None:
     assert results_profile(out) == named_config("table2-math").description  # reproduce's
     handset = tmp_path / "handset"
     result = CliRunner().invoke(main, [
-        "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A", "--F", "1",
+        "run", "--topology", "complete", "--n", "5", "--roster", "4S1A", "--F", "1",
         "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots",
         "--sim-config", "handset", "-o", str(handset)])
     assert result.exit_code == 0, result.output
