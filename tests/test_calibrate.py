@@ -171,3 +171,17 @@ def test_a_run_without_cpwbft_fits_the_answers_with_sac(tmp_path: Path) -> None:
     assert list(only_sac.blocks) == ["sac"]
     assert set(ANSWERS) <= set(only_sac.blocks["sac"])
     assert "strong.confidence_right" not in only_sac.blocks["sac"]  # CP-WBFT's alone: dropped
+
+
+def test_a_checkpoint_of_another_fit_is_refused(tmp_path: Path) -> None:
+    targets = [Target("k7", "cpwbft", "weak", (0,), 0.5, 4)]
+
+    def make(tasks: str) -> Calibration:
+        setting = Setting("k7", "complete", 7, tasks=tasks, rounds=1, protocols=("cpwbft",))
+        return Calibration([setting], targets, kind="math", checkpoint=tmp_path / "c.json")
+
+    first = make("arith:4")
+    first.evaluate(first.start(), ("cpwbft",))
+    assert make("arith:4").store == first.store  # the same fit reads it back
+    with pytest.raises(ParameterError, match="another fit"):
+        make("arith:5")

@@ -33,8 +33,10 @@ accuracies (started at the mean of the Init targets) and the shares are fitted i
 block only, on CP-WBFT's Init rows and dynamics, and then fixed.
 
 **Resumable.** Every evaluation is stored in a JSON checkpoint keyed by its parameter vector
-(rounded to 1e-9). Nelder-Mead is deterministic, so a rerun replays the same path, reading
-stored evaluations instead of simulating, and continues where the last run stopped.
+(rounded to 1e-9), under a fingerprint of the fit's settings, seeds, task kind and base
+parameters (another fit's checkpoint is refused). Nelder-Mead is deterministic, so a rerun
+replays the same path, reading stored evaluations instead of simulating, and continues where
+the last run stopped.
 
 **Intervals.** :func:`scan_intervals` moves one parameter at a time over a grid, the others
 held at the fit (a *conditional* 1-D scan, narrower than a full profile that would re-fit the
@@ -50,6 +52,7 @@ Nelder & Mead, "A simplex method for function minimization", Computer Journal 7,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -282,6 +285,9 @@ class Calibration:
         self.workdir = Path(workdir) if workdir else self.checkpoint.parent / (
             self.checkpoint.name + ".work")
         self.log = log or (lambda line: None)
+        self.context = hashlib.sha256(json.dumps(
+            [[s.__dict__ for s in self.settings], self.seeds, kind, self.base.fingerprint()],
+            sort_keys=True).encode()).hexdigest()[:16]
         self.store: dict[str, dict[str, Any]] = self._read_checkpoint()
         self.evaluations = 0
         self._topologies = {s.name: _topology(s) for s in self.settings}
@@ -300,15 +306,20 @@ class Calibration:
             return {}
         try:
             data = json.loads(self.checkpoint.read_text(encoding="utf-8"))
-            return dict(data["evaluations"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            store, context = dict(data["evaluations"]), data.get("context", self.context)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ParameterError(
                 f"{self.checkpoint}: not a calibration checkpoint ({exc})") from None
+        if context != self.context:
+            raise ParameterError(f"{self.checkpoint}: the checkpoint of another fit (other "
+                                 "settings, seeds, task kind or base parameters)")
+        return store
 
     def _write_checkpoint(self) -> None:
         self.checkpoint.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.checkpoint.with_name(self.checkpoint.name + ".tmp")
-        tmp.write_text(json.dumps({"schema": 1, "evaluations": self.store}), encoding="utf-8")
+        tmp.write_text(json.dumps({"schema": 1, "context": self.context,
+                                   "evaluations": self.store}), encoding="utf-8")
         os.replace(tmp, self.checkpoint)
 
     # -- one evaluation ------------------------------------------------------------------------
