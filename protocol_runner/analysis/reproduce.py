@@ -48,7 +48,7 @@ from pathlib import Path
 from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import ProtocolMetrics
 from protocol_runner.analysis.paper_values import PaperTable, paper_tables
-from protocol_runner.analysis.provenance import results_simulated
+from protocol_runner.analysis.provenance import results_profile, results_simulated
 from protocol_runner.analysis.report import (
     RESULTS_FILE,
     LoadedResults,
@@ -325,6 +325,7 @@ class ReproResult:
     er_draws: Mapping[int, int]
     resamples: int
     simulated: bool = True
+    profiles: tuple[str, ...] = ()  # the simulator profiles of the runs (docs/simulation.md)
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -413,5 +414,6 @@ def reproduce(
             metrics[(key, graph)] = write_summary(directory, plots=False,
                                                   resamples=resamples).protocols
     simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
+    profiles = tuple(dict.fromkeys(p for c in cells if (p := results_profile(c.directory))))
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
-                       resolved, metrics, er_draws, resamples, simulated)
+                       resolved, metrics, er_draws, resamples, simulated, profiles)
