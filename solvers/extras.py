@@ -11,6 +11,7 @@ extra      packages                for
 ========== ======================= ============================================
 dot        pygraphviz              reading DOT files (Graphviz's own parser)
 mtx        scipy                   reading Matrix Market files (``.mtx``)
+calibrate  scipy                   ``robustgraph calibrate`` (fitting the simulator)
 datasets   pyarrow                 Parquet task files
 solvers    ortools, pulp           the ``cpsat`` and ``cbc`` engines (and the race)
 proofs     python-sat              LRAT proofs of lower bounds (``--proof lrat``)
@@ -73,21 +74,23 @@ def install_hint(extra: str) -> str:
     return f"pip install 'robustgraph[{extra}]'"
 
 
-def missing(module: str, what: str) -> MissingExtra:
-    """The error for ``what`` needing ``module``, which is not installed.
+def missing(module: str, what: str, extra: str | None = None) -> MissingExtra:
+    """The error for ``what`` needing ``module``, which is not installed; ``extra`` names the
+    extra to install where a module serves several (scipy: ``mtx`` and ``calibrate``).
 
     Examples
     --------
     >>> print(missing("pygraphviz", "reading DOT files"))
     reading DOT files needs pygraphviz, which is not installed: pip install 'robustgraph[dot]'
     """
-    extra = extra_of(module)
+    extra = extra or extra_of(module)
     how = install_hint(extra) if extra else f"pip install {module.partition('.')[0]}"
     return MissingExtra(f"{what} needs {module.partition('.')[0]}, which is not installed: {how}")
 
 
-def require(module: str, what: str) -> ModuleType:
-    """``module``, imported; :class:`MissingExtra` naming its extra when it is not installed.
+def require(module: str, what: str, extra: str | None = None) -> ModuleType:
+    """``module``, imported; :class:`MissingExtra` naming its extra (or ``extra``) when it is
+    not installed.
 
     Raises
     ------
@@ -97,4 +100,4 @@ def require(module: str, what: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise missing(module, what) from None
+        raise missing(module, what, extra) from None

@@ -65,6 +65,24 @@ def test_matrix_market_files_name_the_mtx_extra(tmp_path):
     assert "Matrix Market" in line and "scipy" in line
 
 
+def test_calibrating_names_the_calibrate_extra():
+    """scipy serves two extras: calibrate names its own (before any fitting starts)."""
+    code = (
+        "import sys\n"
+        "sys.modules['scipy'] = None\n"
+        "from protocol_runner.sim.calibrate import Calibration\n"
+        "try:\n"
+        "    Calibration.fit_block(object.__new__(Calibration), 'sac', {})\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.stdout.strip() == (
+        "MissingExtra calibrating the simulator needs scipy, which is not installed: "
+        "pip install 'robustgraph[calibrate]'"), proc.stdout + proc.stderr[-2000:]
+
+
 def test_parquet_task_files_name_the_datasets_extra(tmp_path):
     tasks = tmp_path / "tasks.parquet"
     tasks.write_bytes(b"PAR1")  # never opened: the reader needs pyarrow first
