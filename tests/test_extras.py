@@ -35,6 +35,19 @@ def _without(modules: tuple[str, ...], *args: str) -> subprocess.CompletedProces
                           timeout=120, cwd=ROOT)
 
 
+def _raised(modules: tuple[str, ...], setup: str, call: str) -> str:
+    """``TypeName message`` of what ``call`` raises in a child process where ``modules``
+    cannot be imported (after ``setup``, the imports it needs)."""
+    code = (
+        f"import sys\nfor name in {modules!r}: sys.modules[name] = None\n{setup}\n"
+        f"try:\n    {call}\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
 def _one_line_naming(proc: subprocess.CompletedProcess, extra: str) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     lines = proc.stderr.strip().splitlines()
@@ -67,20 +80,10 @@ def test_matrix_market_files_name_the_mtx_extra(tmp_path):
 
 def test_calibrating_names_the_calibrate_extra():
     """scipy serves two extras: calibrate names its own (before any fitting starts)."""
-    code = (
-        "import sys\n"
-        "sys.modules['scipy'] = None\n"
-        "from protocol_runner.sim.calibrate import Calibration\n"
-        "try:\n"
-        "    Calibration.fit_block(object.__new__(Calibration), 'sac', {})\n"
-        "except Exception as exc:\n"
-        "    print(type(exc).__name__, exc)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
-    assert proc.stdout.strip() == (
-        "MissingExtra calibrating the simulator needs scipy, which is not installed: "
-        "pip install 'robustgraph[calibrate]'"), proc.stdout + proc.stderr[-2000:]
+    raised = _raised(("scipy",), "from protocol_runner.sim.calibrate import Calibration",
+                     "Calibration.fit_block(object.__new__(Calibration), 'sac', {})")
+    assert raised == ("MissingExtra calibrating the simulator needs scipy, which is not "
+                      "installed: pip install 'robustgraph[calibrate]'")
 
 
 def test_parquet_task_files_name_the_datasets_extra(tmp_path):
@@ -114,20 +117,12 @@ def test_certify_proof_lrat_names_the_proofs_extra(graph, tmp_path):
 
 
 def test_lrat_proofs_name_the_proofs_extra():
-    code = (
-        "import sys\n"
-        "sys.modules['pysat'] = sys.modules['pysolvers'] = None\n"
-        "from robustgraph.certificate.proofs import sat\n"
-        "from robustgraph.certificate.proofs.cnf import Cnf\n"
-        "try:\n"
-        "    sat.refute(Cnf(1, ((1,), (-1,))))\n"
-        "except Exception as exc:\n"
-        "    print(type(exc).__name__, exc)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
-    assert proc.stdout.startswith("MissingExtra LRAT proofs needs pysat"), proc.stderr[-2000:]
-    assert "pip install 'robustgraph[proofs]'" in proc.stdout
+    raised = _raised(("pysat", "pysolvers"),
+                     "from robustgraph.certificate.proofs import sat\n"
+                     "from robustgraph.certificate.proofs.cnf import Cnf",
+                     "sat.refute(Cnf(1, ((1,), (-1,))))")
+    assert raised == ("MissingExtra LRAT proofs needs pysat, which is not installed: "
+                      "pip install 'robustgraph[proofs]'")
 
 
 def test_require_names_the_extra_and_is_an_import_error():
