@@ -335,6 +335,15 @@ class ReproResult:
         return tuple(c.key for c in self.spec.columns)
 
 
+def _profiles_by_column(cells: Sequence[Cell]) -> tuple[str, ...]:
+    """The simulator profiles the runs used (docs/simulation.md): one entry when every column
+    ran the same profile, else one ``"COLUMN: profile"`` entry per column."""
+    by_column = {c.column.label: p for c in cells if (p := results_profile(c.directory))}
+    if len(set(by_column.values())) <= 1:
+        return tuple(set(by_column.values()))
+    return tuple(f"{label}: {profile}" for label, profile in by_column.items())
+
+
 def _pooled(summaries: Sequence[tuple[str, Path]], resamples: int) -> Summary:
     """The summary of several benchmarks' records pooled per seed (query ids made distinct)."""
     records, config = [], None
@@ -414,6 +423,6 @@ def reproduce(
             metrics[(key, graph)] = write_summary(directory, plots=False,
                                                   resamples=resamples).protocols
     simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
-    profiles = tuple(dict.fromkeys(p for c in cells if (p := results_profile(c.directory))))
+    profiles = _profiles_by_column(cells)
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
                        resolved, metrics, er_draws, resamples, simulated, profiles)
