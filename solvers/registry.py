@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solvers.errors import ParameterError, SolverUnavailable
+from solvers.extras import ENGINE_PACKAGES, missing
 from solvers.types import Request, Result
 
 __all__ = ["Engine", "ENGINES", "register", "solve", "engine_names"]
@@ -78,6 +79,9 @@ def solve(request: Request, engine: str = "portfolio") -> Result:
         known = ", ".join(ENGINES)
         raise ParameterError(f"unknown engine {engine!r}; choose from {known}") from None
     if not chosen.available():
+        package = ENGINE_PACKAGES.get(engine)
+        if package is not None:  # names the extra that installs it
+            raise SolverUnavailable(str(missing(package, f"engine {engine!r}")))
         raise SolverUnavailable(
             f"engine {engine!r} is not available: its solver package is not installed"
         )

@@ -108,17 +108,18 @@ def test_run_figures_are_valid_and_labelled(run_dir):
         SIMULATED_BANNER,
     ]
     rounds = check_files(out, "rounds")
-    for label in ["Weak agents (W)", "Strong agents (S)", "final", "sac", "majority", "crs",
+    for label in ["Weak agents (W)", "Strong agents (S)", "final", "SAC", "majority", "CrS",
                   "accuracy (% of agents correct)", "round t (0: initial answers; final: FAA)",
-                  f"band / bar: {CI}", *provenance]:
+                  f"band and bars: {CI}", *provenance]:
         assert label in rounds, label
     protocols = check_files(out, "protocols")
     for label in ["FAA (% of agents correct)", "BFTI = FAA − IAA (percentage points)",
-                  "protocol", "merg n=7", f"error bars: {CI}", *provenance]:
+                  "protocol", "gamma-MERG", f"error bars: {CI}", *provenance]:
         assert label in protocols, label
-    assert rounds.count("sac") == 1 and protocols.count("sac") == 2  # legend; two panels' ticks
+    assert rounds.count("SAC") == 1 and protocols.count("SAC") == 2  # legend; two panels' ticks
+    assert "merg n=7" not in rounds + protocols  # the run's spec string, never a title
     topology = check_files(out, "topology")
-    assert "merg n=7: graph, n = 7, m = 18" in topology and SIMULATED_BANNER in topology
+    assert "gamma-MERG: graph, n = 7, m = 18" in topology and SIMULATED_BANNER in topology
     for label in provenance:  # the title block of the other figures: tasks, models, F, T, ...
         assert label in topology, label
     assert "topology.json" not in " ".join(topology)  # the user's graph, not the file
@@ -178,24 +179,24 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
     provenance = ["F = 2 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
                   "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, "
                   "attack fixed", SIMULATED_BANNER]
-    rows = ["topology merg", "topology complete"]
+    rows = ["gamma-MERG", "complete"]
     texts = check_files(tmp_path / "plots", "protocols")
     for label in [*rows, "FAA (% of agents correct)", f"error bars: {ci}", *provenance]:
         assert label in texts, label
     assert "seed" not in texts  # seeds are pooled, never an axis
     rounds = check_files(tmp_path / "plots", "rounds")  # every protocol on one panel per row
-    for label in [*rows, "Weak agents (W)", "Strong agents (S)", "final", "sac", "majority",
+    for label in [*rows, "Weak agents (W)", "Strong agents (S)", "final", "SAC", "majority",
                   "accuracy (% of agents correct)", "round t (0: initial answers; final: FAA)",
-                  f"band / bar: {ci}", *provenance]:
-        assert label in rounds, label
-    assert rounds.count("topology merg") == 2 and rounds.count("sac") == 1  # W and S; legend
+                  f"band and bars: {ci}", *provenance]:
+        assert any(label in t for t in rounds), label
+    assert sum("gamma-MERG" in t for t in rounds) == 2 and rounds.count("SAC") == 1  # W, S; legend
     gate = check_files(tmp_path / "plots", "commit_gate")
     for label in [*rows, "Commits (% of queries)", "Escalations (% of queries)",
                   "Aborts (% of queries)", "False commits (% of commits)",
                   "evidence-diversity gate", "plain 2f+1 quorum", f"error bars: {ci}",
                   "Commit gate decisions per protocol (f = F = 2, quorum 2f+1 = 5)", *provenance]:
         assert label in gate, label
-    assert gate.count("topology merg") == 4  # one row of four panels per topology
+    assert gate.count("gamma-MERG") == 4  # one row of four panels per topology
     counts = [t for t in gate if re.fullmatch(r"\d+/\d+", t)]
     assert counts and all(int(t.split("/")[1]) <= 6 for t in counts)  # 2 seeds x 3 queries
     rows_csv = list(csv.DictReader(io.StringIO((tmp_path / "table1.csv").read_text())))
@@ -246,7 +247,7 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
     result = cli("report", out, "--resamples", 50)
     assert "topology plot skipped" not in result.output + (result.stderr or "")
     texts = check_files(out, "topology")
-    assert "er:r=3 n=7: 2 random draws of the graph (one per seed), n = 7" in texts, texts
+    assert "ER (r = 3): 2 random draws of the graph (one per seed), n = 7" in texts, texts
     sizes = [io_read(out / f"seed-{s}" / "topology.json").m for s in (1, 2)]
     assert [t for t in texts if t.startswith("seed ")] == [
         f"seed {s}: m = {m}" for s, m in zip((1, 2), sizes, strict=True)]
@@ -281,17 +282,18 @@ def test_a_directory_of_runs_gets_one_table_over_them(run_dir, tmp_path):
     assert doc["files"][3:] == [f"{stem}.{fmt}" for stem in ("protocols", "rounds", "commit_gate")
                                 for fmt in ("png", "pdf", "svg")]
     rounds = check_files(tmp_path, "rounds")  # a row of W/S panels per run, protocols on each
-    for label in ["merg n=7", "complete n=7", "Weak agents (W)", "Strong agents (S)", "final",
-                  "sac", "majority", "crs", "queries per protocol and topology",
+    for label in ["gamma-MERG", "complete", "Weak agents (W)", "Strong agents (S)", "final",
+                  "SAC", "majority", "CrS", "queries per protocol and topology",
                   SIMULATED_BANNER]:
         assert any(label in t for t in rounds), label
-    assert rounds.count("merg n=7") == 2 and rounds.count("sac") == 1
+    assert sum("gamma-MERG" in t for t in rounds) == 2 and rounds.count("SAC") == 1
     gate = check_files(tmp_path, "commit_gate")  # a row of the four outcomes per run
-    assert gate.count("merg n=7") == 4 and gate.count("complete n=7") == 4
+    assert gate.count("gamma-MERG") == 4 and gate.count("complete") == 4
 
 
 @pytest.mark.parametrize("module", [
     "protocol_runner.analysis.cost", "protocol_runner.analysis.figures",
+    "protocol_runner.analysis.names",
     "protocol_runner.analysis.plots", "protocol_runner.analysis.pooled",
     "protocol_runner.analysis.provenance", "protocol_runner.analysis.sweep_plots",
     "protocol_runner.analysis.tables", "protocol_runner.analysis.topology_plot",

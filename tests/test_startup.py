@@ -21,6 +21,7 @@ from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.document import Certificate
 from robustgraph.certificate.proof_records import attach_proofs
+from robustgraph.cli.main import COMMANDS
 from robustgraph.topology import Topology
 from solvers.deadline import EXIT_MARGIN, Deadline, process_start
 
@@ -74,6 +75,70 @@ def test_info_and_a_small_robustness_import_no_heavy_module(small, args):
     assert not imported & heavy, sorted(imported & heavy)
     if args[0] == "info":  # piped: the plain lines, without rich
         assert "rich" not in imported
+
+
+def _modules(stderr: str) -> set[str]:
+    """The full dotted names of ``-X importtime`` lines (a failed import is listed too, but
+    never the submodules of a package that failed to import)."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def test_info_on_graphml_reads_with_igraph_without_matplotlib(tmp_path):
+    """igraph's drawing imports matplotlib and pyplot when installed (0.4 s): the program
+    imports igraph without them (robustgraph.cli.imports), so reading GraphML does not."""
+    path = tmp_path / "g.graphml"
+    io.write(Topology.from_networkx(nx.cycle_graph(12)), path)
+    proc = _program("info", str(path), "--json", flags=["-X", "importtime"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = _modules(proc.stderr)
+    assert "igraph" in modules and "igraph.drawing" in modules  # igraph did read the file
+    assert not {m for m in modules if m.startswith("matplotlib.")}, "matplotlib was imported"
+    assert json.loads(proc.stdout)["n"] == 12
+
+
+def test_a_process_that_imported_matplotlib_first_keeps_it_whole():
+    """The guard steps aside once matplotlib is there: igraph then imports as usual, and
+    matplotlib stays importable after igraph in a guarded process."""
+    code = (
+        "import sys\n"
+        "from robustgraph.cli.imports import igraph_without_drawing\n"
+        "igraph_without_drawing()\n"
+        "import igraph\n"
+        "import matplotlib.figure\n"
+        "print(sys.modules['matplotlib'] is not None, igraph.Graph(3).vcount())\n"
+    )
+    proc = _program(code=code)
+    assert proc.returncode == 0 and proc.stdout.split() == ["True", "3"], proc.stderr
+
+
+HELP_HEAVY = {
+    "generate": "robustgraph.generators imports numpy at module level",
+    "certify": "cli.certify -> certificate.verifier -> proofs.checker -> solvers.exhaustive "
+               "(numpy); cli.batch -> robustgraph.executors (rich)",
+    "verify": "as certify (one module)",
+    "design": "cli.design -> certificate.certifier -> ... -> solvers.exhaustive (numpy)",
+    "augment": "as design (one module)",
+    "ledger": "protocol_runner.commit -> commit.diversity (numpy), commit.answers (cryptography)",
+    "serve-sim": "sim.server (aiohttp), llm.cache (orjson)",
+    "run": "protocols registry -> llm (orjson, yaml); runner -> llm.backends.openai (aiohttp)",
+    "reproduce": "as run (analysis.reproduce -> run.runner)",
+    "sweep": "sweep.execute -> run.runner (aiohttp, numpy)",
+}
+"""Commands whose --help still imports a heavy module, and through what (issue 33): their
+modules import the implementation for option choices and defaults. Marked strict xfail, so
+the test fails the day one of them becomes light and the entry must go."""
+
+
+@pytest.mark.parametrize("command", [None, *sorted(COMMANDS)])
+def test_help_imports_no_heavy_module(command, request):
+    if command in HELP_HEAVY:
+        request.applymarker(pytest.mark.xfail(reason=HELP_HEAVY[command], strict=True))
+    args = ["--help"] if command is None else [command, "--help"]
+    proc = _program(*args, flags=["-X", "importtime"])
+    assert proc.returncode == 0 and "Usage:" in proc.stdout, proc.stderr[-2000:]
+    heavy = _imported(proc.stderr) & (set(HEAVY) | {"aiohttp", "rich", "cryptography", "yaml"})
+    assert not heavy, sorted(heavy)
 
 
 def test_the_deadline_origin_is_the_process_start():

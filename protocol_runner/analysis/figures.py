@@ -12,7 +12,15 @@ Every figure of :mod:`protocol_runner.analysis.plots` and
   vector files;
 - a title block (:class:`~protocol_runner.analysis.provenance.Provenance`) naming the task
   set, backend, model(s), roster, F, T, seeds and query counts, and the banner
-  :data:`SIMULATED_BANNER` on the simulated backend.
+  :data:`SIMULATED_BANNER` on the simulated backend; the same text in the files' metadata
+  (PDF Title, Subject and Keywords; SVG Title and Description; PNG text chunks).
+
+Two layouts (:func:`layout`, chosen by ``robustgraph report --style``): ``screen`` (the
+default: sizes that grow with the panels, the title block and banner in the figure) and
+``paper``: the width of one column (:data:`COLUMN_WIDTH`, 3.5 in) or of a two-column page
+(:data:`PAGE_WIDTH`, 7 in), at most :data:`PAGE_HEIGHT` tall, print-size fonts, and no title
+block: the heading, provenance and the "simulated" statement go to ``STEM.caption.txt`` and
+the metadata instead, as a camera-ready figure takes its caption from the paper.
 
 Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no global backend switch);
 the style is a :func:`matplotlib.rc_context`, restored on exit.
@@ -26,7 +34,9 @@ References
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -36,12 +46,22 @@ from matplotlib.figure import Figure
 from protocol_runner.analysis.provenance import SIMULATED_BANNER, Provenance
 
 __all__ = [
+    "CAPTION_SUFFIX",
+    "COLUMN_WIDTH",
     "DPI",
     "FORMATS",
     "OKABE_ITO",
+    "PAGE_HEIGHT",
+    "PAGE_WIDTH",
+    "STYLES",
+    "Layout",
+    "current",
+    "finish",
+    "layout",
     "protocol_style",
     "save",
     "simulated_banner",
+    "size",
     "style",
     "title_block",
 ]
@@ -94,13 +114,110 @@ _RC = {
     "lines.markersize": 4.5,
     "errorbar.capsize": 3,
 }
+_PAPER_RC = {  # print size: 7 pt text is the usual floor of a two-column proceedings page
+    "font.size": 7,
+    "axes.titlesize": 7.5,
+    "axes.labelsize": 7,
+    "legend.fontsize": 6.5,
+    "xtick.labelsize": 6.5,
+    "ytick.labelsize": 6.5,
+    "lines.linewidth": 1.0,
+    "lines.markersize": 3.5,
+    "errorbar.capsize": 2,
+    "axes.linewidth": 0.6,
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+}
 _METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}, "png": {}}
+
+STYLES = ("screen", "paper")
+"""The layouts of :func:`layout` (``robustgraph report --style``)."""
+COLUMN_WIDTH = 3.5
+"""Inches: one column of a two-column page (``--style paper --columns 1``)."""
+PAGE_WIDTH = 7.0
+"""Inches: the text width of a two-column page (``--style paper``, the default width)."""
+PAGE_HEIGHT = 9.0
+"""Inches: the most a paper figure takes, a page's text height."""
+CAPTION_SUFFIX = ".caption.txt"
+"""``STEM.caption.txt``: the heading, provenance and "simulated" statement of a paper figure."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The figures' layout: ``style`` one of :data:`STYLES`; ``columns`` (1 or 2) the paper
+    width in columns of a two-column page."""
+
+    style: str = "screen"
+    columns: int = 2
+
+    @property
+    def paper(self) -> bool:
+        return self.style == "paper"
+
+    @property
+    def width(self) -> float:
+        """The paper width in inches."""
+        return COLUMN_WIDTH if self.columns == 1 else PAGE_WIDTH
+
+
+_SCREEN = Layout()
+_LAYOUT: ContextVar[Layout] = ContextVar("robustgraph_figure_layout", default=_SCREEN)
+
+
+@contextlib.contextmanager
+def layout(style: str = "screen", columns: int = 2) -> Iterator[Layout]:
+    """Draw the figures made inside the block in ``style`` at ``columns`` column(s) wide.
+
+    Examples
+    --------
+    >>> with layout("paper", columns=1) as chosen:
+    ...     current().width
+    3.5
+    >>> current().style
+    'screen'
+    """
+    if style not in STYLES or columns not in (1, 2):
+        raise ValueError(f"figure layout {style!r} at {columns} column(s) is not one we draw")
+    token = _LAYOUT.set(Layout(style, columns))
+    try:
+        yield _LAYOUT.get()
+    finally:
+        _LAYOUT.reset(token)
+
+
+def current() -> Layout:
+    """The layout in force (:func:`layout`; ``screen`` outside any)."""
+    return _LAYOUT.get()
+
+
+def size(screen: tuple[float, float], rows: int, row: tuple[float, float],
+         extra: float = 0.45) -> tuple[float, float]:
+    """A figure's size in inches: ``screen`` on screen; on paper the layout's width, and
+    ``rows`` rows of ``row[0]`` (one column wide) or ``row[1]`` (two) inches plus ``extra``
+    for the legend, at most :data:`PAGE_HEIGHT`.
+
+    Examples
+    --------
+    >>> with layout("paper"):
+    ...     size((9.0, 12.0), 4, (1.4, 1.9))
+    (7.0, 8.05)
+    >>> with layout("paper", columns=1):
+    ...     size((9.0, 12.0), 8, (1.4, 1.9))
+    (3.5, 9.0)
+    """
+    chosen = current()
+    if not chosen.paper:
+        return screen
+    height = rows * row[chosen.columns - 1] + extra
+    return chosen.width, round(min(PAGE_HEIGHT, height), 2)
 
 
 @contextlib.contextmanager
 def style() -> Iterator[None]:
-    """The house style as a temporary ``rcParams`` context (draw and save inside it)."""
-    with matplotlib.rc_context(_RC):
+    """The house style as a temporary ``rcParams`` context (draw and save inside it); print
+    sizes in the paper layout."""
+    rc = {**_RC, **_PAPER_RC} if current().paper else _RC
+    with matplotlib.rc_context(rc):
         yield
 
 
@@ -118,10 +235,27 @@ def protocol_style(protocol: str, index: int = 0) -> dict[str, str]:
     return {"color": OKABE_ITO[colour], "marker": marker, "linestyle": line}
 
 
-def save(figure: Figure, directory: str | Path, stem: str) -> list[Path]:
+def _metadata(fmt: str, heading: str, about: Sequence[str]) -> dict[str, str | None]:
+    """The files' own record of what the figure shows and rests on (every style)."""
+    if not heading:
+        return dict(_METADATA[fmt])
+    text = "; ".join(about)
+    keywords = SIMULATED_BANNER if SIMULATED_BANNER in about else "robustgraph"
+    keys = {
+        "pdf": {"Title": heading, "Subject": text, "Keywords": keywords, "Creator": "robustgraph"},
+        "svg": {"Title": heading, "Description": text, "Creator": "robustgraph"},
+        "png": {"Title": heading, "Description": text, "Software": "robustgraph"},
+    }[fmt]
+    return {**_METADATA[fmt], **keys}
+
+
+def save(figure: Figure, directory: str | Path, stem: str, *, heading: str = "",
+         about: Sequence[str] = ()) -> list[Path]:
     """Write ``figure`` as ``stem.png`` (300 dpi), ``stem.pdf`` and ``stem.svg`` in ``directory``.
 
-    Call inside :func:`style` (the SVG keeps its text as text only then).
+    Call inside :func:`style` (the SVG keeps its text as text only then). ``heading`` and the
+    lines ``about`` go into each file's metadata. On paper the bounding box is the figure's
+    own (the chosen width), not cropped to the ink.
 
     Returns
     -------
@@ -130,12 +264,40 @@ def save(figure: Figure, directory: str | Path, stem: str) -> list[Path]:
     """
     FigureCanvasAgg(figure)
     out = Path(directory)
+    box = None if current().paper else "tight"
     paths = []
     for fmt in FORMATS:
         path = out / f"{stem}.{fmt}"
-        figure.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt], bbox_inches="tight")
+        figure.savefig(path, format=fmt, dpi=DPI, metadata=_metadata(fmt, heading, about),
+                       bbox_inches=box)
         paths.append(path)
     return paths
+
+
+def finish(figure: Figure, directory: str | Path, stem: str, heading: str,
+           provenance: Provenance | None, *, notes: Sequence[str] = ()) -> list[Path]:
+    """Title and save ``figure``: on screen the title block above it (``notes``, e.g. a
+    graph's certified r, under it); on paper no title, and ``STEM.caption.txt`` holding the
+    heading, ``notes`` and provenance (with the "simulated" statement where it applies).
+
+    Returns
+    -------
+    list of Path
+        The three figure files, then on paper the caption file.
+    """
+    about = [*notes, *(provenance.lines() if provenance is not None else [])]
+    if not current().paper:
+        if provenance is None:
+            figure.suptitle(heading, fontsize=10)
+        else:
+            title_block(figure, heading, provenance)
+        if notes:
+            figure.supxlabel("\n".join(notes), fontsize=8, linespacing=1.4)
+        return save(figure, directory, stem, heading=heading, about=about)
+    paths = save(figure, directory, stem, heading=heading, about=about)
+    caption = Path(directory) / f"{stem}{CAPTION_SUFFIX}"
+    caption.write_text("\n".join([f"{heading}.", *about]) + "\n", encoding="utf-8")
+    return [*paths, caption]
 
 
 def title_block(figure: Figure, heading: str, provenance: Provenance) -> None:

@@ -38,6 +38,7 @@ from matplotlib.patches import Patch
 
 import protocol_runner.analysis.figures as fig
 from protocol_runner.analysis.metrics import COMMIT_METRICS, COMMIT_RULES
+from protocol_runner.analysis.names import protocol_name, topology_name
 from protocol_runner.analysis.provenance import Provenance
 from protocol_runner.analysis.tables import BFTI, FAA, STRONG, WEAK
 from protocol_runner.analysis.topology_plot import (
@@ -73,10 +74,10 @@ GROUPS = (("weak", "Weak agents (W)", WEAK[1]), ("strong", "Strong agents (S)", 
 """Per-round agent groups: key in ``rounds``, panel title, and the metric of their final answers."""
 
 COMPARED = (
-    (FAA, "FAA (% of agents correct)"),
-    (BFTI, "BFTI = FAA − IAA (percentage points)"),
+    (FAA, "FAA (% of agents correct)", "FAA (%)"),
+    (BFTI, "BFTI = FAA − IAA (percentage points)", "BFTI (pp)"),
 )
-"""The metrics of the protocol comparison, with their axis labels."""
+"""The metrics of the protocol comparison, with their axis labels (screen, paper)."""
 
 _COMMIT_LABELS = {
     "commit": "Commits (% of queries)",
@@ -111,7 +112,9 @@ def _rounds(data: Mapping[str, Any], group: str) -> Sequence[Any]:
 
 
 def _row_title(row: ProtocolRow, title: str) -> str:
-    return f"{row.title}\n{title}" if row.title else title
+    """A panel's title on screen: the row's name for readers (:func:`topology_name`) over
+    ``title``."""
+    return f"{topology_name(row.title)}\n{title}" if row.title else title
 
 
 def plot_rounds(
@@ -144,7 +147,7 @@ def plot_rounds(
     Returns
     -------
     list of Path
-        The three files.
+        The three files (and the caption file on paper: :func:`.figures.finish`).
     """
     docs = [p for row in rows for p in row.protocols.values()]
     groups = [g for g in GROUPS if any(_has(_rounds(p, g[0])) for p in docs)]
@@ -152,11 +155,12 @@ def plot_rounds(
     final_x = last + 1.2
     names = list(dict.fromkeys(n for row in rows for n in row.protocols))
     columns = max(1, len(groups))
+    paper = fig.current().paper
     with fig.style():
-        figure = Figure(figsize=(3.4 * columns + 0.4, 2.6 * len(rows) + 1.0),
-                        layout="constrained")
+        size = fig.size((3.4 * columns + 0.4, 2.6 * len(rows) + 1.0), len(rows), (1.35, 1.7))
+        figure = Figure(figsize=size, layout="constrained")
         grid = figure.subplots(len(rows), columns, squeeze=False, sharey=True, sharex=True)
-        for axes, row in zip(grid, rows, strict=True):
+        for line, (axes, row) in enumerate(zip(grid, rows, strict=True)):
             for ax, (group, title, final_key) in zip(axes, groups, strict=False):
                 for index, name in enumerate(names):
                     if name in row.protocols:
@@ -164,20 +168,49 @@ def plot_rounds(
                                      fig.protocol_style(name, index),
                                      final_x + 0.16 * (index - (len(names) - 1) / 2))
                 ax.axvline(last + 0.6, color="0.5", linewidth=0.8, linestyle=":")
-                ax.set_title(_row_title(row, title))
-            axes[0].set_ylabel("accuracy (% of agents correct)")
+                if not paper:
+                    ax.set_title(_row_title(row, title))
+                elif line == 0:  # on paper: the groups over the columns, rows by name
+                    ax.set_title(title)
+            if paper:
+                axes[0].set_ylabel(topology_name(row.title) if row.title else "accuracy (%)")
+            else:
+                axes[0].set_ylabel("accuracy (% of agents correct)")
+        if paper and any(row.title for row in rows):
+            figure.supylabel("accuracy (% of agents correct)", fontsize=7)
         for ax in grid[-1]:
             ax.set_xticks([*range(last + 1), final_x], [*map(str, range(last + 1)), "final"])
             ax.set_xlim(-0.4, final_x + 0.6)
             ax.set_ylim(-3, 103)
-            ax.set_xlabel("round t (0: initial answers; final: FAA)")
-        handles = [Line2D([], [], label=name, **fig.protocol_style(name, i))
+            ax.set_xlabel("round t (0: initial; final: FAA)" if paper
+                          else "round t (0: initial answers; final: FAA)")
+        handles = [Line2D([], [], label=protocol_name(name), **fig.protocol_style(name, i))
                    for i, name in enumerate(names)]
-        handles.append(Patch(facecolor="0.6", alpha=0.3, label=f"band / bar: {ci}"))
-        figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
+        handles.append(_band_handle(names, _ci_label(ci)))
+        figure.legend(handles=handles, loc="outside lower center",
+                      ncols=min(2 if paper and len(names) > 2 else 4, len(handles)),
                       frameon=False)
-        fig.title_block(figure, "Accuracy per round, weak and strong agents", provenance)
-        return fig.save(figure, directory, stem)
+        return fig.finish(figure, directory, stem, "Accuracy per round, weak and strong agents",
+                          provenance, notes=_ci_notes(ci))
+
+
+def _ci_label(ci: str) -> str:
+    """The intervals' legend text: in full on screen; on paper the level only (``95% CI``),
+    the method going to the caption (:func:`_ci_notes`)."""
+    return ci.split(",")[0] if fig.current().paper else ci
+
+
+def _ci_notes(ci: str) -> list[str]:
+    """The caption's line on the intervals, on paper (on screen the legend says it)."""
+    return [f"Intervals: {ci}."] if fig.current().paper else []
+
+
+def _band_handle(names: Sequence[str], ci: str) -> Patch:
+    """The legend's entry for the bands: outlined in a protocol's colour as the bands are, so
+    it is not mistaken for where two bands overlap."""
+    colour = fig.protocol_style(names[0], 0)["color"] if names else "0.4"
+    return Patch(facecolor=colour, alpha=0.15, edgecolor=colour, linewidth=0.6,
+                 label=f"band and bars: {ci}")
 
 
 def _round_curve(ax: Any, data: Mapping[str, Any], group: str, final_key: str,
@@ -191,7 +224,10 @@ def _round_curve(ax: Any, data: Mapping[str, Any], group: str, final_key: str,
         ax.plot(xs, [t[0] for _, t in points], color=look["color"],
                 linestyle=look["linestyle"], marker=look["marker"], markersize=3.5)
         ax.fill_between(xs, [t[1] for _, t in points], [t[2] for _, t in points],
-                        color=look["color"], alpha=0.13, linewidth=0)
+                        facecolor=look["color"], alpha=0.13, linewidth=0)
+        for bound in (1, 2):  # the band's edges in its colour: overlaps stay readable
+            ax.plot(xs, [t[bound] for _, t in points], color=look["color"], linewidth=0.5,
+                    linestyle=look["linestyle"], alpha=0.6)
     elif xs:
         value, low, high = points[0][1]
         ax.errorbar(xs, [value], yerr=[[value - low], [high - value]], color=look["color"],
@@ -200,7 +236,8 @@ def _round_curve(ax: Any, data: Mapping[str, Any], group: str, final_key: str,
     if final is not None:
         value, low, high = final
         ax.errorbar([final_x], [value], yerr=[[value - low], [high - value]],
-                    color=look["color"], marker=look["marker"], markersize=6,
+                    color=look["color"], marker=look["marker"],
+                    markersize=4.5 if fig.current().paper else 6,
                     markeredgecolor="black", markeredgewidth=0.6, linestyle="none")
 
 
@@ -241,64 +278,88 @@ def plot_comparison(
 ) -> list[Path]:
     """FAA and BFTI per protocol with CI error bars: one row of panels per ``panels`` entry.
 
-    Protocols sit on a categorical x axis (no line joins them); several series in a panel
-    are dodged side by side and told apart by their marker fill and the legend.
+    Protocols sit on a categorical x axis (no line joins them), each metric's axis listing the
+    protocols that have it (the judge-only control has no BFTI: no empty slot); several series
+    in a panel are dodged side by side and told apart by their marker fill and the legend.
+    Each metric's y axis is shared by all rows, so rows compare at a glance.
 
     Returns
     -------
     list of Path
-        ``stem.{png,pdf,svg}`` in ``directory``.
+        ``stem.{png,pdf,svg}`` in ``directory`` (and the caption file on paper).
     """
     protocols = list(dict.fromkeys(
         p for panel in panels for series in panel.series.values() for p in series
     ))
+    shown = {
+        metric: [name for name in protocols if any(
+            _triple((series.get(name) or {}).get(metric))
+            for panel in panels for series in panel.series.values()
+        )] or protocols
+        for metric, _, _ in COMPARED
+    }
     hues = list(dict.fromkeys(h for panel in panels for h in panel.series))
     fills = ["full", "none", "left", "bottom", "right", "top"]
     width = 0.7
+    paper = fig.current().paper
     with fig.style():
-        figure = Figure(
-            figsize=(2.9 * len(COMPARED) + 0.6, 2.5 * len(panels) + 1.3), layout="constrained"
-        )
-        axes = figure.subplots(len(panels), len(COMPARED), squeeze=False, sharex=True)
+        size = fig.size((2.9 * len(COMPARED) + 0.6, 2.5 * len(panels) + 1.3), len(panels),
+                        (1.3, 1.7))
+        figure = Figure(figsize=size, layout="constrained")
+        axes = figure.subplots(len(panels), len(COMPARED), squeeze=False, sharex="col",
+                               sharey="col")
         for row, panel in enumerate(panels):
-            for col, (metric, label) in enumerate(COMPARED):
+            for col, (metric, label, short) in enumerate(COMPARED):
                 ax = axes[row][col]
+                names = shown[metric]
                 for h, hue in enumerate(hues):
                     series = panel.series.get(hue, {})
                     offset = width * ((h + 0.5) / len(hues) - 0.5) if len(hues) > 1 else 0.0
-                    for x, name in enumerate(protocols):
+                    for x, name in enumerate(names):
                         point = _triple((series.get(name) or {}).get(metric))
                         if point is None:
                             continue
-                        look = fig.protocol_style(name, x)
+                        look = fig.protocol_style(name, protocols.index(name))
                         value, low, high = point
                         ax.errorbar([x + offset], [value], yerr=[[value - low], [high - value]],
-                                    color=look["color"], marker=look["marker"], markersize=5,
+                                    color=look["color"], marker=look["marker"],
+                                    markersize=4 if paper else 5,
                                     fillstyle=fills[h % len(fills)], linestyle="none")
                 if metric == BFTI:
                     ax.axhline(0, color="0.3", linewidth=0.8)
                 else:
                     ax.set_ylim(-3, 103)
-                ax.set_xticks(range(len(protocols)), protocols)
-                ax.set_xlim(-0.6, len(protocols) - 0.4)
-                ax.set_ylabel(label)
+                _protocol_ticks(ax, names)
+                ax.set_xlim(-0.6, len(names) - 0.4)
+                ax.set_ylabel(short if paper else label)
                 ax.grid(axis="x", visible=False)
                 if panel.title:
-                    ax.set_title(panel.title)
+                    ax.set_title(topology_name(panel.title))
         for ax in axes[-1]:
             ax.set_xlabel("protocol")
         handles = [Line2D([], [], color="0.2", marker="|", linestyle="none", markersize=10,
-                          label=f"error bars: {ci}")]
+                          label=f"error bars: {_ci_label(ci)}")]
         if len(hues) > 1:
             handles = [
                 Line2D([], [], color="0.2", marker="o", linestyle="none",
                        fillstyle=fills[h % len(fills)], label=hue)
                 for h, hue in enumerate(hues)
             ] + handles
-        figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)),
-                      frameon=False)
-        fig.title_block(figure, "Final answer accuracy and BFTI per protocol", provenance)
-        return fig.save(figure, directory, stem)
+        figure.legend(handles=handles, loc="outside lower center",
+                      ncols=min(2 if paper else 4, len(handles)), frameon=False)
+        return fig.finish(figure, directory, stem, "Final answer accuracy and BFTI per protocol",
+                          provenance, notes=_ci_notes(ci))
+
+
+def _protocol_ticks(ax: Any, names: Sequence[str]) -> None:
+    """Protocols on a categorical x axis by their display names, slanted where three or more
+    would collide (one column of a paper)."""
+    ax.set_xticks(range(len(names)), [protocol_name(n) for n in names])
+    chosen = fig.current()
+    if chosen.paper and chosen.columns == 1 and len(names) > 2:
+        ax.tick_params(axis="x", labelrotation=30)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
 
 
 def plot_commit(
@@ -329,13 +390,15 @@ def plot_commit(
     panel = max(1.85, 0.6 * len(names) + 0.7)
     with fig.style():
         if len(rows) == 1:
-            figure = Figure(figsize=(max(7.4, 2 * panel + 0.4), 5.0), layout="constrained")
+            size = fig.size((max(7.4, 2 * panel + 0.4), 5.0), 2, (1.5, 2.0))
+            figure = Figure(figsize=size, layout="constrained")
             grid = figure.subplots(2, 2, sharex=True)
             cells = [(ax, rows[0], o) for ax, o in zip(grid.ravel(), outcomes, strict=False)]
             bottom = list(grid[-1])
         else:
-            figure = Figure(figsize=(panel * len(outcomes) + 0.4, 2.4 * len(rows) + 1.3),
-                            layout="constrained")
+            size = fig.size((panel * len(outcomes) + 0.4, 2.4 * len(rows) + 1.3), len(rows),
+                            (1.3, 1.6))
+            figure = Figure(figsize=size, layout="constrained")
             grid = figure.subplots(len(rows), len(outcomes), squeeze=False, sharex=True)
             cells = [(grid[i][j], row, o) for i, row in enumerate(rows)
                      for j, o in enumerate(outcomes)]
@@ -357,11 +420,16 @@ def plot_commit(
                     ax.text(x_bar, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
                             va="bottom", fontsize=5)
             ax.set_ylim(0, 112)
-            ax.set_ylabel(_COMMIT_LABELS[outcome])
-            ax.set_xticks(range(len(names)), names)
+            what, unit = _COMMIT_LABELS[outcome].rstrip(")").split(" (")
+            if fig.current().paper:  # print size: the outcome as the title, its unit on the axis
+                ax.set_ylabel(unit)
+                ax.set_title(f"{topology_name(row.title)}: {what}" if row.title else what)
+            else:
+                ax.set_ylabel(_COMMIT_LABELS[outcome])
+            _protocol_ticks(ax, names)
             ax.grid(axis="x", visible=False)
-            if row.title:
-                ax.set_title(row.title, fontsize=8)
+            if row.title and not fig.current().paper:
+                ax.set_title(topology_name(row.title), fontsize=8)
         for ax in bottom:
             ax.set_xlabel("protocol")
         handles = [
@@ -369,13 +437,16 @@ def plot_commit(
             for rule, text in _RULE_LABELS.items()
         ]
         handles.append(Line2D([], [], color="black", marker="|", linestyle="none",
-                              markersize=10, label=f"error bars: {ci}"))
-        figure.legend(handles=handles, loc="outside lower center", ncols=3, frameon=False)
+                              markersize=10, label=f"error bars: {_ci_label(ci)}"))
+        one_column = fig.current().paper and fig.current().columns == 1
+        figure.legend(handles=handles, loc="outside lower center", ncols=1 if one_column else 3,
+                      frameon=False)
         f = sorted(set(provenance.F))
         quorum = (f"f = F = {f[0]}, quorum 2f+1 = {2 * f[0] + 1}" if len(f) == 1
                   else "f = F of each cell, quorum 2f+1")
-        fig.title_block(figure, f"Commit gate decisions per protocol ({quorum})", provenance)
-        return fig.save(figure, directory, stem)
+        return fig.finish(figure, directory, stem,
+                          f"Commit gate decisions per protocol ({quorum})", provenance,
+                          notes=_ci_notes(ci))
 
 
 def plot_rows(
@@ -424,9 +495,9 @@ def write_plots(
     Returns
     -------
     PlotOutcome
-        The files written (three per figure), and a note for each figure skipped: no weak or
-        strong agents for ``rounds``, no graph file for ``topology``; ``commit_gate`` only for
-        a ``--commit-gate`` run.
+        The files written (three per figure, and its caption file on paper), and a note for
+        each figure skipped: no weak or strong agents for ``rounds``, no graph file for
+        ``topology``; ``commit_gate`` only for a ``--commit-gate`` run.
     """
     directory = Path(results_dir)
     protocols = summary["protocols"]

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import protocol_runner.analysis.plots as plots
+from protocol_runner.analysis.names import axis_value
 from protocol_runner.analysis.pooled import PooledRow, pool_cells
 from protocol_runner.analysis.provenance import Provenance
 from protocol_runner.analysis.tables import sweep_table, write_tables
@@ -60,15 +62,15 @@ def panels(rows: Sequence[PooledRow], varying: Sequence[str]) -> list[plots.Pane
     ...      for a in ("fixed", "collude")]
     >>> ps = panels(r, ["topology", "attack"])
     >>> [p.title for p in ps], list(ps[0].series)
-    (['topology merg'], ['attack fixed', 'attack collude'])
+    (['gamma-MERG'], ['attack: fixed', 'attack: collude'])
     """
     axes = [a for a in varying if a != "seed"]
     panel_axis = next((a for a in PANEL_AXES if a in axes), None)
     hue_axes = [a for a in axes if a != panel_axis]
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
-        title = f"{panel_axis} {row.labels[panel_axis]}" if panel_axis else ""
-        hue = ", ".join(f"{a} {row.labels[a]}" for a in hue_axes)
+        title = axis_value(panel_axis, row.labels[panel_axis]) if panel_axis else ""
+        hue = ", ".join(axis_value(a, row.labels[a]) for a in hue_axes)
         out.setdefault(title, {}).setdefault(hue, {})[row.protocol] = row.metrics
     return [plots.Panel(t, s) for t, s in out.items()]
 
@@ -82,12 +84,12 @@ def protocol_rows(rows: Sequence[PooledRow], varying: Sequence[str]) -> list[plo
     >>> r = [PooledRow({"topology": t}, p, {"metrics": {}}, ("1", "2"), 6)
     ...      for t in ("merg", "complete") for p in ("sac", "majority")]
     >>> [(row.title, list(row.protocols)) for row in protocol_rows(r, ["topology", "seed"])]
-    [('topology merg', ['sac', 'majority']), ('topology complete', ['sac', 'majority'])]
+    [('gamma-MERG', ['sac', 'majority']), ('complete', ['sac', 'majority'])]
     """
     axes = [a for a in varying if a != "seed"]
     out: dict[str, dict[str, Any]] = {}
     for row in rows:
-        title = ", ".join(f"{a} {row.labels[a]}" for a in axes)
+        title = ", ".join(axis_value(a, row.labels[a]) for a in axes)
         out.setdefault(title, {})[row.protocol] = row.data
     return [plots.ProtocolRow(title, protocols) for title, protocols in out.items()]
 
@@ -170,6 +172,8 @@ def write_sweep_report(
         return []
     provenance = _provenance(summary, out)
     table = sweep_table(summary, rows, confidence=confidence, simulated=provenance.simulated)
+    rests_on = " · ".join(provenance.lines()[:2])  # backend, models, seeds, queries
+    table = replace(table, caption=f"{rests_on}. {table.caption}")
     files = write_tables(table, out)
     if plots:
         files += plot_sweep(rows, summary, provenance, figures, confidence=confidence)

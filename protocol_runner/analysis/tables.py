@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol_runner.analysis.names import protocol_name, topology_name
 from protocol_runner.analysis.provenance import SIMULATED_SENTENCE, Provenance, label_of
 
 __all__ = [
@@ -135,12 +136,16 @@ class Table:
         return "\n".join(lines) + f"\n\n{self.caption}\n"
 
     def latex(self) -> str:
-        """A booktabs ``table`` environment; intervals on a ``\\scriptsize`` row under each row."""
+        """A booktabs ``table`` environment in the paper's column order (:data:`COLUMNS`), rows
+        named for readers (``gamma-MERG``, ``ER (r = 4)``, ``CP-WBFT``: :mod:`.names`), the
+        caption naming backend, models, seeds and queries; intervals on a ``\\scriptsize`` row
+        under each row."""
         n_labels = len(self.label_names) + 1
         spec = "l" * n_labels + "r" * len(COLUMNS)
         header = [*(_tex(n.capitalize()) for n in self.label_names), "Protocol",
                   *(c.latex for c in COLUMNS)]
         lines = [
+            r"% needs \usepackage{booktabs}",
             r"\begin{table}[t]",
             r"\centering",
             r"\small",
@@ -155,12 +160,13 @@ class Table:
         for labels, protocol, metrics in self.rows:
             if previous is not None and labels != previous:
                 lines.append(r"\midrule")
-            shown = [_tex(v) if labels != previous else "" for v in labels]
+            shown = [_tex(_label(name, v)) if labels != previous else ""
+                     for name, v in zip(self.label_names, labels, strict=True)]
             previous = labels
             cells = self.cells(metrics)
             values = [_tex(v) for v, _ in cells]
             intervals = [r"{\scriptsize " + _tex(i) + "}" for _, i in cells]
-            lines.append(" & ".join([*shown, _tex(protocol), *values]) + r" \\")
+            lines.append(" & ".join([*shown, _tex(protocol_name(protocol)), *values]) + r" \\")
             lines.append(" & ".join([""] * n_labels + intervals) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines) + "\n"
@@ -198,6 +204,11 @@ def _pair_text(value: str, interval: str) -> str:
         v if v == "–" else f"{v} {i}"
         for v, i in zip(value.split("→"), interval.split("→"), strict=True)
     )
+
+
+def _label(axis: str, value: str) -> str:
+    """A row label of the LaTeX table as a reader writes it (topology and protocol names)."""
+    return topology_name(value) if axis == "topology" else value
 
 
 def _md(text: str) -> str:

@@ -33,6 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 import protocol_runner.analysis.figures as fig
+from protocol_runner.analysis.names import topology_name
 from protocol_runner.run.records import QueryRecord
 from robustgraph import io
 from robustgraph.certificate.document import Certificate
@@ -136,7 +137,8 @@ class RunGraph:
     def title(self) -> str:
         """The user's graph name, its kind and size."""
         kind = "digraph" if self.topology.directed else "graph"
-        return f"{self.name}: {kind}, n = {self.topology.n}, m = {self.topology.m}"
+        name = topology_name(self.name)
+        return f"{name}: {kind}, n = {self.topology.n}, m = {self.topology.m}"
 
     def proven(self) -> str:
         """What was proven about r*, in a few words: ``certified 4-robust (r* = 4)``."""
@@ -269,7 +271,8 @@ def _handle(colour: str, marker: str, label: str) -> Line2D:
                   markeredgecolor="black", label=label)
 
 
-def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int) -> None:
+def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int,
+          font_size: float = 7) -> None:
     """The graph on a circle in label order, nodes coloured and shaped by role."""
     import networkx as nx
 
@@ -287,7 +290,8 @@ def _draw(ax: Any, topology: Topology, roles: Mapping[str, str], node_size: int)
                                    node_shape=marker, node_size=node_size, edgecolors="black",
                                    linewidths=0.8)
     if topology.n <= 60:
-        nx.draw_networkx_labels(nxgraph, positions, ax=ax, font_size=7, font_color="black")
+        nx.draw_networkx_labels(nxgraph, positions, ax=ax, font_size=font_size,
+                                font_color="black")
     ax.set_aspect("equal")
     ax.set_axis_off()
 
@@ -305,7 +309,8 @@ def _several(panels: Sequence[tuple[RunGraph, Mapping[str, str]]]) -> tuple[str,
     if _one_graph(graphs):
         return f"{first.title()}; agents placed per seed ({k} seeds)", first.caption()
     kind = "digraph" if first.topology.directed else "graph"
-    title = f"{first.name}: {k} random draws of the {kind} (one per seed), n = {first.topology.n}"
+    title = (f"{topology_name(first.name)}: {k} random draws of the {kind} (one per seed), "
+             f"n = {first.topology.n}")
     bounds = [g.certified_r() for g in graphs]
     if any(b is None for b in bounds):
         proven = f"certified on {sum(b is not None for b in bounds)} of {k} draws"
@@ -360,24 +365,32 @@ def plot_topology(
     Returns
     -------
     list of Path
-        The three files.
+        The three files (and the caption file on paper: :func:`.figures.finish`).
     """
     n = max(g.topology.n for g, _ in panels)
-    columns = min(3, len(panels))
+    chosen = fig.current()
+    columns = min(2 if chosen.paper and chosen.columns == 1 else 3, len(panels))
     lines = (len(panels) + columns - 1) // columns
     side = min(7.0, 3.0 + 0.18 * n) if len(panels) == 1 else min(3.6, 2.2 + 0.08 * n)
     node_size = (420 if len(panels) == 1 else 240) if n <= 30 else 120
+    if chosen.paper:  # print size: smaller nodes, labels and subtitles
+        node_size = ((150, 260) if len(panels) == 1 else (90, 120))[chosen.columns - 1]
+        node_size = node_size if n <= 30 else node_size // 2
     with fig.style():
-        figure = Figure(figsize=(side * columns + 2.2, side * lines + 0.9), layout="constrained")
+        across = chosen.width / columns
+        size = fig.size((side * columns + 2.2, side * lines + 0.9), lines,
+                        (min(across, 2.8) + 0.45, min(across, 3.4) + 0.45),
+                        extra=0.1 if lines * columns > len(panels) else 0.7)
+        figure = Figure(figsize=size, layout="constrained")
         grid = figure.subplots(lines, columns, squeeze=False)
         for ax, (graph, roles) in zip(grid.ravel(), panels, strict=False):
-            _draw(ax, graph.topology, roles, node_size)
+            _draw(ax, graph.topology, roles, node_size, 5.5 if chosen.paper else 7)
             if len(panels) == 1:
                 continue
             subtitle = f"seed {graph.seed}"
             if not _one_graph([g for g, _ in panels]):
                 subtitle += f": m = {graph.topology.m}\n{graph.proven()}"
-            ax.set_title(subtitle, fontsize=8)
+            ax.set_title(subtitle, fontsize=6.5 if chosen.paper else 8)
         for ax in grid.ravel()[len(panels):]:
             ax.set_axis_off()
         roles = panels[0][1]
@@ -388,14 +401,16 @@ def plot_topology(
         handles = [_handle(c, m, labels[role]) for role, (c, m) in ROLE_STYLE.items()]
         if any(str(v) not in r for g, r in panels for v in g.topology.labels):
             handles.append(_handle(*_NO_AGENT, "no agent"))
-        figure.legend(handles=handles, loc="outside right upper", frameon=False, title="role")
+        spare = grid.ravel()[len(panels):]
+        if chosen.paper and len(spare):  # on paper the legend fills the empty slot
+            spare[0].legend(handles=handles, loc="center", frameon=False, title="role")
+        else:
+            where = "outside lower center" if chosen.paper else "outside right upper"
+            figure.legend(handles=handles, loc=where, frameon=False, title="role",
+                          ncols=2 if chosen.paper else 1)
         if len(panels) == 1:
             title, caption = panels[0][0].title(), panels[0][0].caption()
         else:
             title, caption = _several(panels)
-        if provenance is None:
-            figure.suptitle(title, fontsize=10)
-        else:
-            fig.title_block(figure, title, provenance)
-        figure.supxlabel(caption, fontsize=8, linespacing=1.4)
-        return fig.save(figure, directory, TOPOLOGY_PLOT)
+        return fig.finish(figure, directory, TOPOLOGY_PLOT, title, provenance,
+                          notes=caption.split("\n"))

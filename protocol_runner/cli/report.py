@@ -26,12 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
-from protocol_runner.analysis.collection import collection_dirs, run_dirs, write_collection
-from protocol_runner.analysis.cost import cost_line
-from protocol_runner.analysis.report import RESULTS_FILE, SUMMARY_JSON, rich_table, write_summary
 from robustgraph.cli.common import emit, json_option, warn
+
+# The analysis modules (numpy, rich, matplotlib) are imported where used: not for --help.
 
 __all__ = ["report_command"]
 
@@ -41,6 +39,8 @@ SWEEP_FORMAT = "robustgraph-sweep-summary"
 
 def _sweep_summary(directory: Path) -> dict[str, Any] | None:
     """The sweep summary of ``directory``, or None when it is not a sweep directory."""
+    from protocol_runner.analysis.report import RESULTS_FILE, SUMMARY_JSON
+
     path = directory / SUMMARY_JSON
     if (directory / RESULTS_FILE).exists() or not path.is_file():
         return None
@@ -70,6 +70,9 @@ def _report_sweep(directory: Path, summary: dict[str, Any], no_plots: bool, resa
 def _collection(directory: Path, no_plots: bool, resamples: int
                 ) -> tuple[dict[str, Any], Callable[[], None]]:
     """Summarise one collection: its JSON document and the function that prints it."""
+    from protocol_runner.analysis.collection import run_dirs, write_collection
+    from protocol_runner.analysis.cost import cost_line
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summaries, files = write_collection(directory, plots=not no_plots, resamples=resamples)
@@ -117,9 +120,27 @@ def _report_collections(directories: list[Path], no_plots: bool, resamples: int,
     default=None,
     help="Bootstrap seed (default: the run's own seed).",
 )
+@click.option(
+    "--style",
+    type=click.Choice(["screen", "paper"]),
+    default="screen",
+    show_default=True,
+    help="Figures for the screen (title block and banner in the figure) or for a paper "
+    "(column or page width, print-size fonts; the title, provenance and 'simulated' go to "
+    "STEM.caption.txt and the files' metadata).",
+)
+@click.option(
+    "--columns",
+    type=click.IntRange(1, 2),
+    default=2,
+    show_default=True,
+    help="With --style paper: the figures span 1 column (3.5 in) or 2 (7 in) of a "
+    "two-column page.",
+)
 @json_option
 def report_command(
-    results_dir: str, no_plots: bool, resamples: int, seed: int | None, as_json: bool
+    results_dir: str, no_plots: bool, resamples: int, seed: int | None, style: str,
+    columns: int, as_json: bool,
 ) -> None:
     """Summarise DIR (a 'run', 'sweep' or 'reproduce' output): Table 1 with 95% CIs, figures.
 
@@ -128,7 +149,16 @@ def report_command(
       robustgraph report results/
       robustgraph report results/ --json --no-plots
       robustgraph report sweep/
+      robustgraph report results/ --style paper --columns 1
     """
+    from rich.console import Console
+
+    from protocol_runner.analysis.collection import collection_dirs, run_dirs
+    from protocol_runner.analysis.cost import cost_line
+    from protocol_runner.analysis.figures import layout
+    from protocol_runner.analysis.report import rich_table, write_summary
+
+    click.get_current_context().with_resource(layout(style, columns))  # until the command ends
     sweep = _sweep_summary(Path(results_dir))
     if sweep is not None:
         _report_sweep(Path(results_dir), sweep, no_plots, resamples, as_json)

@@ -69,6 +69,7 @@ from protocol_runner.sim.agents import SimConfig
 from protocol_runner.sim.params import ANSWERS, BLOCKS, PARAMETERS, get_values, set_values
 from protocol_runner.sim.targets import Setting, Target, round_curves
 from robustgraph.errors import ParameterError
+from solvers.extras import require
 
 __all__ = [
     "SPREAD",
@@ -364,6 +365,8 @@ class Calibration:
     def fit_block(self, block: str, values: dict[str, float]) -> dict[str, float]:
         """Nelder-Mead over one block's parameters, the others fixed at ``values``."""
         import numpy as np
+
+        require("scipy", "calibrating the simulator", "calibrate")  # an extra
         from scipy.optimize import minimize
 
         protocols = (block,)

@@ -14,6 +14,7 @@ from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
 from robustgraph.limits import read_text, regular_file
+from solvers.extras import require
 
 __all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
 
@@ -76,7 +77,7 @@ def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _parquet(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    import pyarrow as pa
+    pa = require("pyarrow", f"{path}: Parquet task files")
     import pyarrow.parquet as pq
 
     try:

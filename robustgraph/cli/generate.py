@@ -9,7 +9,6 @@ import click
 
 from robustgraph import generators as gen
 from robustgraph import io
-from robustgraph.cli.certify import certify_generated
 from robustgraph.cli.common import check_output, emit, json_option
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
@@ -217,6 +216,8 @@ def generate(
         "hash": graph.content_hash,
     }
     if with_certificate:
+        from robustgraph.cli.certify import certify_generated  # numpy, rich: not for --help
+
         data["certificate"] = certify_generated(graph, output)
     emit(data, as_json, lambda: _render(data))
     if with_certificate:

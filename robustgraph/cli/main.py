@@ -24,8 +24,10 @@ import click
 
 from robustgraph import __version__
 from robustgraph.cli.common import STARTED, fail, ignore_further_interrupts
+from robustgraph.cli.imports import igraph_without_drawing
 from robustgraph.errors import RobustgraphError
 from solvers.deadline import process_start
+from solvers.extras import extra_of, missing
 
 __all__ = ["COMMANDS", "LazyGroup", "main", "run", "exit_now"]
 
@@ -101,6 +103,11 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except RobustgraphError as exc:
             fail(str(exc), exc.exit_code)
+        except ModuleNotFoundError as exc:  # an extra's package, where no module named it first
+            if exc.name is None or extra_of(exc.name) is None:
+                raise
+            command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand)))
+            fail(str(missing(exc.name, f"'{command}'")), 2)
         except click.exceptions.NoArgsIsHelpError as exc:  # 'robustgraph ledger' alone: its help
             exc.show()
             sys.exit(exc.exit_code)
@@ -173,9 +180,12 @@ def run() -> NoReturn:
     (:func:`solvers.deadline.process_start`): interpreter start-up and imports are inside T.
     After one of this package's commands (not the agents' commands of
     :mod:`protocol_runner.cli`, which may leave work to interpreter exit) the process ends by
-    :func:`exit_now`, so that ``T`` bounds the whole process; others exit as usual.
+    :func:`exit_now`, so that ``T`` bounds the whole process; others exit as usual. igraph,
+    when a command reads a graph with it, is imported without its matplotlib drawing backend
+    (:mod:`robustgraph.cli.imports`).
     """
     main.origin = process_start()
+    igraph_without_drawing()
     try:
         main()
         code: Any = 0

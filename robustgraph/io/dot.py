@@ -41,6 +41,7 @@ from robustgraph.io._common import (
 )
 from robustgraph.io._library import c_stderr, in_memory_file, plain_text
 from robustgraph.topology import Topology
+from solvers.extras import require
 
 __all__ = ["read_dot", "write_dot"]
 
@@ -212,8 +213,7 @@ def read_dot(
     -----
     O(file size) in Graphviz's parser, then O(m) calls into it and O(m log m) in numpy.
     """
-    from pygraphviz import graphviz as gv
-
+    gv = require("pygraphviz.graphviz", "reading DOT files")  # the 'dot' extra
     data = read_bytes(path)
     _check_shape(path, data)
     graph = _parse(path, data)

@@ -37,6 +37,7 @@ from robustgraph.io._common import (
 from robustgraph.io._library import plain_text
 from robustgraph.io.graph6 import warn_if_labels_lost
 from robustgraph.topology import Topology
+from solvers.extras import require
 
 __all__ = ["read_mtx", "write_mtx"]
 
@@ -148,6 +149,8 @@ def read_mtx(
     O(file size) in scipy's C++ parser, then O(m log m) in numpy.
     """
     import numpy as np
+
+    require("scipy", "reading Matrix Market files")  # the 'mtx' extra
     import scipy.io
     import scipy.sparse
 

@@ -17,6 +17,7 @@ from robustgraph.certificate.proofs import construction, exhaustive, sat, theore
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
 from robustgraph.errors import ParameterError
+from solvers.extras import missing
 
 __all__ = ["MODES", "Made", "prove"]
 
@@ -155,9 +156,13 @@ def prove(view: View, r: int, s: int, mode: str, time_limit: float | None = None
     ------
     ParameterError
         Unknown mode.
+    MissingExtra
+        ``lrat`` without python-sat (the ``proofs`` extra).
     """
     if mode not in MODES:
         raise ParameterError(f"unknown proof mode {mode!r}; expected one of {', '.join(MODES)}")
+    if mode == "lrat" and not sat.available():  # asked for by name: say which extra it needs
+        raise missing("pysat", "--proof lrat")
     makers = {
         "theorem": [lambda: _theorem(view, r, s)],
         "construction": [lambda: _construction(view, r, s)],

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from robustgraph.certificate.proofs.cnf import Cnf
-from solvers.errors import SolverUnavailable
+from solvers.extras import missing
 
 __all__ = ["FIRST_SLICE", "SLICE_SECONDS", "available", "refute", "next_budget"]
 
@@ -63,11 +63,11 @@ def refute(cnf: Cnf, time_limit: float | None = None) -> tuple[bool | None, byte
 
     Raises
     ------
-    SolverUnavailable
-        When python-sat is not installed.
+    MissingExtra
+        When python-sat is not installed (the ``proofs`` extra).
     """
     if not available():
-        raise SolverUnavailable("LRAT proofs need python-sat: pip install python-sat")
+        raise missing("pysat", "LRAT proofs")
     import pysolvers
     from pysat.solvers import Cadical195
 
