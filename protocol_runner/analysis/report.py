@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from protocol_runner.analysis.cost import RunCost, cost_line
@@ -517,8 +518,8 @@ def rich_table(summary: Summary) -> Table:
     """Table 1 for the terminal: each accuracy over its interval.
 
     Weak/strong cells show ``IAA→FAA`` only (their intervals are in ``table1.*``,
-    ``summary.md`` and ``summary.json``) and intervals are rounded to whole percents, so the
-    table fits an 80-column terminal; the cost is printed under it by the CLI.
+    ``summary.md`` and ``summary.json``); intervals are written ``[low, high]``, and the
+    table fits a 120-column terminal; the cost is printed under it by the CLI.
     """
     level = f"{100 * summary.confidence:g}%"
     run = summary.run
@@ -541,13 +542,11 @@ def rich_table(summary: Summary) -> Table:
     table1 = run_table(summary.to_json())
     for _, name, metrics in table1.rows:
         row = []
-        for (value, _), column in zip(table1.cells(metrics), COLUMNS, strict=True):
-            estimate = metrics.get(column.keys[0]) if len(column.keys) == 1 else None
-            if estimate is None:
+        for (value, interval), column in zip(table1.cells(metrics), COLUMNS, strict=True):
+            if len(column.keys) > 1 or metrics.get(column.keys[0]) is None:
                 row.append(value)
             else:
-                low, high = 100 * estimate["low"], 100 * estimate["high"]
-                row.append(f"{value}\n[dim]{low:.0f}–{high:.0f}[/dim]")
+                row.append(f"{value}\n[dim]{escape(interval)}[/dim]")
         table.add_row(name, *row)
     return table
 
