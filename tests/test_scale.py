@@ -266,3 +266,25 @@ def test_the_fast_content_hash_is_the_defined_one(t, labels, data):
     assert g.content_hash == _hash_by_definition(g)
     shuffled = Topology.from_edges(edges[::-1], nodes=names[::-1], directed=t.directed)
     assert shuffled.content_hash == g.content_hash
+
+
+def test_text_output_abbreviates_long_witness_sets_and_json_lists_them_whole(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from robustgraph.cli import main
+    from robustgraph.cli.robustness import WITNESS_SHOWN
+
+    n = 4 * WITNESS_SHOWN
+    path = tmp_path / "cycle.edgelist"
+    path.write_text("# undirected\n" + "".join(f"{i} {(i + 1) % n}\n" for i in range(n)))
+    text = CliRunner().invoke(main, ["robustness", str(path)])
+    assert text.exit_code == 0, text.output
+    line = next(x for x in text.output.splitlines() if "witness:" in x)
+    assert "more)" in line and "--json lists every node" in line
+    assert len(line) < 400
+    done = CliRunner().invoke(main, ["robustness", str(path), "--json"])
+    w = json.loads(done.output)["r"]["witness"]
+    assert sorted(w["s1"] + w["s2"]) == list(range(n))
+    assert "more)" not in json.loads(done.output)["r"]["witness_text"]

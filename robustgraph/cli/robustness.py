@@ -44,6 +44,10 @@ from solvers.types import Listener, Question, Result, Status
 
 __all__ = ["robustness", "result_dict"]
 
+WITNESS_SHOWN = 10
+"""Labels of each witness set the text output lists (``--json`` lists them all): a witness of a
+10^5-node cycle has 50,000 labels a side."""
+
 
 class _Ticker:
     """A one-line status on stderr (rich): the current question, engine and elapsed time.
@@ -163,9 +167,11 @@ def _render(
             f"{name} = {span(res.lower, res.upper)}  [{res.status.value}; "
             f"bounds {res.lower} <= {name.split()[0]} <= {res.upper}; {how}, {res.wall_time:.3g} s]"
         )
-        words = describe_witness(topology, res)
+        words = describe_witness(topology, res, most=WITNESS_SHOWN)
         if words:
-            click.echo(f"  witness: {words}")
+            w = res.witness
+            cut = max(len(w.s1), len(w.s2)) > WITNESS_SHOWN
+            click.echo(f"  witness: {words}" + ("  [--json lists every node]" if cut else ""))
     parts = [f"{m} F = {span(t.lower, t.upper)} ({t.requirement})" for m, t in tol.items()]
     left = [m for m in TOLERANCE_MODELS if m not in tol]
     more = f"  [{', '.join(left)}: --tolerance {left[0]} or --all]" if left else ""
@@ -259,6 +265,7 @@ def robustness(
     deadline = command_deadline(time_limit)
     models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
+    graph_hash = topology.content_hash  # before the solves, so that the deadline covers it
     options = dict(engine=engine, formulation=formulation, threads=threads, seed=seed)
     start = time.perf_counter() if started is None else started  # total time: from the start
     with _Ticker(enabled=True) as ticker:
@@ -286,7 +293,7 @@ def robustness(
             "n": topology.n,
             "m": topology.m,
             "directed": topology.directed,
-            "hash": topology.content_hash,
+            "hash": graph_hash,
         },
         "r": result_dict(topology, r_res),
         "s": None if s_res is None else result_dict(topology, s_res),
