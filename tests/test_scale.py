@@ -288,3 +288,22 @@ def test_text_output_abbreviates_long_witness_sets_and_json_lists_them_whole(tmp
     w = json.loads(done.output)["r"]["witness"]
     assert sorted(w["s1"] + w["s2"]) == list(range(n))
     assert "more)" not in json.loads(done.output)["r"]["witness_text"]
+
+
+def test_a_stopped_peeling_or_clique_search_proves_nothing_it_should_not():
+    """Past 4096 nodes the peeling and the clique graph's construction ask ``stop``: stopped at
+    once, the peeling keeps only stages it met (none here) and no clique seed is tried."""
+    g = nx.barabasi_albert_graph(5000, 2, seed=3)  # every node after the first joins with 2
+    g.add_edges_from([(0, 1), (1, 2), (0, 2)])  # a triangle to start from: 2-robust by extension
+    nb = Topology.from_networkx(g).in_neighbors
+    asked = []
+
+    def stop():
+        asked.append(True)
+        return True
+
+    full = bounds.extension_cores(nb, 2)
+    assert full and bounds.extension_proves(nb, 2)
+    assert bounds.extension_cores(nb, 2, stop=stop) == [] and asked
+    assert list(bounds._clique_seeds(nb, 2, stop)) == []
+    assert not bounds.extension_proves(nb, 2, stop=stop)
