@@ -25,6 +25,15 @@ Families:
   (:mod:`robustgraph.design.starts`): an undirected graph whose greedy independent set of
   degree->=r leaves leaves every pair of other nodes u, v with
   ``|N(u) & N(v)| + 2 [u ~ v] >= 2r - 1`` is r-robust; (r, 1).
+
+Cheap checks come first. A named family's graph is built only when the certified graph has at
+least its edge count (closed form: :func:`robustgraph.generators.gamma_merg_edge_count`, n k
+for a circulant): a sparse graph is not the gamma-MERG on 4,000 nodes, and building that
+(6 million edges) to find out took 28-52 s. The common-neighbour check compares hub pairs as
+n-bit masks, O(n^2 / 2 * n / 64) word operations in the worst case (n = 48,001 took 233 s), so
+it is refused, with a reason, when that exceeds the ``proof steps`` budget
+(:data:`robustgraph.limits.PROOF_STEPS`: n of about 1,080 at the default, above ``design``'s
+1,000 nodes).
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from collections.abc import Sequence
 
 from robustgraph import generators
 from robustgraph.design.starts import common_neighbour_proof
+from robustgraph.limits import PROOF_STEPS
 
 __all__ = ["FAMILIES", "REFERENCES", "min_in_degree_r", "has_root", "check", "recognise"]
 
@@ -58,12 +68,25 @@ def min_in_degree_r(in_neighbors: Sequence[frozenset[int]]) -> int:
     return max(0, min(len(nb) for nb in in_neighbors) - n // 2 + 1)
 
 
-def _family_graph(family: str, n: int, k: int | None) -> list[frozenset[int]] | str:
+def _family_graph(family: str, n: int, k: int | None, arcs: int) -> list[frozenset[int]] | str:
+    """The family's in-neighbour sets, or why not: built only when the certified graph's
+    ``arcs`` (in-neighbour entries) cover the family's edges both ways."""
     if family == "gamma-merg":
-        return list(generators.gamma_merg(n).in_neighbors) if n >= 2 else "n < 2"
-    if k is None or not 1 <= k or n < 2 * k + 2:
+        if n < 2:
+            return "n < 2"
+        edges = generators.gamma_merg_edge_count(n)
+    elif k is None or not 1 <= k or n < 2 * k + 2:
         return f"a circulant proof needs 1 <= k and n >= 2k + 2, got n = {n}, k = {k}"
-    return list(generators.k_circulant(n, k).in_neighbors)
+    else:
+        edges = n * k
+    if arcs < 2 * edges:
+        return (
+            f"the {family} graph on {n} nodes has {edges:,} edges, more than this graph's "
+            f"{arcs // 2:,}: it cannot contain it"
+        )
+    if family == "gamma-merg":
+        return list(generators.gamma_merg(n).in_neighbors)
+    return list(generators.k_circulant(n, k).in_neighbors)  # type: ignore[arg-type]
 
 
 def _family_r(family: str, n: int, k: int | None) -> int:
@@ -105,7 +128,9 @@ def check(
 
     Notes
     -----
-    O(n + m) time (the named graphs are rebuilt, O(n^2) at most).
+    O(n + m) time for min-in-degree; the named graphs are rebuilt when the edge counts allow
+    (O(n^2) at most); common-neighbour O(n^3 / 128) word operations at most, refused over the
+    proof-steps budget.
     """
     n = len(in_neighbors)
     if family == "min-in-degree":
@@ -123,7 +148,7 @@ def check(
         return None if has_root(in_neighbors) else "no node reaches every node along arcs"
     if order is None or sorted(order) != list(range(n)):
         return "the node order must list every node once"
-    model = _family_graph(family, n, k)
+    model = _family_graph(family, n, k, sum(map(len, in_neighbors)))
     if isinstance(model, str):
         return model
     for p, nb in enumerate(model):
@@ -138,6 +163,13 @@ def check(
 
 
 def _common_neighbour(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> str | None:
+    n = len(in_neighbors)
+    steps = n * (n - 1) // 2 * -(-n // 64)
+    if steps > PROOF_STEPS.value():
+        return (
+            f"the common-neighbour check on n = {n:,} nodes may take {steps:,} word operations, "
+            f"over the proof-steps budget {PROOF_STEPS.hint()}"
+        )
     if any(i not in in_neighbors[j] for i, nb in enumerate(in_neighbors) for j in nb):
         return "the common-neighbour lemma is for undirected graphs; this one is not symmetric"
     masks = [sum(1 << j for j in nb) for nb in in_neighbors]
