@@ -147,8 +147,7 @@ def _published_slices(p: search.Progress) -> None:
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
     slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
-    over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s). CP-SAT's slice gets
-    no hint (:func:`solvers.search.published_slice`): the held witness slowed its proof.
+    over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
 
     HiGHS first: highspy imports in hundredths of a second where OR-Tools (with pandas) takes
     about a second of CPU, and on sparse, low-r* graphs HiGHS proves r* in 0.2-0.6 s of CPU
@@ -171,8 +170,7 @@ def _published_slices(p: search.Progress) -> None:
         if regular and module is cpsat:
             seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
             cap = left
-        budget = seconds if cap is None else min(seconds, cap)
-        search.published_slice(p, module.run, budget, hint=module is not cpsat)
+        search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
 
 
 def solve(request: Request) -> Result:

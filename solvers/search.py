@@ -534,13 +534,11 @@ def more_r(p: Progress) -> None:
         _extension(p)
 
 
-def published_slice(p: Progress, run: Runner, seconds: float, *, hint: bool = True) -> None:
+def published_slice(p: Progress, run: Runner, seconds: float) -> None:
     """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
 
     The model is Usevitch & Panagou's (``milp_model.published_r``) with ``lower <= t <= upper``
-    (both proven, so no optimum is cut off); with ``hint``, the held witness is its hint (a MIP
-    start for HiGHS; CP-SAT's single worker proved r* = 4 of issue 32's random 8-regular graph
-    1.4-2.3x slower when hinted with a 32/28 split, docs/performance.md). Its checked
+    (both proven, so no optimum is cut off); the held witness is its hint. Its checked
     incumbent and its dual bound are kept (:func:`absorb_published`). It settles sparse and
     low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
     seconds (docs/performance.md).
@@ -548,7 +546,7 @@ def published_slice(p: Progress, run: Runner, seconds: float, *, hint: bool = Tr
     model = published_r(p.request.graph.in_neighbors)
     t = next(i for i, v in enumerate(model.vars) if v.name == "t")
     model.add([(t, 1)], lb=p.lower, ub=p.upper)
-    if hint and p.witness is not None:
+    if p.witness is not None:
         hint_pair(model, (p.witness.s1, p.witness.s2))
         model.hint[t] = p.upper
     absorb_published(p, model, _call(p, run, model, None, seconds))
