@@ -359,10 +359,13 @@ def tolerances(
     return {m: found[m] for m in TOLERANCE_MODELS if m in models}
 
 
-def describe_witness(topology: GraphInput, result: Result) -> str | None:
+def describe_witness(
+    topology: GraphInput, result: Result, *, most: int | None = None
+) -> str | None:
     """The witness of a result of this module in words; None when it has no witness.
 
-    The words of :func:`robustgraph.certificate.witness_words` for the bound ``upper + 1``.
+    The words of :func:`robustgraph.certificate.witness_words` for the bound ``upper + 1``;
+    ``most`` lists at most that many labels of each set (None: all).
 
     Examples
     --------
@@ -377,4 +380,4 @@ def describe_witness(topology: GraphInput, result: Result) -> str | None:
     topology = as_topology(topology)
     sets = witness_labels(topology, w)
     pair = WitnessPair(tuple(sets["s1"]), tuple(sets["s2"]))
-    return witness_words(topology, result.question, pair, result.upper + 1)
+    return witness_words(topology, result.question, pair, result.upper + 1, most=most)

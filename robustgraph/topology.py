@@ -10,13 +10,14 @@ read-only networkx graph: ``len``, iteration and ``in`` over node labels, ``node
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 from robustgraph.errors import GraphFormatError
@@ -435,21 +436,37 @@ class Topology:
         (labels as strings; an undirected edge as its sorted pair). Node order does not change
         it; adding or removing one node or edge does. Isolated nodes are part of the hash because
         they change robustness (a graph with an isolated node is 0-robust).
+
+        Notes
+        -----
+        One sort of the labels' texts; the edges as integers (pairs of text ranks, which order
+        as the text pairs do, the texts being unique) sorted by numpy; one buffer hashed: about
+        0.5 s at 10^5 nodes and 2 x 10^5 edges, where sorting lists of strings took 1.5-4 s
+        (issue 32).
         """
+        import numpy as np  # here, not at import: most commands never hash a large graph
 
-        def key(label: Label) -> str:
-            return str(label)
-
-        if self.directed:
-            edges = sorted([key(u), key(v)] for u, v in self.edges())
-        else:
-            edges = sorted(sorted([key(u), key(v)]) for u, v in self.edges())
-        doc = {
-            "directed": self.directed,
-            "nodes": sorted(key(x) for x in self.labels),
-            "edges": edges,
-        }
-        blob = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+        n = self.n
+        texts = [str(x) for x in self.labels]
+        order = sorted(range(n), key=texts.__getitem__)
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64)
+        nb = self.in_neighbors
+        sizes = [len(s) for s in nb]
+        heads = np.repeat(np.arange(n, dtype=np.int64), sizes)
+        tails = np.fromiter(chain.from_iterable(nb), dtype=np.int64, count=sum(sizes))
+        if not self.directed:  # each edge once (as edge_indices), then as its sorted pair
+            keep = tails < heads
+            tails, heads = rank[tails[keep]], rank[heads[keep]]
+            tails, heads = np.minimum(tails, heads), np.maximum(tails, heads)
+        else:  # the arc tail -> head: tail is an in-neighbour of head
+            tails, heads = rank[tails], rank[heads]
+        codes = np.sort(tails * n + heads).tolist()
+        quoted = [encode_basestring(texts[i]) for i in order]  # by rank; json.dumps's quoting
+        edges = ",".join(f"[{quoted[c // n]},{quoted[c % n]}]" for c in codes)
+        flag = "true" if self.directed else "false"
+        text = f'{{"directed":{flag},"nodes":[{",".join(quoted)}],"edges":[{edges}]}}'
+        blob = text.encode()
         return "sha256:" + hashlib.sha256(blob).hexdigest()
 
     # ----------------------------------------------------------------- conversions

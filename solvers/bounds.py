@@ -270,7 +270,13 @@ def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> in
     return max(0, math.ceil(lambda2 / 2 - 1e-9 * max(1.0, n)))
 
 
-def extension_cores(in_neighbors: Sequence[frozenset[int]], r: int) -> list[frozenset[int]]:
+_STOP_EVERY = 4096
+"""Nodes handled between two calls of a ``stop`` callback in the linear-time loops."""
+
+
+def extension_cores(
+    in_neighbors: Sequence[frozenset[int]], r: int, *, stop: Callable[[], bool] | None = None
+) -> list[frozenset[int]]:
     """Cores whose r-robustness implies G's, by the extension theorem, smallest first.
 
     Greedily deletes a node that hears at least r of the remaining nodes, choosing the one heard
@@ -278,7 +284,8 @@ def extension_cores(in_neighbors: Sequence[frozenset[int]], r: int) -> list[froz
     the deletions backwards, each node joins with r in-neighbours among earlier nodes, so G is
     r-robust whenever the set left at *any* stage is. Returns the stages with
     ``2r - 1 <= size <= EXTENSION_CORE_MAX`` (smaller sets cannot be r-robust: an r-robust
-    graph has at least 2r - 1 nodes).
+    graph has at least 2r - 1 nodes). ``stop``, asked every :data:`_STOP_EVERY` deletions,
+    once True ends the peeling early, with the cores met so far (each stage is valid).
 
     Notes
     -----
@@ -300,7 +307,7 @@ def extension_cores(in_neighbors: Sequence[frozenset[int]], r: int) -> list[froz
             not alive[heap[0][1]] or hears[heap[0][1]] < r or heap[0][0] != heard_by[heap[0][1]]
         ):
             heapq.heappop(heap)
-        if not heap:
+        if not heap or (stop is not None and size % _STOP_EVERY == 0 and stop()):
             break
         v = heapq.heappop(heap)[1]
         alive[v] = False
@@ -350,16 +357,24 @@ _CLIQUE_SEEDS = 200
 """Most maximal cliques tried as extension seeds (cliques are enumerated lazily)."""
 
 
-def _clique_seeds(in_neighbors: Sequence[frozenset[int]], r: int):
+def _clique_seeds(
+    in_neighbors: Sequence[frozenset[int]], r: int, stop: Callable[[], bool] | None = None
+):
     """Maximal cliques with at least 2r - 1 nodes of the graph of arcs present both ways.
 
     A complete digraph on k >= 2r - 1 nodes is ceil(k/2) >= r robust (LeBlanc et al. 2013).
+    ``stop`` is asked between blocks of :data:`_STOP_EVERY` nodes while the graph is built (a
+    second or more at 10^5 nodes); once True, no more cliques.
     """
     import networkx as nx
 
     g = nx.Graph()
     g.add_nodes_from(range(len(in_neighbors)))
-    g.add_edges_from((i, j) for i, s in enumerate(in_neighbors) for j in s if i in in_neighbors[j])
+    for start in range(0, len(in_neighbors), _STOP_EVERY):
+        if stop is not None and stop():
+            return
+        block = range(start, min(start + _STOP_EVERY, len(in_neighbors)))
+        g.add_edges_from((i, j) for i in block for j in in_neighbors[i] if i in in_neighbors[j])
     for k, clique in enumerate(nx.find_cliques(g)):
         if k >= _CLIQUE_SEEDS:
             return
@@ -387,7 +402,7 @@ def extension_proves(
     n = len(in_neighbors)
     if n < 2:  # by convention r* = 0 below two nodes
         return False
-    for core in extension_cores(in_neighbors, r):
+    for core in extension_cores(in_neighbors, r, stop=stop):
         if stop is not None and stop():
             return False
         index = {v: k for k, v in enumerate(sorted(core))}
@@ -395,7 +410,7 @@ def extension_proves(
         if exhaustive.exact_r(masks)[0] >= r:
             return True
     covered: list[frozenset[int]] = []
-    for clique in _clique_seeds(in_neighbors, r):
+    for clique in _clique_seeds(in_neighbors, r, stop):
         if stop is not None and stop():
             return False
         if any(clique <= c for c in covered):

@@ -7,10 +7,11 @@ import contextlib
 import networkx as nx
 import pytest
 from conftest import naive_max_s, topologies
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from robustgraph.certificate.proofs import theorem
+from robustgraph.errors import GraphFormatError
 from robustgraph.topology import Topology
 from solvers import bounds, exhaustive, linear, portfolio, search
 from solvers.errors import ParameterError
@@ -230,3 +231,79 @@ def test_large_s_question_answers_in_linear_memory():
     res = portfolio.solve(Request(t, Question.max_s(2)))  # not 2-robust: s*_2 = 0
     assert (res.status, res.value) == (Status.EXACT, 0)
     assert res.params["steps"][-1]["step"] == "large"
+
+
+def _hash_by_definition(t: Topology) -> str:
+    """The content hash as its docstring defines it: the JSON of ``directed``, the sorted label
+    texts and the sorted text pairs (an undirected edge as its sorted pair), SHA-256."""
+    import hashlib
+    import json
+
+    if t.directed:
+        edges = sorted([str(u), str(v)] for u, v in t.edges())
+    else:
+        edges = sorted(sorted([str(u), str(v)]) for u, v in t.edges())
+    doc = {"directed": t.directed, "nodes": sorted(str(x) for x in t.labels), "edges": edges}
+    blob = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    return "sha256:" + hashlib.sha256(blob).hexdigest()
+
+
+_LABELS = st.one_of(st.integers(-50, 50), st.text(st.sampled_from('ab9"\\é中 '), max_size=4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=9), st.lists(_LABELS, min_size=9, max_size=9, unique_by=str), st.data())
+def test_the_fast_content_hash_is_the_defined_one(t, labels, data):
+    """Ranks sorted as integers order edges as the label texts do, whatever the labels (numbers
+    that sort otherwise as text, quotes, non-ASCII) and the node order."""
+    order = data.draw(st.permutations(range(t.n)))
+    names = [labels[i] for i in order]
+    edges = [(names[u], names[v]) for u, v in t.edge_indices()]
+    try:
+        g = Topology.from_edges(edges, nodes=names, directed=t.directed)
+    except GraphFormatError:  # a label text the package refuses (e.g. not NFC): nothing to hash
+        assume(False)
+    assert g.content_hash == _hash_by_definition(g)
+    shuffled = Topology.from_edges(edges[::-1], nodes=names[::-1], directed=t.directed)
+    assert shuffled.content_hash == g.content_hash
+
+
+def test_text_output_abbreviates_long_witness_sets_and_json_lists_them_whole(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from robustgraph.cli import main
+    from robustgraph.cli.robustness import WITNESS_SHOWN
+
+    n = 4 * WITNESS_SHOWN
+    path = tmp_path / "cycle.edgelist"
+    path.write_text("# undirected\n" + "".join(f"{i} {(i + 1) % n}\n" for i in range(n)))
+    text = CliRunner().invoke(main, ["robustness", str(path)])
+    assert text.exit_code == 0, text.output
+    line = next(x for x in text.output.splitlines() if "witness:" in x)
+    assert "more)" in line and "--json lists every node" in line
+    assert len(line) < 400
+    done = CliRunner().invoke(main, ["robustness", str(path), "--json"])
+    w = json.loads(done.output)["r"]["witness"]
+    assert sorted(w["s1"] + w["s2"]) == list(range(n))
+    assert "more)" not in json.loads(done.output)["r"]["witness_text"]
+
+
+def test_a_stopped_peeling_or_clique_search_proves_nothing_it_should_not():
+    """Past 4096 nodes the peeling and the clique graph's construction ask ``stop``: stopped at
+    once, the peeling keeps only stages it met (none here) and no clique seed is tried."""
+    g = nx.barabasi_albert_graph(5000, 2, seed=3)  # every node after the first joins with 2
+    g.add_edges_from([(0, 1), (1, 2), (0, 2)])  # a triangle to start from: 2-robust by extension
+    nb = Topology.from_networkx(g).in_neighbors
+    asked = []
+
+    def stop():
+        asked.append(True)
+        return True
+
+    full = bounds.extension_cores(nb, 2)
+    assert full and bounds.extension_proves(nb, 2)
+    assert bounds.extension_cores(nb, 2, stop=stop) == [] and asked
+    assert list(bounds._clique_seeds(nb, 2, stop)) == []
+    assert not bounds.extension_proves(nb, 2, stop=stop)

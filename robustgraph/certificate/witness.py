@@ -3,7 +3,7 @@ Defs. 5-7), and put in words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from robustgraph.certificate.records import WitnessPair
 from robustgraph.topology import Label, Topology
@@ -31,8 +31,12 @@ def _indices(
     return frozenset(out), None
 
 
-def _braces(labels: Iterable[Label]) -> str:
-    return "{" + ", ".join(str(x) for x in labels) + "}"
+def _braces(labels: Sequence[Label], most: int | None = None) -> str:
+    """The set in braces; with ``most``, its first ``most`` labels and how many more it has."""
+    if most is None or len(labels) <= most:
+        return "{" + ", ".join(str(x) for x in labels) + "}"
+    shown = ", ".join(str(x) for x in labels[:most])
+    return "{" + f"{shown}, ... ({len(labels) - most} more)" + "}"
 
 
 def witness_problem(
@@ -67,9 +71,19 @@ def witness_problem(
     )
 
 
-def witness_words(topology: Topology, question: Question, pair: WitnessPair, bound: int) -> str:
-    """A witness in words: why the graph is not ``bound``-robust (or not (r, bound)-robust)."""
-    head = f"S1 = {_braces(pair.s1)}, S2 = {_braces(pair.s2)}"
+def witness_words(
+    topology: Topology,
+    question: Question,
+    pair: WitnessPair,
+    bound: int,
+    *,
+    most: int | None = None,
+) -> str:
+    """A witness in words: why the graph is not ``bound``-robust (or not (r, bound)-robust).
+
+    ``most``: list at most that many labels of each set, then how many more it has (text
+    output of large graphs; None lists them all)."""
+    head = f"S1 = {_braces(pair.s1, most)}, S2 = {_braces(pair.s2, most)}"
     if not question.about_s:
         return f"{head}: no node of either has {bound} in-neighbours outside its own set"
     s1, _ = _indices(topology, pair.s1)

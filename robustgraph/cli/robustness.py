@@ -39,10 +39,32 @@ from robustgraph.robustness import (
     tolerances,
 )
 from robustgraph.topology import Topology
+from solvers.deadline import Deadline
 from solvers.registry import engine_names
 from solvers.types import Listener, Question, Result, Status
 
 __all__ = ["robustness", "result_dict"]
+
+WITNESS_SHOWN = 10
+"""Labels of each witness set the text output lists (``--json`` lists them all): a witness of a
+10^5-node cycle has 50,000 labels a side."""
+
+
+REPORT_SECONDS_PER_ITEM = 2e-6
+"""Seconds per node and edge that the solves leave of ``--time-limit`` for the report (witness
+labels and words, JSON), on top of the exit margin (:data:`solvers.deadline.EXIT_MARGIN`):
+0.3-0.6 s at 10^5 nodes and 2 x 10^5 edges on the loaded 2-core VM (docs/performance.md)."""
+
+
+def _solve_deadline(deadline: Deadline, topology: Topology) -> Deadline:
+    """The command's deadline less the report's share (:data:`REPORT_SECONDS_PER_ITEM`), at
+    most a tenth of what is left."""
+    left = deadline.left()
+    if left is None:
+        return deadline
+    return Deadline(
+        deadline.at - min(REPORT_SECONDS_PER_ITEM * (topology.n + topology.m), left / 10)
+    )
 
 
 class _Ticker:
@@ -163,9 +185,11 @@ def _render(
             f"{name} = {span(res.lower, res.upper)}  [{res.status.value}; "
             f"bounds {res.lower} <= {name.split()[0]} <= {res.upper}; {how}, {res.wall_time:.3g} s]"
         )
-        words = describe_witness(topology, res)
+        words = describe_witness(topology, res, most=WITNESS_SHOWN)
         if words:
-            click.echo(f"  witness: {words}")
+            w = res.witness
+            cut = max(len(w.s1), len(w.s2)) > WITNESS_SHOWN
+            click.echo(f"  witness: {words}" + ("  [--json lists every node]" if cut else ""))
     parts = [f"{m} F = {span(t.lower, t.upper)} ({t.requirement})" for m, t in tol.items()]
     left = [m for m in TOLERANCE_MODELS if m not in tol]
     more = f"  [{', '.join(left)}: --tolerance {left[0]} or --all]" if left else ""
@@ -256,9 +280,10 @@ def robustness(
     if rs_r is not None and rs_r < 0:
         raise ParameterError(f"--rs must be >= 0, got {rs_r}")
     started = click.get_current_context().meta.get(STARTED)  # the whole command's start
-    deadline = command_deadline(time_limit)
     models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
+    graph_hash = topology.content_hash  # before the solves, so that the deadline covers it
+    deadline = _solve_deadline(command_deadline(time_limit), topology)
     options = dict(engine=engine, formulation=formulation, threads=threads, seed=seed)
     start = time.perf_counter() if started is None else started  # total time: from the start
     with _Ticker(enabled=True) as ticker:
@@ -286,7 +311,7 @@ def robustness(
             "n": topology.n,
             "m": topology.m,
             "directed": topology.directed,
-            "hash": topology.content_hash,
+            "hash": graph_hash,
         },
         "r": result_dict(topology, r_res),
         "s": None if s_res is None else result_dict(topology, s_res),
