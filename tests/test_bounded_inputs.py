@@ -9,6 +9,7 @@ format, so a crash fails a test instead of killing the suite.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import hashlib
 import json
@@ -246,6 +247,26 @@ def test_row3_label_lists_are_checked_for_duplicates_in_linear_time(monkeypatch)
     errors = list(document._unique_items(document._validator(), True, [1, "1", True, 1.0], {}))
     assert [e.message for e in errors] == ["has the item 1.0 twice (items must be unique)"]
     assert not list(document._unique_items(document._validator(), True, [1, "1", True], {}))
+
+
+def test_node_set_labels_are_typed_in_one_loop_and_agree_with_jsonschema():
+    """A witness's node sets are typed without one ``$ref`` resolution per label (issue 32:
+    3.9 s of a 10^5-node certificate's check); what it refuses is what jsonschema refuses."""
+    from jsonschema import Draft202012Validator
+
+    plain = Draft202012Validator(document.schema())
+    t = gen.gamma_merg(9)
+    doc = json.loads(certify(t, Claim.r_robust(6)).dumps())  # refuted: a witness pair
+    for bad in (True, None, [1], {"a": 1}):
+        changed = copy.deepcopy(doc)
+        changed["claims"][0]["checks"][0]["witness"]["s2"][-1] = bad
+        ours = [list(e.absolute_path) for e in document._validator().iter_errors(changed)]
+        theirs = [list(e.absolute_path) for e in plain.iter_errors(changed)]
+        assert ours and sorted(map(str, ours)) == sorted(map(str, theirs)), bad
+        with pytest.raises(InvalidCertificate, match="schema at /claims/0/checks/0/witness"):
+            Certificate.from_dict(changed)
+    assert not list(document._validator().iter_errors(doc)) and plain.is_valid(doc)
+    assert document._validator().VALIDATORS["items"] is document._label_items
 
 
 def test_row5_edge_list_of_many_isolated_nodes_is_refused_before_parsing(tmp_path, monkeypatch):
