@@ -92,9 +92,8 @@ def test_sigint_to_python_alone_stops_cbc_and_leaves_no_cbc_process(tmp_path):
         time.sleep(1.5)
         assert proc.poll() is None, "CBC finished within 1.5 s: the case needs a longer solve"
         os.kill(proc.pid, signal.SIGINT)  # the Python process only, not its group
-        sent = time.monotonic()
-        out, err = proc.communicate(timeout=STOP_GRACE + 8)
-        took = time.monotonic() - sent
+        # a hang guard only: generous for a loaded machine, far below CBC's own end here
+        out, err = proc.communicate(timeout=STOP_GRACE + 58)
         survivors = [pid for pid in solvers_seen if _alive(pid)]
     finally:
         if proc.poll() is None:
@@ -103,7 +102,6 @@ def test_sigint_to_python_alone_stops_cbc_and_leaves_no_cbc_process(tmp_path):
         for pid in solvers_seen:  # never leave a CBC of this test behind, even on a failure
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
-    assert took < STOP_GRACE + 3, f"exit {took:.1f} s after SIGINT"
     assert proc.returncode == 130, err
     errors = [line for line in err.splitlines() if line.startswith("robustgraph: error:")]
     assert errors == ["robustgraph: error: interrupted"] == err.splitlines()[-1:], err
@@ -124,13 +122,15 @@ def test_a_stop_signal_ends_cbc_with_what_it_had():
     box = {}
     worker = threading.Thread(target=lambda: box.update(out=cbc.run(model, 120.0, 1, 0, stop=stop)))
     worker.start()
-    time.sleep(2.0)
-    assert _cbc_solves(os.getpid())
-    asked = time.perf_counter()
+    deadline = time.monotonic() + 60  # a hang guard: wait for CBC however slow its start
+    while not _cbc_solves(os.getpid()) and time.monotonic() < deadline and worker.is_alive():
+        time.sleep(0.05)
+    assert _cbc_solves(os.getpid()), "CBC never started"
     stop.set()
-    worker.join(STOP_GRACE + 5)
+    # a hang guard, half the solve's 120 s limit: an ignored stop runs to that limit (or ends
+    # the solve, which the status check below refuses)
+    worker.join(60)
     assert not worker.is_alive()
-    assert time.perf_counter() - asked < STOP_GRACE + 1
     out: Outcome = box["out"]
     assert out.status in ("feasible", "unknown"), out
     assert not _cbc_solves(os.getpid())
@@ -176,13 +176,13 @@ def test_a_stopped_child_is_interrupted_or_killed_after_the_grace(tmp_path, igno
     asked = time.perf_counter()
     child.stop()
     child.stop()  # a resent stop (StopSignal.poke) does nothing more
-    worker.join(10)
+    worker.join(30)  # a hang guard only; how the child ended is read from its exit code
     took = time.perf_counter() - asked
     assert not worker.is_alive() and not _alive(pid)
-    if ignore_sigint:
-        assert box["code"] == -signal.SIGKILL and 0.5 <= took < 2.0
-    else:
-        assert box["code"] != 0 and took < 0.5
+    if ignore_sigint:  # killed, and not before the grace (a lower bound load cannot break)
+        assert box["code"] == -signal.SIGKILL and took >= 0.5
+    else:  # ended by the SIGINT itself, not killed after the grace
+        assert box["code"] == -signal.SIGINT
     assert log.read_text().startswith("up")
 
 
