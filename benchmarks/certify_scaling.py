@@ -20,30 +20,48 @@ over those seeds close the table (the issue's 10x comparison; a capped solve cou
 so its ratio is a lower bound). Not part of the test run. The table in docs/performance.md::
 
     .venv/bin/python benchmarks/certify_scaling.py --seeds 5
+
+With ``--sparse`` it measures instead how whole commands grow with n on large sparse graphs
+(issue 32): for each family of :data:`SPARSE_FAMILIES` and each n of ``--sparse-sizes``
+(10^3 to 10^5 by default) it writes the graph to an edge list and runs, each as its own process,
+``robustgraph robustness --time-limit T`` and ``robustgraph certify --r 1``; a row holds each
+command's wall seconds, peak resident memory (``os.wait4``'s ``ru_maxrss``: the child's own
+peak) and answer. ``--plot FILE`` draws both against n (log-log, matplotlib). The table and plot
+in docs/performance.md::
+
+    nice -n 5 .venv/bin/python benchmarks/certify_scaling.py --sparse --plot docs/img/scaling.svg
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import networkx as nx
 
-from robustgraph import generators
+from robustgraph import generators, limits
+from robustgraph import io as graph_io
 from robustgraph.topology import Topology
 from solvers import race, registry
 from solvers.types import Question, Request, Result, Status
 
 FAMILIES = ("er", "digraph", "kin", "merg", "pa", "circulant", "rgg")
 MODELS = [(e, f) for e in ("cpsat", "highs", "cbc") for f in ("published", "strong")]
+SPARSE_FAMILIES = ("cycle", "4-regular", "pa2", "pa3", "grid")
+"""cycles (r* = 1), random 4-regular graphs, preferential attachment with r = 2 and 3 (r* = r,
+LeBlanc et al. 2013 Thm. 5), square grids (r* = 1)."""
 COMPARE = ("er", 40, "p=0.5")
 """The instance repeated over seeds for the published-vs-strong comparison."""
 
@@ -162,9 +180,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only measure whether CP-SAT and HiGHS solves run in parallel in two threads",
     )
+    ap.add_argument("--sparse", action="store_true", help="whole commands on large sparse graphs")
+    ap.add_argument("--sparse-families", default=",".join(SPARSE_FAMILIES))
+    ap.add_argument("--sparse-sizes", default="1000,3000,10000,30000,100000")
+    ap.add_argument("--time-limit", type=float, default=10.0, help="robustness --time-limit")
+    ap.add_argument("--plot", help="with --sparse: draw seconds and memory against n here")
     args = ap.parse_args(argv)
     if args.gil_check:
         return _gil_check()
+    if args.sparse:
+        return _sparse(args)
     race.PUBLISHED_SLICE = args.published_slice  # read by race.racers() when the portfolio races
     families = [f for f in args.families.split(",") if f]
     unknown = set(families) - set(FAMILIES)
@@ -272,9 +297,7 @@ def _gil_check(n: int = 40, seed: int = 0) -> int:
 
     for combo in combos:
         walls: dict[int, float] = {}
-        threads = [
-            threading.Thread(target=one, args=(walls, k, e)) for k, e in enumerate(combo)
-        ]
+        threads = [threading.Thread(target=one, args=(walls, k, e)) for k, e in enumerate(combo)]
         start, cpu = time.perf_counter(), time.process_time()
         for th in threads:
             th.start()
@@ -285,6 +308,140 @@ def _gil_check(n: int = 40, seed: int = 0) -> int:
         print(f"{' + '.join(combo):<17} {wall:6.2f}  {used:5.2f}  {each}", flush=True)
     print(f"# load at the end {_load()}")
     return 0
+
+
+def _sparse_graph(family: str, n: int) -> Topology:
+    """The family's graph on about n nodes (a grid: the nearest square), seed 0."""
+    if family == "cycle":
+        return Topology.from_networkx(nx.cycle_graph(n))
+    if family == "4-regular":
+        return Topology.from_networkx(nx.random_regular_graph(4, n, seed=0))
+    if family in ("pa2", "pa3"):  # above the generator's 20,000-node ceiling for the CLI
+        with _ceiling("MAX_PA_NODES", n):
+            return generators.preferential_attachment(n, int(family[2]), seed=0)
+    side = round(math.sqrt(n))
+    return Topology.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(side, side)))
+
+
+@contextlib.contextmanager
+def _ceiling(name: str, value: int) -> Iterator[None]:
+    """Raise one of ``robustgraph.limits``' ceilings to ``value`` for this process only."""
+    saved = getattr(limits, name)
+    setattr(limits, name, max(saved, value))
+    try:
+        yield
+    finally:
+        setattr(limits, name, saved)
+
+
+def _timed(command: list[str], scratch: Path) -> tuple[float, float, dict]:
+    """Run a command under GNU ``/usr/bin/time``; its wall seconds, peak resident MB and
+    parsed ``--json`` output. (A child's ``ru_maxrss`` from ``os.wait4`` would start at this
+    process's own size, as the fork copies it; ``time`` is small.)"""
+    report = scratch / "time.txt"
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", "-o", str(report), *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    try:
+        data = json.loads(done.stdout)
+    except ValueError:
+        data = {}
+    peak_kb = int(report.read_text().split()[-1])
+    return seconds, peak_kb / 1024, data
+
+
+def _sparse(args: argparse.Namespace) -> int:
+    """The ``--sparse`` table (module notes), and the plot with ``--plot``."""
+    families = [f for f in args.sparse_families.split(",") if f]
+    sizes = [int(x) for x in args.sparse_sizes.split(",") if x]
+    cli = [str(Path(sys.executable).with_name("robustgraph"))]  # the venv's entry point
+    print(
+        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {_load()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M %Z')}, python {platform.python_version()}; robustness "
+        f"--time-limit {args.time_limit:g}; certify --r 1 (no limit); wall s / peak MB",
+        flush=True,
+    )
+    print(f"{'family':10} {'n':>7} {'m':>7}  {'robustness':>16}  {'r*':<10}  {'certify --r 1':>16}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:  # interleaved: every family at one size before the next size
+            for family in families:
+                g = _sparse_graph(family, n)
+                path = Path(tmp) / f"{family}-{n}.edgelist"
+                graph_io.write(g, path)
+                rob = _timed(
+                    [
+                        *cli,
+                        "robustness",
+                        "--undirected",
+                        "--json",
+                        "--time-limit",
+                        str(args.time_limit),
+                        str(path),
+                    ],
+                    Path(tmp),
+                )
+                cert = _timed(
+                    [
+                        *cli,
+                        "certify",
+                        "--r",
+                        "1",
+                        "--undirected",
+                        "--json",
+                        str(path),
+                        "-o",
+                        str(Path(tmp) / "c.cert.json"),
+                    ],
+                    Path(tmp),
+                )
+                r = rob[2].get("r") or {}
+                answer = f"{r.get('lower')}..{r.get('upper')}" if r else "?"
+                if r.get("status") == "exact":
+                    answer = str(r.get("value"))
+                verdict = cert[2].get("verdict", "?")
+                rows.append((family, g.n, rob[0], rob[1], cert[0], cert[1]))
+                print(
+                    f"{family:10} {g.n:7} {g.m:7}  {rob[0]:7.2f} {rob[1]:7.0f}MB  {answer:<10}  "
+                    f"{cert[0]:7.2f} {cert[1]:7.0f}MB {verdict}",
+                    flush=True,
+                )
+    print(f"# load at the end {_load()}")
+    if args.plot:
+        _plot(rows, families, args.plot)
+    return 0
+
+
+def _plot(rows: list[tuple], families: list[str], path: str) -> None:
+    """Seconds and peak MB against n, log-log, one line per family and command."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for i, family in enumerate(families):
+        mine = [r for r in rows if r[0] == family]
+        ns = [r[1] for r in mine]
+        for k, (what, style) in enumerate((("robustness", "-o"), ("certify --r 1", "--s"))):
+            label = f"{family}: {what}"
+            axes[0].plot(ns, [r[2 + 2 * k] for r in mine], style, color=f"C{i}", label=label)
+            axes[1].plot(ns, [r[3 + 2 * k] for r in mine], style, color=f"C{i}", label=label)
+    for ax, label in zip(axes, ("wall seconds", "peak resident MB"), strict=True):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (nodes)")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=6, ncol=2)
+    fig.suptitle("robustness --time-limit 10 (solid) and certify --r 1 (dashed) on sparse graphs")
+    fig.tight_layout()
+    fig.savefig(path)
 
 
 def _load() -> str:

@@ -1,4 +1,4 @@
-"""Limits on what users give the tools: size ceilings, regular files only, short quotes.
+"""Limits on what users give the tools: size ceilings, input budgets, a guarded read, quotes.
 
 Every size a user can type (nodes, k, r, rounds, task counts, sweep cells, threads) has a
 ceiling here, listed with its reason in ``docs/cli.md`` ("Limits"); a value over it is refused
@@ -7,21 +7,44 @@ path the tools read is checked to be a regular file before it is opened: opening
 until something writes to it, and a device never ends. Error messages quote user values through
 :func:`quote` and :func:`clip`, so a huge value (a YAML alias bomb expands a 700-byte file to
 gigabytes) gives a short line.
+
+Every input file (graphs and their sidecars, certificates and their proof files, task files,
+specs) is read through :func:`read_bounded`: regular files only (checked on the open descriptor,
+so a symlink to ``/dev/zero`` or a FIFO swapped in after a check is refused too), at most the
+:data:`FILE_BYTES` budget, counted as the bytes arrive. :func:`inflate` and :func:`text_lines`
+bound decompressed bytes and line length the same way. :data:`BUDGETS` lists one budget per
+kind of input (bytes, decompressed bytes, line length, nodes, edges, proof steps, CNF size),
+each with a default far above what a real input needs and an environment variable to raise
+it (docs/certificate.md, "Input budgets"). A budget is read from the environment when it is
+checked, so a test or a user can lower or raise it for one command.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import reprlib
 import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from robustgraph.errors import ParameterError, RobustgraphError
 
 __all__ = [
+    "BUDGETS",
+    "CNF_CLAUSES",
     "DOCS",
+    "EDGES",
+    "FILE_BYTES",
+    "INFLATED_BYTES",
+    "LINE_BYTES",
+    "NODES",
+    "PROOF_STEPS",
+    "Budget",
+    "OverBudget",
     "MAX_AGENTS",
     "MAX_ATTEMPTS",
     "MAX_BUDGET",
@@ -41,8 +64,12 @@ __all__ = [
     "at_most",
     "clip",
     "cores",
+    "inflate",
     "quote",
+    "read_bounded",
+    "read_text",
     "regular_file",
+    "text_lines",
 ]
 
 DOCS = "docs/cli.md, 'Limits'"
@@ -98,6 +125,91 @@ MAX_QUOTE = 200
 MAX_MESSAGE = 10_000
 """Characters of one error line: the last guard against a quoted value that escaped
 :func:`quote` (a witness pair of a 1,000-node graph stays well under it)."""
+
+
+class OverBudget(ParameterError):
+    """An input is larger than its budget (exit 2): refused before the work it would cost."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A ceiling on one kind of input: its default, and the environment variable that moves it.
+
+    The value is read from the environment each time it is needed (:meth:`value`); an
+    unparsable or non-positive setting is a one-line ``ParameterError``.
+    """
+
+    name: str
+    default: int
+    env: str
+    what: str
+    """What is counted, for messages and the docs' table."""
+
+    def value(self) -> int:
+        """The budget now: ``$env`` when set, else :attr:`default`.
+
+        Examples
+        --------
+        >>> EDGES.value() == EDGES.default or "ROBUSTGRAPH_MAX_EDGES" in os.environ
+        True
+        """
+        text = os.environ.get(self.env)
+        if text is None or not text.strip():
+            return self.default
+        try:
+            value = int(text.replace("_", "").replace(",", ""))
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ParameterError(f"{self.env}={quote(text)}: expected a positive whole number")
+        return value
+
+    def hint(self) -> str:
+        """How to raise it: ``"(budget 1,000; raise it with ROBUSTGRAPH_MAX_X)"``."""
+        return f"(budget {self.value():,}; raise it with {self.env})"
+
+    def check(self, count: int, what: str) -> int:
+        """``count`` when within the budget; else :class:`OverBudget` saying ``what`` it is.
+
+        Examples
+        --------
+        >>> PROOF_STEPS.check(10, "the steps LRAT proof p records")
+        10
+        """
+        if count > self.value():
+            raise OverBudget(f"{what}: {count:,}, over the {self.name} budget {self.hint()}")
+        return count
+
+
+FILE_BYTES = Budget(
+    "bytes", 64 * 2**20, "ROBUSTGRAPH_MAX_BYTES",
+    "bytes read from one input file (graphs, which are held whole, after decompression too)",
+)
+INFLATED_BYTES = Budget(
+    "decompressed bytes", 256 * 2**20, "ROBUSTGRAPH_MAX_INFLATED",
+    "bytes a compressed input inflates to (LRAT proofs are streamed through this)",
+)
+LINE_BYTES = Budget(
+    "line length", 4 * 2**20, "ROBUSTGRAPH_MAX_LINE", "bytes of one line of a streamed proof"
+)
+NODES = Budget(
+    "nodes", 1_000_000, "ROBUSTGRAPH_MAX_NODES",
+    "nodes of a graph read from a file, declared or counted",
+)
+EDGES = Budget(
+    "edges", 1_000_000, "ROBUSTGRAPH_MAX_EDGES",
+    "edges of a graph read from a file, counted (a DOT edge statement as it expands)",
+)
+PROOF_STEPS = Budget(
+    "proof steps", 10_000_000, "ROBUSTGRAPH_MAX_PROOF_STEPS",
+    "steps of one proof check: LRAT additions, common-neighbour pair words",
+)
+CNF_CLAUSES = Budget(
+    "CNF size", 2_000_000, "ROBUSTGRAPH_MAX_CNF_CLAUSES",
+    "clauses of the CNF an LRAT proof refutes, from its closed-form count before encoding",
+)
+BUDGETS = (FILE_BYTES, INFLATED_BYTES, LINE_BYTES, NODES, EDGES, PROOF_STEPS, CNF_CLAUSES)
+"""Every input budget, in the order of the docs' table."""
 
 
 def at_most(what: str, value: int, ceiling: int, unit: str = "") -> int:
@@ -169,10 +281,137 @@ def regular_file(
         raise error(f"{name}: no such file") from None
     except OSError as exc:
         raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
+    _refuse_kind(mode, name, error)
+    return Path(path)
+
+
+def _refuse_kind(mode: int, name: str, error: type[RobustgraphError]) -> None:
     for test, kind in _KINDS:
         if test(mode):
             raise error(f"{name}: is {kind}, not a regular file")
-    return Path(path)
+
+
+def read_bounded(
+    path: str | Path, *, error: type[RobustgraphError] = ParameterError, label: str | None = None
+) -> bytes:
+    """The bytes of the regular file ``path``, at most the :data:`FILE_BYTES` budget.
+
+    Opened non-blocking (a FIFO does not wait for a writer) and checked with ``fstat`` on the
+    open descriptor, so a symlink to a device, or a file swapped after a ``stat``, is refused
+    too; the cap is checked as the bytes arrive (one read of budget + 1 bytes).
+
+    Raises
+    ------
+    RobustgraphError
+        ``error`` with one line starting ``label`` (default: the path): missing, unreadable,
+        not a regular file, or larger than the cap.
+
+    Examples
+    --------
+    >>> read_bounded("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    solvers.errors.ParameterError: /dev/zero: is a character device, not a regular file
+    """
+    name = str(path) if label is None else label
+    cap = FILE_BYTES.value()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise error(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{name}: is a directory, not a regular file") from None
+    except OSError as exc:
+        raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        _refuse_kind(os.fstat(fd).st_mode, name, error)
+        try:
+            data = handle.read(cap + 1)
+        except OSError as exc:
+            raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > cap:
+        raise error(f"{name}: holds more than {cap:,} bytes; not read {FILE_BYTES.hint()}")
+    return data
+
+
+def read_text(
+    path: str | Path, *, error: type[RobustgraphError] = ParameterError, label: str | None = None
+) -> str:
+    """:func:`read_bounded` as UTF-8 text (a byte-order mark dropped); ``error`` if not UTF-8."""
+    name = str(path) if label is None else label
+    data = read_bounded(path, error=error, label=name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"{name}: line {line}: not UTF-8 text (binary file?)") from None
+
+
+def inflate(
+    data: bytes,
+    module: Any,
+    *,
+    error: type[RobustgraphError] = ParameterError,
+    label: str = "input",
+    limit: int | None = None,
+) -> bytes:
+    """``data`` decompressed by ``module`` (gzip, bz2 or lzma), at most ``limit`` bytes
+    (default: :data:`INFLATED_BYTES`); decompression is streamed and stops at the cap, so a
+    bomb costs the cap, not what it would inflate to."""
+    import lzma
+
+    cap = INFLATED_BYTES.value() if limit is None else limit
+    try:
+        with module.open(io.BytesIO(data), "rb") as stream:
+            out = stream.read(cap + 1)
+    except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+        raise error(f"{label}: not valid compressed data ({exc})") from None
+    if len(out) > cap:
+        budget = INFLATED_BYTES.hint() if limit is None else f"(raise {INFLATED_BYTES.env})"
+        raise error(f"{label}: decompresses to more than {cap:,} bytes; not read {budget}")
+    return out
+
+
+def text_lines(
+    stream: IO[bytes], *, error: type[RobustgraphError] = ParameterError, label: str = "input"
+) -> Iterator[str]:
+    """The lines of a binary stream as ASCII text, each at most :data:`LINE_BYTES` long and
+    all together at most :data:`INFLATED_BYTES`, checked as they are read (a 180 MB line is
+    refused after 4 MiB, not after it is held): :class:`OverBudget` over a budget, ``error``
+    on a line that is not ASCII."""
+    longest, total = LINE_BYTES.value(), INFLATED_BYTES.value()
+    chunk = max(1 << 20, longest + 1)  # read in bulk: a line at a time cost the LRAT check 25%
+    seen, number, partial = 0, 0, b""
+    while block := stream.read(chunk):
+        seen += len(block)
+        if seen > total:
+            raise OverBudget(
+                f"{label}: holds more than {total:,} bytes of text {INFLATED_BYTES.hint()}"
+            )
+        lines = (partial + block).split(b"\n")
+        partial = lines.pop()
+        if len(partial) > longest or max(map(len, lines), default=0) > longest:
+            at = next((k for k, x in enumerate(lines) if len(x) > longest), len(lines))
+            raise OverBudget(
+                f"{label}: line {number + at + 1} is longer than {longest:,} bytes "
+                f"{LINE_BYTES.hint()}"
+            )
+        yield from _ascii(lines, number, error, label)
+        number += len(lines)
+    if partial:
+        yield from _ascii([partial], number, error, label)
+
+
+def _ascii(
+    lines: list[bytes], before: int, error: type[RobustgraphError], label: str
+) -> Iterator[str]:
+    """``lines`` (numbered from ``before + 1``) as text; ``error`` naming one not ASCII."""
+    try:
+        text = b"\n".join(lines).decode("ascii")
+    except UnicodeDecodeError as exc:
+        line = before + b"\n".join(lines).count(b"\n", 0, exc.start) + 1
+        raise error(f"{label}: line {line} is not ASCII text") from None
+    yield from text.split("\n")
 
 
 _REPR = reprlib.Repr()

@@ -26,6 +26,7 @@ Lower bounds on r*:
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 
@@ -34,6 +35,7 @@ import numpy as np
 from solvers import exhaustive
 from solvers.arrays import adjacency
 from solvers.errors import ParameterError
+from solvers.linear import out_neighbors
 from solvers.types import Question, Witness
 from solvers.witness import reach, reachable_nodes
 
@@ -50,7 +52,14 @@ __all__ = [
     "extension_closure",
     "extension_proves",
     "EXTENSION_CORE_MAX",
+    "DENSE_MAX_N",
 ]
+
+DENSE_MAX_N = 500
+"""Largest graph the dense bounds take (:func:`halves_pair`, :func:`spectral_lower`): an n x n
+matrix and an O(n^3) eigensolver, about 0.1 s and 2 MB at 500 nodes, but 8 s and 32 MB at
+2,000 and out of memory past 10^4 (issue 32). Above it the search uses the linear splits of
+``solvers.linear`` and no spectral bound."""
 
 EXTENSION_CORE_MAX = 18
 """Largest core the extension bound checks exactly (subset DP, about 0.1 s at 18 nodes)."""
@@ -87,34 +96,67 @@ def source_components(in_neighbors: Sequence[frozenset[int]]) -> list[frozenset[
 
     Notes
     -----
-    O(n (n + m)) time: one search over in-neighbours per node, in Python. Own code rather than
-    scipy's strong components because importing ``scipy.sparse.csgraph`` costs 0.3 s to 2 s on
-    the project's machine, far more than the search at the sizes above the subset DP.
+    O(n + m) time and memory: strong components by an iterative Tarjan search over
+    in-neighbours. Own code rather than scipy's strong components because importing
+    ``scipy.sparse.csgraph`` costs 0.3 s to 2 s on the project's machine.
 
     Examples
     --------
     >>> source_components([frozenset({1}), frozenset({0}), frozenset({0})])  # 2 hears 0
     [frozenset({0, 1})]
     """
+    comp = _strong_components(in_neighbors)
+    members: dict[int, list[int]] = {}
+    for v, c in enumerate(comp):
+        members.setdefault(c, []).append(v)
+    found = [
+        frozenset(vs)
+        for c, vs in members.items()
+        if all(comp[j] == c for v in vs for j in in_neighbors[v])
+    ]
+    return sorted(found, key=min)
+
+
+def _strong_components(in_neighbors: Sequence[frozenset[int]]) -> list[int]:
+    """A strong component id per node (Tarjan 1972, iterative), O(n + m)."""
     n = len(in_neighbors)
-    ancestors = []
-    for v in range(n):
-        seen = {v}
-        stack = [v]
-        while stack:
-            for j in in_neighbors[stack.pop()]:
-                if j not in seen:
-                    seen.add(j)
-                    stack.append(j)
-        ancestors.append(seen)
-    found: list[frozenset[int]] = []
-    placed: set[int] = set()
-    for v in range(n):
-        if v not in placed and all(v in ancestors[u] for u in ancestors[v]):
-            component = frozenset(ancestors[v])
-            placed |= component
-            found.append(component)
-    return found
+    index = [-1] * n
+    low = [0] * n
+    comp = [-1] * n
+    stack: list[int] = []
+    counter = 0
+    components = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, iter(in_neighbors[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        while work:
+            v, children = work[-1]
+            for u in children:
+                if index[u] < 0:
+                    index[u] = low[u] = counter
+                    counter += 1
+                    stack.append(u)
+                    work.append((u, iter(in_neighbors[u])))
+                    break
+                if comp[u] < 0:
+                    low[v] = min(low[v], index[u])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                if low[v] == index[v]:
+                    while True:
+                        u = stack.pop()
+                        comp[u] = components
+                        if u == v:
+                            break
+                    components += 1
+    return comp
 
 
 def degree_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
@@ -130,8 +172,15 @@ def degree_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
 
 
 def halves_pair(in_neighbors: Sequence[frozenset[int]]) -> tuple[int, Witness]:
-    """A split into halves by spectral order: value at most ``ceil(n/2)``. Needs n >= 2."""
+    """A split into halves by spectral order: value at most ``ceil(n/2)``. Needs n >= 2.
+
+    Raises
+    ------
+    ParameterError
+        Above :data:`DENSE_MAX_N` nodes (a dense eigensolver): use ``solvers.linear.split_pair``.
+    """
     n = len(in_neighbors)
+    _dense_only("halves_pair", n)
     a = adjacency(in_neighbors)
     sym = ((a + a.T) > 0).astype(float)
     _, vecs = np.linalg.eigh(np.diag(sym.sum(axis=1)) - sym)
@@ -181,6 +230,13 @@ def cut_pair(
     return best
 
 
+def _dense_only(name: str, n: int) -> None:
+    if n > DENSE_MAX_N:
+        raise ParameterError(
+            f"{name} builds an n x n matrix: {n} nodes is above DENSE_MAX_N = {DENSE_MAX_N}"
+        )
+
+
 def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> int:
     """``ceil(lambda_2 / 2)`` for an undirected graph (see the module notes for the proof).
 
@@ -191,13 +247,21 @@ def spectral_lower(in_neighbors: Sequence[frozenset[int]], directed: bool) -> in
 
     Notes
     -----
-    O(n^3) time (dense symmetric eigensolver). A relative slack of 1e-9 guards rounding.
+    O(n^3) time (dense symmetric eigensolver, LAPACK's backward-stable ``eigvalsh``: a
+    relative slack of 1e-9 n guards its rounding). Above :data:`DENSE_MAX_N` nodes the bound
+    skips itself and returns 0 (nothing proven): the dense matrix is out of reach there, and a
+    sparse Lanczos estimate (``scipy.sparse.linalg.eigsh``) comes with no proven error bound,
+    so an estimate of lambda_2 slightly too high could claim a lower bound that does not hold.
+    On sparse graphs the bound is weak anyway: lambda_2 <= n d_min / (n - 1) (Fiedler 1973),
+    so it proves at most ceil(d_min / 2) for large n (1 on a 2-regular graph).
     """
     if directed:
         raise ParameterError(
             "the spectral lower bound ceil(lambda_2/2) holds for undirected graphs only"
         )
     n = len(in_neighbors)
+    if n > DENSE_MAX_N:
+        return 0
     if n < 2:
         return 0
     a = adjacency(in_neighbors).astype(float)
@@ -210,31 +274,42 @@ def extension_cores(in_neighbors: Sequence[frozenset[int]], r: int) -> list[froz
     """Cores whose r-robustness implies G's, by the extension theorem, smallest first.
 
     Greedily deletes a node that hears at least r of the remaining nodes, choosing the one heard
-    by the fewest remaining nodes, until none qualifies. Reading the deletions backwards, each
-    node joins with r in-neighbours among earlier nodes, so G is r-robust whenever the set left
-    at *any* stage is. Returns the stages with ``2r - 1 <= size <= EXTENSION_CORE_MAX`` (smaller
-    sets cannot be r-robust: an r-robust graph has at least 2r - 1 nodes).
+    by the fewest remaining nodes (the lowest index among ties), until none qualifies. Reading
+    the deletions backwards, each node joins with r in-neighbours among earlier nodes, so G is
+    r-robust whenever the set left at *any* stage is. Returns the stages with
+    ``2r - 1 <= size <= EXTENSION_CORE_MAX`` (smaller sets cannot be r-robust: an r-robust
+    graph has at least 2r - 1 nodes).
 
     Notes
     -----
-    O(n^2) time.
+    O((n + m) log n) time, O(n + m) memory: a heap of the eligible nodes keyed by how many
+    remaining nodes hear them, stale entries skipped when popped.
     """
-    a = adjacency(in_neighbors)
-    n = a.shape[0]
-    alive = np.ones(n, dtype=bool)
-    heard_by = a.sum(axis=0)  # how many remaining nodes hear each node
-    hears = a.sum(axis=1)  # how many remaining nodes each node hears
+    n = len(in_neighbors)
+    out = out_neighbors(in_neighbors)
+    alive = [True] * n
+    heard_by = [len(o) for o in out]  # how many remaining nodes hear each node
+    hears = [len(s) for s in in_neighbors]  # how many remaining nodes each node hears
+    heap = [(heard_by[v], v) for v in range(n) if hears[v] >= r]
+    heapq.heapify(heap)
     cores = []
     for size in range(n, max(2 * r - 1, 2) - 1, -1):
         if size <= EXTENSION_CORE_MAX:
-            cores.append(frozenset(np.flatnonzero(alive).tolist()))
-        eligible = alive & (hears >= r)
-        if not eligible.any():
+            cores.append(frozenset(v for v in range(n) if alive[v]))
+        while heap and (
+            not alive[heap[0][1]] or hears[heap[0][1]] < r or heap[0][0] != heard_by[heap[0][1]]
+        ):
+            heapq.heappop(heap)
+        if not heap:
             break
-        v = int(np.flatnonzero(eligible)[np.argmin(heard_by[eligible])])
+        v = heapq.heappop(heap)[1]
         alive[v] = False
-        hears -= a[:, v]
-        heard_by -= a[v, :]
+        for w in out[v]:
+            hears[w] -= 1
+        for j in in_neighbors[v]:
+            heard_by[j] -= 1
+            if alive[j] and hears[j] >= r:
+                heapq.heappush(heap, (heard_by[j], j))
     return cores[::-1]
 
 
@@ -248,16 +323,27 @@ def extension_closure(
     Notes
     -----
     The closure does not depend on the order nodes are added in (adding only raises counts).
-    O(n^2) time.
+    O(n + m) time: a queue of the nodes that hear r members.
     """
-    a = adjacency(in_neighbors)
-    inside = np.zeros(a.shape[0], dtype=bool)
-    inside[list(seed)] = True
-    while True:
-        joins = ~inside & (a @ inside >= r)
-        if not joins.any():
-            return frozenset(np.flatnonzero(inside).tolist())
-        inside |= joins
+    inside = set(seed)
+    out = out_neighbors(in_neighbors)
+    count = [0] * len(in_neighbors)
+    queue = []
+    for v in seed:
+        for w in out[v]:
+            count[w] += 1
+            if count[w] == r and w not in inside:
+                queue.append(w)
+    while queue:
+        v = queue.pop()
+        if v in inside:
+            continue
+        inside.add(v)
+        for w in out[v]:
+            count[w] += 1
+            if count[w] >= r and w not in inside:
+                queue.append(w)
+    return frozenset(inside)
 
 
 _CLIQUE_SEEDS = 200

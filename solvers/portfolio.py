@@ -2,6 +2,10 @@
 
 Order of work for r* (each step only if the question is still open and time is left):
 
+Above :data:`LARGE_N` nodes, questions get the linear-size bounds of
+:func:`solvers.search.linear_r` (s*_r: the witnesses of :func:`solvers.search.linear_s`) only.
+Otherwise:
+
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
    above :data:`CORES_LARGE_N`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
@@ -50,8 +54,11 @@ __all__ = [
     "CORES_SHORT_SECONDS",
     "EXHAUSTIVE_N",
     "PUBLISHED_MAX_UPPER",
+    "LARGE_N",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
+    "REGULAR_SHARE",
+    "REGULAR_SLICE",
     "available",
     "solve",
     "exact_backend",
@@ -86,6 +93,16 @@ CORES_SHORT_SECONDS = 0.5
 subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
 digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
 
+LARGE_N = 500
+"""Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only
+(s*_r questions the witnesses of :func:`solvers.search.linear_s`): O((n + m) log n) time
+and O(n + m) memory, exact where they meet (r* = 0 or 1 by the rooted check and a split of
+value 1, r* = d by a degree witness and an extension proof), else ``bounded``. It is
+``solvers.bounds.DENSE_MAX_N``: the other bounds and the witness search hold n x n matrices
+(the search's first orders alone took 5.6 s on a 1,000-node 4-regular graph, past a 10 s
+deadline), and the published model of a 1,000-node 4-regular graph proved nothing in 3 s on
+HiGHS and CP-SAT (2026-12-02)."""
+
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
 (k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
@@ -94,6 +111,17 @@ n >= 40 within a minute (docs/performance.md), where they only delay the strong 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
 model."""
+
+REGULAR_SHARE = 0.3
+"""On an undirected graph whose degrees are all equal, the share of the time left (at least
+:data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
+on CP-SAT. On such symmetric graphs the degree witness is often optimal and the strong model's
+probe at the upper bound stalls: on the random 8-regular graph on 60 nodes of issue 32
+(networkx seed 8105) the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the strong
+probe at 4 answered unknown for 37 s."""
+
+REGULAR_SLICE = 20.0
+"""The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
 
 
 def available() -> bool:
@@ -117,6 +145,9 @@ def exact_backend():
 def _published_slices(p: search.Progress) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
+    On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
+    slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
+    over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
 
     HiGHS first: highspy imports in hundredths of a second where OR-Tools (with pandas) takes
     about a second of CPU, and on sparse, low-r* graphs HiGHS proves r* in 0.2-0.6 s of CPU
@@ -124,7 +155,10 @@ def _published_slices(p: search.Progress) -> None:
     from solvers import cpsat, highs, search
 
     versions = []
-    for module, seconds in ((highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)):
+    graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
+    regular = not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
+    slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
+    for module, seconds in slices[1:] if regular and cpsat.available() else slices:
         left = p.remaining()
         if p.settled() or (left is not None and left <= 0) or not module.available():
             continue
@@ -132,7 +166,11 @@ def _published_slices(p: search.Progress) -> None:
         versions.append(module.version())
         p.version = " + ".join(["portfolio", *versions])
         left = p.remaining()
-        search.published_slice(p, module.run, seconds if left is None else min(seconds, left / 4))
+        cap = None if left is None else left / 4
+        if regular and module is cpsat:
+            seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
+            cap = left
+        search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
 
 
 def solve(request: Request) -> Result:
@@ -159,6 +197,10 @@ def solve(request: Request) -> Result:
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
+    if request.n > LARGE_N:  # O(n + m) memory: no model, no matrix
+        (search.linear_s if q.about_s else search.linear_r)(p)
+        p.note("large", max_n=LARGE_N)
+        return p.result(exact_engine=None)
     if found is not None:
         p.prove_lower(found.lower)
         if found.witness is not None:
@@ -189,8 +231,9 @@ def solve(request: Request) -> Result:
     if q.about_s:
         search.strong_s_loop(p, backend[1])
     else:  # past the skipped published slices the first probe needs seconds: search first
-        skipped = any(step.get("step") == "published-skipped" for step in p.steps)
-        search.strong_r_loop(p, backend[1], search_first=skipped)
+        noted = {step.get("step") for step in p.steps}
+        first = "published-skipped" in noted and "twins" not in noted  # twins: the model is small
+        search.strong_r_loop(p, backend[1], search_first=first)
     return p.result(exact_engine=backend[0])
 
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from solvers import bounds, heuristics
+from solvers import bounds, heuristics, linear
 from solvers.errors import ParameterError
 from solvers.milp_model import (
     FORMULATIONS,
@@ -51,6 +51,8 @@ __all__ = [
     "Progress",
     "initial_r",
     "quick_r",
+    "linear_r",
+    "linear_s",
     "more_r",
     "published_slice",
     "strong_r_loop",
@@ -447,8 +449,10 @@ def initial_r(p: Progress) -> None:
 
 
 def quick_r(p: Progress) -> bool:
-    """The bounds that cost O(n^3) at most: rooted check (exact for r* = 0), degree and halves
-    witnesses, the spectral lower bound (undirected). True when they settle the question."""
+    """The bounds that cost O(n^3) at most, O(n + m) above :data:`bounds.DENSE_MAX_N` nodes:
+    rooted check (exact for r* = 0), degree witness, halves witness (spectral order; above the
+    size, the refined splits of :func:`linear.split_pair`), the spectral lower bound
+    (undirected, up to the size). True when they settle the question."""
     g = p.request.graph
     nb = g.in_neighbors
     sources = bounds.source_components(nb)
@@ -457,13 +461,48 @@ def quick_r(p: Progress) -> bool:
         p.note("rooted", sources=len(sources))
         return p.settled()
     p.prove_lower(1)
-    for name, found in (("degree", bounds.degree_pair(nb)), ("halves", bounds.halves_pair(nb))):
+    p.offer(bounds.degree_pair(nb)[1])
+    p.note("degree", value=p.upper)
+    dense = len(nb) <= bounds.DENSE_MAX_N
+    if p.settled() or p.out_of_time():
+        return p.settled()
+    found = bounds.halves_pair(nb) if dense else linear.split_pair(nb, stop=p.out_of_time)
+    if found is not None:
         p.offer(found[1])
-        p.note(name, value=found[0])
-    if not g.directed:
-        p.prove_lower(bounds.spectral_lower(nb, False))
-        p.note("spectral")
+        p.note("halves" if dense else "splits", value=found[0])
+    if not g.directed and not p.settled() and not p.out_of_time():
+        if dense:
+            p.prove_lower(bounds.spectral_lower(nb, False))
+            p.note("spectral")
+        else:
+            p.note("spectral-skipped", max_n=bounds.DENSE_MAX_N)
     return p.settled()
+
+
+def linear_s(p: Progress) -> None:
+    """Witnesses for s*_r on graphs above :data:`bounds.DENSE_MAX_N` nodes, in O(n + m) memory,
+    each checked by :meth:`Progress.offer`: two source components, the degree pair and the
+    refined splits of :func:`linear.split_pair` (a pair neither of whose sides is entirely
+    r-reachable proves ``s*_r <= |X_S1^r| + |X_S2^r|``; 0 when it refutes r-robustness)."""
+    nb = p.request.graph.in_neighbors
+    if len(nb) < 2:
+        return
+    sources = bounds.source_components(nb)
+    if len(sources) >= 2:
+        p.offer((sources[0], sources[1]))
+    for pair in (bounds.degree_pair(nb), linear.split_pair(nb, stop=p.out_of_time)):
+        if pair is not None and not p.settled():
+            p.offer(pair[1])
+    p.note("linear-witnesses")
+
+
+def linear_r(p: Progress) -> None:
+    """The bounds for graphs above :data:`bounds.DENSE_MAX_N` nodes, in O((n + m) log n) time
+    and O(n + m) memory, each only while time is left: :func:`quick_r`, then the extension
+    lower bound at the upper bound (:func:`bounds.extension_proves`, stopped at the deadline).
+    """
+    if not quick_r(p) and not p.out_of_time():
+        _extension(p)
 
 
 def more_r(p: Progress) -> None:

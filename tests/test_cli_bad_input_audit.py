@@ -122,8 +122,8 @@ ERRORS = [
     ("info mixed.json", "read the same as text"),
     ("convert mixed.json mixed.txt", "read the same as text"),
     # a Matrix Market size line asking for 10^11 nodes, or 10^10 array entries: MemoryError
-    ("info huge.mtx", "more than the 1,000,000 robustgraph reads"),
-    ("info array.mtx", "declares 5000050000 entries"),
+    ("info huge.mtx", "nodes, more than robustgraph reads (budget 1,000,000"),
+    ("info array.mtx", "may hold up to 5,000,050,000 edges"),
     # a file that is no certificate at all given to run: exit 1 ("does not prove"), not 2
     ("run --graph merg7.json --certificate merg7.json --roster 5S1W1A -o r", "not a certificate"),
 ]  # fmt: skip

@@ -106,6 +106,40 @@ def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed, monkeypatch)
         _check(t, q, "portfolio")
 
 
+@pytest.mark.parametrize(
+    ("graph", "regular"),
+    [
+        (nx.random_regular_graph(8, 30, seed=1), True),
+        (nx.gnp_random_graph(30, 0.3, seed=1), False),
+        (nx.DiGraph([((i + d) % 30, i) for i in range(30) for d in (1, 2, 5, 11)]), False),
+    ],
+)
+def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, monkeypatch):
+    """Issue 32: on symmetric graphs the strong probe at the degree bound stalls where the
+    published model on CP-SAT settles r*: a regular graph's CP-SAT slice is REGULAR_SHARE of
+    the time left, after no HiGHS slice; any other graph's (an in-regular digraph's too)
+    PUBLISHED_SLICE, after HiGHS's. The slices are recorded, not run."""
+    from solvers import cpsat, highs, search
+
+    if not (cpsat.available() and highs.available()):
+        pytest.skip("needs ortools and highspy")
+    slices = []
+    monkeypatch.setattr(search, "published_slice", lambda p, run, s: slices.append((run, s)))
+    monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
+    monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
+    monkeypatch.setattr(search, "more_r", lambda p: None)
+    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
+    t = Topology.from_networkx(graph)
+    portfolio.solve(Request(t, Question.max_r(), time_limit=100.0))
+    cpsat_slice = slices[-1][1]
+    if regular:  # CP-SAT alone, with its share
+        assert [run for run, _ in slices] == [cpsat.run]
+        assert portfolio.PUBLISHED_SLICE < cpsat_slice <= portfolio.REGULAR_SHARE * 100.0
+    else:
+        assert [run for run, _ in slices] == [highs.run, cpsat.run]
+        assert cpsat_slice == portfolio.PUBLISHED_SLICE
+
+
 @pytest.mark.parametrize("engine", ["portfolio", "exhaustive", *MODEL_ENGINES])
 @pytest.mark.parametrize("formulation", FORMULATIONS)
 def test_degenerate_graphs(engine, formulation):
@@ -221,3 +255,24 @@ def test_a_stalled_top_probe_climbs_from_below_and_claims_only_what_is_proven(se
         assert steps.count("long-heuristic") == 2
         assert res.status is Status.BOUNDED and res.lower == max(provable, 1)
         assert all(probe < res.upper for probe, _ in calls[2:])
+
+
+def test_twin_classes_skip_the_witness_search_before_the_first_probe(monkeypatch):
+    """Issue 32: on K_{20,40} and gamma-MERG(60) (two and a few twin classes) the count model
+    settles r* at once, and the brief witness search before the first probe only cost time.
+    The strong loop is told not to search first; the solve stays exact."""
+    from solvers import search
+
+    calls = []
+    loop = search.strong_r_loop
+
+    def spy(p, run, *, search_first=False):
+        calls.append(search_first)
+        return loop(p, run, search_first=search_first)
+
+    monkeypatch.setattr(search, "strong_r_loop", spy)
+    monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
+    t = Topology.from_networkx(nx.complete_bipartite_graph(10, 20))
+    res = portfolio.solve(Request(t, Question.max_r()))
+    assert calls == [False]
+    assert (res.status, res.value) == (Status.EXACT, 10)  # as both published scripts say

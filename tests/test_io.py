@@ -349,37 +349,36 @@ def test_writers_refuse_labels_the_format_cannot_hold(tmp_path):
         write(UNDIRECTED, tmp_path / "missing-dir" / "g.json")
 
 
+_CORRUPT = """
+import sys
+from pathlib import Path
+sys.path.insert(0, "benchmarks")
+import fuzz_native
+fmt, folder = sys.argv[1], Path(sys.argv[2])
+seeds = fuzz_native._seed_files(fmt, folder)
+found = [fuzz_native.run_case(fmt, case, 7, seeds, folder) for case in range(150)]
+print([x for x in found if x])
+"""
+
+
 @pytest.mark.parametrize("fmt", list(FORMATS))
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(data=st.data())
-def test_corrupted_files_raise_only_graph_format_errors(tmp_path, fmt, data):
-    """Flip, insert and delete bytes of a valid file: the reader fails cleanly or reads a graph."""
-    path = _path(tmp_path, fmt)
-    write(UNDIRECTED, path)
-    blob = bytearray(path.read_bytes())
-    alphabet = b" \n\t#{}[]\"',;:%&<>/=-019axyz?~\xff\x00"
-    for _ in range(data.draw(st.integers(1, 4))):
-        at = data.draw(st.integers(0, len(blob)))
-        byte = data.draw(st.sampled_from(alphabet))
-        op = data.draw(st.sampled_from(["set", "insert", "delete", "truncate"]))
-        if op == "insert" or not blob:
-            blob[at:at] = bytes([byte])
-        elif op == "set":
-            blob[min(at, len(blob) - 1)] = byte
-        elif op == "delete":
-            del blob[min(at, len(blob) - 1)]
-        else:
-            del blob[at:]
-    path.write_bytes(bytes(blob))
-    for directed in (None, True, False):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                read(path, directed=directed)
-        except GraphFormatError as exc:
-            assert "\n" not in str(exc) and str(exc).startswith(str(path))
+def test_corrupted_files_raise_only_graph_format_errors(tmp_path, fmt):
+    """150 fixed cases of edits (set, insert, delete, truncate) of a valid file: each read
+    fails cleanly or gives a graph. In a child process, so a native parser's crash fails this
+    test instead of the suite; random fuzzing, 10,000 cases a format, is
+    benchmarks/fuzz_native.py (its figures in docs/certificate.md)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CORRUPT, fmt, str(tmp_path)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.returncode, done.stderr)
 
 
 # ----------------------------------------------------------------- malformed files
@@ -387,7 +386,7 @@ MALFORMED = [
     ("empty.edgelist", None, "holds no nodes"),
     ("comments_only.txt", None, "holds no nodes"),
     ("bad_token.gml", None, "line 4: bad token '@'"),
-    ("bad_token.mtx", None, "line 4: invalid Matrix Market data (Invalid floating-point value)"),
+    ("bad_token.mtx", None, "line 4: bad token 'x' in the matrix body (only numbers)"),
     ("unknown.xyz", None, "unknown format: extension '.xyz'"),
     ("self_loop.edgelist", None, "line 4: self-loop at node 2"),
     ("duplicate.edgelist", None, "does not say whether it is directed, and 'b' -> 'c'"),

@@ -36,7 +36,7 @@ from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.protocols.attacks import AttackSpec, parse_attack
 from protocol_runner.run import strict_yaml
 from robustgraph.errors import ParameterError
-from robustgraph.limits import quote, regular_file
+from robustgraph.limits import quote, read_text, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -270,10 +270,9 @@ def _from_counts(
 def _from_file(
     topology: Topology, path: Path, *, attack: AttackSpec, models: Mapping[str, str]
 ) -> Roster:
+    text = read_text(path, label=f"{path}: cannot read roster")
     try:
-        data = strict_yaml.load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ParameterError(f"{path}: cannot read roster: not UTF-8 text (binary file?)") from None
+        data = strict_yaml.load(text)
     except yaml.YAMLError as exc:
         raise ParameterError(f"{path}: cannot read roster: {strict_yaml.problem(exc)}") from None
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: 4300+ digits

@@ -84,7 +84,7 @@ from protocol_runner.tasks import Task, TaskSet, load_tasks
 from robustgraph import io
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
-from robustgraph.limits import clip, regular_file
+from robustgraph.limits import clip, read_text
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -358,9 +358,9 @@ def _sim_config(path: str | None, independent: bool = False) -> SimConfig:
 def _read_sim_config(path: str | None) -> SimConfig:
     if path is None:
         return SimConfig()
-    file = regular_file(path, label=f"{path}: simulator config")
+    text = read_text(path, label=f"{path}: simulator config")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except (OSError, ValueError, RecursionError) as exc:
         raise ParameterError(f"{path}: cannot read simulator config: {clip(exc)}") from None
     if not isinstance(data, dict):

@@ -70,7 +70,7 @@ from protocol_runner.run.runner import BACKENDS
 from protocol_runner.run.topology_spec import FAMILIES
 from robustgraph import limits
 from robustgraph.errors import ParameterError
-from robustgraph.limits import quote, regular_file
+from robustgraph.limits import quote, read_text, regular_file
 
 __all__ = [
     "AXES",
@@ -520,13 +520,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         The file is not a regular file (a FIFO would block), cannot be read or parsed
         (aliases that expand too far included), or the spec is malformed (see :func:`parse_spec`).
     """
-    try:
-        file = regular_file(path, error=SpecError, label=f"{path}: cannot read the spec")
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read the spec ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise SpecError(f"{path}: not UTF-8 text (binary file?)") from None
+    text = read_text(path, error=SpecError, label=f"{path}: cannot read the spec")
     try:
         data = strict_yaml.load(text)
     except yaml.YAMLError as exc:

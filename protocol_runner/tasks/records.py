@@ -6,13 +6,14 @@ Each record comes with its location (``file:line`` for JSONL, ``file[i]`` for a 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
-from robustgraph.limits import regular_file
+from robustgraph.limits import read_text, regular_file
 
 __all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
 
@@ -20,11 +21,8 @@ SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 
 
 def _lines(path: Path, error: type[Exception], label: str) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as handle:
-        try:
-            yield from enumerate(handle, start=1)
-        except UnicodeDecodeError:
-            raise error(f"{label}: not UTF-8 text (binary file?)") from None
+    with io.StringIO(read_text(path, error=error, label=label)) as handle:  # type: ignore[arg-type]
+        yield from enumerate(handle, start=1)
 
 
 def jsonl_objects(
@@ -59,11 +57,9 @@ def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, error=TaskFormatError))
     except json.JSONDecodeError as exc:
         raise TaskFormatError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise TaskFormatError(f"{path}: not UTF-8 text (binary file?)") from None
     except (ValueError, RecursionError) as exc:  # a 4300+ digit number, deep nesting
         raise TaskFormatError(f"{path}: invalid JSON ({str(exc).split(';')[0]})") from None
     if isinstance(data, dict):

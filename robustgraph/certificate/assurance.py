@@ -90,10 +90,25 @@ def _lower(
 def check_bounds(cert: Certificate, topology: Topology) -> tuple[list[Bound], list[str]]:
     """Check every proof of ``cert`` against ``topology``; the bounds and the problems found.
 
+    The answer is kept in ``cert.checked`` under the graph's content hash, for this very
+    certificate object (a copy made with ``dataclasses.replace`` shares the dict but not the
+    answer), so a second caller (the run gate after ``verify``) gets it without checking the
+    proofs again.
+
     Notes
     -----
-    The cost of the proofs' checkers (:mod:`robustgraph.certificate.proofs.checker`).
+    The cost of the proofs' checkers (:mod:`robustgraph.certificate.proofs.checker`), once per
+    certificate and graph.
     """
+    key = topology.content_hash
+    owner, bounds, problems = cert.checked.get(key, (None, [], []))
+    if owner is not cert:
+        bounds, problems = _check_bounds(cert, topology)
+        cert.checked[key] = (cert, bounds, problems)
+    return list(bounds), list(problems)
+
+
+def _check_bounds(cert: Certificate, topology: Topology) -> tuple[list[Bound], list[str]]:
     view = View.of(topology)
     bounds, problems = [], []
     for i, record in enumerate(cert.claims, 1):

@@ -20,12 +20,12 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from robustgraph import __version__
+from robustgraph import __version__, strict_json
 from robustgraph.certificate.outcome import EXIT_CODES
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
-from robustgraph.limits import quote, regular_file
+from robustgraph.limits import quote, read_bounded, read_text
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -63,11 +63,58 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def _schema_errors(doc: Any) -> list[str]:
-    from jsonschema import Draft202012Validator
+def _scalar_key(item: Any) -> tuple[str, Any] | None:
+    """What JSON Schema's equality compares for a scalar (``1 == 1.0``; ``true != 1``;
+    ``"1" != 1``), hashable; None for an array or object."""
+    if isinstance(item, bool) or item is None:
+        return ("literal", item)
+    if isinstance(item, int | float):
+        return ("number", item)
+    if isinstance(item, str):
+        return ("string", item)
+    return None
 
-    validator = Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> Any:
+    """``uniqueItems`` in O(len) for lists of scalars (node labels, engine names): jsonschema's
+    own falls back to comparing every pair when the items do not sort, which a 262 KB label list
+    mixing strings and numbers made take 67 s (issue 31). Lists holding arrays or objects go to
+    jsonschema's implementation."""
+    from jsonschema import Draft202012Validator, ValidationError
+
+    if not (unique and validator.is_type(instance, "array")):
+        return
+    keys = [_scalar_key(item) for item in instance]
+    if None in keys:
+        yield from Draft202012Validator.VALIDATORS["uniqueItems"](
+            validator, unique, instance, schema
+        )
+        return
+    seen: set[tuple[str, Any]] = set()
+    for key in keys:
+        if key in seen:
+            yield ValidationError(f"has the item {quote(key[1])} twice (items must be unique)")
+            return
+        seen.add(key)
+
+
+@cache
+def _validator() -> Any:
+    """A Draft 2020-12 validator of :func:`schema` whose ``integer`` is a JSON integer only
+    (``2.0`` is refused: the checkers count with it) and whose ``uniqueItems`` is linear."""
+    from jsonschema import Draft202012Validator, validators
+
+    strict = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    cls = validators.extend(
+        Draft202012Validator, {"uniqueItems": _unique_items}, type_checker=strict
+    )
+    return cls(schema())
+
+
+def _schema_errors(doc: Any) -> list[str]:
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
     return [f"at /{'/'.join(str(p) for p in e.absolute_path)}: {_clip(e.message)}" for e in errors]
 
 
@@ -75,19 +122,6 @@ def _clip(message: str, limit: int = 200) -> str:
     """A schema message cut to ``limit`` characters: jsonschema quotes the whole offending value
     ("[...] is not of type 'object'" printed an entire list-wrapped certificate)."""
     return message if len(message) <= limit else f"{message[: limit - 65]} ... {message[-60:]}"
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} is given twice in one object")
-        out[key] = value
-    return out
 
 
 def _json_text(value: Any, indent: str) -> str:
@@ -121,24 +155,28 @@ class Certificate:
     writes them beside the certificate."""
     directory: Path | None = field(default=None, compare=False)
     """Where :meth:`load` found the certificate: its proof files are read from there."""
+    checked: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The proof checks already run, by graph content hash
+    (:func:`robustgraph.certificate.assurance.check_bounds` fills it): a certificate's proofs
+    are checked once per graph, however many callers ask (``verify``, then the run gate)."""
 
     def read_file(self, name: str) -> bytes:
         """The bytes of a proof file the certificate names (in memory, else beside it).
 
+        Read through :func:`robustgraph.limits.read_bounded`: a FIFO, a symlink to a device
+        or a file over the ``bytes`` budget is refused without waiting on it or holding it.
+
         Raises
         ------
         CertificateError
-            (exit 1) When the file is missing or unreadable.
+            (exit 1) When the file is missing, unreadable, not a regular file or too large.
         """
         if name in self.files:
             return self.files[name]
         if self.directory is None or Path(name).name != name:
             raise InvalidCertificate(f"proof file {name} is missing")
         path = self.directory / name
-        try:
-            return path.read_bytes()
-        except OSError as exc:
-            raise InvalidCertificate(f"proof file {path} cannot be read: {exc.strerror}") from None
+        return read_bounded(path, error=InvalidCertificate, label=f"proof file {path}")
 
     @property
     def exit_code(self) -> int:
@@ -230,22 +268,19 @@ class Certificate:
         object (the last would silently win) are refused.
         """
         try:
-            doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+            doc = strict_json.loads(text)
         except (ValueError, RecursionError) as exc:  # also 4300+ digit numbers, deep nesting
             raise CertificateError(f"{source}: not valid JSON: {str(exc).split(';')[0]}") from None
         return cls.from_dict(doc)
 
     @classmethod
     def load(cls, path: str | Path) -> Certificate:
-        """Read a certificate file; ``CertificateError`` (exit 2) when it is missing or not a
-        regular file (a FIFO would block the read)."""
-        path = regular_file(path, error=CertificateError)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise CertificateError(f"{path}: not a UTF-8 text file") from None
+        """Read a certificate file; ``CertificateError`` (exit 2) when it is missing, not a
+        regular file (a FIFO would block the read), over the ``bytes`` budget or not UTF-8
+        (:func:`robustgraph.limits.read_text`)."""
+        text = read_text(path, error=CertificateError)
         cert = cls.loads(text, source=str(path))
-        return replace(cert, directory=path.resolve().parent)
+        return replace(cert, directory=Path(path).resolve().parent)
 
     def verify(
         self,

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import lzma
-import os
 import re
-import stat
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robustgraph.errors import GraphFormatError
+from robustgraph.limits import EDGES, FILE_BYTES, INFLATED_BYTES, NODES, inflate, read_bounded
 from robustgraph.topology import Label, Topology
 
 if TYPE_CHECKING:  # numpy loads in the bulk paths that use it, not for a small text read
@@ -28,11 +26,12 @@ if TYPE_CHECKING:  # numpy loads in the bulk paths that use it, not for a small 
 __all__ = [
     "COMPRESSIONS",
     "DROP_HINT",
-    "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_LABEL",
-    "MAX_NODES",
+    "check_counts",
     "check_node_count",
+    "check_size",
+    "check_values",
     "count_values",
     "plain_layout",
     "LocatedEdge",
@@ -44,7 +43,6 @@ __all__ = [
     "canonical_labels",
     "format_error",
     "read_bytes",
-    "read_text",
     "resolve_ambiguous",
     "resolve_directed",
     "split_compression",
@@ -54,16 +52,6 @@ __all__ = [
 
 COMPRESSIONS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
 """Compression suffixes handled transparently: ``g.graphml.gz`` is gzip-compressed GraphML."""
-
-MAX_BYTES = 64 * 2**20
-"""Most bytes a graph file may hold, after decompression (64 MiB: a GML file of over a million
-edges, far beyond what the engines decide). Decompression is streamed and stops here, so a small
-archive that inflates to gigabytes fails at once instead of exhausting memory."""
-
-MAX_NODES = 1_000_000
-"""Most nodes a file may declare where it states a count instead of listing the nodes (Matrix
-Market size line, graph6/sparse6 header, Pajek ``*Vertices``): checked before anything is
-allocated, so a short file cannot ask for any number. Far beyond what the engines decide."""
 
 MAX_LABEL = 1_000
 """Most characters in one node label."""
@@ -96,47 +84,60 @@ def split_compression(path: str | Path) -> tuple[str, object | None]:
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes, decompressed when its name ends in ``.gz``, ``.bz2`` or ``.xz``.
 
-    Only regular files are read: a FIFO, socket or device is refused without waiting on it
-    (opened non-blocking, then checked with ``fstat``). At most :data:`MAX_BYTES` are read or
-    inflated; decompression is streamed and stops at the cap.
+    Read through :func:`robustgraph.limits.read_bounded` (regular files only, checked on the
+    open descriptor; at most the ``bytes`` budget). Decompression is streamed and stops at the
+    same budget (a graph is held whole; :func:`robustgraph.limits.inflate`), so a small archive
+    that inflates to gigabytes fails at once instead of exhausting memory.
 
     Raises
     ------
     GraphFormatError
-        When the file is missing, unreadable, a directory, not a regular file, larger than
-        :data:`MAX_BYTES` (before or after decompression), or not valid compressed data.
+        When the file is missing, unreadable, a directory, not a regular file, over the budget
+        (before or after decompression), or not valid compressed data.
     """
     _, module = split_compression(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise format_error(path, "no such file") from None
-    except IsADirectoryError:
-        raise format_error(path, "is a directory, not a graph file") from None
-    except OSError as exc:
-        raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise format_error(path, "is a directory, not a graph file")
-        if not stat.S_ISREG(mode):
-            raise format_error(path, "is not a regular file (a FIFO, socket or device); not read")
-        try:
-            raw = handle.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise format_error(path, f"cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_BYTES:
-        raise format_error(path, f"larger than {MAX_BYTES >> 20} MiB; not read")
+    raw = read_bounded(path, error=GraphFormatError)
     if module is None:
         return raw
-    try:
-        with module.open(io.BytesIO(raw), "rb") as stream:  # type: ignore[attr-defined]
-            data = stream.read(MAX_BYTES + 1)
-    except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
-        raise format_error(path, f"not valid compressed data ({exc})") from None
-    if len(data) > MAX_BYTES:
-        raise format_error(path, f"decompresses to more than {MAX_BYTES >> 20} MiB; not read")
-    return data
+    cap = min(FILE_BYTES.value(), INFLATED_BYTES.value())  # the text is held whole
+    return inflate(raw, module, error=GraphFormatError, label=str(path), limit=cap)
+
+
+def check_counts(
+    path: str | Path, nodes: int, edges: int, where: str | None = None, *, upto: bool = False
+) -> None:
+    """Refuse a graph of more nodes or edges than the ``nodes`` and ``edges`` budgets (declared,
+    counted, or with ``upto`` an upper bound from a cheap scan) before it is built; ``where``
+    says what was counted."""
+    for count, budget in ((nodes, NODES), (edges, EDGES)):
+        if count > budget.value():
+            holds = "may hold up to" if upto else "holds"
+            raise format_error(
+                path,
+                f"{holds} {count:,} {budget.name}, more than robustgraph reads {budget.hint()}",
+                where,
+            )
+
+
+def check_values(path: str | Path, raw: bytes, *, edges: int) -> None:
+    """:func:`check_size` on the whitespace-separated values of ``raw`` (one per node, ``edges``
+    per edge at least), counted in numpy only when the file is long enough to exceed the
+    budgets (a value and its separator take two bytes): a small file loads no numpy."""
+    if (len(raw) + 1) // 2 > NODES.value() + edges * EDGES.value():
+        check_size(path, count_values(raw), "values", edges=edges)
+
+
+def check_size(path: str | Path, count: int, what: str, *, nodes: int = 1, edges: int = 1) -> None:
+    """Refuse, before parsing, a file with more ``what`` (lines, values, edge elements: a count
+    taken in C) than a graph within the budgets can need, ``nodes`` per node and ``edges`` per
+    edge: the reader's memory grows with them, so the count is checked before it does."""
+    cap = nodes * NODES.value() + edges * EDGES.value()
+    if count > cap:
+        raise format_error(
+            path,
+            f"holds {count:,} {what}, more than a graph within the budgets needs ({cap:,}; "
+            f"raise them with {NODES.env} and {EDGES.env})",
+        )
 
 
 def _long_label(path: str | Path, text: str) -> GraphFormatError:
@@ -190,26 +191,23 @@ def count_values(body: bytes) -> int:
 
 
 def check_node_count(path: str | Path, n: int, where: str | None = None) -> None:
-    """Refuse a declared node count above :data:`MAX_NODES` before anything is allocated."""
-    if n > MAX_NODES:
+    """Refuse a declared node count over the ``nodes`` budget before anything is allocated (a
+    Matrix Market size line, a graph6 header, Pajek ``*Vertices``: a short file cannot ask for
+    any number)."""
+    if n > NODES.value():
         raise format_error(
-            path, f"declares {n:,} nodes, more than the {MAX_NODES:,} robustgraph reads", where
+            path, f"declares {n:,} nodes, more than robustgraph reads {NODES.hint()}", where
         )
 
 
-def read_text(path: str | Path) -> str:
-    """The file as UTF-8 text (a leading byte-order mark is dropped).
+def decode_text(path: str | Path, raw: bytes) -> str:
+    """``raw`` as UTF-8 text, a leading byte-order mark dropped.
 
     Raises
     ------
     GraphFormatError
-        As :func:`read_bytes`, and on bytes that are not UTF-8 (naming the line).
+        On bytes that are not UTF-8 (naming the line).
     """
-    return decode_text(path, read_bytes(path))
-
-
-def decode_text(path: str | Path, raw: bytes) -> str:
-    """``raw`` as UTF-8 text, a leading byte-order mark dropped (errors as :func:`read_text`)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -326,6 +324,7 @@ def build_indexed(
     """
     if not len(nodes):
         raise format_error(path, "holds no nodes (empty graph)")
+    check_counts(path, len(nodes), len(tails))
     if _longest(nodes) > MAX_LABEL:
         raise _long_label(path, str(next(x for x in nodes if _too_long(x))))
     from robustgraph.edge_arrays import (

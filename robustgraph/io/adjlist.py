@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from robustgraph.io._common import build_from_text, read_text, resolve_ambiguous, write_text
+from robustgraph.io._common import (
+    build_from_text,
+    check_values,
+    decode_text,
+    read_bytes,
+    resolve_ambiguous,
+    write_text,
+)
 from robustgraph.io._text import data_lines, directive, plain_label
 from robustgraph.topology import Topology
 
@@ -46,7 +53,9 @@ def read_adjlist(
     >>> t.labels, t.m
     (('a', 'b', 'c', 'd'), 2)
     """
-    declared, lines = data_lines(read_text(path))
+    raw = read_bytes(path)
+    check_values(path, raw, edges=2)
+    declared, lines = data_lines(decode_text(path, raw))
     rows = [line.split() for _, line in lines]
     known = declared is not None or directed is not None  # then the pairs are not needed
     pairs = [] if known else [(r[0], v) for r in rows for v in r[1:]]

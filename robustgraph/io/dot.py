@@ -12,8 +12,13 @@ Parsed by Graphviz's own C parser (cgraph, through pygraphviz: about 20x faster 
 we read the bytes bounded (:func:`~robustgraph.io._common.read_bytes`), then scan them with
 strings and comments blanked: braces nested at most :data:`~robustgraph.io._common.MAX_DEPTH`
 deep (the parser's own stack gives out near 10,000), and one graph with nothing after it (cgraph
-reads the first graph of a file and ignores the rest without a word). Its errors, which it
-prints on standard error, become one line. Written by our own writer (:func:`write_dot` says why).
+reads the first graph of a file and ignores the rest without a word). Two inputs that cost
+Graphviz far more than their size are refused first: a number run into letters (``1a``: cgraph
+splits it in two with a warning, and 330,000 of them took 34 s), and edge statements whose
+subgraph operands expand past the ``edges`` budget (``{a0 .. a4499} -> {b0 .. b4499}`` is 52 KB
+and 20 million edges): :func:`_edge_bound` bounds the expansion from the tokens. Its errors, which
+it prints on standard error, become one line. Written by our own writer (:func:`write_dot` says
+why).
 """
 
 from __future__ import annotations
@@ -28,12 +33,13 @@ from robustgraph.io._common import (
     MAX_DEPTH,
     build_indexed,
     canonical_labels,
+    check_counts,
     format_error,
     read_bytes,
     resolve_directed,
     write_text,
 )
-from robustgraph.io._library import c_stderr, in_memory_file
+from robustgraph.io._library import c_stderr, in_memory_file, plain_text
 from robustgraph.topology import Topology
 
 __all__ = ["read_dot", "write_dot"]
@@ -42,15 +48,69 @@ _BLANKED = re.compile(
     rb'"(?:[^"\\]++|\\"|\\(?!"))*+"|//[^\n]*|/\*.*?\*/|^[ \t]*#[^\n]*', re.DOTALL | re.MULTILINE
 )
 _GRAPHVIZ_ERROR = re.compile(r"Error: (?:<stdin>: )?(.*?)\s*$", re.MULTILINE)
+_RUN_IN = re.compile(rb"(?<![\w.\x80-\xff])(?:[0-9]+\.?[0-9]*|\.[0-9]+)[A-Za-z_\x80-\xff]")
+_EXPANDS = re.compile(rb"(?:->|--)\s*(?:\{|subgraph\b)|\}\s*(?:->|--)")
+_TOKENS = re.compile(rb'->|--|[{}]|""|[\w.\x80-\xff]+')
+
+
+def _edge_bound(bare: bytes) -> int:
+    """An upper bound on the edges the DOT text ``bare`` (strings and comments blanked) makes.
+
+    Each edge operator joins its left operand (a node, or the subgraph closing just before it)
+    to its right one (a node, or the subgraph opening after it, ``subgraph name`` allowed):
+    at most ``|left| * |right|`` edges, where a subgraph has at most as many nodes as it holds
+    ID tokens. Without a subgraph operand this is the number of operators, counted in C; else
+    one pass over the tokens. O(file size).
+    """
+    if _EXPANDS.search(bare) is None:
+        return bare.count(b"->") + bare.count(b"--")
+    tokens = _TOKENS.findall(bare)
+    size_at: dict[int, int] = {}  # index of a '{' or '}' -> ID tokens inside its group
+    stack: list[list[int]] = []  # [index of '{', IDs so far]
+    for i, token in enumerate(tokens):
+        if token == b"{":
+            stack.append([i, 0])
+        elif token == b"}" and stack:
+            start, count = stack.pop()
+            size_at[start] = size_at[i] = count
+            if stack:
+                stack[-1][1] += count
+        elif token not in (b"->", b"--", b"}") and stack:
+            stack[-1][1] += 1
+    bound = 0
+    for i, token in enumerate(tokens):
+        if token not in (b"->", b"--"):
+            continue
+        left = size_at.get(i - 1, 1) if i and tokens[i - 1] == b"}" else 1
+        j = i + 1
+        if j < len(tokens) and tokens[j] == b"subgraph":
+            j += 1
+            if j + 1 < len(tokens) and tokens[j] not in (b"{", b"}") and tokens[j + 1] == b"{":
+                j += 1
+        right = size_at.get(j, 1) if j < len(tokens) and tokens[j] == b"{" else 1
+        bound += max(left, 1) * max(right, 1)
+    return bound
 
 
 def _check_shape(path: str | Path, data: bytes) -> None:
-    """Refuse braces nested past :data:`MAX_DEPTH` and anything after the first graph.
+    """Refuse a number run into letters, edge statements expanding past the ``edges`` budget,
+    braces nested past :data:`MAX_DEPTH` and anything after the first graph.
 
     O(file size): one regex pass blanking strings and comments, then numpy over the braces.
     Unbalanced braces are left to the parser, which names the line.
     """
     bare = _BLANKED.sub(b'""', data)
+    run_in = _RUN_IN.search(bare)
+    if run_in is not None:
+        line = bare.count(b"\n", 0, run_in.start()) + 1
+        end = bare.find(b"\n", run_in.start())
+        word = bare[run_in.start() : end if end >= 0 else None].split()[0][:20].decode("latin-1")
+        raise format_error(
+            path,
+            f"{word!r} runs a number into letters, which Graphviz splits in two (quote the ID)",
+            f"line {line}",
+        )
+    check_counts(path, 0, _edge_bound(bare), "its edge statements, expanded", upto=True)
     raw = np.frombuffer(bare, dtype=np.uint8)
     where = np.flatnonzero((raw == 123) | (raw == 125))  # '{' and '}'
     if not where.size:
@@ -74,7 +134,7 @@ def _parse(path: str | Path, data: bytes) -> Any:
     import pygraphviz
 
     graph = pygraphviz.AGraph()
-    with in_memory_file(data) as handle, c_stderr() as printed:
+    with in_memory_file(plain_text(path, data)) as handle, c_stderr() as printed:
         try:
             graph.read(handle)
             failed = graph.handle is None

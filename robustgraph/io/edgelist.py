@@ -27,10 +27,10 @@ from pathlib import Path
 
 from robustgraph.io._common import (
     build_from_text,
+    check_size,
     decode_text,
     format_error,
     read_bytes,
-    read_text,
     resolve_ambiguous,
     write_bytes,
 )
@@ -156,6 +156,7 @@ def read_edgelist(
     (True, (0, 1, 2, 3), 2)
     """
     raw = read_bytes(path)
+    check_size(path, raw.count(b"\n") + 1, "lines")
     declared, lines = data_lines(decode_text(path, raw))
     side = read_sidecar(path, raw)
     rows = _Rows(path)
@@ -202,7 +203,9 @@ def write_edgelist(topology: Topology, path: str | Path) -> None:
 def _read_delimited(
     path: str | Path, delimiter: str, directed: bool | None, drop_invalid: bool
 ) -> Topology:
-    declared, text = blank_comments(read_text(path))
+    raw = read_bytes(path)
+    check_size(path, raw.count(b"\n") + 1, "lines")
+    declared, text = blank_comments(decode_text(path, raw))
     reader = csv.reader(
         io.StringIO(text, newline=""), delimiter=delimiter, skipinitialspace=True, strict=True
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
+    check_size,
     format_error,
     read_bytes,
     resolve_directed,
@@ -48,6 +49,7 @@ def read_gexf(
     import networkx as nx
 
     data = read_bytes(path)
+    check_size(path, data.count(b"<edge"), "<edge> elements", nodes=0)
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise format_error(path, "holds a DOCTYPE/ENTITY declaration (not read: XML bomb risk)")
     try:

@@ -32,10 +32,11 @@ from robustgraph.io._common import (
     LocatedEdge,
     build,
     canonical_labels,
+    check_size,
+    decode_text,
     format_error,
     from_igraph_read,
     read_bytes,
-    read_text,
     resolve_directed,
     write_text,
 )
@@ -74,7 +75,7 @@ class _Parser:
         while pos < len(text):
             match = _TOKEN.match(text, pos)
             if match is None:
-                bad = text[pos:].split(None, 1)[0][:30]
+                bad = (text[pos:].split(None, 1) or [text[pos]])[0][:30]  # "\x1e" splits away
                 raise format_error(path, f"bad token {bad!r}", f"line {line}")
             kind, value = match.lastgroup or "", match.group()
             if kind not in ("space", "comment"):
@@ -162,10 +163,12 @@ def read_gml(
         Naming the file and line: a bad token, unbalanced brackets, no ``graph`` list, a node
         without an integer id, an edge to an unknown id, a self-loop or a repeated edge.
     """
-    fast = _read_with_igraph(path, read_bytes(path), directed, drop_invalid)
+    data = read_bytes(path)
+    check_size(path, data.count(b"edge"), "'edge' keys", nodes=0)
+    fast = _read_with_igraph(path, data, directed, drop_invalid)
     if fast is not None:
         return fast
-    graph = _graph(path, read_text(path))
+    graph = _graph(path, decode_text(path, data))
     items: list[_Item] = graph.value  # type: ignore[assignment]
     flag = _scalar(path, items, "directed")
     if flag is not None and flag.value not in (0, 1):

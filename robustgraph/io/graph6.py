@@ -22,6 +22,7 @@ import numpy as np
 from robustgraph.io._common import (
     LocatedEdge,
     build,
+    check_counts,
     check_node_count,
     format_error,
     read_bytes,
@@ -29,6 +30,9 @@ from robustgraph.io._common import (
     write_bytes,
 )
 from robustgraph.topology import Topology
+
+_ONES = np.array([bin(x).count("1") for x in range(64)], dtype=np.int64)
+"""Set bits of each 6-bit graph6 value (the edges it holds)."""
 
 __all__ = ["read_graph6", "write_graph6", "read_sparse6", "write_sparse6", "warn_if_labels_lost"]
 
@@ -121,6 +125,7 @@ def _graph6_edges(path: str | Path, line: bytes, where: str) -> tuple[int, list[
         raise format_error(
             path, f"n = {n} needs {need} data characters after the size, found {body.size}", where
         )
+    check_counts(path, n, int(_ONES[body].sum()), where)
     nonzero = np.flatnonzero(body)
     bits = (body[nonzero, None] >> np.arange(5, -1, -1)) & 1
     rows, cols = np.nonzero(bits)
@@ -151,7 +156,10 @@ def _decode(path: str | Path, fmt: str, directed: bool | None, drop_invalid: boo
         n, pairs = _graph6_edges(path, line, where)
     else:
         values = np.frombuffer(line, dtype=np.uint8).astype(np.int64)[1:] - 63
-        check_node_count(path, _size(path, values, where)[0], where)
+        n, width = _size(path, values, where)
+        check_node_count(path, n, where)
+        per_edge = max(1, (n - 1).bit_length()) + 1  # an edge takes a bit and a node index
+        check_counts(path, n, 6 * (values.size - width) // per_edge, where, upto=True)
         try:
             graph = nx.from_sparse6_bytes(line)
         except (nx.NetworkXError, ValueError, IndexError) as exc:

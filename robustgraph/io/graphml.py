@@ -23,6 +23,7 @@ from robustgraph.io._common import (
     LocatedEdge,
     build,
     canonical_labels,
+    check_size,
     format_error,
     from_igraph_read,
     read_bytes,
@@ -138,6 +139,7 @@ def read_graphml(
         undeclared node, a duplicate node id, unsupported elements, a self-loop or a repeated edge.
     """
     data = read_bytes(path)
+    check_size(path, data.count(b"<edge"), "<edge> elements", nodes=0)
     fast = _read_with_igraph(path, data, directed, drop_invalid)
     if fast is not None:
         return fast

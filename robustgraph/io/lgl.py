@@ -26,11 +26,12 @@ from robustgraph.edge_arrays import igraph_edge_arrays
 from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
+    check_size,
     read_bytes,
     resolve_ambiguous,
     write_text,
 )
-from robustgraph.io._library import igraph_read
+from robustgraph.io._library import igraph_read, plain_text
 from robustgraph.io._text import plain_label
 from robustgraph.topology import Topology
 
@@ -104,7 +105,8 @@ def read_lgl(
         Naming the file: what igraph's parser refuses (with its line), an ambiguous kind
         without ``directed``, a self-loop or a repeated edge.
     """
-    data = read_bytes(path)
+    data = plain_text(path, read_bytes(path))  # also the blocks our own scan reads
+    check_size(path, data.count(b"\n") + 1, "lines")
     plain = _plain_blocks(data)
     texts, pairs = plain if plain is not None else _igraph_blocks(path, data, directed)
     labels = list(canonical_labels(texts, path).values())

@@ -10,17 +10,23 @@ fields. Explicit zeros are not edges.
 Read with ``scipy.io.mmread`` (fast_matrix_market, about 40x faster than a Python parser), with
 our checks around it: the header and the size line are read first so that a declared node
 count is bounded before scipy allocates anything, and the number of values in the body must be
-the number the size line declares (scipy ignores extra columns in a pattern file).
+the number the size line declares (scipy ignores extra columns in a pattern file). The body may
+hold only numbers (digits, signs, ``.``, ``e``, ``nan``, ``inf``), whitespace and ``%`` comment
+lines, and is handed to scipy ending in a newline: a stray byte at the very end (``6 5[``
+without a newline) made fast_matrix_market read past its buffer and segfault, as a NUL byte did
+(issue 30).
 """
 
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
 from robustgraph.io._common import (
     build_indexed,
+    check_counts,
     check_node_count,
     count_values,
     format_error,
@@ -28,12 +34,16 @@ from robustgraph.io._common import (
     resolve_directed,
     write_text,
 )
+from robustgraph.io._library import plain_text
 from robustgraph.io.graph6 import warn_if_labels_lost
 from robustgraph.topology import Topology
 
 __all__ = ["read_mtx", "write_mtx"]
 
 _FIELDS = {"pattern": 0, "integer": 1, "real": 1, "double": 1, "complex": 2}
+_NUMERIC = b"0123456789+-.eE \t\r\nnaNAifIFtyTY"  # nan, inf and infinity are refused later
+_NOT_NUMERIC = re.compile(rb"[^0-9+\-.eE \t\r\nnaNAifIFtyTY]")
+_COMMENT = re.compile(rb"^[ \t]*%[^\n]*", re.MULTILINE)
 _HEADER_HELP = (
     "expected '%%MatrixMarket matrix coordinate|array pattern|integer|real|complex "
     "general|symmetric'"
@@ -100,6 +110,22 @@ def _prelude(path: str | Path, data: bytes) -> tuple[str, int, str, list[int], i
     raise format_error(path, "no size line after the header (truncated?)")
 
 
+def _check_body(path: str | Path, data: bytes, body: int) -> bytes:
+    """``data`` ending in a newline, when its body (from offset ``body``) holds only numbers,
+    whitespace and ``%`` comment lines; else the line and byte that are not (one C scan of the
+    bytes in the common case)."""
+    rest = data[body:]
+    if rest.translate(None, _NUMERIC) and _COMMENT.sub(b"", rest).translate(None, _NUMERIC):
+        kept = _COMMENT.sub(lambda m: b" " * len(m.group()), rest)  # line numbers kept
+        found = _NOT_NUMERIC.search(kept)
+        line = data.count(b"\n", 0, body + found.start()) + 1  # type: ignore[union-attr]
+        byte = found.group().decode("latin-1")  # type: ignore[union-attr]
+        raise format_error(
+            path, f"bad token {byte!r} in the matrix body (only numbers)", f"line {line}"
+        )
+    return data if data.endswith(b"\n") else data + b"\n"
+
+
 def read_mtx(
     path: str | Path, *, directed: bool | None = None, drop_invalid: bool = False
 ) -> Topology:
@@ -127,8 +153,10 @@ def read_mtx(
 
     data = read_bytes(path)
     layout, width, symmetry, size, body = _prelude(path, data)
+    data = _check_body(path, plain_text(path, data), body)
     n, symmetric = size[0], symmetry == "symmetric"
     count = size[2] if layout == "coordinate" else n * (n + 1) // 2 if symmetric else n * n
+    check_counts(path, n, count, "the size line", upto=True)
     per_entry = width + (2 if layout == "coordinate" else 0)
     values = count_values(data[body:])
     if values != count * per_entry:

@@ -15,8 +15,10 @@ from pathlib import Path
 from robustgraph.io._common import (
     LocatedEdge,
     build,
+    check_size,
+    decode_text,
     format_error,
-    read_text,
+    read_bytes,
     resolve_directed,
     write_text,
 )
@@ -57,7 +59,9 @@ def read_json(
     >>> read_json(p).edges()
     [('a', 'b')]
     """
-    text = read_text(path)
+    raw = read_bytes(path)
+    check_size(path, raw.count(b"{"), "JSON objects")
+    text = decode_text(path, raw)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -28,6 +28,7 @@ from robustgraph.io._common import (
     build_indexed,
     canonical_labels,
     check_node_count,
+    check_size,
     format_error,
     from_igraph_read,
     plain_layout,
@@ -35,7 +36,7 @@ from robustgraph.io._common import (
     resolve_directed,
     write_text,
 )
-from robustgraph.io._library import igraph_read
+from robustgraph.io._library import igraph_read, plain_text
 from robustgraph.topology import Topology
 
 __all__ = ["read_pajek", "write_pajek"]
@@ -115,7 +116,8 @@ def read_pajek(
     """
     import igraph as ig
 
-    data = read_bytes(path)
+    data = plain_text(path, read_bytes(path))  # also the edges our own scan reads
+    check_size(path, data.count(b"\n") + 1, "lines")
     head = _VERTICES.match(data)
     if head is None:
         raise format_error(path, "no '*Vertices n' line first (not a Pajek file?)")

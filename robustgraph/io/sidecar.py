@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from robustgraph.io._common import MAX_NODES, format_error, read_bytes
+from robustgraph import strict_json
+from robustgraph.io._common import check_node_count, format_error, read_bytes
 
 __all__ = ["SUFFIX", "Sidecar", "read_sidecar", "sidecar_path", "write_sidecar"]
 
@@ -68,18 +70,18 @@ def read_sidecar(path: str | Path, data: bytes) -> Sidecar | None:
     Raises
     ------
     GraphFormatError
-        Naming the sidecar: not a regular file, over the size bound, not JSON, not a sidecar
-        (wrong fields or types, more than :data:`MAX_NODES` nodes), or written for other bytes
-        than the edge list now holds.
+        Naming the sidecar: not a regular file, over the size bound, not strict JSON (NaN, a key
+        given twice), not a sidecar (wrong fields or types, more nodes than the ``nodes``
+        budget, a node listed twice), or written for other bytes than the edge list now holds.
     """
     target = sidecar_path(path)
     if not target.exists():
         return None
     raw = read_bytes(target)
     try:
-        doc = json.loads(raw)
+        doc = strict_json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise format_error(target, f"not JSON ({exc})") from None
+        raise format_error(target, f"not strict JSON ({str(exc).split(';')[0]})") from None
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
     if (
         not isinstance(doc, dict)
@@ -94,8 +96,10 @@ def read_sidecar(path: str | Path, data: bytes) -> Sidecar | None:
             target, "not a robustgraph edge list sidecar (robustgraph, version, directed, nodes, "
             "sha256)"
         )
-    if len(nodes) > MAX_NODES:
-        raise format_error(target, f"lists {len(nodes):,} nodes, more than {MAX_NODES:,}")
+    check_node_count(target, len(nodes))
+    if len(set(nodes)) != len(nodes):
+        twice = next(x for x, count in Counter(nodes).items() if count > 1)
+        raise format_error(target, f"lists the node {twice!r} twice")
     if hashlib.sha256(data).hexdigest() != doc["sha256"]:
         raise format_error(
             path,

@@ -5,7 +5,8 @@ on r* means (L, 1) and a bound L on s*_r means (r, L) (LeBlanc et al. 2013: (r, 
 r-robustness). Its ``kind`` picks the checker: ``exhaustive`` (:mod:`.exhaustive`), ``theorem``
 (:mod:`.theorem`), ``construction`` (:mod:`.construction`, with a nested proof of its base) or
 ``lrat`` (:mod:`.lrat` on the CNF of :mod:`.cnf`, regenerated here). Nothing in a proof is taken
-on trust: sizes and counts it records are compared with what the check finds.
+on trust: sizes and counts it records are compared with what the check finds, and before any
+costly step (an LRAT proof's CNF is sized in closed form before it is encoded).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from robustgraph.certificate.proofs import construction, exhaustive, theorem
-from robustgraph.certificate.proofs.cnf import ENCODING, encode
+from robustgraph.certificate.proofs.cnf import ENCODING, encode, size
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.errors import CertificateError
+from robustgraph.limits import CNF_CLAUSES, FILE_BYTES, PROOF_STEPS, text_lines
 from robustgraph.topology import Label, Topology
 
 __all__ = ["KINDS", "ProofError", "ProofCheck", "View", "target", "check_proof"]
@@ -175,26 +177,37 @@ def _construction(
 
 
 def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> int:
+    """Check an LRAT proof, cheapest checks first: the CNF's sizes in closed form against the
+    recorded ones and the CNF budget, the recorded steps and bytes against theirs, the file's
+    size and hash, and only then the CNF is encoded and the proof streamed through the checker
+    (lines and text bounded, at most the recorded steps)."""
     if proof.get("encoding") != ENCODING:
         raise ProofError(f"unknown CNF encoding {proof.get('encoding')!r}; expected {ENCODING}")
-    cnf = encode(view.canonical(), r, s)
-    if (proof.get("variables"), proof.get("clauses")) != (cnf.variables, len(cnf.clauses)):
+    variables, clauses = size([len(nb) for nb in view.in_neighbors], r, s)
+    if (proof.get("variables"), proof.get("clauses")) != (variables, clauses):
         raise ProofError(
             f"the proof is for a CNF of {proof.get('variables')} variables and "
-            f"{proof.get('clauses')} clauses; the graph's is {cnf.variables} and "
-            f"{len(cnf.clauses)}"
+            f"{proof.get('clauses')} clauses; the graph's is {variables} and {clauses}"
         )
-    data = read(proof["file"])
+    name, recorded = proof["file"], proof["bytes"]
+    CNF_CLAUSES.check(clauses, f"the clauses of the CNF LRAT proof {name} refutes")
+    PROOF_STEPS.check(proof["steps"], f"the steps LRAT proof {name} records")
+    FILE_BYTES.check(recorded, f"the bytes LRAT proof {name} records")
+    data = read(name)
     digest = hashlib.sha256(data).hexdigest()
     if digest != proof.get("sha256"):
-        raise ProofError(f"proof file {proof['file']} has sha256 {digest}, not the one recorded")
+        raise ProofError(f"proof file {name} has sha256 {digest}, not the one recorded")
+    if len(data) != recorded:
+        raise ProofError(f"proof file {name} has {len(data):,} bytes, not {recorded:,} as recorded")
+    cnf = encode(view.canonical(), r, s)
     try:
-        with gzip.open(io.BytesIO(data), "rt", encoding="ascii") as text:
-            steps = check_refutation(cnf.clauses, text)
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise ProofError(f"proof file {proof['file']} is not gzip-compressed LRAT: {exc}") from None
+        with gzip.open(io.BytesIO(data), "rb") as stream:
+            lines = text_lines(stream, error=LratError, label=f"proof file {name}")
+            steps = check_refutation(cnf.clauses, lines, max_steps=proof["steps"])
+    except (OSError, EOFError) as exc:
+        raise ProofError(f"proof file {name} is not gzip-compressed LRAT: {exc}") from None
     except LratError as exc:
-        raise ProofError(f"LRAT proof {proof['file']} does not check: {exc}") from None
-    if steps != proof.get("steps"):
-        raise ProofError(f"the LRAT proof has {steps} steps, not the {proof.get('steps')} recorded")
+        raise ProofError(f"LRAT proof {name} does not check: {exc}") from None
+    if steps != proof["steps"]:
+        raise ProofError(f"the LRAT proof has {steps} steps, not the {proof['steps']} recorded")
     return steps

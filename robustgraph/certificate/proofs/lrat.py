@@ -32,7 +32,9 @@ class LratError(CertificateError):
     exit_code = 1
 
 
-def check_refutation(clauses: Sequence[Sequence[int]], lines: Iterable[str]) -> int:
+def check_refutation(
+    clauses: Sequence[Sequence[int]], lines: Iterable[str], *, max_steps: int | None = None
+) -> int:
     """Check that ``lines`` (an LRAT proof) refutes ``clauses``; return the number of additions.
 
     Parameters
@@ -41,6 +43,8 @@ def check_refutation(clauses: Sequence[Sequence[int]], lines: Iterable[str]) -> 
         The CNF, clause i having id i + 1.
     lines : iterable of str
         The proof's lines (comment lines starting with ``c`` and blank lines are skipped).
+    max_steps : int, optional
+        Stop with an error at the addition after this many (a certificate records its count).
 
     Returns
     -------
@@ -76,6 +80,8 @@ def check_refutation(clauses: Sequence[Sequence[int]], lines: Iterable[str]) -> 
         cid, lits, hints = _addition(values, number)
         if cid <= last:
             raise LratError(f"line {number}: clause id {cid} does not exceed the last id {last}")
+        if max_steps is not None and steps >= max_steps:
+            raise LratError(f"line {number}: more than the {max_steps:,} steps recorded")
         _rup(active, lits, hints, number)
         steps += 1
         last = cid

@@ -18,10 +18,22 @@ Families:
   Panagou 2025, Thm. 1); (r, 1) for r <= ceil(n/2).
 - ``circulant``: :func:`robustgraph.generators.k_circulant` (n, k) is k-robust (docs/theory.md);
   (r, 1) for r <= k.
+- ``rooted``: a digraph is 1-robust iff it has a rooted out-branching, a node from which every
+  node can be reached along arcs (LeBlanc et al. 2013; an undirected graph: iff connected);
+  (1, 1) only. The checker finds the root itself, O(n + m).
 - ``common-neighbour``: the common-neighbour lemma of ``design``'s hub graphs
   (:mod:`robustgraph.design.starts`): an undirected graph whose greedy independent set of
   degree->=r leaves leaves every pair of other nodes u, v with
   ``|N(u) & N(v)| + 2 [u ~ v] >= 2r - 1`` is r-robust; (r, 1).
+
+Cheap checks come first. A named family's graph is built only when the certified graph has at
+least its edge count (closed form: :func:`robustgraph.generators.gamma_merg_edge_count`, n k
+for a circulant): a sparse graph is not the gamma-MERG on 4,000 nodes, and building that
+(6 million edges) to find out took 28-52 s. The common-neighbour check compares hub pairs as
+n-bit masks, O(n^2 / 2 * n / 64) word operations in the worst case (n = 48,001 took 233 s), so
+it is refused, with a reason, when that exceeds the ``proof steps`` budget
+(:data:`robustgraph.limits.PROOF_STEPS`: n of about 1,080 at the default, above ``design``'s
+1,000 nodes).
 """
 
 from __future__ import annotations
@@ -30,8 +42,9 @@ from collections.abc import Sequence
 
 from robustgraph import generators
 from robustgraph.design.starts import common_neighbour_proof
+from robustgraph.limits import PROOF_STEPS
 
-__all__ = ["FAMILIES", "REFERENCES", "min_in_degree_r", "check", "recognise"]
+__all__ = ["FAMILIES", "REFERENCES", "min_in_degree_r", "has_root", "check", "recognise"]
 
 REFERENCES = {
     "min-in-degree": "min in-degree d gives (d - floor(n/2) + 1, s)-robustness for every s "
@@ -40,6 +53,8 @@ REFERENCES = {
     "arXiv:2507.00415, 2025, Thm. 1",
     "circulant": "k-circulant graphs are k-robust (docs/theory.md)",
     "common-neighbour": "the common-neighbour lemma (robustgraph/design/starts.py, docs/design.md)",
+    "rooted": "a digraph is 1-robust iff it has a rooted out-branching (LeBlanc, Zhang, "
+    "Koutsoukos & Sundaram, IEEE JSAC 31(4), 2013)",
 }
 FAMILIES = tuple(REFERENCES)
 
@@ -53,12 +68,25 @@ def min_in_degree_r(in_neighbors: Sequence[frozenset[int]]) -> int:
     return max(0, min(len(nb) for nb in in_neighbors) - n // 2 + 1)
 
 
-def _family_graph(family: str, n: int, k: int | None) -> list[frozenset[int]] | str:
+def _family_graph(family: str, n: int, k: int | None, arcs: int) -> list[frozenset[int]] | str:
+    """The family's in-neighbour sets, or why not: built only when the certified graph's
+    ``arcs`` (in-neighbour entries) cover the family's edges both ways."""
     if family == "gamma-merg":
-        return list(generators.gamma_merg(n).in_neighbors) if n >= 2 else "n < 2"
-    if k is None or not 1 <= k or n < 2 * k + 2:
+        if n < 2:
+            return "n < 2"
+        edges = generators.gamma_merg_edge_count(n)
+    elif k is None or not 1 <= k or n < 2 * k + 2:
         return f"a circulant proof needs 1 <= k and n >= 2k + 2, got n = {n}, k = {k}"
-    return list(generators.k_circulant(n, k).in_neighbors)
+    else:
+        edges = n * k
+    if arcs < 2 * edges:
+        return (
+            f"the {family} graph on {n} nodes has {edges:,} edges, more than this graph's "
+            f"{arcs // 2:,}: it cannot contain it"
+        )
+    if family == "gamma-merg":
+        return list(generators.gamma_merg(n).in_neighbors)
+    return list(generators.k_circulant(n, k).in_neighbors)  # type: ignore[arg-type]
 
 
 def _family_r(family: str, n: int, k: int | None) -> int:
@@ -100,7 +128,9 @@ def check(
 
     Notes
     -----
-    O(n + m) time (the named graphs are rebuilt, O(n^2) at most).
+    O(n + m) time for min-in-degree; the named graphs are rebuilt when the edge counts allow
+    (O(n^2) at most); common-neighbour O(n^3 / 128) word operations at most, refused over the
+    proof-steps budget.
     """
     n = len(in_neighbors)
     if family == "min-in-degree":
@@ -112,9 +142,13 @@ def check(
         return f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}"
     if family == "common-neighbour":
         return _common_neighbour(in_neighbors, r, s)
+    if family == "rooted":
+        if (r, s) != (1, 1):
+            return f"a rooted out-branching gives (1, 1)-robustness only, not ({r}, {s})"
+        return None if has_root(in_neighbors) else "no node reaches every node along arcs"
     if order is None or sorted(order) != list(range(n)):
         return "the node order must list every node once"
-    model = _family_graph(family, n, k)
+    model = _family_graph(family, n, k, sum(map(len, in_neighbors)))
     if isinstance(model, str):
         return model
     for p, nb in enumerate(model):
@@ -129,6 +163,13 @@ def check(
 
 
 def _common_neighbour(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> str | None:
+    n = len(in_neighbors)
+    steps = n * (n - 1) // 2 * -(-n // 64)
+    if steps > PROOF_STEPS.value():
+        return (
+            f"the common-neighbour check on n = {n:,} nodes may take {steps:,} word operations, "
+            f"over the proof-steps budget {PROOF_STEPS.hint()}"
+        )
     if any(i not in in_neighbors[j] for i, nb in enumerate(in_neighbors) for j in nb):
         return "the common-neighbour lemma is for undirected graphs; this one is not symmetric"
     masks = [sum(1 << j for j in nb) for nb in in_neighbors]
@@ -137,19 +178,109 @@ def _common_neighbour(in_neighbors: Sequence[frozenset[int]], r: int, s: int) ->
     return None
 
 
+def has_root(in_neighbors: Sequence[frozenset[int]]) -> bool:
+    """True iff some node reaches every node along arcs (j -> i when i hears j), n >= 2.
+
+    The last node a sweep of searches starts from is a root if any node is (a root's search
+    would have reached every node left); one more search from it decides.
+
+    Examples
+    --------
+    >>> has_root([frozenset(), frozenset({0}), frozenset({1})]), has_root([frozenset()] * 2)
+    (True, False)
+
+    Notes
+    -----
+    O(n + m) time and memory.
+    """
+    n = len(in_neighbors)
+    if n < 2:
+        return False
+    out: list[list[int]] = [[] for _ in range(n)]
+    for i, heard in enumerate(in_neighbors):
+        for j in heard:
+            out[j].append(i)
+    seen = [False] * n
+    last = 0
+    for v in range(n):
+        if not seen[v]:
+            last = v
+            _mark(out, v, seen)
+    return sum(_mark(out, last, [False] * n)) == n
+
+
+def _mark(out: list[list[int]], start: int, seen: list[bool]) -> list[bool]:
+    seen[start] = True
+    stack = [start]
+    while stack:
+        for w in out[stack.pop()]:
+            if not seen[w]:
+                seen[w] = True
+                stack.append(w)
+    return seen
+
+
+def _could_contain(in_neighbors: Sequence[frozenset[int]], family: str, k: int | None) -> bool:
+    """Cheap necessary conditions for the family's graph to lie in this one on the identity
+    order, checked before the family's graph is built: at least as many arcs (so the build is
+    never larger than the graph already held), then the in-neighbours of node 0 (gamma-MERG:
+    all others but node 1 at most; circulant: its k nearest on each side)."""
+    n = len(in_neighbors)
+    arcs = sum(len(nb) for nb in in_neighbors)
+    if family == "gamma-merg":
+        return (
+            n >= 2
+            and arcs >= 2 * generators.gamma_merg_edge_count(n)
+            and (len(in_neighbors[0] - {1}) == n - 2)
+        )
+    k = int(k or 0)
+    ring = {d % n for d in range(-k, k + 1)} - {0}
+    return n >= 2 * k + 2 and arcs >= 2 * n * k and ring <= in_neighbors[0]
+
+
+def _common_neighbour_possible(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
+    """A cheap necessary condition of the common-neighbour lemma (:func:`_common_neighbour`),
+    O(n log n + m): it needs every pair of the h non-leaf nodes (leaves: the lemma's greedy
+    independent set of nodes of degree >= r, smallest degree first) adjacent or with a common
+    neighbour, so ``h (h - 1) / 2`` is at most ``m`` plus the number of paths of two edges."""
+    n = len(in_neighbors)
+    degrees = [len(nb) for nb in in_neighbors]
+    if n < 2 or min(degrees) < r:
+        return False
+    leaves: set[int] = set()
+    for i in sorted(range(n), key=lambda i: degrees[i]):
+        if not in_neighbors[i] & leaves:
+            leaves.add(i)
+    h = n - len(leaves)
+    near = sum(degrees) // 2 + sum(d * (d - 1) // 2 for d in degrees)
+    return h * (h - 1) // 2 <= near
+
+
 def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | None:
     """A theorem proof for (r, s) that :func:`check` accepts, trying the families on the
-    identity order (generator output), or None."""
+    identity order (generator output), or None.
+
+    Cheap invariants come first (:func:`_could_contain`, :func:`_common_neighbour_possible`):
+    a family's graph is built only when the graph could contain it, so never one larger than
+    the graph itself. Only the circulant with k = r is tried: a graph containing the
+    circulant of a larger k on the identity order contains this one too.
+
+    Notes
+    -----
+    O(n log n + m) time for a graph that fits no family; building and checking a family's
+    graph is O(n + m) more.
+    """
     if check(in_neighbors, r, s, "min-in-degree", None, None) is None:
         return {"family": "min-in-degree", "order": None, "k": None}
+    if check(in_neighbors, r, s, "rooted", None, None) is None:
+        return {"family": "rooted", "order": None, "k": None}
     n = len(in_neighbors)
     identity = list(range(n))
-    candidates = [("gamma-merg", None)]
-    degree = min((len(nb) for nb in in_neighbors), default=0)
-    candidates += [("circulant", k) for k in range(max(1, r), degree // 2 + 1)]
-    for family, k in candidates:
-        if check(in_neighbors, r, s, family, identity, k) is None:
-            return {"family": family, "order": identity, "k": k}
-    if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
-        return {"family": "common-neighbour", "order": None, "k": None}
+    for family, k in (("gamma-merg", None), ("circulant", max(1, r))):
+        if _could_contain(in_neighbors, family, k):
+            if check(in_neighbors, r, s, family, identity, k) is None:
+                return {"family": family, "order": identity, "k": k}
+    if _common_neighbour_possible(in_neighbors, r):
+        if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
+            return {"family": "common-neighbour", "order": None, "k": None}
     return None

@@ -1,0 +1,270 @@
+"""Issue 31's hostile inputs at full size, each run through the CLI: exit code, time, memory.
+
+Builds every row of issue 31's table that this package's readers and checkers answer (rows 4 and
+7's theorem recognition are solver work, measured in docs/performance.md) at the size the
+issue reports, plus the red-team classes of issue 24 (a FIFO certificate, a gzip bomb), runs
+``robustgraph`` on each in a child process under ``/usr/bin/time`` and an address-space cap of
+``--memory`` GiB and a ``--timeout``, and prints a table: exit code, wall seconds, peak memory
+and the first line of stderr. Done means exit 2 (or 1 for a certificate its own proof
+contradicts) with one line, within 10 s and 1 GB. Not part of the test run; the table is in
+docs/certificate.md::
+
+    nice -n 5 .venv/bin/python benchmarks/hostile_inputs.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _cert(folder: Path, graph: object, r: int, proof: str, name: str) -> dict:
+    """Write ``graph`` and a genuine certificate of r-robustness with ``proof``; its JSON."""
+    from robustgraph import io
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.claims import Claim
+
+    io.write(graph, folder / f"{name}.json")
+    cert = certify(graph, Claim.r_robust(r), engines="portfolio", proof=proof)
+    cert.dump(folder / f"{name}.cert.json")
+    return json.loads((folder / f"{name}.cert.json").read_text())
+
+
+def _save(folder: Path, name: str, doc: dict) -> list[str]:
+    (folder / f"{name}.cert.json").write_text(json.dumps(doc))
+    return ["verify", str(folder / f"{name}.cert.json"), str(folder / f"{name}.json")]
+
+
+def _lrat_base(folder: Path) -> tuple[dict, Path]:
+    from robustgraph import generators as gen
+
+    doc = _cert(folder, gen.erdos_renyi_robust(24, 2, seed=3).topology, 2, "lrat", "lrat")
+    return doc, folder / doc["claims"][0]["checks"][0]["proof"]["file"]
+
+
+def _fifo_proof(folder: Path) -> list[str]:
+    doc, proof = _lrat_base(folder)
+    proof.unlink()
+    os.mkfifo(proof)
+    return _save(folder, "lrat", doc)
+
+
+def _zero_proof(folder: Path) -> list[str]:
+    doc, proof = _lrat_base(folder)
+    proof.unlink()
+    proof.symlink_to("/dev/zero")
+    return _save(folder, "lrat", doc)
+
+
+def _long_line_proof(folder: Path) -> list[str]:
+    doc, proof = _lrat_base(folder)
+    with gzip.open(proof, "wb") as out:  # 180 MB of one line, about 175 KB compressed
+        for _ in range(180):
+            out.write(b"1 " * 500_000)
+    data = proof.read_bytes()
+    doc["claims"][0]["checks"][0]["proof"].update(
+        sha256=hashlib.sha256(data).hexdigest(), bytes=len(data)
+    )
+    return _save(folder, "lrat", doc)
+
+
+def _fifo_certificate(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+    from robustgraph import io
+
+    io.write(gen.gamma_merg(7), folder / "g.json")
+    os.mkfifo(folder / "fifo.cert.json")
+    return ["verify", str(folder / "fifo.cert.json"), str(folder / "g.json")]
+
+
+def _lrat_swapped_in(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+    from robustgraph.certificate.proofs import cnf
+
+    graph = gen.gamma_merg(400)
+    doc = _cert(folder, graph, 200, "theorem", "merg")
+    variables, clauses = cnf.size([len(nb) for nb in graph.in_neighbors], 200, 1)
+    doc["claims"][0]["checks"][0]["proof"] = {
+        "kind": "lrat", "encoding": cnf.ENCODING, "variables": variables, "clauses": clauses,
+        "file": "lrat-" + "0" * 20 + ".lrat.gz", "sha256": "0" * 64, "bytes": 100, "steps": 10,
+    }
+    return _save(folder, "merg", doc)
+
+
+def _mixed_labels(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+
+    doc = _cert(folder, gen.gamma_merg(20), 10, "theorem", "mixed")
+    labels = [x for i in range(15_000) for x in (i, f"n{i}")]  # about 262 KB of labels
+    doc["claims"][0]["checks"][0]["proof"]["order"] = labels
+    return _save(folder, "mixed", doc)
+
+
+def _isolated_nodes(folder: Path) -> list[str]:
+    path = folder / "nodes.edges"
+    with path.open("w") as out:
+        out.write("# undirected\n")
+        for start in range(0, 8_000_000, 100_000):
+            out.write("".join(f"{i}\n" for i in range(start, start + 100_000)))
+    return ["info", str(path)]
+
+
+def _dot_product(folder: Path) -> list[str]:
+    a = " ".join(f"a{i}" for i in range(4500))
+    b = " ".join(f"b{i}" for i in range(4500))
+    (folder / "product.dot").write_text(f"digraph {{ {{{a}}} -> {{{b}}} }}\n")
+    return ["info", str(folder / "product.dot")]
+
+
+def _sidecar_twice(folder: Path) -> list[str]:
+    from robustgraph import io
+    from robustgraph.topology import Topology
+
+    path = folder / "twice.edges"
+    io.write(Topology.from_edges([("a", "b"), ("b", "c")], directed=True), path)
+    side = Path(str(path) + ".meta.json")
+    doc = json.loads(side.read_text())
+    doc["nodes"] = ["a", "b", "a", "c"]
+    side.write_text(json.dumps(doc))
+    return ["info", str(path)]
+
+
+def _common_neighbour(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+    from robustgraph import io
+    from robustgraph.topology import Topology
+
+    n = 48_001
+    edges = [(0, i) for i in range(1, n)] + [(i, i + 1) for i in range(1, n, 2)]
+    graph = Topology.from_edges(edges, nodes=range(n))
+    doc = _cert(folder, gen.gamma_merg(7), 1, "theorem", "cn")
+    io.write(graph, folder / "cn.json")
+    doc["graph"].update(hash=graph.content_hash, n=graph.n, m=graph.m)
+    check = doc["claims"][0]["checks"][0]
+    check["proof"] = {"kind": "theorem", "family": "common-neighbour",
+                      "reference": "the common-neighbour lemma (robustgraph/design/starts.py, "
+                      "docs/design.md)", "order": None, "k": None}
+    return _save(folder, "cn", doc)
+
+
+def _dot_tokens(folder: Path) -> list[str]:
+    (folder / "tokens.dot").write_text("graph { " + "1a " * 330_000 + "}\n")
+    return ["info", str(folder / "tokens.dot")]
+
+
+def _long_edge_list(folder: Path) -> list[str]:
+    path = folder / "long.edges"  # 3,000 x 2,000 distinct pairs, about 58 MB
+    with path.open("w") as out:
+        out.write("# undirected\n")
+        for v in range(3_000, 5_000):
+            out.write("".join(f"{u} {v}\n" for u in range(3_000)))
+    return ["info", str(path)]
+
+
+def _float_k(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+
+    doc = _cert(folder, gen.k_circulant(12, 3), 3, "theorem", "circ")
+    doc["claims"][0]["checks"][0]["proof"]["k"] = 2.0
+    return _save(folder, "circ", doc)
+
+
+def _sidecar_nan(folder: Path) -> list[str]:
+    from robustgraph import io
+    from robustgraph.topology import Topology
+
+    path = folder / "nan.edges"
+    io.write(Topology.from_edges([("a", "b")], directed=True), path)
+    side = Path(str(path) + ".meta.json")
+    side.write_text(side.read_text().replace('"version": 1', '"version": NaN'))
+    return ["info", str(path)]
+
+
+def _bytes_edited(folder: Path) -> list[str]:
+    doc, _ = _lrat_base(folder)
+    doc["claims"][0]["checks"][0]["proof"]["bytes"] += 1
+    return _save(folder, "lrat", doc)
+
+
+def _gzip_bomb(folder: Path) -> list[str]:
+    path = folder / "bomb.edges.gz"
+    with gzip.open(path, "wb") as out:
+        for _ in range(100):
+            out.write(b"\n" * (1 << 20))
+    return ["info", str(path)]
+
+
+ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
+    ("1", "proof file is a FIFO", _fifo_proof),
+    ("1", "proof file is a symlink to /dev/zero", _zero_proof),
+    ("1", "proof file: gzip of one 180 MB line", _long_line_proof),
+    ("2", "LRAT proof swapped in, gamma-MERG n = 400", _lrat_swapped_in),
+    ("3", "262 KB order mixing strings and numbers", _mixed_labels),
+    ("5", "edge list of 8 M isolated nodes (55 MB)", _isolated_nodes),
+    ("5", "52 KB DOT expanding to 20 M edges", _dot_product),
+    ("6", "sidecar listing a node twice", _sidecar_twice),
+    ("8", "common-neighbour certificate, n = 48,001", _common_neighbour),
+    ("9", "990 KB of DOT tokens '1a '", _dot_tokens),
+    ("9", "edge list of 6 M edges (51 MB)", _long_edge_list),
+    ("10", "theorem proof with k: 2.0", _float_k),
+    ("11", "sidecar with NaN", _sidecar_nan),
+    ("12", "LRAT proof's recorded bytes edited", _bytes_edited),
+    ("24", "certificate that is a FIFO", _fifo_certificate),
+    ("24", "gzip bomb (100 MiB of newlines)", _gzip_bomb),
+]
+
+
+def _limit(gib: float) -> Callable[[], None]:
+    def apply() -> None:
+        cap = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    return apply
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memory", type=float, default=3.0, help="address-space cap, GiB")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per row")
+    args = parser.parse_args(argv)
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min)", file=sys.stderr)
+    print("| row | input | exit | seconds | peak MB | stderr |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row, what, build in ROWS:
+        with tempfile.TemporaryDirectory() as tmp:
+            argv_ = build(Path(tmp))
+            timing = Path(tmp) / "time.txt"
+            try:
+                done = subprocess.run(
+                    ["/usr/bin/time", "-f", "%e %M", "-o", str(timing), sys.executable, "-c",
+                     "from robustgraph.cli.main import run; run()", *argv_],
+                    capture_output=True, text=True, timeout=args.timeout,
+                    preexec_fn=_limit(args.memory), check=False,
+                )
+            except subprocess.TimeoutExpired:
+                print(f"| {row} | {what} | timeout | > {args.timeout:g} | | |", flush=True)
+                continue
+            seconds, kb = timing.read_text().split()[-2:]
+            lines = [x for x in done.stderr.splitlines() if x.strip()]
+            first = lines[0] if len(lines) == 1 else f"{len(lines)} lines: {lines[:1]}"
+            if done.returncode == 1:
+                first = next((x for x in done.stdout.splitlines() if "proof" in x), first)
+            first = first.replace(tmp, "...").replace("|", "/")[:150]
+            print(f"| {row} | {what} | {done.returncode} | {float(seconds):.1f} | "
+                  f"{int(kb) // 1024} | {first} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
