@@ -237,23 +237,21 @@ def _checked(nb, found) -> int:
     return value
 
 
-@pytest.mark.parametrize("after", [0.0, 0.4])
-def test_the_long_search_returns_its_best_pair_within_a_tenth_of_a_second_of_a_stop(after):
-    """Unstopped, this search takes about 6 s (3000 moves from each of 10 starts at n = 60)."""
+@pytest.mark.parametrize("after", [0, 500])
+def test_the_long_search_returns_its_best_pair_at_the_stop_check_that_says_stop(after):
+    """Unstopped, this search takes about 6 s (3000 moves from each of 10 starts at n = 60)
+    and checks its stop at every tabu move (under a millisecond): told to stop at check
+    ``after`` + 1, it returns its best pair there. Counted in checks, not on a clock: a search
+    that checked only between starts would end by itself after about ten."""
     nb = _er60()
-    stop = threading.Event()
-    box = {}
+    checks = [0]
 
-    def fire() -> None:
-        box["at"] = time.perf_counter()
-        stop.set()
+    def stop() -> bool:
+        checks[0] += 1
+        return checks[0] > after
 
-    timer = threading.Timer(after, fire)
-    timer.start()
-    found = heuristics.long_search_r(nb, 60.0, seed=0, stop=stop.is_set)
-    lag = time.perf_counter() - box["at"]
-    timer.join()
-    assert lag < 0.1 + (0.15 if after == 0 else 0), f"returned {lag:.3f} s after the stop"
+    found = heuristics.long_search_r(nb, 60.0, seed=0, stop=stop)
+    assert after < checks[0] <= after + 2  # it saw the stop, and at most one check more
     _checked(nb, found)
 
 
@@ -289,6 +287,7 @@ def test_ctrl_c_during_a_racers_long_search_ends_the_race_at_once(monkeypatch):
     real = heuristics.long_search_r
 
     def watched(in_neighbors, seconds, *, seed=0, stop=None):
+        ended["budget"] = seconds
         started.set()
         found = real(in_neighbors, seconds, seed=seed, stop=stop)
         ended["at"] = time.perf_counter()
@@ -310,6 +309,8 @@ def test_ctrl_c_during_a_racers_long_search_ends_the_race_at_once(monkeypatch):
     returned = time.perf_counter()
     helper.join()
     assert "at" in sent, "the long search never started"
-    assert ended["at"] - sent["at"] < 0.3, "the long search ran on after the Ctrl-C"
-    assert returned - sent["at"] < 0.5
+    # its own budget is 15 s (IMPROVE_SHARE of the 60 s limit); a third of it is a hang guard
+    # no loaded machine nears for a search that stops within a tabu move of the Ctrl-C
+    assert ended["at"] - sent["at"] < ended["budget"] / 3, "the long search ran on after Ctrl-C"
+    assert returned - sent["at"] < ended["budget"] / 3
     assert not [th for th in threading.enumerate() if th.name.startswith("race-")]
