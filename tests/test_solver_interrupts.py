@@ -32,7 +32,14 @@ HAS_PROC = Path("/proc/self/stat").exists()
 needs_proc = pytest.mark.skipif(not HAS_PROC, reason="finds child processes through /proc")
 needs_cbc = pytest.mark.skipif(not cbc.available(), reason="needs PuLP's bundled CBC")
 
-CLI = [sys.executable, "-c", "from robustgraph.cli import main; main()"]
+# Ctrl-C handling as Python sets it up at start, even when this test runs where SIGINT is
+# ignored (a background job of a non-interactive shell), which the child would inherit.
+CLI = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from robustgraph.cli import main; main()",
+]
 
 
 def _children(pid: int) -> dict[int, str]:
