@@ -101,6 +101,22 @@ def test_agents_on_one_model_share_their_error_draws_by_default():
         SimConfig(model_share=1.5)
 
 
+def test_task_share_makes_two_models_err_on_the_same_questions():
+    # Per-question difficulty (issue 29): with task_share a weak and a strong agent (two
+    # models, independent without it) are wrong on the same hard questions; accuracy stays.
+    hard = Simulator(TASKS, SimConfig(model_share=0.0, task_share=0.8))
+    weak, strong = correctness("a1", sim=hard), correctness("a2", "sim-strong", sim=hard)
+    assert statistics.correlation(weak, strong) > 0.25
+    assert abs(statistics.correlation(correctness("a1", sim=INDEPENDENT),
+                                      correctness("a2", "sim-strong", sim=INDEPENDENT))) < 0.2
+    assert accuracy(answers("a2", "sim-strong", sim=hard)) == pytest.approx(0.85, abs=0.08)
+    # the hand-set world (task_share 0) keeps its draws and its cache fingerprint
+    assert SimConfig(task_share=0.0, description="x").fingerprint() == SimConfig().fingerprint()
+    assert SimConfig(task_share=0.1).fingerprint() != SimConfig().fingerprint()
+    with pytest.raises(ParameterError, match="task_share"):
+        SimConfig(task_share=-0.1)
+
+
 def test_shared_checkpoint_or_corpus_correlates_errors():
     def corr(**who):
         return statistics.correlation(

@@ -247,6 +247,7 @@ def test_fixed_through_the_runner_sends_the_simulated_weak_models_ood_answer(tmp
     from protocol_runner.protocols.prompts import answer_messages, parse_answer
     from protocol_runner.run.records import read_records
     from protocol_runner.run.runner import RESULTS_FILE, RunSpec, run
+    from protocol_runner.sim.profiles import resolve_config
 
     out = tmp_path / "fixed"
     run(RunSpec(complete(4), out, roster="3S1A", attack="fixed", placement="labels",
@@ -255,7 +256,7 @@ def test_fixed_through_the_runner_sends_the_simulated_weak_models_ood_answer(tmp
     records = read_records(out / RESULTS_FILE)
     sent = {r.rounds[0][3].answer for r in records}
     pool = ood_pool(load_tasks("arith:6"), DEFAULT_OOD_POOL)
-    simulator = Simulator(load_tasks("arith:6"))
+    simulator = Simulator(load_tasks("arith:6"), resolve_config(None, {"math"}))  # the run's
     weak = []
     for query in ood_queries(pool, 4, "3"):
         body = CompletionRequest("sim-weak", answer_messages(query), temperature=0.0, seed=4,

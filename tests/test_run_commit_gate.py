@@ -36,6 +36,7 @@ from protocol_runner.protocols.prompts import answer_messages, parse_answer
 from protocol_runner.run.records import read_records
 from protocol_runner.run.runner import RESULTS_FILE, BackendSpec, RunSpec, execute, prepare
 from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.server import running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli import main
@@ -174,7 +175,7 @@ def test_the_diversity_round_reasks_each_agent_alone_with_a_disjoint_share(small
     out, _ = small_run
     decided = _decisions(out / commit_stage.LEDGER_FILE)
     without_gate = {r.query_id: r for r in read_records(plain_run / RESULTS_FILE)}
-    backend = SimulatedBackend(Simulator(list(TASKS)))
+    backend = SimulatedBackend(Simulator(list(TASKS), resolve_config(None, {"math"})))  # run's
     seen = 0
     for record in read_records(out / RESULTS_FILE):
         data = record.protocol_data["commit_gate"]
@@ -435,7 +436,8 @@ def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path)
     out = tmp_path / "paper"
     result = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--F", "2",
                       "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
-                      "--no-plots", "--commit-gate", "--allow-uncertified", "-o", str(out)])
+                      "--no-plots", "--commit-gate", "--allow-uncertified", "--sim-config",
+                      "handset", "-o", str(out)])
     assert result.exit_code == 0, result.output
     registry = read_entries(out / commit_stage.LEDGER_FILE)[0].body
     strong = sorted(a["agent_id"] for a in registry["agents"]

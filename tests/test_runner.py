@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from protocol_runner.run.records import read_records
 from protocol_runner.run.runner import RESULTS_FILE, RunSpec, run
 from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.server import running_server
 from protocol_runner.tasks import load_tasks
 from robustgraph import io
@@ -118,7 +119,8 @@ def test_resume_skips_completed_queries_and_repeats_no_call(tmp_path):
 def test_kill_and_resume_through_serve_sim_over_http(tmp_path):
     tasks = "arith:8"
     out = tmp_path / "http"
-    with running_server(Simulator(load_tasks(tasks)), latency_s=0.02) as server:
+    world = resolve_config(None, {"math"})  # what the in-process run below uses by default
+    with running_server(Simulator(load_tasks(tasks), world), latency_s=0.02) as server:
         command = [
             sys.executable, "-c", "from robustgraph.cli import main; main()",
             *RUN[:RUN.index("--tasks")], "--tasks", tasks, *RUN[RUN.index("--rounds"):],

@@ -30,8 +30,10 @@ __all__ = [
     "label_of",
     "merge_backend_records",
     "record_backend",
+    "results_profile",
     "results_simulated",
     "run_simulated",
+    "simulated_banner",
 ]
 
 SIMULATED_BANNER = "simulated agents: not LLM results"
@@ -118,6 +120,25 @@ def results_simulated(directory: str | Path) -> bool:
     except (OSError, ValueError, RecursionError):
         return False
     return run_simulated(config) if isinstance(config, dict) else False
+
+
+def simulated_banner(profile: str | None = None) -> str:
+    """:data:`SIMULATED_BANNER`, naming the simulator profile when known (docs/simulation.md).
+
+    >>> simulated_banner("profile fitted to the SAC paper's Table 2, MATH")
+    "simulated agents: not LLM results (profile fitted to the SAC paper's Table 2, MATH)"
+    """
+    return f"{SIMULATED_BANNER} ({profile})" if profile else SIMULATED_BANNER
+
+
+def results_profile(directory: str | Path) -> str | None:
+    """The simulator profile a run's ``config.json`` records (its backend's ``profile``:
+    docs/simulation.md), or None (no file, or not the in-process simulated backend)."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+        return (config.get("backend") or {}).get("profile") or None
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return None
 
 
 def label_of(simulated: bool) -> str:

@@ -57,9 +57,8 @@ from protocol_runner.analysis.metrics import (
     compute_metrics,
 )
 from protocol_runner.analysis.provenance import (
-    SIMULATED_BANNER,
-    SIMULATED_SENTENCE,
     run_simulated,
+    simulated_banner,
 )
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
@@ -286,6 +285,8 @@ def _run_info(records: Sequence[QueryRecord], config: Mapping[str, Any] | None) 
         info["backend"] = (run.get("backend") or {}).get("kind")
         info["models"] = sorted({a["model"] for a in agents if a.get("model")})
         info["simulated"] = run_simulated(config)
+        if info["simulated"]:  # the simulator profile, when the run's backend recorded it
+            info["sim_profile"] = (config.get("backend") or {}).get("profile")
         info["graph_name"] = config.get("topology_source")
         info["graph"] = run.get("topology")
         info["certificate"] = config.get("certificate")
@@ -385,7 +386,7 @@ def _seeds_text(run: Mapping[str, Any]) -> str:
 
 def _backend_text(run: Mapping[str, Any]) -> str:
     models = ", ".join(run.get("models") or []) or "?"
-    banner = f"; {SIMULATED_BANNER}" if run.get("simulated") else ""
+    banner = f"; {simulated_banner(run.get('sim_profile'))}" if run.get("simulated") else ""
     return f"backend {run.get('backend') or '?'} (models {models}{banner})"
 
 
@@ -406,7 +407,8 @@ def summary_markdown(summary: Summary) -> str:
     """
     run = summary.run
     level = f"{100 * summary.confidence:g}%"
-    simulated = [f"**{SIMULATED_SENTENCE}**", ""] if run.get("simulated") else []
+    banner = simulated_banner(run.get("sim_profile"))
+    simulated = [f"**{banner[0].upper()}{banner[1:]}.**", ""] if run.get("simulated") else []
     lines = [
         "# Run summary",
         "",

@@ -48,7 +48,7 @@ from pathlib import Path
 from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import ProtocolMetrics
 from protocol_runner.analysis.paper_values import PaperTable, paper_tables
-from protocol_runner.analysis.provenance import results_simulated
+from protocol_runner.analysis.provenance import results_profile, results_simulated
 from protocol_runner.analysis.report import (
     RESULTS_FILE,
     LoadedResults,
@@ -325,6 +325,7 @@ class ReproResult:
     er_draws: Mapping[int, int]
     resamples: int
     simulated: bool = True
+    profiles: tuple[str, ...] = ()  # the simulator profiles of the runs (docs/simulation.md)
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -332,6 +333,15 @@ class ReproResult:
         if self.spec.pooled:
             return ("mean5",)
         return tuple(c.key for c in self.spec.columns)
+
+
+def _profiles_by_column(cells: Sequence[Cell]) -> tuple[str, ...]:
+    """The simulator profiles the runs used (docs/simulation.md): one entry when every column
+    ran the same profile, else one ``"COLUMN: profile"`` entry per column."""
+    by_column = {c.column.label: p for c in cells if (p := results_profile(c.directory))}
+    if len(set(by_column.values())) <= 1:
+        return tuple(set(by_column.values()))
+    return tuple(f"{label}: {profile}" for label, profile in by_column.items())
 
 
 def _pooled(summaries: Sequence[tuple[str, Path]], resamples: int) -> Summary:
@@ -413,5 +423,6 @@ def reproduce(
             metrics[(key, graph)] = write_summary(directory, plots=False,
                                                   resamples=resamples).protocols
     simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
+    profiles = _profiles_by_column(cells)
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
-                       resolved, metrics, er_draws, resamples, simulated)
+                       resolved, metrics, er_draws, resamples, simulated, profiles)

@@ -240,7 +240,9 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
              *_wrap(f"setting (the paper's): {spec.setting_text()}; attack: one adversary "
                     "per App. B.4 (fixed), methods CP-WBFT and SAC", "    ")]
     if result.simulated:
-        lines.append(f"{SIMULATED_BANNER} (the paper's models replaced by simulated agents)")
+        named = "".join(f"; {p}" for p in result.profiles)
+        lines += _wrap(f"{SIMULATED_BANNER} (the paper's models replaced by simulated "
+                       f"agents{named})", "    ")
     if result.er_draws:
         r = dict(spec.graphs)["er"]
         draws = ", ".join(f"{d} (seed {s})" for s, d in sorted(result.er_draws.items()))

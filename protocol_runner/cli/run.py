@@ -221,8 +221,9 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the key.")
-@click.option("--sim-config", type=click.Path(dir_okay=False), default=None,
-              help="simulated: JSON file of simulator parameters.")
+@click.option("--sim-config", default=None, metavar="NAME|FILE",
+              help="simulated: a profile (handset, or one fitted to the SAC paper) or a JSON "
+              "file of parameters (default: the profile fitted to the tasks' kind).")
 @click.option("--independent-agents", is_flag=True,
               help="simulated: agents on one model draw their errors independently "
               "(default: they share them, docs/simulation.md).")

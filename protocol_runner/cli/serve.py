@@ -9,30 +9,17 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-from pathlib import Path
 
 import click
 
 from protocol_runner.run import aio
-from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.sim.agents import Simulator
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.server import SimServer, parse_faults
 from protocol_runner.tasks import load_tasks
 from robustgraph.cli.common import json_option
-from robustgraph.errors import ParameterError
 
 __all__ = ["serve_sim"]
-
-
-def _config(path: str | None) -> SimConfig:
-    if path is None:
-        return SimConfig()
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ParameterError(f"{path}: cannot read simulator config: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ParameterError(f"{path}: simulator config must be a JSON object")
-    return SimConfig.from_mapping(data)
 
 
 async def _serve(server: SimServer, as_json: bool, tasks: int) -> None:
@@ -88,8 +75,9 @@ async def _serve(server: SimServer, as_json: bool, tasks: int) -> None:
 )
 @click.option(
     "--sim-config",
-    type=click.Path(dir_okay=False),
-    help="JSON file of simulator parameters and profiles (docs/simulation.md).",
+    default=None,
+    help="A simulator profile name (handset, or a fitted one) or a JSON file of parameters "
+    "(default: the profile fitted to the tasks' kind; docs/simulation.md).",
 )
 @click.option(
     "--faults",
@@ -116,7 +104,7 @@ def serve_sim(
     GET /sim/stats reports what was served.
     """
     tasks = [task for spec in task_specs for task in load_tasks(spec)]
-    simulator = Simulator(tasks, _config(sim_config))
+    simulator = Simulator(tasks, resolve_config(sim_config, {t.kind for t in tasks}))
     server = SimServer(
         simulator, host=host, port=port, latency_s=latency_ms / 1000.0, faults=parse_faults(faults)
     )

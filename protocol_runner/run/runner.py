@@ -80,11 +80,11 @@ from protocol_runner.run.records import append_record, drop_partial_line, query_
 from protocol_runner.run.roster import Roster, build_roster
 from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.tasks import Task, TaskSet, load_tasks
 from robustgraph import io
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
-from robustgraph.limits import clip, read_text
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -350,29 +350,21 @@ def seed_output(output: Path, seed: int, seeds: Sequence[int]) -> Path:
     return Path(output) if len(seeds) == 1 else Path(output) / f"seed-{seed}"
 
 
-def _sim_config(path: str | None, independent: bool = False) -> SimConfig:
-    config = _read_sim_config(path)
+def _sim_config(
+    path: str | None, independent: bool = False, kinds: Iterable[str] = ()
+) -> SimConfig:
+    """``--sim-config``: a profile name, a JSON file, or (None) the profile fitted to the run's
+    task kinds (:func:`protocol_runner.sim.profiles.resolve_config`)."""
+    config = resolve_config(path, kinds)
     return replace(config, model_share=0.0) if independent else config
 
 
-def _read_sim_config(path: str | None) -> SimConfig:
-    if path is None:
-        return SimConfig()
-    text = read_text(path, label=f"{path}: simulator config")
-    try:
-        data = json.loads(text)
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ParameterError(f"{path}: cannot read simulator config: {clip(exc)}") from None
-    if not isinstance(data, dict):
-        raise ParameterError(f"{path}: simulator config must be a JSON object")
-    return SimConfig.from_mapping(data)
-
-
 def _backend(
-    spec: BackendSpec, tasks: Iterable[Task], concurrency: int
+    spec: BackendSpec, tasks: Iterable[Task], concurrency: int, kinds: Iterable[str] = ()
 ) -> SimulatedBackend | OpenAIBackend:
     if spec.kind == "simulated":
-        simulator = Simulator(tasks, _sim_config(spec.sim_config, spec.independent_agents))
+        config = _sim_config(spec.sim_config, spec.independent_agents, kinds)
+        simulator = Simulator(tasks, config)
         return SimulatedBackend(simulator, latency_s=spec.latency_s)
     return OpenAIBackend(
         spec.base_url or "",
@@ -461,7 +453,8 @@ def plan(spec: RunSpec) -> Plan:
         raise ParameterError("the roster has no honest agent")
     corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
     pool = _ood_pool(spec, roster, tasks)
-    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency)
+    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency,
+                       {t.kind for t in tasks})
     identity = {
         "topology": {
             "hash": topology.content_hash,
@@ -628,7 +621,8 @@ async def _execute(
                else partial(DocumentContext, corpora=prepared.corpora))
     ood = fixed_question(tasks, spec.seed)
     pool = _ood_pool(spec, prepared.roster, tasks)
-    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency)
+    backend = _backend(spec.backend, [*tasks, *(pool or ())], spec.concurrency,
+                       {t.kind for t in tasks})
     models = set(prepared.roster.models())
     if engine.replay_model:
         models.add(engine.replay_model)

@@ -23,7 +23,10 @@ The model, per agent ``a`` (profile ``p``) and task ``t`` of kind ``k``:
   checkpoint: the same model asked the same prompt at temperature 0 answers the same way, so
   agents on one model share most of their error draws; 0 makes every agent independent,
   ``run --independent-agents``);
-  ``r = corpus_share`` when ``a`` names a retrieval corpus (else 0). A wrong answer is a
+  ``r = corpus_share`` when ``a`` names a retrieval corpus (else 0). With ``task_share = d > 0``
+  (per-question difficulty) the latent is ``sqrt(d) z_task + sqrt(1 - d) z`` where ``z_task``
+  is common to *every* agent on the task, so weak and strong models err on the same hard
+  questions (default 0: no difficulty). A wrong answer is a
   distractor of ``t`` (shared by all agents), the ``j``-th (most plausible first) with weight
   ``distractor_decay**j``, picked by a second latent of the same form.
 - **Scoring** a candidate response: ``a`` perceives its correctness truly with probability
@@ -216,6 +219,12 @@ class SimConfig:
         (profile) that name no checkpoint; 0 makes such agents independent, 1 identical.
     distractor_decay : float
         The ``j``-th distractor is chosen with weight ``distractor_decay**j``.
+    task_share : float
+        Per-question difficulty: the share of every latent's variance common to all agents on
+        a task, whatever their model (0, the default, makes models err independently).
+    description : str
+        What the parameters are, for the label of every output ("hand-set profile", "profile
+        fitted to the SAC paper's Table 2"; :mod:`protocol_runner.sim.profiles`).
     """
 
     profiles: Mapping[str, Profile] = field(default_factory=lambda: dict(DEFAULT_PROFILES))
@@ -227,10 +236,14 @@ class SimConfig:
     corpus_share: float = 0.3
     model_share: float = 0.7
     distractor_decay: float = 0.5
+    task_share: float = 0.0
+    description: str = "hand-set profile"
 
     def __post_init__(self) -> None:
-        for f in fields(self)[1:]:
+        for f in fields(self)[1:-1]:
             _number(getattr(self, f.name), f.name)
+        if not isinstance(self.description, str):
+            raise ParameterError(f"description must be a string, got {self.description!r}")
         if not self.profiles:
             raise ParameterError("the simulator needs at least one profile")
         for name, profile in self.profiles.items():
@@ -244,8 +257,9 @@ class SimConfig:
         shares = (self.checkpoint_share, self.corpus_share)
         if min(shares) < 0 or sum(shares) > 1.0 + 1e-12:
             raise ParameterError("checkpoint_share and corpus_share must be >= 0 with sum <= 1")
-        if not 0.0 <= self.model_share <= 1.0:
-            raise ParameterError(f"model_share must be in [0, 1], got {self.model_share}")
+        for name in ("model_share", "task_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ParameterError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if not 0.0 < self.distractor_decay <= 1.0:
             raise ParameterError(f"distractor_decay must be in (0, 1], got {self.distractor_decay}")
 
@@ -284,9 +298,31 @@ class SimConfig:
             raise ParameterError(f"simulator config: unknown fields {sorted(set(data) - known)}")
         return cls(profiles=profiles, **data)
 
+    def to_mapping(self) -> dict[str, Any]:
+        """The JSON form :meth:`from_mapping` reads back (every field, every profile).
+
+        Examples
+        --------
+        >>> SimConfig.from_mapping(SimConfig().to_mapping()) == SimConfig()
+        True
+        """
+        data = asdict(self)
+        data["profiles"] = {
+            name: {k: (dict(v) if isinstance(v, Mapping) else v)
+                   for k, v in asdict(p).items() if k != "name"}
+            for name, p in self.profiles.items()
+        }
+        return data
+
     def fingerprint(self) -> str:
-        """A short hash of every parameter (part of the response-cache namespace)."""
-        text = json.dumps(asdict(self), sort_keys=True, default=dict)
+        """A short hash of every parameter that changes a reply (part of the response-cache
+        namespace): not ``description``, nor ``task_share`` at 0, so the hand-set world keeps
+        the fingerprint it had before either existed."""
+        data = asdict(self)
+        del data["description"]
+        if not data["task_share"]:
+            del data["task_share"]
+        text = json.dumps(data, sort_keys=True, default=dict)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -514,6 +550,9 @@ class Simulator:
             z += math.sqrt(c) * _gauss(seed, stream, *group, key, *extra)
         if r:
             z += math.sqrt(r) * _gauss(seed, stream, "corpus", who.corpus, key, *extra)
+        if cfg.task_share:
+            d = cfg.task_share
+            z = math.sqrt(1.0 - d) * z + math.sqrt(d) * _gauss(seed, stream, "task", key, *extra)
         return _NORMAL.cdf(z)
 
     def distractors(self, task: Task, *, seed: int = 0) -> tuple[str, ...]:

@@ -57,6 +57,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "protocol_runner.cli.reproduce:reproduce_command",
         "Re-run one of the SAC paper's tables; ours beside the paper's.",
     ),
+    "calibrate": (
+        "protocol_runner.cli.calibrate:calibrate_command",
+        "Fit the simulated agents to your own runs' per-round accuracy.",
+    ),
     "sweep": ("protocol_runner.cli.sweep:sweep_command", "Run a grid of runs, locally or on Ray."),
     "design": ("robustgraph.cli.design:design", "Design a sparse certified r-robust graph."),
     "augment": ("robustgraph.cli.design:augment", "Add the fewest edges to make a graph r-robust."),

@@ -48,6 +48,7 @@ class SimulatedBackend:
         return {
             "backend": "simulated",
             "config_fingerprint": self.simulator.fingerprint,
+            "profile": self.simulator.config.description,
             "latency_s": self.latency_s,
         }
 
