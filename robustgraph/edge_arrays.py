@@ -145,7 +145,7 @@ def edge_codes(
     in_neighbors: Sequence[Sequence[int]], rank: Sequence[int], directed: bool
 ) -> list[int]:
     """The edges as sorted integers ``rank[tail] * n + rank[head]``, an undirected edge once as
-    its pair of ranks in order (``robustgraph.topology.Topology.content_hash``).
+    its pair of ranks in order (``robustgraph.graph_hash.content_hash``).
 
     ``in_neighbors[h]`` holds the tails of the arcs into ``h`` (an undirected edge is in both
     ends' sets); ``rank`` is a permutation of ``range(n)``. A loop and a sort of Python ints up to

@@ -9,14 +9,12 @@ read-only networkx graph: ``len``, iteration and ``in`` over node labels, ``node
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 from robustgraph.errors import GraphFormatError
@@ -429,36 +427,11 @@ class Topology:
 
     @cached_property
     def content_hash(self) -> str:
-        """Canonical SHA-256 of the graph: ``sha256:<hex>``.
+        """Canonical SHA-256 of the graph: ``sha256:<hex>`` (:func:`robustgraph.graph_hash.
+        content_hash`: node order does not change it; one node or edge more or less does)."""
+        from robustgraph.graph_hash import content_hash
 
-        Hashes the JSON of ``directed``, the sorted node labels and the sorted labelled edge list
-        (labels as strings; an undirected edge as its sorted pair). Node order does not change
-        it; adding or removing one node or edge does. Isolated nodes are part of the hash because
-        they change robustness (a graph with an isolated node is 0-robust).
-
-        Notes
-        -----
-        One sort of the labels' texts; the edges as integers (pairs of text ranks, which order
-        as the text pairs do, the texts being unique) sorted (by numpy past
-        ``edge_arrays.SMALL_EDGES`` arcs); one buffer hashed: about
-        0.5 s at 10^5 nodes and 2 x 10^5 edges, where sorting lists of strings took 1.5-4 s
-        (issue 32).
-        """
-        from robustgraph.edge_arrays import edge_codes  # numpy only for a large graph
-
-        n = self.n
-        texts = [str(x) for x in self.labels]
-        order = sorted(range(n), key=texts.__getitem__)
-        rank = [0] * n
-        for r, i in enumerate(order):
-            rank[i] = r
-        codes = edge_codes(self.in_neighbors, rank, self.directed)
-        quoted = [encode_basestring(texts[i]) for i in order]  # by rank; json.dumps's quoting
-        edges = ",".join(f"[{quoted[c // n]},{quoted[c % n]}]" for c in codes)
-        flag = "true" if self.directed else "false"
-        text = f'{{"directed":{flag},"nodes":[{",".join(quoted)}],"edges":[{edges}]}}'
-        blob = text.encode()
-        return "sha256:" + hashlib.sha256(blob).hexdigest()
+        return content_hash(self.labels, self.in_neighbors, self.directed)
 
     # ----------------------------------------------------------------- conversions
     def to_networkx(self) -> Any:

@@ -19,6 +19,10 @@ protocols on every panel:
 
 :func:`write_plots` writes every figure the run has data for and says why it skipped the others.
 
+One module: the three figures share their row and panel types, the interval helpers and the
+paper-style tick and legend handling, and :func:`write_plots` draws all of them; the graph,
+which shares none of that, is :mod:`protocol_runner.analysis.topology_plot`.
+
 References
 ----------
 .. [1] H. Lee, V.-D. Yun, H. Oh, D. Panagou and S. P. Karimireddy, "Robust Multi-Agent LLMs
