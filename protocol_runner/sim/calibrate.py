@@ -38,6 +38,18 @@ parameters (another fit's checkpoint is refused). Nelder-Mead is deterministic, 
 replays the same path, reading stored evaluations instead of simulating, and continues where
 the last run stopped.
 
+**Prior and constraint** (:func:`penalty`, added to chi2 in the objective). Per-round W/S
+rows do not identify every parameter (Table 2's SAC rows leave the scoring flat; its CP-WBFT
+rows are met as well by strong agents that report 1.0 when wrong as when right), and a fit
+left free drifts to corners that mispredict other settings. So the objective adds
+(1) a weak Gaussian prior centred on the base (hand-set) values, of standard deviation
+:data:`PRIOR_WIDTH` of each parameter's search interval: about one chi2 unit for a quarter of
+the interval, so it decides only where the data are flat; and (2) the constraint that an
+honest agent's confidence when wrong is at least :data:`CONFIDENCE_GAP` below its confidence
+when right, as a steep quadratic penalty: in the paper only the adversary's confidence is
+falsified (App. B.4: it reports 1.0), honest agents report their own (Sec. 5.2's CP-WBFT).
+The fit's reported ``chi2`` is the data term alone; ``penalty`` is reported beside it.
+
 **Intervals.** :func:`scan_intervals` moves one parameter at a time over a grid, the others
 held at the fit (a *conditional* 1-D scan, narrower than a full profile that would re-fit the
 others), and reports the range where ``chi2 <= chi2_min + 3.84 * max(1, chi2_min / dof)``
@@ -76,6 +88,7 @@ __all__ = [
     "Calibration",
     "FitResult",
     "chi2",
+    "penalty",
     "run_setting",
     "scan_intervals",
     "simulate",
@@ -83,6 +96,13 @@ __all__ = [
 
 SPREAD = 0.02
 """The paper's run-to-run spread (2 points: its repeated Init rows differ by about 2)."""
+
+PRIOR_WIDTH = 0.25
+"""The prior's standard deviation, as a share of each parameter's search interval."""
+
+CONFIDENCE_GAP = 0.05
+"""An honest agent's confidence when wrong is at least this much below its confidence when
+right (module docstring); a violation by ``d`` costs ``(d / 0.01)^2``."""
 
 HINTS: dict[str, dict[str, float]] = {
     "cpwbft": {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
@@ -183,6 +203,35 @@ def chi2(
     return total
 
 
+def penalty(
+    values: Mapping[str, float], centre: Mapping[str, float], *, width: float = PRIOR_WIDTH,
+) -> float:
+    """The prior and constraint terms of the objective (module docstring).
+
+    ``centre`` gives the prior's centre of each parameter it names (others are free); the
+    confidence constraint applies to each role whose two confidences are in ``values``.
+
+    Examples
+    --------
+    >>> penalty({"score_margin": 0.25}, {"score_margin": 0.375})  # a quarter of [0, 0.5] away
+    1.0
+    >>> round(penalty({"strong.confidence_right": 1.0, "strong.confidence_wrong": 0.97}, {}), 6)
+    4.0
+    """
+    total = 0.0
+    if width > 0:
+        for name, x0 in centre.items():
+            if name in values:
+                p = PARAMETERS[name]
+                total += ((values[name] - x0) / (width * (p.high - p.low))) ** 2
+    for role in ("strong", "weak"):
+        right = values.get(f"{role}.confidence_right")
+        wrong = values.get(f"{role}.confidence_wrong")
+        if right is not None and wrong is not None:
+            total += (max(0.0, wrong - right + CONFIDENCE_GAP) / 0.01) ** 2
+    return total
+
+
 @dataclass
 class FitResult:
     """A fit's parameter values, objective and per-target simulated values."""
@@ -195,6 +244,7 @@ class FitResult:
     evaluations: int
     simulated: dict[str, float] = field(default_factory=dict)
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    penalty: float = 0.0
 
     @property
     def dof(self) -> int:
@@ -206,6 +256,7 @@ class FitResult:
             "kind": self.kind,
             "values": {k: round(v, 6) for k, v in self.values.items()},
             "chi2": round(self.chi2, 4),
+            "penalty": round(self.penalty, 4),
             "targets": self.targets,
             "parameters": self.parameters,
             "dof": self.dof,
@@ -240,6 +291,8 @@ class Calibration:
         parameters (:data:`~protocol_runner.sim.params.ANSWERS`) go to the next block.
     log : callable, optional
         Receives one progress line per evaluation (stderr in the CLI).
+    prior_width : float
+        The prior's width (:data:`PRIOR_WIDTH`; 0: no prior, the confidence constraint stays).
     """
 
     def __init__(
@@ -256,6 +309,7 @@ class Calibration:
         blocks: Mapping[str, Sequence[str]] | None = None,
         workdir: str | Path | None = None,
         log: Log | None = None,
+        prior_width: float = PRIOR_WIDTH,
     ) -> None:
         if not targets:
             raise ParameterError("nothing to fit: no targets")
@@ -270,6 +324,7 @@ class Calibration:
         self.seeds = tuple(seeds)
         self.max_evaluations = max_evaluations
         self.presearch = presearch
+        self.prior_width = prior_width
         given = {b: tuple(names) for b, names in (blocks or BLOCKS).items()}
         unknown = sorted({n for names in given.values() for n in names} - set(PARAMETERS))
         if unknown or set(given) - set(BLOCKS):
@@ -344,10 +399,16 @@ class Calibration:
         self.evaluations += 1
         return stored
 
+    def penalty(self, values: Mapping[str, float]) -> float:
+        """The prior (centred on the base config) and constraint terms at ``values``."""
+        return penalty(values, get_values(self.base, list(values), self.kind),
+                       width=self.prior_width)
+
     def objective(self, values: Mapping[str, float], protocols: Sequence[str]) -> float:
-        """chi2 over the targets of ``protocols``."""
+        """chi2 over the targets of ``protocols``, plus :meth:`penalty`."""
         targets = [t for t in self.targets if t.protocol in protocols]
-        return chi2(self.evaluate(values, protocols), targets, self.simulated_questions)
+        data = chi2(self.evaluate(values, protocols), targets, self.simulated_questions)
+        return data + self.penalty(values)
 
     # -- the fit ---------------------------------------------------------------------------------
 
@@ -429,6 +490,7 @@ class Calibration:
             self.kind, values,
             chi2(simulated, self.targets, self.simulated_questions),
             len(self.targets), len(fitted), self.evaluations, dict(simulated),
+            penalty=self.penalty({n: values[n] for n in fitted}),
         )
 
 
@@ -445,7 +507,7 @@ def scan_intervals(
     across its search interval, the others at the fit; the range (linearly interpolated
     between grid points) where chi2 stays under the 95% threshold."""
     protocols = tuple(dict.fromkeys(t.protocol for t in calibration.targets))
-    threshold = fit.chi2 + 3.84 * max(1.0, fit.chi2 / fit.dof)
+    threshold = fit.chi2 + fit.penalty + 3.84 * max(1.0, fit.chi2 / fit.dof)
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         p = PARAMETERS[name]
