@@ -12,7 +12,7 @@ from protocol_runner.analysis.provenance import results_profile
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.sim import calibrate as calibrate_module
 from protocol_runner.sim.agents import SimConfig
-from protocol_runner.sim.calibrate import Calibration, chi2
+from protocol_runner.sim.calibrate import CONFIDENCE_GAP, Calibration, chi2, penalty
 from protocol_runner.sim.params import ANSWERS, get_values, select_blocks, set_values
 from protocol_runner.sim.profiles import HANDSET, default_profile, named_config, resolve_config
 from protocol_runner.sim.targets import Setting, Target, paper_targets, targets_from_runs
@@ -46,6 +46,18 @@ def test_chi2_weights_binomial_variance_and_spread() -> None:
     # the 2-point run-to-run spread bounds the weight of a target measured on many questions
     big = Target("s", "sac", "weak", (0,), 0.5, 10**9)
     assert chi2({big.key: 0.52}, [big], 10**9, spread=0.02) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_penalty_forbids_honest_agents_as_sure_when_wrong_and_prior_is_weak() -> None:
+    # App. B.4: only the adversary falsifies its confidence; an honest agent is less sure when
+    # wrong. The previous fit put strong agents at 1.0 either way (CP-WBFT then barely
+    # degraded on Tables 5 and 6); that corner now costs far more than a target's miss.
+    sure = {"strong.confidence_right": 1.0, "strong.confidence_wrong": 0.999}
+    assert penalty(sure, {}) > 25.0
+    assert penalty({**sure, "strong.confidence_wrong": 1.0 - CONFIDENCE_GAP}, {}) == 0.0
+    # the prior: one unit at a quarter of the search interval, decisive only where chi2 is flat
+    assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}) == pytest.approx(7.84)
+    assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}, width=0.0) == 0.0
 
 
 def test_parameters_round_trip() -> None:
