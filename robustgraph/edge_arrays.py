@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SMALL_EDGES",
     "drop_edges",
+    "edge_codes",
     "edge_problem",
     "igraph_edge_arrays",
     "index_arrays",
@@ -138,3 +139,33 @@ def edge_problem(labels: Sequence[Hashable], i: int, j: int, directed: bool) -> 
         return f"self-loop at node {labels[i]!r}"
     arrow = "->" if directed else "--"
     return f"duplicate edge {labels[i]!r} {arrow} {labels[j]!r}"
+
+
+def edge_codes(
+    in_neighbors: Sequence[Sequence[int]], rank: Sequence[int], directed: bool
+) -> list[int]:
+    """The edges as sorted integers ``rank[tail] * n + rank[head]``, an undirected edge once as
+    its pair of ranks in order (``robustgraph.topology.Topology.content_hash``).
+
+    ``in_neighbors[h]`` holds the tails of the arcs into ``h`` (an undirected edge is in both
+    ends' sets); ``rank`` is a permutation of ``range(n)``. A loop and a sort of Python ints up to
+    :data:`SMALL_EDGES` arcs, numpy above it (the two are tested to agree in tests/test_startup.py).
+    """
+    n = len(in_neighbors)
+    sizes = [len(s) for s in in_neighbors]
+    if sum(sizes) <= SMALL_EDGES:
+        pairs = ((rank[t], rank[h]) for h, s in enumerate(in_neighbors) for t in s
+                 if directed or t < h)  # fmt: skip
+        return sorted(a * n + b if directed or a < b else b * n + a for a, b in pairs)
+    import numpy as np
+
+    ranks = np.asarray(rank, dtype=np.int64)
+    heads = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    tails = np.fromiter(itertools.chain.from_iterable(in_neighbors), np.int64, count=sum(sizes))
+    if not directed:  # each edge once (as Topology.edge_indices), then as its sorted pair
+        keep = tails < heads
+        tails, heads = ranks[tails[keep]], ranks[heads[keep]]
+        tails, heads = np.minimum(tails, heads), np.maximum(tails, heads)
+    else:  # the arc tail -> head: tail is an in-neighbour of head
+        tails, heads = ranks[tails], ranks[heads]
+    return np.sort(tails * n + heads).tolist()

@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
@@ -440,28 +439,20 @@ class Topology:
         Notes
         -----
         One sort of the labels' texts; the edges as integers (pairs of text ranks, which order
-        as the text pairs do, the texts being unique) sorted by numpy; one buffer hashed: about
+        as the text pairs do, the texts being unique) sorted (by numpy past
+        ``edge_arrays.SMALL_EDGES`` arcs); one buffer hashed: about
         0.5 s at 10^5 nodes and 2 x 10^5 edges, where sorting lists of strings took 1.5-4 s
         (issue 32).
         """
-        import numpy as np  # here, not at import: most commands never hash a large graph
+        from robustgraph.edge_arrays import edge_codes  # numpy only for a large graph
 
         n = self.n
         texts = [str(x) for x in self.labels]
         order = sorted(range(n), key=texts.__getitem__)
-        rank = np.empty(n, dtype=np.int64)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64)
-        nb = self.in_neighbors
-        sizes = [len(s) for s in nb]
-        heads = np.repeat(np.arange(n, dtype=np.int64), sizes)
-        tails = np.fromiter(chain.from_iterable(nb), dtype=np.int64, count=sum(sizes))
-        if not self.directed:  # each edge once (as edge_indices), then as its sorted pair
-            keep = tails < heads
-            tails, heads = rank[tails[keep]], rank[heads[keep]]
-            tails, heads = np.minimum(tails, heads), np.maximum(tails, heads)
-        else:  # the arc tail -> head: tail is an in-neighbour of head
-            tails, heads = rank[tails], rank[heads]
-        codes = np.sort(tails * n + heads).tolist()
+        rank = [0] * n
+        for r, i in enumerate(order):
+            rank[i] = r
+        codes = edge_codes(self.in_neighbors, rank, self.directed)
         quoted = [encode_basestring(texts[i]) for i in order]  # by rank; json.dumps's quoting
         edges = ",".join(f"[{quoted[c // n]},{quoted[c % n]}]" for c in codes)
         flag = "true" if self.directed else "false"

@@ -489,6 +489,25 @@ def test_time_limit_leaves_a_true_claim_undecided_with_proven_bounds():
     assert cert.verify(t).valid
 
 
+def _spending(monkeypatch, limits: list, seconds: float, r_bounds: tuple[int, int]):
+    """``slow_engine`` on a fake clock: the deadline's clock (``solvers.deadline``) moves only by
+    the ``seconds`` each question spends, so the shares below are the same at any load."""
+    from types import SimpleNamespace
+
+    from solvers import deadline
+
+    clock = [0.0]
+    monkeypatch.setattr(deadline, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    solve = slow_engine(limits, 0.0, r_bounds)
+
+    def spend(request, engine="portfolio"):
+        out = solve(request, engine)
+        clock[0] += seconds
+        return out
+
+    return spend
+
+
 def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
     """Questions and proof searches share one deadline: a fake engine that spends 0.3 s per
     question under a 1 s limit gets less time each question, and the proof what is left."""
@@ -500,14 +519,14 @@ def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
         proof_limits.append(time_limit)
         return None
 
-    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    monkeypatch.setattr(certifier.registry, "solve", _spending(monkeypatch, limits, 0.3, (2, 4)))
     monkeypatch.setattr(proof_records, "prove", prove)
     t = Topology.from_networkx(nx.complete_graph(8))
     cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=1.0)
     assert cert.verdict == "undecided"  # the shrinking limits below show the one deadline
     assert len(limits) == 2  # max_r, then is_rs_robust(2, 2), which stops the F-total search
-    assert limits[0] <= 1.0 and limits[1] < 1.0 - 0.3
-    assert proof_limits and all(limit < 1.0 - 2 * 0.3 for limit in proof_limits)
+    assert limits == pytest.approx([1.0, 1.0 - 0.3])
+    assert proof_limits and all(limit == pytest.approx(1.0 - 2 * 0.3) for limit in proof_limits)
 
 
 def test_no_f_total_question_starts_after_the_deadline_and_the_certificate_verifies(monkeypatch):
@@ -516,7 +535,7 @@ def test_no_f_total_question_starts_after_the_deadline_and_the_certificate_verif
     from robustgraph.certificate import certifier
 
     limits = []
-    monkeypatch.setattr(certifier.registry, "solve", slow_engine(limits, 0.3, (2, 4)))
+    monkeypatch.setattr(certifier.registry, "solve", _spending(monkeypatch, limits, 0.3, (2, 4)))
     t = Topology.from_networkx(nx.complete_graph(8))
     cert = certify(t, Claim.maximum(MODELS), engines="portfolio", time_limit=0.2, proof="none")
     (record,) = cert.claims

@@ -339,5 +339,7 @@ def test_ctrl_c_twice_stops_a_batch_and_its_workers(tmp_path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert [x for x in err.splitlines() if "error" in x] == ["robustgraph: error: interrupted"]
-    time.sleep(0.5)
+    deadline = time.monotonic() + 20  # a hang guard: workers that run on do so for minutes
+    while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not [pid for pid in workers if _alive(pid)], "workers left running"

@@ -184,10 +184,14 @@ def test_design_beats_the_construction_and_is_certified() -> None:
     assert res.certificate.verify(res.topology).valid
 
 
+# A time limit no run reaches: the search ends by itself (its kick count), never by the clock,
+# on any machine at any load; a hang is pytest-timeout's to catch.
+NO_CLOCK = 1e6
+
+
 def test_design_is_reproducible_for_a_seed() -> None:
-    a = design(12, 3, time_limit=20, seed=5, certify_result=False)
-    b = design(12, 3, time_limit=20, seed=5, certify_result=False)
-    assert a.seconds < 20 and b.seconds < 20  # the search ended by itself, not by the clock
+    a = design(12, 3, time_limit=NO_CLOCK, seed=5, certify_result=False)
+    b = design(12, 3, time_limit=NO_CLOCK, seed=5, certify_result=False)
     assert a.topology == b.topology
 
 
@@ -206,10 +210,9 @@ def _ctrl_c_at(word: str, after: int = 1):
 
 def test_ctrl_c_keeps_the_best_graph_certifies_it_and_says_so() -> None:
     res = design(
-        14, 4, time_limit=30, seed=1, engines="exhaustive", progress=_ctrl_c_at(" edges", 2)
+        14, 4, time_limit=NO_CLOCK, seed=1, engines="exhaustive", progress=_ctrl_c_at(" edges", 2)
     )
-    assert res.seconds < 30
-    assert any("Ctrl-C" in note for note in res.notes)
+    assert any("Ctrl-C" in note for note in res.notes)  # the interrupt, not the clock, ended it
     assert res.edges < res.start_edges  # the improvements made before the interrupt are kept
     assert r_star(from_topology(res.topology)) >= 4
     assert res.certified
@@ -225,7 +228,8 @@ def test_ctrl_c_while_trimming_an_augmentation_keeps_a_robust_graph() -> None:
 
 
 def test_design_respects_max_degree() -> None:
-    res = design(12, 3, max_degree=5, time_limit=1, certify_result=False)
+    # the start is grown edge by edge under the deadline: a clock cut there is NotFound
+    res = design(12, 3, max_degree=5, time_limit=NO_CLOCK, certify_result=False)
     assert max(res.topology.in_degrees) <= 5
     assert r_star(from_topology(res.topology)) >= 3
 

@@ -183,7 +183,9 @@ def test_time_limited_solve_is_bounded_and_honest():
     res = registry.solve(
         Request(t, Question.max_r(), time_limit=0.05, formulation="published"), "highs"
     )
-    assert res.status in (Status.BOUNDED, Status.TIMEOUT)
+    # HiGHS settles this graph in about 0.16 s here (load 5), so a machine 3x faster settles it
+    # within the limit: exact is then allowed, but only at the true value
+    assert res.status in (Status.BOUNDED, Status.TIMEOUT) or res.lower == truth == res.upper
     assert res.lower <= truth <= res.upper
     if res.witness is not None:
         assert refutes_r(t.in_neighbors, res.witness.s1, res.witness.s2, res.upper + 1)

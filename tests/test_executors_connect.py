@@ -114,7 +114,9 @@ def test_a_refused_port_fails_at_once_without_calling_ray(fake_ray):
     start = time.monotonic()
     with pytest.raises(ExecutorUnavailable) as info:
         RayExecutor(f"127.0.0.1:{port}", connect_timeout=30)
-    assert time.monotonic() - start < 5
+    # a hang guard only, far above a refused connect on any machine and below the 30 s timeout
+    # it must not wait for; "refused" below is what shows the timeout path was not taken
+    assert time.monotonic() - start < 25
     message = str(info.value)
     assert "\n" not in message and f"127.0.0.1:{port}" in message and "refused" in message
     assert fake_ray.calls == []
@@ -125,7 +127,9 @@ def test_a_port_that_never_answers_fails_after_the_timeout(fake_ray):
         start = time.monotonic()
         with pytest.raises(ExecutorUnavailable, match=r"no answer within 0\.5 s") as info:
             RayExecutor(f"ray://127.0.0.1:{port}", connect_timeout=0.5)
-        assert 0.4 < time.monotonic() - start < 5
+        # at least the timeout given; the upper bound is a hang guard far below the kernel's own
+        # give-up on an unanswered SYN (about 127 s), which an ignored timeout would wait for
+        assert 0.4 < time.monotonic() - start < 60
     assert CONNECT_TIMEOUT_ENV in str(info.value) and fake_ray.calls == []
 
 
@@ -135,7 +139,9 @@ def test_a_cluster_that_never_finishes_the_handshake_is_given_up(fake_ray, monke
         start = time.monotonic()
         with pytest.raises(ExecutorUnavailable, match="did not answer as a Ray cluster"):
             make_executor("ray", address=f"127.0.0.1:{port}")
-        assert 0.4 < time.monotonic() - start < 5
+        # at least the timeout (a lower bound load cannot break); an ignored timeout is caught
+        # without a clock: the fake init returns after 30 s and nothing would be raised
+        assert 0.4 < time.monotonic() - start
     assert fake_ray.calls and fake_ray.calls[0]["address"] == f"127.0.0.1:{port}"
 
 
@@ -188,16 +194,15 @@ def test_cli_with_a_closed_loopback_port_exits_2_in_one_line(tmp_path):
     io.write(gamma_merg(5), graphs / "g.json")
     port = closed_port()
     exe = Path(sys.executable).with_name("robustgraph")
-    start = time.monotonic()
-    done = subprocess.run(
+    done = subprocess.run(  # the timeout is a hang guard: the 30 s default is never waited for
         [str(exe), "certify", "--batch", str(graphs), "--executor", "ray",
          "--address", f"127.0.0.1:{port}", "-o", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=240,
     )
-    assert time.monotonic() - start < 60
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("robustgraph: error: cannot connect to a Ray")
+    assert "refused" in lines[0]  # failed at once on the probe, not after the connect timeout
     assert f"127.0.0.1:{port}" in lines[0] and "Traceback" not in done.stderr
 
 
@@ -226,11 +231,13 @@ def test_cli_gives_up_on_a_silent_port_with_real_ray(tmp_path):
         done = subprocess.run(
             [str(exe), "certify", "--batch", str(graphs), "--executor", "ray",
              "--address", address, "-o", str(tmp_path / "out")],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=240,  # a hang guard only
             env={**os.environ, CONNECT_TIMEOUT_ENV: "2"},
         )
         elapsed = time.monotonic() - start
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "did not answer as a Ray cluster within 2 s" in lines[0]
-    assert address in lines[0] and 2 <= elapsed < 60
+    # the message comes only from our own wait giving up (not from Ray's minutes of retries),
+    # so no upper bound on the clock is needed; the lower one load cannot break
+    assert address in lines[0] and 2 <= elapsed

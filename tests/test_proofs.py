@@ -57,21 +57,33 @@ def test_cnf_is_unsatisfiable_exactly_when_robust_and_its_lrat_proof_checks(t, r
         assert check_refutation(cnf.clauses, proof.decode().splitlines()) >= 1
 
 
-def test_a_time_limited_refutation_stops_at_its_limit_and_a_sliced_one_still_checks():
+def test_a_time_limited_refutation_stops_at_its_limit_and_a_sliced_one_still_checks(monkeypatch):
     """python-sat cannot interrupt CaDiCaL (its timer thread raised NotImplementedError and the
-    solve ran on); the limit is kept by conflict-budget slices, which resume one search."""
-    import time
+    solve ran on); the limit is kept by conflict-budget slices, which resume one search.
 
+    The limit is read on a fake clock that moves 50 ms at every reading, so the slices run out
+    of time after a few hundred conflicts on any machine; a limit that is not kept runs
+    PHP(11, 10) to its end (past pytest-timeout) or proves it (False, not None)."""
+    from types import SimpleNamespace
+
+    from robustgraph.certificate.proofs import sat
     from robustgraph.certificate.proofs.cnf import Cnf
+
+    readings = []
+
+    def clock() -> float:
+        readings.append(0.05 * len(readings))
+        return readings[-1]
 
     pigeons = 11  # PHP(11, 10): unsatisfiable, and far beyond a tenth of a second for CDCL
     var = {(p, h): p * (pigeons - 1) + h + 1 for p in range(pigeons) for h in range(pigeons - 1)}
     clauses = [tuple(var[p, h] for h in range(pigeons - 1)) for p in range(pigeons)]
     clauses += [(-var[p, h], -var[q, h]) for h in range(pigeons - 1)
                 for p in range(pigeons) for q in range(p + 1, pigeons)]
-    began = time.monotonic()
-    assert refute(Cnf(len(var), tuple(clauses)), time_limit=0.2) == (None, None)
-    assert time.monotonic() - began < 5
+    with monkeypatch.context() as patch:
+        patch.setattr(sat, "time", SimpleNamespace(monotonic=clock))
+        assert refute(Cnf(len(var), tuple(clauses)), time_limit=0.2) == (None, None)
+    assert 3 <= len(readings) <= 6  # the deadline, then two readings per slice until it passed
     t = gen.gamma_merg(9)
     cnf = encode(View.of(t).canonical(), 5, 1)
     status, proof = refute(cnf, time_limit=60)

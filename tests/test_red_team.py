@@ -284,6 +284,22 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _threads(pid: int) -> int:
+    """The number of threads of ``pid`` (0 once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("Threads:"))
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -305,7 +321,12 @@ def test_kill_9_of_the_parent_ends_workers_and_resource_tracker():
             time.sleep(0.2)  # two workers and the resource tracker
         children = _children(parent.pid)
         assert len(children) >= 3, children
-        time.sleep(1.0)  # the workers' initializers have run
+        workers = [pid for pid in children if b"multiprocessing.spawn" in _cmdline(pid)]
+        assert len(workers) == 2, children
+        # each worker's first task has started its parent watch (a second thread): however
+        # slow the machine, the kill comes after it; 60 s is a hang guard only
+        while not all(_threads(pid) >= 2 for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait()
         deadline = time.monotonic() + 20

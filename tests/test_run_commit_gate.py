@@ -457,12 +457,28 @@ def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path)
     assert quorums >= 4  # the same seed gives the same answers: 4 quorums, all correlated
 
 
-def _run_subprocess(out, tasks: int):
+# The run holds still once it has written this many results, until the test kills it: the kill
+# then lands mid-run on any machine, however fast the run or slow the polling test.
+HOLD_AFTER = (
+    "import threading\n"
+    "from protocol_runner.run import runner\n"
+    "written, append = [], runner.append_record\n"
+    "def held(handle, record):\n"
+    "    append(handle, record)\n"
+    "    written.append(1)\n"
+    "    if len(written) == {n}:\n"
+    "        threading.Event().wait()\n"
+    "runner.append_record = held\n"
+)
+
+
+def _run_subprocess(out, tasks: int, *, hold_after: int | None = None):
     roster = out.parent / "roster.yaml"
     roster.write_text(DISTINCT_ROSTER)
     args = [*RUN, "--roster", str(roster), "--concurrency", "1", "-o", str(out)]
     args[args.index("arith:4")] = f"arith:{tasks}"
-    return [sys.executable, "-c", "from robustgraph.cli import main; main()", *args]
+    hold = "" if hold_after is None else HOLD_AFTER.format(n=hold_after)
+    return [sys.executable, "-c", hold + "from robustgraph.cli import main; main()", *args]
 
 
 def test_deleting_the_wal_after_a_killed_run_loses_no_decision(tmp_path):
@@ -470,11 +486,11 @@ def test_deleting_the_wal_after_a_killed_run_loses_no_decision(tmp_path):
     files are deleted. Every finished query's decisions are still in the ledger, which
     verifies, and the resumed run finishes the rest on the same ledger."""
     out = tmp_path / "killed"
-    child = subprocess.Popen(_run_subprocess(out, 40), stdout=subprocess.DEVNULL,
+    child = subprocess.Popen(_run_subprocess(out, 40, hold_after=12), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     results, ledger = out / RESULTS_FILE, out / commit_stage.LEDGER_FILE
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240  # a hang guard only: the run holds after 12 results
         while not (results.exists() and results.read_text().count("\n") >= 12):
             assert child.poll() is None and time.monotonic() < deadline, "run ended too early"
             time.sleep(0.02)
@@ -492,7 +508,7 @@ def test_deleting_the_wal_after_a_killed_run_loses_no_decision(tmp_path):
     assert report.valid, report.reason
     decided = _decisions(ledger)
     finished = read_records(results)
-    assert 12 <= len(finished) < 80
+    assert len(finished) == 12  # held there: killed mid-run
     for record in finished:
         data = record.protocol_data["commit_gate"]
         assert (data["proposal_id"], "initial") in decided

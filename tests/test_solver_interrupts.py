@@ -32,7 +32,14 @@ HAS_PROC = Path("/proc/self/stat").exists()
 needs_proc = pytest.mark.skipif(not HAS_PROC, reason="finds child processes through /proc")
 needs_cbc = pytest.mark.skipif(not cbc.available(), reason="needs PuLP's bundled CBC")
 
-CLI = [sys.executable, "-c", "from robustgraph.cli import main; main()"]
+# Ctrl-C handling as Python sets it up at start, even when this test runs where SIGINT is
+# ignored (a background job of a non-interactive shell), which the child would inherit.
+CLI = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from robustgraph.cli import main; main()",
+]
 
 
 def _children(pid: int) -> dict[int, str]:
@@ -92,9 +99,8 @@ def test_sigint_to_python_alone_stops_cbc_and_leaves_no_cbc_process(tmp_path):
         time.sleep(1.5)
         assert proc.poll() is None, "CBC finished within 1.5 s: the case needs a longer solve"
         os.kill(proc.pid, signal.SIGINT)  # the Python process only, not its group
-        sent = time.monotonic()
-        out, err = proc.communicate(timeout=STOP_GRACE + 8)
-        took = time.monotonic() - sent
+        # a hang guard only: generous for a loaded machine, far below CBC's own end here
+        out, err = proc.communicate(timeout=STOP_GRACE + 58)
         survivors = [pid for pid in solvers_seen if _alive(pid)]
     finally:
         if proc.poll() is None:
@@ -103,7 +109,6 @@ def test_sigint_to_python_alone_stops_cbc_and_leaves_no_cbc_process(tmp_path):
         for pid in solvers_seen:  # never leave a CBC of this test behind, even on a failure
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
-    assert took < STOP_GRACE + 3, f"exit {took:.1f} s after SIGINT"
     assert proc.returncode == 130, err
     errors = [line for line in err.splitlines() if line.startswith("robustgraph: error:")]
     assert errors == ["robustgraph: error: interrupted"] == err.splitlines()[-1:], err
@@ -124,13 +129,15 @@ def test_a_stop_signal_ends_cbc_with_what_it_had():
     box = {}
     worker = threading.Thread(target=lambda: box.update(out=cbc.run(model, 120.0, 1, 0, stop=stop)))
     worker.start()
-    time.sleep(2.0)
-    assert _cbc_solves(os.getpid())
-    asked = time.perf_counter()
+    deadline = time.monotonic() + 60  # a hang guard: wait for CBC however slow its start
+    while not _cbc_solves(os.getpid()) and time.monotonic() < deadline and worker.is_alive():
+        time.sleep(0.05)
+    assert _cbc_solves(os.getpid()), "CBC never started"
     stop.set()
-    worker.join(STOP_GRACE + 5)
+    # a hang guard, half the solve's 120 s limit: an ignored stop runs to that limit (or ends
+    # the solve, which the status check below refuses)
+    worker.join(60)
     assert not worker.is_alive()
-    assert time.perf_counter() - asked < STOP_GRACE + 1
     out: Outcome = box["out"]
     assert out.status in ("feasible", "unknown"), out
     assert not _cbc_solves(os.getpid())
@@ -176,13 +183,13 @@ def test_a_stopped_child_is_interrupted_or_killed_after_the_grace(tmp_path, igno
     asked = time.perf_counter()
     child.stop()
     child.stop()  # a resent stop (StopSignal.poke) does nothing more
-    worker.join(10)
+    worker.join(30)  # a hang guard only; how the child ended is read from its exit code
     took = time.perf_counter() - asked
     assert not worker.is_alive() and not _alive(pid)
-    if ignore_sigint:
-        assert box["code"] == -signal.SIGKILL and 0.5 <= took < 2.0
-    else:
-        assert box["code"] != 0 and took < 0.5
+    if ignore_sigint:  # killed, and not before the grace (a lower bound load cannot break)
+        assert box["code"] == -signal.SIGKILL and took >= 0.5
+    else:  # ended by the SIGINT itself, not killed after the grace
+        assert box["code"] == -signal.SIGINT
     assert log.read_text().startswith("up")
 
 
@@ -237,23 +244,21 @@ def _checked(nb, found) -> int:
     return value
 
 
-@pytest.mark.parametrize("after", [0.0, 0.4])
-def test_the_long_search_returns_its_best_pair_within_a_tenth_of_a_second_of_a_stop(after):
-    """Unstopped, this search takes about 6 s (3000 moves from each of 10 starts at n = 60)."""
+@pytest.mark.parametrize("after", [0, 500])
+def test_the_long_search_returns_its_best_pair_at_the_stop_check_that_says_stop(after):
+    """Unstopped, this search takes about 6 s (3000 moves from each of 10 starts at n = 60)
+    and checks its stop at every tabu move (under a millisecond): told to stop at check
+    ``after`` + 1, it returns its best pair there. Counted in checks, not on a clock: a search
+    that checked only between starts would end by itself after about ten."""
     nb = _er60()
-    stop = threading.Event()
-    box = {}
+    checks = [0]
 
-    def fire() -> None:
-        box["at"] = time.perf_counter()
-        stop.set()
+    def stop() -> bool:
+        checks[0] += 1
+        return checks[0] > after
 
-    timer = threading.Timer(after, fire)
-    timer.start()
-    found = heuristics.long_search_r(nb, 60.0, seed=0, stop=stop.is_set)
-    lag = time.perf_counter() - box["at"]
-    timer.join()
-    assert lag < 0.1 + (0.15 if after == 0 else 0), f"returned {lag:.3f} s after the stop"
+    found = heuristics.long_search_r(nb, 60.0, seed=0, stop=stop)
+    assert after < checks[0] <= after + 2  # it saw the stop, and at most one check more
     _checked(nb, found)
 
 
@@ -289,6 +294,7 @@ def test_ctrl_c_during_a_racers_long_search_ends_the_race_at_once(monkeypatch):
     real = heuristics.long_search_r
 
     def watched(in_neighbors, seconds, *, seed=0, stop=None):
+        ended["budget"] = seconds
         started.set()
         found = real(in_neighbors, seconds, seed=seed, stop=stop)
         ended["at"] = time.perf_counter()
@@ -310,6 +316,8 @@ def test_ctrl_c_during_a_racers_long_search_ends_the_race_at_once(monkeypatch):
     returned = time.perf_counter()
     helper.join()
     assert "at" in sent, "the long search never started"
-    assert ended["at"] - sent["at"] < 0.3, "the long search ran on after the Ctrl-C"
-    assert returned - sent["at"] < 0.5
+    # its own budget is 15 s (IMPROVE_SHARE of the 60 s limit); a third of it is a hang guard
+    # no loaded machine nears for a search that stops within a tabu move of the Ctrl-C
+    assert ended["at"] - sent["at"] < ended["budget"] / 3, "the long search ran on after Ctrl-C"
+    assert returned - sent["at"] < ended["budget"] / 3
     assert not [th for th in threading.enumerate() if th.name.startswith("race-")]

@@ -281,6 +281,21 @@ def test_parquet_hub_layouts(tmp_path):
         load_tasks(f"arc:{broken}")
 
 
+def test_parquet_files_are_held_to_the_input_budgets(tmp_path, monkeypatch):
+    """A Parquet task file obeys the bytes budget, and its row groups' uncompressed size (from
+    its metadata) the decompressed-bytes budget, before any row is decoded (issue 31)."""
+    path = tmp_path / "arc.parquet"
+    _write_parquet(path, [{"id": f"q{i}", "question": f"{i} " + "x" * 2_000, "choices": {
+        "text": ["a", "b"], "label": ["A", "B"]}, "answerKey": "A"} for i in range(50)])
+    assert len(load_tasks(f"arc:{path}")) == 50
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_INFLATED", "50000")
+    with pytest.raises(ParameterError, match="uncompressed bytes: .* ROBUSTGRAPH_MAX_INFLATED"):
+        load_tasks(f"arc:{path}")
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", "100")
+    with pytest.raises(ParameterError, match="Parquet file's bytes: .* ROBUSTGRAPH_MAX_BYTES"):
+        load_tasks(f"arc:{path}")
+
+
 @pytest.mark.parametrize(
     "fmt, record, message",
     [

@@ -47,7 +47,6 @@ from pathlib import Path
 
 from protocol_runner.analysis.collection import write_order
 from protocol_runner.analysis.metrics import ProtocolMetrics
-from protocol_runner.analysis.paper_values import PaperTable, paper_tables
 from protocol_runner.analysis.provenance import results_profile, results_simulated
 from protocol_runner.analysis.report import (
     RESULTS_FILE,
@@ -56,6 +55,13 @@ from protocol_runner.analysis.report import (
     load_results,
     summarize,
     write_summary,
+)
+from protocol_runner.analysis.reproduce_specs import (
+    COMMONSENSE30,
+    GRAPH_LABELS,
+    TABLES,
+    Column,
+    TableSpec,
 )
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.run.topology_spec import build_topology
@@ -83,142 +89,8 @@ __all__ = [
 ER_DRAWS = 20000
 """Draws of G(n, p) allowed per seed before an ER cell is declared impossible (App. A)."""
 
-GRAPH_LABELS = {"merg": "MERG", "complete": "Complete", "er": "ER", "pa": "PA"}
-"""Display (and directory) name of each topology key of the paper's tables."""
-
 PROTOCOLS = ("cpwbft", "sac")
 """The paper's methods, in its row order."""
-
-COMMONSENSE30 = "commonsense30"
-"""The built-in task set of App. C Table 8's 30 Commonsense170k instances."""
-
-_ARITH_STAND_IN = "arith:20"
-_BENCHMARK_LABELS = {
-    "math": "MATH", "commonsense": "Commonsense",
-    "arc_challenge": "ARC-C", "hellaswag": "HellaSwag", "boolq": "BoolQ",
-    "openbookqa": "OBQA", "rte": "RTE", "math30": "MATH",
-}
-
-
-@dataclass(frozen=True)
-class Column:
-    """One run column of a table: a benchmark (or Table 5's composition) with its roster.
-
-    ``key`` names the output subdirectory and the ``--tasks KEY=SPEC`` option; ``paper`` the
-    columns selecting its published rows (``{"benchmark": ..., "composition": ...}``);
-    ``dataset``/``questions`` what the paper ran; ``stand_in`` the built-in default task spec.
-    """
-
-    key: str
-    label: str
-    roster: str
-    paper: Mapping[str, str]
-    dataset: str
-    questions: int
-    models: Mapping[str, str]
-    stand_in: str
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One table of the paper: which runs, which published values, and how to print them.
-
-    ``runs`` names the table whose runs it reads (Table 2 reads Table 1's); ``view`` is
-    ``metrics`` (a row per method x topology) or ``rounds`` (per-round W / S); ``pooled``
-    prints one column, the mean over the run columns (Tables 3 and 4).
-    """
-
-    name: str
-    runs: str
-    view: str
-    pooled: bool
-    cite: str
-    title: str
-    n: int
-    F: int
-    T: int
-    graphs: tuple[tuple[str, int], ...]
-    columns: tuple[Column, ...]
-
-    @property
-    def paper(self) -> PaperTable:
-        """The published values this table prints beside ours."""
-        return paper_tables()[self.name]
-
-    def setting_text(self) -> str:
-        """The setting on one line (``--help`` and the table heading)."""
-        rosters = sorted({c.roster for c in self.columns}, key=[c.roster for c in self.columns]
-                         .index)
-        graphs = ", ".join(f"{GRAPH_LABELS[g]} r={r}" for g, r in self.graphs)
-        counts: dict[int, list[str]] = {}
-        for column in self.columns:
-            counts.setdefault(column.questions, []).append(column.label)
-        data = "; ".join(f"{', '.join(labels)}: {q} q." + (" each" if len(labels) > 1 else "")
-                         for q, labels in counts.items())
-        return f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}; {data}"
-
-
-def _roster(strong: int, weak: int, adversarial: int) -> str:
-    return f"{strong}S" + (f"{weak}W" if weak else "") + f"{adversarial}A"
-
-
-def _stand_in(kind: str, index: int = 0, of: int = 1) -> str:
-    """The built-in default task spec for a benchmark of answer ``kind``.
-
-    Math: the arithmetic set. Commonsense kinds: the built-in ``commonsense30`` set (one of
-    ``of`` disjoint slices when several benchmarks share it).
-    """
-    if kind == "math":
-        return _ARITH_STAND_IN
-    if of == 1:
-        return COMMONSENSE30
-    size = 30 // of
-    return f"{COMMONSENSE30}:{size}:offset={index * size}"
-
-
-def _columns(table: PaperTable) -> tuple[Column, ...]:
-    setting, benchmarks = table.setting, table.benchmarks
-    out = []
-    if "compositions" in setting:  # Table 5
-        (key, bench), = benchmarks.items()
-        for comp in setting["compositions"]:
-            roster = _roster(setting["strong"], comp["weak"], comp["adversarial"])
-            out.append(Column(comp["key"], f"b={comp['adversarial']} w={comp['weak']}", roster,
-                              {"benchmark": key, "composition": comp["key"]}, bench.dataset,
-                              bench.questions, bench.models, _stand_in(bench.kind)))
-        return tuple(out)
-    roster = _roster(setting["strong"], setting["weak"], setting["adversarial"])
-    parts = list(benchmarks.values())  # the runs' own benchmarks (Table 3's are Table 9's)
-    for i, bench in enumerate(parts):
-        stand_in = (COMMONSENSE30 if bench.key == "commonsense"
-                    else _stand_in(bench.kind, i, len(parts)))
-        out.append(Column(bench.key, _BENCHMARK_LABELS[bench.key], roster,
-                          {"benchmark": bench.key}, bench.dataset, bench.questions,
-                          bench.models, stand_in))
-    return tuple(out)
-
-
-def _spec(name: str, runs: str, view: str) -> TableSpec:
-    table, source = paper_tables()[name], paper_tables()[runs]
-    setting = table.setting
-    return TableSpec(
-        name=name, runs=runs, view=view, pooled=name in ("table3", "table4"),
-        cite=table.cite, title=table.title, n=setting["n"], F=setting["F"], T=setting["T"],
-        graphs=tuple(setting["r"].items()), columns=_columns(source),
-    )
-
-
-TABLES: dict[str, TableSpec] = {
-    "table1": _spec("table1", "table1", "metrics"),
-    "table2": _spec("table2", "table1", "rounds"),
-    "table3": _spec("table3", "table9", "metrics"),
-    "table4": _spec("table4", "table9", "rounds"),
-    "table5": _spec("table5", "table5", "metrics"),
-    "table6": _spec("table6", "table6", "metrics"),
-    "table9": _spec("table9", "table9", "metrics"),
-    "table10": _spec("table10", "table9", "rounds"),
-}
-"""Every table of the paper with results, by name."""
 
 
 def _built_in(task_spec: str) -> bool:

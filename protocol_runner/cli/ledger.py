@@ -14,13 +14,13 @@ from pathlib import Path
 
 import click
 
-from protocol_runner.commit.audit import verify
-from protocol_runner.commit.escalations import pending, resolve
-from protocol_runner.commit.keyring import KEYRING_FILE, Keyring, KeyringError
-from protocol_runner.commit.ledger import read_entries
+from protocol_runner.cli.choices import KEYRING_FILE
 from robustgraph.cli.common import emit, json_option
 
 __all__ = ["ledger"]
+
+# protocol_runner.commit imports numpy and cryptography: each subcommand imports what it uses
+# when it runs, so that --help stays light (issue 33).
 
 
 @click.group("ledger")
@@ -38,6 +38,8 @@ def verify_command(db: str, expect_head: str | None, as_json: bool) -> None:
 
     Exit 0 valid, 1 invalid (the first bad entry and why), 2 not a ledger.
     """
+    from protocol_runner.commit.audit import verify
+
     report = verify(db, expect_head=expect_head)
 
     def render() -> None:
@@ -61,6 +63,8 @@ def verify_command(db: str, expect_head: str | None, as_json: bool) -> None:
 @json_option
 def show_command(db: str, limit: int | None, reasons: bool, as_json: bool) -> None:
     """List DB's entries (unchecked; run 'ledger verify' to check them)."""
+    from protocol_runner.commit.ledger import read_entries
+
     entries = read_entries(db)
     shown = entries[-limit:] if limit else entries
 
@@ -101,6 +105,8 @@ def pending_command(db: str, as_json: bool) -> None:
 
     DB is verified first; an invalid ledger is refused (exit 2).
     """
+    from protocol_runner.commit.escalations import pending
+
     open_items = pending(db)
 
     def render() -> None:
@@ -137,6 +143,9 @@ def pending_command(db: str, as_json: bool) -> None:
 def resolve_command(db: str, entry: int, action: str | None, reason: str,
                     keyring_path: str | None, as_json: bool) -> None:
     """Append the reviewer's signed decision on escalated decision ENTRY of DB."""
+    from protocol_runner.commit.escalations import resolve
+    from protocol_runner.commit.keyring import Keyring, KeyringError
+
     if action is None:
         raise click.UsageError("give --commit or --abort")
     path = Path(keyring_path) if keyring_path else Path(db).with_name(KEYRING_FILE)

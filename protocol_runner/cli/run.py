@@ -5,44 +5,30 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.progress import Progress as Bar
 
-from protocol_runner.protocols import PROTOCOLS
-from protocol_runner.protocols.attacks import ATTACKS, DEFAULT_OOD_POOL
-from protocol_runner.protocols.crs import CONTRIBUTIONS, CrSConfig
-from protocol_runner.run import aio
-from protocol_runner.run.cert_gate import NotCertified
-from protocol_runner.run.corpora import parse_corpus_option
-from protocol_runner.run.occupancy import claim
-from protocol_runner.run.roster import PLACEMENTS
-from protocol_runner.run.runner import (
+from protocol_runner.cli.choices import (
+    ATTACKS,
     BACKENDS,
-    BackendSpec,
-    Plan,
-    Progress,
-    RunResult,
-    RunSpec,
-    execute,
-    parse_seeds,
-    plan,
-    prepare,
-    seed_output,
+    CONTRIBUTIONS,
+    DEFAULT_OOD_POOL,
+    FAMILIES,
+    PLACEMENTS,
+    PROTOCOLS,
 )
-from protocol_runner.run.topology_spec import FAMILIES, build_topology
 from robustgraph import io, limits
 from robustgraph.cli.common import emit, json_option, warn
 from robustgraph.errors import ParameterError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from protocol_runner.run.runner import Plan, Progress, RunResult
+
+# The runner (aiohttp, numpy), the roster and protocol configs (yaml) and rich are imported
+# when the command runs, so that --help stays light (issue 33).
 
 __all__ = ["run_command"]
 
@@ -64,6 +50,8 @@ def _topology(
     if n is None:
         raise ParameterError(f"--topology {family} needs --n (the number of agents)")
     limits.at_most("--n", n, limits.MAX_AGENTS, " agents")
+    from protocol_runner.run.topology_spec import build_topology
+
     return build_topology(family, n, seed=seed), f"{family} n={n}"
 
 
@@ -71,6 +59,15 @@ class _ProgressBar:
     """A rich progress bar on stderr: queries done, backend calls, cache hits, ETA."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as Bar
+
         self.bar = Bar(
             TextColumn("[bold]run"),
             BarColumn(),
@@ -117,6 +114,8 @@ def _finish(results: list[RunResult], output: Path, plots: bool, as_json: bool,
     Several seeds: the summary, tables and figures in ``output`` pool the seeds' runs (the
     topology figure draws each seed's graph when they differ). ``ledgers``: the commit gate's
     ledger after each seed's run (:func:`_ledger_info`), in the order of ``results``."""
+    from rich.console import Console
+
     from protocol_runner.analysis.cost import cost_line
     from protocol_runner.analysis.report import rich_table, write_summary
 
@@ -301,6 +300,11 @@ def run_command(
     With --seeds each seed is a run of its own in OUTPUT/seed-S/ (a generated random graph
     is drawn per seed) and the summary in OUTPUT pools them.
     """
+    from protocol_runner.protocols.crs import CrSConfig
+    from protocol_runner.run.corpora import parse_corpus_option
+    from protocol_runner.run.occupancy import claim
+    from protocol_runner.run.runner import BackendSpec, RunSpec, parse_seeds, plan, seed_output
+
     if not output:
         raise ParameterError("-o is empty; name the results directory")
     if seed is not None and seed_list is not None:
@@ -366,6 +370,12 @@ def run_command(
 
 def _run_one(planned: Plan, as_json: bool) -> RunResult:
     """Prepare and execute the run of one seed."""
+    from rich.console import Console
+
+    from protocol_runner.run import aio
+    from protocol_runner.run.cert_gate import NotCertified
+    from protocol_runner.run.runner import execute, prepare
+
     console = Console(stderr=True, highlight=False)
 
     def log(line: str) -> None:

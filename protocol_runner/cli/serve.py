@@ -9,17 +9,19 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+from typing import TYPE_CHECKING
 
 import click
 
-from protocol_runner.run import aio
-from protocol_runner.sim.agents import Simulator
-from protocol_runner.sim.profiles import resolve_config
-from protocol_runner.sim.server import SimServer, parse_faults
-from protocol_runner.tasks import load_tasks
 from robustgraph.cli.common import json_option
 
+if TYPE_CHECKING:
+    from protocol_runner.sim.server import SimServer
+
 __all__ = ["serve_sim"]
+
+# The server (aiohttp), the simulator and the task loaders are imported when the command runs,
+# so that --help stays light (issue 33).
 
 
 async def _serve(server: SimServer, as_json: bool, tasks: int) -> None:
@@ -103,6 +105,12 @@ def serve_sim(
     Faults can also be queued with POST /sim/faults or per request with the X-Sim-Fault header;
     GET /sim/stats reports what was served.
     """
+    from protocol_runner.run import aio
+    from protocol_runner.sim.agents import Simulator
+    from protocol_runner.sim.profiles import resolve_config
+    from protocol_runner.sim.server import SimServer, parse_faults
+    from protocol_runner.tasks import load_tasks
+
     tasks = [task for spec in task_specs for task in load_tasks(spec)]
     simulator = Simulator(tasks, resolve_config(sim_config, {t.kind for t in tasks}))
     server = SimServer(

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import click
 
-from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, run_sweep
-from protocol_runner.sweep.spec import load_spec
 from protocol_runner.tasks import load_tasks
+from robustgraph.cli.choices import EXECUTORS
 from robustgraph.cli.common import cap_at_cores, emit, fail, json_option
 from robustgraph.errors import ParameterError, RobustgraphError
-from robustgraph.executors import EXECUTORS, make_executor
 
 __all__ = ["sweep_command"]
+
+# The sweep's spec reader and executor (the runner: aiohttp, numpy, yaml) and the pools (rich)
+# are imported when the command runs, so that --help stays light (issue 33).
 
 
 @click.command(
@@ -80,6 +81,10 @@ def sweep_command(
     FAA/BFTI figure to DIR/plots/.
     Progress over the whole grid is drawn on stderr.
     """
+    from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, run_sweep
+    from protocol_runner.sweep.spec import load_spec
+    from robustgraph.executors import make_executor
+
     if not output:
         raise ParameterError("-o is empty; name the sweep directory")
     spec = load_spec(spec_path)

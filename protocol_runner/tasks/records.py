@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol_runner.tasks.errors import TaskFormatError
-from robustgraph.limits import read_text, regular_file
+from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, read_text, regular_file
 from solvers.extras import require
 
 __all__ = ["SUFFIXES", "iter_records", "jsonl_objects"]
@@ -80,10 +80,14 @@ def _parquet(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     pa = require("pyarrow", f"{path}: Parquet task files")
     import pyarrow.parquet as pq
 
+    FILE_BYTES.check(path.stat().st_size, f"{path}: the Parquet file's bytes")
     try:
         reader = pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as exc:
         raise TaskFormatError(f"{path}: not a readable Parquet file ({exc})") from None
+    meta = reader.metadata  # row groups' uncompressed sizes, checked before any is decoded
+    inflated = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    INFLATED_BYTES.check(inflated, f"{path}: the Parquet file's uncompressed bytes")
     row = 0
     for batch in reader.iter_batches(batch_size=1024):
         for record in batch.to_pylist():

@@ -10,16 +10,18 @@ from typing import Any
 
 import click
 
-from robustgraph.certificate.batch import certify_batch, index_markdown
 from robustgraph.certificate.claims import Claim
+from robustgraph.cli.choices import EXECUTORS
 from robustgraph.cli.claim_options import claims_from_options, max_models
 from robustgraph.cli.common import cap_at_cores, emit
-from robustgraph.executors import EXECUTORS, make_executor
 
 __all__ = ["batch_options"]
 
 
 def _run_batch(kwargs: dict[str, Any]) -> None:
+    from robustgraph.certificate.batch import certify_batch, index_markdown  # numpy, rich
+    from robustgraph.executors import make_executor
+
     named = (kwargs["r"], kwargs["rs"], kwargs["faults"], kwargs["model"])
     asked, every = kwargs["asked"], kwargs["every"]
     if any(x is not None for x in named) or kwargs["maximum"]:

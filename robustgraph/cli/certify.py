@@ -11,19 +11,16 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from robustgraph import io
-from robustgraph.certificate.certifier import DEFAULT_ENGINES, certify
 from robustgraph.certificate.claims import MODELS, Claim, impossible
-from robustgraph.certificate.document import Certificate, InvalidCertificate, certificate_path
-from robustgraph.certificate.proofs.prover import MODES as PROOF_MODES
 from robustgraph.certificate.records import ClaimRecord
-from robustgraph.certificate.verifier import VerifyReport
 from robustgraph.certificate.witness import witness_words
 from robustgraph.cli.batch import batch_options
+from robustgraph.cli.choices import DEFAULT_ENGINES, PROOF_MODES
 from robustgraph.cli.claim_options import claims_from_options
 from robustgraph.cli.common import (
     cap_at_cores,
@@ -36,6 +33,13 @@ from robustgraph.cli.common import (
 )
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
+
+if TYPE_CHECKING:
+    from robustgraph.certificate.document import Certificate
+    from robustgraph.certificate.verifier import VerifyReport
+
+# The certifier, the certificate document and the verifier import numpy (the proof checkers):
+# each command imports them in its body, so that --help stays light (issue 33).
 
 __all__ = [
     "certify_command",
@@ -141,6 +145,9 @@ def certify_generated(topology: Topology, graph_path: str | Path) -> dict[str, A
     Uses the default engines. Returns what the generate summary shows: the certificate file,
     the verdict, the exit code it implies (0 proven, 3 undecided) and a one-line summary.
     """
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.document import certificate_path
+
     target = certificate_path(graph_path)
     cert = certify(topology, Claim.maximum(), progress=_progress)
     cert.dump(target)
@@ -274,6 +281,8 @@ def certify_command(
     the graph's content hash and holds a witness pair for every refutation; anyone can
     re-check it with 'robustgraph verify CERT FILE'.
     """
+    from robustgraph.certificate.certifier import certify
+
     claims = claims_from_options(r, rs, faults, model, maximum, asked, every)
     check_output(output, keep={"the graph FILE": file})
     topology = io.read(file, format=fmt, directed=directed)
@@ -410,6 +419,9 @@ def verify_command(
         raise ParameterError(f"--threads must be >= 1, got {threads}")
     if resolve_with is None and (time_limit is not None or threads != 1):
         raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
+    from robustgraph.certificate.document import Certificate, InvalidCertificate
+    from robustgraph.certificate.verifier import VerifyReport
+
     wanted = None if require is None else Claim.parse(require)
     topology = io.read(file, format=fmt, directed=directed)
     try:

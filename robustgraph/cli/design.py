@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from robustgraph import io, limits
-from robustgraph.certificate.certifier import DEFAULT_ENGINES
-from robustgraph.certificate.document import Certificate, certificate_path
+from robustgraph.cli.choices import DEFAULT_ENGINES
 from robustgraph.cli.common import check_output, emit, json_option
-from robustgraph.design import augment as augment_graph
-from robustgraph.design import design as design_graph
 from robustgraph.errors import ParameterError
 from solvers import registry
+
+if TYPE_CHECKING:
+    from robustgraph.certificate.document import Certificate
+
+# The design search and the certificate document import numpy (the proof checkers): the
+# commands import them when they run, so that --help stays light (issue 33).
 
 __all__ = ["design", "augment"]
 
@@ -38,6 +41,8 @@ def _engines(text: str) -> tuple[str, ...]:
 
 
 def _write(topology: Any, output: str, cert: Certificate | None, cert_path: str | None) -> str:
+    from robustgraph.certificate.document import certificate_path
+
     io.write(topology, output)
     target = Path(cert_path) if cert_path else certificate_path(output)
     if cert is not None:
@@ -50,6 +55,8 @@ def _check_outputs(
 ) -> None:
     """Fail before the search, not after it: unknown engine, unwritable or format-less paths,
     a certificate path that would overwrite the graph written or read (``file``)."""
+    from robustgraph.certificate.document import certificate_path
+
     unknown = [name for name in engines if name not in registry.engine_names()]
     if unknown:
         known = ", ".join(registry.engine_names())
@@ -163,6 +170,8 @@ def design(
     _check_budget(time_limit, budget)
     names = _engines(engines)
     _check_outputs(output, cert_path, names)
+    from robustgraph.design import design as design_graph
+
     result = design_graph(
         n,
         r,
@@ -251,6 +260,8 @@ def augment(
     _check_outputs(output, cert_path, names, file)
     topology = io.read(file, directed=directed)
     pairs = _read_pairs(forbid, topology.directed) if forbid else []
+    from robustgraph.design import augment as augment_graph
+
     result = augment_graph(
         topology,
         r,

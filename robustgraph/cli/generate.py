@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from robustgraph import generators as gen
 from robustgraph import io
+from robustgraph.cli.choices import GENERATE_ENGINE
 from robustgraph.cli.common import check_output, emit, json_option
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
+
+if TYPE_CHECKING:
+    from robustgraph import generators as gen
+
+# robustgraph.generators imports numpy: the command imports it when it runs, so that --help
+# stays light (issue 33).
 
 __all__ = ["generate", "FAMILIES"]
 
@@ -57,6 +63,8 @@ def _build(
     variant: str, n: int, opts: dict[str, Any]
 ) -> tuple[Topology, gen.Guarantee, dict[str, Any]]:
     """The graph, its guarantee and extra facts (p, attempts) for one invocation."""
+    from robustgraph import generators as gen
+
     r, s, k, p, seed = opts["r"], opts["s"], opts["k"], opts["p"], opts["seed"]
     if variant == "complete":
         return gen.complete(n), gen.guarantee("complete", n), {}
@@ -116,7 +124,7 @@ Examples:
 @click.option(
     "--engine",
     default=None,
-    help=f"er with --r: engine proving each draw (default {gen.DEFAULT_ENGINE}).",
+    help=f"er with --r: engine proving each draw (default {GENERATE_ENGINE}).",
 )
 @click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write."
@@ -189,7 +197,7 @@ def generate(
         "seed": 0 if seed is None else seed,
         "directed": directed,
         "max_attempts": 1000 if max_attempts is None else max_attempts,
-        "engine": gen.DEFAULT_ENGINE if engine is None else engine,
+        "engine": GENERATE_ENGINE if engine is None else engine,
     }
     check_output(output, graph=True, format=fmt)  # fail on a bad path or name before any work
     file_format = io.resolve_format(output, fmt).name
