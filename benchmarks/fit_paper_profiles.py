@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from protocol_runner.sim.calibrate import Calibration, scan_intervals
+from protocol_runner.sim.calibrate import PRIOR_WIDTH, Calibration, scan_intervals
 from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
 
@@ -48,7 +48,7 @@ def main() -> None:
         print(f"{time.perf_counter() - started:7.1f}s {line}", file=sys.stderr, flush=True)
 
     cal = Calibration(settings, targets, kind=kind, checkpoint=args.checkpoint, seeds=(1,),
-                      log=log)
+                      prior_width=PRIOR_WIDTH, log=log)
     fit = cal.fit(BUDGET)
     config = cal.config(fit.values).to_mapping()
     del config["description"]  # the entry's own
@@ -66,6 +66,7 @@ def main() -> None:
 
     def write() -> None:  # before the interval scans, and again after them
         entry["fit"] = {**fit.to_json(), "seeds": list(cal.seeds),
+                        "prior_width": cal.prior_width,
                         "budget": {b: {"sobol": p, "nelder_mead": e}
                                    for b, (p, e) in BUDGET.items()}}
         document = (json.loads(path.read_text(encoding="utf-8")) if path.is_file()

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from protocol_runner.analysis.metrics import compute_metrics
 from protocol_runner.analysis.provenance import results_profile
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.sim import calibrate as calibrate_module
 from protocol_runner.sim.agents import SimConfig
-from protocol_runner.sim.calibrate import Calibration, chi2
+from protocol_runner.sim.calibrate import CONFIDENCE_GAP, Calibration, chi2, penalty, run_setting
 from protocol_runner.sim.params import ANSWERS, get_values, select_blocks, set_values
 from protocol_runner.sim.profiles import HANDSET, default_profile, named_config, resolve_config
 from protocol_runner.sim.targets import Setting, Target, paper_targets, targets_from_runs
@@ -46,6 +47,18 @@ def test_chi2_weights_binomial_variance_and_spread() -> None:
     # the 2-point run-to-run spread bounds the weight of a target measured on many questions
     big = Target("s", "sac", "weak", (0,), 0.5, 10**9)
     assert chi2({big.key: 0.52}, [big], 10**9, spread=0.02) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_penalty_forbids_honest_agents_as_sure_when_wrong_and_prior_is_weak() -> None:
+    # App. B.4: only the adversary falsifies its confidence; an honest agent is less sure when
+    # wrong. The previous fit put strong agents at 1.0 either way (CP-WBFT then barely
+    # degraded on Tables 5 and 6); that corner now costs far more than a target's miss.
+    sure = {"strong.confidence_right": 1.0, "strong.confidence_wrong": 0.999}
+    assert penalty(sure, {}) > 20.0
+    assert penalty({**sure, "strong.confidence_wrong": 1.0 - CONFIDENCE_GAP}, {}) == 0.0
+    # the prior: one unit at a quarter of the search interval, decisive only where chi2 is flat
+    assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}) == pytest.approx(7.84)
+    assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}, width=0.0) == 0.0
 
 
 def test_parameters_round_trip() -> None:
@@ -185,3 +198,22 @@ def test_a_checkpoint_of_another_fit_is_refused(tmp_path: Path) -> None:
     assert make("arith:4").store == first.store  # the same fit reads it back
     with pytest.raises(ParameterError, match="another fit"):
         make("arith:5")
+
+
+
+def _bfti(config: SimConfig, roster: str, seeds: range, tmp_path: Path) -> dict[str, float]:
+    """BFTI (points) of SAC and CP-WBFT on one Table 5 cell (K7, F = 3, T = 6, 30 tasks),
+    pooled over ``seeds`` as benchmarks/sim_validation.py pools them."""
+    setting = Setting("k7", "complete", 7, roster=roster, F=3, rounds=6, tasks="arith:30")
+    records = [r for seed in seeds for r in run_setting(config, setting, seed, tmp_path)]
+    metrics = compute_metrics(records)
+    return {p: 100 * metrics[p].value("BFTI") for p in ("sac", "cpwbft")}
+
+
+def test_default_math_profile_keeps_the_papers_qualitative_findings(tmp_path: Path) -> None:
+    # Table 5's b = 2, w = 1 cell on the complete graph (held out from the fit): CP-WBFT's
+    # BFTI is negative, SAC's at or above about zero (-2.5 points, as the benchmark checks).
+    # The previous fit (score margin 0, strong agents at confidence 1.0 when wrong) gave SAC
+    # -4 points here. Only this cell's sign is pinned: others need more seeds to be robust.
+    bfti = _bfti(resolve_config(None, {"math"}), "4S1W2A", range(1, 4), tmp_path)
+    assert bfti["cpwbft"] < 0 and bfti["sac"] >= -2.5, bfti

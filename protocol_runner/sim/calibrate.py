@@ -38,6 +38,21 @@ parameters (another fit's checkpoint is refused). Nelder-Mead is deterministic, 
 replays the same path, reading stored evaluations instead of simulating, and continues where
 the last run stopped.
 
+**Prior and constraint** (:func:`penalty`, added to chi2 in the objective). Per-round W/S
+rows do not identify every parameter (Table 2's SAC rows leave the scoring flat; its CP-WBFT
+rows are met as well by strong agents that report 1.0 when wrong as when right), and a fit
+left free drifts to corners that mispredict other settings. So the objective adds
+(1) for the paper's profiles (``prior_width``), a weak Gaussian prior centred on the base
+(hand-set) values, of standard deviation
+:data:`PRIOR_WIDTH` of each parameter's search interval: about one chi2 unit for a quarter of
+the interval, so it decides only where the data are flat; and (2) the constraint that an
+honest agent's confidence when wrong is at least :data:`CONFIDENCE_GAP` below its confidence
+when right, as a steep quadratic penalty: in the paper only the adversary's confidence is
+falsified (App. B.4: it reports 1.0); honest agents report their own (Sec. 1: CP-WBFT
+assumes honest confidence). "Less sure when wrong" is our reading of honest; the 0.05 gap is
+our choice, not the paper's.
+The fit's reported ``chi2`` is the data term alone; ``penalty`` is reported beside it.
+
 **Intervals.** :func:`scan_intervals` moves one parameter at a time over a grid, the others
 held at the fit (a *conditional* 1-D scan, narrower than a full profile that would re-fit the
 others), and reports the range where ``chi2 <= chi2_min + 3.84 * max(1, chi2_min / dof)``
@@ -46,7 +61,8 @@ others), and reports the range where ``chi2 <= chi2_min + 3.84 * max(1, chi2_min
 References
 ----------
 Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", 2026: Table 2 (per-round W/S,
-MATH), Table 10 (per-round W/S per benchmark), Sec. 5.1 (the group accuracies).
+MATH), Table 10 (per-round W/S per benchmark), Sec. 5.1 (the group accuracies), App. B.4 (the
+adversary's falsified confidence).
 Nelder & Mead, "A simplex method for function minimization", Computer Journal 7, 1965.
 """
 
@@ -76,6 +92,7 @@ __all__ = [
     "Calibration",
     "FitResult",
     "chi2",
+    "penalty",
     "run_setting",
     "scan_intervals",
     "simulate",
@@ -83,6 +100,13 @@ __all__ = [
 
 SPREAD = 0.02
 """The paper's run-to-run spread (2 points: its repeated Init rows differ by about 2)."""
+
+PRIOR_WIDTH = 0.25
+"""The prior's standard deviation, as a share of each parameter's search interval."""
+
+CONFIDENCE_GAP = 0.05
+"""An honest agent's confidence when wrong is at least this much below its confidence when
+right (module docstring); a violation by ``d`` costs ``(d / 0.01)^2``."""
 
 HINTS: dict[str, dict[str, float]] = {
     "cpwbft": {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
@@ -183,6 +207,35 @@ def chi2(
     return total
 
 
+def penalty(
+    values: Mapping[str, float], centre: Mapping[str, float], *, width: float = PRIOR_WIDTH,
+) -> float:
+    """The prior and constraint terms of the objective (module docstring).
+
+    ``centre`` gives the prior's centre of each parameter it names (others are free); the
+    confidence constraint applies to each role whose two confidences are in ``values``.
+
+    Examples
+    --------
+    >>> penalty({"score_margin": 0.25}, {"score_margin": 0.375})  # a quarter of [0, 0.5] away
+    1.0
+    >>> round(penalty({"strong.confidence_right": 1.0, "strong.confidence_wrong": 0.97}, {}), 6)
+    4.0
+    """
+    total = 0.0
+    if width > 0:
+        for name, x0 in centre.items():
+            if name in values:
+                p = PARAMETERS[name]
+                total += ((values[name] - x0) / (width * (p.high - p.low))) ** 2
+    for role in ("strong", "weak"):
+        right = values.get(f"{role}.confidence_right")
+        wrong = values.get(f"{role}.confidence_wrong")
+        if right is not None and wrong is not None:
+            total += (max(0.0, wrong - right + CONFIDENCE_GAP) / 0.01) ** 2
+    return total
+
+
 @dataclass
 class FitResult:
     """A fit's parameter values, objective and per-target simulated values."""
@@ -195,6 +248,7 @@ class FitResult:
     evaluations: int
     simulated: dict[str, float] = field(default_factory=dict)
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    penalty: float = 0.0
 
     @property
     def dof(self) -> int:
@@ -206,6 +260,7 @@ class FitResult:
             "kind": self.kind,
             "values": {k: round(v, 6) for k, v in self.values.items()},
             "chi2": round(self.chi2, 4),
+            "penalty": round(self.penalty, 4),
             "targets": self.targets,
             "parameters": self.parameters,
             "dof": self.dof,
@@ -240,6 +295,12 @@ class Calibration:
         parameters (:data:`~protocol_runner.sim.params.ANSWERS`) go to the next block.
     log : callable, optional
         Receives one progress line per evaluation (stderr in the CLI).
+    prior_width : float
+        The prior's width; 0 (the default, as for ``robustgraph calibrate``): no prior, the
+        confidence constraint stays. The paper profiles use :data:`PRIOR_WIDTH`
+        (benchmarks/fit_paper_profiles.py): their held-out predictions depend on directions
+        their per-round rows leave flat, where a pilot's own fit should not be pulled towards
+        the hand-set world.
     """
 
     def __init__(
@@ -256,6 +317,7 @@ class Calibration:
         blocks: Mapping[str, Sequence[str]] | None = None,
         workdir: str | Path | None = None,
         log: Log | None = None,
+        prior_width: float = 0.0,
     ) -> None:
         if not targets:
             raise ParameterError("nothing to fit: no targets")
@@ -270,6 +332,7 @@ class Calibration:
         self.seeds = tuple(seeds)
         self.max_evaluations = max_evaluations
         self.presearch = presearch
+        self.prior_width = prior_width
         given = {b: tuple(names) for b, names in (blocks or BLOCKS).items()}
         unknown = sorted({n for names in given.values() for n in names} - set(PARAMETERS))
         if unknown or set(given) - set(BLOCKS):
@@ -344,10 +407,16 @@ class Calibration:
         self.evaluations += 1
         return stored
 
+    def penalty(self, values: Mapping[str, float]) -> float:
+        """The prior (centred on the base config) and constraint terms at ``values``."""
+        return penalty(values, get_values(self.base, list(values), self.kind),
+                       width=self.prior_width)
+
     def objective(self, values: Mapping[str, float], protocols: Sequence[str]) -> float:
-        """chi2 over the targets of ``protocols``."""
+        """chi2 over the targets of ``protocols``, plus :meth:`penalty`."""
         targets = [t for t in self.targets if t.protocol in protocols]
-        return chi2(self.evaluate(values, protocols), targets, self.simulated_questions)
+        data = chi2(self.evaluate(values, protocols), targets, self.simulated_questions)
+        return data + self.penalty(values)
 
     # -- the fit ---------------------------------------------------------------------------------
 
@@ -429,6 +498,7 @@ class Calibration:
             self.kind, values,
             chi2(simulated, self.targets, self.simulated_questions),
             len(self.targets), len(fitted), self.evaluations, dict(simulated),
+            penalty=self.penalty({n: values[n] for n in fitted}),
         )
 
 
@@ -445,7 +515,7 @@ def scan_intervals(
     across its search interval, the others at the fit; the range (linearly interpolated
     between grid points) where chi2 stays under the 95% threshold."""
     protocols = tuple(dict.fromkeys(t.protocol for t in calibration.targets))
-    threshold = fit.chi2 + 3.84 * max(1.0, fit.chi2 / fit.dof)
+    threshold = fit.chi2 + fit.penalty + 3.84 * max(1.0, fit.chi2 / fit.dof)
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         p = PARAMETERS[name]
