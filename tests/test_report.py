@@ -102,8 +102,8 @@ def results(tmp_path, graph, certificate) -> Path:
 
 
 def run(*args: str):
-    """``report`` in a 120-column terminal (the project's width for every printed line)."""
-    return CliRunner().invoke(main, ["report", *map(str, args)], env={"COLUMNS": "120"})
+    """``report`` in an 80-column terminal."""
+    return CliRunner().invoke(main, ["report", *map(str, args)], env={"COLUMNS": "80"})
 
 
 def one_line_error(result) -> str:
@@ -286,8 +286,8 @@ def test_cli_prints_the_table_and_writes_the_files(results):
     result = run(results, "--resamples", 100)
     assert result.exit_code == 0, result.stderr
     assert "H-Majority" in result.stdout and "sac" in result.stdout and "+25.0" in result.stdout
-    assert "…" not in result.stdout  # nothing cut off in a 120-column terminal
-    assert "[10.0, 50.0]" in result.stdout  # intervals as [low, high] (not 10–50)
+    assert "…" not in result.stdout  # nothing cut off in an 80-column terminal
+    assert "[10, 50]" in result.stdout  # intervals as [low, high] (not 10–50)
     assert "cost: 35 LLM requests, 7 cache hits; backend calls, tokens and wall time not " in (
         result.stdout)
     assert result.stderr == ""

@@ -518,8 +518,9 @@ def rich_table(summary: Summary) -> Table:
     """Table 1 for the terminal: each accuracy over its interval.
 
     Weak/strong cells show ``IAA→FAA`` only (their intervals are in ``table1.*``,
-    ``summary.md`` and ``summary.json``); intervals are written ``[low, high]``, and the
-    table fits a 120-column terminal; the cost is printed under it by the CLI.
+    ``summary.md`` and ``summary.json``); intervals are ``[low, high]`` in whole percents
+    (one decimal in those files), so the table fits an 80-column terminal; the cost is
+    printed under it by the CLI.
     """
     level = f"{100 * summary.confidence:g}%"
     run = summary.run
@@ -533,7 +534,8 @@ def rich_table(summary: Summary) -> Table:
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
-        collapse_padding=True,
+        collapse_padding=False,
+        padding=0,  # the box draws a space between columns
     )
     table.add_column("Protocol", style="bold", no_wrap=True)
     for column in COLUMNS:
@@ -542,11 +544,13 @@ def rich_table(summary: Summary) -> Table:
     table1 = run_table(summary.to_json())
     for _, name, metrics in table1.rows:
         row = []
-        for (value, interval), column in zip(table1.cells(metrics), COLUMNS, strict=True):
-            if len(column.keys) > 1 or metrics.get(column.keys[0]) is None:
+        for (value, _), column in zip(table1.cells(metrics), COLUMNS, strict=True):
+            estimate = metrics.get(column.keys[0]) if len(column.keys) == 1 else None
+            if estimate is None:
                 row.append(value)
-            else:
-                row.append(f"{value}\n[dim]{escape(interval)}[/dim]")
+            else:  # whole percents (+ 0: no "-0"), so that the table fits 80 columns
+                low, high = (round(100 * estimate[k]) + 0 for k in ("low", "high"))
+                row.append(f"{value}\n[dim]{escape(f'[{low}, {high}]')}[/dim]")
         table.add_row(name, *row)
     return table
 

@@ -38,6 +38,11 @@ parameters (another fit's checkpoint is refused). Nelder-Mead is deterministic, 
 replays the same path, reading stored evaluations instead of simulating, and continues where
 the last run stopped.
 
+One module: the objective, the optimiser's blocks, the checkpoint and the interval scans share
+one fit's state (its settings, seeds, fingerprint and evaluation cache); the parameter space
+and the targets are modules of their own (:mod:`~protocol_runner.sim.params`,
+:mod:`~protocol_runner.sim.targets`).
+
 **Prior and constraint** (:func:`penalty`, added to chi2 in the objective). Per-round W/S
 rows do not identify every parameter (Table 2's SAC rows leave the scoring flat; its CP-WBFT
 rows are met as well by strong agents that report 1.0 when wrong as when right), and a fit
