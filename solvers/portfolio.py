@@ -29,6 +29,16 @@ Otherwise:
    search and probes from below, as with one thread (``solvers.search``), so a time-out
    reports bounds as tight.
 
+With two or more threads, an r question above the subset DP's range (and up to
+:data:`LARGE_N` nodes) also gets the published model on CP-SAT (one worker, the whole time
+limit) in a child process from the start (``solvers.lane``): on a two-core machine it runs on
+the second core while steps 0-5 run on the first with one thread fewer (so the CP-SAT slice of
+step 3 is left to it). The first side to prove r* wins: the lane's proof halts the first core
+(``Progress.halt``, and a stop for its running solve); the first core's ends the lane. Issue 32's
+random 8-regular graph on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s,
+the sequence alone took 11.3 s. The lane's pair is checked and only its proven dual bound is
+kept, as for every model.
+
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
 s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
 limit the result is ``bounded``. No solver package is imported before a model is solved.
@@ -36,10 +46,13 @@ limit the result is ``bounded``. No solver package is imported before a model is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from solvers import cores
+from solvers import lane as lane_module
+from solvers.interrupt import StopSignal
 from solvers.types import Question, Request, Result, Status
 
 if TYPE_CHECKING:
@@ -142,7 +155,7 @@ def exact_backend():
     return None
 
 
-def _published_slices(p: search.Progress) -> None:
+def _published_slices(p: search.Progress, lane: bool = False) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
@@ -151,14 +164,21 @@ def _published_slices(p: search.Progress) -> None:
 
     HiGHS first: highspy imports in hundredths of a second where OR-Tools (with pandas) takes
     about a second of CPU, and on sparse, low-r* graphs HiGHS proves r* in 0.2-0.6 s of CPU
-    (ER(30, 0.3), digraph G(30, 0.3), ER(40, 0.3), seed 1001)."""
+    (ER(30, 0.3), digraph G(30, 0.3), ER(40, 0.3), seed 1001).
+
+    With ``lane`` (the published model already runs on CP-SAT on the other core,
+    ``solvers.lane``) only HiGHS's slice runs, and none on a regular graph."""
     from solvers import cpsat, highs, search
 
     versions = []
     graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
     regular = not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
-    for module, seconds in slices[1:] if regular and cpsat.available() else slices:
+    if lane:  # CP-SAT's published model runs on the other core from the start
+        slices = [] if regular else slices[:1]
+    elif regular and cpsat.available():
+        slices = slices[1:]
+    for module, seconds in slices:
         left = p.remaining()
         if p.settled() or (left is not None and left <= 0) or not module.available():
             continue
@@ -179,19 +199,47 @@ def solve(request: Request) -> Result:
     Notes
     -----
     ``request.formulation`` is ignored. The result's ``params["steps"]`` lists which bound or
-    solve proved what (in a race, with its engine). With ``request.threads >= 2`` and two
-    engines that can race (CP-SAT and HiGHS), the gap after the published slice is raced on two
-    cores (one worker each; more threads are not used); otherwise it is probed by the first
-    installed engine with ``request.threads`` workers. No solver package is imported unless a
-    model is solved.
+    solve proved what (in a race, with its engine). With ``request.threads >= 2``, an r
+    question on more than :data:`EXHAUSTIVE_N` and at most :data:`LARGE_N` nodes, and OR-Tools
+    installed, the published model runs on CP-SAT in a child process on the second core from
+    the start (``solvers.lane``: its ``published-lane`` step) while the sequence above runs on
+    the first with ``threads - 1``; the first proof wins and the other side is stopped. With
+    ``threads - 1 >= 2`` and two engines that can race (CP-SAT and HiGHS), the gap after the
+    published slice is raced on two cores (one worker each); otherwise it is probed by the
+    first installed engine. No solver package is imported in this process unless a model is
+    solved here.
     """
+    lane = _start_lane(request)
+    try:
+        if lane is None:
+            return _solve(request, lane)
+        res = _solve(replace(request, threads=request.threads - 1), lane)
+        return replace(res, params={**res.params, "threads": request.threads})
+    finally:
+        if lane is not None:
+            lane.stop()  # idempotent: the child and its thread have ended when we return
+
+
+def _start_lane(request: Request) -> lane_module.PublishedLane | None:
+    """The published model's lane on the second core, started, if the request is due one."""
     q = request.question
-    found = None if q.about_s else _cores(request)
+    if q.about_s or request.threads < 2 or not EXHAUSTIVE_N < request.n <= LARGE_N:
+        return None
+    if not lane_module.available():
+        return None
+    lane = lane_module.PublishedLane(request, StopSignal())
+    lane.start()
+    return lane
+
+
+def _solve(request: Request, lane: lane_module.PublishedLane | None) -> Result:
+    q = request.question
+    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
         return _as_portfolio(request, _exhaustive(request), "exhaustive", found)
-    from solvers import race, search  # the models and heuristics: only above the subset DP
+    from solvers import search  # the models and heuristics: only above the subset DP
 
     p = search.Progress(request, NAME, "strong", "portfolio")
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
@@ -201,6 +249,24 @@ def solve(request: Request) -> Result:
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
+    if lane is not None:
+        p.halt, p.stop = lane.won, lane.signal
+    exact_engine = _gap(p, found, lane is not None)
+    if lane is not None:
+        lane.stop()
+        lane.absorb(p)
+        p.version += " + lane: ortools"
+        return p.result(exact_engine=exact_engine)
+    return p.result(exact_engine=exact_engine)
+
+
+def _gap(p: search.Progress, found: Result | None, lane: bool) -> str | None:
+    """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
+    ran. ``lane``: the published model runs on CP-SAT on the other core."""
+    from solvers import race, search
+
+    request = p.request
+    q = request.question
     if found is not None:
         p.prove_lower(found.lower)
         if found.witness is not None:
@@ -210,23 +276,23 @@ def solve(request: Request) -> Result:
         _bounds_s(p)
     elif not search.quick_r(p) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
-            _published_slices(p)
+            _published_slices(p, lane)
         else:
             p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
         search.more_r(p)
     if p.settled() or p.out_of_time():
-        return p.result()
+        return None
     racers = race.racers(published=0.0) if request.threads >= 2 else []
     if len(racers) >= 2:
         p.version = " + ".join(["portfolio", *(r.version for r in racers)])
         race.race(p, racers)
-        return p.result(exact_engine="+".join(r.name for r in racers))
+        return "+".join(r.name for r in racers)
     backend = exact_backend()
     if backend is None:
         p.steps.append(
             {"step": "exact", "note": "no model engine installed (ortools/highspy/pulp)"}
         )
-        return p.result(exact_engine=None)
+        return None
     p.version = f"portfolio + {backend[2]}"
     if q.about_s:
         search.strong_s_loop(p, backend[1])
@@ -234,10 +300,10 @@ def solve(request: Request) -> Result:
         noted = {step.get("step") for step in p.steps}
         first = "published-skipped" in noted and "twins" not in noted  # twins: the model is small
         search.strong_r_loop(p, backend[1], search_first=first)
-    return p.result(exact_engine=backend[0])
+    return backend[0]
 
 
-def _cores(request: Request) -> Result | None:
+def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result | None:
     """The core search within its budget (None above :data:`CORES_MAX_N` nodes, and above
     :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
@@ -254,7 +320,7 @@ def _cores(request: Request) -> Result | None:
     limit = None if request.time_limit is None else request.time_limit / 4
     q = request.question
     if q.target is None or n > EXHAUSTIVE_N:
-        return cores.solve(request, seconds=limit, cpu=cpu)
+        return cores.solve(request, seconds=limit, cpu=cpu, halt=halt)
     res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from solvers import bounds, heuristics, linear
 from solvers.errors import ParameterError
+from solvers.interrupt import StopSignal
 from solvers.milp_model import (
     FORMULATIONS,
     Model,
@@ -94,6 +95,11 @@ class Progress:
         self.steps: list[dict[str, Any]] = []
         self.failed = False
         self.listener = request.listener
+        self.halt: Callable[[], bool] | None = None
+        """Once true, the search ends as at its time limit (another core settled the question:
+        ``solvers.lane``); nothing is proven by it."""
+        self.stop: StopSignal | None = None
+        """Raised with :attr:`halt`: stops the solve running then (``interrupt.StopSignal``)."""
 
     def remaining(self) -> float | None:
         if self.request.time_limit is None:
@@ -101,6 +107,9 @@ class Progress:
         return self.request.time_limit - (time.perf_counter() - self.start)
 
     def out_of_time(self) -> bool:
+        """True past the time limit, or once :attr:`halt` says another core has the answer."""
+        if self.halt is not None and self.halt():
+            return True
         left = self.remaining()
         return left is not None and left <= 0
 
@@ -258,7 +267,8 @@ def _call(
         left = budget if left is None else min(left, budget)
     p.tell(f"{model.name} model" if probe is None else f"probing {probe}")
     try:
-        out = run(model, left, p.request.threads, p.request.seed)
+        stop = {} if p.stop is None else {"stop": p.stop}
+        out = run(model, left, p.request.threads, p.request.seed, **stop)
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
         out = Outcome("invalid", None, None, 0.0, f"{type(exc).__name__}: {exc}")
     p.steps.append(
@@ -586,7 +596,7 @@ def _improve_r(p: Progress, seconds: float) -> None:
     """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
     p.tell("long witness search")
     attempt = sum(step.get("step") == "long-heuristic" for step in p.steps)
-    keep_long_search(p, long_search(p, seconds, attempt))
+    keep_long_search(p, long_search(p, seconds, attempt, stop=p.out_of_time))
 
 
 def long_search(

@@ -18,6 +18,14 @@ from robustgraph.cli.common import cap_at_cores, emit
 __all__ = ["batch_options"]
 
 
+def _threads_given() -> bool:
+    """True when ``--threads`` was on the command line (a batch's default is one per graph)."""
+    from click.core import ParameterSource
+
+    source = click.get_current_context().get_parameter_source("threads")
+    return source not in (None, ParameterSource.DEFAULT)
+
+
 def _run_batch(kwargs: dict[str, Any]) -> None:
     from robustgraph.certificate.batch import certify_batch, index_markdown  # numpy, rich
     from robustgraph.executors import make_executor
@@ -32,7 +40,7 @@ def _run_batch(kwargs: dict[str, Any]) -> None:
         "engines": kwargs["engines"].split(","),
         "formulation": kwargs["formulation"],
         "time_limit": kwargs["time_limit"],
-        "threads": kwargs["threads"],
+        "threads": kwargs["threads"] if _threads_given() else 1,  # a graph per core
         "seed": kwargs["seed"],
     }
     with make_executor(

@@ -141,16 +141,31 @@ def cap_at_cores(ctx: click.Context, param: click.Parameter, value: int | None) 
     return value
 
 
+DEFAULT_THREADS = 2
+"""``--threads`` when not given: this many, or the cores if fewer. Two: the portfolio runs the
+published model on CP-SAT on the second core beside its own sequence (``solvers.lane``), which
+keeps it from being slower than the published MILP (docs/performance.md, issue 32)."""
+
+
+def _threads(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Click callback of ``--threads``: not given, :data:`DEFAULT_THREADS` or the cores if
+    fewer; given, capped at the cores (:func:`cap_at_cores`)."""
+    if value is None:
+        return min(DEFAULT_THREADS, limits.cores())
+    return cap_at_cores(ctx, param, value)
+
+
 def threads_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--threads`` option of the solving commands (``certify``, ``robustness``)."""
     return click.option(
         "--threads",
         type=int,
-        default=1,
-        show_default=True,
-        callback=cap_at_cores,
-        help="Solver threads (at most the CPU cores); 2 or more: the portfolio races CP-SAT and "
-        "HiGHS on two cores.",
+        default=None,
+        callback=_threads,
+        help="Solver threads (at most the CPU cores) [default: 2, or 1 on one core]. With 2, "
+        "the portfolio runs the published model on CP-SAT on the second core beside its own "
+        "steps (first proof wins); with 3 or more it also races CP-SAT and HiGHS. 1: one core, "
+        "the same witness and steps for the same seed.",
     )(func)
 
 

@@ -1,0 +1,223 @@
+"""The published model on CP-SAT in a child process, beside the portfolio: the second core.
+
+Usevitch & Panagou's MILP for r* (Automatica 111, 2020; ``milp_model.published_r``) solved by
+CP-SAT with one worker settles some symmetric and mid-density graphs of 50-60 nodes in a few
+seconds where the portfolio's own sequence (core search, bounds, strong model) takes several
+times longer: the random 8-regular graph on 60 nodes of issue 32 (networkx seed 8105), ER(50,
+0.35) (docs/performance.md). :class:`PublishedLane` runs it from the start of a solve, for the
+whole time limit, on a second core, while the portfolio's sequence runs on the first; whichever
+proves r* first wins and the other is stopped.
+
+A child process, not a thread: OR-Tools' import takes about a second of CPU, most of it Python
+code that holds the GIL and would slow the first core's pure-Python core search; a child is
+stopped at once (``SIGKILL``) however far its import or solve has got, so a graph the first core
+settles in a tenth of a second is not kept waiting; and its memory is returned when it ends.
+
+The child (``python -m solvers.lane``) reads the graph and the time limit as JSON on stdin and
+writes the solver's outcome (status, solution vector, dual bound) as JSON on stdout. Nothing it
+says is trusted: :meth:`PublishedLane.absorb` decodes the solution into a pair, which
+``Progress.offer`` checks before it becomes an upper bound, and only the solver's proven dual
+bound becomes a lower bound (``search.absorb_published``), so a lane that crashes, is killed or
+lies proves nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from solvers.interrupt import StopSignal
+
+if TYPE_CHECKING:
+    from solvers.milp_model import Outcome
+    from solvers.search import Progress
+    from solvers.types import Request
+
+__all__ = ["PublishedLane", "available", "solve_payload", "main"]
+
+_POKE = 0.05
+"""Seconds between resent stops to the first core's solve once the lane has won (a stop that
+arrives while a CP-SAT model is still being built is lost; ``interrupt.StopSignal``)."""
+
+
+def available() -> bool:
+    """True when OR-Tools is installed (found, not imported: the child imports it)."""
+    return importlib.util.find_spec("ortools") is not None
+
+
+class PublishedLane:
+    """The published r model on CP-SAT (one worker) in a child process, stoppable at any time.
+
+    Parameters
+    ----------
+    request : Request
+        An r question (``max_r`` or ``is_r_robust``) on a graph of at least two nodes; its
+        time limit, if any, is the child's, counted from :meth:`start`.
+    signal : StopSignal
+        Raised when the child has proven r* (an ``optimal`` outcome), so that the first core's
+        running solve stops (and resent every :data:`_POKE` seconds until :meth:`stop`).
+
+    Notes
+    -----
+    :meth:`won` turns true only with an ``optimal`` outcome in hand; the caller then ends its
+    own work (``Progress.halt``), calls :meth:`stop` (which returns that outcome) and
+    :meth:`absorb` s it. :meth:`stop` always ends the child and the thread that waits for it,
+    so no process or thread outlives the solve.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from solvers.search import Progress
+    >>> from solvers.types import Question, Request
+    >>> path = SimpleNamespace(directed=False, in_neighbors=[
+    ...     frozenset({1}), frozenset({0, 2}), frozenset({1})])
+    >>> request = Request(path, Question.max_r())
+    >>> lane = PublishedLane(request, StopSignal())
+    >>> lane.start()
+    >>> lane.wait(), lane.won()
+    (True, True)
+    >>> _ = lane.stop()
+    >>> p = Progress(request, "portfolio", "strong", "")
+    >>> lane.absorb(p)
+    >>> (p.lower, p.upper, p.witness is not None)
+    (1, 1, True)
+    """
+
+    def __init__(self, request: Request, signal: StopSignal) -> None:
+        self.request = request
+        self.signal = signal
+        self.outcome: Outcome | None = None
+        self._won = threading.Event()
+        self._closing = threading.Event()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the child and the thread that waits for its answer."""
+        payload = {
+            "in_neighbors": [sorted(s) for s in self.request.graph.in_neighbors],
+            "time_limit": self.request.time_limit,
+            "seed": self.request.seed,
+        }
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parent.parent)  # this copy of ``solvers``
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "solvers.lane"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        data = json.dumps(payload).encode()
+        self._thread = threading.Thread(
+            target=self._wait_child, args=(data,), name="published-lane", daemon=True
+        )
+        self._thread.start()
+
+    def _wait_child(self, data: bytes) -> None:
+        proc = self._proc
+        assert proc is not None
+        try:
+            out, _ = proc.communicate(data)  # blocks without the GIL until the child ends
+            self.outcome = _outcome(json.loads(out)) if proc.returncode == 0 else None
+        except (OSError, ValueError, KeyError, TypeError):  # killed mid-write, or garbage
+            self.outcome = None
+        if self.outcome is not None and self.outcome.status == "optimal":
+            self._won.set()
+            while not self._closing.is_set():  # until stop(): resend lost stops
+                self.signal.set()
+                self._closing.wait(_POKE)
+
+    def won(self) -> bool:
+        """True once the child has returned a proven optimum (checked later, by :meth:`absorb`)."""
+        return self._won.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the child has answered or ``timeout`` seconds passed; True if it has."""
+        thread = self._thread
+        assert thread is not None
+        end = None if timeout is None else time.perf_counter() + timeout
+        while thread.is_alive() and not self._won.wait(_POKE):
+            if end is not None and time.perf_counter() >= end:
+                return False
+        return True
+
+    def stop(self) -> Outcome | None:
+        """End the child (killed if still running) and the waiting thread; its outcome, if any."""
+        self._closing.set()
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+        if self._thread is not None:
+            self._thread.join()
+        return self.outcome
+
+    def absorb(self, p: Progress) -> None:
+        """Keep what the child's outcome proves (call after :meth:`stop`): its pair, checked by
+        ``p.offer``, and its dual bound; note a ``published-lane`` step."""
+        from solvers.milp_model import published_r
+        from solvers.search import absorb_published
+
+        out = self.outcome
+        if out is not None:
+            absorb_published(p, published_r(p.request.graph.in_neighbors), out)
+        status = None if out is None else out.status
+        seconds = None if out is None else round(out.seconds, 4)
+        p.note("published-lane", engine="cpsat", outcome=status, solve_seconds=seconds)
+
+
+def _outcome(doc: dict[str, Any]) -> Outcome:
+    from solvers.milp_model import Outcome
+
+    values = doc["values"]
+    return Outcome(
+        str(doc["status"]),
+        None if values is None else [float(v) for v in values],
+        None if doc["bound"] is None else float(doc["bound"]),
+        float(doc["seconds"]),
+        str(doc["native"]),
+    )
+
+
+def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """The child's work: solve the published r model of ``payload``'s graph on CP-SAT.
+
+    Parameters
+    ----------
+    payload : dict
+        ``in_neighbors`` (a list of index lists), ``time_limit`` (seconds or None), ``seed``.
+
+    Returns
+    -------
+    dict
+        The outcome's ``status``, ``values``, ``bound``, ``seconds`` and ``native`` status.
+    """
+    from solvers import cpsat
+    from solvers.milp_model import published_r
+
+    nb = [frozenset(s) for s in payload["in_neighbors"]]
+    out = cpsat.run(published_r(nb), payload["time_limit"], 1, payload["seed"])
+    return {
+        "status": out.status,
+        "values": out.values,
+        "bound": out.bound,
+        "seconds": out.seconds,
+        "native": out.native,
+    }
+
+
+def main() -> int:
+    """Read a payload on stdin, write :func:`solve_payload`'s answer on stdout."""
+    print(json.dumps(solve_payload(json.load(sys.stdin))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The published model's lane on the second core (solvers/lane.py): exact against the
+exhaustive reference, its proof halts the first core, and its child and thread end with it."""
+
+import threading
+import time
+from dataclasses import replace
+from unittest.mock import patch
+
+import networkx as nx
+import pytest
+from conftest import naive_max_r, topologies
+from hypothesis import given, settings
+
+from robustgraph.topology import Topology
+from solvers import cores, exhaustive, lane, portfolio
+from solvers.interrupt import StopSignal
+from solvers.search import Progress
+from solvers.types import Question, Request, Status
+from solvers.witness import refutes_r
+
+pytestmark = pytest.mark.skipif(not lane.available(), reason="needs ortools")
+
+
+def _lane_threads() -> list[threading.Thread]:
+    return [th for th in threading.enumerate() if th.name == "published-lane"]
+
+
+def _exact_and_checked(t: Topology, res, expected: int) -> None:
+    assert res.status == Status.EXACT
+    assert res.value == expected
+    if res.witness is not None:
+        assert refutes_r(t.in_neighbors, res.witness.s1, res.witness.s2, res.upper + 1)
+
+
+@settings(max_examples=40)
+@given(topologies(max_n=9).filter(lambda g: g.n >= 2))
+def test_child_outcome_matches_exhaustive(t):
+    """What the child computes (run here, in this process), absorbed as the portfolio does."""
+    request = Request(t, Question.max_r())
+    payload = {"in_neighbors": [sorted(s) for s in t.in_neighbors], "time_limit": None, "seed": 0}
+    fake = lane.PublishedLane(request, StopSignal())
+    fake.outcome = lane._outcome(lane.solve_payload(payload))
+    p = Progress(request, "portfolio", "strong", "test")
+    fake.absorb(p)
+    _exact_and_checked(t, p.result(), exhaustive.solve(request).value)
+    assert p.steps[-1]["step"] == "published-lane" and p.steps[-1]["outcome"] == "optimal"
+
+
+@settings(max_examples=12)
+@given(t=topologies(max_n=8).filter(lambda g: g.n >= 2))
+def test_portfolio_with_lane_matches_exhaustive(t):
+    """With the subset DP's range moved to 1 node, every r question starts the lane (a child
+    process): the answer is exact and right whichever side proves it, and nothing outlives it."""
+    before = set(_lane_threads())
+    for q in (Question.max_r(), Question.is_r_robust(2)):
+        with patch.object(portfolio, "EXHAUSTIVE_N", 1):
+            res = portfolio.solve(Request(t, q, threads=2))
+        expected = naive_max_r(t)
+        assert res.status == Status.EXACT
+        assert res.lower <= expected <= res.upper
+        if q.target is None:
+            _exact_and_checked(t, res, expected)
+        else:
+            assert res.holds == (expected >= 2)
+        assert res.params["threads"] == 2
+        assert any(s.get("step") == "published-lane" for s in res.params["steps"]) or (
+            res.params["steps"][0].get("step") == "cores"  # the core search answered first
+        )
+    assert set(_lane_threads()) <= before
+
+
+def _idle(p, found, lane_on):
+    """A first core that proves nothing: it waits until the lane halts it (or time is up)."""
+    while not p.out_of_time():
+        time.sleep(0.01)
+    return None
+
+
+@settings(max_examples=5)
+@given(t=topologies(max_n=8).filter(lambda g: g.n >= 2))
+def test_the_child_alone_settles_exactly(t):
+    """The real child process, with a first core that never answers: the lane's proof, checked
+    here, settles the question, halts the first core, and the child and its thread are gone."""
+    with (
+        patch.object(portfolio, "EXHAUSTIVE_N", 1),
+        patch.object(portfolio, "_cores", lambda request, halt=None: None),
+        patch.object(portfolio, "_gap", _idle),
+    ):
+        res = portfolio.solve(Request(t, Question.max_r(), time_limit=120, threads=2))
+    _exact_and_checked(t, res, naive_max_r(t))
+    assert res.params["steps"][-1]["outcome"] == "optimal"
+    assert not _lane_threads()
+
+
+def _regular60() -> Topology:
+    """Issue 32's graph: random 8-regular on 60 nodes, networkx seed 8105 (r* = 4)."""
+    return Topology.from_networkx(nx.random_regular_graph(8, 60, seed=8105))
+
+
+def test_lane_proof_halts_the_first_core(monkeypatch):
+    """A lane that has already won: the first core stops at its first check (no model solve),
+    and the result is exact from the lane's checked pair and dual bound."""
+    t = Topology.from_networkx(nx.complete_bipartite_graph(10, 20))
+    request = Request(t, Question.max_r(), threads=2)
+    payload = {"in_neighbors": [sorted(s) for s in t.in_neighbors], "time_limit": None, "seed": 0}
+
+    class Won(lane.PublishedLane):
+        def start(self):
+            self.outcome = lane._outcome(lane.solve_payload(payload))
+            self._won.set()
+
+    monkeypatch.setattr(portfolio, "_cores", lambda request, halt=None: None)
+    monkeypatch.setattr(portfolio, "_start_lane", lambda r: _started(Won(r, StopSignal())))
+    res = portfolio.solve(request)
+    steps = res.params["steps"]
+    _exact_and_checked(t, res, cores.solve(replace(request, threads=1)).value)
+    assert not any("model" in s for s in steps)  # no model was solved on the first core
+    assert steps[-1]["step"] == "published-lane" and steps[-1]["outcome"] == "optimal"
+
+
+def _started(fake: lane.PublishedLane) -> lane.PublishedLane:
+    fake.start()
+    return fake
+
+
+def test_a_lane_that_failed_proves_nothing(monkeypatch):
+    """A lane whose child died (no outcome) leaves the first core's proof alone."""
+
+    class Died(lane.PublishedLane):
+        def start(self):
+            self.outcome = None
+
+    t = Topology.from_networkx(nx.cycle_graph(30))
+    monkeypatch.setattr(portfolio, "_start_lane", lambda r: _started(Died(r, StopSignal())))
+    res = portfolio.solve(Request(t, Question.max_r(), threads=2))
+    _exact_and_checked(t, res, 1)
+
+
+def test_stop_ends_the_child_and_its_thread():
+    """Stopped at once, mid-import or mid-solve: the child is gone, the thread has ended, and
+    there is no outcome to absorb."""
+    t = _regular60()
+    fake = lane.PublishedLane(Request(t, Question.max_r(), threads=2), StopSignal())
+    fake.start()
+    proc = fake._proc
+    assert fake.stop() is None
+    assert proc.poll() is not None
+    assert fake._thread is not None and not fake._thread.is_alive()
+    assert not fake.won()
+    p = Progress(fake.request, "portfolio", "strong", "test")
+    fake.absorb(p)
+    assert (p.lower, p.upper, p.witness) == (0, 30, None)  # nothing proven
+
+
+def test_lane_not_started_with_one_thread_or_for_s(monkeypatch):
+    started = []
+    monkeypatch.setattr(lane.PublishedLane, "start", lambda self: started.append(self))
+    t = _regular60()
+    for request in (
+        Request(t, Question.max_r(), threads=1),
+        Request(t, Question.max_s(2), threads=2),
+        Request(Topology.from_networkx(nx.cycle_graph(10)), Question.max_r(), threads=2),
+    ):
+        assert portfolio._start_lane(request) is None
+    assert portfolio._start_lane(Request(t, Question.max_r(), threads=2)) is not None
+    assert len(started) == 1
