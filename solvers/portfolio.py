@@ -29,15 +29,15 @@ Otherwise:
    search and probes from below, as with one thread (``solvers.search``), so a time-out
    reports bounds as tight.
 
-With two or more threads, an r question above the subset DP's range (and up to
-:data:`LARGE_N` nodes) also gets the published model on CP-SAT (one worker, the whole time
-limit) in a child process from the start (``solvers.lane``): on a two-core machine it runs on
-the second core while steps 0-5 run on the first with one thread fewer (so the CP-SAT slice of
-step 3 is left to it). The first side to prove r* wins: the lane's proof halts the first core
-(``Progress.halt``, and a stop for its running solve); the first core's ends the lane. Issue 32's
-random 8-regular graph on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s,
-the sequence alone took 11.3 s. The lane's pair is checked and only its proven dual bound is
-kept, as for every model.
+With two or more threads, an r question above the subset DP's range (and up to :data:`LARGE_N`
+nodes) that the core search did not settle also gets the published model on CP-SAT (one worker,
+the rest of the time limit) in a child process (``solvers.lane``): on a two-core machine it runs
+on the second core while steps 2-5 run on the first with one thread fewer; in step 3 the first
+core waits for the lane instead of running the CP-SAT slice. The first side to prove r* wins:
+the lane's proof halts the first core (``Progress.halt``, and a stop for its running solve); the
+first core's ends the lane. Issue 32's random 8-regular graph on 60 nodes: the published model
+on CP-SAT proves r* = 4 in 2.4-2.8 s, the sequence alone took 11.3 s. The lane's pair is checked
+and only its proven dual bound is kept, as for every model.
 
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
 s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
@@ -46,7 +46,6 @@ limit the result is ``bounded``. No solver package is imported before a model is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -155,7 +154,7 @@ def exact_backend():
     return None
 
 
-def _published_slices(p: search.Progress, lane: bool = False) -> None:
+def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None = None) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
@@ -167,14 +166,16 @@ def _published_slices(p: search.Progress, lane: bool = False) -> None:
     (ER(30, 0.3), digraph G(30, 0.3), ER(40, 0.3), seed 1001).
 
     With ``lane`` (the published model already runs on CP-SAT on the other core,
-    ``solvers.lane``) only HiGHS's slice runs, and none on a regular graph."""
+    ``solvers.lane``) only HiGHS's slice runs (none on a regular graph), and then this core
+    waits for the lane instead of running the CP-SAT slice, for as long: the lane then has
+    the CPU to itself on a busy machine."""
     from solvers import cpsat, highs, search
 
     versions = []
     graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
     regular = not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
-    if lane:  # CP-SAT's published model runs on the other core from the start
+    if lane is not None:  # CP-SAT's published model runs on the other core
         slices = [] if regular else slices[:1]
     elif regular and cpsat.available():
         slices = slices[1:]
@@ -191,6 +192,14 @@ def _published_slices(p: search.Progress, lane: bool = False) -> None:
             seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
             cap = left
         search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
+    if lane is not None and not p.settled() and not p.out_of_time():
+        left = p.remaining()  # the CP-SAT slice's time (a regular graph's share) to the lane
+        if regular:
+            wait = REGULAR_SLICE if left is None else max(PUBLISHED_SLICE, REGULAR_SHARE * left)
+        else:
+            wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
+        lane.wait(wait if left is None else min(wait, left))
+        p.note("lane-wait", seconds_given=round(wait, 4))
 
 
 def solve(request: Request) -> Result:
@@ -199,42 +208,48 @@ def solve(request: Request) -> Result:
     Notes
     -----
     ``request.formulation`` is ignored. The result's ``params["steps"]`` lists which bound or
-    solve proved what (in a race, with its engine). With ``request.threads >= 2``, an r
-    question on more than :data:`EXHAUSTIVE_N` and at most :data:`LARGE_N` nodes, and OR-Tools
-    installed, the published model runs on CP-SAT in a child process on the second core from
-    the start (``solvers.lane``: its ``published-lane`` step) while the sequence above runs on
-    the first with ``threads - 1``; the first proof wins and the other side is stopped. With
-    ``threads - 1 >= 2`` and two engines that can race (CP-SAT and HiGHS), the gap after the
-    published slice is raced on two cores (one worker each); otherwise it is probed by the
-    first installed engine. No solver package is imported in this process unless a model is
-    solved here.
+    solve proved what (in a race, with its engine). With ``request.threads >= 2``, an r question
+    on more than :data:`EXHAUSTIVE_N` and at most :data:`LARGE_N` nodes, and OR-Tools installed,
+    the published model runs on CP-SAT in a child process on the second core once the core
+    search has not settled the question (``solvers.lane``: its ``published-lane`` step) while
+    the sequence above runs on the first with ``threads - 1``; the first proof wins and the
+    other side is stopped. With ``threads - 1 >= 2`` and two engines that can race (CP-SAT and
+    HiGHS), the gap after the published slice is raced on two cores (one worker each); otherwise
+    it is probed by the first installed engine. No solver package is imported in this process
+    unless a model is solved here.
+
     """
-    lane = _start_lane(request)
+    if not _lane_due(request):
+        return _solve(request, None)
+    lanes: list[lane_module.PublishedLane] = []
     try:
-        if lane is None:
-            return _solve(request, lane)
-        res = _solve(replace(request, threads=request.threads - 1), lane)
-        return replace(res, params={**res.params, "threads": request.threads})
+        res = _solve(replace(request, threads=request.threads - 1), lanes)
     finally:
-        if lane is not None:
+        for lane in lanes:
             lane.stop()  # idempotent: the child and its thread have ended when we return
+    return replace(res, params={**res.params, "threads": request.threads})
 
 
-def _start_lane(request: Request) -> lane_module.PublishedLane | None:
-    """The published model's lane on the second core, started, if the request is due one."""
+def _lane_due(request: Request) -> bool:
+    """True when ``request`` gets the published model's lane (``solvers.lane``)."""
     q = request.question
     if q.about_s or request.threads < 2 or not EXHAUSTIVE_N < request.n <= LARGE_N:
-        return None
-    if not lane_module.available():
-        return None
+        return False
+    return lane_module.available()
+
+
+def _start_lane(request: Request) -> lane_module.PublishedLane:
+    """The published model's lane on the second core, started."""
     lane = lane_module.PublishedLane(request, StopSignal())
     lane.start()
     return lane
 
 
-def _solve(request: Request, lane: lane_module.PublishedLane | None) -> Result:
+def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
+    """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there) once
+    the core search has not settled the question."""
     q = request.question
-    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
+    found = None if q.about_s else _cores(request)
     if found is not None and found.status == Status.EXACT:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
@@ -249,9 +264,12 @@ def _solve(request: Request, lane: lane_module.PublishedLane | None) -> Result:
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
-    if lane is not None:
+    lane = None
+    if lanes is not None:
+        lane = _start_lane(request)
+        lanes.append(lane)
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane is not None)
+    exact_engine = _gap(p, found, lane)
     if lane is not None:
         lane.stop()
         lane.absorb(p)
@@ -260,7 +278,9 @@ def _solve(request: Request, lane: lane_module.PublishedLane | None) -> Result:
     return p.result(exact_engine=exact_engine)
 
 
-def _gap(p: search.Progress, found: Result | None, lane: bool) -> str | None:
+def _gap(
+    p: search.Progress, found: Result | None, lane: lane_module.PublishedLane | None
+) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
     ran. ``lane``: the published model runs on CP-SAT on the other core."""
     from solvers import race, search
@@ -303,7 +323,7 @@ def _gap(p: search.Progress, found: Result | None, lane: bool) -> str | None:
     return backend[0]
 
 
-def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result | None:
+def _cores(request: Request) -> Result | None:
     """The core search within its budget (None above :data:`CORES_MAX_N` nodes, and above
     :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
@@ -320,7 +340,7 @@ def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result |
     limit = None if request.time_limit is None else request.time_limit / 4
     q = request.question
     if q.target is None or n > EXHAUSTIVE_N:
-        return cores.solve(request, seconds=limit, cpu=cpu, halt=halt)
+        return cores.solve(request, seconds=limit, cpu=cpu)
     res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 

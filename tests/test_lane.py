@@ -152,15 +152,11 @@ def test_stop_ends_the_child_and_its_thread():
     assert (p.lower, p.upper, p.witness) == (0, 30, None)  # nothing proven
 
 
-def test_lane_not_started_with_one_thread_or_for_s(monkeypatch):
-    started = []
-    monkeypatch.setattr(lane.PublishedLane, "start", lambda self: started.append(self))
+def test_lane_due_only_with_two_threads_for_r_above_the_subset_dp():
     t = _regular60()
-    for request in (
-        Request(t, Question.max_r(), threads=1),
-        Request(t, Question.max_s(2), threads=2),
-        Request(Topology.from_networkx(nx.cycle_graph(10)), Question.max_r(), threads=2),
-    ):
-        assert portfolio._start_lane(request) is None
-    assert portfolio._start_lane(Request(t, Question.max_r(), threads=2)) is not None
-    assert len(started) == 1
+    assert portfolio._lane_due(Request(t, Question.max_r(), threads=2))
+    assert portfolio._lane_due(Request(t, Question.is_r_robust(3), threads=2))
+    assert not portfolio._lane_due(Request(t, Question.max_r(), threads=1))
+    assert not portfolio._lane_due(Request(t, Question.max_s(2), threads=2))
+    small = Topology.from_networkx(nx.cycle_graph(portfolio.EXHAUSTIVE_N))
+    assert not portfolio._lane_due(Request(small, Question.max_r(), threads=2))
