@@ -30,7 +30,8 @@ Otherwise:
    reports bounds as tight.
 
 With two or more threads, an r question above the subset DP's range (and up to :data:`LARGE_N`
-nodes) that the core search did not settle also gets the published model on CP-SAT (one worker,
+nodes) that the core search and the quick bounds did not settle, with an upper bound of at most
+:data:`PUBLISHED_MAX_UPPER`, also gets the published model on CP-SAT (one worker,
 the rest of the time limit) in a child process (``solvers.lane``): on a two-core machine it runs
 on the second core while steps 2-5 run on the first with one thread fewer; in step 3 the first
 core waits for the lane instead of running the CP-SAT slice. The first side to prove r* wins:
@@ -180,8 +181,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     elif regular and cpsat.available():
         slices = slices[1:]
     for module, seconds in slices:
-        left = p.remaining()
-        if p.settled() or (left is not None and left <= 0) or not module.available():
+        if p.settled() or p.out_of_time() or not module.available():
             continue
         module.load()  # the import is not the slice's: it counts against the deadline only
         versions.append(module.version())
@@ -211,13 +211,13 @@ def solve(request: Request) -> Result:
     solve proved what (in a race, with its engine). With ``request.threads >= 2``, an r question
     on more than :data:`EXHAUSTIVE_N` and at most :data:`LARGE_N` nodes, and OR-Tools installed,
     the published model runs on CP-SAT in a child process on the second core once the core
-    search has not settled the question (``solvers.lane``: its ``published-lane`` step) while
+    search and the quick bounds leave the question open with an upper bound of at most
+    :data:`PUBLISHED_MAX_UPPER` (``solvers.lane``: its ``published-lane`` step) while
     the sequence above runs on the first with ``threads - 1``; the first proof wins and the
     other side is stopped. With ``threads - 1 >= 2`` and two engines that can race (CP-SAT and
     HiGHS), the gap after the published slice is raced on two cores (one worker each); otherwise
     it is probed by the first installed engine. No solver package is imported in this process
     unless a model is solved here.
-
     """
     if not _lane_due(request):
         return _solve(request, None)
@@ -245,9 +245,19 @@ def _start_lane(request: Request) -> lane_module.PublishedLane:
     return lane
 
 
+def _attach_lane(
+    p: search.Progress, lanes: list[lane_module.PublishedLane]
+) -> lane_module.PublishedLane:
+    """Start the lane, put it in ``lanes`` (stopped by :func:`solve`) and let its proof halt
+    ``p`` and the solve ``p`` is running."""
+    lane = _start_lane(p.request)
+    lanes.append(lane)
+    p.halt, p.stop = lane.won, lane.signal
+    return lane
+
+
 def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
-    """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there) once
-    the core search has not settled the question."""
+    """:func:`solve`'s work; with a list in ``lanes``, a lane may be started (:func:`_gap`)."""
     q = request.question
     found = None if q.about_s else _cores(request)
     if found is not None and found.status == Status.EXACT:
@@ -264,25 +274,21 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
-    lane = None
-    if lanes is not None:
-        lane = _start_lane(request)
-        lanes.append(lane)
-        p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane)
-    if lane is not None:
-        lane.stop()
-        lane.absorb(p)
+    exact_engine = _gap(p, found, lanes)
+    if lanes:
+        lanes[0].stop()
+        lanes[0].absorb(p)
         p.version += " + lane: ortools"
-        return p.result(exact_engine=exact_engine)
     return p.result(exact_engine=exact_engine)
 
 
 def _gap(
-    p: search.Progress, found: Result | None, lane: lane_module.PublishedLane | None
+    p: search.Progress, found: Result | None, lanes: list[lane_module.PublishedLane] | None
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
-    ran. ``lane``: the published model runs on CP-SAT on the other core."""
+    ran. With a list in ``lanes``, the lane is started (and put there) after the quick bounds
+    when the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (above it the published model
+    settled none of the graphs measured, and the lane would only take CPU from this core)."""
     from solvers import race, search
 
     request = p.request
@@ -296,7 +302,7 @@ def _gap(
         _bounds_s(p)
     elif not search.quick_r(p) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
-            _published_slices(p, lane)
+            _published_slices(p, None if lanes is None else _attach_lane(p, lanes))
         else:
             p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
         search.more_r(p)

@@ -69,8 +69,10 @@ def test_portfolio_with_lane_matches_exhaustive(t):
     assert set(_lane_threads()) <= before
 
 
-def _idle(p, found, lane_on):
-    """A first core that proves nothing: it waits until the lane halts it (or time is up)."""
+def _idle(p, found, lanes):
+    """A first core that proves nothing: it starts the lane and waits until the lane halts it
+    (or time is up)."""
+    portfolio._attach_lane(p, lanes)
     while not p.out_of_time():
         time.sleep(0.01)
     return None
@@ -86,7 +88,7 @@ def test_the_child_alone_settles_exactly(t):
         patch.object(portfolio, "_cores", lambda request, halt=None: None),
         patch.object(portfolio, "_gap", _idle),
     ):
-        res = portfolio.solve(Request(t, Question.max_r(), time_limit=120, threads=2))
+        res = portfolio.solve(Request(t, Question.max_r(), time_limit=60, threads=2))
     _exact_and_checked(t, res, naive_max_r(t))
     assert res.params["steps"][-1]["outcome"] == "optimal"
     assert not _lane_threads()
@@ -100,7 +102,7 @@ def _regular60() -> Topology:
 def test_lane_proof_halts_the_first_core(monkeypatch):
     """A lane that has already won: the first core stops at its first check (no model solve),
     and the result is exact from the lane's checked pair and dual bound."""
-    t = Topology.from_networkx(nx.complete_bipartite_graph(10, 20))
+    t = Topology.from_networkx(nx.complete_bipartite_graph(5, 25))
     request = Request(t, Question.max_r(), threads=2)
     payload = {"in_neighbors": [sorted(s) for s in t.in_neighbors], "time_limit": None, "seed": 0}
 
