@@ -342,12 +342,19 @@ def search_r(
     return lower, upper, witness
 
 
-def solve(request: Request, seconds: float | None = None, cpu: float | None = None) -> Result:
+def solve(
+    request: Request,
+    seconds: float | None = None,
+    cpu: float | None = None,
+    *,
+    halt: Callable[[], bool] | None = None,
+) -> Result:
     """Answer an r question (``max_r`` or ``is_r_robust``) by the core search.
 
     ``seconds`` (default: the request's time limit) bounds the search's wall time and ``cpu``
     its CPU time (this thread's: a busy machine stretches the one, not the other); when either
-    runs out the result holds the bounds proven so far (``bounded``).
+    runs out, or ``halt()`` turns true (another core has the answer), the result holds the
+    bounds proven so far (``bounded``).
 
     Raises
     ------
@@ -364,6 +371,7 @@ def solve(request: Request, seconds: float | None = None, cpu: float | None = No
 
     def stop() -> bool:
         over = limit is not None and time.perf_counter() - began >= limit
+        over = over or (halt is not None and halt())
         return over or (cpu is not None and time.thread_time() - cpu_start >= cpu)
 
     listener = request.listener

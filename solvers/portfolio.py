@@ -30,15 +30,14 @@ Otherwise:
    reports bounds as tight.
 
 With two or more threads, an r question above the subset DP's range (and up to :data:`LARGE_N`
-nodes) that the core search and the quick bounds did not settle, with an upper bound of at most
-:data:`PUBLISHED_MAX_UPPER`, also gets the published model on CP-SAT (one worker,
-the rest of the time limit) in a child process (``solvers.lane``): on a two-core machine it runs
-on the second core while steps 2-5 run on the first with one thread fewer; in step 3 the first
-core waits for the lane instead of running the CP-SAT slice. The first side to prove r* wins:
-the lane's proof halts the first core (``Progress.halt``, and a stop for its running solve); the
-first core's ends the lane. Issue 32's random 8-regular graph on 60 nodes: the published model
-on CP-SAT proves r* = 4 in 2.4-2.8 s, the sequence alone took 11.3 s. The lane's pair is checked
-and only its proven dual bound is kept, as for every model.
+nodes) whose least in-degree is at most :data:`LANE_MAX_UPPER` also gets the published model on
+CP-SAT (one worker, the rest of the time limit) in a child process (``solvers.lane``): on a
+two-core machine it runs on the second core while steps 2-5 run on the first with one thread
+fewer; in step 3 the first core waits for the lane instead of running the CP-SAT slice. The
+first side to prove r* wins: the lane's proof halts the first core (``Progress.halt``, and a
+stop for its running solve); the first core's ends the lane. Issue 32's random 8-regular graph
+on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the sequence alone took
+11.3 s. The lane's pair is checked and only its proven dual bound is kept, as for every model.
 
 For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
 s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
@@ -47,6 +46,7 @@ limit the result is ``bounded``. No solver package is imported before a model is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -72,6 +72,7 @@ __all__ = [
     "PUBLISHED_SLICE",
     "REGULAR_SHARE",
     "REGULAR_SLICE",
+    "LANE_MAX_UPPER",
     "available",
     "solve",
     "exact_backend",
@@ -132,6 +133,13 @@ on CP-SAT. On such symmetric graphs the degree witness is often optimal and the 
 probe at the upper bound stalls: on the random 8-regular graph on 60 nodes of issue 32
 (networkx seed 8105) the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the strong
 probe at 4 answered unknown for 37 s."""
+
+LANE_MAX_UPPER = 12
+"""The published model's lane (``solvers.lane``) starts only when the least in-degree, an upper
+bound on r*, is at most this: on ER(50, 0.35) seed 1001 (least degree 9 or less) it proved r* = 8
+in about 9 s where the sequence alone stopped at [7, 8] after 17 s; on gamma-MERG(60) (least
+degree 30) the published model on CP-SAT did not finish in 20 s, and a lane would only take CPU
+from the first core (benchmarks/vs_published.py, 2026-12-02, load 5)."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -210,14 +218,13 @@ def solve(request: Request) -> Result:
     ``request.formulation`` is ignored. The result's ``params["steps"]`` lists which bound or
     solve proved what (in a race, with its engine). With ``request.threads >= 2``, an r question
     on more than :data:`EXHAUSTIVE_N` and at most :data:`LARGE_N` nodes, and OR-Tools installed,
-    the published model runs on CP-SAT in a child process on the second core once the core
-    search and the quick bounds leave the question open with an upper bound of at most
-    :data:`PUBLISHED_MAX_UPPER` (``solvers.lane``: its ``published-lane`` step) while
-    the sequence above runs on the first with ``threads - 1``; the first proof wins and the
-    other side is stopped. With ``threads - 1 >= 2`` and two engines that can race (CP-SAT and
-    HiGHS), the gap after the published slice is raced on two cores (one worker each); otherwise
-    it is probed by the first installed engine. No solver package is imported in this process
-    unless a model is solved here.
+    the published model runs on CP-SAT in a child process on the second core from the start when
+    the least in-degree is at most :data:`LANE_MAX_UPPER` (``solvers.lane``: its
+    ``published-lane`` step) while the sequence above runs on the first with ``threads - 1``;
+    the first proof wins and the other side is stopped. With ``threads - 1 >= 2`` and two
+    engines that can race (CP-SAT and HiGHS), the gap after the published slice is raced on two
+    cores (one worker each); otherwise it is probed by the first installed engine. No solver
+    package is imported in this process unless a model is solved here.
     """
     if not _lane_due(request):
         return _solve(request, None)
@@ -245,21 +252,15 @@ def _start_lane(request: Request) -> lane_module.PublishedLane:
     return lane
 
 
-def _attach_lane(
-    p: search.Progress, lanes: list[lane_module.PublishedLane]
-) -> lane_module.PublishedLane:
-    """Start the lane, put it in ``lanes`` (stopped by :func:`solve`) and let its proof halt
-    ``p`` and the solve ``p`` is running."""
-    lane = _start_lane(p.request)
-    lanes.append(lane)
-    p.halt, p.stop = lane.won, lane.signal
-    return lane
-
-
 def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
-    """:func:`solve`'s work; with a list in ``lanes``, a lane may be started (:func:`_gap`)."""
+    """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there)
+    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER`."""
     q = request.question
-    found = None if q.about_s else _cores(request)
+    lane = None
+    if lanes is not None and min(map(len, request.graph.in_neighbors)) <= LANE_MAX_UPPER:
+        lane = _start_lane(request)
+        lanes.append(lane)
+    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
@@ -274,21 +275,21 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
-    exact_engine = _gap(p, found, lanes)
-    if lanes:
-        lanes[0].stop()
-        lanes[0].absorb(p)
+    if lane is not None:
+        p.halt, p.stop = lane.won, lane.signal
+    exact_engine = _gap(p, found, lane)
+    if lane is not None:
+        lane.stop()
+        lane.absorb(p)
         p.version += " + lane: ortools"
     return p.result(exact_engine=exact_engine)
 
 
 def _gap(
-    p: search.Progress, found: Result | None, lanes: list[lane_module.PublishedLane] | None
+    p: search.Progress, found: Result | None, lane: lane_module.PublishedLane | None
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
-    ran. With a list in ``lanes``, the lane is started (and put there) after the quick bounds
-    when the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (above it the published model
-    settled none of the graphs measured, and the lane would only take CPU from this core)."""
+    ran. ``lane``: the published model runs on CP-SAT on the other core."""
     from solvers import race, search
 
     request = p.request
@@ -302,7 +303,7 @@ def _gap(
         _bounds_s(p)
     elif not search.quick_r(p) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
-            _published_slices(p, None if lanes is None else _attach_lane(p, lanes))
+            _published_slices(p, lane)
         else:
             p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
         search.more_r(p)
@@ -329,7 +330,7 @@ def _gap(
     return backend[0]
 
 
-def _cores(request: Request) -> Result | None:
+def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result | None:
     """The core search within its budget (None above :data:`CORES_MAX_N` nodes, and above
     :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
@@ -337,7 +338,7 @@ def _cores(request: Request) -> Result | None:
     that cost); under a time limit, at most a quarter of it in wall seconds. Up to
     :data:`EXHAUSTIVE_N` nodes a decision is answered with r* itself, as the subset DP did (a
     certificate of ``is_r_robust(r)`` then holds every bound proven, e.g. for a later
-    ``verify --require`` of a higher r)."""
+    ``verify --require`` of a higher r). ``halt``: as in ``cores.solve``."""
     n = request.n
     edges = sum(len(s) for s in request.graph.in_neighbors)
     if n > CORES_MAX_N or (n > CORES_LARGE_N and edges > CORES_DENSE * n * (n - 1)):
@@ -346,7 +347,7 @@ def _cores(request: Request) -> Result | None:
     limit = None if request.time_limit is None else request.time_limit / 4
     q = request.question
     if q.target is None or n > EXHAUSTIVE_N:
-        return cores.solve(request, seconds=limit, cpu=cpu)
+        return cores.solve(request, seconds=limit, cpu=cpu, halt=halt)
     res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 

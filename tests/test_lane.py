@@ -69,10 +69,8 @@ def test_portfolio_with_lane_matches_exhaustive(t):
     assert set(_lane_threads()) <= before
 
 
-def _idle(p, found, lanes):
-    """A first core that proves nothing: it starts the lane and waits until the lane halts it
-    (or time is up)."""
-    portfolio._attach_lane(p, lanes)
+def _idle(p, found, lane):
+    """A first core that proves nothing: it waits until the lane halts it (or time is up)."""
     while not p.out_of_time():
         time.sleep(0.01)
     return None
