@@ -260,21 +260,14 @@ def _start_lane(request: Request) -> lane_module.PublishedLane:
 
 def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
     """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there)
-    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER`.
-    With a lane, a regular graph above :data:`CORES_LARGE_N` nodes skips the core search: the
-    lane settled every such graph measured (issue 32's 8-regular graph on 60 nodes, random
-    4-regular on 100), and the search's CPU second only slows the lane on a busy machine."""
+    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER`."""
     began = time.perf_counter()
     q = request.question
     lane = None
     if lanes is not None and min(map(len, request.graph.in_neighbors)) <= LANE_MAX_UPPER:
         lane = _start_lane(request)
         lanes.append(lane)
-    found = None
-    if not q.about_s and not (
-        lane is not None and request.n > CORES_LARGE_N and _regular(request.graph)
-    ):
-        found = _cores(request, None if lane is None else lane.won)
+    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
