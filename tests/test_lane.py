@@ -160,3 +160,24 @@ def test_lane_due_only_with_two_threads_for_r_above_the_subset_dp():
     assert not portfolio._lane_due(Request(t, Question.max_s(2), threads=2))
     small = Topology.from_networkx(nx.cycle_graph(portfolio.EXHAUSTIVE_N))
     assert not portfolio._lane_due(Request(small, Question.max_r(), threads=2))
+
+
+def test_threads_default_is_two_or_the_cores(monkeypatch):
+    """``--threads`` not given: 2 (the lane's second core), or 1 on a one-core machine; given,
+    kept (capped at the cores)."""
+    import click
+    from click.testing import CliRunner
+
+    from robustgraph import limits
+    from robustgraph.cli.common import threads_option
+
+    @click.command()
+    @threads_option
+    def show(threads):
+        click.echo(threads)
+
+    for cores_here, expected in ((1, "1"), (2, "2"), (8, "2")):
+        monkeypatch.setattr(limits, "cores", lambda n=cores_here: n)
+        assert CliRunner().invoke(show, []).output.strip() == expected
+    assert CliRunner().invoke(show, ["--threads", "1"]).output.strip() == "1"
+    assert CliRunner().invoke(show, ["--threads", "3"]).output.strip() == "3"
