@@ -27,7 +27,7 @@ from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
 
 DATA = Path(__file__).resolve().parents[1] / "protocol_runner" / "data" / PROFILES_FILE
-BUDGET = {"cpwbft": (32, 100), "sac": (8, 25)}
+BUDGET = {"cpwbft": (32, 150), "sac": (8, 25)}
 """(Sobol points, Nelder-Mead evaluations) per block: the CPU budget of a shipped fit."""
 
 
