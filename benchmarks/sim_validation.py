@@ -15,7 +15,7 @@ arithmetic tasks stand in for the paper's MATH problems. Simulated: not LLM resu
 
 Usage::
 
-    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math] [--seeds 1-5]
+    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math|FILE.json] [--seeds 1-5]
         [--tables table5,table6,table1] [--json out.json] [--figure docs/img/sim_validation.png]
 """
 
@@ -33,7 +33,7 @@ from protocol_runner.analysis.metrics import compute_metrics
 from protocol_runner.analysis.paper_values import paper_tables
 from protocol_runner.run.runner import parse_seeds
 from protocol_runner.sim.calibrate import SPREAD, run_setting
-from protocol_runner.sim.profiles import named_config
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.targets import TOPOLOGY_SPECS, Setting, stand_in_tasks
 
 METRICS = ("IAA", "FAA", "BFTI", "H_Majority")
@@ -71,7 +71,7 @@ def _paper_row(table: str, label: str, method: str, benchmark: str) -> dict:
 
 def validate(table: str, profile: str, seeds: tuple[int, ...], work: Path) -> list[dict]:
     """One row per (cell, method, metric): paper value, ours with its interval, hit or miss."""
-    config = named_config(profile)
+    config = resolve_config(profile)
     rows = []
     for label, setting, benchmark in _cells(table):
         records = []
@@ -132,7 +132,8 @@ def _figure(rows: list[dict], path: Path, profile: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="table2-math")
+    parser.add_argument("--profile", default="table2-math",
+                        help="a profile name or a JSON file of parameters (as --sim-config)")
     parser.add_argument("--seeds", default="1-5")
     parser.add_argument("--tables", default="table5,table6,table1")
     parser.add_argument("--json", dest="json_out", default=None)
