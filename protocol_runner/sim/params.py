@@ -56,7 +56,7 @@ PARAMETERS: dict[str, Parameter] = {
         *_both("confidence_wrong"),
         *_both("doubt_when_right", 0.0, 0.5),
         Parameter("confidence_noise", 0.0, 0.2),
-        *_both("judge_accuracy", 0.3, 1.0),
+        *_both("judge_accuracy", 0.5, 1.0),  # a judge at least as good as a coin (our choice)
         Parameter("score_margin", 0.0, 0.5),
         Parameter("score_noise", 0.0, 0.5),
         *_both("trust_when_right"),
