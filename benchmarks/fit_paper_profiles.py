@@ -8,10 +8,10 @@ and writes the profile into ``protocol_runner/data/sim_profiles.json`` under ``-
 The fit sees only the per-round rows; nothing else of the paper (benchmarks/sim_validation.py
 checks the held-out cells).
 
-Usage (the shipped ``table2-math`` profile; about 170 evaluations, one core)::
+Usage (the shipped ``table2-math`` profile; 369 evaluations, one core)::
 
     nice -n 10 python benchmarks/fit_paper_profiles.py table2 math --name table2-math \\
-        --checkpoint table2.ckpt.json --intervals task_share,strong.judge_accuracy
+        --checkpoint table2.ckpt.json --intervals task_share,strong.doubt_when_right
 """
 
 from __future__ import annotations
