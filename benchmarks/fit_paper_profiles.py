@@ -11,7 +11,8 @@ checks the held-out cells).
 Usage (the shipped ``table2-math`` profile; 369 evaluations, one core)::
 
     nice -n 10 python benchmarks/fit_paper_profiles.py table2 math --name table2-math \\
-        --checkpoint table2.ckpt.json --intervals task_share,strong.doubt_when_right
+        --checkpoint table2.ckpt.json \\
+        --intervals task_share,strong.doubt_when_right,strong.trust_when_right
 """
 
 from __future__ import annotations

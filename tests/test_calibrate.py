@@ -59,6 +59,12 @@ def test_penalty_forbids_honest_agents_as_sure_when_wrong_and_prior_is_weak() ->
     # the prior: one unit at a quarter of the search interval, decisive only where chi2 is flat
     assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}) == pytest.approx(7.84)
     assert penalty({"score_margin": 0.0}, {"score_margin": 0.35}, width=0.0) == 0.0
+    # App. B.2 ("retain your current answer if you believe it is correct"): an agent keeps a
+    # right answer at least as often as its judge sees one right; fitting CP-WBFT ignores it
+    unsure = {"strong.judge_accuracy": 0.96, "strong.trust_when_right": 0.63}
+    assert penalty(unsure, {}) > 1000.0
+    assert penalty({**unsure, "strong.trust_when_right": 0.96}, {}) == 0.0
+    assert penalty(unsure, {}, protocols=("cpwbft",)) == 0.0
 
 
 def test_parameters_round_trip() -> None:
@@ -235,3 +241,11 @@ def test_default_math_profile_keeps_the_papers_qualitative_findings(tmp_path: Pa
     # -4 points here. Only this cell's sign is pinned: others need more seeds to be robust.
     bfti = _bfti(resolve_config(None, {"math"}), "4S1W2A", range(1, 4), tmp_path)
     assert bfti["cpwbft"] < 0 and bfti["sac"] >= -2.5, bfti
+
+
+def test_default_math_profile_keeps_sac_at_zero_with_three_adversaries(tmp_path: Path) -> None:
+    # Table 5's b = 3, w = 0 cell on the complete graph (4S3A, held out): the paper's SAC BFTI
+    # is +4.8. The fit without the trust >= judge constraint (strong agents reconsidering a
+    # right answer 37% of the time) gave -3.0 here on these seeds, below the -2.5 floor.
+    bfti = _bfti(resolve_config(None, {"math"}), "4S3A", range(1, 4), tmp_path)
+    assert bfti["sac"] >= -2.5, bfti
