@@ -106,6 +106,29 @@ def test_checkpoint_resumes_without_simulating(tmp_path: Path, monkeypatch) -> N
     assert again.values == fit.values and again.chi2 == fit.chi2
 
 
+def test_a_block_returns_the_best_point_it_evaluated(tmp_path: Path, monkeypatch) -> None:
+    # SciPy's Nelder-Mead, stopped by its budget inside an iteration, returns the best vertex
+    # of its last complete simplex; the shipped fit's SAC block lost a better point that way.
+    import numpy as np
+    import scipy.optimize
+    from scipy.optimize import OptimizeResult
+
+    setting = Setting("k7", "complete", 7, tasks="arith:6", rounds=1, protocols=("cpwbft",))
+    cal = Calibration([setting], [Target("k7", "cpwbft", "weak", (1,), 0.5, 6)], kind="math",
+                      checkpoint=tmp_path / "ckpt.json", presearch=0,
+                      blocks={"cpwbft": ("weak.accuracy",)})
+    monkeypatch.setattr(cal, "objective", lambda values, protocols: abs(
+        values["weak.accuracy"] - 0.3))
+
+    def stopped_simplex(f, x0, **kwargs):  # evaluates a better point, returns the start
+        f(np.full_like(x0, (0.3 - 0.01) / 0.98))  # weak.accuracy 0.3 in its bounds [0.01, 0.99]
+        return OptimizeResult(x=x0, fun=f(x0))
+
+    monkeypatch.setattr(scipy.optimize, "minimize", stopped_simplex)
+    fitted = cal.fit_block("cpwbft", {"weak.accuracy": 0.45})
+    assert fitted["weak.accuracy"] == pytest.approx(0.3)
+
+
 def test_recovers_known_parameters_of_an_unseen_run(tmp_path: Path) -> None:
     world = SimConfig(model_share=0.0)  # independent agents: the pilot is small
     pilot = _pilot(tmp_path, set_values(world, TRUTH, "math"), seed=7)
