@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--output", default=str(DATA))
     args = parser.parse_args()
     settings, targets, kind = paper_targets(args.table, args.benchmark, tasks=args.tasks)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
 
     def log(line: str) -> None:
         print(f"{time.perf_counter() - started:7.1f}s {line}", file=sys.stderr, flush=True)
@@ -68,7 +68,8 @@ def main() -> None:
         entry["fit"] = {**fit.to_json(), "seeds": list(cal.seeds),
                         "prior_width": cal.prior_width,
                         "budget": {b: {"sobol": p, "nelder_mead": e}
-                                   for b, (p, e) in BUDGET.items()}}
+                                   for b, (p, e) in BUDGET.items()},
+                        "cpu_s": round(time.process_time() - cpu, 1)}
         document = (json.loads(path.read_text(encoding="utf-8")) if path.is_file()
                     else {"schema": "robustgraph/sim-profiles/1", "profiles": {}})
         document["profiles"][args.name] = entry
