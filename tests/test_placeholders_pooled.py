@@ -3,6 +3,8 @@ selections and the pooled objective (tasks/placeholders.py, sim/pooled.py)."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -115,3 +117,10 @@ def test_pooled_objective_is_the_sum_of_each_benchmarks_data_term(tmp_path: Path
     # one penalty (prior and constraint), not one per benchmark
     expected = total + pooled.penalty(values)
     assert pooled.objective(values, ("cpwbft",)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("module", ["protocol_runner.tasks.placeholders",
+                                    "protocol_runner.sim.pooled"])
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
