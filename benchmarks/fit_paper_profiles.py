@@ -1,8 +1,9 @@
 """Fit a simulator profile to one benchmark of the SAC paper's per-round tables; ship it.
 
 Runs :class:`protocol_runner.sim.calibrate.Calibration` on the per-round weak/strong targets of
-``TABLE BENCHMARK`` (Table 2 ``math``; Table 10 per benchmark needs a task file of its kind,
-``--tasks``), read through the shipped paper values, with the checkpoint ``--checkpoint``
+``TABLE BENCHMARK`` (Table 2 ``math`` on the built-in arithmetic set; Table 10 per benchmark on
+its synthetic placeholder set, :mod:`protocol_runner.tasks.placeholders`, or ``--tasks``), read
+through the shipped paper values, with the checkpoint ``--checkpoint``
 (rerun the same command to resume), then scans the named parameters' conditional intervals
 and writes the profile into ``protocol_runner/data/sim_profiles.json`` under ``--name``.
 The fit sees only the per-round rows; nothing else of the paper (benchmarks/sim_validation.py
@@ -12,6 +13,13 @@ Usage (the shipped ``table2-math`` profile; about 170 evaluations, one core)::
 
     nice -n 10 python benchmarks/fit_paper_profiles.py table2 math --name table2-math \\
         --checkpoint table2.ckpt.json --intervals task_share,strong.judge_accuracy
+
+The ``table10-<benchmark>`` profiles (about 170 evaluations each on 50 placeholder tasks)::
+
+    for b in arc_challenge hellaswag openbookqa boolq rte; do
+        nice -n 5 python benchmarks/fit_paper_profiles.py table10 $b --name table10-$b \
+            --checkpoint table10-$b.ckpt.json
+    done
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from protocol_runner.analysis.paper_values import paper_tables
 from protocol_runner.sim.calibrate import PRIOR_WIDTH, Calibration, scan_intervals
 from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
@@ -54,6 +63,10 @@ def main() -> None:
     del config["description"]  # the entry's own
     table = args.table.replace("table", "Table ")
     bench = "MATH" if args.benchmark == "math" else args.benchmark
+    if args.table == "table10":  # the models and the placeholder tasks are part of the label
+        found = paper_tables()["table10"].benchmarks[args.benchmark]
+        bench = (f"{found.dataset.split(' (')[0]}, {found.models['strong']} / "
+                 f"{found.models['weak']}, placeholder tasks")
     entry = {
         "description": f"profile fitted to the SAC paper's {table}, {bench}",
         "default_for": kind if args.table == "table2" else None,

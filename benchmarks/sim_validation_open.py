@@ -60,7 +60,7 @@ TABLE = "table10"
 BENCHMARKS = ("arc_challenge", "hellaswag", "openbookqa", "boolq", "rte")
 SHORT = {"arc_challenge": "arc", "hellaswag": "hella", "openbookqa": "obqa", "boolq": "boolq",
          "rte": "rte"}
-LOTO_BUDGET = {"cpwbft": (16, 60), "sac": (8, 20)}
+LOTO_BUDGET = {"cpwbft": (8, 30), "sac": (4, 10)}
 """(Sobol points, Nelder-Mead evaluations) per block of each leave-one-topology-out fit."""
 LOBO_BUDGET = {"cpwbft": (8, 30), "sac": (4, 10)}
 """The same for each pooled leave-one-benchmark-out fit (four benchmarks per evaluation)."""
