@@ -131,7 +131,9 @@ def figure(rows: list[dict], path: Path, profile: str) -> None:
     import matplotlib.pyplot as plt
 
     tables = list(dict.fromkeys(r["table"] for r in rows))
-    fig, axes = plt.subplots(len(tables), 1, figsize=(13, 3.6 * len(tables)), squeeze=False)
+    widest = max(sum(r["table"] == t for r in rows) for t in tables)
+    width = max(13.0, 0.09 * widest)  # room for every cell's label
+    fig, axes = plt.subplots(len(tables), 1, figsize=(width, 3.6 * len(tables)), squeeze=False)
     for ax, table in zip(axes[:, 0], tables, strict=True):
         part = [r for r in rows if r["table"] == table]
         xs = range(len(part))
