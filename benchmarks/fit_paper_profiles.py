@@ -9,15 +9,17 @@ and writes the profile into ``protocol_runner/data/sim_profiles.json`` under ``-
 The fit sees only the per-round rows; nothing else of the paper (benchmarks/sim_validation.py
 checks the held-out cells).
 
-Usage (the shipped ``table2-math`` profile; about 170 evaluations, one core)::
+Usage (the shipped ``table2-math`` profile; 369 evaluations, one core)::
 
     nice -n 10 python benchmarks/fit_paper_profiles.py table2 math --name table2-math \\
-        --checkpoint table2.ckpt.json --intervals task_share,strong.judge_accuracy
+        --checkpoint table2.ckpt.json --intervals task_share,strong.doubt_when_right
 
-The ``table10-<benchmark>`` profiles (about 170 evaluations each on 50 placeholder tasks)::
+The ``table10-<benchmark>`` profiles (170 evaluations each on 50 placeholder tasks, with the
+budget and the model before ``doubt_when_right``, e79e637; a rerun today fits the current model
+with the current budget)::
 
     for b in arc_challenge hellaswag openbookqa boolq rte; do
-        nice -n 5 python benchmarks/fit_paper_profiles.py table10 $b --name table10-$b \
+        nice -n 5 python benchmarks/fit_paper_profiles.py table10 $b --name table10-$b \\
             --checkpoint table10-$b.ckpt.json
     done
 """
@@ -36,7 +38,7 @@ from protocol_runner.sim.profiles import PROFILES_FILE
 from protocol_runner.sim.targets import paper_targets
 
 DATA = Path(__file__).resolve().parents[1] / "protocol_runner" / "data" / PROFILES_FILE
-BUDGET = {"cpwbft": (32, 100), "sac": (8, 25)}
+BUDGET = {"cpwbft": (32, 150), "sac": (8, 25)}
 """(Sobol points, Nelder-Mead evaluations) per block: the CPU budget of a shipped fit."""
 
 

@@ -15,7 +15,7 @@ arithmetic tasks stand in for the paper's MATH problems. Simulated: not LLM resu
 
 Usage::
 
-    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math] [--seeds 1-5]
+    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math|FILE.json] [--seeds 1-5]
         [--tables table5,table6,table1] [--json out.json] [--figure docs/img/sim_validation.png]
 """
 
@@ -35,7 +35,7 @@ from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.runner import parse_seeds
 from protocol_runner.sim.agents import SimConfig
 from protocol_runner.sim.calibrate import SPREAD, run_setting
-from protocol_runner.sim.profiles import named_config
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.targets import TOPOLOGY_SPECS, Setting, stand_in_tasks
 
 METRICS = ("IAA", "FAA", "BFTI", "H_Majority")
@@ -90,7 +90,7 @@ def inside(value: float, low: float, high: float) -> bool:
 
 def validate(table: str, profile: str, seeds: tuple[int, ...], work: Path) -> list[dict]:
     """One row per (cell, method, metric): paper value, ours with its interval, hit or miss."""
-    config = named_config(profile)
+    config = resolve_config(profile)
     rows = []
     for label, setting, benchmark in _cells(table):
         records = run_seeds(config, setting, seeds, work, f"{table} {label}")
@@ -169,7 +169,8 @@ def print_rows(rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="table2-math")
+    parser.add_argument("--profile", default="table2-math",
+                        help="a profile name or a JSON file of parameters (as --sim-config)")
     parser.add_argument("--seeds", default="1-5")
     parser.add_argument("--tables", default="table5,table6,table1")
     parser.add_argument("--json", dest="json_out", default=None)

@@ -119,6 +119,24 @@ def test_recovers_known_parameters_of_an_unseen_run(tmp_path: Path) -> None:
                            calibration.simulated_questions)
 
 
+def test_recovers_how_often_right_agents_doubt(tmp_path: Path) -> None:
+    # doubt_when_right (CP-WBFT): right strong agents that report less than the adversary's
+    # 1.0 lose to it, so the strong agents' accuracy after round 1 falls as the share grows.
+    sure = {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
+            "confidence_noise": 0.0}
+    world = set_values(SimConfig(), sure, "math")
+    truth = 0.15  # where the curve is steep (above 0.3 it saturates at 40 questions)
+    pilot = _pilot(tmp_path, set_values(world, {"strong.doubt_when_right": truth}, "math"))
+    settings, targets, kind = targets_from_runs([pilot], tmp_path)
+    calibration = Calibration(
+        settings, targets, kind=kind, base=world, checkpoint=tmp_path / "ckpt.json",
+        seeds=(1,), max_evaluations=12, presearch=4,
+        blocks={"cpwbft": ("strong.doubt_when_right",), "sac": ()},
+    )
+    fit = calibration.fit()
+    assert abs(fit.values["strong.doubt_when_right"] - truth) <= 0.1, fit.values
+
+
 def test_calibrate_command_writes_a_usable_profile(tmp_path: Path) -> None:
     pilot = _pilot(tmp_path, set_values(SimConfig(), {"weak.accuracy": 0.2}, "math"), tasks=12)
     out = tmp_path / "mine.json"
