@@ -426,14 +426,20 @@ class Calibration:
         """The base config with ``values`` set."""
         return set_values(self.base, values, self.kind)
 
+    def curves(
+        self, values: Mapping[str, float], protocols: Sequence[str]
+    ) -> dict[tuple[str, str, str], list[float | None]]:
+        """Every setting simulated at ``values`` (:func:`simulate`); a pooled fit overrides it."""
+        return simulate(self.config(values), self.settings, self.seeds, self.workdir,
+                        protocols=protocols, topologies=self._topologies)
+
     def evaluate(self, values: Mapping[str, float], protocols: Sequence[str]) -> dict[str, float]:
         """Each target's simulated value (targets of ``protocols`` only); memoised on disk."""
         key = json.dumps({"p": sorted(protocols),
                           "v": {k: round(v, 9) for k, v in sorted(values.items())}})
         stored = self.store.get(key)
         if stored is None:
-            curves = simulate(self.config(values), self.settings, self.seeds, self.workdir,
-                              protocols=protocols, topologies=self._topologies)
+            curves = self.curves(values, protocols)
             stored = {t.key: _target_value(curves, t)
                       for t in self.targets if t.protocol in protocols}
             self.store[key] = stored
