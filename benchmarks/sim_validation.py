@@ -15,7 +15,7 @@ arithmetic tasks stand in for the paper's MATH problems. Simulated: not LLM resu
 
 Usage::
 
-    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math] [--seeds 1-5]
+    nice -n 5 python benchmarks/sim_validation.py [--profile table2-math|FILE.json] [--seeds 1-5]
         [--tables table5,table6,table1] [--json out.json] [--figure docs/img/sim_validation.png]
 """
 
@@ -31,9 +31,11 @@ from pathlib import Path
 
 from protocol_runner.analysis.metrics import compute_metrics
 from protocol_runner.analysis.paper_values import paper_tables
+from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.runner import parse_seeds
+from protocol_runner.sim.agents import SimConfig
 from protocol_runner.sim.calibrate import SPREAD, run_setting
-from protocol_runner.sim.profiles import named_config
+from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.sim.targets import TOPOLOGY_SPECS, Setting, stand_in_tasks
 
 METRICS = ("IAA", "FAA", "BFTI", "H_Majority")
@@ -69,44 +71,69 @@ def _paper_row(table: str, label: str, method: str, benchmark: str) -> dict:
     return dict(paper_tables()[table].row(**key) or {})
 
 
+def run_seeds(config: SimConfig, setting: Setting, seeds: tuple[int, ...], work: Path,
+              label: str) -> list[QueryRecord]:
+    """``setting``'s query records on the simulated agents, one run per seed, a random graph
+    family drawn per seed (its graph seed is the seed); progress on stderr."""
+    records = []
+    for seed in seeds:
+        graph = replace(setting, graph_seed=seed)  # a random family drawn per seed
+        records += run_setting(config, graph, seed, work)
+        print(f"sim_validation: {label} seed {seed}", file=sys.stderr, flush=True)
+    return records
+
+
+def inside(value: float, low: float, high: float) -> bool:
+    """The coverage rule: ``value`` (points) inside [low, high] widened by the paper's spread."""
+    return low - 100 * SPREAD <= value <= high + 100 * SPREAD
+
+
 def validate(table: str, profile: str, seeds: tuple[int, ...], work: Path) -> list[dict]:
     """One row per (cell, method, metric): paper value, ours with its interval, hit or miss."""
-    config = named_config(profile)
+    config = resolve_config(profile)
     rows = []
     for label, setting, benchmark in _cells(table):
-        records = []
-        for seed in seeds:
-            graph = replace(setting, graph_seed=seed)  # a random family drawn per seed
-            records += run_setting(config, graph, seed, work)
-            print(f"sim_validation: {table} {label} seed {seed}", file=sys.stderr, flush=True)
-        metrics = compute_metrics(records)
-        for method in ("cpwbft", "sac"):
-            paper = _paper_row(table, label, method, benchmark)
-            for metric in METRICS:
-                if metric not in paper:
-                    continue
-                est = metrics[method].estimates[metric]
-                low, high = 100 * est.low, 100 * est.high
-                value = paper[metric]
-                rows.append({
-                    "table": table, "cell": label, "method": method, "metric": metric,
-                    "paper": value, "ours": round(100 * est.value, 1),
-                    "low": round(low, 1), "high": round(high, 1),
-                    "hit": low - 100 * SPREAD <= value <= high + 100 * SPREAD,
-                })
-            bfti = 100 * metrics[method].value("BFTI")
-            rows[-1]["qualitative"] = bfti < 0 if method == "cpwbft" else bfti >= SAC_FLOOR
+        records = run_seeds(config, setting, seeds, work, f"{table} {label}")
+        papers = {m: _paper_row(table, label, m, benchmark) for m in ("cpwbft", "sac")}
+        rows += cell_rows(table, label, compute_metrics(records), papers)
     return rows
 
 
-def _figure(rows: list[dict], path: Path, profile: str) -> None:
+def cell_rows(table: str, label: str, metrics: dict, papers: dict[str, dict]) -> list[dict]:
+    """One row per (method, metric of :data:`METRICS`) of one cell: the paper's value
+    (``papers[method][metric]``, points), ours with its 95% interval, :func:`inside`; the
+    method's last row carries the qualitative finding (module docstring)."""
+    rows: list[dict] = []
+    for method, paper in papers.items():
+        for metric in METRICS:
+            if metric not in paper:
+                continue
+            est = metrics[method].estimates[metric]
+            low, high = 100 * est.low, 100 * est.high
+            value = paper[metric]
+            rows.append({
+                "table": table, "cell": label, "method": method, "metric": metric,
+                "paper": value, "ours": round(100 * est.value, 1),
+                "low": round(low, 1), "high": round(high, 1),
+                "hit": inside(value, low, high),
+            })
+        bfti = 100 * metrics[method].value("BFTI")
+        rows[-1]["qualitative"] = bfti < 0 if method == "cpwbft" else bfti >= SAC_FLOOR
+    return rows
+
+
+def figure(rows: list[dict], path: Path, profile: str) -> None:
+    """Paper vs simulated per row (cell, method, metric) with our intervals; one panel per
+    table, the paper's value green when inside our interval widened by 2 points."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     tables = list(dict.fromkeys(r["table"] for r in rows))
-    fig, axes = plt.subplots(len(tables), 1, figsize=(13, 3.6 * len(tables)), squeeze=False)
+    widest = max(sum(r["table"] == t for r in rows) for t in tables)
+    width = max(13.0, 0.09 * widest)  # room for every cell's label
+    fig, axes = plt.subplots(len(tables), 1, figsize=(width, 3.6 * len(tables)), squeeze=False)
     for ax, table in zip(axes[:, 0], tables, strict=True):
         part = [r for r in rows if r["table"] == table]
         xs = range(len(part))
@@ -130,9 +157,20 @@ def _figure(rows: list[dict], path: Path, profile: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def print_rows(rows: list[dict]) -> None:
+    """One line per row: table, cell, method, metric, paper, ours [95% CI], hit."""
+    print(f"{'table':7s} {'cell':14s} {'method':7s} {'metric':10s} {'paper':>6s} "
+          f"{'ours [95% CI]':>22s}  hit")
+    for r in rows:
+        ci = f"{r['ours']:6.1f} [{r['low']:6.1f}, {r['high']:6.1f}]"
+        print(f"{r['table']:7s} {r['cell']:14s} {r['method']:7s} {r['metric']:10s} "
+              f"{r['paper']:6.1f} {ci:>22s}  {'yes' if r['hit'] else 'NO'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="table2-math")
+    parser.add_argument("--profile", default="table2-math",
+                        help="a profile name or a JSON file of parameters (as --sim-config)")
     parser.add_argument("--seeds", default="1-5")
     parser.add_argument("--tables", default="table5,table6,table1")
     parser.add_argument("--json", dest="json_out", default=None)
@@ -145,12 +183,7 @@ def main() -> None:
             rows += validate(table, args.profile, seeds, Path(work))
     print(f"simulated agents (profile {args.profile}): not LLM results; seeds {args.seeds}; "
           f"CPU {time.process_time() - started:.0f} s")
-    print(f"{'table':7s} {'cell':14s} {'method':7s} {'metric':10s} {'paper':>6s} "
-          f"{'ours [95% CI]':>22s}  hit")
-    for r in rows:
-        ci = f"{r['ours']:6.1f} [{r['low']:6.1f}, {r['high']:6.1f}]"
-        print(f"{r['table']:7s} {r['cell']:14s} {r['method']:7s} {r['metric']:10s} "
-              f"{r['paper']:6.1f} {ci:>22s}  {'yes' if r['hit'] else 'NO'}")
+    print_rows(rows)
     for table in dict.fromkeys(r["table"] for r in rows):
         part = [r for r in rows if r["table"] == table]
         qual = [r["qualitative"] for r in part if "qualitative" in r]
@@ -164,7 +197,7 @@ def main() -> None:
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if args.figure:
-        _figure(rows, Path(args.figure), args.profile)
+        figure(rows, Path(args.figure), args.profile)
 
 
 if __name__ == "__main__":

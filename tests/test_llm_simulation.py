@@ -223,6 +223,40 @@ def test_confidence_is_higher_when_right():
     assert statistics.mean(right) > statistics.mean(wrong) + 0.1
 
 
+def _unsure_when_right(sim, agent="a1"):
+    """Per task a strong agent answers right: whether it reported confidence below 0.99."""
+    out = {}
+    for t in TASKS:
+        answer, confidence = parse_confidence(
+            reply(confidence_messages(t), agent, "sim-strong", sim=sim), t)
+        if is_correct(answer, t):
+            out[t.id] = confidence < 0.99
+    return out
+
+
+def test_doubt_when_right_makes_copies_of_a_model_unsure_on_the_same_questions():
+    # A right agent reports the confidence of a wrong one on the share doubt_when_right of
+    # its right answers nearest the accuracy threshold (docs/simulation.md, Confidence).
+    def world(**strong):
+        return Simulator(TASKS, SimConfig.from_mapping({"confidence_noise": 0.0, "profiles": {
+            "strong": {"confidence_right": 1.0, "confidence_wrong": 0.7, **strong}}}))
+
+    doubting = world(doubt_when_right=0.3)
+    first, second = _unsure_when_right(doubting, "a1"), _unsure_when_right(doubting, "a2")
+    assert statistics.mean(first.values()) == pytest.approx(0.3, abs=0.1)
+    # the answers are unchanged, and a second copy of the model doubts mostly the same ones
+    assert answers("a1", "sim-strong", sim=doubting) == answers("a1", "sim-strong")
+    common = sorted(set(first) & set(second))
+    assert statistics.correlation([float(first[k]) for k in common],
+                                  [float(second[k]) for k in common]) > 0.3
+    # never unsure at the default 0, whose cache fingerprint is the hand-set world's
+    assert not any(_unsure_when_right(world()).values())
+    assert SimConfig.from_mapping({"profiles": {"strong": {"doubt_when_right": 0.0}}}
+                                  ).fingerprint() == SimConfig().fingerprint()
+    with pytest.raises(ParameterError, match="doubt_when_right"):
+        SimConfig.from_mapping({"profiles": {"strong": {"doubt_when_right": 1.5}}})
+
+
 def test_choice_bool_and_text_tasks():
     tasks = [
         Task("c1", "Which is a fruit?", "answer2", kind="choice", choices=("rock", "apple", "tin")),

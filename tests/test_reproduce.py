@@ -112,6 +112,7 @@ def test_ood_tasks_and_sim_config_reach_every_run(tmp_path, monkeypatch):
         raise Stop
 
     monkeypatch.setattr(repro, "run", fake_run)
+    (tmp_path / "sim.json").write_text('{"model_share": 0.5}')
     backend = repro.BackendSpec(sim_config=str(tmp_path / "sim.json"))
     with pytest.raises(Stop):
         reproduce(TABLES["table6"], tmp_path, seeds=(1,), tasks=TINY, backend=backend,
@@ -120,6 +121,23 @@ def test_ood_tasks_and_sim_config_reach_every_run(tmp_path, monkeypatch):
     assert seen[0].backend.sim_config == str(tmp_path / "sim.json")
     assert (seen[0].roster, seen[0].protocols, seen[0].attack) == ("6S2W1A", ("cpwbft", "sac"),
                                                                     "fixed")
+
+
+def test_a_directory_holding_other_seeds_is_refused_before_any_run(tmp_path, monkeypatch):
+    """One run per directory, as for ``run`` (issue 30): ``--seeds 1`` into the directory of a
+    ``--seeds 1-2`` command would otherwise pool seed 2's old runs into a summary that says
+    seed 1 only."""
+    reproduce(TABLES["table1"], tmp_path, seeds=(1, 2), tasks=TINY, resamples=50)
+    ran = []
+    monkeypatch.setattr(repro, "run", ran.append)
+    refused = r"math/MERG holds the results of another run \(seed-2/: run id \w+\); this command"
+    with pytest.raises(ParameterError, match=refused + " writes seed-1/"):
+        reproduce(TABLES["table1"], tmp_path, seeds=(1,), tasks=TINY, resamples=50)
+    with pytest.raises(ParameterError, match="differing in: tasks"):
+        reproduce(TABLES["table1"], tmp_path, seeds=(1, 2), tasks=("arith:4",), resamples=50)
+    assert ran == []
+    reproduce(TABLES["table1"], tmp_path, seeds=(1, 2, 3), tasks=TINY, resamples=50)
+    assert [spec.seed for spec in ran] == [1, 2, 3] * 6  # the same runs resume, seed 3 is new
 
 
 @pytest.fixture(scope="module")

@@ -63,7 +63,9 @@ from protocol_runner.analysis.reproduce_specs import (
     Column,
     TableSpec,
 )
+from protocol_runner.run.occupancy import claim
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
+from protocol_runner.run.runner import plan as plan_run
 from protocol_runner.run.topology_spec import build_topology
 from protocol_runner.tasks.spec import load_tasks
 from robustgraph import generators
@@ -228,6 +230,26 @@ def _pooled(summaries: Sequence[tuple[str, Path]], resamples: int) -> Summary:
     return summarize(LoadedResults(path, tuple(records), (), config), resamples=resamples)
 
 
+def _claim_directories(cells: Sequence[Cell], run_specs: Sequence[RunSpec]) -> None:
+    """One run per results directory (:func:`protocol_runner.run.occupancy.claim`), checked for
+    every topology directory before the first run: ``OUTPUT/<column>/<topology>/`` may hold only
+    the seeds this command runs, each with the same run id, so a summary never pools the seeds
+    of an earlier command with other settings (``--seeds 1`` after ``--seeds 1-3``).
+
+    Raises
+    ------
+    ParameterError
+        (exit 2) A directory holds the results of another run, or of a seed not run now.
+    """
+    by_directory: dict[Path, dict[Path, tuple[str, Mapping[str, object]]]] = {}
+    for cell, run_spec in zip(cells, run_specs, strict=True):
+        planned = plan_run(run_spec)
+        by_directory.setdefault(cell.directory.parent, {})[cell.directory] = (
+            planned.run_id, planned.identity)
+    for directory, planned_runs in by_directory.items():
+        claim(directory, planned_runs)
+
+
 def reproduce(
     spec: TableSpec,
     output: Path,
@@ -263,8 +285,8 @@ def reproduce(
     Raises
     ------
     ParameterError
-        Bad seeds, a column's unreadable tasks or an impossible ER cell (all before any run),
-        or any run's error.
+        Bad seeds, a column's unreadable tasks, an impossible ER cell or a directory holding
+        another run's results (all before any run), or any run's error.
     """
     backend = backend or BackendSpec()
     resolved = resolve_tasks(spec, tasks)
@@ -273,16 +295,18 @@ def reproduce(
     cells = plan(spec, output, seeds)
     er_draws = {c.seed: c.draws for c in cells if c.graph == "er"}
     extra = {"ood_tasks": ood_tasks} if ood_tasks else {}
-    for i, cell in enumerate(cells, start=1):
+    run_specs = [RunSpec(
+        cell.topology, cell.directory, roster=cell.column.roster, attack="fixed",
+        protocols=PROTOCOLS, tasks=resolved[cell.column.key][0], rounds=spec.T,
+        seed=cell.seed, F=spec.F, backend=backend,
+        topology_source=GRAPH_LABELS[cell.graph], **extra,
+    ) for cell in cells]
+    _claim_directories(cells, run_specs)
+    for i, (cell, run_spec) in enumerate(zip(cells, run_specs, strict=True), start=1):
         if log is not None:
             log(f"{spec.name}: {cell.column.label} / {GRAPH_LABELS[cell.graph]} "
                 f"(r={cell.r}), seed {cell.seed} ({i} of {len(cells)})")
-        run(RunSpec(
-            cell.topology, cell.directory, roster=cell.column.roster, attack="fixed",
-            protocols=PROTOCOLS, tasks=resolved[cell.column.key][0], rounds=spec.T,
-            seed=cell.seed, F=spec.F, backend=backend,
-            topology_source=GRAPH_LABELS[cell.graph], **extra,
-        ))
+        run(run_spec)
     metrics: dict[tuple[str, str], Mapping[str, ProtocolMetrics]] = {}
     for column in spec.columns:
         write_order(Path(output) / column.key, [GRAPH_LABELS[g] for g, _ in spec.graphs])

@@ -42,7 +42,11 @@ The model, per agent ``a`` (profile ``p``) and task ``t`` of kind ``k``:
   ``sum exp(refine_sharpness * score)`` over the responses giving ``x`` (a latent of the same
   form). Plain debate lists no scores: every response weighs the same.
 - **Confidence** (CP-WBFT): the answer as above, with confidence ``confidence_right_p`` or
-  ``confidence_wrong_p`` plus Gaussian noise ``confidence_noise``, clipped to [0, 1].
+  ``confidence_wrong_p`` plus Gaussian noise ``confidence_noise``, clipped to [0, 1]. A right
+  agent is *unsure* (reports ``confidence_wrong_p``) when its answer latent ``U`` lies in the
+  top ``doubt_when_right_p`` share of its right region, ``U >= accuracy (1 - doubt)``: the
+  questions it barely gets right. The latent is the answer's, so copies of one model (and, with
+  ``task_share``, every model) doubt the same hard questions (default 0: never unsure).
 
 One module: the behaviour model's draws (the copula latent, distractors, scores, refinement)
 share one seeded hash scheme and one configuration, so the model is read and changed in one
@@ -141,6 +145,10 @@ class Profile:
         Mean self-reported confidence (CP-WBFT) when right / wrong.
     injection_susceptibility : float
         Probability of obeying an instruction embedded in a response it scores.
+    doubt_when_right : float
+        Probability that a right answer is reported with the confidence of a wrong one (CP-WBFT):
+        the share of the right region of the answer latent nearest the accuracy threshold
+        (default 0, the hand-set behaviour: never unsure).
     """
 
     name: str
@@ -151,6 +159,7 @@ class Profile:
     confidence_right: float
     confidence_wrong: float
     injection_susceptibility: float
+    doubt_when_right: float = 0.0
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", self.name):
@@ -316,12 +325,16 @@ class SimConfig:
 
     def fingerprint(self) -> str:
         """A short hash of every parameter that changes a reply (part of the response-cache
-        namespace): not ``description``, nor ``task_share`` at 0, so the hand-set world keeps
-        the fingerprint it had before either existed."""
+        namespace): not ``description``, nor ``task_share`` or a profile's
+        ``doubt_when_right`` at 0, so the hand-set world keeps the fingerprint it had before
+        any of them existed."""
         data = asdict(self)
         del data["description"]
         if not data["task_share"]:
             del data["task_share"]
+        for profile in data["profiles"].values():
+            if not profile["doubt_when_right"]:
+                del profile["doubt_when_right"]
         text = json.dumps(data, sort_keys=True, default=dict)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -515,7 +528,8 @@ class Simulator:
             return self._refine(profile, who, task, key, view, seed, sample)
         answer, right = self._answer(profile, who, task, key, seed, sample)
         if view.kind == "confidence":
-            mean = profile.confidence_right if right else profile.confidence_wrong
+            sure = right and not self._unsure(profile, who, task, key, seed, sample)
+            mean = profile.confidence_right if sure else profile.confidence_wrong
             noise = self.config.confidence_noise * _gauss(seed, "conf", who.agent_id, sample, key)
             confidence = f"{CONFIDENCE_PREFIX} {_clip(mean + noise):.2f}"
             return f"{self._worked()}\n{ANSWER_PREFIX} {answer}\n{confidence}"
@@ -575,6 +589,16 @@ class Simulator:
         cumulative = list(accumulate(self.config.distractor_decay**j for j in range(len(wrong))))
         u = self._latent("wrong", profile, who, key, seed, sample) * cumulative[-1]
         return wrong[min(bisect_left(cumulative, u), len(wrong) - 1)], False
+
+    def _unsure(
+        self, profile: Profile, who: AgentIdentity, task: Task, key: str, seed: int, sample: int
+    ) -> bool:
+        """Whether a right agent doubts its answer: its answer latent is in the top
+        ``doubt_when_right`` share of the right region (the questions it barely gets right)."""
+        doubt = profile.doubt_when_right
+        accuracy = profile.accuracy[task.kind]
+        return bool(doubt) and (
+            self._latent("correct", profile, who, key, seed, sample) >= accuracy * (1.0 - doubt))
 
     @staticmethod
     def _wrong_answers(task: Task, key: str, seed: int) -> tuple[str, ...]:

@@ -28,7 +28,8 @@ CP-WBFT's targets (cheap: CP-WBFT's rounds make no LLM calls), then the scoring 
 refinement block on SAC's targets with the first block's values fixed. The design matters: the
 objective is flat over much of the space (CP-WBFT collapses unless right agents report a
 confidence of 1.0), where a simplex alone stalls; so the design also tries :data:`HINTS`, the
-corner where right agents report 1.0 with little noise (as the paper's adversary does). The
+corner where right agents report 1.0 with little noise (as the paper's adversary does), and
+Nelder-Mead also runs from each further hint (the lowest objective wins). The
 accuracies (started at the mean of the Init targets) and the shares are fitted in the first
 block only, on CP-WBFT's Init rows and dynamics, and then fixed.
 
@@ -50,12 +51,18 @@ left free drifts to corners that mispredict other settings. So the objective add
 (1) for the paper's profiles (``prior_width``), a weak Gaussian prior centred on the base
 (hand-set) values, of standard deviation
 :data:`PRIOR_WIDTH` of each parameter's search interval: about one chi2 unit for a quarter of
-the interval, so it decides only where the data are flat; and (2) the constraint that an
-honest agent's confidence when wrong is at least :data:`CONFIDENCE_GAP` below its confidence
-when right, as a steep quadratic penalty: in the paper only the adversary's confidence is
-falsified (App. B.4: it reports 1.0); honest agents report their own (Sec. 1: CP-WBFT
-assumes honest confidence). "Less sure when wrong" is our reading of honest; the 0.05 gap is
-our choice, not the paper's.
+the interval, so it decides only where the data are flat; and two constraints, each a
+steep quadratic penalty applied while fitting the block of the protocol it concerns (and in
+the reported penalty): (2, CP-WBFT) an honest agent's confidence when wrong is at least
+:data:`CONFIDENCE_GAP` below its confidence when right: in the paper only the adversary's
+confidence is falsified (App. B.4: it reports 1.0); honest agents report their own (Sec. 1:
+CP-WBFT assumes honest confidence). "Less sure when wrong" is our reading of honest; the
+0.05 gap is our choice, not the paper's. (3, SAC) an agent keeps a right answer at least as
+often as its own judge sees a right answer as right, ``trust_when_right >= judge_accuracy``:
+SAC's refine prompt tells the agent to "retain your current answer if you believe it is
+correct" (App. B.2), and an agent judging its own right answer believes it correct with
+its judge's accuracy. The reading is ours; it was added after the fit without it
+mispredicted SAC with three adversaries (docs/simulation.md).
 The fit's reported ``chi2`` is the data term alone; ``penalty`` is reported beside it.
 
 **Intervals.** :func:`scan_intervals` moves one parameter at a time over a grid, the others
@@ -113,11 +120,23 @@ CONFIDENCE_GAP = 0.05
 """An honest agent's confidence when wrong is at least this much below its confidence when
 right (module docstring); a violation by ``d`` costs ``(d / 0.01)^2``."""
 
-HINTS: dict[str, dict[str, float]] = {
-    "cpwbft": {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
-               "confidence_noise": 0.01},
+PROTOCOLS = ("cpwbft", "sac")
+"""The protocols whose targets a fit matches; each constraint of :func:`penalty` belongs to
+one."""
+
+HINTS: dict[str, tuple[dict[str, float], ...]] = {
+    "cpwbft": (
+        {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
+         "confidence_noise": 0.01},
+        {"strong.confidence_right": 1.0, "weak.confidence_right": 1.0,
+         "confidence_noise": 0.003, "strong.doubt_when_right": 0.15},
+    ),
 }
-"""Extra start points per block, tried beside the Sobol design (module docstring)."""
+"""Extra start points per block (module docstring): Nelder-Mead runs from the best point of
+the Sobol design and from each hint, and the lowest objective wins. The second was added
+after the first fit with ``doubt_when_right`` stalled at 0 while this corner scores lower on
+Table 2 (docs/simulation.md says so)."""
+
 
 Log = Callable[[str], None]
 
@@ -214,11 +233,13 @@ def chi2(
 
 def penalty(
     values: Mapping[str, float], centre: Mapping[str, float], *, width: float = PRIOR_WIDTH,
+    protocols: Sequence[str] = PROTOCOLS,
 ) -> float:
     """The prior and constraint terms of the objective (module docstring).
 
-    ``centre`` gives the prior's centre of each parameter it names (others are free); the
-    confidence constraint applies to each role whose two confidences are in ``values``.
+    ``centre`` gives the prior's centre of each parameter it names (others are free). The
+    constraints of ``protocols`` apply to each role whose two parameters are in ``values``:
+    CP-WBFT's on the confidences, SAC's on ``trust_when_right`` and ``judge_accuracy``.
 
     Examples
     --------
@@ -226,6 +247,11 @@ def penalty(
     1.0
     >>> round(penalty({"strong.confidence_right": 1.0, "strong.confidence_wrong": 0.97}, {}), 6)
     4.0
+    >>> round(penalty({"weak.judge_accuracy": 0.65, "weak.trust_when_right": 0.6}, {}), 6)
+    25.0
+    >>> penalty({"weak.judge_accuracy": 0.65, "weak.trust_when_right": 0.6}, {},
+    ...         protocols=("cpwbft",))
+    0.0
     """
     total = 0.0
     if width > 0:
@@ -233,11 +259,14 @@ def penalty(
             if name in values:
                 p = PARAMETERS[name]
                 total += ((values[name] - x0) / (width * (p.high - p.low))) ** 2
-    for role in ("strong", "weak"):
-        right = values.get(f"{role}.confidence_right")
-        wrong = values.get(f"{role}.confidence_wrong")
-        if right is not None and wrong is not None:
-            total += (max(0.0, wrong - right + CONFIDENCE_GAP) / 0.01) ** 2
+    pairs = {"cpwbft": ("confidence_wrong", "confidence_right", CONFIDENCE_GAP),
+             "sac": ("judge_accuracy", "trust_when_right", 0.0)}
+    for protocol in protocols:
+        below, above, gap = pairs[protocol]  # values[below] <= values[above] - gap
+        for role in ("strong", "weak"):
+            low, high = values.get(f"{role}.{below}"), values.get(f"{role}.{above}")
+            if low is not None and high is not None:
+                total += (max(0.0, low - high + gap) / 0.01) ** 2
     return total
 
 
@@ -397,14 +426,20 @@ class Calibration:
         """The base config with ``values`` set."""
         return set_values(self.base, values, self.kind)
 
+    def curves(
+        self, values: Mapping[str, float], protocols: Sequence[str]
+    ) -> dict[tuple[str, str, str], list[float | None]]:
+        """Every setting simulated at ``values`` (:func:`simulate`); a pooled fit overrides it."""
+        return simulate(self.config(values), self.settings, self.seeds, self.workdir,
+                        protocols=protocols, topologies=self._topologies)
+
     def evaluate(self, values: Mapping[str, float], protocols: Sequence[str]) -> dict[str, float]:
         """Each target's simulated value (targets of ``protocols`` only); memoised on disk."""
         key = json.dumps({"p": sorted(protocols),
                           "v": {k: round(v, 9) for k, v in sorted(values.items())}})
         stored = self.store.get(key)
         if stored is None:
-            curves = simulate(self.config(values), self.settings, self.seeds, self.workdir,
-                              protocols=protocols, topologies=self._topologies)
+            curves = self.curves(values, protocols)
             stored = {t.key: _target_value(curves, t)
                       for t in self.targets if t.protocol in protocols}
             self.store[key] = stored
@@ -412,16 +447,18 @@ class Calibration:
         self.evaluations += 1
         return stored
 
-    def penalty(self, values: Mapping[str, float]) -> float:
-        """The prior (centred on the base config) and constraint terms at ``values``."""
+    def penalty(self, values: Mapping[str, float],
+                protocols: Sequence[str] = PROTOCOLS) -> float:
+        """The prior (centred on the base config) and the constraints of ``protocols`` at
+        ``values``."""
         return penalty(values, get_values(self.base, list(values), self.kind),
-                       width=self.prior_width)
+                       width=self.prior_width, protocols=protocols)
 
     def objective(self, values: Mapping[str, float], protocols: Sequence[str]) -> float:
-        """chi2 over the targets of ``protocols``, plus :meth:`penalty`."""
+        """chi2 over the targets of ``protocols``, plus :meth:`penalty` (their constraints)."""
         targets = [t for t in self.targets if t.protocol in protocols]
         data = chi2(self.evaluate(values, protocols), targets, self.simulated_questions)
-        return data + self.penalty(values)
+        return data + self.penalty(values, protocols)
 
     # -- the fit ---------------------------------------------------------------------------------
 
@@ -454,35 +491,44 @@ class Calibration:
             u = np.clip(u, 0.0, 1.0)
             return {**values, **dict(zip(names, (lows + u * spans).tolist(), strict=True))}
 
-        best = [math.inf]
+        best: list[Any] = [math.inf, None]  # the lowest objective evaluated, and where
 
         def f(u: np.ndarray) -> float:
             value = self.objective(point(u), protocols)
-            best[0] = min(best[0], value)
+            if value < best[0]:
+                best[:] = [value, np.array(u)]
             self.log(f"calibrate: {block} evaluation {self.evaluations}: chi2 {value:.2f} "
                      f"(best {best[0]:.2f})")
             return value
 
         u0 = np.clip((np.array([values[n] for n in names]) - lows) / spans, 0.0, 1.0)
+        starts = [u0]
         if self.presearch:
             from scipy.stats import qmc
 
             design = qmc.Sobol(len(names), scramble=True, seed=0).random(self.presearch)
-            hint = {**dict(zip(names, u0, strict=True)),
-                    **{n: (v - PARAMETERS[n].low) / (PARAMETERS[n].high - PARAMETERS[n].low)
-                       for n, v in HINTS.get(block, {}).items() if n in names}}
-            u0 = min([u0, np.array([hint[n] for n in names]), *design], key=f)
-        simplex = [u0]
-        for j in range(len(names)):  # a large first simplex: the objective is step-shaped
-            step = np.zeros(len(names))
-            step[j] = 0.2 if u0[j] <= 0.8 else -0.2
-            simplex.append(np.clip(u0 + step, 0.0, 1.0))
-        result = minimize(
-            f, u0, method="Nelder-Mead", bounds=[(0.0, 1.0)] * len(names),
-            options={"maxfev": self.max_evaluations, "initial_simplex": np.array(simplex),
-                     "xatol": 0.01, "fatol": 0.05},
-        )
-        return point(result.x)
+            hints = [np.array([{**dict(zip(names, u0, strict=True)), **{
+                n: (v - PARAMETERS[n].low) / (PARAMETERS[n].high - PARAMETERS[n].low)
+                for n, v in hint.items() if n in names}}[n] for n in names])
+                for hint in HINTS.get(block, ()) if set(hint) & set(names)]
+            starts = [min([u0, *hints[:1], *design], key=f), *hints[1:]]
+
+        def simplex_from(start: np.ndarray) -> Any:
+            simplex = [start]
+            for j in range(len(names)):  # a large first simplex: the objective is step-shaped
+                step = np.zeros(len(names))
+                step[j] = 0.2 if start[j] <= 0.8 else -0.2
+                simplex.append(np.clip(start + step, 0.0, 1.0))
+            return minimize(
+                f, start, method="Nelder-Mead", bounds=[(0.0, 1.0)] * len(names),
+                options={"maxfev": self.max_evaluations, "initial_simplex": np.array(simplex),
+                         "xatol": 0.01, "fatol": 0.05},
+            )
+
+        result = min((simplex_from(start) for start in starts), key=lambda r: r.fun)
+        # Stopped by its budget inside an iteration, SciPy's Nelder-Mead returns the best
+        # vertex of its last complete simplex, which can be worse than a point it evaluated.
+        return point(best[1] if best[0] < result.fun else result.x)
 
     def fit(self, budgets: Mapping[str, tuple[int, int]] | None = None) -> FitResult:
         """Fit every block in turn (module docstring); the result over all targets.

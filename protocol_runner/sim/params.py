@@ -54,8 +54,9 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("task_share", 0.0, 0.95),
         *_both("confidence_right"),
         *_both("confidence_wrong"),
+        *_both("doubt_when_right", 0.0, 0.5),
         Parameter("confidence_noise", 0.0, 0.2),
-        *_both("judge_accuracy", 0.3, 1.0),
+        *_both("judge_accuracy", 0.5, 1.0),  # a judge at least as good as a coin (our choice)
         Parameter("score_margin", 0.0, 0.5),
         Parameter("score_noise", 0.0, 0.5),
         *_both("trust_when_right"),
@@ -74,6 +75,7 @@ BLOCKS: dict[str, tuple[str, ...]] = {
         "strong.accuracy", "weak.accuracy", "model_share", "task_share",
         "strong.confidence_right", "strong.confidence_wrong",
         "weak.confidence_right", "weak.confidence_wrong", "confidence_noise",
+        "strong.doubt_when_right", "weak.doubt_when_right",
     ),
     "sac": (
         "strong.judge_accuracy", "weak.judge_accuracy", "score_margin", "score_noise",

@@ -113,19 +113,26 @@ TOPOLOGY_SPECS = {"merg": "merg", "complete": "complete", "er": "er:r={r}", "pa"
 _KINDS = {"math": "math", "choice": "choice", "yesno": "bool"}
 
 
-def stand_in_tasks(kind: str, questions: int) -> str:
+def stand_in_tasks(kind: str, questions: int, benchmark: str | None = None) -> str:
     """The built-in task set that stands in for a paper benchmark of answer ``kind``.
 
-    Only MATH has one: the built-in arithmetic set (answer kind ``math``). The fitted
-    accuracies absorb the difference in difficulty; the distractors differ (docs/simulation.md).
+    MATH: the built-in arithmetic set (answer kind ``math``); the fitted accuracies absorb the
+    difference in difficulty, the distractors differ (docs/simulation.md). Table 9/10's five
+    open-weight benchmarks: their synthetic placeholder sets
+    (:mod:`protocol_runner.tasks.placeholders`: the benchmark's answer kind and option count,
+    no benchmark text), cut to ``questions``.
 
     Raises
     ------
     ParameterError
         For a kind without a built-in stand-in (give a task file of that kind).
     """
+    from protocol_runner.tasks.placeholders import PLACEHOLDERS, placeholder_spec
+
     if kind == "math":
         return f"arith:{questions}"
+    if benchmark is not None and placeholder_spec(benchmark) in PLACEHOLDERS:
+        return f"{placeholder_spec(benchmark)}:{questions}"
     raise ParameterError(f"no built-in task set stands in for {kind!r} questions; give --tasks")
 
 
@@ -158,7 +165,7 @@ def paper_targets(
     kind = _KINDS[bench.kind]
     s = found.setting
     roster = f"{s['strong']}S{s['weak']}W{s['adversarial']}A"
-    task_spec = tasks or stand_in_tasks(kind, bench.questions)
+    task_spec = tasks or stand_in_tasks(kind, bench.questions, benchmark)
     keys = [k for k in s["r"] if topologies is None or k in topologies]
     settings = [
         Setting(k, TOPOLOGY_SPECS[k].format(r=s["r"][k]), int(s["n"]), roster=roster,

@@ -7,6 +7,9 @@ Specs::
                                              choice (K options, default 4) or bool
     commonsense30[:LIMIT][:offset=K]         the SAC paper's 30 Commonsense170k instances
                                              (App. C Table 8; built in, no file)
+    placeholder-BENCH[:LIMIT][:offset=K]     50 synthetic tasks shaped like one of the paper's
+                                             open-weight benchmarks (arc_challenge, hellaswag,
+                                             openbookqa, boolq, rte), for simulated agents only
     jsonl:PATH[:LIMIT][:offset=K]            robustgraph's own task JSONL
     FORMAT:PATH[:LIMIT][:offset=K]           a local dataset file or folder, FORMAT one of
                                              gsm8k, math, arc, openbookqa, commonsenseqa,
@@ -32,6 +35,7 @@ from protocol_runner.tasks.errors import TaskFormatError
 from protocol_runner.tasks.jsonl import task_from_record
 from protocol_runner.tasks.math_sets import gsm8k_task, math_task
 from protocol_runner.tasks.model import Task
+from protocol_runner.tasks.placeholders import PLACEHOLDERS
 from protocol_runner.tasks.records import iter_records
 from protocol_runner.tasks.taskset import TaskSet
 from robustgraph import limits
@@ -59,7 +63,7 @@ _ALIASES = {
     "arc-challenge": "arc",
 }
 _ARITH_KEYS = {"seed": "seed", "terms": "terms", "max": "max_operand", "options": "options"}
-_BUILT_IN = {COMMONSENSE30: commonsense30}
+_BUILT_IN = {COMMONSENSE30: commonsense30, **PLACEHOLDERS}
 """Fixed built-in task sets, by the name a spec gives them."""
 
 
