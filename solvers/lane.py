@@ -13,7 +13,8 @@ code that holds the GIL and would slow the first core's pure-Python core search;
 stopped at once (``SIGKILL``) however far its import or solve has got, so a graph the first core
 settles in a tenth of a second is not kept waiting; and its memory is returned when it ends.
 
-The child (``python -m solvers.lane``) reads the graph and the time limit as JSON on stdin and
+The child (``python -m solvers.lane PARENT_PID``; it exits once that parent has gone, even a
+parent killed with SIGKILL) reads the graph and the time limit as JSON on stdin and
 writes the solver's outcome (status, solution vector, dual bound) as JSON on stdout. Nothing it
 says is trusted: :meth:`PublishedLane.absorb` decodes the solution into a pair, which
 ``Progress.offer`` checks before it becomes an upper bound, and only the solver's proven dual
@@ -110,7 +111,7 @@ class PublishedLane:
         root = str(Path(__file__).resolve().parent.parent)  # this copy of ``solvers``
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "solvers.lane"],
+            [sys.executable, "-m", "solvers.lane", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -213,8 +214,26 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    """Read a payload on stdin, write :func:`solve_payload`'s answer on stdout."""
+_ORPHAN_POLL = 0.25
+"""Seconds between the child's checks that its parent is still alive."""
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this process once ``parent`` has gone (it is re-parented): a parent killed with
+    SIGKILL cannot stop its lane, which would otherwise solve on, without a time limit, for
+    as long as CP-SAT takes. CP-SAT releases the GIL, so this thread runs during the solve."""
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_POLL)
+    os._exit(3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read a payload on stdin, write :func:`solve_payload`'s answer on stdout; exit at once
+    if the parent process (its pid the first argument: a parent that died before this process
+    got here is caught too) dies first."""
+    args = sys.argv[1:] if argv is None else argv
+    parent = int(args[0]) if args else os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     print(json.dumps(solve_payload(json.load(sys.stdin))))
     return 0
 

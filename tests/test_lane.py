@@ -181,3 +181,55 @@ def test_threads_default_is_two_or_the_cores(monkeypatch):
         assert CliRunner().invoke(show, []).output.strip() == expected
     assert CliRunner().invoke(show, ["--threads", "1"]).output.strip() == "1"
     assert CliRunner().invoke(show, ["--threads", "3"]).output.strip() == "3"
+
+
+def test_a_lane_whose_parent_is_killed_ends(tmp_path):
+    """A parent killed with SIGKILL cannot stop its lane: the child notices it is orphaned and
+    exits, instead of solving a hard graph (ER(60, 0.5), open for every engine at 60 s) with no
+    time limit for as long as CP-SAT takes."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from robustgraph.generators import erdos_renyi
+
+    hard = erdos_renyi(60, 0.5, seed=0)
+    payload = {"in_neighbors": [sorted(s) for s in hard.in_neighbors], "time_limit": None,
+               "seed": 0}
+    (tmp_path / "payload.json").write_text(json.dumps(payload))
+    root = str(Path(lane.__file__).resolve().parent.parent)
+    parent_code = (
+        "import subprocess, sys, time\n"
+        "import os\n"
+        f"child = subprocess.Popen([sys.executable, '-m', 'solvers.lane', str(os.getpid())], "
+        f"stdin=open({str(tmp_path / 'payload.json')!r}), stdout=subprocess.DEVNULL)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get(
+        "PYTHONPATH")]))}
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE,
+                              env=env, text=True)
+    child = int(parent.stdout.readline())
+    try:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        for _ in range(600):  # up to 60 s; the child checks every 0.25 s
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            if Path(f"/proc/{child}/stat").exists() and Path(
+                    f"/proc/{child}/stat").read_text().split()[2] == "Z":
+                break  # ended; a zombie until its new parent reaps it
+            time.sleep(0.1)
+        else:
+            pytest.fail("the orphaned lane child was still running after 60 s")
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
