@@ -188,15 +188,24 @@ class _Search:
         return add
 
     def pair(self) -> tuple[int, int] | None:
-        """Two disjoint members of F_k as bitmasks, or None when there are none."""
+        """Two disjoint members of F_k as bitmasks, or None when there are none.
+
+        A root (a, b) puts every node before a out of A and every node before b out of B, so
+        A lies in ``tails[a]`` and B in ``tails[b]``, where ``tails[i]`` is core_k of the nodes
+        from i on: a root whose a or b is not in its tail fails at once, and the others start
+        from those cores (at n = 100, 4,950 roots fell to a few dozen)."""
         n = len(self.nb)
-        whole = self.core(self.full)
-        for a in range(n):
+        tails, core = [], self.core(self.full)
+        for i in range(n):
+            tails.append(core)
+            core = self.shrink(core, core & 1 << i)
+        starts = [i for i in range(n) if tails[i] >> i & 1]
+        for k, a in enumerate(starts):
             before = (1 << a) - 1
-            for b in range(a + 1, n):
+            for b in starts[k + 1 :]:
                 between = ((1 << b) - 1) & ~before & ~(1 << a)
                 no_a, no_b = before | 1 << b, before | 1 << a | between
-                found = self._branch(1 << a, 1 << b, no_a, no_b, whole, whole)
+                found = self._branch(1 << a, 1 << b, no_a, no_b, tails[a], tails[b])
                 if found is not None:
                     return found
         return None

@@ -7,9 +7,9 @@ Above :data:`LARGE_N` nodes, questions get the linear-size bounds of
 Otherwise:
 
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
-   :data:`CORES_SECONDS` of CPU (:data:`CORES_SHORT_SECONDS` for n <= :data:`EXHAUSTIVE_N` and
-   above :data:`CORES_LARGE_N`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
-   graph of the benchmarks and most dense ones up to 40 nodes, importing no numpy and no
+   :data:`CORES_SECONDS` of CPU (less for small, large, dense and regular graphs:
+   ``_cores_budget``), up to :data:`CORES_MAX_N` nodes: it answers every sparse irregular graph
+   of the benchmarks up to 100 nodes and most dense ones up to 40, importing no numpy and no
    solver; otherwise its proven bounds and witness go on to the next steps;
 1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
@@ -64,8 +64,11 @@ __all__ = [
     "CORES_MAX_N",
     "CORES_SECONDS",
     "CORES_LARGE_N",
+    "CORES_LONG_N",
     "CORES_DENSE",
     "CORES_SHORT_SECONDS",
+    "CORES_GLANCE_SECONDS",
+    "CORES_REGULAR_DEGREE",
     "EXHAUSTIVE_N",
     "PUBLISHED_MAX_UPPER",
     "LARGE_N",
@@ -87,26 +90,48 @@ EXHAUSTIVE_N = 25
 HIGHS_SLICE = 1.5
 """Seconds the published model gets on HiGHS first (cheap to start; settles sparse graphs)."""
 
-CORES_MAX_N = 64
-"""Above this many nodes the core search is not tried (the extension and cut bounds settle the
-large sparse graphs; the tree of a large dense one is far too big)."""
+CORES_MAX_N = 500
+"""Above this many nodes (:data:`LARGE_N`) the core search is not tried. Up to 100 nodes it
+proved r* of 32 of the 36 structured graphs of ``benchmarks/vs_published.py`` at n = 80-100 in
+0.001-0.18 s (random 4-regular seed 1001: 0.9 s), where the best published script took
+0.2-1.9 s; at 200-500 nodes it proved r* of PA (r = 3), 2-D grids and random geometric graphs
+of radius 0.15 in 0.003-0.02 s, and settled none of Watts-Strogatz (k = 6) and random 4-regular
+in 3 s (2026-12-02)."""
 
 CORES_SECONDS = 6.0
-"""CPU seconds the core search may take from 26 to :data:`CORES_LARGE_N` nodes: it proves r* of
+"""CPU seconds the core search may take from 26 to :data:`CORES_LONG_N` nodes: it proves r* of
 ER(40, 1/2) and digraph G(40, 1/2) in 0.3-1.6 s where the strong model on CP-SAT takes 3-10 s,
-and digraph G(40, 0.3) seed 1003 (r* = 7) in about 5.5 s, where no model proved it in 30 s."""
+digraph G(40, 0.3) seed 1003 (r* = 7) in about 5.5 s, where no model proved it in 30 s, and
+ER(50, 0.35), digraph G(50, 0.2) and G(60, 0.2) (seed 1001) in 1.6-2.1 s, where the best
+published script took 1.4-8.5 s."""
 
-CORES_LARGE_N = 48
+CORES_LONG_N = 64
 """Above this many nodes the core search gets :data:`CORES_SHORT_SECONDS` only."""
 
+CORES_LARGE_N = 48
+"""Above this many nodes dense graphs get :data:`CORES_GLANCE_SECONDS` only
+(:data:`CORES_DENSE`) and regular ones of a degree above :data:`CORES_REGULAR_DEGREE` none."""
+
 CORES_DENSE = 0.4
-"""Above :data:`CORES_LARGE_N` nodes the core search is skipped when the graph holds more than
-this share of the n (n - 1) arcs (not measured there: its tree grows fast with n and density)."""
+"""Above :data:`CORES_LARGE_N` nodes a graph that holds more than this share of the n (n - 1)
+arcs gets :data:`CORES_GLANCE_SECONDS` only: the tree of dense ER(50-60, p >= 1/2) is far too
+big, but the core search proves r* of gamma-MERG and K_{n/3, 2n/3} of 80-100 nodes in
+0.005-0.03 s, where the best published script took 1.6-4.7 s."""
+
+CORES_REGULAR_DEGREE = 4
+"""Above :data:`CORES_LARGE_N` nodes an undirected regular graph of a higher degree skips the
+core search: it settled none of the random 8-regular or k-circulant graphs (k = n/6) of 80-100
+nodes in 3 s (random 4-regular: 3 of 4 in 0.01-0.9 s), and the 0.25 s it spent there delayed
+the hinted published slice that settles them (``_published_slices``), and changed its hint:
+on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of 0.6 s."""
+
+CORES_GLANCE_SECONDS = 0.25
+"""The core search's budget on the dense graphs above :data:`CORES_LARGE_N` nodes
+(:data:`CORES_DENSE`)."""
 
 CORES_SHORT_SECONDS = 0.5
 """The core search's budget up to :data:`EXHAUSTIVE_N` nodes (ER(25, 1/2): 0.06-0.3 s; the
-subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LARGE_N` (k-in
-digraphs of 60 nodes: 0.1-0.7 s; ER(50, 0.3): 0.05 s)."""
+subset DP then costs about 0.5 s, plus 0.2 s for numpy) and above :data:`CORES_LONG_N`."""
 
 LARGE_N = 500
 """Above this many nodes r* questions get the bounds of :func:`solvers.search.linear_r` only
@@ -339,25 +364,38 @@ def _gap(
 
 
 def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result | None:
-    """The core search within its budget (None above :data:`CORES_MAX_N` nodes, and above
-    :data:`CORES_LARGE_N` when more than :data:`CORES_DENSE` of the arcs are there): CPU seconds
-    :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LARGE_N` nodes, else
-    :data:`CORES_SHORT_SECONDS` (up to :data:`EXHAUSTIVE_N` the subset DP takes over at about
-    that cost); under a time limit, at most a quarter of it in wall seconds. Up to
-    :data:`EXHAUSTIVE_N` nodes a decision is answered with r* itself, as the subset DP did (a
-    certificate of ``is_r_robust(r)`` then holds every bound proven, e.g. for a later
-    ``verify --require`` of a higher r). ``halt``: as in ``cores.solve``."""
+    """The core search within its budget (:func:`_cores_budget`; None when it has none);
+    under a time limit, at most a quarter of it in wall seconds. Up to :data:`EXHAUSTIVE_N`
+    nodes a decision is answered with r* itself, as the subset DP did (a certificate of
+    ``is_r_robust(r)`` then holds every bound proven, e.g. for a later ``verify --require`` of
+    a higher r). ``halt``: as in ``cores.solve``."""
     n = request.n
-    edges = sum(len(s) for s in request.graph.in_neighbors)
-    if n > CORES_MAX_N or (n > CORES_LARGE_N and edges > CORES_DENSE * n * (n - 1)):
+    cpu = _cores_budget(request)
+    if cpu is None:
         return None
-    cpu = CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LARGE_N else CORES_SHORT_SECONDS
     limit = None if request.time_limit is None else request.time_limit / 4
     q = request.question
     if q.target is None or n > EXHAUSTIVE_N:
         return cores.solve(request, seconds=limit, cpu=cpu, halt=halt)
     res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
+
+
+def _cores_budget(request: Request) -> float | None:
+    """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes and for regular
+    graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`;
+    :data:`CORES_GLANCE_SECONDS` for dense graphs there (:data:`CORES_DENSE`);
+    :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LONG_N` nodes;
+    :data:`CORES_SHORT_SECONDS` otherwise."""
+    n, graph = request.n, request.graph
+    if n > CORES_MAX_N:
+        return None
+    if n > CORES_LARGE_N and _regular(graph):
+        if len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE:
+            return None
+    elif n > CORES_LARGE_N and sum(map(len, graph.in_neighbors)) > CORES_DENSE * n * (n - 1):
+        return CORES_GLANCE_SECONDS
+    return CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LONG_N else CORES_SHORT_SECONDS
 
 
 def _exhaustive(request: Request) -> Result:

@@ -133,3 +133,16 @@ def test_portfolio_answers_small_graphs_without_numpy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["exact", "cores", "False"]
+
+
+def test_roots_outside_their_tails_are_never_searched():
+    """r* = 3 of a 100-node preferential-attachment graph: the proof at k = 2 searches only
+    roots (a, b) whose a and b lie in core_2 of the nodes from there on (3 search nodes; all
+    4,950 roots were searched before), and the search still agrees with the witness bound."""
+    from robustgraph import generators
+
+    masks = _masks(generators.preferential_attachment(100, 3, seed=1))
+    search = cores._Search(cores._relabel(masks, cores._order(masks)), 2, None)
+    assert search.pair() is None
+    assert search.nodes < 100
+    assert cores.search_r(masks)[:2] == (3, 3)
