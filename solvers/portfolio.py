@@ -165,7 +165,14 @@ LANE_MAX_UPPER = 12
 bound on r*, is at most this: on ER(50, 0.35) seed 1001 (least degree 9 or less) it proved r* = 8
 in about 9 s where the sequence alone stopped at [7, 8] after 17 s; on gamma-MERG(60) (least
 degree 30) the published model on CP-SAT did not finish in 20 s, and a lane would only take CPU
-from the first core (benchmarks/vs_published.py, 2026-12-02, load 5)."""
+from the first core (benchmarks/vs_published.py, 2026-12-02, load 5).
+
+Nor does an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a degree
+above :data:`CORES_REGULAR_DEGREE` get one (:func:`_symmetric`): there the hinted published
+slice on the first core (``_published_slices``) and the lane are two CP-SAT solves that slowed
+each other down, and the slice alone was as fast or faster on 7 of the 8 random 8-regular
+graphs of 60-100 nodes of ``benchmarks/vs_published.py`` (seeds 1001, 1002 and 8105; e.g. issue
+32's graph 1.9-2.1 s alone, 2.0-3.9 s with the lane; 2026-12-02, load 1.5-2.8)."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -268,6 +275,15 @@ def _regular(graph) -> bool:
     return not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
 
 
+def _symmetric(request: Request) -> bool:
+    """True for an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a
+    degree above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`)
+    and no lane (:data:`LANE_MAX_UPPER`)."""
+    graph = request.graph
+    big = request.n > CORES_LARGE_N and _regular(graph)
+    return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
+
+
 def _lane_due(request: Request) -> bool:
     """True when ``request`` gets the published model's lane (``solvers.lane``)."""
     q = request.question
@@ -285,11 +301,13 @@ def _start_lane(request: Request) -> lane_module.PublishedLane:
 
 def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
     """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there)
-    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER`."""
+    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER` and
+    the graph is not a large regular one of a high degree (:func:`_symmetric`)."""
     began = time.perf_counter()
     q = request.question
     lane = None
-    if lanes is not None and min(map(len, request.graph.in_neighbors)) <= LANE_MAX_UPPER:
+    least = min(map(len, request.graph.in_neighbors))
+    if lanes is not None and least <= LANE_MAX_UPPER and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
     found = None if q.about_s else _cores(request, None if lane is None else lane.won)
@@ -388,12 +406,9 @@ def _cores_budget(request: Request) -> float | None:
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LONG_N` nodes;
     :data:`CORES_SHORT_SECONDS` otherwise."""
     n, graph = request.n, request.graph
-    if n > CORES_MAX_N:
+    if n > CORES_MAX_N or _symmetric(request):
         return None
-    if n > CORES_LARGE_N and _regular(graph):
-        if len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE:
-            return None
-    elif n > CORES_LARGE_N and sum(map(len, graph.in_neighbors)) > CORES_DENSE * n * (n - 1):
+    if n > CORES_LARGE_N and sum(map(len, graph.in_neighbors)) > CORES_DENSE * n * (n - 1):
         return CORES_GLANCE_SECONDS
     return CORES_SECONDS if EXHAUSTIVE_N < n <= CORES_LONG_N else CORES_SHORT_SECONDS
 

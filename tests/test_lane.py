@@ -136,6 +136,49 @@ def test_a_lane_that_failed_proves_nothing(monkeypatch):
     _exact_and_checked(t, res, 1)
 
 
+def test_an_optimal_answer_wins_at_once_but_garbage_proves_nothing():
+    """The waiting thread flags a win from the child's status alone (decoding imports numpy,
+    which a busy first core slowed to 0.3 s); a child that says "optimal" and nothing else
+    still proves nothing: stop() decodes no outcome and absorb keeps no bound."""
+    import subprocess
+    import sys
+
+    class Liar(lane.PublishedLane):
+        def start(self):
+            code = "import sys; sys.stdin.read(); print('{\"status\": \"optimal\"}')"
+            pipe = subprocess.PIPE
+            self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=pipe, stdout=pipe)
+            self._thread = threading.Thread(target=self._wait_child, args=(b"{}",))
+            self._thread.start()
+
+    t = Topology.from_networkx(nx.cycle_graph(30))
+    liar = _started(Liar(Request(t, Question.max_r(), threads=2), StopSignal()))
+    assert liar.wait(60) and liar.won()
+    assert liar.stop() is None
+    p = Progress(liar.request, "portfolio", "strong", "test")
+    liar.absorb(p)
+    assert (p.lower, p.upper, p.witness) == (0, 15, None)
+
+
+def test_large_regular_graphs_of_high_degree_get_no_lane(monkeypatch):
+    """A random 8-regular graph on 60 nodes runs the hinted published slice alone (two CP-SAT
+    solves slowed each other down); a 4-regular one and a 45-node 8-regular one keep the lane."""
+
+    def no_lane(request):
+        raise AssertionError("a lane was started")
+
+    eight = Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
+    four = Topology.from_networkx(nx.random_regular_graph(4, 60, seed=1002))
+    small = Topology.from_networkx(nx.random_regular_graph(8, 45, seed=1002))
+    assert portfolio._symmetric(Request(eight, Question.max_r()))
+    assert not portfolio._symmetric(Request(four, Question.max_r()))
+    assert not portfolio._symmetric(Request(small, Question.max_r()))
+    monkeypatch.setattr(portfolio, "_start_lane", no_lane)
+    res = portfolio.solve(Request(eight, Question.max_r(), threads=2))
+    _exact_and_checked(eight, res, 3)
+    assert not any(s.get("step") == "published-lane" for s in res.params["steps"])
+
+
 def test_stop_ends_the_child_and_its_thread():
     """Stopped at once, mid-import or mid-solve: the child is gone, the thread has ended, and
     there is no outcome to absorb."""
