@@ -1,0 +1,454 @@
+"""Cube-and-conquer: refute the robustness CNF in independent parts, combined into one LRAT proof.
+
+The refutation of "a violating pair exists" (:mod:`.cnf`) is split on the k nodes of highest
+in-degree: for each such node v the cube decides ``x_v`` and ``y_v`` as ``(x_v, -y_v)``,
+``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``), so there
+are 3^k cubes, the leaves of a decision tree (Heule, Kullmann, Wieringa, Biere, "Cube and
+conquer: guiding CDCL SAT solvers by lookaheads", HVC 2011, for the scheme; here the split is
+a fixed rule, not a lookahead).
+
+Conquer (:func:`solve_leaf`, one independent task per cube, on a process pool or on Ray through
+:mod:`robustgraph.executors`): unit-propagate the cube on the CNF ourselves, drop the satisfied
+clauses and the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF has
+no unit and no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named
+in :mod:`.cnf`). Each lemma ``L`` of the cube's LRAT proof becomes ``L or not cube``, its hints
+the original clauses behind the reduced ones, preceded by the reasons of the propagated units
+they rely on (in trail order; a cube literal needs none: under ``not (L or not cube)`` it is
+already true). The cube's empty clause so becomes the clause ``not cube``. A cube that
+propagation alone refutes gives that clause in one step; a satisfiable cube gives a model,
+which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
+
+Combine (:func:`combine`): the cubes' proofs, renumbered into one increasing id sequence (the
+deletions of original clauses dropped: other cubes still use them), then for each inner node
+of the tree, with P its path: ``not P or x_v`` from the children ``(-x_v, y_v)`` and
+``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
+root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
+existing verifier (:mod:`.checker`) checks unchanged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from robustgraph.certificate.proofs import sat
+from robustgraph.certificate.proofs.cnf import Cnf, encode, size
+from robustgraph.errors import ParameterError
+from solvers.witness import refutes_r, refutes_rs
+
+if TYPE_CHECKING:
+    from robustgraph.executors import Executor
+
+__all__ = [
+    "Split",
+    "Leaf",
+    "Conquered",
+    "split_nodes",
+    "cubes",
+    "solve_leaf",
+    "combine",
+    "refute",
+]
+
+
+@dataclass(frozen=True)
+class Split:
+    """How to split one refutation: ``k`` nodes (3^k cubes), run on ``executor`` (None: here,
+    one cube after another); ``progress`` draws the executor's bar on stderr."""
+
+    k: int
+    executor: Executor | None = field(default=None, compare=False)
+    progress: bool = True
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One cube's answer.
+
+    ``status``: False refuted, True satisfiable, None stopped at the time limit. When refuted,
+    ``text`` is its LRAT proof of ``not cube`` over the original clause ids, its own clauses
+    numbered ``C + 1 .. C + lemmas`` (C the original clause count); when satisfiable, ``pair``
+    is (S1, S2) in canonical node order. ``seconds``: the wall time of the whole task.
+    """
+
+    cube: tuple[int, ...]
+    status: bool | None
+    text: bytes = b""
+    lemmas: int = 0
+    pair: tuple[frozenset[int], frozenset[int]] | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Conquered:
+    """The outcome of :func:`refute`: ``status`` as in :class:`Leaf`; the combined refutation
+    ``text`` when False; a violating ``pair`` (canonical order) when True; every cube's
+    :class:`Leaf`; and the seconds the combine step took."""
+
+    status: bool | None
+    text: bytes | None
+    pair: tuple[frozenset[int], frozenset[int]] | None
+    leaves: tuple[Leaf, ...]
+    combine_seconds: float
+
+
+def split_nodes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[int]:
+    """The ``k`` nodes of highest in-degree (ties: the lower index first), in that order.
+
+    Raises
+    ------
+    ParameterError
+        When k < 0 or k > n.
+
+    Examples
+    --------
+    >>> split_nodes([frozenset({1}), frozenset({0, 2}), frozenset({1})], 2)
+    [1, 0]
+    """
+    n = len(in_neighbors)
+    if not 0 <= k <= n:
+        raise ParameterError(f"a split needs 0 <= k <= n = {n} nodes to split on, got k = {k}")
+    return sorted(range(n), key=lambda i: (-len(in_neighbors[i]), i))[:k]
+
+
+def _options(v: int, n: int) -> tuple[tuple[int, int], ...]:
+    x, y = v + 1, n + v + 1
+    return (x, -y), (-x, y), (-x, -y)
+
+
+def cubes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[tuple[int, ...]]:
+    """The 3^k cubes of the split on :func:`split_nodes`, in the decision tree's leaf order.
+
+    Examples
+    --------
+    >>> cubes([frozenset({1}), frozenset({0})], 1)
+    [(1, -3), (-1, 3), (-1, -3)]
+    """
+    n = len(in_neighbors)
+    per_node = [_options(v, n) for v in split_nodes(in_neighbors, k)]
+    return [sum(choice, ()) for choice in itertools.product(*per_node)]
+
+
+class _Propagation:
+    """Unit propagation of a cube on a CNF, remembering each derived literal's reason clause."""
+
+    def __init__(self, clauses: Sequence[tuple[int, ...]], cube: Sequence[int]) -> None:
+        self.clauses = clauses
+        self.position: dict[int, int] = {}  # true literal -> its place on the trail
+        self.reason: dict[int, int] = {}  # derived literal -> id of the clause that forced it
+        self.conflict: int | None = None
+        watch: dict[int, list[int]] = {}
+        for cid, clause in enumerate(clauses, 1):
+            for lit in clause:
+                watch.setdefault(-lit, []).append(cid)
+        queue = []
+        for lit in cube:
+            if -lit in self.position:
+                raise ParameterError(f"the cube {tuple(cube)} contradicts itself")
+            if lit not in self.position:
+                self.position[lit] = len(self.position)
+                queue.append(lit)
+        while queue and self.conflict is None:
+            for cid in watch.get(queue.pop(), ()):
+                self._visit(cid, queue)
+                if self.conflict is not None:
+                    break
+
+    def _visit(self, cid: int, queue: list[int]) -> None:
+        open_lit = None
+        for lit in self.clauses[cid - 1]:
+            if lit in self.position:
+                return  # satisfied
+            if -lit not in self.position:
+                if open_lit is not None:
+                    return  # two open literals
+                open_lit = lit
+        if open_lit is None:
+            self.conflict = cid
+            return
+        self.position[open_lit] = len(self.position)
+        self.reason[open_lit] = cid
+        queue.append(open_lit)
+
+    def reasons(self, cids: Sequence[int], memo: dict[int, frozenset[int]]) -> list[int]:
+        """The reason clauses (trail order) that make the false literals of ``cids`` false."""
+        needed: set[int] = set()
+        for cid in cids:
+            for lit in self.clauses[cid - 1]:
+                if -lit in self.reason:
+                    needed |= self._closure(-lit, memo)
+        return [self.reason[lit] for lit in sorted(needed, key=self.position.__getitem__)]
+
+    def _closure(self, lit: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
+        stack, seen = [lit], {lit}
+        while stack:  # iterative: propagation chains run as long as a counter
+            top = stack.pop()
+            for o in self.clauses[self.reason[top] - 1]:
+                if -o in self.reason and -o not in memo and -o not in seen:
+                    seen.add(-o)
+                    stack.append(-o)
+        for top in sorted(seen, key=self.position.__getitem__):  # reasons come first
+            parts = [memo[-o] for o in self.clauses[self.reason[top] - 1] if -o in self.reason]
+            memo[top] = frozenset({top}).union(*parts)
+        return memo[lit]
+
+
+def _translate(
+    text: bytes, origin: list[int], prop: _Propagation, negated_cube: list[int], total: int
+) -> tuple[list[str], int]:
+    """The cube's LRAT proof over the reduced CNF as lines over the original one (module notes),
+    its lemmas numbered ``total + 1, ...``, up to its empty clause; and the lemma count."""
+    local: dict[int, int] = {}  # CaDiCaL's lemma id -> ours
+    memo: dict[int, frozenset[int]] = {}
+    lines: list[str] = []
+    count = 0
+    for raw in text.splitlines():
+        tokens = raw.split()
+        if len(tokens) < 2 or tokens[0] == b"c":
+            continue
+        if tokens[1] == b"d":  # deletions of original clauses are dropped: other cubes use them
+            gone = [str(local.pop(int(t))) for t in tokens[2:-1] if int(t) in local]
+            if gone:
+                lines.append(f"{total + count} d {' '.join(gone)} 0")
+            continue
+        values = [int(t) for t in tokens]
+        end = values.index(0, 1)
+        hints = values[end + 1 : -1]
+        originals = [origin[h - 1] for h in hints if h not in local]
+        mapped = [local[h] if h in local else origin[h - 1] for h in hints]
+        lemma = values[1:end] + negated_cube
+        count += 1
+        local[values[0]] = new_id = total + count
+        body = prop.reasons(originals, memo) + mapped
+        lines.append(" ".join(map(str, [new_id, *lemma, 0, *body, 0])))
+        if end == 1:  # the empty clause: the cube is refuted
+            break
+    return lines, count
+
+
+def _reduce(clauses: Sequence[tuple[int, ...]], prop: _Propagation) -> tuple[Cnf, list[int]]:
+    """The clauses not satisfied by the trail, without their false literals, and each one's
+    original id. After full propagation none is a unit or empty."""
+    kept, origin = [], []
+    true = prop.position
+    for cid, clause in enumerate(clauses, 1):
+        if any(lit in true for lit in clause):
+            continue
+        kept.append(tuple(lit for lit in clause if -lit not in true))
+        origin.append(cid)
+    variables = max((abs(lit) for clause in kept for lit in clause), default=0)
+    return Cnf(variables, tuple(kept)), origin
+
+
+def _pair(
+    n: int, true: set[int], model: Sequence[int]
+) -> tuple[frozenset[int], frozenset[int]]:
+    assigned = {abs(lit) for lit in true}  # the solver may give these any value: it never saw them
+    true = true | {lit for lit in model if lit > 0 and lit not in assigned}
+    return (
+        frozenset(i for i in range(n) if i + 1 in true),
+        frozenset(i for i in range(n) if n + i + 1 in true),
+    )
+
+
+def solve_leaf(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    s: int,
+    cube: tuple[int, ...],
+    deadline: float | None = None,
+) -> Leaf:
+    """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task.
+
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        In canonical order (:func:`.cnf.canonical_in_neighbors`).
+    r, s : int
+        The robustness (the CNF of :func:`.cnf.encode`).
+    cube : tuple of int
+        Literals over the x, y variables (:func:`cubes`).
+    deadline : float, optional
+        ``time.time()`` after which the solver stops (wall clock: a task may start late, on
+        another machine).
+
+    Returns
+    -------
+    Leaf
+
+    Notes
+    -----
+    The CNF is encoded here, not shipped: a task's arguments stay small for Ray.
+    """
+    start = time.perf_counter()
+    cnf = encode(in_neighbors, r, s)
+    n, total = len(in_neighbors), len(cnf.clauses)
+    negated = [-lit for lit in cube]
+    prop = _Propagation(cnf.clauses, cube)
+    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
+        hints = [*prop.reasons([prop.conflict], {}), prop.conflict]
+        line = " ".join(map(str, [total + 1, *negated, 0, *hints, 0]))
+        return Leaf(cube, False, line.encode() + b"\n", 1, seconds=time.perf_counter() - start)
+    reduced, origin = _reduce(cnf.clauses, prop)
+    left = None if deadline is None else max(0.0, deadline - time.time())
+    if left == 0.0:
+        return Leaf(cube, None, seconds=time.perf_counter() - start)
+    status, text, model = sat.solve(reduced, left)
+    if status is True:
+        pair = _pair(n, set(prop.position), model or [])
+        return Leaf(cube, True, pair=pair, seconds=time.perf_counter() - start)
+    if status is None or text is None:
+        return Leaf(cube, None, seconds=time.perf_counter() - start)
+    lines, lemmas = _translate(text, origin, prop, negated, total)
+    body = ("\n".join(lines) + "\n").encode()
+    return Leaf(cube, False, body, lemmas, seconds=time.perf_counter() - start)
+
+
+def _shift(text: bytes, total: int, offset: int) -> bytes:
+    """``text`` (a cube's proof) with every lemma id (above ``total``) moved up by ``offset``:
+    a line's own id, its hints and the ids it deletes; literals stay."""
+    if offset == 0:
+        return text
+    out = []
+    for line in text.splitlines():
+        values = [int(t) for t in line.split() if t != b"d"]
+        if b" d " in line:
+            ids = [v + offset if v > total else v for v in values[1:-1]]
+            out.append(" ".join(map(str, [values[0] + offset, "d", *ids, 0])))
+            continue
+        end = values.index(0, 1)
+        hints = [v + offset if v > total else v for v in values[end + 1 : -1]]
+        out.append(" ".join(map(str, [values[0] + offset, *values[1 : end + 1], *hints, 0])))
+    return ("\n".join(out) + "\n").encode()
+
+
+def combine(
+    in_neighbors: Sequence[frozenset[int]], k: int, leaves: Sequence[Leaf], total: int
+) -> bytes:
+    """One LRAT refutation of the original CNF (``total`` clauses) from the refuted cubes of the
+    split on ``k`` nodes, in :func:`cubes` order (module notes).
+
+    Raises
+    ------
+    ParameterError
+        When a leaf is not refuted, or the leaves are not the split's cubes.
+    """
+    n = len(in_neighbors)
+    if [leaf.cube for leaf in leaves] != cubes(in_neighbors, k):
+        raise ParameterError("the leaves are not the cubes of this split, in order")
+    if any(leaf.status is not False for leaf in leaves):
+        raise ParameterError("only refuted cubes combine into a refutation")
+    parts, last, ends = [], total, []
+    for leaf in leaves:
+        parts.append(_shift(leaf.text, total, last - total))
+        last += leaf.lemmas
+        ends.append(last)  # the id of this cube's clause "not cube"
+    steps: list[str] = []
+    leaf_ids = iter(ends)
+    chosen = split_nodes(in_neighbors, k)
+
+    def derive(depth: int, path: list[int]) -> int:
+        """The id of the clause ``not path``, derived from the subtree under ``path``."""
+        nonlocal last
+        if depth == k:
+            return next(leaf_ids)
+        v = chosen[depth]
+        (x, neg_y), (_, y), _ = _options(v, n)
+        a = derive(depth + 1, [*path, x, neg_y])
+        b = derive(depth + 1, [*path, -x, y])
+        c = derive(depth + 1, [*path, -x, neg_y])
+        negated = [-lit for lit in path]
+        last += 1
+        steps.append(" ".join(map(str, [last, *negated, x, 0, b, c, 0])))
+        last += 1
+        steps.append(" ".join(map(str, [last, *negated, 0, last - 1, v + 1, a, 0])))
+        return last
+
+    derive(0, [])
+    parts += [f"{step}\n".encode() for step in steps]
+    return b"".join(parts)
+
+
+def refute(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    s: int,
+    split: Split,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Conquered:
+    """Decide the CNF of (r, s)-robustness by cube and conquer (module notes).
+
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        In canonical order (:func:`.cnf.canonical_in_neighbors`).
+    r, s : int
+        At least 1 each.
+    split : Split
+        The cube count and where the cubes run.
+    time_limit : float, optional
+        Seconds for the whole refutation (every cube stops at the same wall-clock deadline).
+    progress : callable, optional
+        Hears one line when the cubes start.
+
+    Returns
+    -------
+    Conquered
+        False with one LRAT refutation of the original CNF (not yet checked: the caller checks
+        it, e.g. :func:`.lrat.check_refutation`); True with the first satisfiable cube's pair
+        (checked here with ``solvers.witness``); None when a cube ran out of time.
+
+    Raises
+    ------
+    ParameterError
+        When ``split.k`` is not between 0 and n.
+    BackendError
+        When a cube's task failed (its one-line error).
+    MissingExtra
+        Without python-sat.
+
+    Examples
+    --------
+    >>> triangle = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
+    >>> refute(triangle, 2, 1, Split(1)).status
+    False
+    """
+    from robustgraph.errors import BackendError
+    from robustgraph.executors import Task, run_task
+
+    if not sat.available():
+        sat.solve(Cnf(0, ()))  # raises MissingExtra, naming the extra
+    chosen = cubes(in_neighbors, split.k)
+    deadline = None if time_limit is None else time.time() + time_limit
+    nbrs = tuple(frozenset(nb) for nb in in_neighbors)
+    tasks = [
+        Task(f"cube {i + 1}", solve_leaf, (nbrs, r, s, cube, deadline))
+        for i, cube in enumerate(chosen)
+    ]
+    if progress:
+        progress(f"  {len(tasks)} cube(s) on {split.k} node(s)")
+    if split.executor is None:
+        outcomes = [run_task(task) for task in tasks]
+    else:
+        outcomes = split.executor.run(tasks, label="cubes", progress=split.progress)
+    failed = next((o for o in outcomes if not o.ok), None)
+    if failed is not None:
+        raise BackendError(f"{failed.key} failed: {failed.error}")
+    leaves = tuple(o.value for o in outcomes)
+    for leaf in leaves:
+        if leaf.status is True:
+            s1, s2 = leaf.pair
+            holds = refutes_r(nbrs, s1, s2, r) if s == 1 else refutes_rs(nbrs, s1, s2, r, s)
+            if not holds:
+                raise BackendError(f"the model of cube {leaf.cube} is not a violating pair")
+            return Conquered(True, None, leaf.pair, leaves, 0.0)
+    if any(leaf.status is None for leaf in leaves):
+        return Conquered(None, None, None, leaves, 0.0)
+    start = time.perf_counter()
+    total = size([len(nb) for nb in nbrs], r, s)[1]
+    text = combine(nbrs, split.k, leaves, total)
+    return Conquered(False, text, None, leaves, time.perf_counter() - start)
