@@ -243,9 +243,7 @@ def _reduce(clauses: Sequence[tuple[int, ...]], prop: _Propagation) -> tuple[Cnf
     return Cnf(variables, tuple(kept)), origin
 
 
-def _pair(
-    n: int, true: set[int], model: Sequence[int]
-) -> tuple[frozenset[int], frozenset[int]]:
+def _pair(n: int, true: set[int], model: Sequence[int]) -> tuple[frozenset[int], frozenset[int]]:
     assigned = {abs(lit) for lit in true}  # the solver may give these any value: it never saw them
     true = true | {lit for lit in model if lit > 0 and lit not in assigned}
     return (
