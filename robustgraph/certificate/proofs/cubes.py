@@ -18,12 +18,12 @@ already true). The cube's empty clause so becomes the clause ``not cube``. A cub
 propagation alone refutes gives that clause in one step; a satisfiable cube gives a model,
 which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
 
-Combine (:func:`combine`): the cubes' proofs, renumbered into one increasing id sequence (the
-deletions of original clauses dropped: other cubes still use them), then for each inner node
-of the tree, with P its path: ``not P or x_v`` from the children ``(-x_v, y_v)`` and
-``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
-root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
-existing verifier (:mod:`.checker`) checks unchanged.
+Combine (:func:`combine`): the cubes' proofs, each numbered in its own id range (so that they
+only need concatenating; the deletions of original clauses dropped: other cubes use them), then
+for each inner node of the tree, with P its path: ``not P or x_v`` from the children
+``(-x_v, y_v)`` and ``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child
+``(x_v, -y_v)``; at the root, the empty clause. The result is a plain LRAT refutation of the
+original CNF, which the existing verifier (:mod:`.checker`) checks unchanged.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.cnf import Cnf, encode, size
 from robustgraph.errors import ParameterError
+from robustgraph.limits import PROOF_STEPS
 from solvers.witness import refutes_r, refutes_rs
 
 if TYPE_CHECKING:
@@ -52,6 +53,16 @@ __all__ = [
     "combine",
     "refute",
 ]
+
+
+STRIDE = PROOF_STEPS.default
+"""Ids per cube: cube i numbers its clauses from ``C + i * STRIDE + 1`` (C the CNF's clause
+count), so that every cube's proof is final where it is made and the combine step only
+concatenates; a cube with this many lemmas is over the verifier's step budget anyway."""
+
+
+def _base(total: int, index: int) -> int:
+    return total + index * STRIDE
 
 
 @dataclass(frozen=True)
@@ -70,7 +81,8 @@ class Leaf:
 
     ``status``: False refuted, True satisfiable, None stopped at the time limit. When refuted,
     ``text`` is its LRAT proof of ``not cube`` over the original clause ids, its own clauses
-    numbered ``C + 1 .. C + lemmas`` (C the original clause count); when satisfiable, ``pair``
+    numbered from ``C + index * STRIDE + 1`` (C the original clause count, index the cube's
+    place; :data:`STRIDE`), the last one ``not cube``; when satisfiable, ``pair``
     is (S1, S2) in canonical node order. ``seconds``: the wall time of the whole task.
     """
 
@@ -197,50 +209,70 @@ class _Propagation:
 
 
 def _translate(
-    text: bytes, origin: list[int], prop: _Propagation, negated_cube: list[int], total: int
-) -> tuple[list[str], int]:
+    text: bytes, reduced: _Reduced, prop: _Propagation, negated_cube: list[int], base: int
+) -> tuple[bytes, int]:
     """The cube's LRAT proof over the reduced CNF as lines over the original one (module notes),
-    its lemmas numbered ``total + 1, ...``, up to its empty clause; and the lemma count."""
-    local: dict[int, int] = {}  # CaDiCaL's lemma id -> ours
+    its lemmas numbered ``base + 1, ...``, up to its empty clause; and the lemma count.
+
+    Works on the proof's byte tokens (ids are looked up, not parsed): this pass is about as
+    long as CaDiCaL's own run, on every cube."""
+    ids = {str(i).encode(): str(o).encode() for i, o in enumerate(reduced.origin, 1)}
+    shrunk = {str(i).encode(): o for i, o in enumerate(reduced.origin, 1) if o in reduced.shrunk}
+    tail = [str(lit).encode() for lit in negated_cube]
+    lemmas: set[bytes] = set()  # CaDiCaL's ids of its active lemmas
     memo: dict[int, frozenset[int]] = {}
-    lines: list[str] = []
+    out: list[bytes] = []
     count = 0
     for raw in text.splitlines():
         tokens = raw.split()
         if len(tokens) < 2 or tokens[0] == b"c":
             continue
         if tokens[1] == b"d":  # deletions of original clauses are dropped: other cubes use them
-            gone = [str(local.pop(int(t))) for t in tokens[2:-1] if int(t) in local]
+            gone = [ids[t] for t in tokens[2:-1] if t in lemmas]
+            lemmas.difference_update(tokens[2:-1])
             if gone:
-                lines.append(f"{total + count} d {' '.join(gone)} 0")
+                out.append(b" ".join([str(base + count).encode(), b"d", *gone, b"0"]))
             continue
-        values = [int(t) for t in tokens]
-        end = values.index(0, 1)
-        hints = values[end + 1 : -1]
-        originals = [origin[h - 1] for h in hints if h not in local]
-        mapped = [local[h] if h in local else origin[h - 1] for h in hints]
-        lemma = values[1:end] + negated_cube
+        end = tokens.index(b"0", 1)
+        hints = tokens[end + 1 : -1]
+        needs = [shrunk[h] for h in hints if h in shrunk]
+        chain = [str(c).encode() for c in prop.reasons(needs, memo)] if needs else []
         count += 1
-        local[values[0]] = new_id = total + count
-        body = prop.reasons(originals, memo) + mapped
-        lines.append(" ".join(map(str, [new_id, *lemma, 0, *body, 0])))
+        ids[tokens[0]] = new_id = str(base + count).encode()
+        lemmas.add(tokens[0])
+        out.append(
+            b" ".join([new_id, *tokens[1:end], *tail, b"0", *chain, *map(ids.get, hints), b"0"])
+        )
         if end == 1:  # the empty clause: the cube is refuted
             break
-    return lines, count
+    return b"\n".join(out) + b"\n", count
 
 
-def _reduce(clauses: Sequence[tuple[int, ...]], prop: _Propagation) -> tuple[Cnf, list[int]]:
-    """The clauses not satisfied by the trail, without their false literals, and each one's
-    original id. After full propagation none is a unit or empty."""
-    kept, origin = [], []
+@dataclass(frozen=True)
+class _Reduced:
+    """The CNF left under a cube, each clause's original id, and the original ids of the clauses
+    that lost literals (their hints need the reasons of those literals)."""
+
+    cnf: Cnf
+    origin: list[int]
+    shrunk: frozenset[int]
+
+
+def _reduce(clauses: Sequence[tuple[int, ...]], prop: _Propagation) -> _Reduced:
+    """The clauses not satisfied by the trail, without their false literals. After full
+    propagation none is a unit or empty."""
+    kept, origin, shrunk = [], [], set()
     true = prop.position
     for cid, clause in enumerate(clauses, 1):
         if any(lit in true for lit in clause):
             continue
-        kept.append(tuple(lit for lit in clause if -lit not in true))
+        left = tuple(lit for lit in clause if -lit not in true)
+        if len(left) < len(clause):
+            shrunk.add(cid)
+        kept.append(left)
         origin.append(cid)
     variables = max((abs(lit) for clause in kept for lit in clause), default=0)
-    return Cnf(variables, tuple(kept)), origin
+    return _Reduced(Cnf(variables, tuple(kept)), origin, frozenset(shrunk))
 
 
 def _pair(n: int, true: set[int], model: Sequence[int]) -> tuple[frozenset[int], frozenset[int]]:
@@ -258,6 +290,7 @@ def solve_leaf(
     s: int,
     cube: tuple[int, ...],
     deadline: float | None = None,
+    index: int = 0,
 ) -> Leaf:
     """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task.
 
@@ -272,6 +305,9 @@ def solve_leaf(
     deadline : float, optional
         ``time.time()`` after which the solver stops (wall clock: a task may start late, on
         another machine).
+    index : int
+        The cube's place in :func:`cubes`: its clauses are numbered from
+        ``C + index * STRIDE + 1``.
 
     Returns
     -------
@@ -283,44 +319,25 @@ def solve_leaf(
     """
     start = time.perf_counter()
     cnf = encode(in_neighbors, r, s)
-    n, total = len(in_neighbors), len(cnf.clauses)
+    n, base = len(in_neighbors), _base(len(cnf.clauses), index)
     negated = [-lit for lit in cube]
     prop = _Propagation(cnf.clauses, cube)
     if prop.conflict is not None:  # refuted by propagation alone: one RUP step
         hints = [*prop.reasons([prop.conflict], {}), prop.conflict]
-        line = " ".join(map(str, [total + 1, *negated, 0, *hints, 0]))
+        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
         return Leaf(cube, False, line.encode() + b"\n", 1, seconds=time.perf_counter() - start)
-    reduced, origin = _reduce(cnf.clauses, prop)
+    reduced = _reduce(cnf.clauses, prop)
     left = None if deadline is None else max(0.0, deadline - time.time())
     if left == 0.0:
         return Leaf(cube, None, seconds=time.perf_counter() - start)
-    status, text, model = sat.solve(reduced, left)
+    status, text, model = sat.solve(reduced.cnf, left)
     if status is True:
         pair = _pair(n, set(prop.position), model or [])
         return Leaf(cube, True, pair=pair, seconds=time.perf_counter() - start)
     if status is None or text is None:
         return Leaf(cube, None, seconds=time.perf_counter() - start)
-    lines, lemmas = _translate(text, origin, prop, negated, total)
-    body = ("\n".join(lines) + "\n").encode()
+    body, lemmas = _translate(text, reduced, prop, negated, base)
     return Leaf(cube, False, body, lemmas, seconds=time.perf_counter() - start)
-
-
-def _shift(text: bytes, total: int, offset: int) -> bytes:
-    """``text`` (a cube's proof) with every lemma id (above ``total``) moved up by ``offset``:
-    a line's own id, its hints and the ids it deletes; literals stay."""
-    if offset == 0:
-        return text
-    out = []
-    for line in text.splitlines():
-        values = [int(t) for t in line.split() if t != b"d"]
-        if b" d " in line:
-            ids = [v + offset if v > total else v for v in values[1:-1]]
-            out.append(" ".join(map(str, [values[0] + offset, "d", *ids, 0])))
-            continue
-        end = values.index(0, 1)
-        hints = [v + offset if v > total else v for v in values[end + 1 : -1]]
-        out.append(" ".join(map(str, [values[0] + offset, *values[1 : end + 1], *hints, 0])))
-    return ("\n".join(out) + "\n").encode()
 
 
 def combine(
@@ -339,11 +356,10 @@ def combine(
         raise ParameterError("the leaves are not the cubes of this split, in order")
     if any(leaf.status is not False for leaf in leaves):
         raise ParameterError("only refuted cubes combine into a refutation")
-    parts, last, ends = [], total, []
-    for leaf in leaves:
-        parts.append(_shift(leaf.text, total, last - total))
-        last += leaf.lemmas
-        ends.append(last)  # the id of this cube's clause "not cube"
+    if any(leaf.lemmas >= STRIDE for leaf in leaves):
+        raise ParameterError(f"a cube's proof has {STRIDE:,} lemmas or more: over the budget")
+    ends = [_base(total, i) + leaf.lemmas for i, leaf in enumerate(leaves)]  # "not cube" ids
+    last = _base(total, len(leaves))
     steps: list[str] = []
     leaf_ids = iter(ends)
     chosen = split_nodes(in_neighbors, k)
@@ -366,8 +382,7 @@ def combine(
         return last
 
     derive(0, [])
-    parts += [f"{step}\n".encode() for step in steps]
-    return b"".join(parts)
+    return b"".join([leaf.text for leaf in leaves] + [f"{step}\n".encode() for step in steps])
 
 
 def refute(
@@ -424,7 +439,7 @@ def refute(
     deadline = None if time_limit is None else time.time() + time_limit
     nbrs = tuple(frozenset(nb) for nb in in_neighbors)
     tasks = [
-        Task(f"cube {i + 1}", solve_leaf, (nbrs, r, s, cube, deadline))
+        Task(f"cube {i + 1}", solve_leaf, (nbrs, r, s, cube, deadline, i))
         for i, cube in enumerate(chosen)
     ]
     if progress:
