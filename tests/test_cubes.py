@@ -256,3 +256,14 @@ def test_a_graph_too_small_for_a_split_is_refused_by_the_library():
     t = Topology.from_edges([(0, 1)])
     with pytest.raises(ParameterError):
         cubes.refute(View.of(t).canonical(), 1, 1, cubes.Split(3))
+
+
+def test_cubes_on_ray_give_the_proof_the_local_pool_gives(refuted, ray_instance):
+    from robustgraph.executors import LocalExecutor, RayExecutor
+
+    nb, _, clauses = refuted
+    with RayExecutor() as ray_pool, LocalExecutor(1) as local_pool:
+        on_ray = cubes.refute(nb, 3, 1, cubes.Split(1, ray_pool, progress=False))
+        local = cubes.refute(nb, 3, 1, cubes.Split(1, local_pool, progress=False))
+    assert on_ray.text == local.text
+    assert check_refutation(clauses, lines(on_ray.text)) >= 1
