@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,14 @@ from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.cnf import Cnf, encode, size
 from robustgraph.errors import ParameterError
 from robustgraph.limits import PROOF_STEPS
+from solvers.extras import missing
 from solvers.witness import refutes_r, refutes_rs
 
 if TYPE_CHECKING:
     from robustgraph.executors import Executor
 
 __all__ = [
+    "STRIDE",
     "Split",
     "Leaf",
     "Conquered",
@@ -214,8 +216,8 @@ def _translate(
     """The cube's LRAT proof over the reduced CNF as lines over the original one (module notes),
     its lemmas numbered ``base + 1, ...``, up to its empty clause; and the lemma count.
 
-    Works on the proof's byte tokens (ids are looked up, not parsed): this pass is about as
-    long as CaDiCaL's own run, on every cube."""
+    Works on the proof's byte tokens (ids are looked up, not parsed): still about half as long
+    as CaDiCaL's own run (ER(40, 1/2), r = 11, one cube), in every cube's task."""
     ids = {str(i).encode(): str(o).encode() for i, o in enumerate(reduced.origin, 1)}
     shrunk = {str(i).encode(): o for i, o in enumerate(reduced.origin, 1) if o in reduced.shrunk}
     tail = [str(lit).encode() for lit in negated_cube]
@@ -346,10 +348,31 @@ def combine(
     """One LRAT refutation of the original CNF (``total`` clauses) from the refuted cubes of the
     split on ``k`` nodes, in :func:`cubes` order (module notes).
 
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        In canonical order, as given to :func:`solve_leaf`.
+    k : int
+        The nodes split on.
+    leaves : sequence of Leaf
+        One per cube, each made by :func:`solve_leaf` with its index.
+    total : int
+        The clauses of the original CNF.
+
+    Returns
+    -------
+    bytes
+        The leaves' proofs in order, then two steps per inner node of the decision tree (the
+        last one the empty clause). Not checked here.
+
     Raises
     ------
     ParameterError
         When a leaf is not refuted, or the leaves are not the split's cubes.
+
+    Notes
+    -----
+    O(size of the leaves' proofs + 3^k k).
     """
     n = len(in_neighbors)
     if [leaf.cube for leaf in leaves] != cubes(in_neighbors, k):
@@ -391,7 +414,6 @@ def refute(
     s: int,
     split: Split,
     time_limit: float | None = None,
-    progress: Callable[[str], None] | None = None,
 ) -> Conquered:
     """Decide the CNF of (r, s)-robustness by cube and conquer (module notes).
 
@@ -405,8 +427,6 @@ def refute(
         The cube count and where the cubes run.
     time_limit : float, optional
         Seconds for the whole refutation (every cube stops at the same wall-clock deadline).
-    progress : callable, optional
-        Hears one line when the cubes start.
 
     Returns
     -------
@@ -434,7 +454,7 @@ def refute(
     from robustgraph.executors import Task, run_task
 
     if not sat.available():
-        sat.solve(Cnf(0, ()))  # raises MissingExtra, naming the extra
+        raise missing("pysat", "cube-and-conquer LRAT proofs")
     chosen = cubes(in_neighbors, split.k)
     deadline = None if time_limit is None else time.time() + time_limit
     nbrs = tuple(frozenset(nb) for nb in in_neighbors)
@@ -442,8 +462,6 @@ def refute(
         Task(f"cube {i + 1}", solve_leaf, (nbrs, r, s, cube, deadline, i))
         for i, cube in enumerate(chosen)
     ]
-    if progress:
-        progress(f"  {len(tasks)} cube(s) on {split.k} node(s)")
     if split.executor is None:
         outcomes = [run_task(task) for task in tasks]
     else:
