@@ -16,6 +16,7 @@ from robustgraph.certificate.outcome import (
     run_problems,
 )
 from robustgraph.certificate.proof_records import attach_proofs
+from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import MODES
 from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
 from robustgraph.errors import CertificateError, ParameterError
@@ -87,6 +88,7 @@ def certify(
     listener: Listener | None = None,
     proof: str = "auto",
     deadline: Deadline | None = None,
+    split: Split | None = None,
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
 
@@ -128,6 +130,10 @@ def certify(
         The deadline to keep instead of ``time_limit`` seconds from the call
         (``solvers.deadline``; the CLI passes one counted from the start of its process);
         ``time_limit`` is then only recorded in the certificate's parameters.
+    split : Split, optional
+        Make the LRAT proofs by cube and conquer on ``split.k`` nodes
+        (:mod:`robustgraph.certificate.proofs.cubes`; ``certify --cubes``). The proof is an
+        ordinary LRAT record, so a certificate does not tell how it was made.
 
     Returns
     -------
@@ -199,7 +205,7 @@ def certify(
         verdict, values = claim_outcome(topology, claim, checks)
         seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
         records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
-    records, files = attach_proofs(topology, records, proof, deadline, progress)
+    records, files = attach_proofs(topology, records, proof, deadline, progress, split)
     parameters = {
         "engines": list(names),
         "formulation": formulation,

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
+from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
@@ -29,6 +30,7 @@ def attach_proofs(
     mode: str,
     deadline: Deadline,
     progress: Callable[[str], None] | None = None,
+    split: Split | None = None,
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     """The records with a proof on every check one was found for, and the proof files.
 
@@ -45,6 +47,8 @@ def attach_proofs(
         :data:`LRAT_TIME_LIMIT` seconds each).
     progress : callable, optional
         Hears one line per proof search.
+    split : Split, optional
+        Make LRAT proofs by cube and conquer (``certify --cubes``; :mod:`.proofs.cubes`).
 
     Returns
     -------
@@ -65,7 +69,8 @@ def attach_proofs(
                 if progress:
                     progress(f"proof ({mode}): ({r}, {s})-robustness")
                 left = deadline.left()
-                found[(r, s)] = prove(view, r, s, mode, LRAT_TIME_LIMIT if left is None else left)
+                limit = LRAT_TIME_LIMIT if left is None else left
+                found[(r, s)] = prove(view, r, s, mode, limit, split=split)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)

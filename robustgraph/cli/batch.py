@@ -18,12 +18,14 @@ from robustgraph.cli.common import cap_at_cores, emit
 __all__ = ["batch_options"]
 
 
-def _threads_given() -> bool:
-    """True when ``--threads`` was on the command line (a batch's default is one per graph)."""
+def _given(*names: str) -> bool:
+    """True when one of these options was on the command line (not left at its default)."""
     from click.core import ParameterSource
 
-    source = click.get_current_context().get_parameter_source("threads")
-    return source not in (None, ParameterSource.DEFAULT)
+    context = click.get_current_context()
+    return any(
+        context.get_parameter_source(name) not in (None, ParameterSource.DEFAULT) for name in names
+    )
 
 
 def _run_batch(kwargs: dict[str, Any]) -> None:
@@ -40,7 +42,7 @@ def _run_batch(kwargs: dict[str, Any]) -> None:
         "engines": kwargs["engines"].split(","),
         "formulation": kwargs["formulation"],
         "time_limit": kwargs["time_limit"],
-        "threads": kwargs["threads"] if _threads_given() else 1,  # a graph per core
+        "threads": kwargs["threads"] if _given("threads") else 1,  # a graph per core
         "seed": kwargs["seed"],
     }
     with make_executor(
@@ -69,20 +71,25 @@ def batch_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     With ``--batch DIR_OR_GLOB`` the command certifies every graph there (FILE must be absent,
     ``-o`` names the output directory, and the claim defaults to ``--max``); without it, the
-    command runs as before and FILE is required. Place it right under ``@click.command``.
+    command runs as before and FILE is required, and the executor options reach it for
+    ``--cubes`` (the cubes of one LRAT proof run as tasks). Place it right under
+    ``@click.command``.
     """
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
-        batch_keys = ("batch", "executor", "address", "workers")
         if kwargs["batch"] is None:
             if kwargs["file"] is None:
                 raise click.UsageError("Missing argument 'FILE' (or give --batch DIR_OR_GLOB).")
-            if kwargs["address"] is not None or kwargs["workers"] is not None:
-                raise click.UsageError("--executor, --address and --workers go with --batch")
-            return command(**{k: v for k, v in kwargs.items() if k not in batch_keys})
+            if kwargs["cubes"] is None and _given("executor", "address", "workers"):
+                raise click.UsageError(
+                    "--executor, --address and --workers go with --batch or --cubes"
+                )
+            return command(**{k: v for k, v in kwargs.items() if k != "batch"})
         if kwargs["file"] is not None:
             raise click.UsageError("give FILE or --batch DIR_OR_GLOB, not both")
+        if kwargs["cubes"] is not None:
+            raise click.UsageError("--cubes splits the proof for one FILE, not with --batch")
         return _run_batch(kwargs)
 
     wrapper.__click_params__ = list(getattr(command, "__click_params__", []))  # type: ignore[attr-defined]
@@ -100,7 +107,7 @@ def batch_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(EXECUTORS),
             default="local",
             show_default=True,
-            help="With --batch: a local process pool, or Ray (pip install "
+            help="With --batch or --cubes: a local process pool, or Ray (pip install "
             "'robustgraph[distributed]').",
         ),
         click.option(

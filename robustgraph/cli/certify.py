@@ -167,6 +167,7 @@ Examples:
   robustgraph certify g.graphml --max --engines cpsat,highs --time-limit 60 -o g.cert.json
   robustgraph certify g.txt --rs 2 2 --undirected -o g.cert.json --json
   robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
+  robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --workers 2 -o er40.cert.json
 \b
 Exit codes: 0 every claim proven; 1 a claim refuted (the witness is printed);
 3 a claim undecided within the time limit; 4 engines disagree (no certificate is
@@ -235,6 +236,14 @@ written); 2 usage or input error.
     help="Proof of each lower bound: auto = the cheapest found (theorem, construction, "
     "exhaustive, LRAT); none = the engine's word only.",
 )
+@click.option(
+    "--cubes",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Make the LRAT proof by cube and conquer: split on the K nodes of highest in-degree "
+    "into 3^K cubes, refuted as tasks on --executor and combined into one proof.",
+)
 @threads_option
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Solver seed."
@@ -257,12 +266,16 @@ def certify_command(
     formulation: str,
     time_limit: float | None,
     proof: str,
+    cubes: int | None,
     threads: int,
     seed: int,
     output: str,
     fmt: str | None,
     directed: bool | None,
     as_json: bool,
+    executor: str = "local",
+    address: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Prove or refute robustness claims about the graph in FILE and write a certificate.
 
@@ -284,21 +297,31 @@ def certify_command(
     from robustgraph.certificate.certifier import certify
 
     claims = claims_from_options(r, rs, faults, model, maximum, asked, every)
+    if cubes is not None and proof not in ("auto", "lrat"):
+        raise click.UsageError("--cubes makes LRAT proofs: it goes with --proof lrat or auto")
     check_output(output, keep={"the graph FILE": file})
     topology = io.read(file, format=fmt, directed=directed)
-    cert = certify(
-        topology,
-        *claims,
-        engines=engines.split(","),
-        formulation=formulation,
-        time_limit=time_limit,
-        threads=threads,
-        seed=seed,
-        progress=_progress,
-        listener=_LiveBounds() if sys.stderr.isatty() else None,
-        proof=proof,
-        deadline=command_deadline(time_limit),
-    )
+    if cubes is not None and cubes > topology.n:
+        raise ParameterError(f"--cubes {cubes}: the graph has only n = {topology.n} nodes")
+    options = {
+        "engines": engines.split(","),
+        "formulation": formulation,
+        "time_limit": time_limit,
+        "threads": threads,
+        "seed": seed,
+        "progress": _progress,
+        "listener": _LiveBounds() if sys.stderr.isatty() else None,
+        "proof": proof,
+        "deadline": command_deadline(time_limit),
+    }
+    if cubes is None:
+        cert = certify(topology, *claims, **options)
+    else:
+        from robustgraph.certificate.proofs.cubes import Split
+        from robustgraph.executors import make_executor
+
+        with make_executor(executor, address=address, workers=workers) as pool:
+            cert = certify(topology, *claims, **options, split=Split(cubes, pool))
     cert.dump(output)
 
     def render() -> None:

@@ -2,7 +2,8 @@
 
 ``auto`` tries, cheapest to check first: a theorem family (:mod:`.theorem`), a construction
 found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
-recomputation (n <= 20), then an LRAT refutation (:mod:`.sat`, within the time left). Every
+recomputation (n <= 20), then an LRAT refutation (:mod:`.sat`, within the time left; or by
+cube and conquer, :mod:`.cubes`). Every
 proof made is checked by :func:`.checker.check_proof` before it is returned, so a certificate
 never carries a proof its own verifier rejects.
 """
@@ -13,7 +14,7 @@ import gzip
 import hashlib
 from typing import Any
 
-from robustgraph.certificate.proofs import construction, exhaustive, sat, theorem
+from robustgraph.certificate.proofs import construction, cubes, exhaustive, sat, theorem
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
 from robustgraph.errors import ParameterError
@@ -109,11 +110,18 @@ def _additions(text: bytes) -> int:
     return count
 
 
-def _lrat(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
+def _lrat(
+    view: View, r: int, s: int, time_limit: float | None, split: cubes.Split | None = None
+) -> Made | None:
     if not sat.available() or (time_limit is not None and time_limit <= 0):
         return None  # no time left: not even the encoding (0.4 s on ER(60, 1/2), r = 10)
-    cnf = encode(view.canonical(), r, s)
-    status, text = sat.refute(cnf, time_limit)
+    in_neighbors = view.canonical()
+    cnf = encode(in_neighbors, r, s)
+    if split is None:
+        status, text = sat.refute(cnf, time_limit)
+    else:
+        conquered = cubes.refute(in_neighbors, r, s, split, time_limit)
+        status, text = conquered.status, conquered.text
     if status is not False or text is None:
         return None
     data = gzip.compress(text, mtime=0)
@@ -132,7 +140,15 @@ def _lrat(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
     return proof, {name: data}
 
 
-def prove(view: View, r: int, s: int, mode: str, time_limit: float | None = None) -> Made | None:
+def prove(
+    view: View,
+    r: int,
+    s: int,
+    mode: str,
+    time_limit: float | None = None,
+    *,
+    split: cubes.Split | None = None,
+) -> Made | None:
     """A checked proof that ``view`` is (r, s)-robust, made the way ``mode`` says, or None.
 
     Parameters
@@ -145,6 +161,9 @@ def prove(view: View, r: int, s: int, mode: str, time_limit: float | None = None
         One of :data:`MODES` (``none`` always gives None).
     time_limit : float, optional
         Seconds for the SAT solver (``lrat`` and the last step of ``auto``).
+    split : cubes.Split, optional
+        Make an LRAT refutation by cube and conquer (:mod:`.cubes`) instead of in one solve;
+        the combined proof is the same kind of record and is checked the same way.
 
     Returns
     -------
@@ -167,7 +186,7 @@ def prove(view: View, r: int, s: int, mode: str, time_limit: float | None = None
         "theorem": [lambda: _theorem(view, r, s)],
         "construction": [lambda: _construction(view, r, s)],
         "exhaustive": [lambda: _exhaustive(view, r, s)],
-        "lrat": [lambda: _lrat(view, r, s, time_limit)],
+        "lrat": [lambda: _lrat(view, r, s, time_limit, split)],
         "none": [],
     }
     makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]

@@ -22,7 +22,7 @@ import time
 from robustgraph.certificate.proofs.cnf import Cnf
 from solvers.extras import missing
 
-__all__ = ["FIRST_SLICE", "SLICE_SECONDS", "available", "refute", "next_budget"]
+__all__ = ["FIRST_SLICE", "SLICE_SECONDS", "available", "refute", "solve", "next_budget"]
 
 FIRST_SLICE = 100
 """Conflicts in the first slice of a time-limited solve, before the cost per conflict is known."""
@@ -66,6 +66,14 @@ def refute(cnf: Cnf, time_limit: float | None = None) -> tuple[bool | None, byte
     MissingExtra
         When python-sat is not installed (the ``proofs`` extra).
     """
+    status, text, _ = solve(cnf, time_limit)
+    return status, text
+
+
+def solve(
+    cnf: Cnf, time_limit: float | None = None
+) -> tuple[bool | None, bytes | None, list[int] | None]:
+    """As :func:`refute`, and the model (DIMACS literals) as third item when satisfiable."""
     if not available():
         raise missing("pysat", "LRAT proofs")
     import pysolvers
@@ -90,9 +98,9 @@ def refute(cnf: Cnf, time_limit: float | None = None) -> tuple[bool | None, byte
                 now = time.monotonic()
                 budget = next_budget(budget, now - start, deadline - now)
         if status is not False:
-            return status, None
+            return status, None, solver.get_model() if status else None
         pysolvers.flushpr(solver.prfp)
         solver.prfile.seek(0)
-        return False, solver.prfile.read()
+        return False, solver.prfile.read(), None
     finally:
         solver.delete()

@@ -1,0 +1,269 @@
+"""Cube-and-conquer LRAT proofs (``certify --cubes``): answers, combined proofs, tampering."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from robustgraph import generators as gen
+from robustgraph import io
+from robustgraph.certificate.proofs import cubes
+from robustgraph.certificate.proofs.checker import View, check_proof
+from robustgraph.certificate.proofs.cnf import encode
+from robustgraph.certificate.proofs.lrat import LratError, check_refutation
+from robustgraph.certificate.proofs.prover import prove
+from robustgraph.cli import main
+from robustgraph.errors import ParameterError
+from robustgraph.topology import Topology
+from solvers.exhaustive import exact_r, exact_s
+from solvers.witness import refutes_r, refutes_rs
+
+pytest.importorskip("pysat")
+
+SMALL = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def r_star(nb: list[frozenset[int]]) -> int:
+    return exact_r([sum(1 << j for j in x) for x in nb])[0]
+
+
+def lines(text: bytes) -> list[str]:
+    return text.decode().splitlines()
+
+
+@SMALL
+@given(topologies(max_n=9), st.integers(0, 3), st.data())
+def test_the_split_answer_agrees_with_the_exhaustive_engine_and_its_proof_checks(t, k, data):
+    if t.n < 2:
+        return
+    view = View.of(t)
+    nb = view.canonical()
+    k = min(k, t.n)
+    best = r_star(nb)
+    for r in range(1, best + 2):
+        conquered = cubes.refute(nb, r, 1, cubes.Split(k))
+        assert len(conquered.leaves) == 3**k
+        if r <= best:
+            assert conquered.status is False
+            cnf = encode(nb, r, 1)
+            assert check_refutation(cnf.clauses, lines(conquered.text)) >= 1
+        else:
+            assert conquered.status is True
+            for leaf in conquered.leaves:  # every satisfiable cube decodes to a violating pair
+                if leaf.status is True:
+                    assert refutes_r(nb, *leaf.pair, r)
+    r = data.draw(st.integers(1, best), label="r") if best >= 1 else None
+    if r is not None:  # the same proof through the prover, as the existing verifier reads it
+        proof, files = prove(view, r, 1, "lrat", split=cubes.Split(k))
+        assert proof["kind"] == "lrat"
+        assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_graphs_and_digraphs_at_r_star_split_three_ways(directed):
+    t = gen.erdos_renyi(9, 0.6, seed=4, directed=directed)
+    nb = View.of(t).canonical()
+    best = r_star(nb)
+    assert best >= 1
+    cnf = encode(nb, best, 1)
+    for k in (1, 2, 3):
+        conquered = cubes.refute(nb, best, 1, cubes.Split(k))
+        assert check_refutation(cnf.clauses, lines(conquered.text)) >= 1
+        assert cubes.refute(nb, best + 1, 1, cubes.Split(k)).status is True
+
+
+def test_r_s_robustness_splits_too():
+    t = gen.erdos_renyi(8, 0.5, seed=2)
+    nb = View.of(t).canonical()
+    r = 2
+    s_star = exact_s([sum(1 << j for j in x) for x in nb], r)[0]
+    for s in range(1, min(s_star + 1, t.n) + 1):
+        conquered = cubes.refute(nb, r, s, cubes.Split(2))
+        assert (conquered.status is False) == (s <= s_star)
+        if conquered.status is False:
+            check_refutation(encode(nb, r, s).clauses, lines(conquered.text))
+        else:
+            assert refutes_rs(nb, *conquered.pair, r, s)
+
+
+def test_split_nodes_are_the_highest_in_degrees_and_k_is_bounded():
+    star = [frozenset({1, 2, 3}), frozenset({0}), frozenset({0}), frozenset({0, 1})]
+    assert cubes.split_nodes(star, 2) == [0, 3]
+    assert cubes.cubes(star, 0) == [()]
+    with pytest.raises(ParameterError, match="0 <= k <= n = 4"):
+        cubes.split_nodes(star, 5)
+
+
+@pytest.fixture(scope="module")
+def refuted() -> tuple[list[frozenset[int]], tuple[cubes.Leaf, ...], tuple]:
+    """A graph at its r* = 3 split on 2 nodes: every cube refuted, some by CaDiCaL."""
+    nb = View.of(gen.erdos_renyi(14, 0.5, seed=1)).canonical()
+    assert r_star(nb) == 3
+    leaves = cubes.refute(nb, 3, 1, cubes.Split(2)).leaves
+    return nb, leaves, encode(nb, 3, 1).clauses
+
+
+def _tamper(leaf: cubes.Leaf, change) -> cubes.Leaf:
+    rows = lines(leaf.text)
+    middle = len(rows) // 2
+    rows[middle] = change(rows[middle].split())
+    return cubes.Leaf(leaf.cube, False, ("\n".join(rows) + "\n").encode(), leaf.lemmas)
+
+
+def _flip_literal(tokens: list[str]) -> str:
+    tokens[1] = str(-int(tokens[1]))
+    return " ".join(tokens)
+
+
+def _unknown_hint(tokens: list[str]) -> str:
+    tokens[-2] = "999999999"
+    return " ".join(tokens)
+
+
+def _earlier_hint(tokens: list[str]) -> str:
+    end = tokens.index("0", 1)
+    tokens[end + 1] = "1"  # clause 1 (-x_0 -y_0) instead of the first hint
+    return " ".join(tokens)
+
+
+@pytest.mark.parametrize("change", [_flip_literal, _unknown_hint, _earlier_hint])
+def test_a_tampered_cube_proof_is_rejected(refuted, change):
+    nb, leaves, clauses = refuted
+    total = len(clauses)
+    check_refutation(clauses, lines(cubes.combine(nb, 2, leaves, total)))  # untouched: checks
+    target = max(range(len(leaves)), key=lambda i: leaves[i].lemmas)  # a CaDiCaL proof
+    assert leaves[target].lemmas > 2
+    bad = list(leaves)
+    bad[target] = _tamper(leaves[target], change)
+    with pytest.raises(LratError):
+        check_refutation(clauses, lines(cubes.combine(nb, 2, bad, total)))
+
+
+def test_combine_refuses_leaves_that_are_not_the_refuted_split(refuted):
+    nb, leaves, clauses = refuted
+    with pytest.raises(ParameterError, match="not the cubes of this split"):
+        cubes.combine(nb, 2, leaves[:-1], len(clauses))
+    open_leaf = cubes.Leaf(leaves[0].cube, None)
+    with pytest.raises(ParameterError, match="only refuted cubes"):
+        cubes.combine(nb, 2, (open_leaf, *leaves[1:]), len(clauses))
+
+
+def test_a_satisfiable_cube_gives_a_violating_pair():
+    t = gen.erdos_renyi(12, 0.5, seed=3, directed=True)
+    nb = View.of(t).canonical()
+    r = r_star(nb) + 1
+    found = [cubes.solve_leaf(nb, r, 1, cube) for cube in cubes.cubes(nb, 2)]
+    satisfied = [leaf for leaf in found if leaf.status is True]
+    assert satisfied
+    assert all(refutes_r(nb, *leaf.pair, r) for leaf in satisfied)
+
+
+def test_a_cube_past_its_deadline_is_open_and_the_refutation_undecided(refuted):
+    nb, leaves, _ = refuted
+    solved = next(leaf for leaf in leaves if leaf.lemmas > 1)  # needs CaDiCaL, not propagation
+    assert cubes.solve_leaf(nb, 3, 1, solved.cube, deadline=0.0).status is None
+    conquered = cubes.refute(nb, 3, 1, cubes.Split(2), time_limit=-1.0)
+    assert conquered.status is None and conquered.text is None
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+
+def run(*args) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def er14(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cubes") / "er14.txt"
+    io.write(gen.erdos_renyi(14, 0.5, seed=1), out)
+    return out
+
+
+def test_certify_with_cubes_writes_a_certificate_the_verifier_accepts(er14, tmp_path):
+    cert = tmp_path / "er14.cert.json"
+    result = run(
+        "certify",
+        er14,
+        "--r",
+        3,
+        "--engines",
+        "exhaustive",
+        "--proof",
+        "lrat",
+        "--cubes",
+        2,
+        "--workers",
+        1,
+        "-o",
+        cert,
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "lrat (" in result.stdout and "cubes" in result.stderr
+    verified = run("verify", cert, er14)
+    assert verified.exit_code == 0, verified.stdout
+    assert "LRAT proof checked" in verified.stdout
+    # the same proof file, one hint changed: the existing verifier rejects the certificate
+    proof = json.loads(cert.read_text())["claims"][0]["checks"][0]["proof"]
+    path = tmp_path / proof["file"]
+    rows = gzip.decompress(path.read_bytes()).decode().splitlines()
+    rows[-1] = rows[-1].replace(" 0 ", " 0 999999999 ", 1)
+    data = gzip.compress(("\n".join(rows) + "\n").encode(), mtime=0)
+    path.write_bytes(data)
+    document = json.loads(cert.read_text())
+    import hashlib
+
+    proof.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    document["claims"][0]["checks"][0]["proof"] = proof
+    cert.write_text(json.dumps(document))
+    rejected = run("verify", cert, er14)
+    assert rejected.exit_code == 1
+    assert "does not check" in rejected.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cubes", "0"], "0 is not in the range x>=1"),
+        (["--cubes", "15"], "--cubes 15: the graph has only n = 14 nodes"),
+        (["--cubes", "1", "--proof", "theorem"], "--cubes makes LRAT proofs"),
+        (["--workers", "1"], "go with --batch or --cubes"),
+        (["--executor", "ray"], "go with --batch or --cubes"),
+        (["--cubes", "1", "--executor", "ray", "--workers", "2"], "--workers is for the local"),
+        (["--cubes", "1", "--address", "127.0.0.1:1"], "--address is for the ray executor"),
+    ],
+)
+def test_bad_cube_options_are_one_line_with_exit_2(er14, tmp_path, args, message):
+    result = run("certify", er14, "--r", 3, *args, "-o", tmp_path / "c.json")
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cubes_do_not_go_with_batch(er14, tmp_path):
+    result = run("certify", "--batch", er14.parent, "--cubes", 1, "-o", tmp_path / "certs")
+    assert result.exit_code == 2
+    assert "--cubes splits the proof for one FILE" in result.stderr
+
+
+def test_a_graph_too_small_for_a_split_is_refused_by_the_library():
+    t = Topology.from_edges([(0, 1)])
+    with pytest.raises(ParameterError):
+        cubes.refute(View.of(t).canonical(), 1, 1, cubes.Split(3))
+
+
+def test_cubes_on_ray_give_the_proof_the_local_pool_gives(refuted, ray_instance):
+    from robustgraph.executors import LocalExecutor, RayExecutor
+
+    nb, _, clauses = refuted
+    with RayExecutor() as ray_pool, LocalExecutor(1) as local_pool:
+        on_ray = cubes.refute(nb, 3, 1, cubes.Split(1, ray_pool, progress=False))
+        local = cubes.refute(nb, 3, 1, cubes.Split(1, local_pool, progress=False))
+    assert on_ray.text == local.text
+    assert check_refutation(clauses, lines(on_ray.text)) >= 1
