@@ -56,6 +56,7 @@ from robustgraph.errors import ParameterError, RobustgraphError
 __all__ = [
     "EXECUTORS",
     "WATCHDOG_INTERVAL_S",
+    "MANAGER_JOIN_S",
     "CONNECT_TIMEOUT_ENV",
     "DEFAULT_CONNECT_TIMEOUT_S",
     "DISTRIBUTED_HINT",
@@ -298,16 +299,30 @@ def _run_watched(parent: int, task: Task) -> Outcome:
     return run_task(task)
 
 
+MANAGER_JOIN_S = 5.0
+"""Seconds :func:`_stop_workers` waits for the pool's manager thread to end."""
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Terminate ``pool``'s worker processes at once (Ctrl-C while tasks run).
+    """Terminate ``pool``'s worker processes at once (Ctrl-C while tasks run), shut the pool
+    down, and wait (at most :data:`MANAGER_JOIN_S`) for its manager thread to end.
 
     ``shutdown(wait=False)`` alone leaves the workers to finish their tasks, and the exit
     handlers of ``concurrent.futures`` and ``multiprocessing`` then join them: a second Ctrl-C
     in that join (a terminal's, or ``timeout -s INT``, which signals the process and its group)
-    left the pool's manager thread and its idle workers waiting on each other for ever.
+    left the pool's manager thread and its idle workers waiting on each other for ever. The
+    manager thread is joined here because, left running, it made the exit take the
+    interpreter's ordinary path (``cli.main.exit_now``), whose ``concurrent.futures`` exit hook
+    can write to the wake-up pipe the ending thread has just closed (Python 3.11: "Exception
+    ignored ... OSError: [Errno 9] Bad file descriptor" after "interrupted", 2 of 6 runs of
+    tests/test_cli_bad_input_audit.py's double Ctrl-C on a loaded machine).
     """
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(MANAGER_JOIN_S)
 
 
 class LocalExecutor(Executor):
