@@ -94,9 +94,9 @@ CORES_MAX_N = 500
 """Above this many nodes (:data:`LARGE_N`) the core search is not tried. Up to 100 nodes it
 proved r* of 32 of the 36 structured graphs of ``benchmarks/vs_published.py`` at n = 80-100 in
 0.001-0.18 s (random 4-regular seed 1001: 0.9 s), where the best published script took
-0.2-1.9 s; at 200-500 nodes it proved r* of PA (r = 3), 2-D grids and random geometric graphs
-of radius 0.15 in 0.003-0.02 s, and settled none of Watts-Strogatz (k = 6) and random 4-regular
-in 3 s (2026-12-02)."""
+0.2-1.9 s; at 200-500 nodes it proved r* of PA (r = 3) and 2-D grids, and of random geometric
+graphs of radius 0.15 at 200 and 300 nodes, in 0.003-0.02 s, and settled none of Watts-Strogatz
+(k = 6), random 4-regular, or the random geometric graph on 500 nodes in 3 s (2026-12-02)."""
 
 CORES_SECONDS = 6.0
 """CPU seconds the core search may take from 26 to :data:`CORES_LONG_N` nodes: it proves r* of
