@@ -167,12 +167,13 @@ in about 9 s where the sequence alone stopped at [7, 8] after 17 s; on gamma-MER
 degree 30) the published model on CP-SAT did not finish in 20 s, and a lane would only take CPU
 from the first core (benchmarks/vs_published.py, 2026-12-02, load 5).
 
-Nor does an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a degree
-above :data:`CORES_REGULAR_DEGREE` get one (:func:`_symmetric`): there the hinted published
-slice on the first core (``_published_slices``) and the lane are two CP-SAT solves that slowed
-each other down, and the slice alone was as fast or faster on 7 of the 8 random 8-regular
-graphs of 60-100 nodes of ``benchmarks/vs_published.py`` (seeds 1001, 1002 and 8105; e.g. issue
-32's graph 1.9-2.1 s alone, 2.0-3.9 s with the lane; 2026-12-02, load 1.5-2.8)."""
+Regular graphs get it too: there the lane (unhinted) and the hinted published slice on the first
+core (``_published_slices``) are two draws of CP-SAT's luck, and each was the faster one by
+several times on some random 8-regular graph (hinted 0.5 s where the unhinted model took 4.8 s
+on 100 nodes, seed 1001; unhinted 0.45 s where the hinted took 1.2 s on 80 nodes, seed 1002).
+With both, none of the 12 random regular graphs of 45-100 nodes of
+``benchmarks/vs_published.py`` was slower than the published script by more than 10% + 0.1 s
+(2026-12-02, load 0.4-1.2)."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -203,9 +204,8 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
     over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
 
-    HiGHS first: highspy imports in hundredths of a second where OR-Tools (with pandas) takes
-    about a second of CPU, and on sparse, low-r* graphs HiGHS proves r* in 0.2-0.6 s of CPU
-    (ER(30, 0.3), digraph G(30, 0.3), ER(40, 0.3), seed 1001).
+    HiGHS first: on sparse, low-r* graphs it proves r* in 0.2-0.6 s of CPU (ER(30, 0.3),
+    digraph G(30, 0.3), ER(40, 0.3), seed 1001).
 
     With ``lane`` (the published model already runs on CP-SAT on the other core,
     ``solvers.lane``) only HiGHS's slice runs, and then this core waits for the lane instead of
@@ -277,8 +277,7 @@ def _regular(graph) -> bool:
 
 def _symmetric(request: Request) -> bool:
     """True for an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a
-    degree above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`)
-    and no lane (:data:`LANE_MAX_UPPER`)."""
+    degree above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`)."""
     graph = request.graph
     big = request.n > CORES_LARGE_N and _regular(graph)
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
@@ -301,13 +300,12 @@ def _start_lane(request: Request) -> lane_module.PublishedLane:
 
 def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> Result:
     """:func:`solve`'s work; with a list in ``lanes``, the lane is started (and put there)
-    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER` and
-    the graph is not a large regular one of a high degree (:func:`_symmetric`)."""
+    first when the least in-degree (an upper bound on r*) is at most :data:`LANE_MAX_UPPER`."""
     began = time.perf_counter()
     q = request.question
     lane = None
     least = min(map(len, request.graph.in_neighbors))
-    if lanes is not None and least <= LANE_MAX_UPPER and not _symmetric(request):
+    if lanes is not None and least <= LANE_MAX_UPPER:
         lane = _start_lane(request)
         lanes.append(lane)
     found = None if q.about_s else _cores(request, None if lane is None else lane.won)
