@@ -22,11 +22,11 @@ rotates. Our command runs with ``--time-limit`` = ``--cap`` (wall seconds; it th
 proven bounds, as a user would run it), each script under a CPU cap of ``--cap`` seconds. The
 summary gives the median of best script / ours where either side needs more than 0.5 s (and
 again without the graphs no side proved r* of, where both ran to the cap and the ratio is one
-of two caps), names every graph where ours is slower than the best script by more than 10% + 0.1 s, and counts the
-graphs where r* agrees. ``--only NAME,NAME`` re-runs just those rows (names as in the summary),
-e.g. rows that were slower only under load. ``--deadlines`` instead runs ``robustness
---time-limit T`` on the five hard suite graphs of ``benchmarks/certify_scaling.py`` (seed 0) and
-prints the wall time against T + 2 s.
+of two caps), names every graph where ours is slower than the best script by more than
+10% + 0.1 s, and counts the graphs where r* agrees. ``--only NAME,NAME`` re-runs just those
+rows (names as in the summary), e.g. rows that were slower only under load. ``--deadlines``
+instead runs ``robustness --time-limit T`` on the five hard suite graphs of
+``benchmarks/certify_scaling.py`` (seed 0) and prints the wall time against T + 2 s.
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001

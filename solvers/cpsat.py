@@ -1,4 +1,4 @@
-"""The CP-SAT adapter (Google OR-Tools): writes a neutral :class:`Model` as a CP-SAT model and runs it.
+"""The CP-SAT adapter (Google OR-Tools): writes a neutral :class:`Model` for CP-SAT, runs it.
 
 It talks to CP-SAT's own layer, ``ortools.sat.python.cp_model_helper`` (the model's protocol
 buffer, ``SolveWrapper``), not to ``cp_model``: the same solver and the same model, but

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from solvers import bounds, heuristics, linear
+from solvers import bounds, circulant, heuristics, linear
 from solvers.errors import ParameterError
 from solvers.interrupt import StopSignal
 from solvers.milp_model import (
@@ -461,8 +461,9 @@ def initial_r(p: Progress) -> None:
 def quick_r(p: Progress) -> bool:
     """The bounds that cost O(n^3) at most, O(n + m) above :data:`bounds.DENSE_MAX_N` nodes:
     rooted check (exact for r* = 0), degree witness, halves witness (spectral order; above the
-    size, the refined splits of :func:`linear.split_pair`), the spectral lower bound
-    (undirected, up to the size). True when they settle the question."""
+    size, the refined splits of :func:`linear.split_pair`), the circulant lower bound
+    (:func:`circulant.find`: O(n k^2)), the spectral lower bound (undirected, up to the size).
+    True when they settle the question."""
     g = p.request.graph
     nb = g.in_neighbors
     sources = bounds.source_components(nb)
@@ -480,6 +481,11 @@ def quick_r(p: Progress) -> bool:
     if found is not None:
         p.offer(found[1])
         p.note("halves" if dense else "splits", value=found[0])
+    if not p.settled() and not p.out_of_time():
+        ring = circulant.find(nb, stop=p.out_of_time)
+        if ring is not None:
+            p.prove_lower(ring[0])  # C_n(1..k) is k-robust (docs/theory.md)
+            p.note("circulant", k=ring[0])
     if not g.directed and not p.settled() and not p.out_of_time():
         if dense:
             p.prove_lower(bounds.spectral_lower(nb, False))

@@ -172,7 +172,9 @@ def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_l
     assert not portfolio._symmetric(Request(small, Question.max_r()))
     started = []
     real = portfolio._start_lane
-    monkeypatch.setattr(portfolio, "_start_lane", lambda request: started.append(1) or real(request))
+    monkeypatch.setattr(
+        portfolio, "_start_lane", lambda request: started.append(1) or real(request)
+    )
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2))
     _exact_and_checked(eight, res, 3)
     assert started == [1]

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from robustgraph import generators
 from robustgraph.design.starts import common_neighbour_proof
 from robustgraph.limits import PROOF_STEPS
+from solvers import circulant
 
 __all__ = ["FAMILIES", "REFERENCES", "min_in_degree_r", "has_root", "check", "recognise"]
 
@@ -258,7 +259,8 @@ def _common_neighbour_possible(in_neighbors: Sequence[frozenset[int]], r: int) -
 
 def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | None:
     """A theorem proof for (r, s) that :func:`check` accepts, trying the families on the
-    identity order (generator output), or None.
+    identity order (generator output), then a circulant on the order
+    :func:`solvers.circulant.find` walks (the same graph on other labels), or None.
 
     Cheap invariants come first (:func:`_could_contain`, :func:`_common_neighbour_possible`):
     a family's graph is built only when the graph could contain it, so never one larger than
@@ -267,8 +269,9 @@ def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | 
 
     Notes
     -----
-    O(n log n + m) time for a graph that fits no family; building and checking a family's
-    graph is O(n + m) more.
+    O(n log n + m) time for a graph that fits no family (the circulant walk stops at its first
+    node unless the graph is regular of even degree, and costs O(n k^2) at most); building and
+    checking a family's graph is O(n + m) more.
     """
     if check(in_neighbors, r, s, "min-in-degree", None, None) is None:
         return {"family": "min-in-degree", "order": None, "k": None}
@@ -280,6 +283,10 @@ def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | 
         if _could_contain(in_neighbors, family, k):
             if check(in_neighbors, r, s, family, identity, k) is None:
                 return {"family": family, "order": identity, "k": k}
+    ring = circulant.find(in_neighbors)  # a circulant on other labels
+    if ring is not None and ring[0] >= r >= 1:
+        if check(in_neighbors, r, s, "circulant", ring[1], r) is None:
+            return {"family": "circulant", "order": ring[1], "k": r}
     if _common_neighbour_possible(in_neighbors, r):
         if check(in_neighbors, r, s, "common-neighbour", None, None) is None:
             return {"family": "common-neighbour", "order": None, "k": None}
