@@ -18,10 +18,9 @@ Two orders are tried, cheapest first:
   ``2k + 1 + t - n`` round the far side when that is positive), so for ``n > 2k + 2`` each node
   has exactly two neighbours sharing ``2k - 2`` with it: the previous and the next. (At
   ``n = 2k + 2`` the graph is K_n less a perfect matching, whose r* = k the minimum degree
-  already proves.) The walk
-  gives up at the first node where that fails (at once on a random regular graph), then the
-  whole graph is checked against C_n(1..k) on the order walked; only a graph that passes is
-  recognised, whatever its labels.
+  already proves.) The walk gives up at the first node where that fails (at once on a random
+  regular graph), then the whole graph is checked against C_n(1..k) on the order walked; only
+  a graph that passes is recognised, whatever its labels.
 
 Why own code: networkx has no circulant recognition (general circulant recognition is a hard
 isomorphism question; C_n(1..k) needs only the walk above), and the lower bound must come with
@@ -117,8 +116,7 @@ def find(
     n = len(in_neighbors)
     if n < 6:
         return None
-    near = {1 % n, n - 1} | {2 % n, n - 2}
-    if near <= in_neighbors[0]:
+    if {1, 2, n - 2, n - 1} <= in_neighbors[0]:
         k = ring_k(in_neighbors, range(n))
         if k >= 2:
             return k, list(range(n))

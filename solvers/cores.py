@@ -104,7 +104,7 @@ class _Search:
                 self.out[low.bit_length() - 1] |= 1 << i
         self.stop = stop
         self.nodes = 0
-        self.budget_end: float = float("inf")  # self.nodes at which the current root stops
+        self.budget_end: float = math.inf  # self.nodes at which the current root stops
 
     def failing(self, u: int, among: int) -> int:
         """The nodes of ``among`` with fewer than ``need`` in-neighbours in U."""
