@@ -89,7 +89,7 @@ def test_the_portfolio_proves_r_of_a_relabelled_circulant_by_the_ring():
     name = random.Random(5).sample(range(n), n)
     edges = [(name[i], name[j]) for i, nb in enumerate(_ring(n, k)) for j in nb if i < j]
     t = Topology.from_edges(edges, nodes=range(n), directed=False)
-    res = portfolio.solve(Request(t, Question.max_r(), time_limit=30))
+    res = portfolio.solve(Request(t, Question.max_r()))
     assert (res.lower, res.upper, res.value) == (k, k, k)
     steps = [s.get("step") for s in res.params["steps"]]
     assert "circulant" in steps

@@ -221,22 +221,17 @@ def _mark(out: list[list[int]], start: int, seen: list[bool]) -> list[bool]:
     return seen
 
 
-def _could_contain(in_neighbors: Sequence[frozenset[int]], family: str, k: int | None) -> bool:
-    """Cheap necessary conditions for the family's graph to lie in this one on the identity
-    order, checked before the family's graph is built: at least as many arcs (so the build is
-    never larger than the graph already held), then the in-neighbours of node 0 (gamma-MERG:
-    all others but node 1 at most; circulant: its k nearest on each side)."""
+def _could_contain_merg(in_neighbors: Sequence[frozenset[int]]) -> bool:
+    """Cheap necessary conditions for the gamma-MERG to lie in this graph on the identity
+    order, checked before the gamma-MERG is built: at least as many arcs (so the build is never
+    larger than the graph already held), then node 0 hears all others but node 1 at most."""
     n = len(in_neighbors)
     arcs = sum(len(nb) for nb in in_neighbors)
-    if family == "gamma-merg":
-        return (
-            n >= 2
-            and arcs >= 2 * generators.gamma_merg_edge_count(n)
-            and (len(in_neighbors[0] - {1}) == n - 2)
-        )
-    k = int(k or 0)
-    ring = {d % n for d in range(-k, k + 1)} - {0}
-    return n >= 2 * k + 2 and arcs >= 2 * n * k and ring <= in_neighbors[0]
+    return (
+        n >= 2
+        and arcs >= 2 * generators.gamma_merg_edge_count(n)
+        and (len(in_neighbors[0] - {1}) == n - 2)
+    )
 
 
 def _common_neighbour_possible(in_neighbors: Sequence[frozenset[int]], r: int) -> bool:
@@ -258,14 +253,15 @@ def _common_neighbour_possible(in_neighbors: Sequence[frozenset[int]], r: int) -
 
 
 def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | None:
-    """A theorem proof for (r, s) that :func:`check` accepts, trying the families on the
-    identity order (generator output), then a circulant on the order
-    :func:`solvers.circulant.find` walks (the same graph on other labels), or None.
+    """A theorem proof for (r, s) that :func:`check` accepts, or None: the gamma-MERG on the
+    identity order (generator output), a circulant on the order :func:`solvers.circulant.find`
+    shows (the identity order, or the one walked along its cycle: the same graph on other
+    labels), then the common-neighbour lemma.
 
-    Cheap invariants come first (:func:`_could_contain`, :func:`_common_neighbour_possible`):
-    a family's graph is built only when the graph could contain it, so never one larger than
-    the graph itself. Only the circulant with k = r is tried: a graph containing the
-    circulant of a larger k on the identity order contains this one too.
+    Cheap invariants come first (:func:`_could_contain_merg`, :func:`circulant.find`'s
+    node-0 and degree tests, :func:`_common_neighbour_possible`): a family's graph is built only
+    when the graph could contain it, so never one larger than the graph itself. The circulant is
+    checked with k = r: a graph containing the circulant of a larger k contains this one too.
 
     Notes
     -----
@@ -277,13 +273,11 @@ def recognise(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> dict | 
         return {"family": "min-in-degree", "order": None, "k": None}
     if check(in_neighbors, r, s, "rooted", None, None) is None:
         return {"family": "rooted", "order": None, "k": None}
-    n = len(in_neighbors)
-    identity = list(range(n))
-    for family, k in (("gamma-merg", None), ("circulant", max(1, r))):
-        if _could_contain(in_neighbors, family, k):
-            if check(in_neighbors, r, s, family, identity, k) is None:
-                return {"family": family, "order": identity, "k": k}
-    ring = circulant.find(in_neighbors)  # a circulant on other labels
+    if _could_contain_merg(in_neighbors):
+        identity = list(range(len(in_neighbors)))
+        if check(in_neighbors, r, s, "gamma-merg", identity, None) is None:
+            return {"family": "gamma-merg", "order": identity, "k": None}
+    ring = circulant.find(in_neighbors)
     if ring is not None and ring[0] >= r >= 1:
         if check(in_neighbors, r, s, "circulant", ring[1], r) is None:
             return {"family": "circulant", "order": ring[1], "k": r}
