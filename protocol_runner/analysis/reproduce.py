@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from protocol_runner.analysis.collection import write_order
@@ -67,7 +67,7 @@ from protocol_runner.run.occupancy import claim
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.run.runner import plan as plan_run
 from protocol_runner.run.topology_spec import build_topology
-from protocol_runner.tasks.spec import load_tasks
+from protocol_runner.tasks.spec import FORMATS, load_tasks
 from robustgraph import generators
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
@@ -85,6 +85,8 @@ __all__ = [
     "er_probability",
     "plan",
     "reproduce",
+    "column_backend",
+    "column_tasks",
     "resolve_tasks",
 ]
 
@@ -96,26 +98,45 @@ PROTOCOLS = ("cpwbft", "sac")
 
 
 def _built_in(task_spec: str) -> bool:
-    """Whether a task spec names a built-in set (no file): arithmetic or ``commonsense30``."""
-    return task_spec.split(":")[0] in ("arith", COMMONSENSE30)
+    """Whether a task spec names a built-in set (no file): arithmetic, ``commonsense30`` or a
+    placeholder set."""
+    head = task_spec.split(":")[0]
+    return head in ("arith", COMMONSENSE30) or head.startswith("placeholder-")
+
+
+def column_tasks(column: Column, text: str) -> str:
+    """The task spec of ``--tasks COLUMN=TEXT``: a spec as given, or a bare file or folder read
+    in the benchmark's own local format (``column.format``: ``arc``, ``hellaswag``, ``boolq``,
+    ``openbookqa``, ``rte``, ``math``; docs/tasks.md), its first ``column.questions`` problems
+    (the paper's count). A bare path is one that exists and does not start with a format.
+
+    >>> from protocol_runner.analysis.reproduce_specs import TABLES
+    >>> column_tasks(TABLES["table9"].columns[0], "arc:data/arc/test.jsonl:10")
+    'arc:data/arc/test.jsonl:10'
+    """
+    if not Path(text).exists() or text.split(":")[0] in FORMATS or _built_in(text):
+        return text
+    return f"{column.format}:{text}:{column.questions}"
 
 
 def resolve_tasks(spec: TableSpec, given: Sequence[str] = ()) -> dict[str, tuple[str, bool]]:
     """Each column's task spec and whether it is a built-in set (no file of yours).
 
-    ``given`` holds ``KEY=SPEC`` (one column) or ``SPEC`` (every column) entries, later ones
-    winning.
+    ``given`` holds ``KEY=SPEC`` (one column; a bare PATH is read in the benchmark's format,
+    :func:`column_tasks`) or ``SPEC`` (every column) entries, later ones winning.
 
     Raises
     ------
     ParameterError
         For a key that is not one of the table's columns.
     """
-    keys = [c.key for c in spec.columns]
+    columns = {c.key: c for c in spec.columns}
+    keys = list(columns)
     out = {c.key: (c.stand_in, True) for c in spec.columns}
     for entry in given:
         key, sep, task_spec = entry.partition("=")
         if sep and key in keys:
+            task_spec = column_tasks(columns[key], task_spec)
             out[key] = (task_spec, _built_in(task_spec))
         elif sep and ":" not in key and "/" not in key:
             raise ParameterError(f"--tasks {entry!r}: {spec.name} has no column {key!r}; "
@@ -123,6 +144,15 @@ def resolve_tasks(spec: TableSpec, given: Sequence[str] = ()) -> dict[str, tuple
         else:
             out = {k: (entry, _built_in(entry)) for k in keys}
     return out
+
+
+def column_backend(backend: BackendSpec, column: Column) -> BackendSpec:
+    """The backend of ``column``'s runs: on the simulated agents without ``--sim-config``, the
+    column's own profile (:attr:`Column.profile`: fitted to its benchmark where one was);
+    otherwise ``backend`` as given."""
+    if backend.kind != "simulated" or backend.sim_config is not None:
+        return backend
+    return replace(backend, sim_config=column.profile)
 
 
 def er_probability(n: int, r: int) -> float:
@@ -200,6 +230,9 @@ class ReproResult:
     resamples: int
     simulated: bool = True
     profiles: tuple[str, ...] = ()  # the simulator profiles of the runs (docs/simulation.md)
+    column_profiles: Mapping[str, str] = field(default_factory=dict)
+    """Per run column, the ``--sim-config`` its runs used (a profile name or a file); empty
+    off the simulated backend."""
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -298,7 +331,7 @@ def reproduce(
     run_specs = [RunSpec(
         cell.topology, cell.directory, roster=cell.column.roster, attack="fixed",
         protocols=PROTOCOLS, tasks=resolved[cell.column.key][0], rounds=spec.T,
-        seed=cell.seed, F=spec.F, backend=backend,
+        seed=cell.seed, F=spec.F, backend=column_backend(backend, cell.column),
         topology_source=GRAPH_LABELS[cell.graph], **extra,
     ) for cell in cells]
     _claim_directories(cells, run_specs)
@@ -320,5 +353,7 @@ def reproduce(
                                                   resamples=resamples).protocols
     simulated = any(results_simulated(cell.directory) for cell in cells)  # serve-sim too
     profiles = _profiles_by_column(cells)
+    used = {c.key: column_backend(backend, c).sim_config or "" for c in spec.columns}
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
-                       resolved, metrics, er_draws, resamples, simulated, profiles)
+                       resolved, metrics, er_draws, resamples, simulated, profiles,
+                       used if backend.kind == "simulated" else {})

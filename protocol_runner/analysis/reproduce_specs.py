@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from protocol_runner.analysis.paper_values import PaperTable, paper_tables
+from protocol_runner.analysis.paper_values import PaperBenchmark, PaperTable, paper_tables
 
 __all__ = ["COMMONSENSE30", "GRAPH_LABELS", "TABLES", "Column", "TableSpec"]
 
@@ -28,6 +28,14 @@ COMMONSENSE30 = "commonsense30"
 """The built-in task set of App. C Table 8's 30 Commonsense170k instances."""
 
 _ARITH_STAND_IN = "arith:20"
+_ANSWER_KINDS = {"math": "math", "choice": "choice", "yesno": "bool"}
+"""The paper's answer kind -> the task kind of :mod:`protocol_runner.tasks` (yes/no: bool)."""
+_FORMATS = {"math": "math", "math30": "math", "arc_challenge": "arc", "hellaswag": "hellaswag",
+            "boolq": "boolq", "openbookqa": "openbookqa", "rte": "rte", "commonsense": "jsonl"}
+"""The local format a bare ``--tasks BENCHMARK=PATH`` is read in (docs/tasks.md): the
+benchmark's public release format; Commonsense170k has none of its own, so robustgraph's JSONL."""
+_MATH_PROFILE = "table2-math"
+"""The simulator profile of the MATH columns: fitted to Table 2 (docs/simulation.md)."""
 _BENCHMARK_LABELS = {
     "math": "MATH", "commonsense": "Commonsense",
     "arc_challenge": "ARC-C", "hellaswag": "HellaSwag", "boolq": "BoolQ",
@@ -52,6 +60,14 @@ class Column:
     questions: int
     models: Mapping[str, str]
     stand_in: str
+    kind: str = "math"
+    format: str = "jsonl"
+    profile: str = "handset"
+
+    def data_text(self) -> str:
+        """The column's default data, kind, size and profile on one line (``--help``)."""
+        return (f"{self.label}: {self.stand_in} ({self.kind}, {_size(self.stand_in)} q.; "
+                f"paper {self.questions} q.), profile {self.profile}")
 
 
 @dataclass(frozen=True)
@@ -80,8 +96,9 @@ class TableSpec:
         """The published values this table prints beside ours."""
         return paper_tables()[self.name]
 
-    def setting_text(self) -> str:
-        """The setting on one line (``--help`` and the table heading)."""
+    def setting_text(self, questions: bool = True) -> str:
+        """The setting on one line (``--help``; the table heading without the paper's question
+        counts, which each column's heading gives beside ours)."""
         rosters = sorted({c.roster for c in self.columns}, key=[c.roster for c in self.columns]
                          .index)
         graphs = ", ".join(f"{GRAPH_LABELS[g]} r={r}" for g, r in self.graphs)
@@ -90,25 +107,56 @@ class TableSpec:
             counts.setdefault(column.questions, []).append(column.label)
         data = "; ".join(f"{', '.join(labels)}: {q} q." + (" each" if len(labels) > 1 else "")
                          for q, labels in counts.items())
-        return f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}; {data}"
+        data = f"; {data}" if questions else ""
+        return f"n={self.n} ({'/'.join(rosters)}), F={self.F}, T={self.T}; {graphs}{data}"
+
+
+def _size(task_spec: str) -> int:
+    """The question count of a built-in stand-in spec (``arith:20``, ``placeholder-rte:50``;
+    ``commonsense30``: 30)."""
+    parts = task_spec.split(":")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 30
 
 
 def _roster(strong: int, weak: int, adversarial: int) -> str:
     return f"{strong}S" + (f"{weak}W" if weak else "") + f"{adversarial}A"
 
 
-def _stand_in(kind: str, index: int = 0, of: int = 1) -> str:
-    """The built-in default task spec for a benchmark of answer ``kind``.
+def _stand_in(bench: PaperBenchmark) -> str:
+    """The built-in default task spec for a benchmark: of its answer kind, and its size.
 
-    Math: the arithmetic set. Commonsense kinds: the built-in ``commonsense30`` set (one of
-    ``of`` disjoint slices when several benchmarks share it).
+    MATH: the arithmetic set (20 of the paper's 100 or 30 questions, for time); Commonsense170k:
+    the paper's own 30 instances (``commonsense30``); the five open-weight benchmarks of Tables
+    3/4/9/10: their synthetic placeholder sets (:mod:`protocol_runner.tasks.placeholders`, the
+    benchmark's answer kind and option count), at the paper's 50 questions.
     """
-    if kind == "math":
+    if bench.kind == "math":
         return _ARITH_STAND_IN
-    if of == 1:
+    if bench.key == "commonsense":
         return COMMONSENSE30
-    size = 30 // of
-    return f"{COMMONSENSE30}:{size}:offset={index * size}"
+    return f"placeholder-{bench.key}:{bench.questions}"
+
+
+def _kind(bench: PaperBenchmark) -> str:
+    """The task kind of a column's default data (``commonsense30`` mixes yes/no and choice)."""
+    return "bool/choice" if bench.key == "commonsense" else _ANSWER_KINDS[bench.kind]
+
+
+def _profile(bench: PaperBenchmark) -> str:
+    """The simulator profile a benchmark's column runs: MATH's fitted to Table 2, each Table 9
+    benchmark's fitted to its Table 10 rows (``table10-<benchmark>``), else the hand-set world."""
+    if bench.kind == "math":
+        return _MATH_PROFILE
+    if bench.key in _FORMATS and bench.key != "commonsense":
+        return f"table10-{bench.key}"
+    return "handset"
+
+
+def _column(key: str, label: str, roster: str, paper: Mapping[str, str],
+            bench: PaperBenchmark) -> Column:
+    return Column(key, label, roster, paper, bench.dataset, bench.questions, bench.models,
+                  _stand_in(bench), _kind(bench), _FORMATS.get(bench.key, "jsonl"),
+                  _profile(bench))
 
 
 def _columns(table: PaperTable) -> tuple[Column, ...]:
@@ -118,18 +166,13 @@ def _columns(table: PaperTable) -> tuple[Column, ...]:
         (key, bench), = benchmarks.items()
         for comp in setting["compositions"]:
             roster = _roster(setting["strong"], comp["weak"], comp["adversarial"])
-            out.append(Column(comp["key"], f"b={comp['adversarial']} w={comp['weak']}", roster,
-                              {"benchmark": key, "composition": comp["key"]}, bench.dataset,
-                              bench.questions, bench.models, _stand_in(bench.kind)))
+            out.append(_column(comp["key"], f"b={comp['adversarial']} w={comp['weak']}", roster,
+                               {"benchmark": key, "composition": comp["key"]}, bench))
         return tuple(out)
     roster = _roster(setting["strong"], setting["weak"], setting["adversarial"])
-    parts = list(benchmarks.values())  # the runs' own benchmarks (Table 3's are Table 9's)
-    for i, bench in enumerate(parts):
-        stand_in = (COMMONSENSE30 if bench.key == "commonsense"
-                    else _stand_in(bench.kind, i, len(parts)))
-        out.append(Column(bench.key, _BENCHMARK_LABELS[bench.key], roster,
-                          {"benchmark": bench.key}, bench.dataset, bench.questions,
-                          bench.models, stand_in))
+    for bench in benchmarks.values():  # the runs' own benchmarks (Table 3's are Table 9's)
+        out.append(_column(bench.key, _BENCHMARK_LABELS[bench.key], roster,
+                           {"benchmark": bench.key}, bench))
     return tuple(out)
 
 

@@ -18,6 +18,7 @@ holds everything, intervals included.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,9 @@ from protocol_runner.analysis.provenance import SIMULATED_BANNER
 from protocol_runner.analysis.reproduce import (
     GRAPH_LABELS,
     PROTOCOLS,
+    Column,
     ReproResult,
+    TableSpec,
     er_probability,
 )
 
@@ -187,21 +190,46 @@ def _column_heading(result: ReproResult, benchmark: str) -> list[str]:
         paper = f"{bench.questions} questions, {bench.dataset}"
         ours = "; ".join(f"{c.label} {result.tasks[c.key][0]}" for c in spec.columns)
         stand_in = all(result.tasks[c.key][1] for c in spec.columns)
+        kinds = ", ".join(dict.fromkeys(c.kind for c in spec.columns))
+        profile = _profile_text(result, spec.columns)
     else:
         column = next(c for c in spec.columns if c.key == benchmark)
         label, paper_models = column.label, column.models
         label += f" ({column.roster})" if spec.name == "table5" else ""
         paper = f"{column.questions} questions of {column.dataset}"
         ours, stand_in = result.tasks[benchmark]
-    kind = "built-in stand-in, not the paper's data" if stand_in else "your --tasks"
+        kinds = column.kind
+        profile = _profile_text(result, [column])
+    kind = f"{kinds}; built-in stand-in, not the paper's data" if stand_in else "your --tasks"
     if ours == "commonsense30" and benchmark == "commonsense":
-        kind = "built in: the paper's 30 instances, App. C Table 8"
+        kind = f"{kinds}; built in: the paper's 30 instances, App. C Table 8"
     seeds = ",".join(map(str, result.seeds))
     return [
         *_wrap(f"{label}: paper {paper}; {paper_models['strong']} / {paper_models['weak']}",
                "    "),
-        *_wrap(f"    ours {ours} ({kind}); {models}; seeds {seeds} x {per_seed} queries", "    "),
+        *_wrap(f"    ours {ours} ({kind}); {models}{profile}; seeds {seeds} x {per_seed} "
+               "queries", "    "),
     ]
+
+
+def _profile_text(result: ReproResult, columns: Sequence[Column]) -> str:
+    """``; profile NAME`` (or one per column) for the simulated agents; ``""`` otherwise."""
+    names = [result.column_profiles.get(c.key, "") for c in columns]
+    if not any(names):
+        return ""
+    if len(set(names)) == 1:
+        return f"; profile {names[0]}"
+    return "; profiles " + ", ".join(f"{c.label} {n}" for c, n in zip(columns, names, strict=True))
+
+
+def _attack_text(spec: TableSpec) -> str:
+    """Who attacks and how: the adversaries per roster and the ``fixed`` attack's reply choice
+    (:mod:`protocol_runner.protocols.attacks`)."""
+    counts = sorted({int(re.search(r"(\d+)A$", c.roster).group(1)) for c in spec.columns})
+    who = "one adversary" if counts == [1] else f"{'/'.join(map(str, counts))} adversaries"
+    return (f"{who} per App. B.4 (fixed: cached weak-model replies to out-of-distribution "
+            "questions, confidence 1.0; per question ours sends the cached reply that is wrong "
+            "for it, chosen with the reference answer, which B.4 does not specify)")
 
 
 def _flagged(result: ReproResult, benchmark: str, graph: str) -> bool:
@@ -237,10 +265,12 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     spec = result.spec
     rows = compare(result)
     lines = [*_wrap(f"{spec.cite}: {spec.title}"),
-             *_wrap(f"setting (the paper's): {spec.setting_text()}; attack: one adversary "
-                    "per App. B.4 (fixed), methods CP-WBFT and SAC", "    ")]
+             *_wrap(f"setting (the paper's): {spec.setting_text(questions=False)}; attack: "
+                    f"{_attack_text(spec)}, methods CP-WBFT and SAC", "    ")]
     if result.simulated:
         named = "".join(f"; {p}" for p in result.profiles)
+        if any(result.column_profiles.values()):
+            named = "; each column's simulator profile is named in its heading"
         lines += _wrap(f"{SIMULATED_BANNER} (the paper's models replaced by simulated "
                        f"agents{named})", "    ")
     if result.er_draws:

@@ -24,7 +24,10 @@ def _table_list() -> str:
         view = ", per round" if spec.view == "rounds" else ""
         lines.append(f"  {name}: {spec.cite}{view}{reads}")
         lines.append(f"    {spec.setting_text()}")
-        lines.append(f"    columns: {', '.join(c.key for c in spec.columns)}")
+        if spec.runs != name and spec.runs in TABLES:
+            lines.append(f"    columns ({spec.columns[0].roster}): as {spec.runs}")
+            continue
+        lines += [f"    {c.key}={c.data_text()}" for c in spec.columns]
     return "\n".join(lines)
 
 
@@ -33,10 +36,14 @@ _HELP = f"""Run one of the SAC paper's tables in its own setting; print ours bes
 \b
 Every cell (column x topology x seed) is a resumable run in OUTPUT/<column>/<topology>/seed-S/;
 tables of the same runs (table1/table2; table9/table3/table4/table10) share them. Each cell
-prints ours (the paper's), percent; the closing line counts the published values inside our
-95% intervals. The paper's datasets are not shipped (but the 30 Commonsense170k instances of
-App. C): give yours with --tasks COLUMN=SPEC (docs/tasks.md); the defaults are built-in
-stand-ins and the output says so. The tables, with the paper's settings (q.: questions):
+prints ours (the paper's), percent; the closing lines say how far ours are from the paper's.
+The paper's datasets are not shipped (but the 30 Commonsense170k instances of App. C): each
+column runs by default on a built-in stand-in of its benchmark's answer kind (arith: MATH;
+placeholder-*: synthetic sets shaped like each open-weight benchmark, 50 questions as the
+paper) with the simulator profile fitted to that benchmark (docs/simulation.md). Give your
+data with --tasks COLUMN=FILE (read in the benchmark's usual local format, the paper's
+question count) or COLUMN=SPEC (docs/tasks.md). Per table: the paper's setting (q.:
+questions), then per column COLUMN=our default data (its kind, size), its profile:
 \b
 {_table_list()}
 """
@@ -69,8 +76,9 @@ found before any run starts).
 @click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key.")
-@click.option("--sim-config", type=click.Path(dir_okay=False), default=None,
-              help="simulated: a JSON file of simulator parameters (docs/simulation.md).")
+@click.option("--sim-config", default=None,
+              help="simulated: a profile name or a JSON file of simulator parameters for every "
+                   "column (docs/simulation.md; default: each column's own profile).")
 @click.option("--independent-agents", is_flag=True,
               help="simulated: agents on one model draw their errors independently.")
 @click.option("--ood-tasks", default=None,
