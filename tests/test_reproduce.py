@@ -169,7 +169,11 @@ def test_every_table_prints_every_published_cell_beside_ours(runs, name):
         assert len(published) == len(paper.rows) * len(columns)
     data = table_json(result)
     assert data["compared"] == len(published) and 0 <= data["inside"] <= data["compared"]
-    assert f"in {data['inside']} of {data['compared']} cells" in text
+    flat_text = " ".join(text.split())
+    parts = {k: a for k, a in data["agreement"].items() if k != "all"} or data["agreement"]
+    assert sum(a["count"]["inside"] for a in parts.values()) == data["inside"]
+    for part in parts.values():
+        assert f"(no slack): {part['count']['inside']} of {part['cells']}" in flat_text
     assert f"Next: robustgraph report {result.output}" in text
     assert "built-in stand-in, not the paper's data" in " ".join(text.split())
     yours = replace(result, tasks={k: ("math:l4.jsonl", False) for k in result.tasks})
@@ -282,3 +286,30 @@ def test_cli_bad_input_is_one_line(tmp_path):
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert len(result.output.strip().splitlines()) == 1
         assert not (tmp_path / "o" / "math").exists()  # no run started
+
+
+def test_every_cell_is_marked_fitted_or_predicted(runs):
+    """Table 1's MATH W/S, IAA, FAA, BFTI are the per-round rows Table 2's fit saw (issue 42,
+    item 3); RA, H-Majority, the hand-set Commonsense column and Table 6 are predicted."""
+    def fits(name, benchmark):
+        return {p.metric: p.fitted for r in compare(runs[name]) if r.benchmark == benchmark
+                for c in r.cells for p in c}
+
+    math_cells = fits("table1", "math")
+    assert {m for m, f in math_cells.items() if f} == {
+        "IAA", "FAA", "BFTI", "W_IAA", "W_FAA", "S_IAA", "S_FAA"}
+    assert math_cells["RA"] is False and math_cells["H_Majority"] is False
+    assert set(fits("table1", "commonsense").values()) == {False}
+    assert set(fits("table2", "math").values()) == {True}
+    assert set(fits("table6", "math30").values()) == {False}
+    assert fits("table3", "mean5")["IAA"] is True and fits("table3", "mean5")["RA"] is False
+    data = table_json(runs["table1"])
+    assert {c["fit"] for r in data["rows"] for c in r["cells"]} == {"fitted", "predicted"}
+    assert set(data["agreement"]) == {"all", "fitted", "predicted"}
+    text = table_text(runs["table1"])
+    assert "*: fitted (in-sample)" in " ".join(text.split())
+    ra = next(r for r in compare(runs["table1"]) if r.benchmark == "math")
+    first = next(line for line in text.split("MATH: paper")[1].splitlines()
+                 if line.startswith("CP-WBFT"))
+    assert first.split()[2].endswith("*") and "*" not in first.split()[8]  # IAA, RA
+    assert ra.cells[3][0].fitted is False

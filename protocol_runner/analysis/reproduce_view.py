@@ -21,9 +21,17 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from protocol_runner.analysis.agreement import (
+    LEGEND,
+    Agreement,
+    CellComparison,
+    agreement,
+    leave_one_out,
+    paper_noise,
+)
 from protocol_runner.analysis.metrics import Estimate, ProtocolMetrics
 from protocol_runner.analysis.paper_values import round_span
 from protocol_runner.analysis.provenance import SIMULATED_BANNER
@@ -41,6 +49,9 @@ __all__ = ["WIDTH", "Pair", "compare", "table_json", "table_text"]
 WIDTH = 120
 """The widest line :func:`table_text` prints."""
 
+FITTED_MARK = "*"
+"""Marks an in-sample (fitted) cell of ours: :func:`in_sample`."""
+
 METHOD_LABELS = {"cpwbft": "CP-WBFT", "sac": "SAC"}
 _SCALARS = ("IAA", "FAA", "BFTI", "RA")
 _HEADERS = ("IAA", "FAA", "BFTI", "RA", "W IAA→FAA", "S IAA→FAA", "H-Maj.")
@@ -52,25 +63,42 @@ DISAGREEING = {("table1", "commonsense", "complete"), ("table2", "commonsense", 
 @dataclass(frozen=True)
 class Pair:
     """One published number and ours: metric, our estimate (None: undefined), the paper's value
-    (None: not published) and the decimals printed (the paper's W / S group columns: 0)."""
+    (None: not published), the decimals printed (the paper's W / S group columns: 0), the naive
+    prediction (:func:`~protocol_runner.analysis.agreement.leave_one_out`) and whether the
+    cell is in-sample for the simulator profile's fit (``fitted``; None: unknown or no fit)."""
 
     metric: str
     ours: Estimate | None
     paper: float | None
     digits: int = 1
+    naive: float | None = None
+    fitted: bool | None = None
+
+    @property
+    def comparison(self) -> CellComparison | None:
+        """The cell in points, for :func:`~protocol_runner.analysis.agreement.agreement`."""
+        if self.ours is None or self.paper is None:
+            return None
+        return CellComparison(100 * self.ours.value, 100 * self.ours.low, 100 * self.ours.high,
+                              self.paper, self.naive, self.fitted)
 
     @property
     def inside(self) -> bool | None:
-        """Whether the paper's value lies in our interval, give or take its rounding."""
-        if self.ours is None or self.paper is None:
-            return None
-        slack = 0.5 * 10 ** -self.digits + 1e-9
-        return 100 * self.ours.low - slack <= self.paper <= 100 * self.ours.high + slack
+        """Whether the paper's value lies in our 95% interval (no slack)."""
+        found = self.comparison
+        return None if found is None else found.inside
 
     def to_json(self) -> dict[str, Any]:
         ours = None if self.ours is None else {
             k: v if k == "n" else round(100 * v, 4) for k, v in self.ours.to_json().items()}
-        return {"metric": self.metric, "ours": ours, "paper": self.paper, "inside": self.inside}
+        found = self.comparison
+        return {"metric": self.metric, "ours": ours, "paper": self.paper, "inside": self.inside,
+                "z": None if found is None else round(found.z(paper_noise()[0]), 4),
+                "naive": None if self.naive is None else round(self.naive, 4),
+                "fit": _FIT_WORDS[self.fitted]}
+
+
+_FIT_WORDS = {True: "fitted", False: "predicted", None: None}
 
 
 @dataclass(frozen=True)
@@ -141,9 +169,59 @@ def _round_rows(result: ReproResult, benchmark: str) -> list[Row]:
 
 
 def compare(result: ReproResult) -> list[Row]:
-    """Every printed row of the table, for every view column, in the paper's order."""
+    """Every printed row of the table, for every view column, in the paper's order; each pair
+    with its naive prediction and whether it is in-sample for the profile's fit."""
     build = _round_rows if result.spec.view == "rounds" else _metric_rows
-    return [row for benchmark in result.view_columns for row in build(result, benchmark)]
+    rows = [row for benchmark in result.view_columns for row in build(result, benchmark)]
+    published = {(i, j, k): (_naive_group(row.benchmark, pair.metric), pair.paper)
+                 for i, row in enumerate(rows) for j, cell in enumerate(row.cells)
+                 for k, pair in enumerate(cell) if pair.paper is not None}
+    naive = leave_one_out(published)
+    return [replace(row, cells=tuple(
+        tuple(replace(pair, naive=naive.get((i, j, k)),
+                      fitted=in_sample(result, row.benchmark, pair.metric))
+              for k, pair in enumerate(cell)) for j, cell in enumerate(row.cells)))
+        for i, row in enumerate(rows)]
+
+
+def _naive_group(benchmark: str, metric: str) -> tuple[str, str]:
+    """The cells a naive prediction averages: the same column and metric (per-round cells: the
+    same group, W or S, over rounds and topologies)."""
+    return benchmark, metric.split("/")[0]
+
+
+_PER_ROUND_METRICS = ("IAA", "FAA", "BFTI", "W_IAA", "W_FAA", "S_IAA", "S_FAA")
+"""Metrics a per-round fit determines: the groups' Init and final rows, and IAA / FAA as their
+roster-weighted means (``paper_values.consistency_issues``); RA and H-Majority it never sees."""
+
+
+def in_sample(result: ReproResult, benchmark: str, metric: str) -> bool | None:
+    """Whether a cell is in-sample for the simulator profile its column ran: the profile was
+    fitted to the per-round rows of this table's runs and benchmark (Table 2 for Table 1's MATH,
+    Table 10 for Table 9's), and the cell is one of those rows or a metric they determine
+    (:data:`_PER_ROUND_METRICS`). None when the column ran no named profile (a parameter file;
+    a real model). A pooled column (Tables 3, 4) is in-sample when all its columns are.
+    """
+    from protocol_runner.analysis.reproduce_specs import TABLES
+    from protocol_runner.sim.profiles import shipped_profiles
+
+    spec = result.spec
+    keys = [c.key for c in spec.columns] if benchmark == "mean5" else [benchmark]
+    verdicts = []
+    for key in keys:
+        name = result.column_profiles.get(key, "")
+        entry = shipped_profiles().get(name)
+        if entry is None:
+            if name != "handset":
+                return None
+            verdicts.append(False)
+            continue
+        fit = entry.get("fitted_to", {})
+        fitted_runs = TABLES[fit["table"]].runs if fit.get("table") in TABLES else None
+        verdicts.append(fitted_runs == spec.runs and fit.get("benchmark") == key)
+    if not all(verdicts):
+        return False
+    return spec.view == "rounds" or metric in _PER_ROUND_METRICS
 
 
 # ----------------------------------------------------------------------------- text
@@ -156,6 +234,7 @@ def _number(value: float | None, pair: Pair) -> str:
 
 def _cell_text(pairs: Sequence[Pair], join: str) -> str:
     ours = join.join(_number(None if p.ours is None else 100 * p.ours.value, p) for p in pairs)
+    ours += FITTED_MARK if any(p.fitted for p in pairs) else ""
     if all(p.paper is None for p in pairs):
         return f"{ours} (n/a)"
     return f"{ours} ({join.join(_number(p.paper, p) for p in pairs)})"
@@ -170,7 +249,8 @@ def _interval_text(pairs: Sequence[Pair], join: str) -> str:
 
 def _grid(header: Sequence[str], lines: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
-    return ["  ".join(str(x[i]).ljust(widths[i]) for i in range(len(header))).rstrip()
+    gap = "  " if sum(widths) + 2 * (len(widths) - 1) <= WIDTH else " "  # fitted marks widen
+    return [gap.join(str(x[i]).ljust(widths[i]) for i in range(len(header))).rstrip()
             for x in [header, *lines]]
 
 
@@ -260,6 +340,32 @@ def _totals(rows: Sequence[Row]) -> tuple[int, int]:
     return sum(compared), len(compared)
 
 
+def agreements(rows: Sequence[Row]) -> dict[str, Agreement]:
+    """:func:`~protocol_runner.analysis.agreement.agreement` over every compared cell (``all``)
+    and, where the fit is known, over the ``predicted`` and the ``fitted`` cells apart."""
+    cells = [c for row in rows for cell in row.cells for p in cell if (c := p.comparison)]
+    parts = {"all": cells, "predicted": [c for c in cells if c.fitted is False],
+             "fitted": [c for c in cells if c.fitted]}
+    return {k: found for k, part in parts.items() if (found := agreement(part)) is not None}
+
+
+def _agreement_lines(rows: Sequence[Row]) -> list[str]:
+    """The closing statistics: a legend, then one sentence for the predicted cells (the
+    evidence) and one for the fitted ones, or one for all when the fit is unknown."""
+    found = agreements(rows)
+    if not found:
+        return []
+    parts = [(k, a) for k, a in found.items() if k != "all"] or [("all", found["all"])]
+    names = {"predicted": "predicted ({n} cells, the evidence)",
+             "fitted": f"fitted{FITTED_MARK} ({{n}} cells, in-sample: the fit worked, no "
+                       "prediction)",
+             "all": "all {n} cells (fit unknown)"}
+    lines = _wrap(LEGEND.format(sigma=found["all"].sigma), "    ")
+    for key, part in parts:
+        lines += _wrap("  " + part.line(names[key].format(n=part.cells)), "      ")
+    return lines
+
+
 def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = ()) -> str:
     """The table at a glance (module docstring); ``files`` are named in the closing lines."""
     spec = result.spec
@@ -285,7 +391,7 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     lines += [""]
     cells = [p for r in rows for c in r.cells for p in c]
     notes = ["ours (paper): our mean over seeds (the paper's published value), percent; W/S: "
-             "weak / strong honest agents."]
+             "weak / strong honest agents" + ("." if ci else "; --ci prints our 95% intervals.")]
     if any(p.ours is None for p in cells):
         notes.append("-: undefined for this run (no agent of that group).")
     if any(p.paper is None for p in cells):
@@ -295,8 +401,11 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
         lines += _wrap("†: the paper disagrees with itself in this column (Table 1 vs Table 2, "
                        "Commonsense Complete); we print this table's own values "
                        "(docs/protocols.md, 'The paper's own inconsistencies').")
-    lines.append(f"The paper's value lies inside our 95% interval in {inside} of {compared} "
-                 "cells" + ("." if ci else " (--ci prints the intervals)."))
+    if any(p.fitted for p in cells):
+        lines += _wrap(f"{FITTED_MARK}: fitted (in-sample): the column's simulator profile was "
+                       "fitted to the per-round rows this cell is or is computed from; "
+                       "unmarked: predicted (never seen by the fit).")
+    lines += _agreement_lines(rows)
     runs = f"{result.output}/<column>/<topology>/seed-<S>/"
     lines += _wrap(f"Runs: {runs}; this table: " + (", ".join(files) or "not written") + ".")
     lines.append(f"Next: robustgraph report {result.output}   (each run's summary, tables "
@@ -328,5 +437,6 @@ def table_json(result: ReproResult) -> dict[str, Any]:
                   "cells": [p.to_json() for cell in r.cells for p in cell]} for r in rows],
         "inside": inside,
         "compared": compared,
+        "agreement": {k: a.to_json() for k, a in agreements(rows).items()},
         "output": str(result.output),
     }
