@@ -313,3 +313,25 @@ def test_every_cell_is_marked_fitted_or_predicted(runs):
                  if line.startswith("CP-WBFT"))
     assert first.split()[2].endswith("*") and "*" not in first.split()[8]  # IAA, RA
     assert ra.cells[3][0].fitted is False
+
+
+def test_csv_and_latex_carry_fitted_or_predicted(runs, tmp_path):
+    import csv
+    import io
+
+    from protocol_runner.analysis.reproduce_export import table_csv, table_latex
+
+    result = runs["table1"]
+    lines = list(csv.DictReader(io.StringIO(table_csv(result))))
+    assert len(lines) == 12 * 9
+    fits = {(x["benchmark"], x["metric"]): x["fit"] for x in lines}
+    assert fits[("math", "IAA")] == "fitted" and fits[("math", "RA")] == "predicted"
+    assert {x["simulated"] for x in lines} == {"true"}
+    tex = table_latex(result)
+    assert tex.count("$^{*}$") == 1 + 6 * 5  # the caption; IAA, FAA, BFTI, W, S per MATH row
+    assert "not LLM results" in tex
+    out = result.output
+    done = CliRunner().invoke(main, ["reproduce", "table1", "--tasks", "arith:3", "--seeds", "1",
+                                     "--resamples", "200", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert (out / "table1.csv").read_text() == table_csv(result)

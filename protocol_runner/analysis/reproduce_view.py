@@ -44,7 +44,8 @@ from protocol_runner.analysis.reproduce import (
     er_probability,
 )
 
-__all__ = ["WIDTH", "Pair", "compare", "table_json", "table_text"]
+__all__ = ["FITTED_MARK", "HEADERS", "WIDTH", "Pair", "Row", "agreements", "compare",
+           "in_sample", "table_json", "table_text"]
 
 WIDTH = 120
 """The widest line :func:`table_text` prints."""
@@ -54,7 +55,8 @@ FITTED_MARK = "*"
 
 METHOD_LABELS = {"cpwbft": "CP-WBFT", "sac": "SAC"}
 _SCALARS = ("IAA", "FAA", "BFTI", "RA")
-_HEADERS = ("IAA", "FAA", "BFTI", "RA", "W IAA→FAA", "S IAA→FAA", "H-Maj.")
+HEADERS = ("IAA", "FAA", "BFTI", "RA", "W IAA→FAA", "S IAA→FAA", "H-Maj.")
+"""The metric columns of a metrics table (Sec. 5.1), in the paper's order."""
 DISAGREEING = {("table1", "commonsense", "complete"), ("table2", "commonsense", "complete")}
 """Cells where the paper disagrees with itself (docs/protocols.md, the paper's inconsistencies;
 ``paper_values.consistency_issues``): marked with a dagger."""
@@ -323,7 +325,7 @@ def _body(result: ReproResult, benchmark: str, rows: Sequence[Row], ci: bool) ->
             f"{GRAPH_LABELS[g]}{'†' if _flagged(result, benchmark, g) else ''} W/S"
             for g, _ in result.spec.graphs)]
     else:
-        header = ["method", "topology", *_HEADERS]
+        header = ["method", "topology", *HEADERS]
     lines = []
     for row in rows:
         mark = "†" if row.flagged else ""

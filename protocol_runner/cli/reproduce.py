@@ -96,6 +96,7 @@ def reproduce_command(
     as_json: bool,
 ) -> None:
     from protocol_runner.analysis.reproduce import reproduce
+    from protocol_runner.analysis.reproduce_export import table_csv, table_latex
     from protocol_runner.analysis.reproduce_view import table_json, table_text
     from protocol_runner.run.runner import BackendSpec, parse_seeds
 
@@ -111,10 +112,12 @@ def reproduce_command(
         TABLES[table], Path(output), seeds=parse_seeds(seeds), tasks=task_specs, backend=spec,
         ood_tasks=ood_tasks, resamples=resamples, log=log,
     )
-    files = [str(Path(output) / f"{table}.txt"), str(Path(output) / f"{table}.json")]
+    files = [str(Path(output) / f"{table}.{ext}") for ext in ("txt", "json", "csv", "tex")]
     text = table_text(result, ci=ci, files=files)
     data = table_json(result)
     Path(files[0]).write_text(table_text(result, ci=True, files=files), encoding="utf-8")
     Path(files[1]).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
                               encoding="utf-8")
+    Path(files[2]).write_text(table_csv(result), encoding="utf-8")
+    Path(files[3]).write_text(table_latex(result), encoding="utf-8")
     emit({**data, "files": files}, as_json, lambda: click.echo(text, nl=False))
