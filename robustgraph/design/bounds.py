@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from robustgraph import limits
+from robustgraph.design.starts import seed_size
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 
@@ -45,20 +46,21 @@ def check_target(n: int, r: int, s: int = 1) -> None:
 def construction_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:
     """Edges of the preferential-attachment construction (LeBlanc et al. 2013, Theorem 5).
 
-    A complete graph on 2r - 1 nodes, then each further node joins r + s - 1 earlier nodes:
-    ``C(2r-1, 2) + (n - 2r + 1)(r + s - 1)`` edges. Directed (each new node *hears* r + s - 1
-    earlier nodes, the seed clique complete in both directions):
-    ``(2r-1)(2r-2) + (n - 2r + 1)(r + s - 1)`` arcs.
+    A complete graph on N = 2r - 1 nodes (r + s - 1 when s > r, at most n:
+    :func:`robustgraph.design.starts.seed_size`), then each further node joins r + s - 1
+    earlier nodes: ``C(N, 2) + (n - N)(r + s - 1)`` edges. Directed (each new node *hears*
+    r + s - 1 earlier nodes, the seed clique complete in both directions):
+    ``N(N-1) + (n - N)(r + s - 1)`` arcs.
 
     Examples
     --------
     >>> construction_edges(14, 4), construction_edges(14, 4, directed=True)
     (49, 70)
+    >>> construction_edges(9, 2, 3)
+    26
     """
     check_target(n, r, s)
-    core = 2 * r - 1
-    if n < core:
-        raise ParameterError(f"the construction needs n >= 2r - 1 = {core}, got n = {n}")
+    core = seed_size(n, r, s)
     seed = core * (core - 1) if directed else math.comb(core, 2)
     return seed + (n - core) * (r + s - 1)
 
