@@ -18,7 +18,7 @@ from typing import Any
 from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds, starts
-from robustgraph.design.augmentation import NotFound, grow
+from robustgraph.design.augmentation import grow
 from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.oracle import find_pair
 from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
