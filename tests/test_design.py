@@ -156,8 +156,8 @@ def test_complete_bipartite_hub_counts() -> None:
 
 def test_bounds() -> None:
     assert construction_edges(14, 4) == 49
-    assert lower_bound(14, 4) == 28
-    assert lower_bound(30, 14) == 3 * 14 * 13 // 2
+    assert lower_bound(14, 4) == 34  # 14 * 4 * 6 / (2 * 5) = 33.6: the degree-r bound
+    assert lower_bound(30, 14) == 224  # 30 * 14 * 16 / (2 * 15)
     assert lower_bound(9, 5) == gamma_merg_edge_count(9)
     assert reference_edges(14, 7) == gamma_merg_edge_count(14)
     assert lower_bound(10, 3, directed=True) == 30

@@ -2,8 +2,8 @@
 
 Both write the graph and its certificate (``G.json`` -> ``G.cert.json`` unless ``--cert``).
 Exit codes follow ``robustgraph certify``: 0 certified, 3 the certificate is undecided within its
-time limit, 1 the target cannot be met (augment: proven impossible or none found), 2 usage or
-input error.
+time limit, 1 the target cannot be met (augment: proven impossible or none found; design: no
+graph within the degree cap found), 2 usage or input error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -136,8 +136,11 @@ Examples:
   robustgraph design --n 20 --r 3 --max-degree 6 -o g.json
   robustgraph design --n 10 --r 3 --directed -o d.json --json
 \b
-Exit codes: 0 designed and certified; 3 certificate undecided within its time
-limit; 2 usage error (e.g. r above ceil(n/2), max degree below r).
+Exit codes: 0 designed and certified; 1 no graph found within --max-degree
+(nothing written); 2 usage or input error (e.g. r above ceil(n/2), s above n,
+max degree below r + s - 1, or --s > 1 with a cap the (r,s) construction
+exceeds); 3 certificate undecided within its time limit; 130 interrupted
+during certification.
 """,
 )
 @click.option("--n", "n", type=int, required=True, help="Number of nodes.")
@@ -217,7 +220,8 @@ Examples:
   robustgraph augment g.edges --r 2 --max-degree 5 --forbid no.edges -o g2.json --json
 \b
 Exit codes: 0 augmented and certified; 1 no augmentation exists (the witness is
-printed) or none was found; 3 certificate undecided; 2 usage or input error.
+printed) or none was found; 2 usage or input error; 3 certificate undecided;
+130 interrupted during certification.
 """,
 )
 @click.argument("file", type=click.Path(dir_okay=False))

@@ -212,7 +212,10 @@ def design(
     Raises
     ------
     ParameterError
-        Impossible n, r, s, max degree or time limit; or no graph within the degree cap found.
+        Impossible n, r, s, max degree or time limit; s > 1 with a degree cap the (r, s)
+        construction exceeds (exit code 2).
+    NotFound
+        No graph within the degree cap found (exit code 1).
 
     Examples
     --------

@@ -371,7 +371,7 @@ def augment(
     else:
         try:
             minimality = prove_minimal(original, graph.count() - topology.m, moves,
-                                       deadline=deadline)
+                                       deadline=deadline, not_robust=grown > 0)
         except KeyboardInterrupt:  # as in the search: keep the graph, say what is not proven
             interrupted, minimality = True, stopped
         if minimality.better is not None:

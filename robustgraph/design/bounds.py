@@ -7,8 +7,10 @@ robustness on in-neighbours (LeBlanc et al. 2013).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from robustgraph import limits
+from robustgraph.design.starts import seed_size
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 
@@ -17,7 +19,7 @@ __all__ = [
     "check_target",
     "construction_edges",
     "degree_lower_bound",
-    "clique_lower_bound",
+    "degree_r_lower_bound",
     "lower_bound",
     "reference_edges",
 ]
@@ -45,20 +47,21 @@ def check_target(n: int, r: int, s: int = 1) -> None:
 def construction_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:
     """Edges of the preferential-attachment construction (LeBlanc et al. 2013, Theorem 5).
 
-    A complete graph on 2r - 1 nodes, then each further node joins r + s - 1 earlier nodes:
-    ``C(2r-1, 2) + (n - 2r + 1)(r + s - 1)`` edges. Directed (each new node *hears* r + s - 1
-    earlier nodes, the seed clique complete in both directions):
-    ``(2r-1)(2r-2) + (n - 2r + 1)(r + s - 1)`` arcs.
+    A complete graph on N = 2r - 1 nodes (r + s - 1 when s > r, at most n:
+    :func:`robustgraph.design.starts.seed_size`), then each further node joins r + s - 1
+    earlier nodes: ``C(N, 2) + (n - N)(r + s - 1)`` edges. Directed (each new node *hears*
+    r + s - 1 earlier nodes, the seed clique complete in both directions):
+    ``N(N-1) + (n - N)(r + s - 1)`` arcs.
 
     Examples
     --------
     >>> construction_edges(14, 4), construction_edges(14, 4, directed=True)
     (49, 70)
+    >>> construction_edges(9, 2, 3)
+    26
     """
     check_target(n, r, s)
-    core = 2 * r - 1
-    if n < core:
-        raise ParameterError(f"the construction needs n >= 2r - 1 = {core}, got n = {n}")
+    core = seed_size(n, r, s)
     seed = core * (core - 1) if directed else math.comb(core, 2)
     return seed + (n - core) * (r + s - 1)
 
@@ -74,22 +77,45 @@ def degree_lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     return n * r if directed else -(-n * r // 2)
 
 
-def clique_lower_bound(r: int) -> int:
-    """``3 r (r - 1) / 2`` edges, the lower bound of Lee & Panagou for r-robust graphs (attained
-    by the gamma-MERG at n = 2r - 1). Undirected graphs only."""
-    return 3 * r * (r - 1) // 2
+def degree_r_lower_bound(n: int, r: int) -> int:
+    """The lower bound from the nodes of degree exactly r (undirected, 2 <= r < ceil(n/2)).
+
+    Proofs in docs/theory.md, section 4 ("Edge counts of r-robust graphs"): two disjoint sets
+    that are not r-reachable refute r-robustness, so such "closed" sets pairwise intersect.
+
+    - r = 2: the degree-2 nodes induce at most one edge, so ``m >= (6n - 1) / 5``.
+    - r >= 3: the degree-r nodes are independent and a node of degree d <= 2r - 3 has at most
+      d - r of them as neighbours, so the average degree is at least
+      ``c_r = min over d >= r + 1 of r(d + g(d)) / (r + g(d))`` with g(d) = d - r below 2r - 2
+      and g(d) = d from 2r - 2 on: 24/7 at r = 3 and ``r(r+2)/(r+1)`` for r >= 4, and
+      ``m >= c_r n / 2``.
+
+    Examples
+    --------
+    >>> degree_r_lower_bound(20, 2), degree_r_lower_bound(20, 3), degree_r_lower_bound(20, 5)
+    (24, 35, 59)
+    """
+    check_target(n, r)
+    if r == 1 or r >= max_robustness(n):
+        raise ParameterError(f"the degree-r bound needs 2 <= r < ceil(n/2), got n = {n}, r = {r}")
+    if r == 2:
+        return -(-(6 * n - 1) // 5)
+    average = Fraction(24, 7) if r == 3 else Fraction(r * (r + 2), r + 1)
+    return math.ceil(average * n / 2)
 
 
 def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
-    """The best lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
+    """The best proven lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
 
-    Undirected: ``max(ceil(n r / 2), 3 r (r-1) / 2)``, and at r = ceil(n/2) the gamma-MERG
-    count, which Lee & Panagou prove minimal. Directed: ``n r``. For r = 1: ``n - 1``.
+    Undirected: ``n - 1`` at r = 1 (connected); at r = ceil(n/2) the gamma-MERG count, which
+    Lee & Panagou prove minimal; otherwise the larger of the degree bound ``ceil(n r / 2)`` and
+    :func:`degree_r_lower_bound`. Directed: ``n r`` (``n - 1`` at r = 1). Every case is proven
+    in docs/theory.md, section 4.
 
     Examples
     --------
     >>> lower_bound(14, 4), lower_bound(30, 14), lower_bound(9, 5)
-    (28, 273, 30)
+    (34, 224, 30)
 
     References
     ----------
@@ -101,7 +127,7 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
         return degree_lower_bound(n, r, directed=directed)
     if r == max_robustness(n):
         return gamma_merg_edge_count(n)
-    return max(degree_lower_bound(n, r), clique_lower_bound(r))
+    return max(degree_lower_bound(n, r), degree_r_lower_bound(n, r))
 
 
 def reference_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:

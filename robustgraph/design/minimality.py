@@ -6,7 +6,8 @@ Two proofs, the cheap one first:
    ``({i}, V - {i})``: no node of ``V - {i}`` hears more than one node outside it), so a node
    short of r in-neighbours needs that many new ones; an added edge serves two nodes of an
    undirected graph, one of a digraph. For r = 1 an undirected graph must be connected: one
-   edge per extra component. An augmentation of that size is minimal.
+   edge per extra component. A graph that is not r-robust (the search found a witness) needs at
+   least one edge. An augmentation of that size is minimal.
 2. **exhaustive**: otherwise, while few enough sets of allowed edges remain (:data:`MAX_SETS`),
    every set of k allowed edges, k from the degree bound up to one below the count found, is
    added and checked with the exact oracle (:func:`robustgraph.design.oracle.find_pair`). None
@@ -116,9 +117,13 @@ def prove_minimal(
     deadline: float,
     budget: int = 200_000,
     max_sets: int = MAX_SETS,
+    not_robust: bool = False,
 ) -> Minimality:
     """Whether ``found`` added edges is the fewest that make ``masks`` (the original graph)
     r-robust under ``moves`` (forbidden pairs, degree cap); see the module notes.
+
+    ``not_robust`` says the original graph is known not to be r-robust (a witness pair was
+    found): then at least one edge is needed, and one added edge is minimal without a check.
 
     Examples
     --------
@@ -136,6 +141,11 @@ def prove_minimal(
     if found <= low:
         return Minimality(True, found, "degree bound: every node needs r in-neighbours"
                           if r > 1 else "one edge per extra connected component")
+    if not_robust and found == 1:
+        return Minimality(True, 1, f"the graph is not {r}-robust (a witness pair was found), "
+                                   "so at least one edge is needed")
+    if not_robust:
+        low = max(low, 1)
     pool = _candidates(masks, moves)
     sizes = range(low, found)
     if sum(math.comb(len(pool), k) for k in sizes) > max_sets:

@@ -27,7 +27,14 @@ from __future__ import annotations
 
 import itertools
 
-__all__ = ["construction", "hub_design", "common_neighbour_proof", "edge_count", "hub_counts"]
+__all__ = [
+    "construction",
+    "seed_size",
+    "hub_design",
+    "common_neighbour_proof",
+    "edge_count",
+    "hub_counts",
+]
 
 
 def edge_count(masks: list[int], directed: bool) -> int:
@@ -41,21 +48,40 @@ def _join(masks: list[int], u: int, v: int) -> None:
     masks[v] |= 1 << u
 
 
+def seed_size(n: int, r: int, s: int = 1) -> int:
+    """Nodes of the construction's complete seed: ``2r - 1``, or ``r + s - 1`` when s > r (the
+    first added node must find r + s - 1 partners), at most n.
+
+    A complete graph on N >= 2r - 1 nodes is (r, s)-robust for every s: two disjoint sets of
+    a and b nodes are both not r-reachable only when N - a < r and N - b < r, so
+    a + b >= 2(N - r + 1) > N, which no two disjoint sets reach.
+
+    Examples
+    --------
+    >>> seed_size(14, 4), seed_size(9, 2, 3), seed_size(4, 2, 4)
+    (7, 4, 4)
+    """
+    return min(n, max(2 * r - 1, r + s - 1))
+
+
 def construction(n: int, r: int, s: int = 1, *, directed: bool = False) -> list[int]:
     """The preferential-attachment construction with fixed partners (LeBlanc et al. 2013, Thm. 5).
 
-    A complete (di)graph on nodes ``0..2r-2``; every further node hears nodes ``0..r+s-2``
-    (undirected: is joined to them). Each step adds a node with r + s - 1 in-neighbours to an
-    (r, s)-robust graph, which keeps it (r, s)-robust.
+    A complete (di)graph on the :func:`seed_size` nodes ``0..N-1`` (N = 2r - 1 for s <= r);
+    every further node hears nodes ``0..r+s-2`` (undirected: is joined to them). Each step adds
+    a node with r + s - 1 in-neighbours to an (r, s)-robust graph, which keeps it
+    (r, s)-robust.
 
     Examples
     --------
     >>> edge_count(construction(14, 4), False), edge_count(construction(14, 4, directed=True), True)
     (49, 70)
+    >>> edge_count(construction(9, 2, 3), False)  # K_4, then 5 nodes joined to nodes 0..3
+    26
     """
-    core = 2 * r - 1
+    core = seed_size(n, r, s)
     masks = [0] * n
-    for u, v in itertools.permutations(range(min(core, n)), 2):
+    for u, v in itertools.permutations(range(core), 2):
         masks[v] |= 1 << u
     partners = (1 << (r + s - 1)) - 1
     for v in range(core, n):
