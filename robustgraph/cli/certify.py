@@ -1,9 +1,10 @@
 """``robustgraph certify`` and ``robustgraph verify``: write and re-check robustness certificates.
 
 Exit codes are the deployment gate (docs/certificate.md): certify exits 0 when every claim is
-proven, 1 when one is refuted, 3 when one is undecided within the time limit, 4 when engines
-disagree, 2 on a usage or input error; verify exits 0 for a valid certificate, 1 for an invalid
-one, 2 when a file cannot be read.
+proven with checkable proofs, 1 when one is refuted, 3 when one is undecided within the time
+limit, 4 when engines disagree, 5 when the engines prove every claim but a lower bound has no
+checkable proof (issue 44), 2 on a usage or input error; verify exits 0 for a valid
+certificate, 1 for an invalid one, 2 when a file cannot be read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import click
 
 from robustgraph import io
 from robustgraph.certificate.claims import MODELS, Claim, impossible
+from robustgraph.certificate.outcome import UNCHECKED_EXIT, unchecked_bounds
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.certificate.witness import witness_words
 from robustgraph.cli.batch import batch_options
@@ -33,6 +35,7 @@ from robustgraph.cli.common import (
 )
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
+from solvers.extras import install_hint
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
@@ -99,23 +102,64 @@ def _proofs_text(record: ClaimRecord) -> str:
         if r < 1 or s < 1:
             parts.append(f"{head} trivial")
         elif proof is None:
-            parts.append(f"{head} no proof (engine's word)")
+            parts.append(f"{head} NO PROOF (the engine's word only)")
         else:
             size = f"{proof['steps']:,} steps, " if proof["kind"] == "lrat" else ""
             parts.append(f"{head} {proof['kind']} ({size}{proof['check_seconds']:.2g} s to check)")
     return "; ".join(parts)
 
 
+def _unchecked_lines(cert: Certificate) -> list[str]:
+    """The verdict of a ``proven`` certificate with lower bounds on the engine's word only
+    (exit :data:`UNCHECKED_EXIT`), and how to get checkable proofs (issue 44, item 1)."""
+    from robustgraph.certificate.proof_records import LRAT_TIME_LIMIT
+    from robustgraph.certificate.proofs import sat
+
+    bounds = ", ".join(cert.unchecked)
+    mode = cert.provenance["parameters"].get("proof", "auto")
+    if mode == "none":
+        how = "--proof none asked for no proof: certify again without it"
+    elif mode in ("auto", "lrat") and not sat.available():
+        how = (
+            "python-sat (LRAT proofs) is not installed: "
+            f"{install_hint('proofs')}, then certify again (docs/install.md)"
+        )
+    elif mode in ("auto", "lrat"):
+        limit = cert.provenance["parameters"]["time_limit"]
+        within = f"the {limit:g} s limit" if limit else f"{LRAT_TIME_LIMIT:g} s per bound"
+        how = (
+            f"no LRAT refutation within {within}: certify again with a larger --time-limit, "
+            "or split the proof with --cubes K"
+        )
+    else:
+        how = f"--proof {mode} found none: try --proof auto"
+    return [
+        f"verdict  UNCHECKED, NOT PROVEN (exit {cert.exit_code}): the engine says proven, but "
+        f"{bounds} has no checkable proof, and verify rejects this certificate",
+        f"to fix   {how}",
+    ]
+
+
 def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
-    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict."""
+    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict.
+
+    A ``proven`` certificate some lower bound of which has no checkable proof never prints
+    PROVEN: its claims read UNCHECKED and its verdict line says what is missing and how to
+    get it (exit 5, :data:`~robustgraph.certificate.outcome.UNCHECKED_EXIT`).
+    """
     kind = "directed" if topology.directed else "undirected"
     time_limit = cert.provenance["parameters"]["time_limit"]
     lines = [
         f"graph    {source}: n = {topology.n}, m = {topology.m}, {kind}, {topology.content_hash}"
     ]
     for i, record in enumerate(cert.claims, 1):
-        lines.append(f"claim {i}  {_record_line(topology, record, time_limit)}")
+        line = _record_line(topology, record, time_limit)
+        if record.verdict == "proven" and unchecked_bounds([record]):
+            line = line.replace(": PROVEN", ": UNCHECKED (the engine says proven)", 1)
+        lines.append(f"claim {i}  {line}")
         lines.append(f"         lower bounds: {_proofs_text(record)}")
+    if cert.exit_code == UNCHECKED_EXIT:
+        return lines + _unchecked_lines(cert)
     lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
     return lines
 
@@ -169,9 +213,10 @@ Examples:
   robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
   robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --workers 2 -o er40.cert.json
 \b
-Exit codes: 0 every claim proven; 1 a claim refuted (the witness is printed);
-3 a claim undecided within the time limit; 4 engines disagree (no certificate is
-written); 2 usage or input error.
+Exit codes: 0 every claim proven with checkable proofs; 1 a claim refuted (the
+witness is printed); 3 a claim undecided within the time limit; 4 engines disagree
+(no certificate is written); 5 proven by the engines but a lower bound has no
+checkable proof (verify rejects it); 2 usage or input error.
 """,
 )
 @batch_options
