@@ -48,6 +48,7 @@ __all__ = [
     "certify_command",
     "verify_command",
     "summary_lines",
+    "cubes_line",
     "certify_generated",
 ]
 
@@ -109,6 +110,20 @@ def _proofs_text(record: ClaimRecord) -> str:
     return "; ".join(parts)
 
 
+def _bounds_text(record: ClaimRecord, source: str) -> str:
+    """The claim's lower-bound proofs; for a claim refuted with only trivial lower bounds
+    (the engine stopped at the witness), the upper bound the witness proves instead of
+    ``r* >= 0 trivial`` (issue 44, item 4)."""
+    trivial = all(min(check.robustness) < 1 for check in record.checks)
+    if record.verdict == "refuted" and trivial:
+        check = record.checks[0]
+        return (
+            f"bounds: {check.bound_on} <= {check.upper} by the witness; no lower bound was "
+            f"needed to refute (robustgraph robustness {source} finds r*)"
+        )
+    return f"lower bounds: {_proofs_text(record)}"
+
+
 def _unchecked_lines(cert: Certificate) -> list[str]:
     """The verdict of a ``proven`` certificate with lower bounds on the engine's word only
     (exit :data:`UNCHECKED_EXIT`), and how to get checkable proofs (issue 44, item 1)."""
@@ -140,6 +155,26 @@ def _unchecked_lines(cert: Certificate) -> list[str]:
     ]
 
 
+def cubes_line(cert: Certificate, k: int) -> str:
+    """What ``--cubes K`` did, in one line: the LRAT proofs it split, or why it split none
+    (issue 44, item 2: it never does nothing silently)."""
+    kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
+    lrat = sum(kind == "lrat" for kind in kinds)
+    if lrat:
+        return f"cubes    {lrat} LRAT proof(s), each split into 3^{k} = {3**k} cubes and combined"
+    if kinds:
+        cheaper = ", ".join(sorted(set(kinds)))
+        why = (
+            f"every lower bound has a cheaper proof ({cheaper}), which --proof auto takes "
+            "first; --proof lrat --cubes K splits the LRAT proof"
+        )
+    elif cert.unchecked:
+        why = "no LRAT refutation was found (see the lower bounds above)"
+    else:
+        why = "no lower bound needs a proof (each is trivial)"
+    return f"cubes    none run: {why}"
+
+
 def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
     """Human lines: the graph, one line per claim (witness in words when refuted), the verdict.
 
@@ -157,7 +192,7 @@ def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[st
         if record.verdict == "proven" and unchecked_bounds([record]):
             line = line.replace(": PROVEN", ": UNCHECKED (the engine says proven)", 1)
         lines.append(f"claim {i}  {line}")
-        lines.append(f"         lower bounds: {_proofs_text(record)}")
+        lines.append(f"         {_bounds_text(record, source)}")
     if cert.exit_code == UNCHECKED_EXIT:
         return lines + _unchecked_lines(cert)
     lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
@@ -372,16 +407,41 @@ def certify_command(
     def render() -> None:
         for line in summary_lines(cert, topology, file):
             click.echo(line)
+        if cubes is not None:
+            click.echo(cubes_line(cert, cubes))
         click.echo(f"written  {output}")
 
     emit(cert.to_dict(), as_json, render)
     sys.exit(cert.exit_code)
 
 
-def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
+def _verdict_lines(report: VerifyReport, cert: Certificate | None, file: str) -> list[str]:
+    """The verdict of a valid certificate, with a refuted or undecided one spelled out so that
+    exit 0 (the certificate is true) cannot be read as "the graph is robust" (issue 44, item 3).
+    """
+    if report.verdict == "proven" or report.verdict is None or cert is None:
+        return [] if report.verdict is None else [f"verdict  {report.verdict}"]
+    failed = [r.claim.describe() for r in cert.claims if r.verdict == report.verdict]
+    if report.verdict == "refuted":
+        lines = [f"verdict  REFUTED: {file} is NOT {'; NOT '.join(failed)} (checked witness above)"]
+    else:
+        lines = [f"verdict  UNDECIDED: neither proven nor refuted: {'; '.join(failed)}"]
+    if report.exit_code == 0:
+        lines.append(
+            "gate     exit 0 says only that the certificate is true, not that the graph is "
+            "robust: a deployment gate adds --require CLAIM or --require-proven"
+        )
+    return lines
+
+
+def _render_report(
+    report: VerifyReport, cert_path: str, file: str, cert: Certificate | None = None
+) -> None:
     if report.valid:
         unproven = sum(bound.proof is None for bound in report.bounds)
-        if report.fully_checked:
+        if report.verdict == "refuted":
+            what = f"is a true certificate that {file} FAILS its claim: every bound checked"
+        elif report.fully_checked:
             what = f"is a true certificate of {file}: every bound checked"
         else:
             what = (
@@ -396,8 +456,8 @@ def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
             click.echo(f"valid    {cert_path} {what}")
         for bound in report.bounds:
             click.echo(f"  {bound.line}")
-        if report.verdict is not None:
-            click.echo(f"verdict  {report.verdict}")
+        for line in _verdict_lines(report, cert, file):
+            click.echo(line)
     else:
         click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
         for reason in report.reasons:
@@ -492,6 +552,7 @@ def verify_command(
 
     wanted = None if require is None else Claim.parse(require)
     topology = io.read(file, format=fmt, directed=directed)
+    cert: Certificate | None = None
     try:
         cert = Certificate.load(cert_path)
     except InvalidCertificate as exc:
@@ -508,5 +569,5 @@ def verify_command(
     if require_proven and report.valid and report.verdict != "proven":
         reason = f"--require-proven: the verdict is {report.verdict}, not proven"
         report = replace(report, rejections=(*report.rejections, reason))
-    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
+    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file, cert))
     sys.exit(report.exit_code)
