@@ -20,7 +20,8 @@ from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.graphs import GraphInput, as_topology, in_labels, witness_labels
 from solvers import registry
 from solvers.deadline import Deadline
-from solvers.types import Listener, Question, Request, Result
+from solvers.types import Listener, Question, Request, Result, Witness
+from solvers.witness import reach
 
 __all__ = [
     "Decision",
@@ -360,12 +361,20 @@ def tolerances(
 
 
 def describe_witness(
-    topology: GraphInput, result: Result, *, most: int | None = None
+    topology: GraphInput, result: Result | Witness | None, *, most: int | None = None
 ) -> str | None:
     """The witness of a result of this module in words; None when it has no witness.
 
     The words of :func:`robustgraph.certificate.witness_words` for the bound ``upper + 1``;
-    ``most`` lists at most that many labels of each set (None: all).
+    ``most`` lists at most that many labels of each set (None: all). ``result`` may also be
+    the witness itself (``describe_witness(g, decision.witness)``): its words then say the
+    most it shows on its own, that the graph is not (k+1)-robust for k the larger reach of
+    its two sets (LeBlanc et al. 2013, Def. 6).
+
+    Raises
+    ------
+    ParameterError
+        When ``result`` is neither a result nor a witness, or names a node not in the graph.
 
     Examples
     --------
@@ -373,11 +382,27 @@ def describe_witness(
     >>> g = nx.path_graph(["a", "b", "c"])
     >>> print(describe_witness(g, max_r(g, engine="exhaustive")))
     S1 = {a}, S2 = {b, c}: no node of either has 2 in-neighbours outside its own set
+    >>> print(describe_witness(g, is_r_robust(g, 2, engine="exhaustive").witness))
+    S1 = {a}, S2 = {b, c}: no node of either has 2 in-neighbours outside its own set
     """
-    w = result.witness
-    if w is None:
+    if isinstance(result, Result):
+        witness, question, bound = result.witness, result.question, result.upper + 1
+    elif isinstance(result, Witness) or result is None:
+        witness, question, bound = result, Question.max_r(), None
+    else:
+        raise ParameterError(
+            "describe_witness takes a result of max_r, is_r_robust, max_s or is_rs_robust, or "
+            f"its .witness; got {type(result).__name__}"
+        )
+    if witness is None:
         return None
     topology = as_topology(topology)
-    sets = witness_labels(topology, w)
+    try:
+        sets = witness_labels(topology, witness)
+    except KeyError as exc:
+        raise ParameterError(f"the witness names node {exc.args[0]!r}, not in the graph") from None
+    if bound is None:
+        nb = topology.in_neighbors
+        bound = 1 + max(reach(nb, map(topology.index, sets[k])) for k in ("s1", "s2"))
     pair = WitnessPair(tuple(sets["s1"]), tuple(sets["s2"]))
-    return witness_words(topology, result.question, pair, result.upper + 1, most=most)
+    return witness_words(topology, question, pair, bound, most=most)

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.outcome import question_text, trivial_upper
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
-from robustgraph.certificate.records import Check
+from robustgraph.certificate.records import Check, ClaimRecord
 from robustgraph.errors import CertificateError
 from robustgraph.topology import Topology
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
 
-__all__ = ["Bound", "check_bounds", "proven", "requirement_problem"]
+__all__ = ["Bound", "check_bounds", "disproof", "proven", "requirement_problem"]
 
 
 @dataclass(frozen=True)
@@ -156,9 +156,38 @@ def requirement_problem(
     for fr, fs, kind in sorted(facts, key=lambda f: (f[2] == "trivial", -f[0], -f[1])):
         if _implies((fr, fs), r, s):
             return None, kind
-    best = max((f[0] for f in facts if f[1] >= 1), default=0)
-    return (
-        f"the certificate does not prove {claim.describe()} with a checked proof (its checked "
-        f"lower bounds give {best}-robustness at most)",
-        None,
+    best = max((f[0] for f in facts if f[1] >= 1 and f[2] != "trivial"), default=0)
+    most = (
+        f"its checked lower bounds prove {best}-robustness at most"
+        if best
+        else "it has no checked lower bound above the trivial r* >= 0"
     )
+    return f"the certificate does not prove {claim.describe()} with a checked proof ({most})", None
+
+
+def disproof(claim: Claim, records: Sequence[ClaimRecord]) -> str | None:
+    """Why ``records`` prove ``claim`` false, or None: a check whose witnessed upper bound
+    contradicts it (``verify --require`` on a refuted certificate; issue 44, item 4).
+
+    r* <= u refutes (r, s)-robustness for r > u; s*_q <= u refutes it for r >= q and s > u,
+    since (r, s)-robustness is monotone in r and s and implies r-robustness (LeBlanc et al.
+    2013). Only meaningful once the witnesses are checked (``verify`` does that first).
+    """
+    q = claim.question()
+    if q is None:
+        raise ValueError("a max claim cannot be required")
+    r, s = (q.r, q.s) if q.about_s else (q.r, 1)
+    for i, record in enumerate(records, 1):
+        for j, check in enumerate(record.checks, 1):
+            if check.witness is None:
+                continue
+            ask = check.question
+            if (ask.about_s and r >= ask.r and s > check.upper) or (
+                not ask.about_s and r > check.upper
+            ):
+                return (
+                    f"the certificate proves the graph is NOT {claim.describe()}: "
+                    f"{check.bound_on} <= "
+                    f"{check.upper} (claim {i} check {j}, witness checked)"
+                )
+    return None

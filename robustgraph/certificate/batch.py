@@ -23,6 +23,7 @@ from robustgraph import __version__, io
 from robustgraph.certificate.certifier import EngineConflict, certify
 from robustgraph.certificate.claims import MODELS, Claim
 from robustgraph.certificate.document import Certificate, certificate_path
+from robustgraph.certificate.outcome import UNCHECKED_EXIT
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.executors import Executor, Outcome, Task
 from solvers import registry
@@ -37,7 +38,9 @@ __all__ = [
     "index_markdown",
 ]
 
-STATUS_EXIT = {"error": 2, "conflict": 4, "refuted": 1, "undecided": 3, "proven": 0}
+STATUS_EXIT = {
+    "error": 2, "conflict": 4, "refuted": 1, "undecided": 3, "unchecked": 5, "proven": 0
+}
 """Exit code of a batch: the first of these statuses (in this order) that some graph has."""
 
 _COLUMNS = ("file", "hash", "n", "m", "r*", *(f"F {m}" for m in MODELS), "status", "seconds")
@@ -173,7 +176,8 @@ def certify_file(
         return {**row, "status": "conflict", "error": str(exc)}
     Path(target).parent.mkdir(parents=True, exist_ok=True)
     cert.dump(target)
-    return {**row, **_claim_fields(cert), "status": cert.verdict, "certificate": target}
+    status = "unchecked" if cert.exit_code == UNCHECKED_EXIT else cert.verdict  # issue 44
+    return {**row, **_claim_fields(cert), "status": status, "certificate": target}
 
 
 def _claim_fields(cert: Certificate) -> dict[str, Any]:

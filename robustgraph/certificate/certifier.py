@@ -19,6 +19,7 @@ from robustgraph.certificate.proof_records import attach_proofs
 from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import MODES
 from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
+from robustgraph.certificate.witness import canonical
 from robustgraph.errors import CertificateError, ParameterError
 from robustgraph.graphs import as_topology
 from robustgraph.topology import Topology
@@ -168,7 +169,9 @@ def certify(
     LeBlanc, Zhang, Koutsoukos, Sundaram, "Resilient asymptotic consensus in robust networks",
     IEEE JSAC 31(4), 2013: Defs. 5-7 (robustness), Thms. 1-2 (W-MSR under F-total and F-local).
     """
-    topology = as_topology(topology)  # a networkx/igraph graph or edge list too
+    # a networkx/igraph graph or edge list too; in canonical node order, so that the witness
+    # pairs (and so the certificate) are a function of the graph, not of its file's order
+    topology = canonical(as_topology(topology))
     if not claims:
         raise ParameterError("certify needs at least one claim")
     if any(not isinstance(claim, Claim) for claim in claims):

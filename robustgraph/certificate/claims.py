@@ -84,13 +84,15 @@ class Claim:
 
     @classmethod
     def r_robust(cls, r: int) -> Claim:
-        """The graph is r-robust."""
+        """The graph is r-robust (also ``Claim.r(r)``)."""
         return cls("r", r=r)
 
     @classmethod
     def rs_robust(cls, r: int, s: int) -> Claim:
-        """The graph is (r, s)-robust."""
+        """The graph is (r, s)-robust (also ``Claim.rs(r, s)``)."""
         return cls("rs", r=r, s=s)
+
+    rs = rs_robust
 
     @classmethod
     def tolerance(cls, F: int, model: str) -> Claim:  # noqa: N803 - F is the papers' name
@@ -192,6 +194,24 @@ class Claim:
             model=doc.get("model"),
             models=None if models is None else tuple(models),
         )
+
+
+class _ClassConstructor:
+    """``Claim.r``, read on the class, is the constructor :meth:`Claim.r_robust` (issue 44:
+    ``Claim.r(3)`` was ``TypeError: 'NoneType' object is not callable``, the field's default);
+    read on a claim it is the field, which the instance holds itself (a non-data descriptor
+    yields to the instance's own value)."""
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+    def __get__(self, claim: Claim | None, owner: type | None = None) -> Any:
+        if claim is None:
+            return self.make
+        return claim.__dict__["r"]
+
+
+Claim.r = _ClassConstructor(Claim.r_robust)  # type: ignore[assignment]  # after @dataclass
 
 
 def _max_models(models: Sequence[str] | None) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from robustgraph import __version__, strict_json
-from robustgraph.certificate.outcome import EXIT_CODES
+from robustgraph.certificate.outcome import EXIT_CODES, UNCHECKED_EXIT, unchecked_bounds
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
@@ -198,8 +198,17 @@ class Certificate:
         return read_bounded(path, error=InvalidCertificate, label=f"proof file {path}")
 
     @property
+    def unchecked(self) -> tuple[str, ...]:
+        """The lower bounds that rest on an engine's word only, no checkable proof
+        (:func:`~robustgraph.certificate.outcome.unchecked_bounds`), e.g. ``("r* >= 8",)``."""
+        return unchecked_bounds(self.claims)
+
+    @property
     def exit_code(self) -> int:
-        """0 proven, 1 refuted, 3 undecided: what ``robustgraph certify`` exits with."""
+        """0 proven, 1 refuted, 3 undecided, 5 proven by an engine's word only (a lower bound
+        without a checkable proof: :attr:`unchecked`): what ``robustgraph certify`` exits with."""
+        if self.verdict == "proven" and self.unchecked:
+            return UNCHECKED_EXIT
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:

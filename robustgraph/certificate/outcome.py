@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from robustgraph.certificate.claims import Claim
-from robustgraph.certificate.records import Check, Run
+from robustgraph.certificate.records import Check, ClaimRecord, Run
 from robustgraph.certificate.witness import witness_problem
 from robustgraph.topology import Topology
 from solvers.types import Question
@@ -22,6 +22,8 @@ __all__ = [
     "next_question",
     "claim_outcome",
     "overall_verdict",
+    "UNCHECKED_EXIT",
+    "unchecked_bounds",
     "run_problems",
     "conflict",
     "question_text",
@@ -30,6 +32,11 @@ __all__ = [
 VERDICTS = ("proven", "refuted", "undecided")
 EXIT_CODES = {"proven": 0, "refuted": 1, "undecided": 3}
 """``robustgraph certify`` exit code per overall verdict (4: engines disagree; 2: bad input)."""
+
+UNCHECKED_EXIT = 5
+"""``robustgraph certify`` exit code for a ``proven`` verdict some lower bound of which has no
+checkable proof (:func:`unchecked_bounds`): the engine's word is not a certificate, and
+``verify`` rejects it (issue 44: a default install must never pass a CI gate on it)."""
 
 
 def trivial_upper(topology: Topology, question: Question) -> int:
@@ -141,6 +148,21 @@ def overall_verdict(verdicts: Iterable[str]) -> str:
         if verdict in verdicts:
             return verdict
     return "proven"
+
+
+def unchecked_bounds(records: Iterable[ClaimRecord]) -> tuple[str, ...]:
+    """The lower bounds of ``records`` that rest on an engine's word, e.g. ``("r* >= 8",)``.
+
+    A lower bound needs a proof when it asserts (r, s)-robustness with r, s >= 1
+    (:attr:`Check.robustness`); r = 0 or s = 0 is trivial. A ``proven`` certificate with any
+    such bound exits :data:`UNCHECKED_EXIT`, not 0.
+    """
+    return tuple(
+        f"{check.bound_on} >= {check.lower}"
+        for record in records
+        for check in record.checks
+        if check.proof is None and min(check.robustness) >= 1
+    )
 
 
 def run_problems(topology: Topology, question: Question, run: Run) -> list[str]:

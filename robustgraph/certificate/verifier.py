@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from robustgraph.certificate.assurance import Bound, check_bounds, proven, requirement_problem
+from robustgraph.certificate.assurance import (
+    Bound,
+    check_bounds,
+    disproof,
+    proven,
+    requirement_problem,
+)
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.outcome import (
     claim_outcome,
@@ -268,7 +274,7 @@ def verify(
     if require is not None:
         unmet, _ = requirement_problem(require, proven(bounds))
         if unmet:
-            rejections.append(unmet)
+            rejections.append(disproof(require, cert.claims) or unmet)
     return VerifyReport(
         not reasons, tuple(reasons), cert.verdict, tuple(checked), tuple(bounds), tuple(rejections)
     )

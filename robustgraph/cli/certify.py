@@ -1,9 +1,10 @@
 """``robustgraph certify`` and ``robustgraph verify``: write and re-check robustness certificates.
 
 Exit codes are the deployment gate (docs/certificate.md): certify exits 0 when every claim is
-proven, 1 when one is refuted, 3 when one is undecided within the time limit, 4 when engines
-disagree, 2 on a usage or input error; verify exits 0 for a valid certificate, 1 for an invalid
-one, 2 when a file cannot be read.
+proven with checkable proofs, 1 when one is refuted, 3 when one is undecided within the time
+limit, 4 when engines disagree, 5 when the engines prove every claim but a lower bound has no
+checkable proof (issue 44), 2 on a usage or input error; verify exits 0 for a valid
+certificate, 1 for an invalid one, 2 when a file cannot be read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import click
 
 from robustgraph import io
 from robustgraph.certificate.claims import MODELS, Claim, impossible
+from robustgraph.certificate.outcome import UNCHECKED_EXIT, unchecked_bounds
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.certificate.witness import witness_words
 from robustgraph.cli.batch import batch_options
@@ -33,6 +35,7 @@ from robustgraph.cli.common import (
 )
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
+from solvers.extras import install_hint
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
@@ -45,6 +48,7 @@ __all__ = [
     "certify_command",
     "verify_command",
     "summary_lines",
+    "cubes_line",
     "certify_generated",
 ]
 
@@ -99,23 +103,98 @@ def _proofs_text(record: ClaimRecord) -> str:
         if r < 1 or s < 1:
             parts.append(f"{head} trivial")
         elif proof is None:
-            parts.append(f"{head} no proof (engine's word)")
+            parts.append(f"{head} NO PROOF (the engine's word only)")
         else:
             size = f"{proof['steps']:,} steps, " if proof["kind"] == "lrat" else ""
             parts.append(f"{head} {proof['kind']} ({size}{proof['check_seconds']:.2g} s to check)")
     return "; ".join(parts)
 
 
+def _bounds_text(record: ClaimRecord, source: str) -> str:
+    """The claim's lower-bound proofs; for a claim refuted with only trivial lower bounds
+    (the engine stopped at the witness), the upper bound the witness proves instead of
+    ``r* >= 0 trivial`` (issue 44, item 4)."""
+    trivial = all(min(check.robustness) < 1 for check in record.checks)
+    if record.verdict == "refuted" and trivial:
+        check = record.checks[0]
+        return (
+            f"bounds: {check.bound_on} <= {check.upper} by the witness; no lower bound was "
+            f"needed to refute (robustgraph robustness {source} finds r*)"
+        )
+    return f"lower bounds: {_proofs_text(record)}"
+
+
+def _unchecked_lines(cert: Certificate) -> list[str]:
+    """The verdict of a ``proven`` certificate with lower bounds on the engine's word only
+    (exit :data:`UNCHECKED_EXIT`), and how to get checkable proofs (issue 44, item 1)."""
+    from robustgraph.certificate.proof_records import LRAT_TIME_LIMIT
+    from robustgraph.certificate.proofs import sat
+
+    bounds = ", ".join(cert.unchecked)
+    mode = cert.provenance["parameters"].get("proof", "auto")
+    if mode == "none":
+        how = "--proof none asked for no proof: certify again without it"
+    elif mode in ("auto", "lrat") and not sat.available():
+        how = (
+            "python-sat (LRAT proofs) is not installed: "
+            f"{install_hint('proofs')}, then certify again (docs/install.md)"
+        )
+    elif mode in ("auto", "lrat"):
+        limit = cert.provenance["parameters"]["time_limit"]
+        within = f"the {limit:g} s limit" if limit else f"{LRAT_TIME_LIMIT:g} s per bound"
+        how = (
+            f"no LRAT refutation within {within}: certify again with a larger --time-limit, "
+            "or split the proof with --cubes K"
+        )
+    else:
+        how = f"--proof {mode} found none: try --proof auto"
+    return [
+        f"verdict  UNCHECKED, NOT PROVEN (exit {cert.exit_code}): the engine says proven, but "
+        f"{bounds} has no checkable proof, and verify rejects this certificate",
+        f"to fix   {how}",
+    ]
+
+
+def cubes_line(cert: Certificate, k: int) -> str:
+    """What ``--cubes K`` did, in one line: the LRAT proofs it split, or why it split none
+    (issue 44, item 2: it never does nothing silently)."""
+    kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
+    lrat = sum(kind == "lrat" for kind in kinds)
+    if lrat:
+        return f"cubes    {lrat} LRAT proof(s), each split into 3^{k} = {3**k} cubes and combined"
+    if kinds:
+        cheaper = ", ".join(sorted(set(kinds)))
+        why = (
+            f"every lower bound has a cheaper proof ({cheaper}), which --proof auto takes "
+            "first; --proof lrat --cubes K splits the LRAT proof"
+        )
+    elif cert.unchecked:
+        why = "no LRAT refutation was found (see the lower bounds above)"
+    else:
+        why = "no lower bound needs a proof (each is trivial)"
+    return f"cubes    none run: {why}"
+
+
 def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
-    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict."""
+    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict.
+
+    A ``proven`` certificate some lower bound of which has no checkable proof never prints
+    PROVEN: its claims read UNCHECKED and its verdict line says what is missing and how to
+    get it (exit 5, :data:`~robustgraph.certificate.outcome.UNCHECKED_EXIT`).
+    """
     kind = "directed" if topology.directed else "undirected"
     time_limit = cert.provenance["parameters"]["time_limit"]
     lines = [
         f"graph    {source}: n = {topology.n}, m = {topology.m}, {kind}, {topology.content_hash}"
     ]
     for i, record in enumerate(cert.claims, 1):
-        lines.append(f"claim {i}  {_record_line(topology, record, time_limit)}")
-        lines.append(f"         lower bounds: {_proofs_text(record)}")
+        line = _record_line(topology, record, time_limit)
+        if record.verdict == "proven" and unchecked_bounds([record]):
+            line = line.replace(": PROVEN", ": UNCHECKED (the engine says proven)", 1)
+        lines.append(f"claim {i}  {line}")
+        lines.append(f"         {_bounds_text(record, source)}")
+    if cert.exit_code == UNCHECKED_EXIT:
+        return lines + _unchecked_lines(cert)
     lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
     return lines
 
@@ -169,9 +248,10 @@ Examples:
   robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
   robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --workers 2 -o er40.cert.json
 \b
-Exit codes: 0 every claim proven; 1 a claim refuted (the witness is printed);
-3 a claim undecided within the time limit; 4 engines disagree (no certificate is
-written); 2 usage or input error.
+Exit codes: 0 every claim proven with checkable proofs; 1 a claim refuted (the
+witness is printed); 3 a claim undecided within the time limit; 4 engines disagree
+(no certificate is written); 5 proven by the engines but a lower bound has no
+checkable proof (verify rejects it); 2 usage or input error.
 """,
 )
 @batch_options
@@ -327,16 +407,41 @@ def certify_command(
     def render() -> None:
         for line in summary_lines(cert, topology, file):
             click.echo(line)
+        if cubes is not None:
+            click.echo(cubes_line(cert, cubes))
         click.echo(f"written  {output}")
 
     emit(cert.to_dict(), as_json, render)
     sys.exit(cert.exit_code)
 
 
-def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
+def _verdict_lines(report: VerifyReport, cert: Certificate | None, file: str) -> list[str]:
+    """The verdict of a valid certificate, with a refuted or undecided one spelled out so that
+    exit 0 (the certificate is true) cannot be read as "the graph is robust" (issue 44, item 3).
+    """
+    if report.verdict == "proven" or report.verdict is None or cert is None:
+        return [] if report.verdict is None else [f"verdict  {report.verdict}"]
+    failed = [r.claim.describe() for r in cert.claims if r.verdict == report.verdict]
+    if report.verdict == "refuted":
+        lines = [f"verdict  REFUTED: {file} is NOT {'; NOT '.join(failed)} (checked witness above)"]
+    else:
+        lines = [f"verdict  UNDECIDED: neither proven nor refuted: {'; '.join(failed)}"]
+    if report.exit_code == 0:
+        lines.append(
+            "gate     exit 0 says only that the certificate is true, not that the graph is "
+            "robust: a deployment gate adds --require CLAIM or --require-proven"
+        )
+    return lines
+
+
+def _render_report(
+    report: VerifyReport, cert_path: str, file: str, cert: Certificate | None = None
+) -> None:
     if report.valid:
         unproven = sum(bound.proof is None for bound in report.bounds)
-        if report.fully_checked:
+        if report.verdict == "refuted":
+            what = f"is a true certificate that {file} FAILS its claim: every bound checked"
+        elif report.fully_checked:
             what = f"is a true certificate of {file}: every bound checked"
         else:
             what = (
@@ -351,8 +456,8 @@ def _render_report(report: VerifyReport, cert_path: str, file: str) -> None:
             click.echo(f"valid    {cert_path} {what}")
         for bound in report.bounds:
             click.echo(f"  {bound.line}")
-        if report.verdict is not None:
-            click.echo(f"verdict  {report.verdict}")
+        for line in _verdict_lines(report, cert, file):
+            click.echo(line)
     else:
         click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
         for reason in report.reasons:
@@ -447,6 +552,7 @@ def verify_command(
 
     wanted = None if require is None else Claim.parse(require)
     topology = io.read(file, format=fmt, directed=directed)
+    cert: Certificate | None = None
     try:
         cert = Certificate.load(cert_path)
     except InvalidCertificate as exc:
@@ -463,5 +569,5 @@ def verify_command(
     if require_proven and report.valid and report.verdict != "proven":
         reason = f"--require-proven: the verdict is {report.verdict}, not proven"
         report = replace(report, rejections=(*report.rejections, reason))
-    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
+    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file, cert))
     sys.exit(report.exit_code)
