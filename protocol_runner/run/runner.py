@@ -530,7 +530,7 @@ def prepare(
     if spec.certificate is None and cert_path is not None:
         source = "stored by an earlier attempt of this run"
     gate = check_gate(certificate, topology, faults, allow_uncertified=spec.allow_uncertified,
-                      placement=planned.placement)
+                      placement=planned.placement, protocols=spec.protocols)
     config = {
         "run_id": run_id,
         "run": identity,
