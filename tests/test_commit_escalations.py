@@ -44,7 +44,8 @@ def escalated(tmp_path_factory):
     result = _invoke("run", "--topology", "complete", "--n", "4", "--roster",
                      str(root / "roster.yaml"), "--F", "1", "--protocols", "sac", "--tasks",
                      "arith:3", "--rounds", "0", "--sim-config", str(root / "world.json"),
-                     "--seed", "3", "--no-plots", "--commit-gate", "-o", str(root / "out"))
+                     "--seed", "3", "--no-plots", "--commit-gate", "--gate-f", "1",
+                     "-o", str(root / "out"))
     assert result.exit_code == 0, result.output
     return root / "out"
 

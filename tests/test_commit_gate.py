@@ -25,6 +25,7 @@ from protocol_runner.commit import (
     sign_vote,
     value_hash,
 )
+from protocol_runner.commit.spans import robust_span
 from robustgraph.errors import ParameterError
 
 TRUE, STALE = value_hash("Paris"), value_hash("Lyon")
@@ -237,7 +238,9 @@ def test_stale_document_quorum_commits_under_plain_quorum_but_not_under_the_gate
     assert rerun.calls == 0
 
 
-def test_stale_document_scenario_resolves_in_the_diversity_round():
+def test_stale_document_scenario_goes_to_a_human_when_one_voter_holds_a_unit():
+    # f = 2 and three units, one of them the lone live agent: were it Byzantine, the honest
+    # agreeing votes would span two units, so the diversity round cannot commit (issue 45)
     keys, reg = world(SCENARIO)
     gate = CommitGate(reg, 2, Rerun(value=TRUE), reexecutor=REEXECUTOR)
     assert isinstance(gate.decide("q-capital", stale_votes(keys)), CorrelatedQuorum)
@@ -248,20 +251,20 @@ def test_stale_document_scenario_resolves_in_the_diversity_round():
     votes = [sign_vote(keys[a], a, "q-capital", answer[a], evidence_hash(shares[a]),
                        stage="diversity") for a in SCENARIO]
     out = gate.decide("q-capital", votes, stage="diversity")
-    assert isinstance(out, Committed) and out.value_hash == TRUE
-    assert out.evidence >= 3 and out.units == 3
+    assert isinstance(out, CorrelatedQuorum) and out.value_hash == TRUE
+    assert out.evidence >= 3 and out.units == 3 and out.escalate_to == "human"
+    assert "3 independence units, 2 after any f = 2 of them are removed" in " ".join(out.reasons)
 
 
 def test_stale_document_scenario_with_a_live_reexecution_aborts_if_diverse():
     keys, reg = world(SCENARIO)
     votes = stale_votes(keys)
-    # the echo agents move to their own checkpoint and their own evidence: diverse but wrong
-    diverse = dict(SCENARIO, e1=Infrastructure("ck-eps", "lin-echo-1"),
-                   e2=Infrastructure("ck-zeta", "lin-echo-2"))
+    # every agent on its own checkpoint, lineage and evidence: diverse (even after any two
+    # voters are removed) but wrong
+    diverse = {a: Infrastructure(f"ck-{a}", f"lin-{a}") for a in SCENARIO}
     keys, reg = world(diverse)
     votes = [sign_vote(keys[v.voter], v.voter, "q-capital", v.value_hash,
-                       evidence_hash([f"own notes of {v.voter}"]) if v.voter[0] == "e"
-                       else v.evidence_hash) for v in votes]
+                       evidence_hash([f"own notes of {v.voter}"])) for v in votes]
     out = CommitGate(reg, 2, Rerun(value=TRUE), reexecutor=REEXECUTOR).decide("q-capital", votes)
     assert isinstance(out, NonReproducible) and out.value_hash == STALE
 
@@ -281,13 +284,14 @@ def test_gate_commits_only_what_plain_quorum_commits_and_only_when_diverse(rows,
     plain = plain_quorum(reg, 2, "p", votes)
     rerun = Rerun(value=plain.value_hash if plain.committed and reproduces else None)
     out = CommitGate(reg, 2, rerun, reexecutor=REEXECUTOR).decide("p", votes)
+    support = [v for v in votes if plain.committed and v.value_hash == plain.value_hash]
+    diverse = (robust_span((v.evidence_hash for v in support), 2) >= 3
+               and robust_span((reg.unit_of(v.voter) for v in support), 2) >= 3)
     if out.committed:
         assert plain.committed and plain.value_hash == out.value_hash
-        support = [v for v in votes if v.value_hash == out.value_hash]
         assert len({v.evidence_hash for v in support}) >= 3
         assert len({reg.unit_of(v.voter) for v in support}) >= 3
-    assert out.committed == (plain.committed and reproduces and plain.evidence >= 3
-                             and plain.units >= 3)
+    assert out.committed == (plain.committed and reproduces and diverse)
 
 
 # -- bridge from protocol answers -------------------------------------------------------------

@@ -328,7 +328,7 @@ def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path)
     result = _invoke(["run", "--topology", "complete", "--n", "4", "--roster", str(roster),
                       "--F", "1", "--protocols", "sac", "--tasks", "arith:5", "--rounds", "0",
                       "--sim-config", str(world), "--seed", "3", "--no-plots", "--commit-gate",
-                      "-o", str(out)])
+                      "--gate-f", "1", "-o", str(out)])
     assert result.exit_code == 0, result.output
     records = read_records(out / RESULTS_FILE)
     assert len(records) == 5
@@ -339,7 +339,8 @@ def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path)
         assert gate["outcome"] == "correlated_quorum" and gate["action"] == "escalate"
         assert gate["value"] == plain["value"]
         assert gate["evidence"] == 3 and gate["units"] == 1  # three documents, one checkpoint
-        assert any("1 independence units (need f+1 = 2)" in line for line in gate["reasons"])
+        units = "1 independence units, 1 after any f = 1 of them are removed (need f+1 = 2)"
+        assert any(units in line for line in gate["reasons"])
         assert gate["escalate_to"] == "diversity_round"
         # re-asked with one document each (four documents, four agents): the checkpoint still
         # decides the shared agents' answers, so the same wrong quorum, one unit: to a human
@@ -364,7 +365,7 @@ def test_a_correlated_quorum_goes_to_a_diversity_round_then_to_a_human(tmp_path)
 # evidence hash), re-asked alone each rests on its own weights.
 ACCURATE_WORLD = {"profiles": {"strong": {"accuracy": 1.0}}}
 MAJORITY = dict(F=1, protocols=("majority",), tasks="arith:4", rounds=0, seed=2,
-                commit_gate=True)
+                commit_gate=True, gate_f=1)
 
 
 def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
@@ -409,7 +410,11 @@ def test_the_diversity_round_commits_what_the_first_round_could_not(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--F", "2", "--roster", "3S2A"], "--commit-gate: f = F = 2 needs n >= 3f+1 = 7 agents"),
+    (["--F", "2", "--roster", "3S2A"],
+     "--commit-gate: the gate's f = 2 Byzantine voters needs n >= 3f+1 = 7 agents"),
+    (["--F", "1", "--roster", "4S1A", "--gate-f", "2"], "the gate's f = 2 Byzantine voters"),
+    (["--F", "1", "--roster", "4S1A", "--gate-f", "1", "--gate-conflict", "strict",
+      "--diversity", "weights"], "--diversity 'weights'; expected some of checkpoint"),
     (["--F", "1", "--roster", "4S1A", "--ledger", "x.sqlite"], "--ledger goes with"),
 ])
 def test_usage_errors_are_one_line_and_write_nothing(tmp_path, args, message):
@@ -435,7 +440,7 @@ def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path)
     3 Byzantine agents are not 2-local on gamma-MERG: the run is outside SAC's model, allowed.)"""
     out = tmp_path / "paper"
     result = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--F", "2",
-                      "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
+                      "--gate-f", "2", "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
                       "--no-plots", "--commit-gate", "--allow-uncertified", "--sim-config",
                       "handset", "-o", str(out)])
     assert result.exit_code == 0, result.output
@@ -570,3 +575,22 @@ def test_several_seeds_report_each_seeds_ledger(tmp_path, roster_file):
         assert info["entries"] == len(entries) and info["head_hash"] == entries[-1].entry_hash
         assert info["run_decisions"] >= 2 * len(TASKS)  # two protocols, one decision each at least
     assert not (out / "ledger.sqlite").exists()
+
+
+def test_the_papers_run_at_f_3_commits_with_declared_checkpoints(tmp_path):
+    """Issue 45: SAC's F = 3 no longer sets the gate's f (the roster's one adversary does), and
+    with distinct checkpoints declared the 4S2W1A run commits; its ledger verifies."""
+    out = tmp_path / "run4"
+    result = _invoke(["run", "--topology", "merg", "--n", "7", "--F", "3", "--roster", "4S2W1A",
+                      "--protocols", "sac,majority", "--tasks", "arith:10", "--rounds", "2",
+                      "--seed", "1", "--commit-gate", "--diversity", "checkpoint", "--no-plots",
+                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    report = verify(out / commit_stage.LEDGER_FILE)
+    assert report.valid and report.outcomes.get("committed", 0) >= 1
+    registry = Enrolment.from_body(read_entries(out / commit_stage.LEDGER_FILE)[0].body)
+    assert registry.f == 1 and len(registry.registry.units) == 7
+    finals = [r.protocol_data["commit_gate"] for r in read_records(out / RESULTS_FILE)]
+    committed = [d.get("diversity", d["gate"]) for d in finals]
+    committed = [d for d in committed if d["action"] == "commit"]
+    assert committed and all(d["value_correct"] for d in committed)

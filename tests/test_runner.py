@@ -55,6 +55,17 @@ def test_gate_refuses_with_the_witness_in_words(tmp_path):
     assert not out.exists()
 
 
+def test_a_refused_run_of_graph_free_protocols_names_them_not_sac(tmp_path):
+    out = tmp_path / "ring"
+    result = _invoke(["run", "--topology", "circulant:k=1", "--n", "6", "--F", "1",
+                      "--roster", "5S1A", "--tasks", "arith:2", "--protocols", "crs,majority",
+                      "-o", str(out)])
+    assert result.exit_code == 1
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("robustgraph: error: refusing to run crs, majority with F = 1")
+    assert "SAC with" not in line and not out.exists()
+
+
 def test_allow_uncertified_is_recorded(tmp_path):
     out = tmp_path / "ring"
     result = _invoke(["run", "--topology", "circulant:k=1", "--n", "6", "--F", "1",

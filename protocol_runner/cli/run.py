@@ -270,6 +270,16 @@ Running the same command into the same -o resumes an interrupted run.
                    '{"task_id", "text"[, "source"]} lines; agents reading NAME get the task\'s '
                    "document in their answer prompts, and their votes its text's hash as "
                    "evidence. Repeatable (docs/commit-gate.md).")
+# -- the commit gate's fault bound, conflict rule and declared diversity (issue 45) --
+@click.option("--gate-f", type=click.IntRange(min=0), default=None,
+              help="--commit-gate: Byzantine voters the gate tolerates, n >= 3f+1 (default: the "
+                   "roster's adversaries; SAC's --F is separate).")
+@click.option("--gate-conflict", type=click.Choice(("quorum", "strict")), default="quorum",
+              show_default=True, help="--commit-gate: strict escalates a quorum that a voter "
+                   "of another independence unit contradicts (docs/commit-gate.md).")
+@click.option("--diversity", default="", metavar="KINDS",
+              help="Comma-separated of checkpoint, corpus, lineage: every honest agent has its "
+                   "own where the roster declares none (docs/commit-gate.md).")
 @click.option("--no-plots", is_flag=True, help="Write the summary and tables without figures.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Results directory (created; resumed if it holds this run).")
@@ -284,7 +294,8 @@ def run_command(
     timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
     ledger: str | None, keyring: str | None, reexecutor_model: str | None,
-    corpus_files: tuple[str, ...], no_plots: bool, output: str, as_json: bool,
+    corpus_files: tuple[str, ...], gate_f: int | None, gate_conflict: str, diversity: str,
+    no_plots: bool, output: str, as_json: bool,
 ) -> None:
     """Run SAC and baselines among LLM agents on a certified communication graph.
 
@@ -348,6 +359,9 @@ def run_command(
         reexecutor_model=reexecutor_model,
         corpora=tuple(parse_corpus_option(text) for text in corpus_files),
         ood_tasks=ood_tasks,
+        gate_f=gate_f,
+        gate_conflict=gate_conflict,
+        diversity=tuple(k.strip() for k in diversity.split(",") if k.strip()),
     )
     plans = []
     for s in seeds:

@@ -178,7 +178,8 @@ def _check_decision(seq: int, data: Mapping[str, Any], state: _State) -> None:
         raise _Bad(seq, f"recorded vote from {bad.vote.voter!r} is invalid: {bad.detail}")
     derived = decide_rule(rule, enrolment.registry, enrolment.f, proposal,
                           Validation(tuple(votes), tuple(rejected)), stage,
-                          reexecutor=enrolment.reexecutor, reexecute=lambda: rerun).to_json()
+                          reexecutor=enrolment.reexecutor, reexecute=lambda: rerun,
+                          conflict=enrolment.conflict).to_json()
     if derived["outcome"] != body.get("outcome"):
         raise _Bad(seq, f"decision says {body.get('outcome')}, which does not follow from the "
                         f"signed votes: the {rule} rule gives {derived['outcome']}")

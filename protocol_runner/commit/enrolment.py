@@ -50,6 +50,9 @@ class Enrolment:
     endorsements : mapping
         ``{"agents": {agent id: signature}, "gate": signature, "reviewer": signature}``, each
         over ``REGISTRY + canonical({"registry": H, "signer": name})``.
+    conflict : {"quorum", "strict"}
+        The gate's conflict rule (:data:`~protocol_runner.commit.gate.CONFLICT_RULES`); in the
+        statement only when ``"strict"``, so enrolments of the default rule hash as before.
     """
 
     registry: Registry
@@ -58,22 +61,26 @@ class Enrolment:
     gate: str
     reviewer: str
     endorsements: Mapping[str, Any]
+    conflict: str = "quorum"
 
     @staticmethod
     def _statement(registry: Registry, f: int, reexecutor: Infrastructure, gate: str,
-                   reviewer: str) -> dict[str, Any]:
-        return {"agents": registry.to_json(), "f": f, "reexecutor": reexecutor.to_json(),
-                "signers": {"gate": gate, "reviewer": reviewer}}
+                   reviewer: str, conflict: str) -> dict[str, Any]:
+        out = {"agents": registry.to_json(), "f": f, "reexecutor": reexecutor.to_json(),
+               "signers": {"gate": gate, "reviewer": reviewer}}
+        if conflict != "quorum":
+            out["conflict"] = conflict
+        return out
 
     @cached_property
     def digest(self) -> str:
         """``H``: SHA-256 of the canonical statement (everything but the endorsements)."""
         return sha256_hex(canonical_json(self._statement(
-            self.registry, self.f, self.reexecutor, self.gate, self.reviewer)))
+            self.registry, self.f, self.reexecutor, self.gate, self.reviewer, self.conflict)))
 
     @classmethod
     def create(cls, registry: Registry, f: int, reexecutor: Infrastructure,
-               keyring: Keyring) -> Enrolment:
+               keyring: Keyring, *, conflict: str = "quorum") -> Enrolment:
         """Enrol ``registry`` with the keys of ``keyring``, every key endorsing the statement.
 
         Raises
@@ -101,7 +108,7 @@ class Enrolment:
                                      f"not its key in {keyring.path}")
             keys[record.agent_id] = key
         digest = sha256_hex(canonical_json(cls._statement(registry, f, reexecutor, gate,
-                                                          reviewer)))
+                                                          reviewer, conflict)))
 
         def endorse(key: Ed25519PrivateKey, name: str) -> str:
             return sign(key, REGISTRY, {"registry": digest, "signer": name})
@@ -109,7 +116,7 @@ class Enrolment:
         endorsements = {"agents": {a: endorse(k, a) for a, k in keys.items()},
                         "gate": endorse(keyring.gate, "gate"),
                         "reviewer": endorse(keyring.reviewer, "reviewer")}
-        return cls(registry, f, reexecutor, gate, reviewer, endorsements)
+        return cls(registry, f, reexecutor, gate, reviewer, endorsements, conflict)
 
     def bad_endorsements(self) -> list[str]:
         """Names whose endorsement is missing or does not verify under their key (in order)."""
@@ -129,7 +136,7 @@ class Enrolment:
         """The ledger entry body (``kind`` ``"registry"``)."""
         return {"kind": "registry", "registry_hash": self.digest,
                 **self._statement(self.registry, self.f, self.reexecutor, self.gate,
-                                  self.reviewer),
+                                  self.reviewer, self.conflict),
                 "endorsements": {"agents": dict(self.endorsements["agents"]),
                                  "gate": self.endorsements["gate"],
                                  "reviewer": self.endorsements["reviewer"]}}
@@ -153,8 +160,11 @@ class Enrolment:
                     or not isinstance(endorsements.get("agents"), Mapping) \
                     or {"agents", "gate", "reviewer"} != set(endorsements):
                 raise TypeError("endorsements must be an object of agents, gate and reviewer")
+            conflict = body.get("conflict", "quorum")
+            if conflict not in ("quorum", "strict"):
+                raise ParameterError(f"conflict rule must be quorum or strict, got {conflict!r}")
             return cls(Registry.from_json(body["agents"]), f,
                        Infrastructure.from_json(body["reexecutor"]), str(signers["gate"]),
-                       str(signers["reviewer"]), endorsements)
+                       str(signers["reviewer"]), endorsements, conflict)
         except (KeyError, TypeError) as exc:
             raise ParameterError(f"malformed registry entry ({exc})") from None

@@ -1,19 +1,27 @@
 """The evidence-diversity commit gate, and the plain 2f+1 quorum it is compared with.
 
 A quorum of 2f+1 signed votes bounds how many voters may lie, not how many make the same
-mistake. The gate commits a value only when four tests pass:
+mistake. With f the number of Byzantine voters the gate tolerates (n >= 3f+1 registered voters;
+not SAC's F, which bounds faulty neighbours per agent), the gate commits a value only when four
+tests pass:
 
 1. quorum: at least 2f+1 counted votes agree on one value;
-2. evidence: those votes carry at least f+1 distinct evidence hashes;
+2. evidence: those votes carry at least f+1 distinct evidence hashes after any f of them are
+   removed;
 3. independence: they come from at least f+1 independence units (agents sharing no checkpoint,
-   retrieval corpus or prompt lineage, directly or through a chain);
+   retrieval corpus or prompt lineage, directly or through a chain) after any f of them are
+   removed;
 4. reproduction: an independent, non-voting re-execution reproduces the value from its own
    snapshot.
 
-A quorum failing 2 or 3 is a correlated quorum and escalates; failing 4 aborts. With at most f
-Byzantine voters among n >= 3f+1, test 1 is the classical PBFT prepare quorum (Castro & Liskov,
-OSDI 1999); tests 2 and 3 make at least one agreeing vote rest on evidence, and come from a unit,
-that no f-sized coalition of correlated witnesses can cover alone.
+A quorum failing 2 or 3 is a correlated quorum and escalates; failing 4 aborts. Test 1 is the
+classical PBFT prepare quorum (Castro & Liskov, OSDI 1999). Tests 2 and 3 count what the
+votes span after the worst removal of f voters (:func:`~protocol_runner.commit.spans.robust_span`),
+so whichever f voters are Byzantine, the honest agreeing votes alone span f+1 units and f+1
+evidence hashes: a Byzantine voter cannot supply the missing unit or hash. It is the weakest
+count with that guarantee (the gate does not know which voters are Byzantine, so it must hold
+for every f of them). Optionally (``conflict="strict"``, the correlated-quorum note's own
+sample) a quorum with any counted dissent from a unit outside the quorum's escalates too.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from protocol_runner.commit.outcomes import (
     Stage,
 )
 from protocol_runner.commit.registry import Infrastructure, Registry
+from protocol_runner.commit.spans import robust_span
 from protocol_runner.commit.votes import Validation, Vote, validate_votes
 from robustgraph.errors import ParameterError
 
@@ -42,12 +51,18 @@ if TYPE_CHECKING:
     from protocol_runner.commit.keyring import Keyring
     from protocol_runner.commit.ledger import Ledger
 
-__all__ = ["CommitGate", "Reexecutor", "check_fault_bound", "decide_rule", "plain_quorum"]
+__all__ = ["CONFLICT_RULES", "CommitGate", "Reexecutor", "check_conflict_rule",
+           "check_fault_bound", "decide_rule", "plain_quorum"]
 
 Reexecutor = Callable[[str], Reexecution]
 """Re-executes a proposal (given its id) from its own snapshot and reports the value hash."""
 
 _STAGES = ("initial", "diversity")
+
+CONFLICT_RULES = ("quorum", "strict")
+"""What a counted vote for another value does to a quorum: nothing beyond test 1 (``quorum``,
+the default), or, from a unit outside the quorum's, escalate as a correlated quorum
+(``strict``)."""
 
 
 def _short(digest: str) -> str:
@@ -70,6 +85,20 @@ def check_fault_bound(n: int, f: int) -> None:
     if n < 3 * f + 1:
         raise ParameterError(
             f"{n} voters tolerate at most f = {(n - 1) // 3} faults (n >= 3f+1), got f = {f}")
+
+
+def check_conflict_rule(conflict: object) -> None:
+    """Raise ``ParameterError`` unless ``conflict`` is one of :data:`CONFLICT_RULES`."""
+    if conflict not in CONFLICT_RULES:
+        raise ParameterError(f"conflict rule must be one of {', '.join(CONFLICT_RULES)}, "
+                             f"got {conflict!r}")
+
+
+def _independent_dissent(registry: Registry, common: dict[str, Any], value: str,
+                         units: set[int]) -> list[str]:
+    """Counted voters for another value whose unit holds no agreeing voter."""
+    return sorted(v.voter for v in common["accepted"]
+                  if v.value_hash != value and registry.unit_of(v.voter) not in units)
 
 
 def _common(proposal_id: str, rule: Rule, stage: Stage, f: int,
@@ -127,7 +156,8 @@ def _reproduction_failures(registry: Registry, reexecutor: Infrastructure, value
 
 def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
                 validation: Validation, stage: Stage, *, reexecutor: Infrastructure | None = None,
-                reexecute: Callable[[], Reexecution] | None = None) -> Decision:
+                reexecute: Callable[[], Reexecution] | None = None,
+                conflict: str = "quorum") -> Decision:
     """Apply a decision rule to votes already validated: the whole rule, as a pure function.
 
     Parameters
@@ -137,6 +167,7 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
         quorum (test 1 only).
     registry : Registry
     f : int
+        Byzantine voters tolerated.
     proposal_id : str
     validation : Validation
         The counted and the rejected votes (:func:`~protocol_runner.commit.votes.validate_votes`).
@@ -146,6 +177,8 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
     reexecute : callable, optional
         Called (at most once, and only for a quorum passing tests 1-3 of the gate) for the
         re-execution result.
+    conflict : {"quorum", "strict"}
+        The gate's conflict rule (:data:`CONFLICT_RULES`); the plain rule ignores it.
 
     Returns
     -------
@@ -155,7 +188,7 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
     -----
     :class:`CommitGate` decides with it, and ``ledger verify`` re-derives every recorded
     decision with it from the recorded signed votes and re-execution, so a recorded outcome
-    must be exactly what the rule gives. O(V) for V votes.
+    must be exactly what the rule gives. O(V log V) for V votes.
     """
     common = _common(proposal_id, rule, stage, f, validation)
     step = _quorum(common, f)
@@ -164,20 +197,29 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
     value, reasons, support = step
     voters = tuple(v.voter for v in support)
     evidence = len({v.evidence_hash for v in support})
-    unit_ids = sorted({registry.unit_of(a) for a in voters})
+    units_of = [registry.unit_of(a) for a in voters]
+    unit_ids = sorted(set(units_of))
     if rule == "plain":
         return Committed(**common, reasons=tuple(reasons), value_hash=value, support=voters,
                          evidence=evidence, units=len(unit_ids), reexecution=None)
     if reexecutor is None or reexecute is None:
         raise ParameterError("the gate rule needs a re-executor")
+    check_conflict_rule(conflict)
     correlated = []
-    line = f"{evidence} distinct evidence hashes among the agreeing votes (need f+1 = {f + 1})"
-    (correlated if evidence < f + 1 else reasons).append(line)
+    left = robust_span((v.evidence_hash for v in support), f)
+    line = (f"{evidence} distinct evidence hashes among the agreeing votes, {left} after any "
+            f"f = {f} of them are removed (need f+1 = {f + 1})")
+    (correlated if left < f + 1 else reasons).append(line)
     groups = "; ".join("{" + ", ".join(sorted(registry.units[u] & set(voters))) + "}"
                        for u in unit_ids)
-    line = (f"agreeing votes come from {len(unit_ids)} independence units "
-            f"(need f+1 = {f + 1}): {groups}")
-    (correlated if len(unit_ids) < f + 1 else reasons).append(line)
+    left = robust_span(units_of, f)
+    line = (f"agreeing votes come from {len(unit_ids)} independence units, {left} after any "
+            f"f = {f} of them are removed (need f+1 = {f + 1}): {groups}")
+    (correlated if left < f + 1 else reasons).append(line)
+    dissent = _independent_dissent(registry, common, value, set(unit_ids))
+    if conflict == "strict" and dissent:
+        correlated.append(f"strict conflict rule: {', '.join(dissent)} dissent from units "
+                          f"outside the quorum's")
     if correlated:
         escalate_to = "diversity_round" if stage == "initial" else "human"
         return CorrelatedQuorum(**common, reasons=(*reasons, *correlated,
@@ -232,8 +274,8 @@ class CommitGate:
     registry : Registry
         Voting agents, their keys and infrastructure.
     f : int
-        Faults tolerated; the quorum is 2f+1 and the diversity thresholds f+1.
-        Needs ``len(registry) >= 3f + 1``.
+        Byzantine voters tolerated; the quorum is 2f+1 and the diversity thresholds f+1
+        (counted after any f agreeing votes are removed). Needs ``len(registry) >= 3f + 1``.
     reexecute : callable
         ``reexecute(proposal_id) -> Reexecution``: an independent, non-voting re-execution of the
         proposal from its own snapshot. Called only for a quorum that passed the diversity tests.
@@ -247,6 +289,8 @@ class CommitGate:
         by the gate's key, before :meth:`decide` returns.
     keyring : Keyring, optional
         The agents', gate's and reviewer's private keys; required with ``ledger``.
+    conflict : {"quorum", "strict"}
+        The conflict rule (:data:`CONFLICT_RULES`), recorded in the enrolment.
 
     Examples
     --------
@@ -278,10 +322,12 @@ class CommitGate:
 
     def __init__(self, registry: Registry, f: int, reexecute: Reexecutor, *,
                  reexecutor: Infrastructure, ledger: Ledger | None = None,
-                 keyring: Keyring | None = None) -> None:
+                 keyring: Keyring | None = None, conflict: str = "quorum") -> None:
         check_fault_bound(len(registry), f)
+        check_conflict_rule(conflict)
         self.registry = registry
         self.f = f
+        self.conflict = conflict
         self.reexecutor = reexecutor
         self._reexecute = reexecute
         self._ledger = ledger
@@ -291,7 +337,8 @@ class CommitGate:
             if keyring is None:
                 raise ParameterError("a gate with a ledger needs the keyring that signs its "
                                      "entries")
-            self.enrolment = Enrolment.create(registry, f, reexecutor, keyring)
+            self.enrolment = Enrolment.create(registry, f, reexecutor, keyring,
+                                              conflict=conflict)
             ledger.record_registry(self.enrolment, keyring.gate)
             self._seen.update(ledger.vote_digests())
 
@@ -328,7 +375,8 @@ class CommitGate:
                                     seen=self._seen)
         decision = decide_rule("gate", self.registry, self.f, proposal_id, validation, stage,
                                reexecutor=self.reexecutor,
-                               reexecute=lambda: self._run_reexecution(proposal_id))
+                               reexecute=lambda: self._run_reexecution(proposal_id),
+                               conflict=self.conflict)
         self._seen.update(v.digest for v in validation.accepted)
         if self._ledger is not None:
             self._ledger.record_decision(decision, self.enrolment, self._keyring.gate,

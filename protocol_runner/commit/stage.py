@@ -9,8 +9,10 @@ adopted a group decision (majority vote, the CrS coordinator, the judge-only con
 on that decision. With documents on file (``run --corpus``, :mod:`protocol_runner.run.corpora`) a
 document is identified by the hash of its text, so corpora serving one text are one source.
 The evidence-diversity gate of :mod:`protocol_runner.commit` decides with
-f = the run's F, an independent, non-voting re-executor checks the value (a simulated one,
-:class:`SimulatedReexecutor`, by default; on the ``openai`` backend a real model,
+f = the Byzantine voters it tolerates (:func:`gate_f`: the roster's adversaries unless
+``run --gate-f`` says otherwise; not SAC's F, which bounds faulty neighbours per agent and
+counts the weak agents too), an independent, non-voting re-executor checks the value (a
+simulated one, :class:`SimulatedReexecutor`, by default; on the ``openai`` backend a real model,
 :class:`~protocol_runner.commit.reexec.ModelReexecutor`, with ``--reexecutor-model``), every
 gate decision is appended to a hash-chained ledger, and a plain 2f+1 quorum decides on the same
 votes for comparison. Both decisions go into the query's record
@@ -98,6 +100,7 @@ __all__ = [
     "check_commit_gate",
     "check_ledger_holds",
     "conditioned_on",
+    "gate_f",
     "infrastructure",
     "plan_diversity_round",
     "registry_for",
@@ -121,9 +124,25 @@ DIVERSITY_SAMPLE = 1
 (round 0 asks the same prompt with sample 0, and the response cache would return it)."""
 
 
-def check_commit_gate(n: int, F: int, *,  # noqa: N803 - the paper's F
-                      keyring: Path | None = None) -> None:
-    """Raise ``ParameterError`` unless ``n`` agents can run the gate with f = ``F``.
+def gate_f(roster: Roster, declared: int | None = None) -> int:
+    """The gate's f: ``declared`` (``run --gate-f``), else the roster's adversaries.
+
+    The gate's f bounds the voters that may sign anything (Byzantine voters); the weak agents
+    the SAC paper counts in F (Def. 3.1) vote honestly, and their errors are what the diversity
+    tests are for, so they are not counted.
+
+    Examples
+    --------
+    >>> from robustgraph.generators import gamma_merg
+    >>> from protocol_runner.run.roster import build_roster
+    >>> gate_f(build_roster(gamma_merg(7), "4S2W1A")), gate_f(build_roster(gamma_merg(7), "7S"), 2)
+    (1, 2)
+    """
+    return len(roster.adversaries) if declared is None else declared
+
+
+def check_commit_gate(n: int, f: int, *, keyring: Path | None = None) -> None:
+    """Raise ``ParameterError`` unless ``n`` agents can run the gate tolerating ``f`` voters.
 
     A given ``keyring`` that exists must be a usable keyring (owner-only, well-formed), so a
     bad one is refused before the run writes anything.
@@ -134,11 +153,14 @@ def check_commit_gate(n: int, F: int, *,  # noqa: N803 - the paper's F
     >>> check_commit_gate(7, 3)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    solvers.errors.ParameterError: --commit-gate: f = F = 3 needs n >= 3f+1 = 10 agents, ...
+    solvers.errors.ParameterError: --commit-gate: the gate's f = 3 Byzantine voters needs ...
     """
-    if n < 3 * F + 1:
-        raise ParameterError(f"--commit-gate: f = F = {F} needs n >= 3f+1 = {3 * F + 1} agents, "
-                             f"the graph has {n}")
+    if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+        raise ParameterError(f"--gate-f must be a non-negative integer, got {f!r}")
+    if n < 3 * f + 1:
+        raise ParameterError(f"--commit-gate: the gate's f = {f} Byzantine voters needs "
+                             f"n >= 3f+1 = {3 * f + 1} agents, the graph has {n} (lower "
+                             f"--gate-f)")
     if keyring is not None and (keyring.exists() or keyring.is_symlink()):
         Keyring.open(keyring)
     elif keyring is not None and not keyring.parent.is_dir():
@@ -518,8 +540,8 @@ class CommitStage:
         The run's agents.
     tasks : sequence of Task
         The run's tasks (for the re-executor).
-    F : int
-        The run's F; the gate's f.
+    f : int
+        Byzantine voters the gate tolerates (:func:`gate_f`).
     run_id : str
         Prefix of every proposal id.
     seed : int
@@ -539,11 +561,13 @@ class CommitStage:
     corpora : Corpora, optional
         The run's corpora with documents (``--corpus``): votes backed by a document carry its
         text's hash as evidence, and the diversity round's shares put the text in the prompt.
+    conflict : {"quorum", "strict"}
+        The gate's conflict rule (``run --gate-conflict``).
 
     Raises
     ------
     ParameterError
-        If n < 3F+1, the roster cannot be registered, the keyring is unusable, or
+        If n < 3f+1, the roster cannot be registered, the keyring is unusable, or
         ``reexecutor_model`` is not independent of the roster
         (:func:`~protocol_runner.commit.reexec.check_reexecutor_model`).
     LedgerError
@@ -568,12 +592,12 @@ class CommitStage:
     as with the simulated re-executor.
     """
 
-    def __init__(self, roster: Roster, tasks: Sequence[Task], *, F: int,  # noqa: N803
+    def __init__(self, roster: Roster, tasks: Sequence[Task], *, f: int,
                  run_id: str, seed: int, ledger: str | Path, keyring: str | Path,
                  finished: Sequence[QueryRecord] = (),
                  reexecutor_model: str | None = None,
-                 corpora: Corpora | None = None) -> None:
-        check_commit_gate(len(roster.agents), F)
+                 corpora: Corpora | None = None, conflict: str = "quorum") -> None:
+        check_commit_gate(len(roster.agents), f)
         ring = Keyring.open(keyring, [agent.agent_id for agent in roster.agents])
         self.registry = registry_for(roster, ring)
         self._keys = ring.agents
@@ -588,9 +612,9 @@ class CommitStage:
         self.corpora = corpora
         self.ledger = Ledger(ledger)
         try:
-            self.gate = CommitGate(self.registry, F, self._reexecute,
+            self.gate = CommitGate(self.registry, f, self._reexecute,
                                    reexecutor=self.reexecutor.infra, ledger=self.ledger,
-                                   keyring=ring)
+                                   keyring=ring, conflict=conflict)
             self._recorded = _recorded(self.ledger.entries())
         except BaseException:
             self.ledger.close()
@@ -618,7 +642,8 @@ class CommitStage:
             asked.append(proposal_id)
             return Reexecution(None, "", "dry run")
 
-        dry = CommitGate(self.registry, self.gate.f, note, reexecutor=self.reexecutor.infra)
+        dry = CommitGate(self.registry, self.gate.f, note, reexecutor=self.reexecutor.infra,
+                         conflict=self.gate.conflict)
         decide_from_answers(dry, proposal, answers, evidence, self._keys, stage=stage)
         return bool(asked)
 

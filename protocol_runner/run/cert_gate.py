@@ -254,11 +254,13 @@ def check_gate(
     *,
     allow_uncertified: bool = False,
     placement: Placement | None = None,
+    protocols: Sequence[str] = ("sac",),
 ) -> GateReport:
     """Whether ``certificate`` proves the (F+1)-robustness SAC needs against F faults.
 
     With ``placement`` (:func:`check_placement`), the run is covered only if its Byzantine set
-    is F-local too; the report's reason names the set checked either way.
+    is F-local too; the report's reason names the set checked either way. ``protocols`` are
+    the run's protocols: a refusal names SAC when the run has it, else the protocols refused.
 
     Returns
     -------
@@ -307,9 +309,10 @@ def check_gate(
             f"limit); F = {F} needs {needed}-robustness"
         )
     if not allow_uncertified:
+        refused = "SAC" if "sac" in protocols else ", ".join(protocols)
         raise NotCertified(
-            f"refusing to run SAC with F = {F}: {reason}; pass --allow-uncertified to run anyway "
-            "(recorded in the results)"
+            f"refusing to run {refused} with F = {F}: {reason}; pass --allow-uncertified to run "
+            "anyway (recorded in the results)"
         )
     if placement is not None and not placement.f_local:
         checked = f"; outside the F-local model (SAC, Def. 3.2): {placement.words()}"

@@ -26,7 +26,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,9 @@ __all__ = [
     "ROLE_LETTERS",
     "AgentSpec",
     "Roster",
+    "DIVERSITY_KINDS",
     "build_roster",
+    "declare_diversity",
     "parse_roster_spec",
 ]
 
@@ -315,6 +317,38 @@ def _from_file(
     counts = Counter(a.role for a in agents)
     spec = "".join(f"{counts[r]}{letter}" for letter, r in ROLE_LETTERS.items() if counts[r])
     return Roster(agents, spec)
+
+
+DIVERSITY_KINDS = ("checkpoint", "corpus", "lineage")
+
+
+def declare_diversity(roster: Roster, kinds: Sequence[str]) -> Roster:
+    """Declare that every honest agent has its own ``kinds`` where the roster names none.
+
+    ``run --diversity checkpoint`` says the copies of one model run on distinct checkpoints
+    (fine-tunes, snapshots): each honest agent without a declared checkpoint gets
+    ``<model>@<agent id>``; ``corpus`` gives ``corpus-<agent id>``, ``lineage``
+    ``lineage-<agent id>``. The simulated backend then draws their errors apart and the commit
+    gate counts them as separate units (docs/commit-gate.md, "Declaring what agents share").
+
+    Examples
+    --------
+    >>> from robustgraph.generators import gamma_merg
+    >>> r = declare_diversity(build_roster(gamma_merg(7), "4S2W1A"), ["checkpoint"])
+    >>> sorted({a.checkpoint for a in r.agents if a.honest})[:2]
+    ['sim-strong@0', 'sim-strong@1']
+    """
+    unknown = [k for k in kinds if k not in DIVERSITY_KINDS]
+    if unknown:
+        raise ParameterError(f"--diversity {unknown[0]!r}; expected some of "
+                             f"{', '.join(DIVERSITY_KINDS)}")
+    own = {"checkpoint": lambda a: f"{a.model}@{a.agent_id}",
+           "corpus": lambda a: f"corpus-{a.agent_id}",
+           "lineage": lambda a: f"lineage-{a.agent_id}"}
+    agents = tuple(
+        replace(a, **{k: own[k](a) for k in kinds if not getattr(a, k)}) if a.honest else a
+        for a in roster.agents)
+    return Roster(agents, roster.spec)
 
 
 def build_roster(

@@ -77,7 +77,7 @@ from protocol_runner.run.occupancy import (
     stored_run,
 )
 from protocol_runner.run.records import append_record, drop_partial_line, query_id, read_records
-from protocol_runner.run.roster import Roster, build_roster
+from protocol_runner.run.roster import Roster, build_roster, declare_diversity
 from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.sim.profiles import resolve_config
@@ -223,6 +223,9 @@ class RunSpec:
     reexecutor_model: str | None = None
     corpora: tuple[tuple[str, str], ...] = ()
     ood_tasks: str = DEFAULT_OOD_POOL
+    gate_f: int | None = None
+    gate_conflict: str = "quorum"
+    diversity: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -249,6 +252,8 @@ class RunSpec:
             raise ParameterError("--keyring goes with --commit-gate")
         if self.reexecutor_model is not None and not self.commit_gate:
             raise ParameterError("--reexecutor-model goes with --commit-gate")
+        if (self.gate_f is not None or self.gate_conflict != "quorum") and not self.commit_gate:
+            raise ParameterError("--gate-f and --gate-conflict go with --commit-gate")
         if self.reexecutor_model is not None and self.backend.kind != "openai":
             raise ParameterError("--reexecutor-model needs --backend openai (the simulated "
                                  "backend re-executes with its simulated re-executor)")
@@ -432,6 +437,7 @@ def plan(spec: RunSpec) -> Plan:
         models=models,
         seed=spec.seed,
     )
+    roster = declare_diversity(roster, spec.diversity)
     faults = roster.default_F() if spec.F is None else spec.F
     if faults < 0:
         raise ParameterError(f"--F must be >= 0, got {faults}")
@@ -439,9 +445,11 @@ def plan(spec: RunSpec) -> Plan:
                                 allow_outside=spec.allow_uncertified)
     engine = _engine_config(spec, faults, roster)
     if spec.commit_gate:
-        from protocol_runner.commit.stage import check_commit_gate
+        from protocol_runner.commit.gate import check_conflict_rule
+        from protocol_runner.commit.stage import check_commit_gate, gate_f
 
-        check_commit_gate(topology.n, faults, keyring=spec.keyring)
+        check_conflict_rule(spec.gate_conflict)
+        check_commit_gate(topology.n, gate_f(roster, spec.gate_f), keyring=spec.keyring)
         if spec.reexecutor_model is not None:
             from protocol_runner.commit.reexec import check_reexecutor_model
 
@@ -474,7 +482,9 @@ def plan(spec: RunSpec) -> Plan:
                     "base_url": spec.backend.base_url},
     }
     if spec.commit_gate:  # changes every record, so part of the run's identity
-        identity["commit_gate"] = {"f": faults}
+        identity["commit_gate"] = {"f": gate_f(roster, spec.gate_f)}
+        if spec.gate_conflict != "quorum":
+            identity["commit_gate"]["conflict"] = spec.gate_conflict
         if spec.reexecutor_model is not None:
             identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
     if corpora is not None:  # the documents change the prompts: their hashes are identity
@@ -530,7 +540,7 @@ def prepare(
     if spec.certificate is None and cert_path is not None:
         source = "stored by an earlier attempt of this run"
     gate = check_gate(certificate, topology, faults, allow_uncertified=spec.allow_uncertified,
-                      placement=planned.placement)
+                      placement=planned.placement, protocols=spec.protocols)
     config = {
         "run_id": run_id,
         "run": identity,
@@ -637,9 +647,10 @@ async def _execute(
         jitter_seed=spec.seed,
     )
     if spec.commit_gate:
-        from protocol_runner.commit.stage import KEYRING_FILE, LEDGER_FILE, CommitStage
+        from protocol_runner.commit.stage import KEYRING_FILE, LEDGER_FILE, CommitStage, gate_f
 
-        stage = CommitStage(prepared.roster, tasks, F=prepared.F, run_id=prepared.run_id,
+        stage = CommitStage(prepared.roster, tasks, f=gate_f(prepared.roster, spec.gate_f),
+                            conflict=spec.gate_conflict, run_id=prepared.run_id,
                             seed=spec.seed, ledger=spec.ledger or output / LEDGER_FILE,
                             keyring=spec.keyring or output / KEYRING_FILE, finished=existing,
                             reexecutor_model=spec.reexecutor_model, corpora=prepared.corpora)
