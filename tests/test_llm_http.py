@@ -148,18 +148,28 @@ def test_redirects_are_followed(status):
     assert server.requests[1][2]["authorization"] == "Bearer k"  # same origin: kept
 
 
-def test_a_redirect_to_another_origin_does_not_carry_the_key():
+def test_a_redirect_to_another_origin_is_refused_naming_both_origins():
     other = Scripted([OK])
-    (got,), asked, redirected = asyncio.run(_redirected(other))
+    with pytest.raises(BackendError) as error:
+        asyncio.run(_redirected(other))
+    message = str(error.value)
+    assert "\n" not in message and "--allow-cross-origin-redirects" in message
+    assert f"http://127.0.0.1:{other.port}" in message and "outside the origin named" in message
+    assert other.requests == []  # nothing reached the other origin
+
+
+def test_an_opted_in_redirect_to_another_origin_does_not_carry_the_key():
+    other = Scripted([OK])
+    (got,), asked, redirected = asyncio.run(_redirected(other, cross_origin_redirects=True))
     assert got.body == b"hello" and asked[0][2]["authorization"] == "Bearer k"
     assert "authorization" not in redirected[0][2]
 
 
-async def _redirected(other: Scripted):
+async def _redirected(other: Scripted, **options):
     async with other as elsewhere:
         moved = reply(b"", f"Location: {elsewhere}/models", status="307 Temporary Redirect")
         first = Scripted([moved])
-        replies = await exchange(first, [GET], headers={"Authorization": "Bearer k"})
+        replies = await exchange(first, [GET], headers={"Authorization": "Bearer k"}, **options)
         return replies, first.requests, other.requests
 
 

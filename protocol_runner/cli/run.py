@@ -220,6 +220,9 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the key.")
+@click.option("--allow-cross-origin-redirects", "cross_origin", is_flag=True,
+              help="openai: follow redirects to other hosts than --base-url's (default: "
+              "refused; prompts would reach a host not named, docs/endpoints.md).")
 @click.option("--sim-config", default=None, metavar="NAME|FILE",
               help="simulated: a profile (handset, or one fitted to the SAC paper) or a JSON "
               "file of parameters (default: the profile fitted to the tasks' kind).")
@@ -289,9 +292,10 @@ def run_command(
     fmt: str | None, directed: bool | None, faults: int | None, roster: str, attack: str,
     placement: str, adversary_nodes: str, protocols: str, task_spec: str, rounds: int,
     seed: int | None, seed_list: str | None, backend: str, base_url: str | None,
-    model: str | None, weak_model: str | None, api_key_env: str, sim_config: str | None,
-    independent_agents: bool, ood_tasks: str, latency_ms: float, concurrency: int,
-    timeout: float, max_retries: int, allow_uncertified: bool, certify_time_limit: float,
+    model: str | None, weak_model: str | None, api_key_env: str, cross_origin: bool,
+    sim_config: str | None, independent_agents: bool, ood_tasks: str, latency_ms: float,
+    concurrency: int, timeout: float, max_retries: int, allow_uncertified: bool,
+    certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
     ledger: str | None, keyring: str | None, reexecutor_model: str | None,
     corpus_files: tuple[str, ...], gate_f: int | None, gate_conflict: str, diversity: str,
@@ -315,6 +319,7 @@ def run_command(
     from protocol_runner.run.corpora import parse_corpus_option
     from protocol_runner.run.occupancy import claim
     from protocol_runner.run.runner import BackendSpec, RunSpec, parse_seeds, plan, seed_output
+    from robustgraph.cli.batch import _given  # an explicit --api-key-env must name a set key
 
     if not output:
         raise ParameterError("-o is empty; name the results directory")
@@ -345,6 +350,8 @@ def run_command(
             timeout_s=timeout,
             max_retries=max_retries,
             independent_agents=independent_agents,
+            cross_origin_redirects=cross_origin,
+            require_key=_given("api_key_env"),
         ),
         concurrency=concurrency,
         certificate=Path(certificate) if certificate else None,

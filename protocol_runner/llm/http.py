@@ -1,16 +1,22 @@
 """The openai backend's HTTP transport: an aiohttp session to one endpoint, failures classified.
 
-Everything HTTP is aiohttp's (``ClientSession`` over a ``TCPConnector``): keep-alive connections,
-``Content-Length``, ``chunked`` and close-delimited bodies (HTTP/1.0), ``gzip``/``deflate``
-replies (decoded), redirects (301/302/303/307/308, at most 10), proxies, TLS. This module only
-configures a session for the run and turns aiohttp's exceptions into the shared client's
-classes (:mod:`protocol_runner.llm.errors`):
+aiohttp (``ClientSession`` over a ``TCPConnector``) does keep-alive connections,
+``Content-Length``, ``chunked`` and close-delimited bodies (HTTP/1.0), proxies and TLS. Three
+things are done here, because a hostile endpoint turns aiohttp's defaults against the run
+(docs/protocols.md, endpoint threats):
+
+- bodies are read by :func:`protocol_runner.llm.body.read_body`: ``gzip``/``deflate`` decoded
+  under :data:`MAX_BODY` (decoded and on the wire), whatever the framing; other codings refused;
+- redirects (301/302/303/307/308, at most :data:`MAX_REDIRECTS`) are followed here, only within
+  the origin named (:class:`protocol_runner.llm.origin.RedirectPolicy`); credentials only go to
+  the trusted origins;
+- aiohttp's exceptions become the shared client's classes (:mod:`protocol_runner.llm.errors`):
 
 - connection failures, dropped connections and malformed replies raise :class:`TransportError`
   (a ``TransientError``: retried); no byte for ``read_timeout_s`` raises
   :class:`TransportTimeout` (also a ``TimeoutError``, so the client counts it as a timeout);
-- a TLS certificate that does not verify, or a redirect loop, raises ``BackendError`` (retrying
-  cannot help);
+- a TLS certificate that does not verify, a redirect loop or a redirect outside the origin
+  raises ``BackendError`` (retrying cannot help);
 - non-2xx statuses are returned, not raised: the caller classifies them.
 
 The environment is read when the client is made (for a run: when it starts):
@@ -43,19 +49,27 @@ import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
+from protocol_runner.llm.body import ACCEPT_ENCODING, BodyError, BodyTooLarge, read_body
 from protocol_runner.llm.errors import TransientError
+from protocol_runner.llm.origin import RedirectPolicy
 from robustgraph.errors import BackendError, ParameterError
 
-__all__ = ["MAX_BODY", "HTTPClient", "HTTPResponse", "TransportError", "TransportTimeout"]
+__all__ = [
+    "MAX_BODY", "MAX_REDIRECTS", "HTTPClient", "HTTPResponse", "TransportError", "TransportTimeout",
+]
 
-MAX_BODY = 64 * 1024 * 1024
-"""A reply whose ``Content-Length`` is over this many bytes is refused unread."""
+MAX_BODY = 8 * 1024 * 1024
+"""Cap on a reply's body, decoded and on the wire (a chat completion is a few KB; a ``/models``
+listing of hundreds of models about 1 MB). With at most ``connections`` replies read at once,
+a client holds at most ``connections * MAX_BODY`` bytes of bodies."""
+MAX_REDIRECTS = 10
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 _REASON_LIMIT = 160
 
@@ -114,7 +128,11 @@ class HTTPClient:
         Limit on connecting and on each wait for more of the reply; ``None`` (or infinity)
         for none.
     max_body : int
-        A reply whose ``Content-Length`` is over this many bytes is refused unread.
+        Cap on a reply's body, decoded and on the wire; a ``Content-Length`` over it is
+        refused unread.
+    cross_origin_redirects : bool
+        Follow redirects outside ``base_url``'s origin (default: refused,
+        :class:`~protocol_runner.llm.origin.RedirectPolicy`).
 
     Raises
     ------
@@ -153,6 +171,7 @@ class HTTPClient:
         connections: int = 16,
         read_timeout_s: float | None = 60.0,
         max_body: int = MAX_BODY,
+        cross_origin_redirects: bool = False,
     ) -> None:
         try:
             url = URL(base_url.rstrip("/"))
@@ -176,10 +195,15 @@ class HTTPClient:
         self._ssl: ssl.SSLContext | bool = (
             ssl.create_default_context() if url.scheme == "https" else True
         )
-        self._headers = {"User-Agent": "robustgraph", "Accept": "application/json"}
+        self._redirects = RedirectPolicy(url, cross_origin=cross_origin_redirects)
+        self._headers = {
+            "User-Agent": "robustgraph", "Accept": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
         self._headers.update(headers or {})
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
+        self._retired: list[aiohttp.ClientSession] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
@@ -197,7 +221,7 @@ class HTTPClient:
         connector = aiohttp.TCPConnector(limit=self._connections, limit_per_host=0, ssl=self._ssl)
         self._session = aiohttp.ClientSession(
             connector=connector,
-            headers=self._headers,
+            auto_decompress=False,  # decoded under the cap by read_body
             timeout=self._timeout(None),
             proxy=self._proxy,
             proxy_auth=self._proxy_auth,
@@ -231,24 +255,18 @@ class HTTPClient:
         Raises
         ------
         TransportError
-            Cannot connect, the connection dropped, or the reply is not HTTP or not complete.
+            Cannot connect, the connection dropped, the reply is not HTTP or not complete, or
+            its body is over ``max_body`` bytes (decoded or on the wire).
         TransportTimeout
             The read timeout or ``timeout_s`` ran out.
         BackendError
-            The server's TLS certificate does not verify, or it redirects in a loop.
+            The server's TLS certificate does not verify, it redirects in a loop, or it
+            redirects outside the origin named (unless ``cross_origin_redirects``).
         """
         session = self._open()
-        options: dict[str, Any] = {"data": body, "headers": headers}
-        if timeout_s is not None:
-            options["timeout"] = self._timeout(timeout_s)
         try:
-            async with session.request(method, self.base_url + path, **options) as reply:
-                if reply.content_length is not None and reply.content_length > self.max_body:
-                    raise self._error(
-                        "reply too large", f"a body of {reply.content_length} bytes"
-                    )
-                data = await reply.read()
-                return HTTPResponse(reply.status, reply.headers, data)
+            async with asyncio.timeout(timeout_s):
+                return await self._follow(session, method, path, body, headers or {})
         except aiohttp.ClientConnectorCertificateError as exc:
             reason = _os_reason(exc.certificate_error)
             if isinstance(exc.certificate_error, ssl.SSLCertVerificationError):
@@ -263,10 +281,6 @@ class HTTPClient:
             raise self._error("the proxy refused a tunnel to", reason) from None
         except aiohttp.ClientConnectorError as exc:
             raise self._error("cannot connect to", _os_reason(exc.os_error)) from None
-        except aiohttp.TooManyRedirects as exc:
-            raise BackendError(
-                f"{self.base_url + path} redirects more than {len(exc.history)} times"
-            ) from None
         except TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
             if isinstance(exc, aiohttp.ServerTimeoutError):
                 reason = f"no data within {self.read_timeout_s:g} s"
@@ -275,18 +289,84 @@ class HTTPClient:
             raise TransportTimeout(f"{reason} from {self.base_url}", reason) from None
         except aiohttp.ClientResponseError as exc:  # the reply's head is not valid HTTP
             raise self._error("malformed HTTP reply from", _one_line(exc.message)) from None
-        except aiohttp.ClientPayloadError as exc:  # cut short, bad chunk or content coding
+        except aiohttp.ClientPayloadError as exc:  # cut short or a bad chunk
+            raise self._error("malformed reply body from", _one_line(str(exc))) from None
+        except BodyTooLarge as exc:
+            reason = str(exc) or f"a body over {self.max_body} bytes (counted after decoding)"
+            raise self._error("reply too large from", reason) from None
+        except BodyError as exc:
             raise self._error("malformed reply body from", _one_line(str(exc))) from None
         except aiohttp.ServerDisconnectedError:
             raise self._error("no reply from", "the connection was closed") from None
         except aiohttp.ClientError as exc:
             raise self._error("no reply from", _one_line(str(exc) or type(exc).__name__)) from None
 
+    async def _follow(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        path: str,
+        body: bytes | None,
+        extra: Mapping[str, str],
+    ) -> HTTPResponse:
+        """The request and the redirects it leads to (RFC 9110, 15.4), within the policy."""
+        url = URL(self.base_url + path)
+        for _ in range(MAX_REDIRECTS + 1):
+            headers = {**self._headers, **extra}
+            if not self._redirects.keeps_credentials(url):
+                headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIALS}
+            async with session.request(
+                method, url, data=body, headers=headers, allow_redirects=False
+            ) as reply:
+                location = reply.headers.get("Location")
+                if reply.status not in _REDIRECTS or location is None:
+                    # aiohttp pools the connection when the wire body ends, which may be before
+                    # the decoder finds it bad: hold it, to close it then
+                    protocol = reply.connection.protocol if reply.connection else None
+                    try:
+                        self._room(reply)
+                        data = await read_body(
+                            reply.content.iter_any(), reply.headers.get("Content-Encoding"),
+                            self.max_body,
+                        )
+                    except BodyError:
+                        reply.close()
+                        self._drop(protocol)
+                        raise
+                    return HTTPResponse(reply.status, reply.headers, data)
+            try:
+                target = url.join(URL(location))
+                target.port  # noqa: B018 - raises ValueError for a port out of range
+            except ValueError:
+                raise self._error("malformed redirect from", _one_line(location)) from None
+            self._redirects.check(url, target)
+            if reply.status == 303 or (reply.status in (301, 302) and method == "POST"):
+                method, body = ("HEAD" if method == "HEAD" else "GET"), None
+                extra = {k: v for k, v in extra.items() if k.lower() != "content-type"}
+            url = target
+        raise BackendError(f"{self.base_url + path} redirects more than {MAX_REDIRECTS} times")
+
+    def _drop(self, protocol: object) -> None:
+        """Never reuse the connection of a bad body: close it if still held, else (aiohttp pooled
+        it when the wire body ended) retire the session; requests in flight on it finish."""
+        if protocol is not None:
+            protocol.close()  # type: ignore[attr-defined]
+        elif self._session is not None:
+            self._retired.append(self._session)
+            self._session = None
+
+    def _room(self, reply: aiohttp.ClientResponse) -> None:
+        """Refuse unread a reply whose ``Content-Length`` is over ``max_body``."""
+        if reply.content_length is not None and reply.content_length > self.max_body:
+            raise BodyTooLarge(f"a body of {reply.content_length} bytes")
+
     def _error(self, what: str, reason: str) -> TransportError:
         return TransportError(f"{what} {self.base_url}: {reason}", reason)
 
     async def aclose(self) -> None:
         """Close the session and its connections (a later request opens a new one)."""
-        session, self._session = self._session, None
-        if session is not None and not session.closed:
-            await session.close()
+        sessions = [*self._retired, self._session]
+        self._session, self._retired = None, []
+        for session in sessions:
+            if session is not None and not session.closed:
+                await session.close()

@@ -30,6 +30,7 @@ import asyncio
 import inspect
 import json
 import math
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -132,6 +133,8 @@ class BackendSpec:
     ``latency_s`` is the simulated backend's artificial latency; ``sim_config`` a JSON file of
     simulator parameters; ``independent_agents`` (simulated only) makes agents on one model draw
     their errors independently (``model_share = 0``, docs/simulation.md) instead of sharing them.
+    ``cross_origin_redirects`` (openai) follows redirects outside ``base_url``'s origin;
+    ``require_key`` (openai; ``--api-key-env`` given explicitly) refuses an unset key variable.
     """
 
     kind: str = "simulated"
@@ -144,6 +147,8 @@ class BackendSpec:
     timeout_s: float = 60.0
     max_retries: int = 6
     independent_agents: bool = False
+    cross_origin_redirects: bool = False
+    require_key: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in BACKENDS:
@@ -162,6 +167,14 @@ class BackendSpec:
             raise ParameterError(f"latency must be a finite number >= 0, got {self.latency_s} s")
         if not self.timeout_s > 0:  # NaN too; infinity means no timeout
             raise ParameterError(f"timeout must be > 0 seconds, got {self.timeout_s}")
+        if self.kind != "openai" and self.cross_origin_redirects:
+            raise ParameterError("--allow-cross-origin-redirects is for the openai backend")
+        if self.kind == "openai" and self.require_key and self.api_key_env:
+            if not os.environ.get(self.api_key_env):
+                raise ParameterError(
+                    f"--api-key-env {self.api_key_env}: that environment variable is not set "
+                    "(give --api-key-env '' to send no key)"
+                )
 
     def attempt_timeout_s(self) -> float:
         """The cap on one call attempt: ``timeout_s``, except on the openai backend, where
@@ -376,6 +389,7 @@ def _backend(
         api_key_env=spec.api_key_env,
         read_timeout_s=spec.timeout_s,
         connections=concurrency,
+        cross_origin_redirects=spec.cross_origin_redirects,
     )
 
 

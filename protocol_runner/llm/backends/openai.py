@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from protocol_runner.llm.errors import RateLimited, TransientError
-from protocol_runner.llm.http import HTTPClient, TransportError
+from protocol_runner.llm.http import HTTPClient, TransportError, TransportTimeout
 from protocol_runner.llm.types import Completion, CompletionRequest
 from robustgraph.errors import BackendError, ParameterError
 from robustgraph.limits import clip
@@ -56,6 +56,8 @@ SIMULATED_OWNER = "robustgraph-simulated"
 MAX_RECORDED_MODELS = 50
 """At most this many served model ids are recorded (an API may list hundreds)."""
 _RECORDED_CHARS = 200
+ERROR_BODY_PARSED = 64 * 1024
+"""An error body is parsed as JSON only up to this size; only its start is shown."""
 
 _RETRY_STATUSES = frozenset({408, 409})
 _JSON_BODY = {"Content-Type": "application/json"}
@@ -95,15 +97,19 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
 
 
 def _error_text(raw: bytes, limit: int = 200) -> str:
-    """The server's error message on one line (``error.message`` if JSON, else the body)."""
-    text = raw.decode("utf-8", "replace")
+    """The server's error message on one line (``error.message`` if JSON, else the body).
+
+    Only the first :data:`ERROR_BODY_PARSED` bytes are read: a large error body (a bomb, or
+    megabytes of whitespace) costs no more than a small one.
+    """
+    text = raw[:ERROR_BODY_PARSED].decode("utf-8", "replace")
     try:
-        data = json.loads(text)
+        data = json.loads(text) if len(raw) <= ERROR_BODY_PARSED else None
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict) and error.get("message"):
-            text = str(error["message"])
+            text = str(error["message"])[:ERROR_BODY_PARSED]
         elif isinstance(error, str):
-            text = error
+            text = error[:ERROR_BODY_PARSED]
     except ValueError:
         pass
     one_line = " ".join(text.split())
@@ -123,7 +129,11 @@ class OpenAIBackend:
     read_timeout_s : float
         Limit on connecting and on each wait for more of a reply (not on the whole reply).
     connections : int
-        Connection pool size: the calls in flight at most (``ClientConfig.max_concurrency``).
+        Connection pool size: the calls in flight at most (``ClientConfig.max_concurrency``),
+        hence the reply bodies in memory at once (each at most ``http.MAX_BODY``).
+    cross_origin_redirects : bool
+        Follow redirects to other origins than ``base_url``'s (default: refused, one line
+        naming both hosts; :mod:`protocol_runner.llm.origin`).
 
     Examples
     --------
@@ -141,6 +151,7 @@ class OpenAIBackend:
         api_key_env: str | None = "OPENAI_API_KEY",
         read_timeout_s: float = 60.0,
         connections: int = 16,
+        cross_origin_redirects: bool = False,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ParameterError(f"base URL must start with http:// or https://, got {base_url!r}")
@@ -154,6 +165,7 @@ class OpenAIBackend:
             headers=self._headers(),
             connections=connections,
             read_timeout_s=read_timeout_s,
+            cross_origin_redirects=cross_origin_redirects,
         )
 
     def __repr__(self) -> str:
@@ -207,8 +219,12 @@ class OpenAIBackend:
         url = f"{self.base_url}/models"
         try:
             reply = await self._client.request("GET", "/models", timeout_s=PREFLIGHT_TIMEOUT_S)
-        except TransportError as exc:
+        except TransportTimeout as exc:
             raise BackendError(f"cannot reach {self.base_url}: {exc.reason}") from None
+        except TransportError as exc:  # connected, but the reply is unusable
+            if str(exc).startswith("cannot connect"):
+                raise BackendError(f"cannot reach {self.base_url}: {exc.reason}") from None
+            raise BackendError(f"{url}: {exc}") from None
         status, raw = reply.status, reply.body
         if status == 404:
             return
