@@ -377,20 +377,35 @@ def _probe_loop(
             return
 
 
+RETRIES = 3
+"""Times :func:`_climb` gives the lowest open probe all the time left and still gets an
+``unknown`` before the deadline (a solver that gave up early) before it stops: a guard against
+a loop of solves that return at once, never reached by a solve that honours its limit."""
+
+
 def _climb(p: Progress, run: Runner, build: Callable[[int], Model], stalled: int) -> None:
     """Raise the lower bound with probes below ``stalled`` (a probe that did not finish).
 
     Each probe sits halfway between the lower bound and the lowest stalled probe and gets half
     the time left: infeasible raises the lower bound, a checked witness lowers the upper bound,
-    a stall moves the next probe down. Every bound is proven as in the main loop.
+    a stall moves the next probe down. Every bound is proven as in the main loop. When no
+    probe is left strictly below (:func:`climb_probe` is None: the stalled probe is the lower
+    bound + 1), that probe is tried again with all the time left, so the search ends exact or at
+    the deadline, never before it with time unused (issue 40: the loop returned with 5-10 s of
+    a 60 s limit left on a random 8-regular graph on 80 nodes).
     """
+    retries = 0
     while not p.settled() and not p.out_of_time():
         probe = climb_probe(p.lower, p.upper, stalled)
-        if probe is None:
-            return
-        model = build(probe)
         left = p.remaining()
-        out = _call(p, run, model, probe, None if left is None else left / 2)
+        budget = None if left is None else left / 2
+        if probe is None:
+            if retries == RETRIES:
+                return
+            retries += 1
+            probe, budget = p.lower + 1, None  # the lowest open probe, with the rest of the time
+        model = build(probe)
+        out = _call(p, run, model, probe, budget)
         if not absorb_probe(p, model, probe, out):
             if out.status != "unknown":
                 return
