@@ -233,6 +233,10 @@ class ReproResult:
     column_profiles: Mapping[str, str] = field(default_factory=dict)
     """Per run column, the ``--sim-config`` its runs used (a profile name or a file); empty
     off the simulated backend."""
+    ties: str = "first"
+    """RA and H-Majority's tie rule: ``first`` (the authors': first occurrence in agent order,
+    ``RA_first``) or ``wrong`` (a tie counts as wrong, ``RA``;
+    :mod:`protocol_runner.analysis.metrics`)."""
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -292,6 +296,7 @@ def reproduce(
     backend: BackendSpec | None = None,
     ood_tasks: str | None = None,
     resamples: int = 2000,
+    ties: str = "first",
     log: Callable[[str], None] | None = None,
 ) -> ReproResult:
     """Run every cell of ``spec`` (resuming finished ones) and summarise them.
@@ -312,6 +317,8 @@ def reproduce(
         The ``fixed`` attack's out-of-distribution pool (App. B.4); default the run's own.
     resamples : int
         Bootstrap resamples (the same as ``robustgraph report --resamples``).
+    ties : str
+        RA and H-Majority's tie rule (:attr:`ReproResult.ties`).
     log : callable, optional
         Receives one progress line per run (stderr in the CLI).
 
@@ -356,4 +363,4 @@ def reproduce(
     used = {c.key: column_backend(backend, c).sim_config or "" for c in spec.columns}
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
                        resolved, metrics, er_draws, resamples, simulated, profiles,
-                       used if backend.kind == "simulated" else {})
+                       used if backend.kind == "simulated" else {}, ties)

@@ -50,6 +50,14 @@ __all__ = ["FITTED_MARK", "HEADERS", "WIDTH", "Pair", "Row", "agreements", "comp
 WIDTH = 120
 """The widest line :func:`table_text` prints."""
 
+TIE_NOTES = {
+    "first": "RA, H-Maj.: the plurality answer correct, a tie broken by first occurrence in "
+             "agent order, as the authors' code (--ties wrong: a tie counts as wrong).",
+    "wrong": "RA, H-Maj.: the plurality answer correct, a tie counted as wrong (--ties first: "
+             "broken by first occurrence, as the authors' code).",
+}
+"""The tie rule of RA and H-Majority, as the closing notes state it."""
+
 FITTED_MARK = "*"
 """Marks an in-sample (fitted) cell of ours: :func:`in_sample`."""
 
@@ -114,8 +122,14 @@ class Row:
 
 
 def _pair(found: ProtocolMetrics, published: Mapping[str, Any], metric: str,
-          digits: int = 1) -> Pair:
-    return Pair(metric, found.estimates[metric], published.get(metric), digits)
+          digits: int = 1, ties: str = "wrong") -> Pair:
+    """Our ``metric`` beside the paper's; RA and H-Majority by the tie rule ``ties``
+    (``first``: ``RA_first``, the authors' rule; ``wrong``: ``RA``)."""
+    ours = f"{metric}_first" if ties == "first" and metric in _PLURALITY else metric
+    return Pair(ours, found.estimates[ours], published.get(metric), digits)
+
+
+_PLURALITY = ("RA", "H_Majority")
 
 
 def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
@@ -126,10 +140,10 @@ def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
             found: ProtocolMetrics = result.metrics[(benchmark, graph)][method]
             key = {"method": method, "topology": graph, **_paper_key(result, benchmark)}
             published = paper.row(**key) or {}
-            cells = [(_pair(found, published, m),) for m in _SCALARS]
+            cells = [(_pair(found, published, m, ties=result.ties),) for m in _SCALARS]
             cells += [(_pair(found, published, f"{g}_IAA", 0),
                        _pair(found, published, f"{g}_FAA", 0)) for g in "WS"]
-            cells.append((_pair(found, published, "H_Majority"),))
+            cells.append((_pair(found, published, "H_Majority", ties=result.ties),))
             rows.append(Row(benchmark, (METHOD_LABELS[method], GRAPH_LABELS[graph]),
                             tuple(cells), _flagged(result, benchmark, graph)))
     return rows
@@ -394,6 +408,8 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     cells = [p for r in rows for c in r.cells for p in c]
     notes = ["ours (paper): our mean over seeds (the paper's published value), percent; W/S: "
              "weak / strong honest agents" + ("." if ci else "; --ci prints our 95% intervals.")]
+    if spec.view != "rounds":
+        notes.append(TIE_NOTES[result.ties])
     if any(p.ours is None for p in cells):
         notes.append("-: undefined for this run (no agent of that group).")
     if any(p.paper is None for p in cells):
@@ -430,6 +446,10 @@ def table_json(result: ReproResult) -> dict[str, Any]:
         "setting": {"n": spec.n, "F": spec.F, "T": spec.T, "r": dict(spec.graphs),
                     "rosters": {c.key: c.roster for c in spec.columns}},
         "tasks": {k: {"spec": v[0], "built_in": v[1]} for k, v in result.tasks.items()},
+        "profiles": dict(result.column_profiles),
+        "profile_labels": list(result.profiles),
+        "attack": _attack_text(spec),
+        "ties": result.ties,
         "paper_data": {c.key: {"dataset": c.dataset, "questions": c.questions,
                                "models": dict(c.models)} for c in spec.columns},
         "seeds": list(result.seeds),
