@@ -174,7 +174,7 @@ def test_every_table_prints_every_published_cell_beside_ours(runs, name):
     assert sum(a["count"]["inside"] for a in parts.values()) == data["inside"]
     for part in parts.values():
         assert f"(no slack): {part['count']['inside']} of {part['cells']}" in flat_text
-    assert f"Next: robustgraph report {result.output}" in text
+    assert f"\n  robustgraph report {result.output}\n" in text
     assert "built-in stand-in, not the paper's data" in " ".join(text.split())
     yours = replace(result, tasks={k: ("math:l4.jsonl", False) for k in result.tasks})
     flat = " ".join(table_text(yours).split())
