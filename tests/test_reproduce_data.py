@@ -78,3 +78,17 @@ def test_the_output_spells_out_its_metrics_and_rosters(tmp_path):
         assert words in flat
     assert max(len(x) for x in done.output.splitlines() if str(tmp_path) not in x) <= 120
     assert "MATH: 100 q." not in done.output  # the paper's count only beside ours (item 7)
+
+
+def test_a_local_arc_file_is_read_as_arc(tmp_path):
+    import json
+
+    data = tmp_path / "ARC-Challenge-Test.jsonl"
+    records = [{"id": f"q{i}", "question": {"stem": f"Which {i}?", "choices": [
+        {"label": "A", "text": "one"}, {"label": "B", "text": "two"}]}, "answerKey": "B"}
+        for i in range(3)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    spec, built_in = resolve_tasks(TABLES["table9"], [f"arc_challenge={data}"])["arc_challenge"]
+    tasks = load_tasks(spec)
+    assert not built_in and [t.kind for t in tasks] == ["choice"] * 3
+    assert tasks[0].answer == "answer2"
