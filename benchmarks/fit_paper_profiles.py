@@ -15,6 +15,13 @@ Usage (the shipped ``table2-math`` profile; 369 evaluations, one core)::
         --checkpoint table2.ckpt.json \\
         --intervals task_share,strong.doubt_when_right,strong.trust_when_right
 
+The ``table2-commonsense`` profile (Table 2's Commonsense rows on the paper's 30 instances,
+``commonsense30``; one accuracy for its yes/no and choice questions)::
+
+    nice -n 10 python benchmarks/fit_paper_profiles.py table2 commonsense \
+        --name table2-commonsense --tasks commonsense30 --kind bool/choice \
+        --checkpoint table2-commonsense.ckpt.json
+
 The ``table10-<benchmark>`` profiles (170 evaluations each on 50 placeholder tasks, with the
 budget and the model before ``doubt_when_right``, e79e637; a rerun today fits the current model
 with the current budget)::
@@ -50,10 +57,14 @@ def main() -> None:
     parser.add_argument("--name", required=True)
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--tasks", default=None)
+    parser.add_argument("--kind", default=None,
+                        help="the task kinds the per-kind parameters apply to (bool/choice for "
+                             "commonsense30: one accuracy for both)")
     parser.add_argument("--intervals", default="")
     parser.add_argument("--output", default=str(DATA))
     args = parser.parse_args()
     settings, targets, kind = paper_targets(args.table, args.benchmark, tasks=args.tasks)
+    kind = args.kind or kind
     started, cpu = time.perf_counter(), time.process_time()
 
     def log(line: str) -> None:
@@ -65,14 +76,14 @@ def main() -> None:
     config = cal.config(fit.values).to_mapping()
     del config["description"]  # the entry's own
     table = args.table.replace("table", "Table ")
-    bench = "MATH" if args.benchmark == "math" else args.benchmark
+    bench = {"math": "MATH", "commonsense": "Commonsense170k"}.get(args.benchmark, args.benchmark)
     if args.table == "table10":  # the models and the placeholder tasks are part of the label
         found = paper_tables()["table10"].benchmarks[args.benchmark]
         bench = (f"{found.dataset.split(' (')[0]}, {found.models['strong']} / "
                  f"{found.models['weak']}, placeholder tasks")
     entry = {
         "description": f"profile fitted to the SAC paper's {table}, {bench}",
-        "default_for": kind if args.table == "table2" else None,
+        "default_for": kind if args.table == "table2" and "/" not in kind else None,
         "fitted_to": {"table": args.table, "benchmark": args.benchmark, "kind": kind,
                       "tasks": settings[0].tasks, "targets": len(targets)},
         "config": config,

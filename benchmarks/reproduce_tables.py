@@ -4,9 +4,10 @@ For each table of ``robustgraph reproduce`` (Tables 1-6, 9, 10) it runs the pape
 (:data:`protocol_runner.analysis.reproduce.TABLES`) with the paper's question counts where a
 built-in task set can supply them (MATH columns: ``arith:100`` for Table 1, ``arith:30`` for
 Tables 5 and 6, stand-ins for the paper's MATH Level-4 problems; Commonsense: the paper's 30
-instances; the five open-weight benchmarks: six-instance slices of those 30, stand-ins) for
-``--seeds`` seeds, and prints each table as ``reproduce`` does (ours beside the paper's, the
-closing in-interval count) with its wall time and the machine's load. Simulated agents: not
+instances; the five open-weight benchmarks: their 50-task placeholder sets, reproduce's
+default, each on its ``table10-<benchmark>`` profile) for ``--seeds`` seeds, and prints each
+table as ``reproduce`` does (ours beside the paper's, the closing statistics, fitted and
+predicted cells apart) with its wall time and the machine's load. Simulated agents: not
 LLM results. Not part of the test run. The output in docs/protocols.md::
 
     nice -n 5 .venv/bin/python benchmarks/reproduce_tables.py --seeds 1-3 -o /tmp/repro

@@ -96,6 +96,8 @@ EXPECTED = {
     "IAA_H": 0.375,
     "FAA_H": 0.5625,
     "BFTI_H": 0.1875,
+    "RA_first": 0.75,
+    "H_Majority_first": 0.75,  # t3 H: 2 right vs 2 "3", S0 (right) votes first
     "RA_strict": 0.75,
     "H_Majority_strict": 0.5,
     "decision": None,

@@ -133,7 +133,8 @@ def test_replay_attacks_need_their_message_and_pools_must_be_disjoint():
         adversary_message(AttackSpec("fixed"), TASK, round_index=0)
     with pytest.raises(ParameterError, match="no task outside the run"):
         ood_pool(load_tasks("arith:3"), "arith:3")
-    assert set(REPLAY_ATTACKS) == {"fixed", "fixed-same"} and "fixed-ref" in ATTACKS
+    assert set(REPLAY_ATTACKS) == {"fixed", "fixed-literal", "fixed-same"}
+    assert "fixed-ref" in ATTACKS
 
 
 def test_collude_all_adversaries_push_the_same_wrong_answer():

@@ -134,6 +134,7 @@ def test_summary_files_hold_the_hand_computed_numbers(results):
         "IAA": 0.3, "FAA": 0.55, "BFTI": 0.25, "RA": 0.75, "H_Majority": 0.5,
         "W_IAA": 0.125, "W_FAA": 0.25, "S_IAA": 0.625, "S_FAA": 0.875,
         "IAA_H": 0.375, "FAA_H": 0.5625, "BFTI_H": 0.1875,
+        "RA_first": 0.75, "H_Majority_first": 0.75,
         "RA_strict": 0.75, "H_Majority_strict": 0.5, "decision": None,
     })  # fmt: skip
     assert list(sac["IAA"]) == ["value", "low", "high", "n"]

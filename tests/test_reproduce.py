@@ -174,7 +174,7 @@ def test_every_table_prints_every_published_cell_beside_ours(runs, name):
     assert sum(a["count"]["inside"] for a in parts.values()) == data["inside"]
     for part in parts.values():
         assert f"(no slack): {part['count']['inside']} of {part['cells']}" in flat_text
-    assert f"Next: robustgraph report {result.output}" in text
+    assert f"\n  robustgraph report {result.output}\n" in text
     assert "built-in stand-in, not the paper's data" in " ".join(text.split())
     yours = replace(result, tasks={k: ("math:l4.jsonl", False) for k in result.tasks})
     flat = " ".join(table_text(yours).split())
@@ -298,11 +298,12 @@ def test_every_cell_is_marked_fitted_or_predicted(runs):
     math_cells = fits("table1", "math")
     assert {m for m, f in math_cells.items() if f} == {
         "IAA", "FAA", "BFTI", "W_IAA", "W_FAA", "S_IAA", "S_FAA"}
-    assert math_cells["RA"] is False and math_cells["H_Majority"] is False
+    assert math_cells["RA_first"] is False and math_cells["H_Majority_first"] is False
     assert set(fits("table1", "commonsense").values()) == {False}
     assert set(fits("table2", "math").values()) == {True}
     assert set(fits("table6", "math30").values()) == {False}
-    assert fits("table3", "mean5")["IAA"] is True and fits("table3", "mean5")["RA"] is False
+    assert fits("table3", "mean5")["IAA"] is True
+    assert fits("table3", "mean5")["RA_first"] is False
     data = table_json(runs["table1"])
     assert {c["fit"] for r in data["rows"] for c in r["cells"]} == {"fitted", "predicted"}
     assert set(data["agreement"]) == {"all", "fitted", "predicted"}
@@ -325,7 +326,7 @@ def test_csv_and_latex_carry_fitted_or_predicted(runs, tmp_path):
     lines = list(csv.DictReader(io.StringIO(table_csv(result))))
     assert len(lines) == 12 * 9
     fits = {(x["benchmark"], x["metric"]): x["fit"] for x in lines}
-    assert fits[("math", "IAA")] == "fitted" and fits[("math", "RA")] == "predicted"
+    assert fits[("math", "IAA")] == "fitted" and fits[("math", "RA_first")] == "predicted"
     assert {x["simulated"] for x in lines} == {"true"}
     tex = table_latex(result)
     assert tex.count("$^{*}$") == 1 + 6 * 5  # the caption; IAA, FAA, BFTI, W, S per MATH row
@@ -335,3 +336,19 @@ def test_csv_and_latex_carry_fitted_or_predicted(runs, tmp_path):
                                      "--resamples", "200", "-o", str(out)])
     assert done.exit_code == 0, done.output
     assert (out / "table1.csv").read_text() == table_csv(result)
+
+
+def test_ra_and_h_majority_break_ties_as_the_authors_by_default(runs):
+    result = runs["table1"]
+
+    def metrics(res):
+        return {p.metric for r in compare(res) for c in r.cells for p in c}
+
+    assert {"RA_first", "H_Majority_first"} <= metrics(result)
+    assert not {"RA", "H_Majority"} & metrics(result)
+    strict = replace(result, ties="wrong")
+    assert {"RA", "H_Majority"} <= metrics(strict)
+    assert "first occurrence in agent order, as the authors' code" in " ".join(
+        table_text(result).split())
+    assert table_json(result)["ties"] == "first" and table_json(strict)["ties"] == "wrong"
+    assert table_json(result)["profiles"] == {"math": "table2-math", "commonsense": "handset"}

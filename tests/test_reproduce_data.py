@@ -64,3 +64,31 @@ def test_help_names_data_kind_size_and_profile_per_column():
             "profile table10-arc_challenge") in text
     assert "math=MATH: arith:20 (math, 20 q.; paper 100 q.), profile table2-math" in text
     assert max(map(len, text.splitlines())) <= 120
+
+
+def test_the_output_spells_out_its_metrics_and_rosters(tmp_path):
+    """Issue 44, item 4: IAA, FAA, BFTI, RA, H-Majority and 4S2W1A explained in the output."""
+    done = CliRunner().invoke(main, ["reproduce", "table1", "--tasks", "arith:2", "--seeds", "1",
+                                     "--resamples", "20", "-o", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    flat = " ".join(done.output.split())
+    for words in ("IAA / FAA: initial / final answer accuracy", "BFTI (Byzantine fault-tolerance "
+                  "improvement) = FAA - IAA", "RA (robust accuracy)", "H-Maj. (H-Majority)",
+                  "4S2W1A: 4 strong, 2 weak, 1 adversarial agent"):
+        assert words in flat
+    assert max(len(x) for x in done.output.splitlines() if str(tmp_path) not in x) <= 120
+    assert "MATH: 100 q." not in done.output  # the paper's count only beside ours (item 7)
+
+
+def test_a_local_arc_file_is_read_as_arc(tmp_path):
+    import json
+
+    data = tmp_path / "ARC-Challenge-Test.jsonl"
+    records = [{"id": f"q{i}", "question": {"stem": f"Which {i}?", "choices": [
+        {"label": "A", "text": "one"}, {"label": "B", "text": "two"}]}, "answerKey": "B"}
+        for i in range(3)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    spec, built_in = resolve_tasks(TABLES["table9"], [f"arc_challenge={data}"])["arc_challenge"]
+    tasks = load_tasks(spec)
+    assert not built_in and [t.kind for t in tasks] == ["choice"] * 3
+    assert tasks[0].answer == "answer2"

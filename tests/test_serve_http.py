@@ -326,7 +326,8 @@ def test_serve_sim_json_ready_message_is_one_line_and_sigterm_stops_it():
     try:
         line = proc.stdout.readline()
         info = json.loads(line)
-        assert line.endswith("}\n") and set(info) == {"base_url", "models", "tasks"}
+        assert line.endswith("}\n") and set(info) == {"base_url", "models", "tasks", "profile"}
+        assert info["profile"] == "profile fitted to the SAC paper's Table 2, MATH"  # issue 42
         assert info["tasks"] == 3 and info["base_url"].startswith("http://127.0.0.1:")
         request = urllib.request.Request(
             info["base_url"] + "/chat/completions", data=chat_body(),

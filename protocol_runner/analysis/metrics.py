@@ -38,6 +38,8 @@ value); an unparsed answer casts no vote. The query counts as correct iff the co
 strictly more votes than every other group: **a tie for the top counts as wrong** (the
 authors' ``Counter.most_common(1)`` breaks it by first-seen order, which depends on the order
 agents are listed; counting it wrong is the conservative, order-free reading). No vote is wrong.
+**RA_first, H_Majority_first** (the authors' rule, ``reproduce``'s default): the same, but a tie
+for the top goes to the group whose first vote comes first in agent order.
 
 A run with ``--commit-gate`` (``protocol_runner.commit.stage``) adds, for each decision rule of
 :data:`COMMIT_RULES` (the evidence-diversity gate, a plain 2f+1 quorum), four rates over queries
@@ -95,6 +97,7 @@ from robustgraph.errors import ParameterError
 __all__ = [
     "COMMIT_METRICS",
     "COMMIT_RULES",
+    "FIRST_TIE_METRICS",
     "HONEST_ONLY_METRICS",
     "METRICS",
     "PAPER_METRICS",
@@ -120,10 +123,15 @@ PAPER_METRICS = ("IAA", "FAA", "BFTI", "RA", "W_IAA", "W_FAA", "S_IAA", "S_FAA",
 HONEST_ONLY_METRICS = ("IAA_H", "FAA_H", "BFTI_H")
 """IAA, FAA and BFTI over the honest agents only (not the paper's definition)."""
 
+FIRST_TIE_METRICS = ("RA_first", "H_Majority_first")
+"""RA and H-Majority with a tie for the top broken by first occurrence in agent order, as the
+authors' code does (``reproduce``'s default; module docstring)."""
+
 STRICT_METRICS = ("RA_strict", "H_Majority_strict")
 """RA and H-Majority by a strict majority instead of a plurality (not the paper's)."""
 
-METRICS = (*PAPER_METRICS, *HONEST_ONLY_METRICS, *STRICT_METRICS, "decision")
+METRICS = (*PAPER_METRICS, *HONEST_ONLY_METRICS, *FIRST_TIE_METRICS, *STRICT_METRICS,
+           "decision")
 """Every scalar metric, in report order (``decision`` is the decision accuracy)."""
 
 ROUND_GROUPS = ("all", "honest", "weak", "strong")
@@ -202,14 +210,18 @@ def _vote_key(turn: Turn, kind: str) -> str | None:
     return " ".join(turn.answer.split()).casefold()
 
 
-def plurality_correct(turns: Iterable[Turn], roles: Sequence[str], kind: str) -> bool | None:
+def plurality_correct(
+    turns: Iterable[Turn], roles: Sequence[str], kind: str, ties: str = "wrong"
+) -> bool | None:
     """Whether the plurality answer of the agents with one of ``roles`` is correct.
 
     Every correct answer is one group; wrong answers are grouped by value (``kind`` ``math``:
     :func:`~protocol_runner.protocols.answers.answer_key`) or by case- and space-folded text;
     unparsed answers cast no vote. Correct iff the correct group has strictly more votes than
     every other group: a tie for the top counts as wrong (module docstring), and so does a
-    group with no vote. None when no agent has one of ``roles``.
+    group with no vote. With ``ties="first"`` a tie for the top goes to the group whose first
+    vote comes first in ``turns``' (agent) order, as the authors' ``Counter.most_common(1)``
+    breaks it (``RA_first``, ``H_Majority_first``). None when no agent has one of ``roles``.
 
     Examples
     --------
@@ -220,11 +232,17 @@ def plurality_correct(turns: Iterable[Turn], roles: Sequence[str], kind: str) ->
     >>> same = [Turn(2, "c", "weak", "5", False), Turn(3, "d", "adversary", "5.0", False)]
     >>> plurality_correct(right + same, ("strong", "weak", "adversary"), "math")  # 2 vs 2: tie
     False
+    >>> plurality_correct(right + same, ("strong", "weak", "adversary"), "math", ties="first")
+    True
+    >>> plurality_correct(same + right, ("strong", "weak", "adversary"), "math", ties="first")
+    False
     """
     members = [turn for turn in turns if turn.role in roles]
     if not members:
         return None
     votes = Counter(k for k in (_vote_key(turn, kind) for turn in members) if k is not None)
+    if ties == "first":  # most_common is stable: among equal counts, the first inserted
+        return bool(votes) and votes.most_common(1)[0][0] == _RIGHT
     right = votes.pop(_RIGHT, 0)
     return right > 0 and right > max(votes.values(), default=0)
 
@@ -306,6 +324,8 @@ def query_values(record: QueryRecord) -> dict[str, float | None]:
         "H_Majority": _as_float(plurality_correct(final, honest, kind)),
         "IAA_H": fraction_correct(initial, honest),
         "FAA_H": fraction_correct(final, honest),
+        "RA_first": _as_float(plurality_correct(final, everyone, kind, ties="first")),
+        "H_Majority_first": _as_float(plurality_correct(final, honest, kind, ties="first")),
         "RA_strict": _as_float(majority_correct(final, everyone)),
         "H_Majority_strict": _as_float(majority_correct(final, honest)),
     }

@@ -40,7 +40,6 @@ Lee et al., "Robust Multi-Agent LLMs under Byzantine Faults", arXiv:2605.09076, 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,8 +66,8 @@ from protocol_runner.run.occupancy import claim
 from protocol_runner.run.runner import BackendSpec, RunSpec, run
 from protocol_runner.run.runner import plan as plan_run
 from protocol_runner.run.topology_spec import build_topology
+from protocol_runner.sim.graphs import ER_DRAWS, er_probability, er_robust
 from protocol_runner.tasks.spec import FORMATS, load_tasks
-from robustgraph import generators
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
@@ -90,8 +89,6 @@ __all__ = [
     "resolve_tasks",
 ]
 
-ER_DRAWS = 20000
-"""Draws of G(n, p) allowed per seed before an ER cell is declared impossible (App. A)."""
 
 PROTOCOLS = ("cpwbft", "sac")
 """The paper's methods, in its row order."""
@@ -155,15 +152,6 @@ def column_backend(backend: BackendSpec, column: Column) -> BackendSpec:
     return replace(backend, sim_config=column.profile)
 
 
-def er_probability(n: int, r: int) -> float:
-    """App. A's edge probability ``(ln n + (r - 1) ln ln n) / n`` (Zhang et al. 2015, Thm. 3).
-
-    >>> round(er_probability(7, 4), 4)
-    0.5633
-    """
-    return (math.log(n) + (r - 1) * math.log(math.log(n))) / n
-
-
 @dataclass(frozen=True)
 class Cell:
     """One run of a table: column, topology (key, r, graph), seed, directory, how it was drawn."""
@@ -179,14 +167,7 @@ class Cell:
 
 def _build(graph: str, n: int, r: int, seed: int) -> tuple[Topology, int]:
     if graph == "er":
-        try:
-            sample = generators.erdos_renyi_robust(n, r, seed=seed, max_attempts=ER_DRAWS)
-        except ParameterError:
-            raise ParameterError(
-                f"ER: no {r}-robust draw of G({n}, p={er_probability(n, r):.4f}) in {ER_DRAWS} "
-                f"draws for seed {seed}; App. A samples at this p and verifies, so choose other "
-                "seeds (no run was started)") from None
-        return sample.topology, sample.attempts
+        return er_robust(n, r, seed, ER_DRAWS)
     spec = "merg" if graph == "merg" else "complete" if graph == "complete" else f"pa:r={r}"
     return build_topology(spec, n, seed=seed), 0
 
@@ -233,6 +214,10 @@ class ReproResult:
     column_profiles: Mapping[str, str] = field(default_factory=dict)
     """Per run column, the ``--sim-config`` its runs used (a profile name or a file); empty
     off the simulated backend."""
+    ties: str = "first"
+    """RA and H-Majority's tie rule: ``first`` (the authors': first occurrence in agent order,
+    ``RA_first``) or ``wrong`` (a tie counts as wrong, ``RA``;
+    :mod:`protocol_runner.analysis.metrics`)."""
 
     @property
     def view_columns(self) -> tuple[str, ...]:
@@ -292,6 +277,7 @@ def reproduce(
     backend: BackendSpec | None = None,
     ood_tasks: str | None = None,
     resamples: int = 2000,
+    ties: str = "first",
     log: Callable[[str], None] | None = None,
 ) -> ReproResult:
     """Run every cell of ``spec`` (resuming finished ones) and summarise them.
@@ -312,6 +298,8 @@ def reproduce(
         The ``fixed`` attack's out-of-distribution pool (App. B.4); default the run's own.
     resamples : int
         Bootstrap resamples (the same as ``robustgraph report --resamples``).
+    ties : str
+        RA and H-Majority's tie rule (:attr:`ReproResult.ties`).
     log : callable, optional
         Receives one progress line per run (stderr in the CLI).
 
@@ -356,4 +344,4 @@ def reproduce(
     used = {c.key: column_backend(backend, c).sim_config or "" for c in spec.columns}
     return ReproResult(spec, Path(output), tuple(seeds), backend.kind, backend.models(),
                        resolved, metrics, er_draws, resamples, simulated, profiles,
-                       used if backend.kind == "simulated" else {})
+                       used if backend.kind == "simulated" else {}, ties)

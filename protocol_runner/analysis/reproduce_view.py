@@ -50,6 +50,27 @@ __all__ = ["FITTED_MARK", "HEADERS", "WIDTH", "Pair", "Row", "agreements", "comp
 WIDTH = 120
 """The widest line :func:`table_text` prints."""
 
+LEGENDS = {
+    "metrics": "IAA / FAA: initial / final answer accuracy, the share of all n agents (the "
+               "adversary included) answering right in round 0 / after the last round; BFTI "
+               "(Byzantine fault-tolerance improvement) = FAA - IAA; RA (robust accuracy): the "
+               "plurality answer of all agents is right; H-Maj. (H-Majority): the same over the "
+               "honest agents; W / S: the weak / strong honest agents' IAA→FAA; 4S2W1A: 4 "
+               "strong, 2 weak, 1 adversarial agent (Sec. 5.1).",
+    "rounds": "W/S: the share of the weak / strong honest agents answering right after each "
+              "round (Init: round 0; CP-WBFT's rounds 1-6 as one row, as the paper prints "
+              "them); 4S2W1A: 4 strong, 2 weak, 1 adversarial agent (Sec. 5.1).",
+}
+"""What the columns and roster names mean, as the closing notes say it (issue 44, item 4)."""
+
+TIE_NOTES = {
+    "first": "RA, H-Maj.: the plurality answer correct, a tie broken by first occurrence in "
+             "agent order, as the authors' code (--ties wrong: a tie counts as wrong).",
+    "wrong": "RA, H-Maj.: the plurality answer correct, a tie counted as wrong (--ties first: "
+             "broken by first occurrence, as the authors' code).",
+}
+"""The tie rule of RA and H-Majority, as the closing notes state it."""
+
 FITTED_MARK = "*"
 """Marks an in-sample (fitted) cell of ours: :func:`in_sample`."""
 
@@ -114,8 +135,14 @@ class Row:
 
 
 def _pair(found: ProtocolMetrics, published: Mapping[str, Any], metric: str,
-          digits: int = 1) -> Pair:
-    return Pair(metric, found.estimates[metric], published.get(metric), digits)
+          digits: int = 1, ties: str = "wrong") -> Pair:
+    """Our ``metric`` beside the paper's; RA and H-Majority by the tie rule ``ties``
+    (``first``: ``RA_first``, the authors' rule; ``wrong``: ``RA``)."""
+    ours = f"{metric}_first" if ties == "first" and metric in _PLURALITY else metric
+    return Pair(ours, found.estimates[ours], published.get(metric), digits)
+
+
+_PLURALITY = ("RA", "H_Majority")
 
 
 def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
@@ -126,10 +153,10 @@ def _metric_rows(result: ReproResult, benchmark: str) -> list[Row]:
             found: ProtocolMetrics = result.metrics[(benchmark, graph)][method]
             key = {"method": method, "topology": graph, **_paper_key(result, benchmark)}
             published = paper.row(**key) or {}
-            cells = [(_pair(found, published, m),) for m in _SCALARS]
+            cells = [(_pair(found, published, m, ties=result.ties),) for m in _SCALARS]
             cells += [(_pair(found, published, f"{g}_IAA", 0),
                        _pair(found, published, f"{g}_FAA", 0)) for g in "WS"]
-            cells.append((_pair(found, published, "H_Majority"),))
+            cells.append((_pair(found, published, "H_Majority", ties=result.ties),))
             rows.append(Row(benchmark, (METHOD_LABELS[method], GRAPH_LABELS[graph]),
                             tuple(cells), _flagged(result, benchmark, graph)))
     return rows
@@ -392,13 +419,16 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     inside, compared = _totals(rows)
     lines += [""]
     cells = [p for r in rows for c in r.cells for p in c]
-    notes = ["ours (paper): our mean over seeds (the paper's published value), percent; W/S: "
-             "weak / strong honest agents" + ("." if ci else "; --ci prints our 95% intervals.")]
+    notes = ["ours (paper): our mean over seeds (the paper's published value), percent"
+             + ("." if ci else "; --ci prints our 95% intervals."),
+             LEGENDS[spec.view]]
+    if spec.view != "rounds":
+        notes.append(TIE_NOTES[result.ties])
     if any(p.ours is None for p in cells):
         notes.append("-: undefined for this run (no agent of that group).")
     if any(p.paper is None for p in cells):
         notes.append(f"n/a: the paper's {spec.cite.split(' (')[0]} does not publish it.")
-    lines += _wrap(" ".join(notes))
+    lines += [x for note in notes for x in _wrap(note, "    ")]
     if any(_flagged(result, b, g) for b in result.view_columns for g, _ in spec.graphs):
         lines += _wrap("†: the paper disagrees with itself in this column (Table 1 vs Table 2, "
                        "Commonsense Complete); we print this table's own values "
@@ -410,8 +440,8 @@ def table_text(result: ReproResult, *, ci: bool = False, files: Sequence[str] = 
     lines += _agreement_lines(rows)
     runs = f"{result.output}/<column>/<topology>/seed-<S>/"
     lines += _wrap(f"Runs: {runs}; this table: " + (", ".join(files) or "not written") + ".")
-    lines.append(f"Next: robustgraph report {result.output}   (each run's summary, tables "
-                 "and figures)")
+    lines += ["Next, each run's summary, tables and figures:",
+              f"  robustgraph report {result.output}"]
     return "\n".join(lines) + "\n"
 
 
@@ -430,6 +460,10 @@ def table_json(result: ReproResult) -> dict[str, Any]:
         "setting": {"n": spec.n, "F": spec.F, "T": spec.T, "r": dict(spec.graphs),
                     "rosters": {c.key: c.roster for c in spec.columns}},
         "tasks": {k: {"spec": v[0], "built_in": v[1]} for k, v in result.tasks.items()},
+        "profiles": dict(result.column_profiles),
+        "profile_labels": list(result.profiles),
+        "attack": _attack_text(spec),
+        "ties": result.ties,
         "paper_data": {c.key: {"dataset": c.dataset, "questions": c.questions,
                                "models": dict(c.models)} for c in spec.columns},
         "seeds": list(result.seeds),

@@ -18,8 +18,8 @@ KEYRING_FILE = "keyring.json"
 """``protocol_runner.commit.keyring.KEYRING_FILE``: ``ledger resolve``'s ``--keyring`` default."""
 
 ATTACKS = (
-    "fixed", "fixed-same", "fixed-ref", "collude", "equivocate", "echo-then-flip", "inject",
-    "silent",
+    "fixed", "fixed-literal", "fixed-same", "fixed-ref", "collude", "equivocate",
+    "echo-then-flip", "inject", "silent",
 )  # fmt: skip
 """``protocol_runner.protocols.attacks.ATTACKS``: named in ``run --attack``'s help."""
 

@@ -83,6 +83,10 @@ found before any run starts).
               help="simulated: agents on one model draw their errors independently.")
 @click.option("--ood-tasks", default=None,
               help="The fixed attack's out-of-distribution pool (App. B.4; default: auto).")
+@click.option("--ties", type=click.Choice(["first", "wrong"]), default="first",
+              show_default=True,
+              help="RA and H-Majority: a tie for the top broken by first occurrence in agent "
+                   "order (the authors' code), or counted as wrong.")
 @click.option("--ci", is_flag=True, help="Print each row's 95% intervals on a second line.")
 @click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Bootstrap resamples (as robustgraph report).")
@@ -92,8 +96,8 @@ found before any run starts).
 def reproduce_command(
     table: str, task_specs: tuple[str, ...], seeds: str, backend: str, base_url: str | None,
     model: str | None, weak_model: str | None, api_key_env: str, sim_config: str | None,
-    independent_agents: bool, ood_tasks: str | None, ci: bool, resamples: int, output: str,
-    as_json: bool,
+    independent_agents: bool, ood_tasks: str | None, ties: str, ci: bool, resamples: int,
+    output: str, as_json: bool,
 ) -> None:
     from protocol_runner.analysis.reproduce import reproduce
     from protocol_runner.analysis.reproduce_export import table_csv, table_latex
@@ -110,7 +114,7 @@ def reproduce_command(
 
     result = reproduce(
         TABLES[table], Path(output), seeds=parse_seeds(seeds), tasks=task_specs, backend=spec,
-        ood_tasks=ood_tasks, resamples=resamples, log=log,
+        ood_tasks=ood_tasks, resamples=resamples, ties=ties, log=log,
     )
     files = [str(Path(output) / f"{table}.{ext}") for ext in ("txt", "json", "csv", "tex")]
     text = table_text(result, ci=ci, files=files)

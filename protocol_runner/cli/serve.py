@@ -31,12 +31,14 @@ async def _serve(server: SimServer, as_json: bool, tasks: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     models = list(server.simulator.models)
+    profile = server.simulator.config.description  # the profile's label (docs/simulation.md)
     if as_json:  # one line, so a supervisor can read the ready message with one readline
-        click.echo(json.dumps({"base_url": url, "models": models, "tasks": tasks}))
+        click.echo(json.dumps({"base_url": url, "models": models, "tasks": tasks,
+                               "profile": profile}))
     else:
         click.echo(
-            f"serve-sim: listening on {url} (models {', '.join(models)}; {tasks} tasks); "
-            "Ctrl-C stops"
+            f"serve-sim: listening on {url} (simulated agents, {profile}: not LLM results; "
+            f"models {', '.join(models)}; {tasks} tasks); Ctrl-C stops"
         )
     try:
         await stop.wait()

@@ -18,6 +18,10 @@ attack makes no LLM call. Attacks:
   in a query it sends the cached response whose answer is wrong for the question, when one is
   (:func:`replay_message`; like ``collude``, the adversary knows the reference answer). B.4
   does not say how the out-of-distribution query is picked; this choice is ours.
+- ``fixed-literal`` (App. B.4 read literally): as ``fixed``, but each adversary asks the weak
+  model one out-of-distribution query per run and sends that one cached reply to every
+  question, whatever it is: no look at the reference answer, so it is sometimes right, and it
+  may not parse as an answer of another kind (:func:`adversary_queries`).
 - ``fixed-same`` (the SAC authors' code, ``tools/precompute_weak_answers.py``): the weak model's
   response to the *same* question, asked once per query, with confidence 1.0 (plausible, and
   sometimes right).
@@ -61,7 +65,9 @@ __all__ = [
     "adversary_message",
     "DEFAULT_OOD_POOL",
     "DEFAULT_OOD_POOLS",
+    "OOD_ATTACKS",
     "OOD_DRAWS",
+    "adversary_queries",
     "REPLAY_ATTACKS",
     "default_ood_tasks",
     "fixed_question",
@@ -74,6 +80,7 @@ __all__ = [
 
 ATTACKS = (
     "fixed",
+    "fixed-literal",
     "fixed-same",
     "fixed-ref",
     "collude",
@@ -82,8 +89,10 @@ ATTACKS = (
     "inject",
     "silent",
 )
-REPLAY_ATTACKS = ("fixed", "fixed-same")
+REPLAY_ATTACKS = ("fixed", "fixed-literal", "fixed-same")
 """Attacks whose message is a weak-model response (the adversary's only LLM calls)."""
+OOD_ATTACKS = ("fixed", "fixed-literal")
+"""Attacks whose replies answer out-of-distribution queries (:func:`adversary_queries`)."""
 DEFAULT_OOD_POOL = "auto"
 """The ``fixed`` attack's default pool spec: ``auto``, a pool of each task kind of the run."""
 _OOD_ARITH = "arith:32:seed=1009:terms=6:max=60"
@@ -285,6 +294,21 @@ def ood_queries(pool: Sequence[Task], seed: int, node: str) -> tuple[Task, ...]:
             picked += [queue.pop() for queue in queues if queue][: OOD_DRAWS - len(picked)]
         drawn += picked
     return tuple(drawn)
+
+
+def adversary_queries(name: str, pool: Sequence[Task], seed: int, node: str) -> tuple[Task, ...]:
+    """The out-of-distribution queries an adversary playing ``name`` asks the weak model once
+    per run: :func:`ood_queries` for ``fixed``, only the first of them for ``fixed-literal`` (one
+    cached reply, sent whatever the question), none for any other attack.
+
+    >>> pool = ood_pool([Task("b", "Wet?", "yes", kind="bool")])
+    >>> [len(adversary_queries(n, pool, 0, "a")) for n in ("fixed", "fixed-literal", "collude")]
+    [6, 1, 0]
+    """
+    if name not in OOD_ATTACKS:
+        return ()
+    queries = ood_queries(pool, seed, node)
+    return queries if name == "fixed" else queries[:1]
 
 
 def replay_message(texts: str | Sequence[str], task: Task) -> Message:

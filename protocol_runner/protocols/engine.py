@@ -39,9 +39,10 @@ from typing import Any, ClassVar, TypeVar
 from protocol_runner.llm import ChatMessage, Completion, CompletionRequest, LLMClient
 from protocol_runner.protocols.answers import answer_key, is_correct
 from protocol_runner.protocols.attacks import (
+    OOD_ATTACKS,
     Message,
     adversary_message,
-    ood_queries,
+    adversary_queries,
     replay_message,
 )
 from protocol_runner.protocols.prompts import DEFAULT_QUOTE_CHARS, answer_messages, parse_answer
@@ -197,12 +198,13 @@ def plurality(
 async def ood_replays(
     client: LLMClient, network: Network, pool: Sequence[Task], config: EngineConfig
 ) -> dict[int, tuple[str, ...]]:
-    """The ``fixed`` adversaries' messages (App. B.4): weak-model responses to OOD queries.
+    """The ``fixed`` (and ``fixed-literal``) adversaries' messages (App. B.4): weak-model
+    responses to OOD queries.
 
-    For each adversary whose attack is ``fixed``, the weak model ``config.replay_model`` is
-    asked, once for the whole run, the out-of-distribution tasks
-    :func:`~protocol_runner.protocols.attacks.ood_queries` draws for it from ``pool``, with the
-    round-0 prompt and the run's sampling settings, under the adversary's own identity; the
+    For each adversary whose attack is one of those, the weak model ``config.replay_model`` is
+    asked, once for the whole run, the out-of-distribution tasks that
+    :func:`~protocol_runner.protocols.attacks.adversary_queries` draws for it from ``pool``, with
+    the round-0 prompt and the run's sampling settings, under the adversary's own identity; the
     response cache keeps the replies, so a resumed run reads them back. The calls are the run's,
     not any query's, so they are in no query's cost. In a query the adversary sends one of its
     replies (:func:`~protocol_runner.protocols.attacks.replay_message`).
@@ -213,8 +215,10 @@ async def ood_replays(
         Response texts by adversary index (empty when no adversary plays ``fixed``).
     """
     agents = network.roster.agents
-    fixed = [j for j in network.roster.adversaries if agents[j].attack.name == "fixed"]
-    asked = [(j, query) for j in fixed for query in ood_queries(pool, config.seed, agents[j].node)]
+    fixed = [j for j in network.roster.adversaries if agents[j].attack.name in OOD_ATTACKS]
+    asked = [(j, query) for j in fixed
+             for query in adversary_queries(agents[j].attack.name, pool, config.seed,
+                                            agents[j].node)]
     requests = [
         CompletionRequest(
             config.replay_model,

@@ -55,6 +55,7 @@ from protocol_runner.protocols import (
 )
 from protocol_runner.protocols.attacks import (
     DEFAULT_OOD_POOL,
+    OOD_ATTACKS,
     REPLAY_ATTACKS,
     fixed_question,
     ood_pool,
@@ -413,7 +414,7 @@ def _engine_config(
 
 def _ood_pool(spec: RunSpec, roster: Roster, tasks: TaskSet) -> TaskSet | None:
     """The ``fixed`` attack's out-of-distribution pool, when an adversary plays ``fixed``."""
-    if not any(roster.agents[j].attack.name == "fixed" for j in roster.adversaries):
+    if not any(roster.agents[j].attack.name in OOD_ATTACKS for j in roster.adversaries):
         return None
     return ood_pool(tasks, spec.ood_tasks)
 

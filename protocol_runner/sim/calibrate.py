@@ -147,7 +147,11 @@ def _topology(setting: Setting):  # noqa: ANN202 - a Topology; imported lazily b
 
         return io.read(setting.topology)
     from protocol_runner.run.topology_spec import build_topology
+    from protocol_runner.sim.graphs import er_robust
 
+    family, _, option = setting.topology.partition(":")
+    if family == "er" and option.startswith("r=") and option[2:].isdigit():
+        return er_robust(setting.n, int(option[2:]), setting.graph_seed)[0]  # as reproduce
     return build_topology(setting.topology, setting.n, seed=setting.graph_seed)
 
 

@@ -117,7 +117,8 @@ def _split(name: str) -> tuple[str | None, str]:
 
 
 def get_values(config: SimConfig, names: Sequence[str], kind: str) -> dict[str, float]:
-    """The current value of each named parameter in ``config`` (per-kind fields at ``kind``).
+    """The current value of each named parameter in ``config`` (per-kind fields at ``kind``;
+    of several kinds joined by ``/``, at the first).
 
     Examples
     --------
@@ -131,18 +132,23 @@ def get_values(config: SimConfig, names: Sequence[str], kind: str) -> dict[str, 
             out[name] = float(getattr(config, field))
             continue
         value = getattr(config.profiles[role], field)
-        out[name] = float(value[kind] if field in _PER_KIND else value)
+        out[name] = float(value[kind.split("/")[0]] if field in _PER_KIND else value)
     return out
 
 
 def set_values(config: SimConfig, values: Mapping[str, float], kind: str) -> SimConfig:
-    """``config`` with each named parameter set (per-kind fields only at ``kind``).
+    """``config`` with each named parameter set (per-kind fields only at ``kind``, or at each
+    of several kinds joined by ``/``: one accuracy for a set that mixes them, as
+    ``commonsense30``'s yes/no and choice questions).
 
     Examples
     --------
     >>> c = set_values(SimConfig(), {"weak.accuracy": 0.25, "task_share": 0.3}, "math")
     >>> c.profiles["weak"].accuracy["math"], c.profiles["weak"].accuracy["bool"], c.task_share
     (0.25, 0.65, 0.3)
+    >>> c = set_values(SimConfig(), {"weak.accuracy": 0.4}, "bool/choice")
+    >>> c.profiles["weak"].accuracy["bool"], c.profiles["weak"].accuracy["choice"]
+    (0.4, 0.4)
     """
     world: dict[str, float] = {}
     changes: dict[str, dict[str, object]] = {role: {} for role in ROLES}
@@ -152,7 +158,7 @@ def set_values(config: SimConfig, values: Mapping[str, float], kind: str) -> Sim
             world[field] = float(value)
         elif field in _PER_KIND:
             per_kind = dict(getattr(config.profiles[role], field))
-            per_kind[kind] = float(value)
+            per_kind.update(dict.fromkeys(kind.split("/"), float(value)))
             changes[role][field] = per_kind
         else:
             changes[role][field] = float(value)
