@@ -178,7 +178,7 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
     status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
     if status is not False or text is None:
         return None
-    proof_data = gzip.compress(text, mtime=0)
+    proof_data = gzip.compress(text, compresslevel=1, mtime=0)
     pair_data = mp.write_pairs(pairs)
     files = {}
     proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,

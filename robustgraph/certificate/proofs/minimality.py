@@ -257,7 +257,7 @@ def write_pairs(pairs: Iterable[PairClause]) -> bytes:
         + " ".join(map(str, p.literals))
         for p in pairs
     ]
-    return gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0)
+    return gzip.compress(("\n".join(lines) + "\n").encode(), compresslevel=1, mtime=0)
 
 
 def parse_pairs(data: bytes, label: str) -> list[PairClause]:
