@@ -10,6 +10,15 @@ grid and the time budget from the command line:
     python benchmarks/design_table.py --n 14 --r 4 --time-limit 5 --format markdown
     python benchmarks/design_table.py --n 14 --r 4 --figure docs/img/design_n14_r4.png
 
+Two more tables (issue 43):
+
+    python benchmarks/design_table.py --minima 4:12 --minimal-time-limit 900 --format markdown
+        every r per n: the design, then the proven minimum (formula or LRAT certificate,
+        checked by our own checker) with its proof time, or the proven bound when time ran out;
+    python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
+        the design, the best proven lower bound and their ratio, beside the preferential-
+        attachment construction (PA) and the gamma-MERG (defined at r = ceil(n/2) only).
+
 Not part of the test run.
 """
 
@@ -23,7 +32,9 @@ import time
 
 from robustgraph.design import design
 from robustgraph.design.common import to_topology
+from robustgraph.design.minimum import prove_minimum
 from robustgraph.design.starts import construction
+from robustgraph.generators import gamma_merg_edge_count, max_robustness
 from robustgraph.topology import Topology
 
 
@@ -77,6 +88,71 @@ def figure(path: str, n: int, r: int, designed: Topology) -> None:
     plt.close(fig)
 
 
+def _print_row(row: list, fmt: str) -> None:
+    if fmt == "markdown":
+        print("| " + " | ".join(str(x) for x in row) + " |", flush=True)
+    else:
+        print(" ".join(f"{x!s:>12}" for x in row), flush=True)
+
+
+def _print_header(header: list[str], fmt: str) -> None:
+    if fmt == "markdown":
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    else:
+        print(" ".join(f"{h:>12}" for h in header))
+
+
+def minima(ns: list[int], args: argparse.Namespace) -> int:
+    """For every n and r = 1..ceil(n/2): design, then prove the count minimal (or find fewer)."""
+    _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "design_s"],
+                  args.format)
+    unproven = 0
+    for n in ns:
+        for r in range(1, max_robustness(n) + 1):
+            res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
+            t0 = time.monotonic()
+            proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit)
+            seconds = time.monotonic() - t0
+            if proof.minimum:
+                kind = proof.document["proof"]
+                value = str(proof.edges)
+                how = kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
+            else:
+                unproven += 1
+                value, how = f"[{proof.lower_bound}, {proof.edges}]", "bound only"
+            row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}",
+                   f"{res.seconds:.1f}"]
+            if args.format == "jsonl":
+                print(json.dumps({"n": n, "r": r, "design": res.edges, "minimum": proof.edges,
+                                  "lower_bound": proof.lower_bound, "proven": proof.minimum,
+                                  "proof": how, "pairs": proof.pairs,
+                                  "proof_seconds": round(seconds, 2), "note": proof.note}),
+                      flush=True)
+            else:
+                _print_row(row, args.format)
+    return 0 if unproven == 0 else 1
+
+
+def frontier(ns: list[int], rs: list[int], args: argparse.Namespace) -> int:
+    """The design against the best proven lower bound, beside PA and the gamma-MERG."""
+    _print_header(["n", "r", "design", "proven_lower", "ratio", "PA", "gamma-MERG", "start",
+                   "search_s", "certified"], args.format)
+    for n in ns:
+        for r in rs:
+            res = design(n, r, time_limit=args.time_limit, seed=args.seed,
+                         certify_time_limit=args.certify_time_limit)
+            merg = gamma_merg_edge_count(n) if r == max_robustness(n) else "-"
+            row = [n, r, res.edges, res.lower_bound, f"{res.edges / res.lower_bound:.3f}",
+                   res.construction, merg, res.start, f"{res.seconds:.1f}",
+                   res.certificate.verdict if res.certificate else "-"]
+            if args.format == "jsonl":
+                print(json.dumps(res.to_dict()), flush=True)
+            else:
+                _print_row(row, args.format)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--n", default="10:30", help="node counts: 10:30, 14 or 10,20,30")
@@ -87,7 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--certify-time-limit", type=float, default=300.0)
     ap.add_argument("--format", choices=["text", "markdown", "jsonl"], default="text")
     ap.add_argument("--figure", default=None, help="PNG of the first cell: construction vs design")
+    ap.add_argument("--minima", default=None, help="node counts for the proven-minima table")
+    ap.add_argument("--minimal-time-limit", type=float, default=600.0,
+                    help="seconds per minimality proof (--minima)")
+    ap.add_argument("--frontier", default=None, help="node counts for the gap table")
     args = ap.parse_args(argv)
+    if args.minima:
+        return minima(_span(args.minima), args)
+    if args.frontier:
+        return frontier(_span(args.frontier), _span(args.r) if args.r else [2, 3, 4, 5], args)
 
     cells = grid(_span(args.n), _span(args.r) if args.r else None)
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())

@@ -474,6 +474,7 @@ Examples:
   robustgraph verify merg7.cert.json merg7.json
   robustgraph verify g.cert.json g.graphml --require 'tolerance sac F=3' --require-proof
   robustgraph verify g.cert.json g.graphml --resolve-with cpsat --require-proven --json
+  robustgraph verify g.min.json g.json   # a design's minimality certificate
 \b
 Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
 --require* (each reason printed); 2 a file cannot be read.
@@ -548,10 +549,16 @@ def verify_command(
     if resolve_with is None and (time_limit is not None or threads != 1):
         raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
     from robustgraph.certificate.document import Certificate, InvalidCertificate
+    from robustgraph.certificate.proofs.minimum_report import load_minimum, verify_minimum
     from robustgraph.certificate.verifier import VerifyReport
 
     wanted = None if require is None else Claim.parse(require)
     topology = io.read(file, format=fmt, directed=directed)
+    minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
+    if minimum is not None:
+        report = verify_minimum(minimum, cert_path, topology)
+        emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
+        sys.exit(report.exit_code)
     cert: Certificate | None = None
     try:
         cert = Certificate.load(cert_path)

@@ -135,6 +135,7 @@ Examples:
   robustgraph design --n 14 --r 4 -o g.json   # 39 edges; the construction has 49
   robustgraph design --n 20 --r 3 --max-degree 6 -o g.json
   robustgraph design --n 10 --r 3 --directed -o d.json --json
+  robustgraph design --n 10 --r 3 --prove-minimal -o g.json   # + g.min.json
 \b
 Exit codes: 0 designed and certified; 1 no graph found within --max-degree
 (nothing written); 2 usage or input error (e.g. r above ceil(n/2), s above n,
@@ -147,6 +148,19 @@ during certification.
 @click.option("--r", "r", type=int, required=True, help="Target robustness r.")
 @click.option("--s", "s", type=int, default=1, show_default=True, help="Target s of (r,s).")
 @click.option("--directed", is_flag=True, help="Design a digraph with the fewest arcs.")
+@click.option(
+    "--prove-minimal",
+    is_flag=True,
+    help="Prove the edge count minimal (undirected, s = 1, no --max-degree; n <= 24, in "
+    "practice n <= 12) and write the minimality certificate NAME.min.json.",
+)
+@click.option(
+    "--minimal-time-limit",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="Seconds for --prove-minimal.",
+)
 @_common_options
 @json_option
 def design(
@@ -154,6 +168,8 @@ def design(
     r: int,
     s: int,
     directed: bool,
+    prove_minimal: bool,
+    minimal_time_limit: float,
     max_degree: int | None,
     time_limit: float,
     seed: int,
@@ -168,12 +184,20 @@ def design(
 
     Starts from the sparsest proven construction, deletes and rewires edges while an exact check
     proves r-robustness, then certifies the result with the exact engines. Prints the edge count
-    against the preferential-attachment construction and the lower bounds.
+    against the preferential-attachment construction and the proven lower bound. Where the
+    count meets the lower bound, a minimality certificate NAME.min.json proves that no graph
+    with fewer edges is r-robust; --prove-minimal searches for that proof (or a sparser graph).
     """
     _check_budget(time_limit, budget)
+    if not minimal_time_limit > 0:
+        raise ParameterError(f"--minimal-time-limit must be > 0 seconds, got {minimal_time_limit}")
+    if prove_minimal and (directed or s > 1 or max_degree is not None):
+        raise ParameterError("--prove-minimal covers undirected r-robust designs without "
+                             "--max-degree (not --directed, --s > 1 or --max-degree)")
     names = _engines(engines)
     _check_outputs(output, cert_path, names)
     from robustgraph.design import design as design_graph
+    from robustgraph.design.minimum import minimum_path
 
     result = design_graph(
         n,
@@ -186,10 +210,17 @@ def design(
         budget=budget,
         engines=names,
         certify_time_limit=certify_time_limit,
+        prove_minimal=prove_minimal,
+        minimal_time_limit=minimal_time_limit,
         progress=_say,
     )
     cert_file = _write(result.topology, output, result.certificate, cert_path)
-    data = {**result.to_dict(), "graph": output, "certificate": cert_file}
+    minimum_file = None
+    if result.minimum is not None and result.minimum.minimum:
+        minimum_file = str(minimum_path(output))
+        result.minimum.dump(minimum_file)
+    data = {**result.to_dict(), "graph": output, "certificate": cert_file,
+            "minimum_certificate": minimum_file}
     noun = "arcs" if directed else "edges"
     target = f"({r},{s})-robust" if s > 1 else f"{r}-robust"
 
@@ -201,6 +232,12 @@ def design(
             + (f", gamma-MERG {result.reference}" if result.reference < result.construction else "")
         )
         click.echo(f"  start {result.start} ({result.start_edges} {noun}), {result.seconds:.1f} s")
+        if minimum_file:
+            click.echo(f"  minimum: proven, no {target} graph on {n} nodes has fewer {noun} "
+                       f"({minimum_file}; check it with 'robustgraph verify {minimum_file} "
+                       f"{output}')")
+        elif result.minimum is not None:
+            click.echo(f"  minimum: not proven ({result.minimum.note})")
         verdict = result.certificate.verdict if result.certificate else "not certified"
         click.echo(f"  certificate: {verdict} ({cert_file}, {result.certify_seconds:.1f} s)")
 

@@ -20,6 +20,7 @@ from robustgraph.certificate.document import Certificate
 from robustgraph.design import bounds, starts
 from robustgraph.design.augmentation import grow
 from robustgraph.design.common import certify_design, from_topology, to_topology
+from robustgraph.design.minimum import MinimumResult, prove_minimum
 from robustgraph.design.oracle import find_pair
 from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError
@@ -35,8 +36,9 @@ class DesignResult:
 
     ``edges`` counts arcs for a digraph. ``construction`` is the preferential-attachment count
     (LeBlanc et al. 2013, Thm. 5), ``reference`` what the design may never exceed (the
-    construction, or the gamma-MERG count at r = ceil(n/2)), ``lower_bound`` the best known lower
-    bound. ``certificate`` is None only when certification was switched off.
+    construction, or the gamma-MERG count at r = ceil(n/2)), ``lower_bound`` the best proven lower
+    bound (docs/theory.md, section 4, or ``minimum``'s certificate). ``certificate`` is None
+    only when certification was switched off.
     """
 
     topology: Topology
@@ -54,6 +56,9 @@ class DesignResult:
     certificate: Certificate | None = None
     certify_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    minimum: MinimumResult | None = None
+    """The minimality proof (:func:`robustgraph.design.minimum.prove_minimum`), when one ran:
+    its certificate proves ``lower_bound``."""
 
     @property
     def edges(self) -> int:
@@ -74,6 +79,8 @@ class DesignResult:
             "construction": self.construction,
             "reference": self.reference,
             "lower_bound": self.lower_bound,
+            "minimum": self.minimum is not None and self.minimum.minimum,
+            "minimum_seconds": round(self.minimum.seconds, 3) if self.minimum else None,
             "ratio": round(self.edges / self.construction, 4),
             "start": self.start,
             "start_edges": self.start_edges,
@@ -171,6 +178,8 @@ def design(
     certify_result: bool = True,
     engines: str | tuple[str, ...] = DEFAULT_ENGINES,
     certify_time_limit: float | None = None,
+    prove_minimal: bool = False,
+    minimal_time_limit: float = 300.0,
     progress: Callable[[str], None] | None = None,
 ) -> DesignResult:
     """Design an (r, s)-robust graph on n nodes with as few edges as the search finds.
@@ -201,6 +210,13 @@ def design(
         Engines for the certificate.
     certify_time_limit : float, optional
         Seconds for the certificate (one deadline for all its questions).
+    prove_minimal : bool
+        Undirected, s = 1: prove the edge count minimal with the SAT search of
+        :func:`robustgraph.design.minimum.prove_minimum` (n <= 24; in practice n <= 12), which
+        may also find a graph with fewer edges and return it. Without it, a count that meets a
+        closed-form bound still gets its minimality certificate.
+    minimal_time_limit : float
+        Seconds for that proof.
     progress : callable, optional
         Receives one-line progress messages.
 
@@ -267,8 +283,20 @@ def design(
                 f"search stopped by Ctrl-C after {time.monotonic() - began:.1f} s "
                 "(the best graph found so far)"
             )
+    masks = graph.masks
+    minimum = None
+    if not directed and s == 1 and max_degree is None:
+        count = graph.count()
+        if prove_minimal or count <= bounds.lower_bound(n, r):
+            say(f"proving {count} edges minimal (at most {minimal_time_limit:g} s)")
+            minimum = prove_minimum(n, r, count, time_limit=minimal_time_limit)
+            if minimum.better is not None:
+                masks = minimum.better
+                notes.append(f"the minimality search found a graph with {minimum.edges} edges")
+            say("minimum proven" if minimum.minimum else
+                f"lower bound {minimum.lower_bound} proven; {minimum.note}")
     seconds = time.monotonic() - began
-    topology = to_topology(graph.masks, directed)
+    topology = to_topology(masks, directed)
     result = DesignResult(
         topology=topology,
         r=r,
@@ -277,12 +305,15 @@ def design(
         start_edges=start_edges,
         construction=bounds.construction_edges(n, r, s, directed=directed),
         reference=bounds.reference_edges(n, r, s, directed=directed),
-        lower_bound=bounds.lower_bound(n, r, directed=directed),
+        lower_bound=(
+            minimum.lower_bound if minimum else bounds.lower_bound(n, r, directed=directed)
+        ),
         seconds=seconds,
         seed=seed,
         time_limit=time_limit,
         stats=graph.stats,
         notes=notes,
+        minimum=minimum,
     )
     if certify_result:
         t0 = time.monotonic()

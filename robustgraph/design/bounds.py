@@ -7,9 +7,9 @@ robustness on in-neighbours (LeBlanc et al. 2013).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 from robustgraph import limits
+from robustgraph.certificate.proofs.minimality import degree_r_bound, formula_bounds
 from robustgraph.design.starts import seed_size
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
@@ -78,17 +78,11 @@ def degree_lower_bound(n: int, r: int, *, directed: bool = False) -> int:
 
 
 def degree_r_lower_bound(n: int, r: int) -> int:
-    """The lower bound from the nodes of degree exactly r (undirected, 2 <= r < ceil(n/2)).
-
-    Proofs in docs/theory.md, section 4 ("Edge counts of r-robust graphs"): two disjoint sets
-    that are not r-reachable refute r-robustness, so such "closed" sets pairwise intersect.
-
-    - r = 2: the degree-2 nodes induce at most one edge, so ``m >= (6n - 1) / 5``.
-    - r >= 3: the degree-r nodes are independent and a node of degree d <= 2r - 3 has at most
-      d - r of them as neighbours, so the average degree is at least
-      ``c_r = min over d >= r + 1 of r(d + g(d)) / (r + g(d))`` with g(d) = d - r below 2r - 2
-      and g(d) = d from 2r - 2 on: 24/7 at r = 3 and ``r(r+2)/(r+1)`` for r >= 4, and
-      ``m >= c_r n / 2``.
+    """The lower bound from the nodes of degree exactly r (undirected, 2 <= r < ceil(n/2)):
+    ``ceil((6n - 1) / 5)`` at r = 2, ``ceil(c_r n / 2)`` with c_3 = 24/7 and
+    c_r = r(r+2)/(r+1) for r >= 4 (proofs: docs/theory.md, section 4; computed by
+    :func:`robustgraph.certificate.proofs.minimality.degree_r_bound`, which minimality
+    certificates re-check).
 
     Examples
     --------
@@ -96,21 +90,18 @@ def degree_r_lower_bound(n: int, r: int) -> int:
     (24, 35, 59)
     """
     check_target(n, r)
-    if r == 1 or r >= max_robustness(n):
+    if r == 1 or r >= max_robustness(n) or n < 4:
         raise ParameterError(f"the degree-r bound needs 2 <= r < ceil(n/2), got n = {n}, r = {r}")
-    if r == 2:
-        return -(-(6 * n - 1) // 5)
-    average = Fraction(24, 7) if r == 3 else Fraction(r * (r + 2), r + 1)
-    return math.ceil(average * n / 2)
+    return degree_r_bound(n, r)
 
 
 def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     """The best proven lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
 
-    Undirected: ``n - 1`` at r = 1 (connected); at r = ceil(n/2) the gamma-MERG count, which
-    Lee & Panagou prove minimal; otherwise the larger of the degree bound ``ceil(n r / 2)`` and
-    :func:`degree_r_lower_bound`. Directed: ``n r`` (``n - 1`` at r = 1). Every case is proven
-    in docs/theory.md, section 4.
+    Undirected: the largest of :func:`robustgraph.certificate.proofs.minimality.formula_bounds`:
+    ``n - 1`` (connected), ``ceil(n r / 2)`` (r >= 2), :func:`degree_r_lower_bound`
+    (2 <= r < ceil(n/2)), and at r = ceil(n/2) the gamma-MERG count, which Lee & Panagou prove
+    minimal. Directed: ``n r`` (``n - 1`` at r = 1). Proofs: docs/theory.md, section 4.
 
     Examples
     --------
@@ -123,11 +114,9 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     arXiv:2507.00415, 2025.
     """
     check_target(n, r)
-    if directed or r == 1:
-        return degree_lower_bound(n, r, directed=directed)
-    if r == max_robustness(n):
-        return gamma_merg_edge_count(n)
-    return max(degree_lower_bound(n, r), degree_r_lower_bound(n, r))
+    if directed:
+        return degree_lower_bound(n, r, directed=True)
+    return max(formula_bounds(n, r).values())
 
 
 def reference_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:

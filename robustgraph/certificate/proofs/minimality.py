@@ -1,0 +1,432 @@
+"""Check a minimality certificate: no r-robust graph on n nodes has fewer than L edges.
+
+A minimality certificate (``format: robustgraph-minimum``) is a JSON document about n, r and a
+lower bound L on the edges of every undirected r-robust graph on n nodes (LeBlanc et al. 2013,
+Def. 6). Its proof is one of two kinds, both re-checked here without trusting any solver:
+
+- ``formula``: L is one of the closed-form bounds of docs/theory.md, section 4 ("Edge counts of
+  r-robust graphs"), recomputed from n and r (:func:`formula_bounds`).
+- ``lrat``: an LRAT refutation (checked by :mod:`.lrat`) of the CNF "some graph on n nodes with
+  at most L - 1 edges is r-robust", which this module regenerates from n, r, L and the pair
+  clauses the certificate lists, after checking every pair clause against the definition.
+
+The CNF (encoding ``robustgraph-minimum-cnf-1``). Edge variable ``e(u, v)`` for nodes
+u < v is the position of (u, v) among all pairs in lexicographic order, from 1 to
+N = n(n-1)/2. Clauses, in this order:
+
+1. at most L - 1 of e(1) .. e(N), as the sequential counter of :mod:`.cnf` (fresh registers
+   numbered from N + 1);
+2. for r >= 2, for each node i = 0 .. n-1: at least r of its n - 1 edge variables, as "at most
+   n - 1 - r of their negations" (registers continue): every node of an r-robust graph has
+   degree at least r (docs/theory.md, section 4: the pair ({i}, V - {i}));
+3. symmetry breaking, for each pair of nodes i < j (lexicographic order): row i of the
+   adjacency matrix is lexicographically at most row j, both without columns i and j (false
+   before true; columns ascending), as the clauses of :func:`_lex_at_most`;
+4. the pair clauses in the order listed: clause (e_1 .. e_k) with its pair (S1, S2).
+
+Part 3 keeps a graph of every isomorphism class (Codish, Miller, Prosser & Stuckey, "Constraints
+for symmetry breaking in graph representation", Constraints 24, 2019, sb*_l): write the upper
+triangle of the adjacency matrix row by row as a bit string and take the relabelling whose
+string is least. Swapping the labels i < j changes only the entries (k, i) and (k, j) for
+k outside {i, j}; in the string, the first of them to differ is at the smallest such k, where
+the entry of i comes first, so the swap's string is at least as large exactly when row i is
+lexicographically at most row j (without columns i, j). The least string is at most every
+swap's, so it satisfies every constraint of part 3; robustness and the edge count do not
+depend on labels.
+
+A pair clause is *given by the definition* when S1 and S2 are disjoint and nonempty, its
+literals are distinct, ascending, positive edge variables (at least two: CaDiCaL renumbers a
+unit clause on input), and for each side S and each node i of S, at most r - 1 pairs {i, j}
+with j outside S are missing from the clause. Then every graph H avoiding all of the clause's
+edges has S1 and S2 both not r-reachable (each member keeps at most r - 1 neighbours outside
+its set), so H is not r-robust: every r-robust graph contains an edge of the clause. Parts 1, 2
+and 4 hold for every r-robust graph with at most L - 1 edges (the counter's
+registers set to the running counts), part 3 for one relabelling of each, so a refutation
+proves that none exists.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from robustgraph.certificate.proofs.cnf import Cnf, _Builder
+from robustgraph.certificate.proofs.lrat import LratError, check_refutation
+from robustgraph.errors import CertificateError
+from robustgraph.generators import gamma_merg_edge_count, max_robustness
+from robustgraph.limits import CNF_CLAUSES, FILE_BYTES, PROOF_STEPS, text_lines
+
+__all__ = [
+    "ENCODING",
+    "FORMAT",
+    "MAX_N",
+    "MinimalityError",
+    "MinimumCheck",
+    "PairClause",
+    "check_minimum",
+    "degree_r_bound",
+    "edge_variable",
+    "encode",
+    "formula_bounds",
+    "pair_clause_problem",
+    "parse_pairs",
+    "write_pairs",
+]
+
+FORMAT = "robustgraph-minimum"
+ENCODING = "robustgraph-minimum-cnf-1"
+MAX_N = 24
+"""Most nodes an ``lrat`` minimality proof may speak of (276 edge variables)."""
+
+Reader = Callable[[str], bytes]
+
+
+class MinimalityError(CertificateError):
+    """A minimality certificate does not prove its bound; the message says why."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class PairClause:
+    """One pair clause: the witness pair (S1, S2) and the clause's edge variables."""
+
+    s1: tuple[int, ...]
+    s2: tuple[int, ...]
+    literals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MinimumCheck:
+    """What a checked minimality certificate proves: every r-robust graph on n nodes has at
+    least ``lower_bound`` edges; ``text`` says how, ``steps`` its size."""
+
+    n: int
+    r: int
+    lower_bound: int
+    kind: str
+    steps: int
+    text: str
+    seconds: float
+
+
+def degree_r_bound(n: int, r: int) -> int:
+    """The bound from the nodes of degree exactly r, for 2 <= r < ceil(n/2) (n >= 4).
+
+    r = 2: ``ceil((6n - 1) / 5)``; r = 3: ``ceil(12 n / 7)``; r >= 4:
+    ``ceil(n r (r + 2) / (2 (r + 1)))`` (docs/theory.md, section 4).
+
+    Examples
+    --------
+    >>> degree_r_bound(20, 2), degree_r_bound(20, 3), degree_r_bound(20, 5)
+    (24, 35, 59)
+    """
+    if r == 2:
+        return -(-(6 * n - 1) // 5)
+    average = Fraction(24, 7) if r == 3 else Fraction(r * (r + 2), r + 1)
+    return math.ceil(average * n / 2)
+
+
+def formula_bounds(n: int, r: int) -> dict[str, int]:
+    """Every closed-form lower bound of docs/theory.md, section 4, that applies to (n, r).
+
+    ``connectivity`` (n - 1), ``degree`` (ceil(n r / 2), r >= 2), ``degree-r``
+    (:func:`degree_r_bound`, 2 <= r < ceil(n/2)), ``gamma-merg`` (r = ceil(n/2): the
+    gamma-MERG count, minimal by Lee & Panagou, arXiv:2507.00415).
+
+    Examples
+    --------
+    >>> formula_bounds(9, 3)
+    {'connectivity': 8, 'degree': 14, 'degree-r': 16}
+    """
+    found = {"connectivity": n - 1}
+    if r >= 2:
+        found["degree"] = -(-n * r // 2)
+    if 2 <= r < max_robustness(n) and n >= 4:
+        found["degree-r"] = degree_r_bound(n, r)
+    if r == max_robustness(n):
+        found["gamma-merg"] = gamma_merg_edge_count(n)
+    return found
+
+
+def edge_variable(n: int, u: int, v: int) -> int:
+    """The CNF variable of edge {u, v} on n nodes: its 1-based lexicographic position.
+
+    Examples
+    --------
+    >>> edge_variable(4, 0, 1), edge_variable(4, 2, 3), edge_variable(4, 3, 1)
+    (1, 6, 5)
+    """
+    u, v = min(u, v), max(u, v)
+    return u * (2 * n - u - 1) // 2 + (v - u - 1) + 1
+
+
+def pair_clause_problem(n: int, r: int, clause: PairClause) -> str | None:
+    """Why ``clause`` is not given by the definition for (n, r) (module notes), or None.
+
+    Examples
+    --------
+    >>> path = PairClause((0, 1), (2, 3), (2, 3, 4, 5))  # on 4 nodes: cut pairs (0,2)..(1,3)
+    >>> pair_clause_problem(4, 2, path) is None
+    True
+    >>> pair_clause_problem(4, 2, PairClause((0, 1), (2, 3), (2, 3)))
+    'node 1 keeps 2 pairs to nodes outside its set, more than r - 1 = 1'
+    """
+    s1, s2, lits = clause.s1, clause.s2, clause.literals
+    nodes = [*s1, *s2]
+    if not s1 or not s2 or any(not 0 <= i < n for i in nodes) or len(set(nodes)) != len(nodes):
+        return "S1 and S2 must be disjoint, nonempty sets of nodes 0..n-1"
+    if list(s1) != sorted(s1) or list(s2) != sorted(s2):
+        return "S1 and S2 must be listed in ascending order"
+    top = n * (n - 1) // 2
+    if len(lits) < 2 or list(lits) != sorted(set(lits)) or lits[0] < 1 or lits[-1] > top:
+        return f"the clause must list at least two distinct edge variables 1..{top}, ascending"
+    present = set(lits)
+    for side in (s1, s2):
+        inside = set(side)
+        for i in side:
+            kept = sum(
+                edge_variable(n, i, j) not in present for j in range(n) if j not in inside
+            )
+            if kept > r - 1:
+                return (
+                    f"node {i} keeps {kept} pairs to nodes outside its set, more than "
+                    f"r - 1 = {r - 1}"
+                )
+    return None
+
+
+def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
+    """The CNF of the module notes: "a graph on n nodes with at most bound - 1 edges whose
+    every pair clause holds" (the pairs are not checked here: :func:`pair_clause_problem`).
+
+    Examples
+    --------
+    >>> cnf = encode(4, 2, 5, [PairClause((0, 1), (2, 3), (2, 3, 4, 5))])
+    >>> cnf.clauses[-1], cnf.variables > 6
+    ((2, 3, 4, 5), True)
+
+    Notes
+    -----
+    O(N (bound + n)) clauses, N = n(n-1)/2.
+    """
+    edges = n * (n - 1) // 2
+    b = _Builder(edges)
+    b.at_most(list(range(1, edges + 1)), bound - 1)
+    if r >= 2:
+        for i in range(n):
+            lits = [-edge_variable(n, i, j) for j in range(n) if j != i]
+            b.at_most(lits, n - 1 - r)
+    for i in range(n):
+        for j in range(i + 1, n):
+            rest = [k for k in range(n) if k not in (i, j)]
+            _lex_at_most(b, [edge_variable(n, i, k) for k in rest],
+                         [edge_variable(n, j, k) for k in rest])
+    for pair in pairs:
+        b.add(*pair.literals)
+    return Cnf(b.top, tuple(b.clauses))
+
+
+def _lex_at_most(b: _Builder, xs: Sequence[int], ys: Sequence[int]) -> None:
+    """Clauses for ``xs <= ys`` lexicographically (false < true): with q_k the fresh variable
+    "the first k entries are equal" (q_0 true, left out), for k = 1..L: ``-q_{k-1} -x_k y_k``,
+    and for k < L: ``-q_{k-1} -x_k -y_k q_k`` and ``-q_{k-1} x_k y_k q_k``."""
+    equal: tuple[int, ...] = ()
+    for k, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        b.add(*equal, -x, y)
+        if k == len(xs) - 1:
+            break
+        q = b.fresh()
+        b.add(*equal, -x, -y, q)
+        b.add(*equal, x, y, q)
+        equal = (-q,)
+
+
+def write_pairs(pairs: Iterable[PairClause]) -> bytes:
+    """The pair-clause file: one line ``S1 | S2 | literals`` per clause (space-separated),
+    gzip-compressed with a zero timestamp."""
+    lines = [
+        " ".join(map(str, p.s1)) + " | " + " ".join(map(str, p.s2)) + " | "
+        + " ".join(map(str, p.literals))
+        for p in pairs
+    ]
+    return gzip.compress(("\n".join(lines) + "\n").encode(), compresslevel=1, mtime=0)
+
+
+def parse_pairs(data: bytes, label: str) -> list[PairClause]:
+    """Read a pair-clause file written by :func:`write_pairs` (bounded as an LRAT proof is).
+
+    Raises
+    ------
+    MinimalityError
+        Not gzip, or a line that is not ``S1 | S2 | literals``.
+    """
+    pairs = []
+    try:
+        with gzip.open(io.BytesIO(data), "rb") as stream:
+            for number, line in enumerate(text_lines(stream, error=MinimalityError, label=label),
+                                          1):
+                parts = line.split("|")
+                try:
+                    s1, s2, lits = (tuple(int(x) for x in part.split()) for part in parts)
+                except ValueError:
+                    raise MinimalityError(
+                        f"{label}: line {number}: expected 'S1 | S2 | literals' of integers"
+                    ) from None
+                pairs.append(PairClause(s1, s2, lits))
+    except (OSError, EOFError) as exc:
+        raise MinimalityError(f"{label} is not gzip-compressed text: {exc}") from None
+    return pairs
+
+
+def _file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
+    name = proof[f"{key}_file"]
+    FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {name} records")
+    data = read(name)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != proof[f"{key}_sha256"] or len(data) != proof[f"{key}_bytes"]:
+        raise MinimalityError(f"file {name} does not have the sha256 and size recorded")
+    return data
+
+
+def _lrat(n: int, r: int, bound: int, proof: dict[str, Any], read: Reader) -> tuple[int, str]:
+    if proof.get("encoding") != ENCODING:
+        raise MinimalityError(f"unknown encoding {proof.get('encoding')!r}; expected {ENCODING}")
+    if n > MAX_N:
+        raise MinimalityError(f"an lrat minimality proof covers n <= {MAX_N}, not n = {n}")
+    if bound < 2 or (r >= 2 and n - 1 - r < 1):
+        raise MinimalityError("an lrat minimality proof needs L >= 2 and r <= n - 2")
+    PROOF_STEPS.check(proof["pairs"], "the pair clauses the proof records")
+    PROOF_STEPS.check(proof["steps"], "the steps the LRAT proof records")
+    pairs = parse_pairs(_file(proof, "pairs", read), proof["pairs_file"])
+    if len(pairs) != proof["pairs"]:
+        raise MinimalityError(f"{len(pairs)} pair clauses, not the {proof['pairs']} recorded")
+    for k, pair in enumerate(pairs, 1):
+        problem = pair_clause_problem(n, r, pair)
+        if problem:
+            raise MinimalityError(f"pair clause {k} is not given by the definition: {problem}")
+    cnf = encode(n, r, bound, pairs)
+    CNF_CLAUSES.check(len(cnf.clauses), "the clauses of the minimality CNF")
+    if (cnf.variables, len(cnf.clauses)) != (proof["variables"], proof["clauses"]):
+        raise MinimalityError(
+            f"the proof is for a CNF of {proof['variables']} variables and {proof['clauses']} "
+            f"clauses; the one regenerated has {cnf.variables} and {len(cnf.clauses)}"
+        )
+    data = _file(proof, "lrat", read)
+    try:
+        with gzip.open(io.BytesIO(data), "rb") as stream:
+            lines = text_lines(stream, error=LratError, label=proof["lrat_file"])
+            steps = check_refutation(cnf.clauses, lines, max_steps=proof["steps"])
+    except (OSError, EOFError) as exc:
+        raise MinimalityError(f"{proof['lrat_file']} is not gzip-compressed LRAT: {exc}") from None
+    except LratError as exc:
+        raise MinimalityError(f"the LRAT proof does not check: {exc}") from None
+    if steps != proof["steps"]:
+        raise MinimalityError(f"the LRAT proof has {steps} steps, not the {proof['steps']} "
+                              "recorded")
+    text = (f"LRAT refutation checked, {steps:,} steps, over {len(pairs):,} pair clauses each "
+            "re-derived from the definition")
+    return steps + len(pairs), text
+
+
+_FIELDS = {"format": str, "version": int, "n": int, "r": int, "directed": bool,
+           "lower_bound": int, "statement": str, "proof": dict}
+_PROOF_FIELDS = {
+    "formula": {"formula": str},
+    "lrat": {"encoding": str, "variables": int, "clauses": int, "steps": int, "pairs": int,
+             "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
+             "lrat_file": str, "lrat_sha256": str, "lrat_bytes": int},
+}
+
+
+def statement(n: int, r: int, bound: int) -> str:
+    """The claim in words, as a certificate states it.
+
+    Examples
+    --------
+    >>> statement(9, 3, 16)
+    'every 3-robust graph on 9 nodes has at least 16 edges'
+    """
+    return f"every {r}-robust graph on {n} nodes has at least {bound} edges"
+
+
+def _shape_problem(doc: Any) -> str | None:
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    for key, kind in _FIELDS.items():
+        value = doc.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return f"field {key!r} missing or not a {kind.__name__}"
+    if doc["format"] != FORMAT or doc["version"] != 1:
+        return f"not a {FORMAT} version 1 document"
+    fields = _PROOF_FIELDS.get(doc["proof"].get("kind"))
+    if fields is None:
+        return f"unknown proof kind {doc['proof'].get('kind')!r}; expected formula or lrat"
+    for key, kind in fields.items():
+        value = doc["proof"].get(key)
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
+            return f"proof field {key!r} missing or not a {kind.__name__}"
+    return None
+
+
+def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
+    """Check a minimality certificate (already parsed from JSON); return what it proves.
+
+    Parameters
+    ----------
+    doc : dict
+        The document (module notes).
+    read : callable
+        Returns the bytes of a file the proof names (raises CertificateError).
+
+    Raises
+    ------
+    MinimalityError
+        The document is malformed or its proof does not prove its bound.
+
+    Examples
+    --------
+    >>> doc = {"format": FORMAT, "version": 1, "n": 9, "r": 3, "directed": False,
+    ...        "lower_bound": 16, "statement": statement(9, 3, 16),
+    ...        "proof": {"kind": "formula", "formula": "degree-r"}}
+    >>> check_minimum(doc, {}.__getitem__).text
+    "formula checked: 'degree-r' gives 16 (docs/theory.md, section 4)"
+
+    Notes
+    -----
+    Formula: O(1). LRAT: O(N (L + n)) to regenerate the CNF (N = n(n-1)/2), O(pairs n^2) for
+    the pair clauses, then linear in the proof's size.
+    """
+    start = time.perf_counter()
+    problem = _shape_problem(doc)
+    if problem:
+        raise MinimalityError(f"minimality certificate: {problem}")
+    n, r, bound = doc["n"], doc["r"], doc["lower_bound"]
+    if doc["directed"]:
+        raise MinimalityError("minimality certificates cover undirected graphs only")
+    if not (n >= 2 and 1 <= r <= max_robustness(n)):
+        raise MinimalityError(f"no graph on n = {n} nodes is {r}-robust (1 <= r <= ceil(n/2))")
+    if doc["statement"] != statement(n, r, bound):
+        raise MinimalityError(f"the statement {doc['statement']!r} does not describe n, r and "
+                              f"the lower bound, which read {statement(n, r, bound)!r}")
+    proof = doc["proof"]
+    if proof["kind"] == "formula":
+        formulas = formula_bounds(n, r)
+        name = proof["formula"]
+        if name not in formulas:
+            raise MinimalityError(f"formula {name!r} does not apply to n = {n}, r = {r} "
+                                  f"(these do: {', '.join(formulas)})")
+        if formulas[name] < bound:
+            raise MinimalityError(f"formula {name!r} gives {formulas[name]}, not {bound}")
+        steps, text = 1, f"formula checked: {name!r} gives {formulas[name]} (docs/theory.md, " \
+                         "section 4)"
+    else:
+        steps, text = _lrat(n, r, bound, proof, read)
+    return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start)

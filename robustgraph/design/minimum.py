@@ -1,0 +1,298 @@
+"""Exact minimum edge counts of r-robust graphs, with a certificate ``verify`` re-checks.
+
+:func:`prove_minimum` proves that no r-robust graph on n nodes has fewer than L edges, for the
+L it is given (a design's count) or a smaller one it finds on the way. The closed-form bounds
+of :func:`robustgraph.certificate.proofs.minimality.formula_bounds` come first; otherwise a
+counterexample-guided SAT search over graphs with at most L - 1 edges:
+
+1. the CNF of :mod:`robustgraph.certificate.proofs.minimality` without pair clauses (the edge
+   count and the minimum degree r) goes to an incremental SAT solver;
+2. each model is a graph H; the exact oracle (:func:`robustgraph.design.oracle.find_pair`)
+   either proves H r-robust -- a graph with fewer edges, so L drops to H's count and the search
+   goes on -- or gives a witness pair (S1, S2), and the pair clause "some edge leaving S1 or S2
+   that H lacks" is added, shortened while the definition still gives it (a member of S1 or
+   S2 may keep up to r - 1 outside pairs out of the clause);
+3. when the solver answers UNSAT, the whole CNF is refuted once more by CaDiCaL with LRAT
+   logging (:func:`robustgraph.certificate.proofs.sat.refute`), and the certificate is checked
+   by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is returned.
+
+No symmetry breaking: every clause is one the checker re-derives from the definition.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from robustgraph.certificate.proofs import minimality as mp
+from robustgraph.certificate.proofs import sat
+from robustgraph.design.oracle import UNKNOWN, find_pair
+from robustgraph.errors import ParameterError
+from robustgraph.generators import max_robustness
+from solvers.extras import missing
+
+__all__ = ["MinimumResult", "prove_minimum", "minimum_path"]
+
+
+@dataclass
+class MinimumResult:
+    """The outcome of :func:`prove_minimum`.
+
+    ``lower_bound`` is proven (by ``document`` when it is not None); ``edges`` is the fewest
+    edges of an r-robust graph known (the count asked about, or ``better``'s); the count is the
+    exact minimum when the two are equal. ``better`` is a proven r-robust graph (neighbour
+    bitmasks) with fewer edges than asked, found by the search.
+    """
+
+    n: int
+    r: int
+    edges: int
+    lower_bound: int
+    seconds: float
+    document: dict[str, Any] | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    better: list[int] | None = None
+    pairs: int = 0
+    note: str = ""
+
+    @property
+    def minimum(self) -> bool:
+        """Whether ``edges`` is proven the fewest possible."""
+        return self.document is not None and self.lower_bound == self.edges
+
+    def dump(self, path: str | Path) -> None:
+        """Write the certificate to ``path`` and its proof files beside it."""
+        if self.document is None:
+            raise ParameterError("no minimality certificate to write")
+        path = Path(path)
+        for name, data in self.files.items():
+            (path.parent / name).write_bytes(data)
+        path.write_text(json.dumps(self.document, indent=2) + "\n", encoding="utf-8")
+
+
+def minimum_path(graph_path: str | Path) -> Path:
+    """Where a design's minimality certificate goes: ``G.json`` -> ``G.min.json``.
+
+    Examples
+    --------
+    >>> str(minimum_path("out/g.json"))
+    'out/g.min.json'
+    """
+    path = Path(graph_path)
+    return path.with_name(path.stem + ".min.json")
+
+
+def _document(n: int, r: int, bound: int, proof: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": mp.FORMAT,
+        "version": 1,
+        "statement": mp.statement(n, r, bound),
+        "n": n,
+        "r": r,
+        "directed": False,
+        "lower_bound": bound,
+        "proof": proof,
+    }
+
+
+def _masks(n: int, model: list[int]) -> list[int]:
+    masks = [0] * n
+    true = {lit for lit in model if lit > 0}
+    for u in range(n):
+        for v in range(u + 1, n):
+            if mp.edge_variable(n, u, v) in true:
+                masks[u] |= 1 << v
+                masks[v] |= 1 << u
+    return masks
+
+
+def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairClause:
+    """The pair clause for witness (S1, S2) of graph ``masks``: the outside pairs of S1 and S2
+    the graph lacks, then shortened greedily (lowest pairs first) while every member keeps at
+    most r - 1 outside pairs out of it and two literals remain.
+
+    Examples
+    --------
+    >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3, witness ({0, 1}, {2, 3}) at r = 2
+    >>> pair_clause(4, 2, path, 0b0011, 0b1100).literals
+    (2, 3)
+    """
+    sides = [s1, s2]
+    kept = {}  # (node, side) -> outside pairs not in the clause
+    clause = []
+    for k, side in enumerate(sides):
+        for i in range(n):
+            if side >> i & 1:
+                kept[(i, k)] = (masks[i] & ~side).bit_count()
+    for u in range(n):
+        for v in range(u + 1, n):
+            cut = [(x, k) for k, side in enumerate(sides) for x, y in ((u, v), (v, u))
+                   if side >> x & 1 and not side >> y & 1]
+            if cut and not masks[u] >> v & 1:
+                clause.append(((u, v), cut))
+    literals = []
+    for index, ((u, v), cut) in enumerate(clause):
+        left = len(clause) - index + len(literals)
+        if left > 2 and all(kept[c] < r - 1 for c in cut):
+            for c in cut:
+                kept[c] += 1
+            continue
+        literals.append(mp.edge_variable(n, u, v))
+    return mp.PairClause(
+        tuple(i for i in range(n) if s1 >> i & 1),
+        tuple(i for i in range(n) if s2 >> i & 1),
+        tuple(sorted(literals)),
+    )
+
+
+def _solve(solver: Any, deadline: float) -> bool | None:
+    """Solve in conflict-budget slices until the deadline (as :mod:`.sat` does)."""
+    budget = sat.FIRST_SLICE
+    while (start := time.monotonic()) < deadline:
+        solver.conf_budget(budget)
+        status = solver.solve_limited()
+        if status is not None:
+            return status
+        now = time.monotonic()
+        budget = sat.next_budget(budget, now - start, deadline - now)
+    return None
+
+
+def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
+    from pysat.solvers import Cadical195
+
+    solver = Cadical195()
+    for clause in mp.encode(n, r, bound, pairs).clauses:
+        solver.add_clause(list(clause))
+    return solver
+
+
+def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+                deadline: float) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+    cnf = mp.encode(n, r, bound, pairs)
+    status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
+    if status is not False or text is None:
+        return None
+    proof_data = gzip.compress(text, compresslevel=1, mtime=0)
+    pair_data = mp.write_pairs(pairs)
+    files = {}
+    proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,
+                             "variables": cnf.variables, "clauses": len(cnf.clauses),
+                             "pairs": len(pairs)}
+    for key, data, suffix in (("pairs", pair_data, "pairs.gz"), ("lrat", proof_data, "lrat.gz")):
+        digest = hashlib.sha256(data).hexdigest()
+        name = f"min-{digest[:20]}.{suffix}"
+        files[name] = data
+        proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
+    proof["steps"] = _additions(text)
+    return proof, files
+
+
+def _additions(text: bytes) -> int:
+    count = 0
+    for line in text.splitlines():
+        tokens = line.split()
+        if len(tokens) < 2 or tokens[1] == b"d" or tokens[0] == b"c":
+            continue
+        count += 1
+        if tokens[1] == b"0":
+            break
+    return count
+
+
+def prove_minimum(
+    n: int, r: int, edges: int, *, time_limit: float = 60.0, budget: int = 2_000_000
+) -> MinimumResult:
+    """Prove that no r-robust graph on n nodes has fewer than ``edges`` edges, or find one.
+
+    Parameters
+    ----------
+    n, r : int
+        Nodes (at most :data:`robustgraph.certificate.proofs.minimality.MAX_N` for the SAT
+        proof) and robustness, 1 <= r <= ceil(n/2).
+    edges : int
+        The edge count of a known r-robust graph (a design).
+    time_limit : float
+        Seconds for the whole proof (search and LRAT refutation).
+    budget : int
+        Branch-and-bound nodes per oracle check.
+
+    Returns
+    -------
+    MinimumResult
+        With a checked certificate in ``document`` (``files`` its proof files) when a bound
+        was proven; ``minimum`` says whether it meets the edge count. On a time limit the
+        proven bound is the best closed-form one, and the result says so in ``note``.
+
+    Raises
+    ------
+    MissingExtra
+        When the SAT proof is needed and python-sat is not installed (the ``proofs`` extra).
+
+    Examples
+    --------
+    >>> res = prove_minimum(6, 2, 8, time_limit=30)
+    >>> res.minimum, res.lower_bound, res.document["proof"]["kind"]
+    (True, 8, 'lrat')
+
+    Notes
+    -----
+    Exponential in the worst case (every model may be a new graph); n <= 12 takes seconds to
+    minutes on the cells we measured (docs/design.md, "Proven minima").
+    """
+    if not (n >= 2 and 1 <= r <= max_robustness(n)) or edges < 1:
+        raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, edges = {edges}")
+    began = time.monotonic()
+    deadline = began + time_limit
+    formulas = mp.formula_bounds(n, r)
+    name = max(formulas, key=formulas.__getitem__)
+    best = formulas[name]
+
+    def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], **extra: Any):
+        doc = _document(n, r, bound, proof)
+        mp.check_minimum(doc, files.__getitem__)  # never hand out a proof our checker refuses
+        return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, **extra)
+
+    formula = {"kind": "formula", "formula": name}
+    if edges <= best:
+        return done(best, formula, {})
+    if n > mp.MAX_N:
+        return done(best, formula, {}, note=f"no SAT proof above n = {mp.MAX_N}")
+    if not sat.available():
+        raise missing("pysat", "--prove-minimal")
+    pairs: list[mp.PairClause] = []
+    better: list[int] | None = None
+    solver = _new_solver(n, r, edges, pairs)
+    try:
+        while True:
+            status = _solve(solver, deadline)
+            if status is None:
+                return done(best, formula, {}, better=better, pairs=len(pairs),
+                            note="the time limit stopped the SAT search")
+            if status is False:
+                break
+            masks = _masks(n, solver.get_model())
+            witness = find_pair(masks, r, budget=budget, deadline=deadline)
+            if witness is UNKNOWN:
+                return done(best, formula, {}, better=better, pairs=len(pairs),
+                            note="an exact check ran out of budget or time")
+            if witness is None:  # r-robust with fewer edges: the count to beat drops
+                better, edges = masks, sum(m.bit_count() for m in masks) // 2
+                solver.delete()
+                solver = _new_solver(n, r, edges, pairs)
+                continue
+            pairs.append(pair_clause(n, r, masks, *witness))
+            solver.add_clause(list(pairs[-1].literals))
+    finally:
+        solver.delete()
+    made = _lrat_proof(n, r, edges, pairs, deadline)
+    if made is None:
+        return done(best, formula, {}, better=better, pairs=len(pairs),
+                    note="the time limit stopped the LRAT refutation")
+    proof, files = made
+    return done(edges, proof, files, better=better, pairs=len(pairs))
