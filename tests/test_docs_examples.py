@@ -1,9 +1,13 @@
-"""Run the examples of docs/cli.md, so that the CLI reference cannot drift from the CLI.
+"""Run the examples of docs/*.md, so that the documentation cannot drift from the CLI.
 
 Convention (docs/cli.md, "Examples in this reference"): inside a ```` ```console ```` block, a
-line ``$ robustgraph ...`` is a command and the lines under it are its output. The commands run
-in document order in one directory (with a copy of the repository's ``examples/``), each seeing
-the files the earlier ones wrote. A trailing ``# exit N`` comment gives the expected exit code
+line ``$ robustgraph ...`` is a command and the lines under it are its output. The commands of
+each document run in document order in one directory per document (with a copy of the
+repository's ``examples/``), each seeing the files the earlier ones wrote. Every other fenced
+block that holds a command (``robustgraph``, ``python``, ``pip``, ``ray``, ...) says why it is
+not run here, on the line above it: ``<!-- not run: REASON -->``, or ``<!-- run by
+tests/NAME.py -->`` when another test runs it (issue 44: only docs/cli.md's examples were run).
+A trailing ``# exit N`` comment gives the expected exit code
 (default 0), ``# exit N or M`` the codes a time-limited command may give depending on the
 machine's speed (the doc says so; no example's pass or fail depends on timing), and ``# slow``
 skips the command here. Checked: the exit code; an error line the doc
@@ -26,6 +30,7 @@ from robustgraph.cli.main import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "cli.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
 @dataclass
@@ -56,7 +61,7 @@ def examples(text: str) -> list[Example]:
             comment = command.partition(" #")[2]
             code = re.search(r"\bexit (\d+(?: or \d+)*)", comment)
             args = shlex.split(command, comments=True)
-            assert args[0] == "robustgraph", f"docs/cli.md:{number}: not a robustgraph command"
+            assert args[0] == "robustgraph", f"line {number}: not a robustgraph command"
             found.append(
                 Example(
                     number,
@@ -72,23 +77,35 @@ def examples(text: str) -> list[Example]:
 
 
 EXAMPLES = examples(DOC.read_text(encoding="utf-8"))
+ALL_EXAMPLES = [(doc.name, e) for doc in DOCS for e in examples(doc.read_text(encoding="utf-8"))]
+
+_SESSIONS: dict[str, Path] = {}
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory) -> Path:
-    """The directory the whole session of examples runs in."""
-    where = tmp_path_factory.mktemp("docs")
-    shutil.copytree(ROOT / "examples", where / "examples")
-    return where
+def sessions(tmp_path_factory):
+    """The directory each document's session of examples runs in, made on first use."""
+
+    def where(doc: str) -> Path:
+        if doc not in _SESSIONS:
+            path = tmp_path_factory.mktemp(doc.removesuffix(".md"))
+            shutil.copytree(ROOT / "examples", path / "examples")
+            _SESSIONS[doc] = path
+        return _SESSIONS[doc]
+
+    yield where
+    _SESSIONS.clear()
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[f"line{e.line}" for e in EXAMPLES])
-def test_example(example: Example, session: Path, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("doc", "example"), ALL_EXAMPLES,
+    ids=[f"line{e.line}" if doc == "cli.md" else f"{doc}:{e.line}" for doc, e in ALL_EXAMPLES])
+def test_example(doc: str, example: Example, sessions, monkeypatch) -> None:
     if example.slow:
-        pytest.skip(f"docs/cli.md:{example.line} is marked slow")
-    monkeypatch.chdir(session)
+        pytest.skip(f"docs/{doc}:{example.line} is marked slow")
+    monkeypatch.chdir(sessions(doc))
     result = CliRunner().invoke(main, example.args)
-    where = f"docs/cli.md:{example.line}: {example.command}"
+    where = f"docs/{doc}:{example.line}: {example.command}"
     assert result.exception is None or isinstance(result.exception, SystemExit), where
     assert result.exit_code in example.exit_codes, f"{where}\n{result.stderr}"
     shown = [line for line in example.output if line.startswith("robustgraph: error:")]
@@ -123,3 +140,79 @@ def test_no_example_depends_on_the_machines_speed_unless_it_says_so() -> None:
     for example in EXAMPLES:
         if "--time-limit" in example.args and 3 in example.exit_codes:
             assert 0 in example.exit_codes, f"docs/cli.md:{example.line}: {example.command}"
+
+
+COMMAND = re.compile(r"^\s*(\$ )?(robustgraph|python3?|pip|ray|curl|export|\.venv/bin/\S+)\s")
+"""A line of a fenced block that a reader would type (``robustgraph: error: ...`` is output)."""
+
+NOT_RUN = re.compile(r"<!-- (not run: \S.*|run by (tests/\S+\.py)) -->")
+
+
+def fenced_blocks(text: str):
+    """``(line, info, body, note)`` per fenced block: the note is the comment on the line above
+    its opening fence (``""`` when there is none)."""
+    lines = text.splitlines()
+    opened = None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip().startswith("```"):
+            continue
+        if opened is None:
+            note = lines[number - 2].strip() if number >= 2 else ""
+            opened = (number, raw.strip()[3:].strip(), note)
+        else:
+            start, info, note = opened
+            yield start, info, lines[start:number - 1], note
+            opened = None
+
+
+def test_every_fenced_command_in_the_docs_is_run_or_says_why_not() -> None:
+    unmarked = []
+    for doc in DOCS:
+        for line, info, body, note in fenced_blocks(doc.read_text(encoding="utf-8")):
+            if info == "console" or not any(COMMAND.match(x) for x in body):
+                continue
+            marked = NOT_RUN.fullmatch(note)
+            if marked is None:
+                unmarked.append(f"docs/{doc.name}:{line}")
+            elif marked.group(2):
+                assert (ROOT / marked.group(2)).is_file(), f"docs/{doc.name}:{line}: {note}"
+    assert not unmarked, "fenced commands neither run nor marked <!-- not run: REASON -->: " + (
+        ", ".join(unmarked))
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    found = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and (heading := re.match(r"#{1,6} (.+)", line)):
+            slug = _slug(heading.group(1))
+            found.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+            seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def test_every_link_of_the_readme_and_docs_resolves() -> None:
+    """Issue 44: the README's ``docs/protocols.md#reproducing-the-papers-tables`` led nowhere,
+    and docs/scale-out.md was linked from neither the README nor docs/index.md."""
+    broken = []
+    for page in [ROOT / "README.md", *DOCS]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = page.parent / path if path else page
+            if not dest.exists() or (anchor and dest.suffix == ".md"
+                                     and anchor not in _anchors(dest)):
+                broken.append(f"{page.name}: {target}")
+    assert not broken, broken
+    for page in (ROOT / "README.md", ROOT / "docs" / "index.md"):
+        assert "scale-out.md)" in page.read_text(encoding="utf-8"), page.name

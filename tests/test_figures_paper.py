@@ -102,7 +102,7 @@ def test_paper_figures_name_things_for_readers_and_share_axes(run_dir, tmp_path)
     protocols = _svg_texts(out / "protocols.svg")
     assert protocols.count("SAC") == 2 and protocols.count("CP-WBFT") == 2
     assert protocols.count("judge only") == 1  # on the FAA axis only: it has no BFTI
-    assert "ER (r = 3)" in protocols
+    assert "ER (r = 3): FAA" in protocols  # the row's graph before its first metric
     rounds = _svg_texts(out / "rounds.svg")
     assert "band and bars: 95% CI" in rounds  # the method is in the caption file
     assert "Intervals: 95% CI" in (out / f"rounds{CAPTION_SUFFIX}").read_text(encoding="utf-8")

@@ -114,7 +114,7 @@ def test_run_figures_are_valid_and_labelled(run_dir):
         assert label in rounds, label
     protocols = check_files(out, "protocols")
     for label in ["FAA (% of agents correct)", "BFTI = FAA − IAA (percentage points)",
-                  "protocol", "gamma-MERG", f"error bars: {CI}", *provenance]:
+                  "protocol", "gamma-MERG: FAA", "BFTI", f"error bars: {CI}", *provenance]:
         assert label in protocols, label
     assert rounds.count("SAC") == 1 and protocols.count("SAC") == 2  # legend; two panels' ticks
     assert "merg n=7" not in rounds + protocols  # the run's spec string, never a title
@@ -179,7 +179,7 @@ def test_sweep_table_and_figures_pool_seeds(tmp_path):
     provenance = ["F = 2 · T = 1 rounds · 2 seeds (1, 2) · 3 queries per protocol and cell",
                   "tasks arith:3 · simulated backend (sim-strong, sim-weak) · roster 5S1W1A, "
                   "attack fixed", SIMULATED_BANNER]
-    rows = ["gamma-MERG", "complete"]
+    rows = ["gamma-MERG: FAA", "complete: FAA"]  # each row's graph before its first metric
     texts = check_files(tmp_path / "plots", "protocols")
     for label in [*rows, "FAA (% of agents correct)", f"error bars: {ci}", *provenance]:
         assert label in texts, label
@@ -253,10 +253,11 @@ def test_random_graph_per_seed_gets_one_panel_per_draw(tmp_path):
         f"seed {s}: m = {m}" for s, m in zip((1, 2), sizes, strict=True)]
     per_seed = [t for t in texts if re.fullmatch(r"certified \d+-robust \(r\* (=|>=) \d+\)", t)]
     assert len(per_seed) == 2  # each draw's own certified r under its panel
-    caption = next(t for t in texts if "seeds' graphs" in t and t.startswith("certified r"))
-    assert re.fullmatch(r"certified r (= \d+ on each of|from \d+ to \d+ over) the 2 seeds' "
-                        r"graphs; every one tolerates F = \d+ Byzantine neighbours per agent "
-                        r"under SAC \(F-local, needs \(F\+1\)-robust\)", caption), caption
+    start = next(i for i, t in enumerate(texts) if t.startswith("certified r "))
+    caption = " ".join(texts[start:start + 3])  # wrapped to the figure's width (issue 44)
+    assert re.match(r"certified r (= \d+ on each of|from \d+ to \d+ over) the 2 seeds' "
+                    r"graphs; every one tolerates F = \d+ Byzantine neighbours per agent "
+                    r"under SAC \(F-local, needs \(F\+1\)-robust\)", caption), caption
     assert "this run, F = 2: certified on 2 of 2 seeds' graphs" in texts
     for label in ["strong agent (5)", "weak agent (1)", "adversary (1; attack fixed)",
                   SIMULATED_BANNER]:

@@ -34,6 +34,7 @@ References
 from __future__ import annotations
 
 import contextlib
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from protocol_runner.analysis.provenance import SIMULATED_BANNER, Provenance
+from protocol_runner.analysis.provenance import SIMULATED_BANNER, UNCERTIFIED_BANNER, Provenance
 
 __all__ = [
     "CAPTION_SUFFIX",
@@ -57,6 +58,7 @@ __all__ = [
     "Layout",
     "current",
     "finish",
+    "fit",
     "layout",
     "protocol_style",
     "save",
@@ -240,7 +242,8 @@ def _metadata(fmt: str, heading: str, about: Sequence[str]) -> dict[str, str | N
     if not heading:
         return dict(_METADATA[fmt])
     text = "; ".join(about)
-    keywords = SIMULATED_BANNER if SIMULATED_BANNER in about else "robustgraph"
+    keywords = "; ".join(b for b in (SIMULATED_BANNER, UNCERTIFIED_BANNER) if b in about)
+    keywords = keywords or "robustgraph"
     keys = {
         "pdf": {"Title": heading, "Subject": text, "Keywords": keywords, "Creator": "robustgraph"},
         "svg": {"Title": heading, "Description": text, "Creator": "robustgraph"},
@@ -292,7 +295,7 @@ def finish(figure: Figure, directory: str | Path, stem: str, heading: str,
         else:
             title_block(figure, heading, provenance)
         if notes:
-            figure.supxlabel("\n".join(notes), fontsize=8, linespacing=1.4)
+            figure.supxlabel("\n".join(fit(notes, figure, 8)), fontsize=8, linespacing=1.4)
         return save(figure, directory, stem, heading=heading, about=about)
     paths = save(figure, directory, stem, heading=heading, about=about)
     caption = Path(directory) / f"{stem}{CAPTION_SUFFIX}"
@@ -300,16 +303,37 @@ def finish(figure: Figure, directory: str | Path, stem: str, heading: str,
     return [*paths, caption]
 
 
+def fit(lines: Sequence[str], figure: Figure, fontsize: float) -> list[str]:
+    """``lines`` wrapped at word boundaries to the figure's width at ``fontsize`` points.
+
+    A line wider than the figure made ``bbox_inches="tight"`` widen the canvas to hold it,
+    leaving the panels in part of it and the rest empty (``topology.png``, issue 44). The width
+    of a character is taken as 0.55 em (prose in DejaVu Sans measured 0.51 em), so that a
+    wrapped line fits.
+
+    Examples
+    --------
+    >>> fit(["a " * 40], Figure(figsize=(2, 1)), 8)[:2]
+    ['a a a a a a a a a a a a a a a a', 'a a a a a a a a a a a a a a a a']
+    """
+    chars = max(20, int(figure.get_figwidth() * 72 / (0.55 * fontsize)))
+    out: list[str] = []
+    for line in lines:
+        out += textwrap.wrap(line, chars, break_long_words=False) or [""]
+    return out
+
+
 def title_block(figure: Figure, heading: str, provenance: Provenance) -> None:
     """Put ``heading`` and the provenance lines above the figure (the banner in bold)."""
     lines = provenance.lines()
-    text = "\n".join([heading, *lines[:2]])
+    text = "\n".join(fit([heading, *lines[:2]], figure, 9))
     figure.suptitle(text, fontsize=9, linespacing=1.4)
-    if provenance.simulated:
-        simulated_banner(figure)
+    if provenance.banners():
+        simulated_banner(figure, "\n".join(fit(provenance.banners(), figure, 10)))
 
 
-def simulated_banner(figure: Figure) -> None:
-    """Print :data:`SIMULATED_BANNER` in bold above the title (``save`` keeps it in the frame)."""
-    figure.text(0.5, 1.0, SIMULATED_BANNER, ha="center", va="bottom", fontsize=10,
+def simulated_banner(figure: Figure, text: str = SIMULATED_BANNER) -> None:
+    """Print ``text`` (:data:`SIMULATED_BANNER`, and the NOT certified banner where it applies)
+    in bold above the title (``save`` keeps it in the frame)."""
+    figure.text(0.5, 1.0, text, ha="center", va="bottom", fontsize=10,
                 fontweight="bold", color=OKABE_ITO["vermillion"])

@@ -98,6 +98,36 @@ def _triple(estimate: Mapping[str, float] | None) -> tuple[float, float, float] 
     return 100 * estimate["value"], 100 * estimate["low"], 100 * estimate["high"]
 
 
+def _error_bar_handle(color: str, label: str) -> Any:
+    """A legend entry drawn as an error bar (a point with whiskers and caps), for the note on
+    what the bars are: a lone ``|`` marker read as a stray tick (issue 44)."""
+    scratch = Figure().subplots()
+    return scratch.errorbar([0], [0], yerr=[1], color=color, marker="o", markersize=3,
+                            linestyle="none", label=label)
+
+
+def _panel_title(row: str, metric: str, col: int) -> str:
+    """A comparison panel's title: its metric, the row's graph before it in the first column
+    only (both panels of a row once bore the graph's name and nothing else; issue 44)."""
+    if row and col == 0:
+        return f"{topology_name(row)}: {metric}"
+    return metric
+
+
+def _yerr(value: float, low: float, high: float) -> list[list[float]]:
+    """Error-bar lengths below and above ``value`` for the interval [low, high], drawn to
+    reach the estimate where the interval misses it: with a handful of bootstrap resamples
+    (``report --resamples 1``) a percentile interval need not hold its estimate, which
+    matplotlib refused as negative lengths (issue 44).
+
+    Examples
+    --------
+    >>> _yerr(50.0, 40.0, 70.0), _yerr(50.0, 55.0, 60.0)
+    ([[10.0], [20.0]], [[0.0], [10.0]])
+    """
+    return [[max(value - low, 0.0)], [max(high - value, 0.0)]]
+
+
 @dataclass(frozen=True)
 class ProtocolRow:
     """One row of panels: its title (``""`` for none) and, per protocol, its ``summary.json``
@@ -234,12 +264,12 @@ def _round_curve(ax: Any, data: Mapping[str, Any], group: str, final_key: str,
                     linestyle=look["linestyle"], alpha=0.6)
     elif xs:
         value, low, high = points[0][1]
-        ax.errorbar(xs, [value], yerr=[[value - low], [high - value]], color=look["color"],
+        ax.errorbar(xs, [value], yerr=_yerr(value, low, high), color=look["color"],
                     marker=look["marker"], linestyle="none")
     final = _triple(data["metrics"].get(final_key))
     if final is not None:
         value, low, high = final
-        ax.errorbar([final_x], [value], yerr=[[value - low], [high - value]],
+        ax.errorbar([final_x], [value], yerr=_yerr(value, low, high),
                     color=look["color"], marker=look["marker"],
                     markersize=4.5 if fig.current().paper else 6,
                     markeredgecolor="black", markeredgewidth=0.6, linestyle="none")
@@ -325,7 +355,7 @@ def plot_comparison(
                             continue
                         look = fig.protocol_style(name, protocols.index(name))
                         value, low, high = point
-                        ax.errorbar([x + offset], [value], yerr=[[value - low], [high - value]],
+                        ax.errorbar([x + offset], [value], yerr=_yerr(value, low, high),
                                     color=look["color"], marker=look["marker"],
                                     markersize=4 if paper else 5,
                                     fillstyle=fills[h % len(fills)], linestyle="none")
@@ -337,12 +367,10 @@ def plot_comparison(
                 ax.set_xlim(-0.6, len(names) - 0.4)
                 ax.set_ylabel(short if paper else label)
                 ax.grid(axis="x", visible=False)
-                if panel.title:
-                    ax.set_title(topology_name(panel.title))
+                ax.set_title(_panel_title(panel.title, metric, col))
         for ax in axes[-1]:
             ax.set_xlabel("protocol")
-        handles = [Line2D([], [], color="0.2", marker="|", linestyle="none", markersize=10,
-                          label=f"error bars: {_ci_label(ci)}")]
+        handles = [_error_bar_handle("0.2", f"error bars: {_ci_label(ci)}")]
         if len(hues) > 1:
             handles = [
                 Line2D([], [], color="0.2", marker="o", linestyle="none",
@@ -419,7 +447,7 @@ def plot_commit(
                     x_bar = x + (r - 0.5) * width
                     ax.bar([x_bar], [value], width=width, color=shades[rule],
                            hatch=hatches[rule], edgecolor="black", linewidth=0.5,
-                           yerr=[[value - low], [high - value]], ecolor="black", capsize=2)
+                           yerr=_yerr(value, low, high), ecolor="black", capsize=2)
                     n = estimate["n"]
                     ax.text(x_bar, high + 1.5, f"{round(value * n / 100)}/{n}", ha="center",
                             va="bottom", fontsize=5)
@@ -440,8 +468,7 @@ def plot_commit(
             Patch(facecolor=shades[rule], hatch=hatches[rule], edgecolor="black", label=text)
             for rule, text in _RULE_LABELS.items()
         ]
-        handles.append(Line2D([], [], color="black", marker="|", linestyle="none",
-                              markersize=10, label=f"error bars: {_ci_label(ci)}"))
+        handles.append(_error_bar_handle("black", f"error bars: {_ci_label(ci)}"))
         one_column = fig.current().paper and fig.current().columns == 1
         figure.legend(handles=handles, loc="outside lower center", ncols=1 if one_column else 3,
                       frameon=False)

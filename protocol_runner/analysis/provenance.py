@@ -26,6 +26,9 @@ from typing import Any
 __all__ = [
     "SIMULATED_BANNER",
     "SIMULATED_SENTENCE",
+    "UNCERTIFIED_BANNER",
+    "UNCERTIFIED_SENTENCE",
+    "run_uncertified",
     "Provenance",
     "label_of",
     "merge_backend_records",
@@ -40,6 +43,29 @@ SIMULATED_BANNER = "simulated agents: not LLM results"
 """Stated on every figure and table whose numbers come from simulated agents."""
 SIMULATED_SENTENCE = f"{SIMULATED_BANNER[0].upper()}{SIMULATED_BANNER[1:]}."
 """The banner as a sentence (captions, the first line of a summary)."""
+
+UNCERTIFIED_BANNER = (
+    "NOT certified: run with --allow-uncertified (the graph is not proven (F+1)-robust "
+    "for this F, or the agents are outside the F-local model)"
+)
+"""Stated on every figure and table of a run the certificate gate did not certify (issue 41,
+item 12: ``table1.*`` and the figures lost it, though summary.md and the printed table had it)."""
+
+UNCERTIFIED_SENTENCE = f"{UNCERTIFIED_BANNER}."
+"""The banner as a sentence (captions)."""
+
+
+def run_uncertified(run: Mapping[str, Any]) -> bool:
+    """Whether the ``run`` section of a ``summary.json`` records a gate that did not certify
+    the run (``--allow-uncertified``); False without a gate (e.g. a run with no SAC).
+
+    Examples
+    --------
+    >>> run_uncertified({"gate": {"certified": False}}), run_uncertified({})
+    (True, False)
+    """
+    gate = run.get("gate")
+    return isinstance(gate, Mapping) and gate.get("certified") is False
 
 
 def run_simulated(config: Mapping[str, Any] | None) -> bool:
@@ -141,9 +167,11 @@ def results_profile(directory: str | Path) -> str | None:
         return None
 
 
-def label_of(simulated: bool) -> str:
-    """The label a table row or file carries: :data:`SIMULATED_BANNER` or ``""``."""
-    return SIMULATED_BANNER if simulated else ""
+def label_of(simulated: bool, uncertified: bool = False) -> str:
+    """The label a table row or file carries: :data:`SIMULATED_BANNER` and/or
+    :data:`UNCERTIFIED_BANNER` (joined by ``"; "``), or ``""``."""
+    return "; ".join(b for b, on in ((SIMULATED_BANNER, simulated),
+                                     (UNCERTIFIED_BANNER, uncertified)) if on)
 
 
 def _seeds(seeds: Sequence[int]) -> str:
@@ -182,6 +210,7 @@ class Provenance:
     queries: tuple[int, ...]
     per: str = "protocol"
     simulated_runs: tuple[bool, ...] = ()
+    uncertified_runs: tuple[bool, ...] = ()
 
     @classmethod
     def of_run(cls, run: Mapping[str, Any], queries: Sequence[int]) -> Provenance:
@@ -199,6 +228,7 @@ class Provenance:
             seeds=tuple(s for s in seeds if s is not None),
             queries=tuple(queries),
             simulated_runs=(bool(run.get("simulated")),),
+            uncertified_runs=(run_uncertified(run),),
         )
 
     @classmethod
@@ -219,6 +249,16 @@ class Provenance:
         """Whether any of the numbers come from simulated agents: the simulated backend, or a
         run whose ``run.simulated`` says so (an endpoint that declared itself simulated)."""
         return "simulated" in self.backends or any(self.simulated_runs)
+
+    @property
+    def uncertified(self) -> bool:
+        """Whether any run was not certified by its gate (``--allow-uncertified``)."""
+        return any(self.uncertified_runs)
+
+    def banners(self) -> list[str]:
+        """The banners the numbers carry: simulated, NOT certified (each when it applies)."""
+        return [b for b, on in ((SIMULATED_BANNER, self.simulated),
+                                (UNCERTIFIED_BANNER, self.uncertified)) if on]
 
     def lines(self) -> list[str]:
         """The title block: one line of what was run, one of its size (and the banner).
@@ -251,4 +291,4 @@ class Provenance:
         second = (
             f"F = {_values(self.F)} · T = {_values(self.T)} rounds · {seeds} · {queries}"
         )
-        return [first, second] + ([SIMULATED_BANNER] if self.simulated else [])
+        return [first, second, *self.banners()]

@@ -171,7 +171,8 @@ def write_sweep_report(
     if not rows:
         return []
     provenance = _provenance(summary, out)
-    table = sweep_table(summary, rows, confidence=confidence, simulated=provenance.simulated)
+    table = sweep_table(summary, rows, confidence=confidence, simulated=provenance.simulated,
+                        uncertified=provenance.uncertified)
     rests_on = " · ".join(provenance.lines()[:2])  # backend, models, seeds, queries
     table = replace(table, caption=f"{rests_on}. {table.caption}")
     files = write_tables(table, out)

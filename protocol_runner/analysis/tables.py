@@ -27,7 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from protocol_runner.analysis.names import protocol_name, topology_name
-from protocol_runner.analysis.provenance import SIMULATED_SENTENCE, Provenance, label_of
+from protocol_runner.analysis.provenance import (
+    SIMULATED_SENTENCE,
+    UNCERTIFIED_SENTENCE,
+    Provenance,
+    label_of,
+)
 
 __all__ = [
     "BFTI",
@@ -233,15 +238,20 @@ def _tex(text: str) -> str:
     return "".join(_TEX.get(ch, ch) for ch in str(text))
 
 
-def caption(what: str, confidence: float, method: str, *, simulated: bool) -> str:
+def caption(
+    what: str, confidence: float, method: str, *, simulated: bool, uncertified: bool = False
+) -> str:
     """The caption of the three formats: what the rows are, units, the intervals' level and
-    method, and on the simulated backend the statement that these are not LLM results."""
+    method, on the simulated backend the statement that these are not LLM results, and for a
+    run the certificate gate did not certify (``--allow-uncertified``) the statement that it
+    is NOT certified (issue 41, item 12)."""
     text = (
         f"{what[0].upper()}{what[1:]}. Accuracies in percent, BFTI = FAA − IAA in percentage "
         f"points; W/S: weak/strong agents' IAA → FAA. Brackets: {100 * confidence:g}% "
         f"confidence intervals ({method})."
     )
-    return text + (f" {SIMULATED_SENTENCE}" if simulated else "")
+    text += f" {SIMULATED_SENTENCE}" if simulated else ""
+    return text + (f" {UNCERTIFIED_SENTENCE}" if uncertified else "")
 
 
 def run_table(summary: Mapping[str, Any]) -> Table:
@@ -268,13 +278,19 @@ def runs_table(summaries: Sequence[Mapping[str, Any]]) -> Table:
     bootstrap = summaries[0]["bootstrap"]
     what = " · ".join(provenance.lines()[:2])
     method = f"bootstrap: {bootstrap['method']}, {bootstrap['resamples']} resamples"
-    text = caption(what, bootstrap["confidence"], method, simulated=provenance.simulated)
+    text = caption(what, bootstrap["confidence"], method, simulated=provenance.simulated,
+                   uncertified=provenance.uncertified)
     return Table(("topology",), rows, text, bootstrap["confidence"],
-                 label_of(provenance.simulated))
+                 label_of(provenance.simulated, provenance.uncertified))
 
 
 def sweep_table(
-    summary: Mapping[str, Any], rows: Sequence[Any], *, confidence: float, simulated: bool
+    summary: Mapping[str, Any],
+    rows: Sequence[Any],
+    *,
+    confidence: float,
+    simulated: bool,
+    uncertified: bool = False,
 ) -> Table:
     """Table 1 of a sweep from its pooled rows (:func:`protocol_runner.analysis.pooled.pool_cells`).
 
@@ -303,8 +319,8 @@ def sweep_table(
     method = ("two-level bootstrap over seeds, then queries within each seed" if seeds > 1
               else "bootstrap over each cell's queries")
     what = f"Sweep {summary.get('name') or ''}".rstrip() + f", {seeds} seed(s) per row pooled"
-    return Table(names, table_rows, caption(what, confidence, method, simulated=simulated),
-                 confidence, label_of(simulated))
+    text = caption(what, confidence, method, simulated=simulated, uncertified=uncertified)
+    return Table(names, table_rows, text, confidence, label_of(simulated, uncertified))
 
 
 def write_tables(table: Table, directory: str | Path) -> list[Path]:

@@ -405,7 +405,7 @@ def plot_topology(
         if chosen.paper and len(spare):  # on paper the legend fills the empty slot
             spare[0].legend(handles=handles, loc="center", frameon=False, title="role")
         else:
-            where = "outside lower center" if chosen.paper else "outside right upper"
+            where = "outside lower center" if chosen.paper else "outside right center"
             figure.legend(handles=handles, loc=where, frameon=False, title="role",
                           ncols=2 if chosen.paper else 1)
         if len(panels) == 1:
