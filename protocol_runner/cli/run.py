@@ -274,9 +274,10 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--gate-f", type=click.IntRange(min=0), default=None,
               help="--commit-gate: Byzantine voters the gate tolerates, n >= 3f+1 (default: the "
                    "roster's adversaries; SAC's --F is separate).")
-@click.option("--gate-conflict", type=click.Choice(("quorum", "strict")), default="quorum",
-              show_default=True, help="--commit-gate: strict escalates a quorum that a voter "
-                   "of another independence unit contradicts (docs/commit-gate.md).")
+@click.option("--gate-conflict", type=click.Choice(("diverse", "quorum", "strict")),
+              default="diverse", show_default=True,
+              help="--commit-gate: escalate a quorum whose dissent spans as many units as it "
+                   "(diverse), never (quorum) or on any dissent (strict); docs/commit-gate.md.")
 @click.option("--diversity", default="", metavar="KINDS",
               help="Comma-separated of checkpoint, corpus, lineage: every honest agent has its "
                    "own where the roster declares none (docs/commit-gate.md).")
