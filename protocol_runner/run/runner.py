@@ -380,8 +380,8 @@ def _backend(
 
 
 def _make_protocol(name: str, spec: RunSpec) -> Protocol:
-    if name == "crs":
-        return CrS(spec.crs)
+    if issubclass(PROTOCOLS[name], CrS):  # CrS and its reward controls
+        return PROTOCOLS[name](spec.crs)
     if name == "judge":
         return JudgeOnly(spec.crs.judge_model)
     return PROTOCOLS[name]()
