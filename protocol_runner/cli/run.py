@@ -252,8 +252,8 @@ Running the same command into the same -o resumes an interrupted run.
               help="Cap on a neighbour's text quoted in a prompt.")
 @click.option("--commit-gate", is_flag=True,
               help="Last stage: honest final answers become signed votes; the evidence-diversity "
-                   "gate and a plain 2f+1 quorum (f = F) decide each query; decisions go to a "
-                   "ledger (docs/commit-gate.md).")
+                   "gate and a plain 2f+1 quorum (f: --gate-f) decide each query; decisions go "
+                   "to a ledger (docs/commit-gate.md).")
 @click.option("--ledger", type=click.Path(dir_okay=False), default=None,
               help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
 @click.option("--keyring", type=click.Path(dir_okay=False), default=None,
