@@ -119,3 +119,36 @@ def test_the_strict_conflict_rule_escalates_on_independent_dissent(tmp_path):
     assert "strict conflict rule: d dissent" in " ".join(out.reasons)
     report = verify(tmp_path / "strict.sqlite")  # re-derived under the enrolled strict rule
     assert report.valid and report.outcomes == {"correlated_quorum": 1}
+
+
+def _paper_world():
+    """4S2W1A with declared checkpoints: seven units of one agent each, f = 1."""
+    return world({a: Infrastructure(f"ck-{a}", f"lin-{a}")
+                  for a in ("s0", "s1", "s2", "s3", "w0", "w1", "adv")})
+
+
+def test_the_diverse_conflict_rule_refuses_a_quorum_out_spanned_by_its_dissent():
+    # two weak agents err alike and the adversary joins them: 3 votes, the quorum 2f+1; the
+    # four strong agents dissent from four units
+    keys, reg = _paper_world()
+    answer = {"w0": WRONG, "w1": WRONG, "adv": WRONG, "s0": RIGHT, "s1": RIGHT,
+              "s2": value_hash("other"), "s3": value_hash("another")}
+    votes = [sign_vote(keys[a], a, "p", v, evidence_hash([f"weights of {a}"]))
+             for a, v in answer.items()]
+    loose = CommitGate(reg, 1, reproduce(WRONG), reexecutor=REEXECUTOR, conflict="quorum")
+    assert isinstance(loose.decide("p", votes), Committed)  # the false commit it prevents
+    out = CommitGate(reg, 1, reproduce(WRONG), reexecutor=REEXECUTOR).decide("p", votes)
+    assert isinstance(out, CorrelatedQuorum)
+    assert "diverse conflict rule: the dissent (s0, s1, s2, s3) spans 4 units" in \
+        " ".join(out.reasons)
+
+
+def test_byzantine_dissent_alone_vetoes_under_strict_but_not_under_diverse():
+    keys, reg = _paper_world()
+    answer = {a: RIGHT for a in ("s0", "s1", "s2", "s3", "w0", "w1")} | {"adv": WRONG}
+    votes = [sign_vote(keys[a], a, "p", v, evidence_hash([f"weights of {a}"]))
+             for a, v in answer.items()]
+    diverse = CommitGate(reg, 1, reproduce(RIGHT), reexecutor=REEXECUTOR)
+    assert isinstance(diverse.decide("p", votes), Committed)
+    strict = CommitGate(reg, 1, reproduce(RIGHT), reexecutor=REEXECUTOR, conflict="strict")
+    assert isinstance(strict.decide("p", votes), CorrelatedQuorum)

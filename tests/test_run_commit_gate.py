@@ -235,7 +235,7 @@ def test_summary_has_the_rates_side_by_side(small_run):
     assert all(d["escalate_to"] == "diversity_round" for d in first)
     assert summary["protocols"]["majority"]["commit_gate"]["gate"]["escalation"]["value"] < 1.0
     markdown = (out / "summary.md").read_text()
-    assert "## Commit gate (f = F = 1, quorum 2f+1 = 3)" in markdown
+    assert "## Commit gate (f = 1 Byzantine voters, quorum 2f+1 = 3)" in markdown
     assert "| sac | gate |" in markdown and "| sac | plain 2f+1 quorum |" in markdown
 
 
@@ -440,7 +440,8 @@ def test_the_papers_4s2w1a_roster_counts_the_strong_copies_as_one_unit(tmp_path)
     3 Byzantine agents are not 2-local on gamma-MERG: the run is outside SAC's model, allowed.)"""
     out = tmp_path / "paper"
     result = _invoke(["run", "--topology", "merg", "--n", "7", "--roster", "4S2W1A", "--F", "2",
-                      "--gate-f", "2", "--protocols", "sac", "--tasks", "arith:6", "--rounds", "1", "--seed", "1",
+                      "--gate-f", "2", "--protocols", "sac", "--tasks", "arith:6", "--rounds",
+                      "1", "--seed", "1",
                       "--no-plots", "--commit-gate", "--allow-uncertified", "--sim-config",
                       "handset", "-o", str(out)])
     assert result.exit_code == 0, result.output

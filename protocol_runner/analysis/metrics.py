@@ -143,7 +143,8 @@ COMMIT_RULES = ("gate", "plain")
 COMMIT_METRICS = ("commit", "false_commit", "escalation", "abort")
 """The commit rates reported per rule (definitions in the module docstring)."""
 
-PROTOCOL_ORDER = ("sac", "cpwbft", "crs", "judge", "majority", "debate")
+PROTOCOL_ORDER = ("sac", "cpwbft", "crs", "judge", "crs-truth", "crs-random", "crs-biased",
+                  "majority", "debate")
 """Report order of the known protocols; others follow in alphabetical order."""
 
 _COMMIT_COLUMNS = tuple(f"commit/{rule}/{m}" for rule in COMMIT_RULES for m in COMMIT_METRICS)

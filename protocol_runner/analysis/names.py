@@ -23,6 +23,9 @@ PROTOCOL_NAMES = {
     "cpwbft": "CP-WBFT",
     "crs": "CrS",
     "judge": "judge only",
+    "crs-truth": "CrS, true reward",
+    "crs-random": "CrS, random judge",
+    "crs-biased": "CrS, biased judge",
     "majority": "majority",
     "debate": "debate",
 }

@@ -408,8 +408,8 @@ def plot_commit(
     are drawn: for one row a 2 x 2 grid of the four outcomes, for several one row of four
     panels per row. Bars are the rates, error bars their confidence intervals; the label
     ``k/n`` over a bar counts the queries with that outcome of the ``n`` it rests on (for false
-    commits: the false commits of the ``n`` commits). f = F of the provenance (each row's own
-    when a sweep varies F).
+    commits: the false commits of the ``n`` commits). The gate's f (the Byzantine voters it
+    tolerates, not SAC's F) is in the summary's commit-gate table.
     """
     names = list(dict.fromkeys(
         n for row in rows for n, p in row.protocols.items() if p.get("commit_gate")
@@ -472,11 +472,8 @@ def plot_commit(
         one_column = fig.current().paper and fig.current().columns == 1
         figure.legend(handles=handles, loc="outside lower center", ncols=1 if one_column else 3,
                       frameon=False)
-        f = sorted(set(provenance.F))
-        quorum = (f"f = F = {f[0]}, quorum 2f+1 = {2 * f[0] + 1}" if len(f) == 1
-                  else "f = F of each cell, quorum 2f+1")
         return fig.finish(figure, directory, stem,
-                          f"Commit gate decisions per protocol ({quorum})", provenance,
+                          "Commit gate decisions per protocol (quorum 2f+1)", provenance,
                           notes=_ci_notes(ci))
 
 

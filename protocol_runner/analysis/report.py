@@ -478,17 +478,19 @@ def _commit_lines(summary: Summary) -> list[str]:
             ])
     if not rows:
         return []
-    f = summary.run["F"]
+    gate = summary.run.get("commit_gate") or {}
+    f = gate.get("f", summary.run["F"])  # runs before issue 45 record no f: theirs was F
     level = f"{100 * summary.confidence:g}%"
     return [
         "",
-        f"## Commit gate (f = F = {f}, quorum 2f+1 = {2 * f + 1})",
+        f"## Commit gate (f = {f} Byzantine voters, quorum 2f+1 = {2 * f + 1})",
         "",
         "Honest agents' final answers as signed votes, one proposal per query. Gate: 2f+1 "
-        "agreeing votes with f+1 distinct evidence hashes from f+1 independence units, "
-        "reproduced by an independent re-execution (docs/commit-gate.md); its rates count the "
-        "final decision, after the diversity-forcing round that follows a correlated quorum "
-        "(an escalation there goes to a human). Rates in percent of "
+        "agreeing votes with f+1 distinct evidence hashes from f+1 independence units after "
+        "any f of them are removed, reproduced by an independent re-execution "
+        "(docs/commit-gate.md); its rates count the final decision, after the "
+        "diversity-forcing round that follows a correlated quorum (an escalation there goes "
+        "to a human). Rates in percent of "
         f"queries, false commits in percent of commits, with {level} bootstrap intervals.",
         "",
         *markdown_table(

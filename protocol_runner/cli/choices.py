@@ -40,6 +40,7 @@ BACKENDS = ("simulated", "openai")
 """``protocol_runner.run.runner.BACKENDS``: ``run`` and ``reproduce``'s ``--backend``
 choices."""
 
-PROTOCOLS = ("sac", "cpwbft", "crs", "judge", "majority", "debate")
+PROTOCOLS = ("sac", "cpwbft", "crs", "judge", "crs-truth", "crs-random", "crs-biased", "majority",
+             "debate")
 """The keys of ``protocol_runner.protocols.registry.PROTOCOLS``: named in ``run --protocols``'
 help."""

@@ -255,8 +255,8 @@ Running the same command into the same -o resumes an interrupted run.
               help="Cap on a neighbour's text quoted in a prompt.")
 @click.option("--commit-gate", is_flag=True,
               help="Last stage: honest final answers become signed votes; the evidence-diversity "
-                   "gate and a plain 2f+1 quorum (f = F) decide each query; decisions go to a "
-                   "ledger (docs/commit-gate.md).")
+                   "gate and a plain 2f+1 quorum (f: --gate-f) decide each query; decisions go "
+                   "to a ledger (docs/commit-gate.md).")
 @click.option("--ledger", type=click.Path(dir_okay=False), default=None,
               help="Ledger of --commit-gate (default: OUTPUT/ledger.sqlite).")
 @click.option("--keyring", type=click.Path(dir_okay=False), default=None,
@@ -277,9 +277,10 @@ Running the same command into the same -o resumes an interrupted run.
 @click.option("--gate-f", type=click.IntRange(min=0), default=None,
               help="--commit-gate: Byzantine voters the gate tolerates, n >= 3f+1 (default: the "
                    "roster's adversaries; SAC's --F is separate).")
-@click.option("--gate-conflict", type=click.Choice(("quorum", "strict")), default="quorum",
-              show_default=True, help="--commit-gate: strict escalates a quorum that a voter "
-                   "of another independence unit contradicts (docs/commit-gate.md).")
+@click.option("--gate-conflict", type=click.Choice(("diverse", "quorum", "strict")),
+              default="diverse", show_default=True,
+              help="--commit-gate: escalate a quorum whose dissent spans as many units as it "
+                   "(diverse), never (quorum) or on any dissent (strict); docs/commit-gate.md.")
 @click.option("--diversity", default="", metavar="KINDS",
               help="Comma-separated of checkpoint, corpus, lineage: every honest agent has its "
                    "own where the roster declares none (docs/commit-gate.md).")

@@ -50,9 +50,10 @@ class Enrolment:
     endorsements : mapping
         ``{"agents": {agent id: signature}, "gate": signature, "reviewer": signature}``, each
         over ``REGISTRY + canonical({"registry": H, "signer": name})``.
-    conflict : {"quorum", "strict"}
+    conflict : {"diverse", "quorum", "strict"}
         The gate's conflict rule (:data:`~protocol_runner.commit.gate.CONFLICT_RULES`); in the
-        statement only when ``"strict"``, so enrolments of the default rule hash as before.
+        statement unless ``"quorum"`` (the only rule before issue 45), so the enrolments of
+        older ledgers read and hash as they were written.
     """
 
     registry: Registry
@@ -61,7 +62,7 @@ class Enrolment:
     gate: str
     reviewer: str
     endorsements: Mapping[str, Any]
-    conflict: str = "quorum"
+    conflict: str = "diverse"
 
     @staticmethod
     def _statement(registry: Registry, f: int, reexecutor: Infrastructure, gate: str,
@@ -80,7 +81,7 @@ class Enrolment:
 
     @classmethod
     def create(cls, registry: Registry, f: int, reexecutor: Infrastructure,
-               keyring: Keyring, *, conflict: str = "quorum") -> Enrolment:
+               keyring: Keyring, *, conflict: str = "diverse") -> Enrolment:
         """Enrol ``registry`` with the keys of ``keyring``, every key endorsing the statement.
 
         Raises
@@ -161,8 +162,8 @@ class Enrolment:
                     or {"agents", "gate", "reviewer"} != set(endorsements):
                 raise TypeError("endorsements must be an object of agents, gate and reviewer")
             conflict = body.get("conflict", "quorum")
-            if conflict not in ("quorum", "strict"):
-                raise ParameterError(f"conflict rule must be quorum or strict, got {conflict!r}")
+            if conflict not in ("quorum", "diverse", "strict"):
+                raise ParameterError(f"unknown conflict rule {conflict!r}")
             return cls(Registry.from_json(body["agents"]), f,
                        Infrastructure.from_json(body["reexecutor"]), str(signers["gate"]),
                        str(signers["reviewer"]), endorsements, conflict)

@@ -20,8 +20,8 @@ votes span after the worst removal of f voters (:func:`~protocol_runner.commit.s
 so whichever f voters are Byzantine, the honest agreeing votes alone span f+1 units and f+1
 evidence hashes: a Byzantine voter cannot supply the missing unit or hash. It is the weakest
 count with that guarantee (the gate does not know which voters are Byzantine, so it must hold
-for every f of them). Optionally (``conflict="strict"``, the correlated-quorum note's own
-sample) a quorum with any counted dissent from a unit outside the quorum's escalates too.
+for every f of them). A quorum whose dissent (votes for other values from units outside the
+quorum's) spans as many units as the quorum escalates too (:data:`CONFLICT_RULES`).
 """
 
 from __future__ import annotations
@@ -59,10 +59,12 @@ Reexecutor = Callable[[str], Reexecution]
 
 _STAGES = ("initial", "diversity")
 
-CONFLICT_RULES = ("quorum", "strict")
-"""What a counted vote for another value does to a quorum: nothing beyond test 1 (``quorum``,
-the default), or, from a unit outside the quorum's, escalate as a correlated quorum
-(``strict``)."""
+CONFLICT_RULES = ("diverse", "quorum", "strict")
+"""What counted votes for other values, from units outside the quorum's, do to a quorum that
+passed tests 1-3: escalate it as a correlated quorum when they span at least as many units as
+the quorum does after any f removals (``diverse``, the default: a larger quorum is not trusted
+over a more diverse dissent, and f Byzantine dissenters span at most f < f+1 units), never
+(``quorum``: tests 1-4 alone), or whenever there are any (``strict``)."""
 
 
 def _short(digest: str) -> str:
@@ -157,7 +159,7 @@ def _reproduction_failures(registry: Registry, reexecutor: Infrastructure, value
 def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
                 validation: Validation, stage: Stage, *, reexecutor: Infrastructure | None = None,
                 reexecute: Callable[[], Reexecution] | None = None,
-                conflict: str = "quorum") -> Decision:
+                conflict: str = "diverse") -> Decision:
     """Apply a decision rule to votes already validated: the whole rule, as a pure function.
 
     Parameters
@@ -177,7 +179,7 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
     reexecute : callable, optional
         Called (at most once, and only for a quorum passing tests 1-3 of the gate) for the
         re-execution result.
-    conflict : {"quorum", "strict"}
+    conflict : {"diverse", "quorum", "strict"}
         The gate's conflict rule (:data:`CONFLICT_RULES`); the plain rule ignores it.
 
     Returns
@@ -217,9 +219,13 @@ def decide_rule(rule: Rule, registry: Registry, f: int, proposal_id: str,
             f"f = {f} of them are removed (need f+1 = {f + 1}): {groups}")
     (correlated if left < f + 1 else reasons).append(line)
     dissent = _independent_dissent(registry, common, value, set(unit_ids))
+    spanned = len({registry.unit_of(a) for a in dissent})
     if conflict == "strict" and dissent:
         correlated.append(f"strict conflict rule: {', '.join(dissent)} dissent from units "
                           f"outside the quorum's")
+    elif conflict == "diverse" and dissent and spanned >= left:
+        correlated.append(f"diverse conflict rule: the dissent ({', '.join(dissent)}) spans "
+                          f"{spanned} units outside the quorum's, not fewer than its {left}")
     if correlated:
         escalate_to = "diversity_round" if stage == "initial" else "human"
         return CorrelatedQuorum(**common, reasons=(*reasons, *correlated,
@@ -289,7 +295,7 @@ class CommitGate:
         by the gate's key, before :meth:`decide` returns.
     keyring : Keyring, optional
         The agents', gate's and reviewer's private keys; required with ``ledger``.
-    conflict : {"quorum", "strict"}
+    conflict : {"diverse", "quorum", "strict"}
         The conflict rule (:data:`CONFLICT_RULES`), recorded in the enrolment.
 
     Examples
@@ -322,7 +328,7 @@ class CommitGate:
 
     def __init__(self, registry: Registry, f: int, reexecute: Reexecutor, *,
                  reexecutor: Infrastructure, ledger: Ledger | None = None,
-                 keyring: Keyring | None = None, conflict: str = "quorum") -> None:
+                 keyring: Keyring | None = None, conflict: str = "diverse") -> None:
         check_fault_bound(len(registry), f)
         check_conflict_rule(conflict)
         self.registry = registry

@@ -561,7 +561,7 @@ class CommitStage:
     corpora : Corpora, optional
         The run's corpora with documents (``--corpus``): votes backed by a document carry its
         text's hash as evidence, and the diversity round's shares put the text in the prompt.
-    conflict : {"quorum", "strict"}
+    conflict : {"diverse", "quorum", "strict"}
         The gate's conflict rule (``run --gate-conflict``).
 
     Raises
@@ -596,7 +596,7 @@ class CommitStage:
                  run_id: str, seed: int, ledger: str | Path, keyring: str | Path,
                  finished: Sequence[QueryRecord] = (),
                  reexecutor_model: str | None = None,
-                 corpora: Corpora | None = None, conflict: str = "quorum") -> None:
+                 corpora: Corpora | None = None, conflict: str = "diverse") -> None:
         check_commit_gate(len(roster.agents), f)
         ring = Keyring.open(keyring, [agent.agent_id for agent in roster.agents])
         self.registry = registry_for(roster, ring)

@@ -14,8 +14,8 @@ _EXPORTS = {
     ),
     "cpwbft": ("CONFIDENCE_THRESHOLD", "CPWBFT", "cpwbft_aggregate"),
     "crs": (
-        "CONTRIBUTIONS", "CrS", "CrSConfig", "JudgeOnly", "shapley_contributions",
-        "update_credibility",
+        "CONTRIBUTIONS", "CrS", "CrSBiased", "CrSConfig", "CrSRandom", "CrSTruth", "JudgeOnly",
+        "shapley_contributions", "update_credibility",
     ),
     "debate": ("Debate",),
     "engine": (

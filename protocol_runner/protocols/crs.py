@@ -10,13 +10,34 @@ agent's response, over the agents that gave the chosen answer, normalised to sum
 
     CrS_i <- clip(CrS_i * (1 + eta * c_i * r), 0, 1), renormalised to sum 1,
 
-starting from 1/n. Credibility is learnt across queries in task order: the coordinator and
-judge steps of query k wait for query k-1's update (the agents' answers run concurrently), so a
-run's result does not depend on scheduling, and a resumed run restarts from the last
-``credibility_after`` on disk. Every honest agent's final answer is the coordinator's.
+starting from 1/n. The paper starts every agent at 0.5 (its Sec. 5); with the renormalisation
+the two starts are the same rule: the coordinator's credibility-weighted plurality and the
+Shapley game of a weighted vote do not change when every weight is scaled alike, and from 0.5
+(or 1/n) one update neither clips (``CrS_i (1 + eta c_i r) <= 2 CrS_i <= 1``) nor leaves a
+common factor after renormalising, so the credibility after the first query, and every query
+after it, is identical (``tests/test_crs_controls.py``). Credibility is learnt across queries
+in task order: the coordinator and judge steps of query k wait for query k-1's update (the
+agents' answers run concurrently), so a run's result does not depend on scheduling, and a
+resumed run restarts from the last ``credibility_after`` on disk. Every honest agent's final
+answer is the coordinator's.
 
 Judge-only (the control critics of CrS asked for): the judge answers the task alone; its
 answer is the decision and every honest agent's final answer. No agent is asked anything.
+
+Reward controls (the CrS review asks for a ground-truth reward in place of the judge): the
+same protocol with the judge's ratings (the reward and, with ``contributions="judge"``, the
+contribution ratings) replaced by
+
+- ``crs-truth``: the ground truth, score 1 for a right answer and 0 for a wrong one (the loop
+  with a perfect judge, no LLM call);
+- ``crs-random``: a random judge, a uniform score in [0, 1] seeded by the run's seed, the query
+  and what is rated (the loop learning from noise);
+- ``crs-biased``: a biased judge that approves everything it is shown (score 1), the positivity
+  bias of LLM judges (the loop reinforcing whatever the coordinator picks).
+
+If CrS's credibility loop, not the judge's knowledge, is what helps, CrS should beat the
+random and biased judges and approach the ground-truth reward; the judge-only control tells
+what the judge alone achieves.
 
 References
 ----------
@@ -55,7 +76,10 @@ from robustgraph.errors import ParameterError
 __all__ = [
     "CONTRIBUTIONS",
     "CrS",
+    "CrSBiased",
     "CrSConfig",
+    "CrSRandom",
+    "CrSTruth",
     "JudgeOnly",
     "shapley_contributions",
     "update_credibility",
@@ -207,6 +231,8 @@ class CrS(Protocol):
     """Credibility scoring with a judge (see the module docstring)."""
 
     name = "crs"
+    reward = "judge"
+    """Where the ratings come from: the judge model (``"judge"``) or a control."""
 
     def __init__(self, config: CrSConfig | None = None) -> None:
         self.config = config or CrSConfig()
@@ -254,10 +280,7 @@ class CrS(Protocol):
                 votes.append((i, message.answer))
         winner, _ = plurality(votes, ctx.task, dict(enumerate(before)))
         model = self.config.judge_model or default_judge_model(ctx)
-        rating = await ctx.ask_request(
-            judge_request(ctx, model, score_messages(ctx.task, f"{ANSWER_PREFIX} {winner}"))
-        )
-        score = parse_score(rating.text)
+        score = (await self._ratings(ctx, model, [(-1, winner, f"{ANSWER_PREFIX} {winner}")]))[0]
         reward = 2.0 * score - 1.0
         contributions = await self._contributions(ctx, model, votes, before, winner)
         after = update_credibility(before, contributions, reward, self.config.eta)
@@ -299,17 +322,53 @@ class CrS(Protocol):
                 out[i] = value
             return out
         supporters = [(i, a) for (i, a), k in zip(votes, keys, strict=True) if k == target]
-        ratings = await ctx.wave(
-            ctx.ask_request(
-                judge_request(ctx, model, score_messages(ctx.task, ctx.vote(i).text))
-            )
-            for i, _ in supporters
+        scores = await self._ratings(
+            ctx, model, [(i, a, ctx.vote(i).text) for i, a in supporters]
         )
-        scores = [parse_score(c.text) for c in ratings]
         total = sum(scores)
         for (i, _), s in zip(supporters, scores, strict=True):
             out[i] = s / total if total > 0 else 1.0 / len(supporters)
         return out
+
+
+    async def _ratings(
+        self, ctx: QueryContext, model: str, items: Sequence[tuple[int, str | None, str]]
+    ) -> list[float]:
+        """Scores in [0, 1] of ``(voter, answer, response text)`` items (voter -1: the
+        coordinator's pick), from the judge model or the control :attr:`reward` names."""
+        if self.reward == "truth":
+            return [1.0 if ctx.correct(answer) else 0.0 for _, answer, _ in items]
+        if self.reward == "biased":
+            return [1.0] * len(items)
+        if self.reward == "random":
+            return [random.Random(f"crs-random/{ctx.config.seed}/{ctx.task_index}/{i}").random()
+                    for i, _, _ in items]
+        replies = await ctx.wave(
+            ctx.ask_request(judge_request(ctx, model, score_messages(ctx.task, text)))
+            for _, _, text in items
+        )
+        return [parse_score(c.text) for c in replies]
+
+
+class CrSTruth(CrS):
+    """CrS rewarded by the ground truth instead of a judge (a control; module docstring)."""
+
+    name = "crs-truth"
+    reward = "truth"
+
+
+class CrSRandom(CrS):
+    """CrS rated by a random judge (a control; module docstring)."""
+
+    name = "crs-random"
+    reward = "random"
+
+
+class CrSBiased(CrS):
+    """CrS rated by a judge that approves everything (a control; module docstring)."""
+
+    name = "crs-biased"
+    reward = "biased"
 
 
 class JudgeOnly(Protocol):

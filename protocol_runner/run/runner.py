@@ -238,7 +238,7 @@ class RunSpec:
     corpora: tuple[tuple[str, str], ...] = ()
     ood_tasks: str = DEFAULT_OOD_POOL
     gate_f: int | None = None
-    gate_conflict: str = "quorum"
+    gate_conflict: str = "diverse"
     diversity: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -266,7 +266,7 @@ class RunSpec:
             raise ParameterError("--keyring goes with --commit-gate")
         if self.reexecutor_model is not None and not self.commit_gate:
             raise ParameterError("--reexecutor-model goes with --commit-gate")
-        if (self.gate_f is not None or self.gate_conflict != "quorum") and not self.commit_gate:
+        if (self.gate_f is not None or self.gate_conflict != "diverse") and not self.commit_gate:
             raise ParameterError("--gate-f and --gate-conflict go with --commit-gate")
         if self.reexecutor_model is not None and self.backend.kind != "openai":
             raise ParameterError("--reexecutor-model needs --backend openai (the simulated "
@@ -395,8 +395,8 @@ def _backend(
 
 
 def _make_protocol(name: str, spec: RunSpec) -> Protocol:
-    if name == "crs":
-        return CrS(spec.crs)
+    if issubclass(PROTOCOLS[name], CrS):  # CrS and its reward controls
+        return PROTOCOLS[name](spec.crs)
     if name == "judge":
         return JudgeOnly(spec.crs.judge_model)
     return PROTOCOLS[name]()
@@ -497,9 +497,8 @@ def plan(spec: RunSpec) -> Plan:
                     "base_url": spec.backend.base_url},
     }
     if spec.commit_gate:  # changes every record, so part of the run's identity
-        identity["commit_gate"] = {"f": gate_f(roster, spec.gate_f)}
-        if spec.gate_conflict != "quorum":
-            identity["commit_gate"]["conflict"] = spec.gate_conflict
+        identity["commit_gate"] = {"f": gate_f(roster, spec.gate_f),
+                                   "conflict": spec.gate_conflict}
         if spec.reexecutor_model is not None:
             identity["commit_gate"]["reexecutor_model"] = spec.reexecutor_model
     if corpora is not None:  # the documents change the prompts: their hashes are identity
