@@ -1,0 +1,85 @@
+"""Issue 41, rows 6-13: the last unbounded inputs (task files, certificates, graph files that
+declare huge node counts, rosters, run sizes, full disks). Small budgets through their
+environment variables where that shows the mechanism (``robustgraph/limits.py``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_checks import assert_error
+from click.testing import CliRunner
+
+from robustgraph import io, limits
+from robustgraph.cli import main
+
+
+def _cli(*argv: str):
+    return CliRunner().invoke(main, list(argv))
+
+
+# ----------------------------------------------------------------- row 8: declared node counts
+def test_row8_the_node_budget_is_what_a_command_reads_within_10_s_and_300_mb():
+    """Measured (docs/certificate.md, 'Input budgets'): 100,000 isolated nodes cost at most
+    4.2 s and 194 MB (DOT, ``convert``) on a loaded 2-core machine; a million, 22 s and 590 MB."""
+    assert limits.NODES.default == 100_000
+
+
+@pytest.mark.parametrize("name, text", [
+    ("g.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n1000000 1000000 0\n"),
+    ("g.net", "*Vertices 1000000\n"),
+])
+def test_row8_a_tiny_file_declaring_a_million_nodes_is_refused(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    for command in (["info", str(path)], ["convert", str(path), str(tmp_path / "o.json")]):
+        line = assert_error(_cli(*command))
+        assert "declares 1,000,000 nodes, more than robustgraph reads (budget 100,000" in line
+    assert not (tmp_path / "o.json").exists()
+
+
+def _isolated(tmp_path, suffix: str, n: int):
+    path = tmp_path / f"g.{suffix}"
+    if suffix == "graphml":
+        nodes = "".join(f'<node id="{i}"/>' for i in range(n))
+        path.write_text('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/'
+                        f'xmlns"><graph edgedefault="undirected">{nodes}</graph></graphml>')
+    elif suffix == "gml":
+        path.write_text("graph [\n" + "".join(f"node [ id {i} ]\n" for i in range(n)) + "]\n")
+    elif suffix == "json":
+        path.write_text(json.dumps({"nodes": [{"id": i} for i in range(n)], "links": []}))
+    else:  # edge list, adjacency list: one node a line
+        path.write_text("".join(f"{i}\n" for i in range(n)))
+    return path
+
+
+@pytest.mark.parametrize("suffix, what", [
+    ("graphml", "may hold up to 3,000 nodes"), ("gml", "may hold up to 3,000 nodes"),
+    ("json", "may hold up to 3,000 nodes"), ("adjlist", "holds 3,000 nodes"),
+])
+def test_row8_counted_nodes_are_refused_before_the_graph_is_parsed(
+    tmp_path, monkeypatch, suffix, what
+):
+    path = _isolated(tmp_path, suffix, 3_000)
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "1000")
+    monkeypatch.setattr("robustgraph.io.graphml.igraph_read", None)  # never reached
+    monkeypatch.setattr("robustgraph.io.gml.igraph_read", None)
+    monkeypatch.setattr("robustgraph.io.nodelink.json", None)
+    monkeypatch.setattr("robustgraph.io.adjlist.resolve_ambiguous", None)
+    line = assert_error(_cli("info", str(path)))
+    assert what in line and "over" not in line.split(what)[0]
+
+
+def test_row8_an_edge_list_stops_once_its_nodes_pass_the_budget(tmp_path, monkeypatch):
+    path = _isolated(tmp_path, "edges", 50_000)
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "1000")
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_EDGES", "100000")
+    line = assert_error(_cli("info", str(path)))
+    # the rest of the file is never parsed
+    assert "by line 16385: holds more than 1,000 nodes (budget 1,000" in line
+
+
+def test_row8_a_graph_within_the_budget_reads_as_before(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "3000")
+    for suffix in ("graphml", "gml", "json", "adjlist", "edges"):
+        assert io.read(_isolated(tmp_path, suffix, 3_000)).n == 3_000
