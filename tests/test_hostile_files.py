@@ -83,3 +83,32 @@ def test_row8_a_graph_within_the_budget_reads_as_before(tmp_path, monkeypatch):
     monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "3000")
     for suffix in ("graphml", "gml", "json", "adjlist", "edges"):
         assert io.read(_isolated(tmp_path, suffix, 3_000)).n == 3_000
+
+
+# ----------------------------------------------------------------- row 6: Parquet decoded bytes
+def _parquet_bomb(path, rows: int, size: int, *, arrow_schema: bool = True):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    one = pa.array([0] * rows, pa.int32())
+    table = pa.table({
+        "id": pa.array([f"t{i}" for i in range(rows)]),
+        "question": pa.DictionaryArray.from_arrays(one, pa.array(["x" * size])),
+        "answer": pa.DictionaryArray.from_arrays(one, pa.array(["2"])),
+    })
+    pq.write_table(table, path, compression="zstd", store_schema=arrow_schema)
+    return path
+
+
+@pytest.mark.parametrize("arrow_schema", [True, False], ids=["arrow-schema", "plain"])
+def test_row6_a_parquet_file_is_bounded_by_its_decoded_bytes(tmp_path, monkeypatch, arrow_schema):
+    from protocol_runner.tasks.records import iter_records
+
+    path = _parquet_bomb(tmp_path / "t.parquet", 5_000, 10_000, arrow_schema=arrow_schema)
+    assert path.stat().st_size < 50_000  # 50 MB decoded
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(2**20))
+    with pytest.raises(limits.OverBudget, match="decoded bytes by row 64: .* over the bytes"):
+        list(iter_records(path))
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(64 * 2**20))
+    first = next(iter_records(path))  # within the budget, read as before
+    assert first[1]["question"] == "x" * 10_000 and first[0].endswith("row 0")
