@@ -112,3 +112,50 @@ def test_row6_a_parquet_file_is_bounded_by_its_decoded_bytes(tmp_path, monkeypat
     monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(64 * 2**20))
     first = next(iter_records(path))  # within the budget, read as before
     assert first[1]["question"] == "x" * 10_000 and first[0].endswith("row 0")
+
+
+# ------------------------------------------------------- row 7: proof work per certificate
+def _exhaustive_certificate(tmp_path, *claims):
+    from robustgraph import generators as gen
+    from robustgraph.certificate.certifier import certify
+
+    graph = gen.k_circulant(10, 2)
+    io.write(graph, tmp_path / "g.json")
+    cert = certify(graph, *claims, engines="exhaustive", proof="exhaustive")
+    cert.dump(tmp_path / "c.json")
+    return json.loads((tmp_path / "c.json").read_text())
+
+
+def test_row7_a_certificate_repeating_a_claim_is_rejected_before_any_proof(tmp_path, monkeypatch):
+    from robustgraph.certificate.claims import Claim
+
+    doc = _exhaustive_certificate(tmp_path, Claim.r_robust(2))
+    doc["claims"] = doc["claims"] * 50
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    monkeypatch.setattr("robustgraph.certificate.assurance.check_proof", None)  # never reached
+    result = _cli("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
+    assert result.exit_code == 1, result.output
+    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once" in (
+        result.output + result.stderr)
+
+
+def test_row7_the_proof_work_is_summed_over_claims_and_budgeted(tmp_path, monkeypatch):
+    from robustgraph.certificate.claims import Claim
+
+    _exhaustive_certificate(tmp_path, Claim.r_robust(2), Claim.rs_robust(2, 2))
+    command = ("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
+    assert _cli(*command).exit_code == 0
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_PROOF_STEPS", str(2**10 + 1))  # one proof's 2^10, not two
+    line = assert_error(_cli(*command))
+    assert "the proof work of the certificate's 2 claim(s), summed" in line
+    assert "2,048, over the proof steps budget" in line
+
+
+def test_row7_certify_refuses_a_claim_given_twice():
+    from robustgraph import generators as gen
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.claims import Claim
+    from robustgraph.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="the claim 2-robust is given twice"):
+        certify(gen.k_circulant(6, 1), Claim.r_robust(2), Claim.r_robust(2), engines="exhaustive")
