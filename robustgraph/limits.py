@@ -193,7 +193,7 @@ LINE_BYTES = Budget(
     "line length", 4 * 2**20, "ROBUSTGRAPH_MAX_LINE", "bytes of one line of a streamed proof"
 )
 NODES = Budget(
-    "nodes", 1_000_000, "ROBUSTGRAPH_MAX_NODES",
+    "nodes", 100_000, "ROBUSTGRAPH_MAX_NODES",
     "nodes of a graph read from a file, declared or counted",
 )
 EDGES = Budget(

@@ -100,14 +100,26 @@ def topologies(draw, max_n: int = 8, directed: bool | None = None) -> Topology:
 
 @pytest.fixture(scope="module")
 def ray_instance():
-    """A local Ray instance (2 CPUs) for one test module; skips when Ray is not installed."""
+    """A private local Ray instance (2 CPUs) for one test module; skips when Ray is not
+    installed.
+
+    Private whatever runs on the machine: ``address="local"`` starts a new instance instead of
+    attaching to ``RAY_ADDRESS`` or to a cluster ``ray start`` left running (docs/scale-out.md
+    tells users to start one), and ``RAY_ADDRESS`` is unset while the module runs, so code under
+    test that reads it finds the instance already initialised and uses that.
+    """
     if importlib.util.find_spec("ray") is None:
         pytest.skip("ray is not installed (pip install 'robustgraph[distributed]')")
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
-    yield ray
-    ray.shutdown()
+    saved = os.environ.pop("RAY_ADDRESS", None)
+    try:
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
+        yield ray
+        ray.shutdown()
+    finally:
+        if saved is not None:
+            os.environ["RAY_ADDRESS"] = saved
 
 
 def slow_engine(limits: list, seconds: float, r_bounds: tuple[int, int]):

@@ -17,7 +17,6 @@ is the README's own ``serve-sim`` command, on a free port of 127.0.0.1 and stopp
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import re
 import shlex
@@ -25,7 +24,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -214,11 +212,10 @@ def test_the_sweep_example_runs_and_reports_on_the_local_pool(tmp_path):
     _sweep_and_report(spec, tmp_path / "sw", "--workers", "1")
 
 
-def test_the_readme_sweep_runs_and_reports_on_ray(tmp_path, monkeypatch):
-    """README.md's ``sweep examples/sweep.yaml --executor ray`` (the example made tiny): a local
-    Ray instance the command starts and stops, then ``report`` on its output."""
-    if importlib.util.find_spec("ray") is None:
-        pytest.skip("ray is not installed (pip install 'robustgraph[distributed]')")
+def test_the_readme_sweep_runs_and_reports_on_ray(tmp_path, monkeypatch, ray_instance):
+    """README.md's ``sweep examples/sweep.yaml --executor ray`` (the example made tiny), on the
+    tests' private Ray instance (never a cluster ``ray start`` left running), then ``report`` on
+    its output."""
     tour = [c for block in fenced(README, "text") for c in robustgraph_commands(block)]
     (args,) = [c for c in tour if c[0] == "sweep"]
     assert args[1] == "examples/sweep.yaml" and "ray" in args

@@ -100,7 +100,7 @@ def test_gzip_replies_are_decoded():
     assert all("gzip" in fields["accept-encoding"] for _, _, fields, _ in requests)
 
 
-def test_a_307_on_models_and_chat_is_followed():
+def test_a_307_on_models_and_chat_to_another_origin_is_followed_when_opted_in():
     async def scenario():
         server = SimServer(Simulator(TASKS))
         target = await server.start()
@@ -119,7 +119,9 @@ def test_a_307_on_models_and_chat_is_followed():
         await site.start()
         port = runner.addresses[0][1]
         try:
-            return await complete_and_check(f"http://127.0.0.1:{port}/v1"), moved, server.stats
+            url = f"http://127.0.0.1:{port}/v1"
+            return (await complete_and_check(url, cross_origin_redirects=True), moved,
+                    server.stats)
         finally:
             await runner.cleanup()
             await server.stop()

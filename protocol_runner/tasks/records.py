@@ -76,20 +76,59 @@ def _json(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{path}[{i}]", record
 
 
+PARQUET_BATCH = 64
+"""Rows of a Parquet file decoded at a time (its decoded size is checked before its records)."""
+CELL_BYTES = 64
+"""What one value costs as a Python object at least, counted in a Parquet file's decoded bytes."""
+
+
+def _decoded_bytes(batch: Any) -> int:
+    """What ``batch`` (an Arrow record batch) decodes to: each dictionary-encoded value counted
+    once per row that refers to it (a 1 MB string in 200,000 rows is 200 GB, not 1 MB), other
+    columns by their Arrow buffers, plus :data:`CELL_BYTES` per value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = CELL_BYTES * batch.num_rows * batch.num_columns
+    for column in batch.columns:
+        if not pa.types.is_dictionary(column.type):
+            total += column.nbytes
+            continue
+        values = column.dictionary
+        if pa.types.is_string(values.type) or pa.types.is_binary(values.type) or (
+            pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+        ):
+            sizes = pc.binary_length(values)
+        else:  # the widest value's bytes, for each row
+            sizes = pa.array([values.nbytes // max(len(values), 1) + 1] * len(values))
+        total += (pc.sum(pc.take(sizes, column.indices)).as_py() or 0) + column.indices.nbytes
+    return total
+
+
 def _parquet(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The rows of a Parquet file, bounded by the file's bytes, its uncompressed bytes (from the
+    metadata, before anything is decoded) and its decoded bytes (:func:`_decoded_bytes`, against
+    the ``bytes`` budget as a JSON file's text is, checked per :data:`PARQUET_BATCH` rows before
+    they become records): string columns are read dictionary-encoded, so a file of a few KB
+    that repeats one large string in every row never inflates in memory."""
     pa = require("pyarrow", f"{path}: Parquet task files")
     import pyarrow.parquet as pq
 
     FILE_BYTES.check(path.stat().st_size, f"{path}: the Parquet file's bytes")
     try:
-        reader = pq.ParquetFile(path)
+        schema = pq.read_schema(path)
+        text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_binary(f.type)
+                or pa.types.is_large_string(f.type) or pa.types.is_large_binary(f.type)]
+        reader = pq.ParquetFile(path, read_dictionary=text)
     except (pa.ArrowException, OSError) as exc:
         raise TaskFormatError(f"{path}: not a readable Parquet file ({exc})") from None
     meta = reader.metadata  # row groups' uncompressed sizes, checked before any is decoded
     inflated = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     INFLATED_BYTES.check(inflated, f"{path}: the Parquet file's uncompressed bytes")
-    row = 0
-    for batch in reader.iter_batches(batch_size=1024):
+    row = decoded = 0
+    for batch in reader.iter_batches(batch_size=PARQUET_BATCH):
+        decoded += _decoded_bytes(batch)
+        FILE_BYTES.check(decoded, f"{path}: the Parquet file's decoded bytes by row {row}")
         for record in batch.to_pylist():
             yield f"{path} row {row}", record
             row += 1

@@ -176,6 +176,9 @@ def certify(
         raise ParameterError("certify needs at least one claim")
     if any(not isinstance(claim, Claim) for claim in claims):
         raise ParameterError("claims must be Claim values (Claim.r_robust, Claim.tolerance, ...)")
+    if len(set(claims)) != len(claims):  # verify refuses a certificate that repeats a claim
+        twice = next(c for i, c in enumerate(claims) if c in claims[:i])
+        raise ParameterError(f"the claim {twice.describe()} is given twice")
     if proof not in MODES:
         raise ParameterError(f"unknown proof mode {proof!r}; expected one of {', '.join(MODES)}")
     names = _engine_list(engines)

@@ -30,6 +30,7 @@ from robustgraph.certificate.outcome import (
 from robustgraph.certificate.records import Check, ClaimRecord, Run, aggregate
 from robustgraph.certificate.witness import witness_problem
 from robustgraph.graphs import as_topology
+from robustgraph.limits import PROOF_STEPS
 from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Question, Request
@@ -172,6 +173,53 @@ def _resolve_problems(topology: Topology, check: Check, engine: str, request: Re
     return problems
 
 
+def proof_work(proof: dict[str, Any] | None, n: int, m: int) -> int:
+    """The steps the checker of ``proof`` takes on a graph of ``n`` nodes and ``m`` edges, known
+    before it runs, in the units the checkers report (``proofs.checker.check_proof``): ``2^n``
+    subsets (exhaustive), ``m`` (theorem), the order plus the base's proof (construction), the
+    recorded steps (LRAT); 0 without a proof.
+
+    Examples
+    --------
+    >>> proof_work({"kind": "exhaustive"}, 20, 50)
+    1048576
+    >>> proof_work({"kind": "construction", "base": ["a", "b"], "order": ["c"],
+    ...             "base_proof": {"kind": "exhaustive"}}, 3, 3)
+    5
+    """
+    kind = (proof or {}).get("kind")
+    if proof is None or kind not in ("exhaustive", "construction", "lrat", "theorem"):
+        return 0
+    if kind == "exhaustive":
+        return 1 << min(n, 64)
+    if kind == "construction":
+        base = proof.get("base") or []
+        return len(proof.get("order") or []) + proof_work(proof.get("base_proof"), len(base), m)
+    if kind == "lrat":
+        steps = proof.get("steps")
+        return steps if isinstance(steps, int) and steps >= 0 else 0
+    return m
+
+
+def _work_problems(cert: Certificate, topology: Topology) -> list[str]:
+    """Before any proof is checked: a claim stated twice is a reason (checking it again proves
+    nothing new, and 1,000 copies of one exhaustive claim took 37 s); the proofs' work summed
+    over every claim is held to the ``proof steps`` budget (``OverBudget``, exit 2)."""
+    first: dict[Claim, int] = {}
+    for i, record in enumerate(cert.claims, 1):
+        j = first.setdefault(record.claim, i)
+        if j != i:
+            return [f"claim {i} ({record.claim.describe()}) repeats claim {j}; a certificate "
+                    "states each claim once (no proof was checked)"]
+    work = sum(
+        proof_work(check.proof, topology.n, topology.m)
+        for record in cert.claims for check in record.checks
+    )
+    PROOF_STEPS.check(work, f"the proof work of the certificate's {len(cert.claims)} claim(s), "
+                            "summed (2^n per exhaustive proof, m per theorem, LRAT steps)")
+    return []
+
+
 def verify(
     cert: Certificate,
     topology: Topology,
@@ -218,6 +266,12 @@ def verify(
     -------
     VerifyReport
 
+    Raises
+    ------
+    OverBudget
+        The proofs' work summed over the claims (:func:`proof_work`) is over the ``proof
+        steps`` budget; checked before any proof is.
+
     Examples
     --------
     >>> from robustgraph import Topology
@@ -239,6 +293,9 @@ def verify(
         return VerifyReport(False, (binding,), cert.verdict, tuple(checked))
     checked.append("graph hash, n, m, directed")
     engines = cert.provenance["parameters"]["engines"]
+    repeated = _work_problems(cert, topology)
+    if repeated:
+        return VerifyReport(False, tuple(repeated), cert.verdict, tuple(checked))
     reasons = []
     for i, record in enumerate(cert.claims, 1):
         where = f"claim {i} ({record.claim.describe()})"

@@ -28,8 +28,10 @@ __all__ = [
     "DROP_HINT",
     "MAX_DEPTH",
     "MAX_LABEL",
+    "NODE_CHECK_EVERY",
     "check_counts",
     "check_node_count",
+    "check_nodes_so_far",
     "check_size",
     "check_values",
     "count_values",
@@ -117,6 +119,20 @@ def check_counts(
                 f"{holds} {count:,} {budget.name}, more than robustgraph reads {budget.hint()}",
                 where,
             )
+
+
+NODE_CHECK_EVERY = 1 << 14
+"""Readers that count nodes as they parse compare the count with the budget this often (lines),
+so a file of a million isolated nodes stops after the budget's worth of them."""
+
+
+def check_nodes_so_far(path: str | Path, count: int, number: int) -> None:
+    """Refuse, while parsing, once the distinct nodes seen by line ``number`` are over the
+    ``nodes`` budget (the rest of the file is not parsed)."""
+    if count > NODES.value():
+        raise format_error(
+            path, f"holds more than {NODES.value():,} nodes {NODES.hint()}", f"by line {number}",
+        )
 
 
 def check_values(path: str | Path, raw: bytes, *, edges: int) -> None:

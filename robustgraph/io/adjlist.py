@@ -14,7 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from robustgraph.io._common import (
+    NODE_CHECK_EVERY,
     build_from_text,
+    check_counts,
+    check_nodes_so_far,
     check_values,
     decode_text,
     read_bytes,
@@ -56,6 +59,8 @@ def read_adjlist(
     raw = read_bytes(path)
     check_values(path, raw, edges=2)
     declared, lines = data_lines(decode_text(path, raw))
+    # the nodes that start a line, before every line is split
+    check_counts(path, len({line.split(None, 1)[0] for _, line in lines}), 0, "its lines' nodes")
     rows = [line.split() for _, line in lines]
     known = declared is not None or directed is not None  # then the pairs are not needed
     pairs = [] if known else [(r[0], v) for r in rows for v in r[1:]]
@@ -72,6 +77,8 @@ def read_adjlist(
             listed.add((u, v))
             if not mirror:
                 edges.append((u, v, f"line {number}"))
+        if not number % NODE_CHECK_EVERY:
+            check_nodes_so_far(path, len(heads) + len(others), number)  # neighbours too
     order = [*heads, *(x for x in others if x not in heads)]
     return build_from_text(path, order, edges, directed=kind, drop_invalid=drop_invalid)
 

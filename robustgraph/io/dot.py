@@ -219,6 +219,7 @@ def read_dot(
     graph = _parse(path, data)
     try:
         kind = resolve_directed(path, bool(gv.agisdirected(graph.handle)), directed)
+        check_counts(path, gv.agnnodes(graph.handle), 0)  # counted in C, before the walk
         texts, tails, heads = _walk(path, graph)
     finally:
         graph.close()

@@ -26,7 +26,9 @@ import io
 from pathlib import Path
 
 from robustgraph.io._common import (
+    NODE_CHECK_EVERY,
     build_from_text,
+    check_nodes_so_far,
     check_size,
     decode_text,
     format_error,
@@ -174,6 +176,9 @@ def read_edgelist(
             rows.node(fields[0])
         else:
             rows.edge(fields, number)
+        if not k % NODE_CHECK_EVERY:
+            check_nodes_so_far(path, len(rows.order), number)
+    check_nodes_so_far(path, len(rows.order), number if lines else 0)
     if side is not None and len(rows.order) != len(side.nodes):
         extra = list(rows.order)[len(side.nodes)]
         raise format_error(path, f"names node {extra!r}, which its sidecar does not list")

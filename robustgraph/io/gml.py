@@ -32,6 +32,7 @@ from robustgraph.io._common import (
     LocatedEdge,
     build,
     canonical_labels,
+    check_counts,
     check_size,
     decode_text,
     format_error,
@@ -165,6 +166,7 @@ def read_gml(
     """
     data = read_bytes(path)
     check_size(path, data.count(b"edge"), "'edge' keys", nodes=0)
+    check_counts(path, data.count(b"node"), 0, "its 'node' keys", upto=True)
     fast = _read_with_igraph(path, data, directed, drop_invalid)
     if fast is not None:
         return fast

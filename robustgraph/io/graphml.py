@@ -23,6 +23,7 @@ from robustgraph.io._common import (
     LocatedEdge,
     build,
     canonical_labels,
+    check_counts,
     check_size,
     format_error,
     from_igraph_read,
@@ -140,6 +141,7 @@ def read_graphml(
     """
     data = read_bytes(path)
     check_size(path, data.count(b"<edge"), "<edge> elements", nodes=0)
+    check_counts(path, data.count(b"<node"), 0, "its <node> elements", upto=True)
     fast = _read_with_igraph(path, data, directed, drop_invalid)
     if fast is not None:
         return fast

@@ -15,6 +15,7 @@ from pathlib import Path
 from robustgraph.io._common import (
     LocatedEdge,
     build,
+    check_counts,
     check_size,
     decode_text,
     format_error,
@@ -61,6 +62,7 @@ def read_json(
     """
     raw = read_bytes(path)
     check_size(path, raw.count(b"{"), "JSON objects")
+    check_counts(path, raw.count(b'"id"'), 0, 'its "id" members', upto=True)
     text = decode_text(path, raw)
     try:
         doc = json.loads(text)

@@ -1,0 +1,161 @@
+"""Issue 41, rows 6-13: the last unbounded inputs (task files, certificates, graph files that
+declare huge node counts, rosters, run sizes, full disks). Small budgets through their
+environment variables where that shows the mechanism (``robustgraph/limits.py``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_checks import assert_error
+from click.testing import CliRunner
+
+from robustgraph import io, limits
+from robustgraph.cli import main
+
+
+def _cli(*argv: str):
+    return CliRunner().invoke(main, list(argv))
+
+
+# ----------------------------------------------------------------- row 8: declared node counts
+def test_row8_the_node_budget_is_what_a_command_reads_within_10_s_and_300_mb():
+    """Measured (docs/certificate.md, 'Input budgets'): 100,000 isolated nodes cost at most
+    4.2 s and 194 MB (DOT, ``convert``) on a loaded 2-core machine; a million, 22 s and 590 MB."""
+    assert limits.NODES.default == 100_000
+
+
+@pytest.mark.parametrize("name, text", [
+    ("g.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n1000000 1000000 0\n"),
+    ("g.net", "*Vertices 1000000\n"),
+])
+def test_row8_a_tiny_file_declaring_a_million_nodes_is_refused(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    for command in (["info", str(path)], ["convert", str(path), str(tmp_path / "o.json")]):
+        line = assert_error(_cli(*command))
+        assert "declares 1,000,000 nodes, more than robustgraph reads (budget 100,000" in line
+    assert not (tmp_path / "o.json").exists()
+
+
+def _isolated(tmp_path, suffix: str, n: int):
+    path = tmp_path / f"g.{suffix}"
+    if suffix == "graphml":
+        nodes = "".join(f'<node id="{i}"/>' for i in range(n))
+        path.write_text('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/'
+                        f'xmlns"><graph edgedefault="undirected">{nodes}</graph></graphml>')
+    elif suffix == "gml":
+        path.write_text("graph [\n" + "".join(f"node [ id {i} ]\n" for i in range(n)) + "]\n")
+    elif suffix == "json":
+        path.write_text(json.dumps({"nodes": [{"id": i} for i in range(n)], "links": []}))
+    else:  # edge list, adjacency list: one node a line
+        path.write_text("".join(f"{i}\n" for i in range(n)))
+    return path
+
+
+@pytest.mark.parametrize("suffix, what", [
+    ("graphml", "may hold up to 3,000 nodes"), ("gml", "may hold up to 3,000 nodes"),
+    ("json", "may hold up to 3,000 nodes"), ("adjlist", "holds 3,000 nodes"),
+])
+def test_row8_counted_nodes_are_refused_before_the_graph_is_parsed(
+    tmp_path, monkeypatch, suffix, what
+):
+    path = _isolated(tmp_path, suffix, 3_000)
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "1000")
+    monkeypatch.setattr("robustgraph.io.graphml.igraph_read", None)  # never reached
+    monkeypatch.setattr("robustgraph.io.gml.igraph_read", None)
+    monkeypatch.setattr("robustgraph.io.nodelink.json", None)
+    monkeypatch.setattr("robustgraph.io.adjlist.resolve_ambiguous", None)
+    line = assert_error(_cli("info", str(path)))
+    assert what in line and "over" not in line.split(what)[0]
+
+
+def test_row8_an_edge_list_stops_once_its_nodes_pass_the_budget(tmp_path, monkeypatch):
+    path = _isolated(tmp_path, "edges", 50_000)
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "1000")
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_EDGES", "100000")
+    line = assert_error(_cli("info", str(path)))
+    # the rest of the file is never parsed
+    assert "by line 16385: holds more than 1,000 nodes (budget 1,000" in line
+
+
+def test_row8_a_graph_within_the_budget_reads_as_before(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "3000")
+    for suffix in ("graphml", "gml", "json", "adjlist", "edges"):
+        assert io.read(_isolated(tmp_path, suffix, 3_000)).n == 3_000
+
+
+# ----------------------------------------------------------------- row 6: Parquet decoded bytes
+def _parquet_bomb(path, rows: int, size: int, *, arrow_schema: bool = True):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    one = pa.array([0] * rows, pa.int32())
+    table = pa.table({
+        "id": pa.array([f"t{i}" for i in range(rows)]),
+        "question": pa.DictionaryArray.from_arrays(one, pa.array(["x" * size])),
+        "answer": pa.DictionaryArray.from_arrays(one, pa.array(["2"])),
+    })
+    pq.write_table(table, path, compression="zstd", store_schema=arrow_schema)
+    return path
+
+
+@pytest.mark.parametrize("arrow_schema", [True, False], ids=["arrow-schema", "plain"])
+def test_row6_a_parquet_file_is_bounded_by_its_decoded_bytes(tmp_path, monkeypatch, arrow_schema):
+    from protocol_runner.tasks.records import iter_records
+
+    path = _parquet_bomb(tmp_path / "t.parquet", 5_000, 10_000, arrow_schema=arrow_schema)
+    assert path.stat().st_size < 50_000  # 50 MB decoded
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(2**20))
+    with pytest.raises(limits.OverBudget, match="decoded bytes by row 64: .* over the bytes"):
+        list(iter_records(path))
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(64 * 2**20))
+    first = next(iter_records(path))  # within the budget, read as before
+    assert first[1]["question"] == "x" * 10_000 and first[0].endswith("row 0")
+
+
+# ------------------------------------------------------- row 7: proof work per certificate
+def _exhaustive_certificate(tmp_path, *claims):
+    from robustgraph import generators as gen
+    from robustgraph.certificate.certifier import certify
+
+    graph = gen.k_circulant(10, 2)
+    io.write(graph, tmp_path / "g.json")
+    cert = certify(graph, *claims, engines="exhaustive", proof="exhaustive")
+    cert.dump(tmp_path / "c.json")
+    return json.loads((tmp_path / "c.json").read_text())
+
+
+def test_row7_a_certificate_repeating_a_claim_is_rejected_before_any_proof(tmp_path, monkeypatch):
+    from robustgraph.certificate.claims import Claim
+
+    doc = _exhaustive_certificate(tmp_path, Claim.r_robust(2))
+    doc["claims"] = doc["claims"] * 50
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    monkeypatch.setattr("robustgraph.certificate.assurance.check_proof", None)  # never reached
+    result = _cli("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
+    assert result.exit_code == 1, result.output
+    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once" in (
+        result.output + result.stderr)
+
+
+def test_row7_the_proof_work_is_summed_over_claims_and_budgeted(tmp_path, monkeypatch):
+    from robustgraph.certificate.claims import Claim
+
+    _exhaustive_certificate(tmp_path, Claim.r_robust(2), Claim.rs_robust(2, 2))
+    command = ("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
+    assert _cli(*command).exit_code == 0
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_PROOF_STEPS", str(2**10 + 1))  # one proof's 2^10, not two
+    line = assert_error(_cli(*command))
+    assert "the proof work of the certificate's 2 claim(s), summed" in line
+    assert "2,048, over the proof steps budget" in line
+
+
+def test_row7_certify_refuses_a_claim_given_twice():
+    from robustgraph import generators as gen
+    from robustgraph.certificate.certifier import certify
+    from robustgraph.certificate.claims import Claim
+    from robustgraph.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="the claim 2-robust is given twice"):
+        certify(gen.k_circulant(6, 1), Claim.r_robust(2), Claim.r_robust(2), engines="exhaustive")
