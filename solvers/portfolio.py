@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 from solvers import cores
 from solvers import lane as lane_module
 from solvers.interrupt import StopSignal
-from solvers.types import Question, Request, Result, Status
+from solvers.types import Question, Request, Result, Status, Witness
 
 if TYPE_CHECKING:
     from solvers import search
@@ -154,13 +154,16 @@ PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
 model."""
 
-REGULAR_SHARE = 0.3
-"""On an undirected graph whose degrees are all equal, the share of the time left (at least
-:data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
-on CP-SAT. On such symmetric graphs the degree witness is often optimal and the strong model's
-probe at the upper bound stalls: on the random 8-regular graph on 60 nodes of issue 32
-(networkx seed 8105) the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the strong
-probe at 4 answered unknown for 37 s."""
+REGULAR_SHARE = 0.6
+"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs) and without the
+lane, the share of the time left (at least :data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE`
+without a limit) that the published model gets on CP-SAT. On such symmetric graphs the degree
+witness is often optimal and the strong model's probe at the upper bound stalls: on the random
+8-regular graph on 60 nodes of issue 32 (networkx seed 8105) the published model on CP-SAT
+proves r* = 4 in 2.4-2.8 s, the strong probe at 4 answered unknown for 37 s. It was 0.3: with
+``--threads 1`` a random 10-regular graph on 60 nodes (networkx seed 4001) then ended bounded
+[4, 5] at 60 s, its 17.7 s slice short of the 21 CPU seconds the one-worker script took to
+prove r* = 5, and the strong probes after it proved only r* >= 4 (issue 40, load 2-3)."""
 
 LANE_MAX_UPPER = 12
 """The published model's lane (``solvers.lane``) starts only when the least in-degree, an upper
@@ -219,13 +222,12 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     from solvers import cpsat, highs, search
 
     versions = []
-    graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
-    regular = _regular(graph)
+    regular = _in_regular(p.request.graph)
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
-    if regular and cpsat.available():  # hinted here; the lane (if any) runs unhinted
+    if lane is not None:  # the published model runs on the other core: never a second copy
+        slices = []
+    elif regular and cpsat.available():
         slices = slices[1:]
-    elif lane is not None:  # CP-SAT's published model runs on the other core
-        slices = slices[:1]
     for module, seconds in slices:
         if p.settled() or p.out_of_time() or not module.available():
             continue
@@ -238,7 +240,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
             seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
             cap = left
         search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
-    if lane is not None and not regular and not p.settled() and not p.out_of_time():
+    if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
         lane.wait(wait if left is None else min(wait, left))
@@ -272,16 +274,19 @@ def solve(request: Request) -> Result:
     return replace(res, params={**res.params, "threads": request.threads})
 
 
-def _regular(graph) -> bool:
-    """True for an undirected graph whose degrees are all equal (k-in digraphs are not)."""
-    return not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
+def _in_regular(graph) -> bool:
+    """True when every node hears as many nodes: regular undirected graphs and the k-in
+    digraphs of ``generate k-in`` (issue 40: the published model on CP-SAT proved r* = 5 of
+    ``generate k-in --n 60 --k 10`` in 2-4 s, where the core search proved nothing in 6 s)."""
+    return len({len(heard) for heard in graph.in_neighbors}) == 1
 
 
 def _symmetric(request: Request) -> bool:
-    """True for an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a
-    degree above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`)."""
+    """True for a graph of more than :data:`CORES_LARGE_N` nodes whose in-degrees all equal
+    one above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`), and
+    with two threads the lane starts after the quick bounds, told them (:func:`_solve`)."""
     graph = request.graph
-    big = request.n > CORES_LARGE_N and _regular(graph)
+    big = request.n > CORES_LARGE_N and _in_regular(graph)
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
 
 
@@ -293,9 +298,13 @@ def _lane_due(request: Request) -> bool:
     return lane_module.available()
 
 
-def _start_lane(request: Request) -> lane_module.PublishedLane:
-    """The published model's lane on the second core, started."""
-    lane = lane_module.PublishedLane(request, StopSignal())
+def _start_lane(
+    request: Request, upper: int | None = None, hint: Witness | None = None
+) -> lane_module.PublishedLane:
+    """The published model's lane on the second core, started; told the proven ``upper``
+    bound and hinted with its pair ``hint`` when given (``lane.solve_payload``)."""
+    pair = None if hint is None else (hint.s1, hint.s2)
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair)
     lane.start()
     return lane
 
@@ -307,7 +316,8 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     q = request.question
     lane = None
     least = min(map(len, request.graph.in_neighbors))
-    if lanes is not None and least <= LANE_MAX_UPPER:
+    lane_due = lanes is not None and least <= LANE_MAX_UPPER
+    if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
     found = None if q.about_s else _cores(request, None if lane is None else lane.won)
@@ -326,9 +336,15 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
+    quick = False
+    if lane_due and lane is None and not q.about_s:  # a symmetric graph: the hinted lane
+        quick = True
+        if not search.quick_r(p) and not p.out_of_time():
+            lane = _start_lane(replace(request, time_limit=p.remaining()), p.upper, p.witness)
+            lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane)
+    exact_engine = _gap(p, found, lane, quick_done=quick)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -352,10 +368,14 @@ def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) ->
 
 
 def _gap(
-    p: search.Progress, found: Result | None, lane: lane_module.PublishedLane | None
+    p: search.Progress,
+    found: Result | None,
+    lane: lane_module.PublishedLane | None,
+    quick_done: bool = False,
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
-    ran. ``lane``: the published model runs on CP-SAT on the other core."""
+    ran. ``lane``: the published model runs on CP-SAT on the other core; ``quick_done``: the
+    quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them)."""
     from solvers import race, search
 
     request = p.request
@@ -367,7 +387,7 @@ def _gap(
         p.note("cores", cpu_limit=found.params["cpu_limit"])
     if q.about_s:
         _bounds_s(p)
-    elif not search.quick_r(p) and not p.out_of_time():
+    elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
             _published_slices(p, lane)
         else:

@@ -34,9 +34,9 @@ from solvers.milp_model import (
     FORMULATIONS,
     Model,
     Outcome,
-    hint_pair,
     pair_from_values,
     published_r,
+    published_r_below,
     published_s,
     strong_r,
     strong_s,
@@ -577,12 +577,9 @@ def published_slice(p: Progress, run: Runner, seconds: float) -> None:
     low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
     seconds (docs/performance.md).
     """
-    model = published_r(p.request.graph.in_neighbors)
-    t = next(i for i, v in enumerate(model.vars) if v.name == "t")
-    model.add([(t, 1)], ub=p.upper)  # not t >= lower: it made HiGHS 2-5x slower (note below)
-    if p.witness is not None:
-        hint_pair(model, (p.witness.s1, p.witness.s2))
-        model.hint[t] = p.upper
+    w = p.witness  # not t >= lower: it made HiGHS 2-5x slower (note above)
+    hint = None if w is None else (w.s1, w.s2)
+    model = published_r_below(p.request.graph.in_neighbors, p.upper, hint)
     absorb_published(p, model, _call(p, run, model, None, seconds))
 
 
