@@ -78,6 +78,8 @@ __all__ = [
     "PUBLISHED_SLICE",
     "REGULAR_SHARE",
     "REGULAR_SLICE",
+    "PUBLISHED_S_SLICE",
+    "PUBLISHED_S_SHARE",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -179,6 +181,17 @@ on 100 nodes, seed 1001; unhinted 0.45 s where the hinted took 1.2 s on 80 nodes
 With both, none of the 12 random regular graphs of 45-100 nodes of
 ``benchmarks/vs_published.py`` was slower than the published script by more than 10% + 0.1 s
 (2026-12-02, load 0.4-1.2)."""
+
+PUBLISHED_S_SLICE = 10.0
+"""Seconds the published (r, s) model gets on CP-SAT before the strong (r, s) model without a
+time limit (with one: :data:`PUBLISHED_S_SHARE` of the time left). Issue 40: at r = r*, on
+ER graphs and digraphs of 25-40 nodes, the published (r, s) model on CP-SAT took 0.1-8.2 s
+where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong loop left the
+portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
+settle (load 10)."""
+
+PUBLISHED_S_SHARE = 0.5
+"""Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -320,8 +333,11 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
-    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
-    if found is not None and found.status == Status.EXACT:
+    if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
+        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_N else None
+    else:
+        found = _cores(request, None if lane is None else lane.won)
+    if found is not None and found.status == Status.EXACT and not q.about_s:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
         return _as_portfolio(request, _exhaustive(request), "exhaustive", found)
@@ -380,13 +396,20 @@ def _gap(
 
     request = p.request
     q = request.question
-    if found is not None:
+    if found is not None and q.about_s:
+        if found.status == Status.EXACT and found.holds:
+            p.prove_lower(1)  # (r, 1)-robust is r-robust
+        elif found.status == Status.EXACT and found.witness is not None:
+            p.offer(found.witness)  # refutes r-robustness: s*_r = 0, checked by offer
+        p.note("cores-r-robust", r=q.r, holds=found.holds, cpu_limit=found.params["cpu_limit"])
+    elif found is not None:
         p.prove_lower(found.lower)
         if found.witness is not None:
             p.offer(found.witness)
         p.note("cores", cpu_limit=found.params["cpu_limit"])
     if q.about_s:
         _bounds_s(p)
+        _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
             _published_slices(p, lane)
@@ -434,6 +457,20 @@ def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result |
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 
 
+def _cores_robust(request: Request) -> Result | None:
+    """For an s*_r question: is the graph r-robust, by the core search within its budget
+    (:func:`_cores_budget`, at most a quarter of a time limit)? Issue 40: at r = r* the strong
+    (r, s) model's last probe, the proof of s*_r >= 1 (that is, of r-robustness), was what made
+    the portfolio slower than the published (r, s) model on CP-SAT; the core search proved it
+    in 0.001-0.2 s on ER(30-40, 0.3-0.35)."""
+    cpu = _cores_budget(request)
+    if cpu is None:
+        return None
+    limit = None if request.time_limit is None else request.time_limit / 4
+    decision = replace(request, question=Question.is_r_robust(request.question.r))
+    return cores.solve(decision, seconds=limit, cpu=cpu)
+
+
 def _cores_budget(request: Request) -> float | None:
     """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes and for regular
     graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`;
@@ -476,12 +513,28 @@ def _step(res: Result, step: str) -> dict:
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
+def _published_s_slice(p: search.Progress) -> None:
+    """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
+    (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
+    open (:func:`search.published_s_slice`)."""
+    from solvers import cpsat, search
+
+    if p.settled() or p.out_of_time() or not cpsat.available():
+        return
+    cpsat.load()
+    left = p.remaining()
+    seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
+    search.published_s_slice(p, cpsat.run, seconds)
+
+
 def _bounds_s(p: search.Progress) -> None:
+    """The heuristic (r, s) witness; first, unless the core search proved the graph r-robust
+    (``cores-r-robust``), the heuristic search for a pair refuting r-robustness (s*_r = 0)."""
     from solvers import heuristics
 
     nb = p.request.graph.in_neighbors
     r = p.request.question.r
-    below = heuristics.search_r(nb, target=r, seed=p.request.seed)
+    below = None if p.lower >= 1 else heuristics.search_r(nb, target=r, seed=p.request.seed)
     if below is not None and below[0] < r:
         p.offer(below[1])  # not r-robust: s*_r = 0
         p.note("not-r-robust", value=below[0])
