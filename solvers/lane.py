@@ -94,9 +94,17 @@ class PublishedLane:
     (1, 1, True)
     """
 
-    def __init__(self, request: Request, signal: StopSignal) -> None:
+    def __init__(
+        self,
+        request: Request,
+        signal: StopSignal,
+        upper: int | None = None,
+        hint: tuple[frozenset[int], frozenset[int]] | None = None,
+    ) -> None:
         self.request = request
         self.signal = signal
+        self.upper = upper
+        self.hint = hint
         self.outcome: Outcome | None = None
         self._answer: Any = None  # the child's JSON answer, decoded by stop()
         self._won = threading.Event()
@@ -111,6 +119,9 @@ class PublishedLane:
             "time_limit": self.request.time_limit,
             "seed": self.request.seed,
         }
+        if self.upper is not None:
+            payload["upper"] = self.upper
+            payload["hint"] = None if self.hint is None else [sorted(x) for x in self.hint]
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parent.parent)  # this copy of ``solvers``
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
@@ -207,7 +218,10 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
     Parameters
     ----------
     payload : dict
-        ``in_neighbors`` (a list of index lists), ``time_limit`` (seconds or None), ``seed``.
+        ``in_neighbors`` (a list of index lists), ``time_limit`` (seconds or None), ``seed``;
+        optionally ``upper`` (a proven upper bound on r*) and ``hint`` (two index lists, a pair
+        of value ``upper``, or None): the model is then ``milp_model.published_r_below``, told
+        the bound and hinted with the pair, as the first core's published slice is.
 
     Returns
     -------
@@ -215,10 +229,15 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         The outcome's ``status``, ``values``, ``bound``, ``seconds`` and ``native`` status.
     """
     from solvers import cpsat
-    from solvers.milp_model import published_r
+    from solvers.milp_model import published_r, published_r_below
 
     nb = [frozenset(s) for s in payload["in_neighbors"]]
-    out = cpsat.run(published_r(nb), payload["time_limit"], 1, payload["seed"])
+    model = published_r(nb)
+    if payload.get("upper") is not None:
+        hint = payload.get("hint")
+        pair = None if hint is None else (frozenset(hint[0]), frozenset(hint[1]))
+        model = published_r_below(nb, payload["upper"], pair)
+    out = cpsat.run(model, payload["time_limit"], 1, payload["seed"])
     return {
         "status": out.status,
         "values": out.values,

@@ -14,12 +14,21 @@ every witness (``solvers.witness``).
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 
 from solvers.types import Witness
 
-__all__ = ["out_neighbors", "distances", "split_pair", "refine", "MOVES_PER_ARC"]
+__all__ = [
+    "out_neighbors",
+    "distances",
+    "split_pair",
+    "refine",
+    "peel",
+    "local_pair",
+    "MOVES_PER_ARC",
+]
 
 MOVES_PER_ARC = 2
 """Moves :func:`refine` makes at most, per arc plus node (an undirected graph needs at most m;
@@ -70,10 +79,13 @@ def refine(
     side: list[bool],
     *,
     stop: Callable[[], bool] | None = None,
+    floor: int = 1,
 ) -> list[bool]:
-    """Move nodes that hear more nodes across than on their own side, keeping both sides
-    nonempty, at most :data:`MOVES_PER_ARC` ``(n + m)`` moves or until ``stop()``; ``side`` is
-    changed in place and returned."""
+    """Move nodes that hear more nodes across than on their own side, keeping at least
+    ``floor`` nodes (at least one) on each side, at most :data:`MOVES_PER_ARC` ``(n + m)``
+    moves or until ``stop()``; ``side`` is changed in place and returned. (Without a floor the
+    moves empty one side of an expander down to one node: a random 6-regular graph on 10^4
+    nodes ended with the degree pair, issue 40.)"""
     n = len(in_neighbors)
     across = [sum(side[u] != side[v] for u in in_neighbors[v]) for v in range(n)]
     sizes = [side.count(False), side.count(True)]
@@ -82,7 +94,7 @@ def refine(
     moves = 0
     while queue and moves < budget:
         v = queue.popleft()
-        if 2 * across[v] <= len(in_neighbors[v]) or sizes[side[v]] == 1:
+        if 2 * across[v] <= len(in_neighbors[v]) or sizes[side[v]] <= max(1, floor):
             continue
         moves += 1
         if moves % _CHECK_EVERY == 0 and stop is not None and stop():
@@ -168,4 +180,98 @@ def split_pair(
         if best is None or value < best[0]:
             s1 = frozenset(v for v in range(n) if not side[v])
             best = (value, Witness(s1, frozenset(range(n)) - s1))
+    return best
+
+
+def peel(
+    in_neighbors: Sequence[frozenset[int]],
+    out: Sequence[Sequence[int]],
+    side: Sequence[bool],
+    k: int,
+    *,
+    stop: Callable[[], bool] | None = None,
+) -> Witness | None:
+    """The largest ``S1`` within the nodes of side False and ``S2`` within those of side True in
+    which every member hears at most ``k`` nodes outside its own set, or None when one of them
+    is empty (or ``stop()`` came first).
+
+    A node that hears more than ``k`` nodes outside its set leaves it (to neither set), which
+    can only raise the outside counts of its set's other members, so what is removed must be
+    removed from every such subset: the result is the largest one, and a pair of value at most
+    ``k`` (LeBlanc et al. 2013, Def. 5: neither set is (k + 1)-reachable). O(n + m) time and
+    memory; ``stop`` is looked at every few thousand removals.
+
+    Examples
+    --------
+    >>> cycle = [frozenset({(i - 1) % 8, (i + 1) % 8}) for i in range(8)]
+    >>> halves = [i >= 4 for i in range(8)]
+    >>> w = peel(cycle, out_neighbors(cycle), halves, 1)
+    >>> sorted(w.s1), sorted(w.s2)
+    ([0, 1, 2, 3], [4, 5, 6, 7])
+    >>> peel(cycle, out_neighbors(cycle), halves, 0) is None
+    True
+    """
+    n = len(in_neighbors)
+    label = [int(x) for x in side]  # 0 or 1; 2: in neither set
+    outside = [sum(label[u] != label[v] for u in in_neighbors[v]) for v in range(n)]
+    sizes = [label.count(0), label.count(1)]
+    if 0 in sizes:
+        return None
+    queue = deque(v for v in range(n) if outside[v] > k)
+    removed = 0
+    while queue:
+        v = queue.popleft()
+        own = label[v]
+        if own == 2 or outside[v] <= k:
+            continue
+        removed += 1
+        if removed % _CHECK_EVERY == 0 and stop is not None and stop():
+            return None
+        label[v] = 2
+        sizes[own] -= 1
+        if sizes[own] == 0:
+            return None
+        for w in out[v]:  # w hears v, which is now outside w's set
+            if label[w] == own:
+                outside[w] += 1
+                if outside[w] == k + 1:
+                    queue.append(w)
+    s1 = frozenset(v for v in range(n) if label[v] == 0)
+    return Witness(s1, frozenset(v for v in range(n) if label[v] == 1))
+
+
+def local_pair(
+    in_neighbors: Sequence[frozenset[int]],
+    out: Sequence[Sequence[int]],
+    rng: random.Random,
+    below: int,
+    *,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[int, Witness] | None:
+    """One start of the large graphs' witness search: a pair of value below ``below``, or None.
+
+    The start is a ball: the half of the nodes nearest a random root (ties broken at random),
+    against the rest; :func:`refine` moves nodes while keeping a quarter of the nodes on each
+    side, and the least ``k`` below ``below`` at which :func:`peel` keeps both sets nonempty is
+    found by bisection (peeling at a larger ``k`` keeps supersets). O((n + m) log below) time,
+    O(n + m) memory; the caller checks the pair like every witness (``solvers.witness``).
+    """
+    n = len(in_neighbors)
+    if n < 2 or below <= 0 or (stop is not None and stop()):
+        return None
+    dist = distances(in_neighbors, out, rng.randrange(n))
+    noise = [rng.random() for _ in range(n)]
+    ranked = sorted(range(n), key=lambda v: (dist[v], noise[v]))
+    side = [False] * n
+    for v in ranked[n // 2 :]:
+        side[v] = True
+    refine(in_neighbors, out, side, stop=stop, floor=n // 4)
+    lo, hi, best = 0, below - 1, None
+    while lo <= hi and not (stop is not None and stop()):
+        k = (lo + hi) // 2
+        pair = peel(in_neighbors, out, side, k, stop=stop)
+        if pair is None:
+            lo = k + 1
+        else:
+            best, hi = (k, pair), k - 1
     return best

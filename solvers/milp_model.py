@@ -52,6 +52,7 @@ __all__ = [
     "pair_from_values",
     "smaller_first",
     "hint_pair",
+    "published_r_below",
     "Outcome",
     "OUTCOMES",
 ]
@@ -220,6 +221,31 @@ def published_r(in_neighbors: Sequence[frozenset[int]]) -> Model:
             row = [(b[j], int(lap[i, j])) for j in range(n) if lap[i, j] != 0]
             m.add(row + [(t, -1)], ub=0)
     m.objective = ((t, 1),)
+    return m
+
+
+def published_r_below(
+    in_neighbors: Sequence[frozenset[int]],
+    upper: int,
+    hint: tuple[frozenset[int], frozenset[int]] | None = None,
+) -> Model:
+    """:func:`published_r` with ``t <= upper`` (a proven upper bound on r*, so no optimum is cut
+    off) and, when given, ``hint`` (a pair of value ``upper``) as the solution hint, ``t`` too.
+
+    Examples
+    --------
+    >>> path = [frozenset({1}), frozenset({0, 2}), frozenset({1})]
+    >>> m = published_r_below(path, 1, (frozenset({0}), frozenset({2})))
+    >>> t = [v.name for v in m.vars].index("t")
+    >>> m.constraints[-1].ub, m.hint[t]
+    (1, 1)
+    """
+    m = published_r(in_neighbors)
+    t = [v.name for v in m.vars].index("t")
+    m.add([(t, 1)], ub=upper)
+    if hint is not None:
+        hint_pair(m, hint)
+        m.hint[t] = upper
     return m
 
 

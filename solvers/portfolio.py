@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 from solvers import cores
 from solvers import lane as lane_module
 from solvers.interrupt import StopSignal
-from solvers.types import Question, Request, Result, Status
+from solvers.types import Question, Request, Result, Status, Witness
 
 if TYPE_CHECKING:
     from solvers import search
@@ -78,6 +78,8 @@ __all__ = [
     "PUBLISHED_SLICE",
     "REGULAR_SHARE",
     "REGULAR_SLICE",
+    "PUBLISHED_S_SLICE",
+    "PUBLISHED_S_SHARE",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -154,13 +156,16 @@ PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
 model."""
 
-REGULAR_SHARE = 0.3
-"""On an undirected graph whose degrees are all equal, the share of the time left (at least
-:data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
-on CP-SAT. On such symmetric graphs the degree witness is often optimal and the strong model's
-probe at the upper bound stalls: on the random 8-regular graph on 60 nodes of issue 32
-(networkx seed 8105) the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the strong
-probe at 4 answered unknown for 37 s."""
+REGULAR_SHARE = 0.6
+"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs) and without the
+lane, the share of the time left (at least :data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE`
+without a limit) that the published model gets on CP-SAT. On such symmetric graphs the degree
+witness is often optimal and the strong model's probe at the upper bound stalls: on the random
+8-regular graph on 60 nodes of issue 32 (networkx seed 8105) the published model on CP-SAT
+proves r* = 4 in 2.4-2.8 s, the strong probe at 4 answered unknown for 37 s. It was 0.3: with
+``--threads 1`` a random 10-regular graph on 60 nodes (networkx seed 4001) then ended bounded
+[4, 5] at 60 s, its 17.7 s slice short of the 21 CPU seconds the one-worker script took to
+prove r* = 5, and the strong probes after it proved only r* >= 4 (issue 40, load 2-3)."""
 
 LANE_MAX_UPPER = 12
 """The published model's lane (``solvers.lane``) starts only when the least in-degree, an upper
@@ -176,6 +181,17 @@ on 100 nodes, seed 1001; unhinted 0.45 s where the hinted took 1.2 s on 80 nodes
 With both, none of the 12 random regular graphs of 45-100 nodes of
 ``benchmarks/vs_published.py`` was slower than the published script by more than 10% + 0.1 s
 (2026-12-02, load 0.4-1.2)."""
+
+PUBLISHED_S_SLICE = 10.0
+"""Seconds the published (r, s) model gets on CP-SAT before the strong (r, s) model without a
+time limit (with one: :data:`PUBLISHED_S_SHARE` of the time left). Issue 40: at r = r*, on
+ER graphs and digraphs of 25-40 nodes, the published (r, s) model on CP-SAT took 0.1-8.2 s
+where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong loop left the
+portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
+settle (load 10)."""
+
+PUBLISHED_S_SHARE = 0.5
+"""Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -219,13 +235,12 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     from solvers import cpsat, highs, search
 
     versions = []
-    graph = p.request.graph  # regular and undirected (k-in digraphs keep both slices)
-    regular = _regular(graph)
+    regular = _in_regular(p.request.graph)
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
-    if regular and cpsat.available():  # hinted here; the lane (if any) runs unhinted
+    if lane is not None:  # the published model runs on the other core: never a second copy
+        slices = []
+    elif regular and cpsat.available():
         slices = slices[1:]
-    elif lane is not None:  # CP-SAT's published model runs on the other core
-        slices = slices[:1]
     for module, seconds in slices:
         if p.settled() or p.out_of_time() or not module.available():
             continue
@@ -238,7 +253,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
             seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
             cap = left
         search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
-    if lane is not None and not regular and not p.settled() and not p.out_of_time():
+    if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
         lane.wait(wait if left is None else min(wait, left))
@@ -272,16 +287,19 @@ def solve(request: Request) -> Result:
     return replace(res, params={**res.params, "threads": request.threads})
 
 
-def _regular(graph) -> bool:
-    """True for an undirected graph whose degrees are all equal (k-in digraphs are not)."""
-    return not graph.directed and len({len(heard) for heard in graph.in_neighbors}) == 1
+def _in_regular(graph) -> bool:
+    """True when every node hears as many nodes: regular undirected graphs and the k-in
+    digraphs of ``generate k-in`` (issue 40: the published model on CP-SAT proved r* = 5 of
+    ``generate k-in --n 60 --k 10`` in 2-4 s, where the core search proved nothing in 6 s)."""
+    return len({len(heard) for heard in graph.in_neighbors}) == 1
 
 
 def _symmetric(request: Request) -> bool:
-    """True for an undirected regular graph of more than :data:`CORES_LARGE_N` nodes and a
-    degree above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`)."""
+    """True for a graph of more than :data:`CORES_LARGE_N` nodes whose in-degrees all equal
+    one above :data:`CORES_REGULAR_DEGREE`: no core search (:data:`CORES_REGULAR_DEGREE`), and
+    with two threads the lane starts after the quick bounds, told them (:func:`_solve`)."""
     graph = request.graph
-    big = request.n > CORES_LARGE_N and _regular(graph)
+    big = request.n > CORES_LARGE_N and _in_regular(graph)
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
 
 
@@ -293,9 +311,13 @@ def _lane_due(request: Request) -> bool:
     return lane_module.available()
 
 
-def _start_lane(request: Request) -> lane_module.PublishedLane:
-    """The published model's lane on the second core, started."""
-    lane = lane_module.PublishedLane(request, StopSignal())
+def _start_lane(
+    request: Request, upper: int | None = None, hint: Witness | None = None
+) -> lane_module.PublishedLane:
+    """The published model's lane on the second core, started; told the proven ``upper``
+    bound and hinted with its pair ``hint`` when given (``lane.solve_payload``)."""
+    pair = None if hint is None else (hint.s1, hint.s2)
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair)
     lane.start()
     return lane
 
@@ -307,11 +329,15 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     q = request.question
     lane = None
     least = min(map(len, request.graph.in_neighbors))
-    if lanes is not None and least <= LANE_MAX_UPPER:
+    lane_due = lanes is not None and least <= LANE_MAX_UPPER
+    if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
-    found = None if q.about_s else _cores(request, None if lane is None else lane.won)
-    if found is not None and found.status == Status.EXACT:
+    if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
+        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_N else None
+    else:
+        found = _cores(request, None if lane is None else lane.won)
+    if found is not None and found.status == Status.EXACT and not q.about_s:
         return _as_portfolio(request, found, "cores")
     if request.n <= EXHAUSTIVE_N:
         return _as_portfolio(request, _exhaustive(request), "exhaustive", found)
@@ -326,9 +352,15 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         (search.linear_s if q.about_s else search.linear_r)(p)
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
+    quick = False
+    if lane_due and lane is None and not q.about_s:  # a symmetric graph: the hinted lane
+        quick = True
+        if not search.quick_r(p) and not p.out_of_time():
+            lane = _start_lane(replace(request, time_limit=p.remaining()), p.upper, p.witness)
+            lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane)
+    exact_engine = _gap(p, found, lane, quick_done=quick)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -352,22 +384,33 @@ def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) ->
 
 
 def _gap(
-    p: search.Progress, found: Result | None, lane: lane_module.PublishedLane | None
+    p: search.Progress,
+    found: Result | None,
+    lane: lane_module.PublishedLane | None,
+    quick_done: bool = False,
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
-    ran. ``lane``: the published model runs on CP-SAT on the other core."""
+    ran. ``lane``: the published model runs on CP-SAT on the other core; ``quick_done``: the
+    quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them)."""
     from solvers import race, search
 
     request = p.request
     q = request.question
-    if found is not None:
+    if found is not None and q.about_s:
+        if found.status == Status.EXACT and found.holds:
+            p.prove_lower(1)  # (r, 1)-robust is r-robust
+        elif found.status == Status.EXACT and found.witness is not None:
+            p.offer(found.witness)  # refutes r-robustness: s*_r = 0, checked by offer
+        p.note("cores-r-robust", r=q.r, holds=found.holds, cpu_limit=found.params["cpu_limit"])
+    elif found is not None:
         p.prove_lower(found.lower)
         if found.witness is not None:
             p.offer(found.witness)
         p.note("cores", cpu_limit=found.params["cpu_limit"])
     if q.about_s:
         _bounds_s(p)
-    elif not search.quick_r(p) and not p.out_of_time():
+        _published_s_slice(p)
+    elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if p.upper <= PUBLISHED_MAX_UPPER:
             _published_slices(p, lane)
         else:
@@ -414,6 +457,20 @@ def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result |
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 
 
+def _cores_robust(request: Request) -> Result | None:
+    """For an s*_r question: is the graph r-robust, by the core search within its budget
+    (:func:`_cores_budget`, at most a quarter of a time limit)? Issue 40: at r = r* the strong
+    (r, s) model's last probe, the proof of s*_r >= 1 (that is, of r-robustness), was what made
+    the portfolio slower than the published (r, s) model on CP-SAT; the core search proved it
+    in 0.001-0.2 s on ER(30-40, 0.3-0.35)."""
+    cpu = _cores_budget(request)
+    if cpu is None:
+        return None
+    limit = None if request.time_limit is None else request.time_limit / 4
+    decision = replace(request, question=Question.is_r_robust(request.question.r))
+    return cores.solve(decision, seconds=limit, cpu=cpu)
+
+
 def _cores_budget(request: Request) -> float | None:
     """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes and for regular
     graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`;
@@ -456,12 +513,28 @@ def _step(res: Result, step: str) -> dict:
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
+def _published_s_slice(p: search.Progress) -> None:
+    """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
+    (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
+    open (:func:`search.published_s_slice`)."""
+    from solvers import cpsat, search
+
+    if p.settled() or p.out_of_time() or not cpsat.available():
+        return
+    cpsat.load()
+    left = p.remaining()
+    seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
+    search.published_s_slice(p, cpsat.run, seconds)
+
+
 def _bounds_s(p: search.Progress) -> None:
+    """The heuristic (r, s) witness; first, unless the core search proved the graph r-robust
+    (``cores-r-robust``), the heuristic search for a pair refuting r-robustness (s*_r = 0)."""
     from solvers import heuristics
 
     nb = p.request.graph.in_neighbors
     r = p.request.question.r
-    below = heuristics.search_r(nb, target=r, seed=p.request.seed)
+    below = None if p.lower >= 1 else heuristics.search_r(nb, target=r, seed=p.request.seed)
     if below is not None and below[0] < r:
         p.offer(below[1])  # not r-robust: s*_r = 0
         p.note("not-r-robust", value=below[0])

@@ -111,14 +111,16 @@ def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed, monkeypatch)
     [
         (nx.random_regular_graph(8, 30, seed=1), True),
         (nx.gnp_random_graph(30, 0.3, seed=1), False),
-        (nx.DiGraph([((i + d) % 30, i) for i in range(30) for d in (1, 2, 5, 11)]), False),
+        (nx.DiGraph([((i + d) % 30, i) for i in range(30) for d in (1, 2, 5, 11)]), True),
+        (nx.gnp_random_graph(30, 0.3, seed=1, directed=True), False),
     ],
 )
 def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, monkeypatch):
     """Issue 32: on symmetric graphs the strong probe at the degree bound stalls where the
-    published model on CP-SAT settles r*: a regular graph's CP-SAT slice is REGULAR_SHARE of
-    the time left, after no HiGHS slice; any other graph's (an in-regular digraph's too)
-    PUBLISHED_SLICE, after HiGHS's. The slices are recorded, not run."""
+    published model on CP-SAT settles r*: a graph whose in-degrees all equal (a regular graph,
+    and since issue 40 an in-regular digraph too: ``generate k-in``) gets a CP-SAT slice of
+    REGULAR_SHARE of the time left, after no HiGHS slice; any other graph PUBLISHED_SLICE,
+    after HiGHS's. The slices are recorded, not run."""
     from solvers import cpsat, highs, search
 
     if not (cpsat.available() and highs.available()):
@@ -278,3 +280,26 @@ def test_twin_classes_skip_the_witness_search_before_the_first_probe(monkeypatch
     res = portfolio.solve(Request(t, Question.max_r()))
     assert calls == [False]
     assert (res.status, res.value) == (Status.EXACT, 10)  # as both published scripts say
+
+
+@settings(max_examples=25)
+@given(topologies(max_n=8).filter(lambda g: g.n >= 3))
+def test_s_at_r_star_and_above_agrees_with_exhaustive(t):
+    """Issue 40, item 5: an s*_r question above the subset DP (its range moved to 1 node) first
+    asks the core search whether the graph is r-robust: at r = r* it is (s*_r >= 1, step
+    ``cores-r-robust``), at r* + 1 it is not (s*_r = 0, with the core search's checked pair);
+    then the published (r, s) slice and the strong loop. Every answer is the subset DP's."""
+    r_star = exhaustive.solve(Request(t, Question.max_r())).value
+    for r in (r_star, r_star + 1):
+        if r < 1:
+            continue
+        q = Question.max_s(r)
+        truth = exhaustive.solve(Request(t, q)).value
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(portfolio, "EXHAUSTIVE_N", 1)
+            res = portfolio.solve(Request(t, q))
+        assert (res.status, res.value) == (Status.EXACT, truth)
+        if res.witness is not None:
+            assert refutes_rs(t.in_neighbors, res.witness.s1, res.witness.s2, r, res.upper + 1)
+        first = res.params["steps"][0]
+        assert first["step"] == "cores-r-robust" and first["holds"] is (r <= r_star)

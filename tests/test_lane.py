@@ -69,7 +69,7 @@ def test_portfolio_with_lane_matches_exhaustive(t):
     assert set(_lane_threads()) <= before
 
 
-def _idle(p, found, lane):
+def _idle(p, found, lane, quick_done=False):
     """A first core that proves nothing: it waits until the lane halts it (or time is up)."""
     while not p.out_of_time():
         time.sleep(0.01)
@@ -162,7 +162,8 @@ def test_an_optimal_answer_wins_at_once_but_garbage_proves_nothing():
 
 def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_lane(monkeypatch):
     """A random 8-regular graph on 60 nodes gets no core search (it settled none of them) but
-    the lane beside the hinted published slice (each was faster on some of them); a 4-regular
+    the lane, started after the quick bounds and told them (the proven upper bound, its pair as
+    the hint), and no published slice beside it (issue 40: one model per core); a 4-regular
     one and a 45-node 8-regular one keep the core search."""
     eight = Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
     four = Topology.from_networkx(nx.random_regular_graph(4, 60, seed=1002))
@@ -172,13 +173,20 @@ def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_l
     assert not portfolio._symmetric(Request(small, Question.max_r()))
     started = []
     real = portfolio._start_lane
-    monkeypatch.setattr(
-        portfolio, "_start_lane", lambda request: started.append(1) or real(request)
-    )
+
+    def recorded(request, upper=None, hint=None):
+        started.append((upper, hint))
+        return real(request, upper, hint)
+
+    monkeypatch.setattr(portfolio, "_start_lane", recorded)
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2))
     _exact_and_checked(eight, res, 3)
-    assert started == [1]
-    assert not any(s.get("step") == "cores" for s in res.params["steps"])
+    ((upper, hint),) = started
+    assert upper is not None and upper >= 3
+    assert refutes_r(eight.in_neighbors, hint.s1, hint.s2, upper + 1)
+    steps = res.params["steps"]
+    assert not any(s.get("step") == "cores" for s in steps)
+    assert not any(s.get("model") == "published-r" for s in steps)  # only the lane's copy
 
 
 def test_stop_ends_the_child_and_its_thread():
@@ -278,3 +286,62 @@ def test_a_lane_whose_parent_is_killed_ends(tmp_path):
             os.kill(child, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+class _Waiting:
+    """A lane that never answers: records how long the first core waited for it."""
+
+    def __init__(self) -> None:
+        self.waited: list = []
+
+    def wait(self, timeout=None) -> bool:
+        self.waited.append(timeout)
+        return False
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_one_published_model_at_a_time(monkeypatch, directed):
+    """Issue 40, one model per core: with the lane running the published model, the first
+    core runs no published slice of its own (it waits for the lane instead); without it, a
+    graph whose in-degrees all equal (regular, or a k-in digraph) gets the CP-SAT slice alone,
+    for REGULAR_SHARE of the time left, and any other graph both slices."""
+    from robustgraph.generators import erdos_renyi
+    from solvers import cpsat, highs, search
+
+    calls = []
+    monkeypatch.setattr(
+        search, "published_slice", lambda p, run, seconds: calls.append((run, seconds))
+    )
+    if directed:
+        kin = nx.DiGraph()
+        kin.add_edges_from((j, i) for i in range(30) for j in ((i + 1) % 30, (i + 7) % 30))
+        same = Topology.from_networkx(kin)
+    else:
+        same = Topology.from_networkx(nx.random_regular_graph(4, 30, seed=3))
+    other = erdos_renyi(30, 0.3, seed=3, directed=directed)
+    assert portfolio._in_regular(same) and not portfolio._in_regular(other)
+    for t in (same, other):
+        waiting = _Waiting()
+        p = Progress(Request(t, Question.max_r(), time_limit=60), "portfolio", "strong", "t")
+        portfolio._published_slices(p, waiting)
+        assert calls == [] and len(waiting.waited) == 1
+    p = Progress(Request(same, Question.max_r(), time_limit=60), "portfolio", "strong", "t")
+    portfolio._published_slices(p, None)
+    ((run, seconds),) = calls
+    assert run is cpsat.run and seconds == pytest.approx(portfolio.REGULAR_SHARE * 60, rel=0.05)
+    calls.clear()
+    p = Progress(Request(other, Question.max_r(), time_limit=60), "portfolio", "strong", "t")
+    portfolio._published_slices(p, None)
+    assert [run for run, _ in calls] == [highs.run, cpsat.run]
+
+
+def test_a_k_in_digraph_of_high_degree_skips_the_core_search():
+    """``generate k-in --n 60 --k 10``: the core search proved nothing there in 6 s of CPU,
+    the published model on CP-SAT proves r* in 2-4 s (issue 40): no core search, and the
+    lane, if any, after the quick bounds."""
+    from robustgraph.generators import random_k_in
+
+    t = random_k_in(60, 10, seed=0)
+    assert t.directed and portfolio._in_regular(t)
+    assert portfolio._symmetric(Request(t, Question.max_r()))
+    assert portfolio._cores_budget(Request(t, Question.max_r())) is None
