@@ -152,3 +152,18 @@ def test_byzantine_dissent_alone_vetoes_under_strict_but_not_under_diverse():
     assert isinstance(diverse.decide("p", votes), Committed)
     strict = CommitGate(reg, 1, reproduce(RIGHT), reexecutor=REEXECUTOR, conflict="strict")
     assert isinstance(strict.decide("p", votes), CorrelatedQuorum)
+
+
+@settings(max_examples=100, deadline=None)
+@given(deployments())
+def test_byzantine_dissent_alone_never_blocks_a_commit_under_the_diverse_rule(deployment):
+    f, honest, bad, _, sources = deployment
+    keys, reg = world({**honest, **bad})
+    votes = [sign_vote(keys[a], a, "p", RIGHT, evidence_hash([f"doc{sources[a]}"]))
+             for a in honest]
+    dissent = [sign_vote(keys[b], b, "p", WRONG, evidence_hash([f"fabricated by {b}"]))
+               for b in bad]
+    alone = CommitGate(reg, f, reproduce(RIGHT), reexecutor=REEXECUTOR).decide("p", votes)
+    both = CommitGate(reg, f, reproduce(RIGHT), reexecutor=REEXECUTOR).decide("p",
+                                                                            votes + dissent)
+    assert both.committed == alone.committed

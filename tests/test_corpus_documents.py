@@ -170,7 +170,8 @@ def _gated(tmp_path, url, name: str, texts_b: dict[str, str], texts_a: dict[str,
                      checkpoints=True)
     out = tmp_path / name
     result = _invoke(_args(url, roster, out, "--protocols", "sac", "--rounds", "0",
-                           "--commit-gate", "--corpus", f"alpha={a}", "--corpus", f"beta={b}"))
+                           "--commit-gate", "--gate-f", "1", "--corpus", f"alpha={a}",
+                           "--corpus", f"beta={b}"))
     assert result.exit_code == 0, result.output
     records = {r.task_id: r.protocol_data["commit_gate"] for r in read_records(out / RESULTS_FILE)}
     votes = [(b["stage"], v) for e in read_entries(out / commit_stage.LEDGER_FILE)
