@@ -206,7 +206,13 @@ def _additions(text: bytes) -> int:
 
 
 def prove_minimum(
-    n: int, r: int, edges: int, *, time_limit: float = 60.0, budget: int = 2_000_000
+    n: int,
+    r: int,
+    edges: int,
+    *,
+    time_limit: float = 60.0,
+    budget: int = 2_000_000,
+    search: bool = True,
 ) -> MinimumResult:
     """Prove that no r-robust graph on n nodes has fewer than ``edges`` edges, or find one.
 
@@ -221,6 +227,9 @@ def prove_minimum(
         Seconds for the whole proof (search and LRAT refutation).
     budget : int
         Branch-and-bound nodes per oracle check.
+    search : bool
+        Run the SAT search when no closed-form bound meets ``edges``; False certifies the best
+        closed-form bound only.
 
     Returns
     -------
@@ -261,6 +270,8 @@ def prove_minimum(
     formula = {"kind": "formula", "formula": name}
     if edges <= best:
         return done(best, formula, {})
+    if not search:
+        return done(best, formula, {}, note="no SAT search asked for")
     if n > mp.MAX_N:
         return done(best, formula, {}, note=f"no SAT proof above n = {mp.MAX_N}")
     if not sat.available():
