@@ -31,6 +31,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
+from robustgraph.certificate.proofs.prover import _additions  # LRAT additions, as checked
 from robustgraph.design.oracle import UNKNOWN, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
@@ -191,18 +192,6 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
         proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
     proof["steps"] = _additions(text)
     return proof, files
-
-
-def _additions(text: bytes) -> int:
-    count = 0
-    for line in text.splitlines():
-        tokens = line.split()
-        if len(tokens) < 2 or tokens[1] == b"d" or tokens[0] == b"c":
-            continue
-        count += 1
-        if tokens[1] == b"0":
-            break
-    return count
 
 
 def prove_minimum(
