@@ -120,8 +120,8 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     Examples
     --------
     >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3, witness ({0, 1}, {2, 3}) at r = 2
-    >>> pair_clause(4, 2, path, 0b0011, 0b1100).literals
-    (2, 3)
+    >>> pair_clause(4, 2, path, 0b0011, 0b1100).literals  # pairs (0, 2), (1, 3); (0, 3) dropped
+    (2, 5)
     """
     sides = [s1, s2]
     kept = {}  # (node, side) -> outside pairs not in the clause
