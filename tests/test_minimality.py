@@ -209,3 +209,13 @@ def test_cli_design_certifies_its_printed_lower_bound_even_when_not_minimal(tmp_
     assert data["minimum_certificate"] is None and data["lower_bound_certificate"]
     verified = CliRunner().invoke(main, ["verify", data["lower_bound_certificate"], str(out)])
     assert verified.exit_code == 0 and "at least 21" in verified.stdout
+
+
+@pytest.mark.parametrize("module", ["robustgraph.certificate.proofs.minimality",
+                                    "robustgraph.certificate.proofs.minimum_report"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0
