@@ -416,7 +416,7 @@ def test_cli_augment_unknown_forbid_node(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["oracle", "bounds", "starts", "search", "api", "augmentation", "minimality"],
+    ["oracle", "bounds", "starts", "search", "api", "augmentation", "minimality", "minimum"],
 )
 def test_docstring_examples_run(module: str) -> None:
     import doctest

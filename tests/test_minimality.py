@@ -199,3 +199,23 @@ def test_cli_prove_minimal_refuses_what_it_does_not_cover(tmp_path) -> None:
     args = ["design", "--n", "8", "--r", "2", "--directed", "--prove-minimal"]
     result = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "g.json")])
     assert result.exit_code == 2 and "--prove-minimal covers" in result.stderr
+
+
+def test_cli_design_certifies_its_printed_lower_bound_even_when_not_minimal(tmp_path) -> None:
+    out = tmp_path / "g.json"
+    args = ["design", "--n", "12", "--r", "3", "--time-limit", "1", "-o", str(out), "--json"]
+    data = json.loads(CliRunner().invoke(main, args).stdout)
+    assert data["lower_bound"] == mp.formula_bounds(12, 3)["degree-r"] < data["edges"]
+    assert data["minimum_certificate"] is None and data["lower_bound_certificate"]
+    verified = CliRunner().invoke(main, ["verify", data["lower_bound_certificate"], str(out)])
+    assert verified.exit_code == 0 and "at least 21" in verified.stdout
+
+
+@pytest.mark.parametrize("module", ["robustgraph.certificate.proofs.minimality",
+                                    "robustgraph.certificate.proofs.minimum_report"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0

@@ -184,9 +184,9 @@ def design(
 
     Starts from the sparsest proven construction, deletes and rewires edges while an exact check
     proves r-robustness, then certifies the result with the exact engines. Prints the edge count
-    against the preferential-attachment construction and the proven lower bound. Where the
-    count meets the lower bound, a minimality certificate NAME.min.json proves that no graph
-    with fewer edges is r-robust; --prove-minimal searches for that proof (or a sparser graph).
+    against the preferential-attachment construction and the proven lower bound, whose
+    certificate (undirected, s = 1) goes to NAME.min.json: where the count meets it, no graph
+    with fewer edges is r-robust. --prove-minimal searches for that proof (or a sparser graph).
     """
     _check_budget(time_limit, budget)
     if not minimal_time_limit > 0:
@@ -215,12 +215,13 @@ def design(
         progress=_say,
     )
     cert_file = _write(result.topology, output, result.certificate, cert_path)
-    minimum_file = None
-    if result.minimum is not None and result.minimum.minimum:
-        minimum_file = str(minimum_path(output))
-        result.minimum.dump(minimum_file)
+    bound_file = minimum_file = None
+    if result.minimum is not None and result.minimum.document is not None:
+        bound_file = str(minimum_path(output))
+        result.minimum.dump(bound_file)
+        minimum_file = bound_file if result.minimum.minimum else None
     data = {**result.to_dict(), "graph": output, "certificate": cert_file,
-            "minimum_certificate": minimum_file}
+            "lower_bound_certificate": bound_file, "minimum_certificate": minimum_file}
     noun = "arcs" if directed else "edges"
     target = f"({r},{s})-robust" if s > 1 else f"{r}-robust"
 
@@ -236,8 +237,9 @@ def design(
             click.echo(f"  minimum: proven, no {target} graph on {n} nodes has fewer {noun} "
                        f"({minimum_file}; check it with 'robustgraph verify {minimum_file} "
                        f"{output}')")
-        elif result.minimum is not None:
-            click.echo(f"  minimum: not proven ({result.minimum.note})")
+        elif prove_minimal and result.minimum is not None:
+            click.echo(f"  minimum: not proven ({result.minimum.note}; lower bound "
+                       f"{result.lower_bound} proven in {bound_file})")
         verdict = result.certificate.verdict if result.certificate else "not certified"
         click.echo(f"  certificate: {verdict} ({cert_file}, {result.certify_seconds:.1f} s)")
 

@@ -213,8 +213,9 @@ def design(
     prove_minimal : bool
         Undirected, s = 1: prove the edge count minimal with the SAT search of
         :func:`robustgraph.design.minimum.prove_minimum` (n <= 24; in practice n <= 12), which
-        may also find a graph with fewer edges and return it. Without it, a count that meets a
-        closed-form bound still gets its minimality certificate.
+        may also find a graph with fewer edges and return it. Without it (and under a degree
+        cap) the best closed-form bound is certified, and proves the count minimal where they
+        meet.
     minimal_time_limit : float
         Seconds for that proof.
     progress : callable, optional
@@ -285,14 +286,16 @@ def design(
             )
     masks = graph.masks
     minimum = None
-    if not directed and s == 1 and max_degree is None:
+    if not directed and s == 1:  # the lower bound's certificate; the SAT search if asked
         count = graph.count()
-        if prove_minimal or count <= bounds.lower_bound(n, r):
+        search = prove_minimal and max_degree is None
+        if search:
             say(f"proving {count} edges minimal (at most {minimal_time_limit:g} s)")
-            minimum = prove_minimum(n, r, count, time_limit=minimal_time_limit)
-            if minimum.better is not None:
-                masks = minimum.better
-                notes.append(f"the minimality search found a graph with {minimum.edges} edges")
+        minimum = prove_minimum(n, r, count, time_limit=minimal_time_limit, search=search)
+        if minimum.better is not None:
+            masks = minimum.better
+            notes.append(f"the minimality search found a graph with {minimum.edges} edges")
+        if search:
             say("minimum proven" if minimum.minimum else
                 f"lower bound {minimum.lower_bound} proven; {minimum.note}")
     seconds = time.monotonic() - began
