@@ -421,11 +421,17 @@ def _verdict_lines(report: VerifyReport, cert: Certificate | None, file: str) ->
     """
     if report.verdict == "proven" or report.verdict is None or cert is None:
         return [] if report.verdict is None else [f"verdict  {report.verdict}"]
-    failed = [r.claim.describe() for r in cert.claims if r.verdict == report.verdict]
+    from robustgraph.certificate.assurance import negation
+
+    failed = [r.claim for r in cert.claims if r.verdict == report.verdict]
     if report.verdict == "refuted":
-        lines = [f"verdict  REFUTED: {file} is NOT {'; NOT '.join(failed)} (checked witness above)"]
+        said = "; and it ".join(negation(claim) for claim in failed if claim.kind != "max")
+        lines = [f"verdict  REFUTED: {file} {said} (the upper bounds above, checked)"]
     else:
-        lines = [f"verdict  UNDECIDED: neither proven nor refuted: {'; '.join(failed)}"]
+        lines = [
+            "verdict  UNDECIDED: neither proven nor refuted: "
+            + "; ".join(claim.describe() for claim in failed)
+        ]
     if report.exit_code == 0:
         lines.append(
             "gate     exit 0 says only that the certificate is true, not that the graph is "
