@@ -117,9 +117,10 @@ def _bounds_text(record: ClaimRecord, source: str) -> str:
     trivial = all(min(check.robustness) < 1 for check in record.checks)
     if record.verdict == "refuted" and trivial:
         check = record.checks[0]
+        why = "by the witness" if check.witness is not None else "by n and the in-degrees"
         return (
-            f"bounds: {check.bound_on} <= {check.upper} by the witness; no lower bound was "
-            f"needed to refute (robustgraph robustness {source} finds r*)"
+            f"bounds: {check.bound_on} <= {check.upper} {why}; no lower bound was needed to "
+            f"refute (robustgraph robustness {source} finds r*)"
         )
     return f"lower bounds: {_proofs_text(record)}"
 
