@@ -413,6 +413,9 @@ def certify_command(
         click.echo(f"written  {output}")
 
     emit(cert.to_dict(), as_json, render)
+    if as_json and cert.exit_code == UNCHECKED_EXIT:  # the JSON's verdict is the engines'
+        for line in _unchecked_lines(cert):
+            _progress(line)
     sys.exit(cert.exit_code)
 
 
