@@ -43,3 +43,25 @@ def test_a_refuted_claim_shows_its_witnessed_bound_not_a_trivial_lower_one(tmp_p
     assert done.exit_code == 1
     assert "r* >= 0 trivial" not in done.stdout
     assert "bounds: r* <= 6 by the witness; no lower bound was needed to refute" in done.stdout
+
+
+def test_smaller_first_hour_mistakes_get_one_clear_line(tmp_path):
+    """Issue 44, item 10: an unknown engine fails before any progress line; verify with its
+    arguments swapped, a GraphML file named .json and an empty file each say what is wrong."""
+    graph, cert = tmp_path / "m9.json", tmp_path / "m9.cert.json"
+    assert run("generate", "merg", "--n", 9, "-o", graph).exit_code == 0
+    assert run("certify", graph, "--r", 2, "-o", cert).exit_code == 0
+    gurobi = run("certify", graph, "--r", 2, "--engines", "gurobi", "-o", tmp_path / "x.json")
+    assert gurobi.exit_code == 2 and gurobi.stderr.splitlines() == [
+        "robustgraph: error: unknown engine 'gurobi'; choose from "
+        "portfolio, exhaustive, cores, cpsat, highs, cbc"]
+    swapped = run("verify", graph, cert)
+    assert swapped.exit_code == 2
+    assert "is a robustgraph certificate, not a graph (robustgraph verify takes CERT first" \
+        in swapped.stderr
+    nx.write_graphml(nx.cycle_graph(4), tmp_path / "g.json")
+    xml = run("info", tmp_path / "g.json")
+    assert xml.exit_code == 2 and "looks like XML (GraphML?): pass --format graphml" in xml.stderr
+    (tmp_path / "empty.json").write_text("")
+    empty = run("info", tmp_path / "empty.json")
+    assert empty.exit_code == 2 and "the file is empty" in empty.stderr

@@ -77,5 +77,5 @@ def test_verify_on_a_refuted_certificate_cannot_be_read_as_robust(tmp_path):
     assert "a deployment gate adds --require CLAIM or --require-proven" in done.stdout
     gated = run("verify", cert, graph, "--require", "r 2")
     assert gated.exit_code == 1
-    assert "the certificate proves the graph is NOT 2-robust: r* <= 1" in gated.stdout
+    assert "the certificate proves that the graph is NOT 2-robust: r* <= 1" in gated.stdout
     assert run("verify", cert, graph, "--require-proven").exit_code == 1

@@ -54,6 +54,8 @@ def test_proof_none_never_prints_proven_nor_exits_0(tmp_path):
     assert "--proof none asked for no proof" in done.stdout
     # the certificate is written, and verify agrees that it is not a checkable one
     assert run("verify", cert, graph, "--require", "r 2", "--require-proven").exit_code == 1
+    as_json = run("certify", graph, "--r", 2, "--proof", "none", "-o", cert, "--json")
+    assert as_json.exit_code == 5 and "UNCHECKED, NOT PROVEN (exit 5)" in as_json.stderr
 
 
 def _er40(tmp_path, p, seed):

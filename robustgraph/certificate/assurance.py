@@ -24,7 +24,7 @@ from robustgraph.topology import Topology
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
 
-__all__ = ["Bound", "check_bounds", "disproof", "proven", "requirement_problem"]
+__all__ = ["Bound", "check_bounds", "disproof", "negation", "proven", "requirement_problem"]
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,26 @@ def disproof(claim: Claim, records: Sequence[ClaimRecord]) -> str | None:
                 not ask.about_s and r > check.upper
             ):
                 return (
-                    f"the certificate proves the graph is NOT {claim.describe()}: "
-                    f"{check.bound_on} <= "
-                    f"{check.upper} (claim {i} check {j}, witness checked)"
+                    f"the certificate proves that the graph {negation(claim)}: "
+                    f"{check.bound_on} <= {check.upper} (claim {i} check {j}, checked)"
                 )
     return None
+
+
+def negation(claim: Claim) -> str:
+    """What a refutation of a decision claim says of the graph, in words.
+
+    Examples
+    --------
+    >>> negation(Claim.tolerance(4, "sac"))
+    'is NOT 5-robust, so it does NOT tolerate F = 4 under sac'
+    >>> negation(Claim.rs_robust(2, 2))
+    'is NOT (2, 2)-robust'
+    """
+    q = claim.question()
+    if q is None:
+        raise ValueError("a max claim has no negation")
+    needs = f"({q.r}, {q.s})-robust" if q.about_s else f"{q.r}-robust"
+    if claim.kind == "tolerance":
+        return f"is NOT {needs}, so it does NOT tolerate F = {claim.F} under {claim.model}"
+    return f"is NOT {needs}"

@@ -52,6 +52,10 @@ def _engine_list(engines: str | Sequence[str]) -> tuple[str, ...]:
         raise ParameterError("name at least one engine")
     if len(set(names)) != len(names):
         raise ParameterError(f"engines must be distinct, got {', '.join(names)}")
+    unknown = [name for name in names if name not in registry.engine_names()]
+    if unknown:  # before any progress line (issue 44: `--engines gurobi` printed one first)
+        known = ", ".join(registry.engine_names())
+        raise ParameterError(f"unknown engine {unknown[0]!r}; choose from {known}")
     return tuple(names)
 
 

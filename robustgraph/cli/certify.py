@@ -117,9 +117,10 @@ def _bounds_text(record: ClaimRecord, source: str) -> str:
     trivial = all(min(check.robustness) < 1 for check in record.checks)
     if record.verdict == "refuted" and trivial:
         check = record.checks[0]
+        why = "by the witness" if check.witness is not None else "by n and the in-degrees"
         return (
-            f"bounds: {check.bound_on} <= {check.upper} by the witness; no lower bound was "
-            f"needed to refute (robustgraph robustness {source} finds r*)"
+            f"bounds: {check.bound_on} <= {check.upper} {why}; no lower bound was needed to "
+            f"refute (robustgraph robustness {source} finds r*)"
         )
     return f"lower bounds: {_proofs_text(record)}"
 
@@ -412,6 +413,9 @@ def certify_command(
         click.echo(f"written  {output}")
 
     emit(cert.to_dict(), as_json, render)
+    if as_json and cert.exit_code == UNCHECKED_EXIT:  # the JSON's verdict is the engines'
+        for line in _unchecked_lines(cert):
+            _progress(line)
     sys.exit(cert.exit_code)
 
 
@@ -421,11 +425,17 @@ def _verdict_lines(report: VerifyReport, cert: Certificate | None, file: str) ->
     """
     if report.verdict == "proven" or report.verdict is None or cert is None:
         return [] if report.verdict is None else [f"verdict  {report.verdict}"]
-    failed = [r.claim.describe() for r in cert.claims if r.verdict == report.verdict]
+    from robustgraph.certificate.assurance import negation
+
+    failed = [r.claim for r in cert.claims if r.verdict == report.verdict]
     if report.verdict == "refuted":
-        lines = [f"verdict  REFUTED: {file} is NOT {'; NOT '.join(failed)} (checked witness above)"]
+        said = "; and it ".join(negation(claim) for claim in failed if claim.kind != "max")
+        lines = [f"verdict  REFUTED: {file} {said} (the upper bounds above, checked)"]
     else:
-        lines = [f"verdict  UNDECIDED: neither proven nor refuted: {'; '.join(failed)}"]
+        lines = [
+            "verdict  UNDECIDED: neither proven nor refuted: "
+            + "; ".join(claim.describe() for claim in failed)
+        ]
     if report.exit_code == 0:
         lines.append(
             "gate     exit 0 says only that the certificate is true, not that the graph is "

@@ -64,11 +64,16 @@ def read_json(
     check_size(path, raw.count(b"{"), "JSON objects")
     check_counts(path, raw.count(b'"id"'), 0, 'its "id" members', upto=True)
     text = decode_text(path, raw)
+    if not text.strip():
+        raise format_error(path, "the file is empty (a node-link JSON graph was expected)")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
-        raise format_error(path, f"invalid JSON ({exc.msg})", where) from None
+        hint = ""
+        if text.lstrip().startswith("<"):  # issue 44: a GraphML file named .json
+            hint = "; it looks like XML (GraphML?): pass --format graphml, or rename it .graphml"
+        raise format_error(path, f"invalid JSON ({exc.msg}){hint}", where) from None
     except RecursionError:
         raise format_error(path, "invalid JSON (nested too deeply)") from None
     except ValueError as exc:  # an integer of more than 4300 digits
@@ -77,6 +82,9 @@ def read_json(
         raise format_error(path, f"expected a JSON object, found {type(doc).__name__}")
     nodes = doc.get("nodes")
     if not isinstance(nodes, list):
+        if doc.get("format") == "robustgraph-certificate":  # e.g. verify's arguments swapped
+            raise format_error(path, "is a robustgraph certificate, not a graph (robustgraph "
+                                     "verify takes CERT first, then the graph FILE)")
         raise format_error(path, "no 'nodes' list (not a node-link graph)")
     keys = [k for k in ("edges", "links") if k in doc]
     if len(keys) != 1 or not isinstance(doc[keys[0]], list):
