@@ -57,10 +57,12 @@ __all__ = [
     "MAX_PA_NODES",
     "MAX_QUOTE",
     "MAX_RETRIES",
+    "MAX_RUN_CALLS",
     "MAX_ROUNDS",
     "MAX_SWEEP_CELLS",
     "MAX_TASKS",
     "MAX_YAML_ALIAS_NODES",
+    "ROSTER_BYTES_PER_AGENT",
     "at_most",
     "clip",
     "cores",
@@ -100,6 +102,15 @@ MAX_AGENTS = 1_000
 
 MAX_TASKS = 100_000
 """Tasks of a run: ``arith:N``, and the tasks read from a dataset file."""
+
+MAX_RUN_CALLS = 100_000_000
+"""LLM calls one run may plan: agents x tasks x protocols x (1 + 2T), each value under its own
+ceiling but not their product (1,000 agents x 100,000 tasks x 1,000 rounds is 2 x 10^11 calls);
+``run --max-calls`` raises it for one run. The paper's largest setting is about 10^6."""
+
+ROSTER_BYTES_PER_AGENT = 1024
+"""Bytes a roster file may spend per agent of the graph (plus 64 KiB): a roster lists one agent
+per node, each a few short fields, so a larger file is refused before its YAML is parsed."""
 
 MAX_OPERAND = 1_000_000
 """Largest operand of ``arith:N:max=M``."""

@@ -135,7 +135,7 @@ def test_row7_a_certificate_repeating_a_claim_is_rejected_before_any_proof(tmp_p
     monkeypatch.setattr("robustgraph.certificate.assurance.check_proof", None)  # never reached
     result = _cli("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
     assert result.exit_code == 1, result.output
-    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once" in (
+    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once (49" in (
         result.output + result.stderr)
 
 
@@ -159,3 +159,40 @@ def test_row7_certify_refuses_a_claim_given_twice():
 
     with pytest.raises(ParameterError, match="the claim 2-robust is given twice"):
         certify(gen.k_circulant(6, 1), Claim.r_robust(2), Claim.r_robust(2), engines="exhaustive")
+
+
+# ----------------------------------------------------------------- rows 9, 10: roster and run size
+def test_row9_a_roster_file_larger_than_the_graph_needs_is_refused_before_parsing(
+    tmp_path, monkeypatch
+):
+    from protocol_runner.run.roster import build_roster
+    from robustgraph import generators as gen
+
+    big = tmp_path / "big.yaml"
+    big.write_text("agents:\n" + "".join(f"  - {{node: {i}, role: strong}}\n"
+                                         for i in range(20_000)))
+    many = tmp_path / "many.yaml"
+    many.write_text("agents:\n" + "".join(f"  - {{node: {i % 7}, role: strong}}\n"
+                                          for i in range(100)))
+    monkeypatch.setattr("protocol_runner.run.strict_yaml.load", None)  # never reached
+    with pytest.raises(limits.ParameterError, match="more than a roster of the graph's 7 agents"):
+        build_roster(gen.gamma_merg(7), str(big))
+    with pytest.raises(limits.ParameterError, match="lists 100 agents .'node' keys., more than"):
+        build_roster(gen.gamma_merg(7), str(many))
+
+
+def _small_run(tmp_path, *extra: str):
+    return _cli("run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots",
+                "-o", str(tmp_path / "out"), *extra)
+
+
+def test_row10_one_budget_on_the_run_size_with_an_override(tmp_path):
+    line = assert_error(_cli("run", "--topology", "merg", "--n", "7", "--roster", "6S1A",
+                             "--tasks", "arith:100000", "--rounds", "1000", "--no-plots",
+                             "-o", str(tmp_path / "huge")))
+    assert "the run plans 7,003,500,000 LLM calls (7 agents x 100,000 tasks x 5 protocol(s)"\
+        " x 2001 calls per agent for 1000 rounds), over the run budget of 100,000,000" in line
+    assert not (tmp_path / "huge").exists()
+    assert "plans 30 LLM calls" in assert_error(_small_run(tmp_path, "--max-calls", "29"))
+    assert _small_run(tmp_path, "--max-calls", "30").exit_code == 0

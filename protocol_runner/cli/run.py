@@ -243,6 +243,9 @@ Running the same command into the same -o resumes an interrupted run.
               "(an attempt is capped at 10x).")
 @click.option("--max-retries", type=click.IntRange(min=0, max=limits.MAX_RETRIES), default=6,
               show_default=True)
+@click.option("--max-calls", type=click.IntRange(min=1), default=limits.MAX_RUN_CALLS,
+              show_default=True, help="Run budget: agents x tasks x protocols x (1 + 2 rounds) "
+              "LLM calls at most; a larger run is refused before any work.")
 @click.option("--allow-uncertified", is_flag=True,
               help="Run even if the certificate does not prove (F+1)-robustness (recorded).")
 @click.option("--certify-time-limit", type=float, default=60.0, show_default=True,
@@ -284,7 +287,7 @@ def run_command(
     seed: int | None, seed_list: str | None, backend: str, base_url: str | None,
     model: str | None, weak_model: str | None, api_key_env: str, cross_origin: bool,
     sim_config: str | None, independent_agents: bool, ood_tasks: str, latency_ms: float,
-    concurrency: int, timeout: float, max_retries: int, allow_uncertified: bool,
+    concurrency: int, timeout: float, max_retries: int, max_calls: int, allow_uncertified: bool,
     certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
     ledger: str | None, keyring: str | None, reexecutor_model: str | None,
@@ -355,6 +358,7 @@ def run_command(
         reexecutor_model=reexecutor_model,
         corpora=tuple(parse_corpus_option(text) for text in corpus_files),
         ood_tasks=ood_tasks,
+        max_calls=max_calls,
     )
     plans = []
     for s in seeds:

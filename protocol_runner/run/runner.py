@@ -83,7 +83,7 @@ from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.tasks import Task, TaskSet, load_tasks
-from robustgraph import io
+from robustgraph import io, limits
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.topology import Topology
@@ -208,7 +208,8 @@ class RunSpec:
     backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
     (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`. ``ood_tasks`` is the task
     spec of the ``fixed`` attack's out-of-distribution pool (App. B.4; the run's own tasks are
-    removed from it, :func:`~protocol_runner.protocols.attacks.ood_pool`).
+    removed from it, :func:`~protocol_runner.protocols.attacks.ood_pool`). ``max_calls`` is the
+    run budget: agents x tasks x protocols x (1 + 2 rounds), checked by :func:`plan`.
     """
 
     topology: Topology
@@ -236,6 +237,7 @@ class RunSpec:
     reexecutor_model: str | None = None
     corpora: tuple[tuple[str, str], ...] = ()
     ood_tasks: str = DEFAULT_OOD_POOL
+    max_calls: int = limits.MAX_RUN_CALLS
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -424,6 +426,19 @@ def _certificate_in(output: Path, topology: Topology) -> Path | None:
         return None
 
 
+def _check_run_size(spec: RunSpec, agents: int, tasks: int) -> None:
+    """Refuse a run whose planned LLM calls (each agent answers once, then twice a round:
+    agents x tasks x protocols x (1 + 2T)) are over ``spec.max_calls``, before any work."""
+    calls = agents * tasks * len(spec.protocols) * (1 + 2 * spec.rounds)
+    if calls > spec.max_calls:
+        raise ParameterError(
+            f"the run plans {calls:,} LLM calls ({agents:,} agents x {tasks:,} tasks x "
+            f"{len(spec.protocols)} protocol(s) x {1 + 2 * spec.rounds} calls per agent for "
+            f"{spec.rounds} rounds), over the run budget of {spec.max_calls:,}; --max-calls N "
+            "raises it"
+        )
+
+
 def plan(spec: RunSpec) -> Plan:
     """Check a run and compute its identity, before any work (no certification, no file).
 
@@ -463,6 +478,7 @@ def plan(spec: RunSpec) -> Plan:
     tasks = load_tasks(spec.tasks)
     if not len(tasks):
         raise ParameterError(f"task set {spec.tasks!r} is empty")
+    _check_run_size(spec, topology.n, len(tasks))
     if not roster.honest:
         raise ParameterError("the roster has no honest agent")
     corpora = load_corpora(spec.corpora, roster) if spec.corpora else None
