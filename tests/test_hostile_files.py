@@ -196,3 +196,65 @@ def test_row10_one_budget_on_the_run_size_with_an_override(tmp_path):
     assert not (tmp_path / "huge").exists()
     assert "plans 30 LLM calls" in assert_error(_small_run(tmp_path, "--max-calls", "29"))
     assert _small_run(tmp_path, "--max-calls", "30").exit_code == 0
+
+
+# ----------------------------------------------------------------- row 11: a full disk
+def _disk_full(monkeypatch):
+    """Every flush to disk fails as on a full disk (``OSError(ENOSPC)``)."""
+    import errno
+    import os
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("robustgraph.limits.os.fsync", full)
+
+
+@pytest.mark.parametrize("proof", ["exhaustive", "none"])
+def test_row11_certify_on_a_full_disk_leaves_no_file_and_names_it(tmp_path, monkeypatch, proof):
+    from robustgraph import generators as gen
+
+    io.write(gen.k_circulant(8, 2), tmp_path / "g.json")
+    (tmp_path / "out").mkdir()
+    _disk_full(monkeypatch)
+    target = tmp_path / "out" / "c.json"
+    line = assert_error(_cli("certify", str(tmp_path / "g.json"), "--r", "2", "--engines",
+                             "exhaustive", "--proof", proof, "-o", str(target)))
+    assert line.endswith("out/c.json: No space left on device") or (
+        proof == "exhaustive" and "No space left on device" in line and "out/" in line)
+    assert list((tmp_path / "out").iterdir()) == []  # no 0-byte certificate, proof or temp file
+
+
+def test_row11_a_graph_written_on_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch):
+    from robustgraph import generators as gen
+
+    target = tmp_path / "g.json"
+    io.write(gen.k_circulant(8, 2), target)
+    before = target.read_bytes()
+    _disk_full(monkeypatch)
+    line = assert_error(_cli("generate", "merg", "--n", "7", "-o", str(target)))
+    assert "g.json" in line and "No space left on device" in line
+    assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "g.json"]
+
+
+@pytest.mark.parametrize("failure, named", [
+    ("sqlite", "{out}/cache.sqlite or {out}/ledger.sqlite: database or disk is full (the run "
+               "resumes where it stopped)"),
+    ("write", "{out}: No space left on device"),
+])
+def test_row11_a_run_that_fills_the_disk_ends_in_one_line_naming_the_files(
+    tmp_path, monkeypatch, failure, named
+):
+    import errno
+    import os
+    import sqlite3
+
+    async def full(prepared, progress=None, hooks=()):
+        if failure == "sqlite":
+            raise sqlite3.OperationalError("database or disk is full")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a write names no file
+
+    monkeypatch.setattr("protocol_runner.run.runner.execute", full)
+    line = assert_error(_small_run(tmp_path, "--commit-gate"))
+    assert line == f"robustgraph: error: {named.format(out=tmp_path / 'out')}"

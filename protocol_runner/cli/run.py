@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -408,6 +409,24 @@ def _run_one(planned: Plan, as_json: bool) -> RunResult:
     bar = _ProgressBar(console) if console.is_terminal else None
     try:
         return aio.run(execute(prepared, progress=bar))
+    except (OSError, sqlite3.OperationalError) as exc:  # a full disk: one line naming the path
+        raise _named(exc, planned) from None
     finally:
         if bar is not None:
             bar.close()
+
+
+def _named(exc: OSError | sqlite3.OperationalError, planned: Plan) -> Exception:
+    """``exc`` as an error naming what could not be written: an ``OSError`` that names no file
+    (a failed ``write``) gets the results folder; SQLite's "database or disk is full" the
+    databases the run writes (what is already written stays consistent and resumes)."""
+    from protocol_runner.commit.stage import LEDGER_FILE
+    from protocol_runner.run.runner import CACHE_FILE
+
+    spec = planned.spec
+    if isinstance(exc, OSError):
+        return exc if exc.filename else OSError(exc.errno, exc.strerror, str(spec.output))
+    paths = [str(Path(spec.output) / CACHE_FILE)]
+    if spec.commit_gate:
+        paths.append(str(spec.ledger or Path(spec.output) / LEDGER_FILE))
+    return ParameterError(f"{' or '.join(paths)}: {exc} (the run resumes where it stopped)")

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robustgraph.errors import GraphFormatError
-from robustgraph.limits import EDGES, FILE_BYTES, INFLATED_BYTES, NODES, inflate, read_bounded
+from robustgraph.limits import (
+    EDGES,
+    FILE_BYTES,
+    INFLATED_BYTES,
+    NODES,
+    inflate,
+    read_bounded,
+    write_atomic,
+)
 from robustgraph.topology import Label, Topology
 
 if TYPE_CHECKING:  # numpy loads in the bulk paths that use it, not for a small text read
@@ -232,12 +240,13 @@ def decode_text(path: str | Path, raw: bytes) -> str:
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data``, compressing it when the file name asks for it."""
+    """Write ``data``, compressing it when the file name asks for it, whole or not at all
+    (:func:`robustgraph.limits.write_atomic`)."""
     _, module = split_compression(path)
     if module is not None:
         data = module.compress(data)  # type: ignore[attr-defined]
     try:
-        Path(path).write_bytes(data)
+        write_atomic(path, data)
     except OSError as exc:
         raise format_error(path, f"cannot write ({exc.strerror or exc})") from None
 
