@@ -376,8 +376,12 @@ def read_bounded(
         raise error(f"{name}: is a directory, not a regular file") from None
     except OSError as exc:
         raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as handle:
+    try:  # before fdopen, which refuses a directory naming only the descriptor ("3: Is a ...")
         _refuse_kind(os.fstat(fd).st_mode, name, error)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         try:
             data = handle.read(cap + 1)
         except OSError as exc:
@@ -420,7 +424,8 @@ def inflate(
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise error(f"{label}: not valid compressed data ({exc})") from None
     if len(out) > cap:
-        budget = INFLATED_BYTES.hint() if limit is None else f"(raise {INFLATED_BYTES.env})"
+        binding = [b for b in (INFLATED_BYTES, FILE_BYTES) if b.value() == cap]  # what to raise
+        budget = binding[0].hint() if binding else f"(raise {INFLATED_BYTES.env})"
         raise error(f"{label}: decompresses to more than {cap:,} bytes; not read {budget}")
     return out
 

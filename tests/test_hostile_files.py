@@ -258,3 +258,33 @@ def test_row11_a_run_that_fills_the_disk_ends_in_one_line_naming_the_files(
     monkeypatch.setattr("protocol_runner.run.runner.execute", full)
     line = assert_error(_small_run(tmp_path, "--commit-gate"))
     assert line == f"robustgraph: error: {named.format(out=tmp_path / 'out')}"
+
+
+# ----------------------------------------------------------------- row 13: smaller items
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\x07", "\ufeff"])
+def test_row13_labels_with_control_or_format_characters_are_refused(tmp_path, char):
+    path = tmp_path / "g.edges"
+    path.write_text(f"# undirected\na{char}b c\nc d\n", encoding="utf-8")
+    line = assert_error(_cli("info", str(path)))
+    assert f"U+{ord(char):04X}" in line and char not in line  # escaped, never printed raw
+
+
+def test_row13_an_explicit_zero_in_coordinate_layout_is_refused(tmp_path):
+    path = tmp_path / "g.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 1\n2 3 0\n")
+    assert "entry (2, 3) is an explicit 0" in assert_error(_cli("info", str(path)))
+    path.write_text("%%MatrixMarket matrix array integer general\n2 2\n0\n1\n0\n0\n")
+    assert io.read(path).edges() == [(1, 0)]  # array layout: 0 is no edge
+
+
+def test_row13_a_directory_and_a_bz2_bomb_name_what_to_change(tmp_path, monkeypatch):
+    import bz2
+
+    (tmp_path / "d.json").mkdir()
+    assert assert_error(_cli("info", str(tmp_path / "d.json"))).endswith(
+        "d.json: is a directory, not a regular file")
+    (tmp_path / "g.edges.bz2").write_bytes(bz2.compress(b"\n" * (2 * 2**20)))
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(2**20))  # binds before the inflated budget
+    line = assert_error(_cli("info", str(tmp_path / "g.edges.bz2")))
+    assert line.endswith("decompresses to more than 1,048,576 bytes; not read (budget 1,048,576; "
+                         "raise it with ROBUSTGRAPH_MAX_BYTES)")
