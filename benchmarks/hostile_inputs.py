@@ -1,15 +1,20 @@
-"""Issue 31's hostile inputs at full size, each run through the CLI: exit code, time, memory.
+"""Issues 31 and 41's hostile inputs at full size, each run through the CLI: exit, time, memory.
 
 Builds every row of issue 31's table that this package's readers and checkers answer (rows 4 and
 7's theorem recognition are solver work, measured in docs/performance.md) at the size the
-issue reports, plus the red-team classes of issue 24 (a FIFO certificate, a gzip bomb), runs
-``robustgraph`` on each in a child process under ``/usr/bin/time`` and an address-space cap of
-``--memory`` GiB and a ``--timeout``, and prints a table: exit code, wall seconds, peak memory
-and the first line of stderr. Done means exit 2 (or 1 for a certificate its own proof
-contradicts) with one line, within 10 s and 1 GB. Not part of the test run; the table is in
-docs/certificate.md::
+issue reports, plus the red-team classes of issue 24 (a FIFO certificate, a gzip bomb) and the
+rows of issue 41 (``41.N``: a hostile OpenAI-compatible endpoint on 127.0.0.1, from
+``tests/hostile_endpoint.py``, with a second host on 127.0.0.2; Parquet, certificate, graph,
+roster, run-size, full-disk and label inputs), runs ``robustgraph`` on each in a child process
+under ``/usr/bin/time`` and an address-space cap of ``--memory`` GiB and a ``--timeout``, and
+prints a table: exit code, wall seconds, peak memory, the first line of stderr (the run's
+certification progress lines left out) and, for the endpoint rows, the requests that reached
+127.0.0.2. Done means exit 2 (or 1 for a certificate its own proof contradicts, or a verify that
+rejects) with one line, within 10 s and 300 MB (issue 41; 1 GB for issue 31), and no request to
+a host not named. Not part of the test run; the tables are in docs/certificate.md and
+docs/protocols.md::
 
-    nice -n 5 .venv/bin/python benchmarks/hostile_inputs.py
+    nice -n 5 .venv/bin/python benchmarks/hostile_inputs.py [--only 41]
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -205,6 +211,150 @@ def _gzip_bomb(folder: Path) -> list[str]:
     return ["info", str(path)]
 
 
+ENDPOINT: Any = None
+"""The hostile endpoint of the ``41.1``-``41.5`` rows, started by :func:`main` when they run."""
+
+
+def _run_at(mode: str, *extra: str) -> Callable[[Path], list[str]]:
+    """``robustgraph run`` (5 agents, 2 tasks, SAC, 1 round) at the endpoint's ``mode``."""
+
+    def build(folder: Path) -> list[str]:
+        return ["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--backend",
+                "openai", "--base-url", ENDPOINT.url(mode), "--model", "sim-strong",
+                "--api-key-env", "", "--max-retries", "0", "--no-plots",
+                "-o", str(folder / "out"), *extra]
+
+    return build
+
+
+def _unset_key(folder: Path) -> list[str]:
+    argv = _run_at("ok")(folder)
+    argv[argv.index("--api-key-env") + 1] = "ROBUSTGRAPH_BENCH_UNSET_KEY"
+    return argv
+
+
+def _parquet_bomb(folder: Path, limit: str = "") -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 200_000
+    one = pa.array([0] * rows, pa.int32())
+    pq.write_table(pa.table({
+        "id": pa.array(range(rows), pa.int32()),
+        "question": pa.DictionaryArray.from_arrays(one, pa.array(["x" * 1_000_000])),
+        "answer": pa.DictionaryArray.from_arrays(one, pa.array(["2"])),
+    }), folder / "t.parquet", compression="zstd")
+    return ["run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+            "--protocols", "sac", "--rounds", "1", "--no-plots", "-o", str(folder / "out"),
+            "--tasks", f"jsonl:{folder / 't.parquet'}{limit}"]
+
+
+def _repeated_claim(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+
+    doc = _cert(folder, gen.k_circulant(20, 3), 3, "exhaustive", "c20")
+    doc["claims"] = doc["claims"] * 1000
+    return _save(folder, "c20", doc)
+
+
+def _declared(name: str, text: str, command: str = "info") -> Callable[[Path], list[str]]:
+    def build(folder: Path) -> list[str]:
+        (folder / name).write_text(text)
+        out = [str(folder / "out.json")] if command == "convert" else []
+        return [command, str(folder / name), *out]
+
+    return build
+
+
+def _million(suffix: str) -> Callable[[Path], list[str]]:
+    def build(folder: Path) -> list[str]:
+        n, path = 1_000_000, folder / f"m.{suffix}"
+        if suffix == "dot":
+            path.write_text("graph {\n" + "".join(f"{i};\n" for i in range(n)) + "}\n")
+        elif suffix == "graphml":
+            path.write_text('<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/'
+                            'xmlns"><graph edgedefault="undirected">'
+                            + "".join(f'<node id="{i}"/>' for i in range(n)) + "</graph></graphml>")
+        else:
+            path.write_text(json.dumps({"nodes": [{"id": i} for i in range(n)], "links": []}))
+        return ["info", str(path)]
+
+    return build
+
+
+def _big_roster(folder: Path) -> list[str]:
+    (folder / "r.yaml").write_text(
+        "agents:\n" + "".join(f"  - {{node: {i}, role: strong}}\n" for i in range(1_000_000)))
+    return ["run", "--topology", "merg", "--n", "7", "--roster", str(folder / "r.yaml"),
+            "--no-plots", "-o", str(folder / "out")]
+
+
+def _huge_run(folder: Path) -> list[str]:
+    return ["run", "--topology", "merg", "--n", "7", "--roster", "6S1A", "--tasks",
+            "arith:100000", "--rounds", "1000", "--no-plots", "-o", str(folder / "out")]
+
+
+def _full_disk(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+    from robustgraph import io
+
+    io.write(gen.k_circulant(12, 3), folder / "g.json")
+    return ["certify", str(folder / "g.json"), "--r", "3", "--engines", "exhaustive", "--proof",
+            "exhaustive", "-o", "/dev/full"]
+
+
+def _rtl_label(folder: Path) -> list[str]:
+    (folder / "g.edges").write_text("# undirected\na\u202eb c\nc d\n", encoding="utf-8")
+    return ["info", str(folder / "g.edges")]
+
+
+def _directory(folder: Path) -> list[str]:
+    (folder / "d.json").mkdir()
+    return ["info", str(folder / "d.json")]
+
+
+def _bz2_bomb(folder: Path) -> list[str]:
+    import bz2
+
+    (folder / "g.edges.bz2").write_bytes(bz2.compress(b"\n" * (100 << 20)))
+    return ["info", str(folder / "g.edges.bz2")]
+
+
+MTX_ZERO = "%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 1\n2 3 0\n"
+
+ISSUE41: list[tuple[str, str, Callable[[Path], list[str]]]] = [
+    ("41.1", "gzip reply inflating to 1 GiB", _run_at("chat-gzip-bomb")),
+    ("41.1", "deflate reply inflating to 1 GiB on /models", _run_at("deflate-bomb")),
+    ("41.1", "reply in 'br', never offered", _run_at("chat-br")),
+    ("41.2", "chunked 1 GiB gzip reply, no length", _run_at("chat-chunked-bomb")),
+    ("41.2", "endless chunked /models", _run_at("endless")),
+    ("41.2", "endless chunked replies, --concurrency 8 --timeout 5",
+     _run_at("chat-endless", "--concurrency", "8", "--timeout", "5")),
+    ("41.2", "slow-loris replies, --timeout 0.5", _run_at("chat-slow-loris", "--timeout", "0.5")),
+    ("41.3", "307 to another host (127.0.0.2)", _run_at("chat-redirect")),
+    ("41.3", "redirect loop on /models", _run_at("loop")),
+    ("41.5", "--api-key-env naming an unset variable", _unset_key),
+    ("41.6", "1.8 KB Parquet: a 1 MB string in 200k rows", _parquet_bomb),
+    ("41.6", "the same, LIMIT 5", lambda folder: _parquet_bomb(folder, ":5")),
+    ("41.7", "one exhaustive claim (n = 20) 1,000 times", _repeated_claim),
+    ("41.8", "80-byte Matrix Market of 10^6 nodes (info)",
+     _declared("g.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                        "1000000 1000000 0\n")),
+    ("41.8", "29-byte Pajek *Vertices 1000000 (convert)",
+     _declared("g.net", "*Vertices 1000000\n", "convert")),
+    ("41.8", "DOT of 10^6 isolated nodes", _million("dot")),
+    ("41.8", "GraphML of 10^6 isolated nodes", _million("graphml")),
+    ("41.8", "JSON of 10^6 isolated nodes", _million("json")),
+    ("41.9", "roster of 10^6 agents, 7-node graph", _big_roster),
+    ("41.10", "7 agents x arith:100000 x 1000 rounds x 5 protocols", _huge_run),
+    ("41.11", "certify -o /dev/full (ENOSPC)", _full_disk),
+    ("41.13", "label with U+202E", _rtl_label),
+    ("41.13", "Matrix Market explicit 0", _declared("z.mtx", MTX_ZERO)),
+    ("41.13", "info on a directory", _directory),
+    ("41.13", "bz2 bomb (100 MiB of newlines)", _bz2_bomb),
+]
+
 ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("1", "proof file is a FIFO", _fifo_proof),
     ("1", "proof file is a symlink to /dev/zero", _zero_proof),
@@ -222,6 +372,7 @@ ROWS: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("12", "LRAT proof's recorded bytes edited", _bytes_edited),
     ("24", "certificate that is a FIFO", _fifo_certificate),
     ("24", "gzip bomb (100 MiB of newlines)", _gzip_bomb),
+    *ISSUE41,
 ]
 
 
@@ -237,33 +388,57 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memory", type=float, default=3.0, help="address-space cap, GiB")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per row")
+    parser.add_argument("--only", default=None, metavar="ISSUE",
+                        help="only the rows of this issue (31, 24 or 41)")
     args = parser.parse_args(argv)
+    rows = [r for r in ROWS if args.only is None or _issue(r[0]) == args.only]
     print(f"load: {os.getloadavg()[0]:.2f} (1 min)", file=sys.stderr)
-    print("| row | input | exit | seconds | peak MB | stderr |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for row, what, build in ROWS:
-        with tempfile.TemporaryDirectory() as tmp:
-            argv_ = build(Path(tmp))
-            timing = Path(tmp) / "time.txt"
-            try:
-                done = subprocess.run(
-                    ["/usr/bin/time", "-f", "%e %M", "-o", str(timing), sys.executable, "-c",
-                     "from robustgraph.cli.main import run; run()", *argv_],
-                    capture_output=True, text=True, timeout=args.timeout,
-                    preexec_fn=_limit(args.memory), check=False,
-                )
-            except subprocess.TimeoutExpired:
-                print(f"| {row} | {what} | timeout | > {args.timeout:g} | | |", flush=True)
-                continue
-            seconds, kb = timing.read_text().split()[-2:]
-            lines = [x for x in done.stderr.splitlines() if x.strip()]
-            first = lines[0] if len(lines) == 1 else f"{len(lines)} lines: {lines[:1]}"
-            if done.returncode == 1:
-                first = next((x for x in done.stdout.splitlines() if "proof" in x), first)
-            first = first.replace(tmp, "...").replace("|", "/")[:150]
-            print(f"| {row} | {what} | {done.returncode} | {float(seconds):.1f} | "
-                  f"{int(kb) // 1024} | {first} |", flush=True)
+    print("| row | input | exit | seconds | peak MB | stderr | to 127.0.0.2 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    global ENDPOINT
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from hostile_endpoint import OTHER_HOST, HostileEndpoint, bomb
+
+    for coding in ("gzip", "deflate"):  # compressed once, before any row is timed
+        bomb(1 << 30, coding)
+    with HostileEndpoint(bomb_bytes=1 << 30, drip_s=0.1) as ENDPOINT:
+        for row, what, build in rows:
+            _row(row, what, build, args, ENDPOINT.requests_to(OTHER_HOST))
     return 0
+
+
+def _issue(row: str) -> str:
+    return row.split(".")[0] if "." in row else ("24" if row == "24" else "31")
+
+
+def _row(row: str, what: str, build: Callable[[Path], list[str]], args: Any,
+         other: list) -> None:
+    """Run one row in a child process and print its line of the table; ``other`` is the live
+    list of requests that reached 127.0.0.2."""
+    before = len(other)
+    with tempfile.TemporaryDirectory() as tmp:
+        argv_ = build(Path(tmp))
+        timing = Path(tmp) / "time.txt"
+        try:
+            done = subprocess.run(
+                ["/usr/bin/time", "-f", "%e %M", "-o", str(timing), sys.executable, "-c",
+                 "from robustgraph.cli.main import run; run()", *argv_],
+                capture_output=True, text=True, timeout=args.timeout,
+                preexec_fn=_limit(args.memory), check=False,
+            )
+        except subprocess.TimeoutExpired:
+            print(f"| {row} | {what} | timeout | > {args.timeout:g} | | | |", flush=True)
+            return
+        seconds, kb = timing.read_text().split()[-2:]
+        lines = [x for x in done.stderr.splitlines()
+                 if x.strip() and not x.startswith("robustgraph: run: ")]
+        first = lines[0] if len(lines) == 1 else f"{len(lines)} lines: {lines[:1]}"
+        if done.returncode == 1:
+            first = next((x for x in done.stdout.splitlines() if "proof" in x), first)
+        first = first.replace(tmp, "...").replace("|", "/")[:150]
+        reached = len(other) - before if row.startswith("41.") else ""
+        print(f"| {row} | {what} | {done.returncode} | {float(seconds):.1f} | "
+              f"{int(kb) // 1024} | {first} | {reached} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -57,10 +57,12 @@ __all__ = [
     "MAX_PA_NODES",
     "MAX_QUOTE",
     "MAX_RETRIES",
+    "MAX_RUN_CALLS",
     "MAX_ROUNDS",
     "MAX_SWEEP_CELLS",
     "MAX_TASKS",
     "MAX_YAML_ALIAS_NODES",
+    "ROSTER_BYTES_PER_AGENT",
     "at_most",
     "clip",
     "cores",
@@ -70,6 +72,7 @@ __all__ = [
     "read_text",
     "regular_file",
     "text_lines",
+    "write_atomic",
 ]
 
 DOCS = "docs/cli.md, 'Limits'"
@@ -100,6 +103,15 @@ MAX_AGENTS = 1_000
 
 MAX_TASKS = 100_000
 """Tasks of a run: ``arith:N``, and the tasks read from a dataset file."""
+
+MAX_RUN_CALLS = 100_000_000
+"""LLM calls one run may plan: agents x tasks x protocols x (1 + 2T), each value under its own
+ceiling but not their product (1,000 agents x 100,000 tasks x 1,000 rounds is 2 x 10^11 calls);
+``run --max-calls`` raises it for one run. The paper's largest setting is about 10^6."""
+
+ROSTER_BYTES_PER_AGENT = 1024
+"""Bytes a roster file may spend per agent of the graph (plus 64 KiB): a roster lists one agent
+per node, each a few short fields, so a larger file is refused before its YAML is parsed."""
 
 MAX_OPERAND = 1_000_000
 """Largest operand of ``arith:N:max=M``."""
@@ -291,6 +303,47 @@ def _refuse_kind(mode: int, name: str, error: type[RobustgraphError]) -> None:
             raise error(f"{name}: is {kind}, not a regular file")
 
 
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, flushed to
+    disk, then renamed over it (``os.replace`` is atomic within a file system).
+
+    A full disk, a read-only folder or a missing one leaves ``path`` as it was (no 0-byte or
+    half file; the temporary file is removed) and raises ``OSError`` naming ``path``, which the
+    CLI prints as one line (``PATH: No space left on device``). A ``path`` that exists and is
+    not a regular file (``/dev/null``, ``/dev/full``, a FIFO) is written in place, never
+    replaced.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "c.json"
+    >>> write_atomic(target, b"{}")
+    >>> target.read_bytes(), sorted(p.name for p in target.parent.iterdir())
+    (b'{}', ['c.json'])
+    """
+    path = Path(path)
+    try:
+        special = path.exists() and not path.is_file()
+    except OSError:
+        special = False
+    temp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if not special:
+                os.fsync(handle.fileno())
+        if not special:
+            os.replace(temp, path)
+    except OSError as exc:
+        if not special:
+            try:
+                temp.unlink()
+            except OSError:
+                pass
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
 def read_bounded(
     path: str | Path, *, error: type[RobustgraphError] = ParameterError, label: str | None = None
 ) -> bytes:
@@ -323,8 +376,12 @@ def read_bounded(
         raise error(f"{name}: is a directory, not a regular file") from None
     except OSError as exc:
         raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as handle:
+    try:  # before fdopen, which refuses a directory naming only the descriptor ("3: Is a ...")
         _refuse_kind(os.fstat(fd).st_mode, name, error)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         try:
             data = handle.read(cap + 1)
         except OSError as exc:
@@ -367,7 +424,8 @@ def inflate(
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise error(f"{label}: not valid compressed data ({exc})") from None
     if len(out) > cap:
-        budget = INFLATED_BYTES.hint() if limit is None else f"(raise {INFLATED_BYTES.env})"
+        binding = [b for b in (INFLATED_BYTES, FILE_BYTES) if b.value() == cap]  # what to raise
+        budget = binding[0].hint() if binding else f"(raise {INFLATED_BYTES.env})"
         raise error(f"{label}: decompresses to more than {cap:,} bytes; not read {budget}")
     return out
 

@@ -135,7 +135,7 @@ def test_row7_a_certificate_repeating_a_claim_is_rejected_before_any_proof(tmp_p
     monkeypatch.setattr("robustgraph.certificate.assurance.check_proof", None)  # never reached
     result = _cli("verify", str(tmp_path / "c.json"), str(tmp_path / "g.json"))
     assert result.exit_code == 1, result.output
-    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once" in (
+    assert "claim 2 (2-robust) repeats claim 1; a certificate states each claim once (49" in (
         result.output + result.stderr)
 
 
@@ -159,3 +159,132 @@ def test_row7_certify_refuses_a_claim_given_twice():
 
     with pytest.raises(ParameterError, match="the claim 2-robust is given twice"):
         certify(gen.k_circulant(6, 1), Claim.r_robust(2), Claim.r_robust(2), engines="exhaustive")
+
+
+# ----------------------------------------------------------------- rows 9, 10: roster and run size
+def test_row9_a_roster_file_larger_than_the_graph_needs_is_refused_before_parsing(
+    tmp_path, monkeypatch
+):
+    from protocol_runner.run.roster import build_roster
+    from robustgraph import generators as gen
+
+    big = tmp_path / "big.yaml"
+    big.write_text("agents:\n" + "".join(f"  - {{node: {i}, role: strong}}\n"
+                                         for i in range(20_000)))
+    many = tmp_path / "many.yaml"
+    many.write_text("agents:\n" + "".join(f"  - {{node: {i % 7}, role: strong}}\n"
+                                          for i in range(100)))
+    monkeypatch.setattr("protocol_runner.run.strict_yaml.load", None)  # never reached
+    with pytest.raises(limits.ParameterError, match="more than a roster of the graph's 7 agents"):
+        build_roster(gen.gamma_merg(7), str(big))
+    with pytest.raises(limits.ParameterError, match="lists 100 agents .'node' keys., more than"):
+        build_roster(gen.gamma_merg(7), str(many))
+
+
+def _small_run(tmp_path, *extra: str):
+    return _cli("run", "--topology", "merg", "--n", "5", "--roster", "4S1A", "--F", "1",
+                "--protocols", "sac", "--tasks", "arith:2", "--rounds", "1", "--no-plots",
+                "-o", str(tmp_path / "out"), *extra)
+
+
+def test_row10_one_budget_on_the_run_size_with_an_override(tmp_path):
+    line = assert_error(_cli("run", "--topology", "merg", "--n", "7", "--roster", "6S1A",
+                             "--tasks", "arith:100000", "--rounds", "1000", "--no-plots",
+                             "-o", str(tmp_path / "huge")))
+    assert "the run plans 7,003,500,000 LLM calls (7 agents x 100,000 tasks x 5 protocol(s)"\
+        " x 2001 calls per agent for 1000 rounds), over the run budget of 100,000,000" in line
+    assert not (tmp_path / "huge").exists()
+    assert "plans 30 LLM calls" in assert_error(_small_run(tmp_path, "--max-calls", "29"))
+    assert _small_run(tmp_path, "--max-calls", "30").exit_code == 0
+
+
+# ----------------------------------------------------------------- row 11: a full disk
+def _disk_full(monkeypatch):
+    """Every flush to disk fails as on a full disk (``OSError(ENOSPC)``)."""
+    import errno
+    import os
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("robustgraph.limits.os.fsync", full)
+
+
+@pytest.mark.parametrize("proof", ["exhaustive", "none"])
+def test_row11_certify_on_a_full_disk_leaves_no_file_and_names_it(tmp_path, monkeypatch, proof):
+    from robustgraph import generators as gen
+
+    io.write(gen.k_circulant(8, 2), tmp_path / "g.json")
+    (tmp_path / "out").mkdir()
+    _disk_full(monkeypatch)
+    target = tmp_path / "out" / "c.json"
+    line = assert_error(_cli("certify", str(tmp_path / "g.json"), "--r", "2", "--engines",
+                             "exhaustive", "--proof", proof, "-o", str(target)))
+    assert line.endswith("out/c.json: No space left on device") or (
+        proof == "exhaustive" and "No space left on device" in line and "out/" in line)
+    assert list((tmp_path / "out").iterdir()) == []  # no 0-byte certificate, proof or temp file
+
+
+def test_row11_a_graph_written_on_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch):
+    from robustgraph import generators as gen
+
+    target = tmp_path / "g.json"
+    io.write(gen.k_circulant(8, 2), target)
+    before = target.read_bytes()
+    _disk_full(monkeypatch)
+    line = assert_error(_cli("generate", "merg", "--n", "7", "-o", str(target)))
+    assert "g.json" in line and "No space left on device" in line
+    assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "g.json"]
+
+
+@pytest.mark.parametrize("failure, named", [
+    ("sqlite", "{out}/cache.sqlite or {out}/ledger.sqlite: database or disk is full (the run "
+               "resumes where it stopped)"),
+    ("write", "{out}: No space left on device"),
+])
+def test_row11_a_run_that_fills_the_disk_ends_in_one_line_naming_the_files(
+    tmp_path, monkeypatch, failure, named
+):
+    import errno
+    import os
+    import sqlite3
+
+    async def full(prepared, progress=None, hooks=()):
+        if failure == "sqlite":
+            raise sqlite3.OperationalError("database or disk is full")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a write names no file
+
+    monkeypatch.setattr("protocol_runner.run.runner.execute", full)
+    line = assert_error(_small_run(tmp_path, "--commit-gate"))
+    assert line == f"robustgraph: error: {named.format(out=tmp_path / 'out')}"
+
+
+# ----------------------------------------------------------------- row 13: smaller items
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\x07", "\ufeff"])
+def test_row13_labels_with_control_or_format_characters_are_refused(tmp_path, char):
+    path = tmp_path / "g.edges"
+    path.write_text(f"# undirected\na{char}b c\nc d\n", encoding="utf-8")
+    line = assert_error(_cli("info", str(path)))
+    assert f"U+{ord(char):04X}" in line and char not in line  # escaped, never printed raw
+
+
+def test_row13_an_explicit_zero_in_coordinate_layout_is_refused(tmp_path):
+    path = tmp_path / "g.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 1\n2 3 0\n")
+    assert "entry (2, 3) is an explicit 0" in assert_error(_cli("info", str(path)))
+    path.write_text("%%MatrixMarket matrix array integer general\n2 2\n0\n1\n0\n0\n")
+    assert io.read(path).edges() == [(1, 0)]  # array layout: 0 is no edge
+
+
+def test_row13_a_directory_and_a_bz2_bomb_name_what_to_change(tmp_path, monkeypatch):
+    import bz2
+
+    (tmp_path / "d.json").mkdir()
+    assert assert_error(_cli("info", str(tmp_path / "d.json"))).endswith(
+        "d.json: is a directory, not a regular file")
+    (tmp_path / "g.edges.bz2").write_bytes(bz2.compress(b"\n" * (2 * 2**20)))
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(2**20))  # binds before the inflated budget
+    line = assert_error(_cli("info", str(tmp_path / "g.edges.bz2")))
+    assert line.endswith("decompresses to more than 1,048,576 bytes; not read (budget 1,048,576; "
+                         "raise it with ROBUSTGRAPH_MAX_BYTES)")

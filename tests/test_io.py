@@ -302,9 +302,12 @@ def test_matrix_market_layouts(tmp_path):
     dense = "%%MatrixMarket matrix array real symmetric\n3 3\n0\n1\n0\n0\n2.5\n0\n"
     t = read(_write(tmp_path, "a.mtx", dense))
     assert not t.directed and t.edges() == [(0, 1), (1, 2)]
-    general = "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 3\n1 2 1\n2 1 1\n3 1 0\n"
-    assert read(_write(tmp_path, "b.mtx", general)).directed  # explicit zero: no edge
+    general = "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 2\n1 2 1\n2 1 1\n"
+    assert read(_write(tmp_path, "b.mtx", general)).directed
     assert read(tmp_path / "b.mtx", directed=False).edges() == [(0, 1)]
+    zero = general.replace("3 3 2", "3 3 3") + "3 1 0\n"  # a listed entry is an edge: 0 refused
+    with pytest.raises(GraphFormatError, match=r"entry \(3, 1\) is an explicit 0"):
+        read(_write(tmp_path, "c.mtx", zero))
     with pytest.raises(GraphFormatError, match=r"entry \(2, 1\) has no mirror"):
         read(FIXTURES / "not_symmetric.mtx", directed=False)
 

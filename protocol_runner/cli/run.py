@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -243,6 +244,9 @@ Running the same command into the same -o resumes an interrupted run.
               "(an attempt is capped at 10x).")
 @click.option("--max-retries", type=click.IntRange(min=0, max=limits.MAX_RETRIES), default=6,
               show_default=True)
+@click.option("--max-calls", type=click.IntRange(min=1), default=limits.MAX_RUN_CALLS,
+              show_default=True, help="Run budget: agents x tasks x protocols x (1 + 2 rounds) "
+              "LLM calls at most; a larger run is refused before any work.")
 @click.option("--allow-uncertified", is_flag=True,
               help="Run even if the certificate does not prove (F+1)-robustness (recorded).")
 @click.option("--certify-time-limit", type=float, default=60.0, show_default=True,
@@ -295,7 +299,7 @@ def run_command(
     seed: int | None, seed_list: str | None, backend: str, base_url: str | None,
     model: str | None, weak_model: str | None, api_key_env: str, cross_origin: bool,
     sim_config: str | None, independent_agents: bool, ood_tasks: str, latency_ms: float,
-    concurrency: int, timeout: float, max_retries: int, allow_uncertified: bool,
+    concurrency: int, timeout: float, max_retries: int, max_calls: int, allow_uncertified: bool,
     certify_time_limit: float,
     eta: float, contributions: str, judge_model: str | None, max_chars: int, commit_gate: bool,
     ledger: str | None, keyring: str | None, reexecutor_model: str | None,
@@ -370,6 +374,7 @@ def run_command(
         gate_f=gate_f,
         gate_conflict=gate_conflict,
         diversity=tuple(k.strip() for k in diversity.split(",") if k.strip()),
+        max_calls=max_calls,
     )
     plans = []
     for s in seeds:
@@ -419,6 +424,24 @@ def _run_one(planned: Plan, as_json: bool) -> RunResult:
     bar = _ProgressBar(console) if console.is_terminal else None
     try:
         return aio.run(execute(prepared, progress=bar))
+    except (OSError, sqlite3.OperationalError) as exc:  # a full disk: one line naming the path
+        raise _named(exc, planned) from None
     finally:
         if bar is not None:
             bar.close()
+
+
+def _named(exc: OSError | sqlite3.OperationalError, planned: Plan) -> Exception:
+    """``exc`` as an error naming what could not be written: an ``OSError`` that names no file
+    (a failed ``write``) gets the results folder; SQLite's "database or disk is full" the
+    databases the run writes (what is already written stays consistent and resumes)."""
+    from protocol_runner.commit.stage import LEDGER_FILE
+    from protocol_runner.run.runner import CACHE_FILE
+
+    spec = planned.spec
+    if isinstance(exc, OSError):
+        return exc if exc.filename else OSError(exc.errno, exc.strerror, str(spec.output))
+    paths = [str(Path(spec.output) / CACHE_FILE)]
+    if spec.commit_gate:
+        paths.append(str(spec.ledger or Path(spec.output) / LEDGER_FILE))
+    return ParameterError(f"{' or '.join(paths)}: {exc} (the run resumes where it stopped)")

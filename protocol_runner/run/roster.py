@@ -36,7 +36,7 @@ from protocol_runner.llm.types import AgentIdentity
 from protocol_runner.protocols.attacks import AttackSpec, parse_attack
 from protocol_runner.run import strict_yaml
 from robustgraph.errors import ParameterError
-from robustgraph.limits import quote, read_text, regular_file
+from robustgraph.limits import ROSTER_BYTES_PER_AGENT, quote, read_text, regular_file
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -269,10 +269,30 @@ def _from_counts(
     return Roster(tuple(agents), spec.strip().upper())
 
 
+_NODE_KEY = re.compile(r"""(?m)(?:^|[\s{,'"])node['"]?\s*:""")
+
+
+def _check_roster_size(path: Path, text: str, n: int) -> None:
+    """Refuse, before its YAML is parsed, a roster file larger than ``n`` agents need, or with
+    more ``node`` keys than the graph has nodes (one agent per node; issue 41, row 9)."""
+    cap = 64 * 1024 + ROSTER_BYTES_PER_AGENT * n
+    if len(text) > cap:
+        raise ParameterError(
+            f"{path}: {len(text):,} characters, more than a roster of the graph's {n:,} agents "
+            f"needs ({cap:,}: 64 KiB + {ROSTER_BYTES_PER_AGENT:,} per agent)"
+        )
+    agents = len(_NODE_KEY.findall(text))
+    if agents > n:
+        raise ParameterError(
+            f"{path}: lists {agents:,} agents ('node' keys), more than the graph's {n:,} nodes"
+        )
+
+
 def _from_file(
     topology: Topology, path: Path, *, attack: AttackSpec, models: Mapping[str, str]
 ) -> Roster:
     text = read_text(path, label=f"{path}: cannot read roster")
+    _check_roster_size(path, text, topology.n)
     try:
         data = strict_yaml.load(text)
     except yaml.YAMLError as exc:

@@ -84,7 +84,8 @@ from protocol_runner.run.sessions import append_session
 from protocol_runner.sim.agents import SimConfig, Simulator
 from protocol_runner.sim.profiles import resolve_config
 from protocol_runner.tasks import Task, TaskSet, load_tasks
-from robustgraph import io
+from protocol_runner.tasks.spec import stated_count
+from robustgraph import io, limits
 from robustgraph.certificate.document import Certificate, provenance
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.topology import Topology
@@ -209,7 +210,8 @@ class RunSpec:
     backend only) gives roster corpora their documents: ``(name, JSONL path)`` pairs
     (:mod:`protocol_runner.run.corpora`), read by :func:`prepare`. ``ood_tasks`` is the task
     spec of the ``fixed`` attack's out-of-distribution pool (App. B.4; the run's own tasks are
-    removed from it, :func:`~protocol_runner.protocols.attacks.ood_pool`).
+    removed from it, :func:`~protocol_runner.protocols.attacks.ood_pool`). ``max_calls`` is the
+    run budget: agents x tasks x protocols x (1 + 2 rounds), checked by :func:`plan`.
     """
 
     topology: Topology
@@ -240,6 +242,7 @@ class RunSpec:
     gate_f: int | None = None
     gate_conflict: str = "diverse"
     diversity: tuple[str, ...] = ()
+    max_calls: int = limits.MAX_RUN_CALLS
 
     def __post_init__(self) -> None:
         if not self.protocols:
@@ -430,6 +433,19 @@ def _certificate_in(output: Path, topology: Topology) -> Path | None:
         return None
 
 
+def _check_run_size(spec: RunSpec, agents: int, tasks: int) -> None:
+    """Refuse a run whose planned LLM calls (each agent answers once, then twice a round:
+    agents x tasks x protocols x (1 + 2T)) are over ``spec.max_calls``, before any work."""
+    calls = agents * tasks * len(spec.protocols) * (1 + 2 * spec.rounds)
+    if calls > spec.max_calls:
+        raise ParameterError(
+            f"the run plans {calls:,} LLM calls ({agents:,} agents x {tasks:,} tasks x "
+            f"{len(spec.protocols)} protocol(s) x {1 + 2 * spec.rounds} calls per agent for "
+            f"{spec.rounds} rounds), over the run budget of {spec.max_calls:,}; --max-calls N "
+            "raises it"
+        )
+
+
 def plan(spec: RunSpec) -> Plan:
     """Check a run and compute its identity, before any work (no certification, no file).
 
@@ -469,9 +485,13 @@ def plan(spec: RunSpec) -> Plan:
             from protocol_runner.commit.reexec import check_reexecutor_model
 
             check_reexecutor_model(spec.reexecutor_model, roster)
+    stated = stated_count(spec.tasks)  # before building them: arith:100000 takes 15 s
+    if stated is not None:
+        _check_run_size(spec, topology.n, min(stated, limits.MAX_TASKS))
     tasks = load_tasks(spec.tasks)
     if not len(tasks):
         raise ParameterError(f"task set {spec.tasks!r} is empty")
+    _check_run_size(spec, topology.n, len(tasks))
     if not roster.honest:
         raise ParameterError("the roster has no honest agent")
     corpora = load_corpora(spec.corpora, roster) if spec.corpora else None

@@ -23,6 +23,7 @@ Options are read from the right, so a PATH may itself contain ``:``. Nothing is 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ from protocol_runner.tasks.taskset import TaskSet
 from robustgraph import limits
 from robustgraph.errors import ParameterError
 
-__all__ = ["FORMATS", "load_tasks", "read_dataset"]
+__all__ = ["FORMATS", "load_tasks", "read_dataset", "stated_count"]
 
 Adapter = Callable[[dict[str, Any], str, int], Task]
 
@@ -167,6 +168,29 @@ def _built_in(name: str, rest: str, spec: str) -> TaskSet:
         raise ParameterError(f"task spec {spec!r}: limit and offset must be >= 0")
     tasks = list(_BUILT_IN[name]())[offset: None if limit is None else offset + limit]
     return TaskSet(tasks, name=spec)
+
+
+_STATED_COUNT = re.compile(
+    r"(?i)^\s*arith:(\d+)(?::|\s*$)|:(?:limit=)?(\d+)(?=:offset=\d+\s*$|\s*$)"
+)
+
+
+def stated_count(spec: str) -> int | None:
+    """How many tasks ``spec`` asks for when it says so (``arith:N``, a ``LIMIT``), without
+    building or reading them (``arith:100000`` takes seconds to build); ``None`` when only the
+    file can tell. A malformed spec is left to :func:`load_tasks`.
+
+    Examples
+    --------
+    >>> stated_count("arith:100000:seed=3"), stated_count("gsm8k:test.jsonl:50")
+    (100000, 50)
+    >>> stated_count("arc:a.jsonl:limit=20:offset=10"), stated_count("jsonl:t.jsonl") is None
+    (20, True)
+    """
+    found = _STATED_COUNT.search(spec)
+    if found is None:
+        return None
+    return int(found.group(1) or found.group(2))
 
 
 def load_tasks(spec: str) -> TaskSet:

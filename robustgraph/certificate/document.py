@@ -25,7 +25,7 @@ from robustgraph.certificate.outcome import EXIT_CODES, UNCHECKED_EXIT, unchecke
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
-from robustgraph.limits import quote, read_bounded, read_text
+from robustgraph.limits import quote, read_bounded, read_text, write_atomic
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -227,21 +227,13 @@ class Certificate:
         return _json_text(self.to_dict(), "") + "\n"
 
     def dump(self, path: str | Path) -> None:
-        """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash);
-        an ``OSError`` names the file (a failed ``write`` names none: ``-o /dev/full`` printed
-        only ``[Errno 28] No space left on device``)."""
+        """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash),
+        each whole or not at all (:func:`robustgraph.limits.write_atomic`: a full disk leaves
+        no 0-byte or half file), proofs first; an ``OSError`` names the file."""
         path = Path(path)
-        target = path
-        try:
-            for name, data in self.files.items():
-                target = path.parent / name
-                target.write_bytes(data)
-            target = path
-            path.write_text(self.dumps(), encoding="utf-8")
-        except OSError as exc:
-            if exc.filename is not None:
-                raise
-            raise OSError(exc.errno, exc.strerror, str(target)) from None
+        for name, data in self.files.items():
+            write_atomic(path.parent / name, data)
+        write_atomic(path, self.dumps().encode("utf-8"))
 
     @classmethod
     def from_dict(cls, doc: Any) -> Certificate:

@@ -182,7 +182,14 @@ def read_mtx(
             path, f"entry ({coo.row[k] + 1}, {coo.col[k] + 1}) has the value {coo.data[k]}, "
             "which is not a number: it cannot say whether the edge is there"
         )
-    keep = coo.data != 0
+    keep = coo.data != 0  # array layout: every entry is listed, and 0 is no edge
+    if layout == "coordinate" and not keep.all():
+        k = int(np.flatnonzero(~keep)[0])
+        raise format_error(
+            path, f"entry ({coo.row[k] + 1}, {coo.col[k] + 1}) is an explicit 0: in coordinate "
+            "layout a listed entry is an edge, so a 0 cannot say which it is (drop the line for "
+            "no edge, or give it a nonzero value)"
+        )
     if symmetric:  # scipy mirrors each stored entry: keep one triangle back
         kind = resolve_directed(path, False, directed)
         keep &= coo.row >= coo.col
