@@ -6,10 +6,16 @@ with the in-Laplacian L = D_in - A_in (row i: node i's in-neighbours). Solved by
 worker or HiGHS with one thread. Reads a node-link JSON graph; prints r* and the solve seconds.
 Independent of robustgraph: only json, ortools or highspy.
 
-    python published.py GRAPH.json {cpsat,highs}
+    python published.py GRAPH.json {cpsat,highs} [WORKERS [TIME_LIMIT]]
+
+CP-SAT takes WORKERS workers (default 1). With TIME_LIMIT (seconds from the script's start: what
+reading the graph and building the model took is taken off CP-SAT's limit), a solve that is not
+proven optimal by then prints ``"r": null`` with its incumbent (``upper``)
+and its proven bound (``lower``) instead of failing.
 """
 
 import json
+import math
 import sys
 import time
 
@@ -28,7 +34,7 @@ def in_neighbours(path):
     return nbrs
 
 
-def cpsat(nbrs):
+def cpsat(nbrs, workers=1, limit=None, start=None):
     from ortools.sat.python import cp_model
 
     n = len(nbrs)
@@ -44,8 +50,14 @@ def cpsat(nbrs):
         m.add(b[0][i] + b[1][i] <= 1)
     m.minimize(t)
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
+    solver.parameters.num_workers = workers
+    if limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, limit - (time.perf_counter() - start))
     status = solver.solve(m)
+    if limit is not None and status != cp_model.OPTIMAL:
+        found = status == cp_model.FEASIBLE
+        upper = round(solver.objective_value) if found else None
+        return {"r": None, "lower": math.ceil(solver.best_objective_bound - 1e-6), "upper": upper}
     assert status == cp_model.OPTIMAL, solver.status_name(status)
     return round(solver.objective_value)
 
@@ -88,5 +100,12 @@ def highs(nbrs):
 if __name__ == "__main__":
     start = time.perf_counter()
     graph, engine = sys.argv[1], sys.argv[2]
-    r = {"cpsat": cpsat, "highs": highs}[engine](in_neighbours(graph))
-    print(json.dumps({"r": r, "seconds": round(time.perf_counter() - start, 4)}))
+    nbrs = in_neighbours(graph)
+    if engine == "cpsat":
+        workers = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+        limit = float(sys.argv[4]) if len(sys.argv) > 4 else None
+        r = cpsat(nbrs, workers, limit, start)
+    else:
+        r = highs(nbrs)
+    found = r if isinstance(r, dict) else {"r": r}
+    print(json.dumps({**found, "seconds": round(time.perf_counter() - start, 4)}))

@@ -105,12 +105,19 @@ FAMILIES = (
     "generate",
     "design",
     "issue32",
+    "sbm",
+    "grid",
+    "kin",
+    "regular-wide",
 )
 """``er``/``digraph``: G(n, p), p in ``--probs``; the structured families of issue 32: random
 d-regular (d = 4, 8), k-circulant (k = 2, n/6), Watts-Strogatz (k = 6, beta = 0.1), random
 geometric (radius 0.3), two G(n/2, 0.8) clusters joined by three edges, K_{n/3, 2n/3}; the
 outputs of ``generate`` (gamma-MERG, preferential attachment r = 3) and ``design`` (r = 3); and
-``issue32``: random 8-regular, n = 60, networkx seed 8105 (the issue's worst case)."""
+``issue32``: random 8-regular, n = 60, networkx seed 8105 (the issue's worst case). Issue 40's
+families: ``sbm`` (three blocks, p = 0.6 inside, 0.05 across), ``grid`` (the 2-D grid and the
+torus nearest n), ``kin`` (``generate k-in``, k = 4 and 10), ``regular-wide`` (random
+d-regular, d = 6 and 10)."""
 
 ER = ("er", "digraph")
 UNSEEDED = ("circulant", "kab", "merg")
@@ -146,6 +153,20 @@ def _structured(family: str, n: int, seed: int, first: bool):
         return [*merg, ("pa r=3", generators.preferential_attachment(n, 3, seed=seed))]
     if family == "issue32":
         return [("d=8", nx.random_regular_graph(8, 60, seed=8105))]
+    if family == "sbm":
+        sizes = [n // 3, n // 3, n - 2 * (n // 3)]
+        probs = [[0.6 if a == b else 0.05 for b in range(3)] for a in range(3)]
+        return [("3x0.6/0.05", nx.stochastic_block_model(sizes, probs, seed=rng_seed))]
+    if family == "grid":
+        side = max(2, round(n**0.5))
+        return [
+            (f"{side}x{side}", nx.grid_2d_graph(side, side)),
+            (f"torus{side}", nx.grid_2d_graph(side, side, periodic=True)),
+        ]
+    if family == "kin":
+        return [(f"k={k}", generators.random_k_in(n, k, seed=seed)) for k in (4, 10)]
+    if family == "regular-wide":
+        return [(f"d={d}", nx.random_regular_graph(d, n, seed=rng_seed)) for d in (6, 10)]
     made = design(n, 3, time_limit=5.0, seed=seed, certify_result=False)
     return [("r=3", made.topology)]
 
@@ -333,6 +354,159 @@ def deadlines(args: argparse.Namespace) -> int:
     return 0
 
 
+def _slower(ours: float, best: float) -> bool:
+    """The issue's noise margin: slower by more than 10% + 0.1 s."""
+    return ours > 1.1 * best + 0.1
+
+
+def compare_workers(args: argparse.Namespace) -> int:
+    """Issue 40's two comparisons, per graph, five commands interleaved (rotating order): the
+    one-worker one, ``--threads 1`` against the best of the one-worker CP-SAT script and the
+    HiGHS script, and the two-worker one, our default (``--threads 2``) against the CP-SAT
+    script with two workers. Wall and CPU seconds (CPU: the process and its children, the lane
+    included); a graph is slower in a comparison when ours exceeds the script by more than
+    10% + 0.1 s in wall or in CPU time."""
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"# load {_uptime()} at the start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    cap = f"{args.cap:g}"
+    print(f"# ours: robustness FILE --json --time-limit {cap}; scripts: CPU cap {cap} s")
+    names = ("ours1", "ours2", "cpsat1", "highs1", "cpsat2")
+    print(
+        "| graph | r* | ours t1 s (cpu) | ours t2 s (cpu) | cpsat w1 | highs | cpsat w2 "
+        "| 1-worker best/ours | 2-worker cpsat2/ours | load |"
+    )
+    print("|---" * 10 + "|")
+    one: list[float] = []
+    two: list[float] = []
+    slow1, slow2, disagree = [], [], []
+    count = agreed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
+            count += 1
+            load = os.getloadavg()[0]
+            cmds = {
+                "ours1": _ours(path, ["--time-limit", f"{args.cap:g}", "--threads", "1"]),
+                "ours2": _ours(path, ["--time-limit", f"{args.cap:g}", "--threads", "2"]),
+                "cpsat1": [sys.executable, str(BASELINE), str(path), "cpsat", "1"],
+                "highs1": [sys.executable, str(BASELINE), str(path), "highs"],
+                "cpsat2": [sys.executable, str(BASELINE), str(path), "cpsat", "2"],
+            }
+            order = names[k % 5 :] + names[: k % 5]
+            got = {name: _timed(cmds[name], args.cap) for name in order}
+            values = set()
+            for name in ("ours1", "ours2"):
+                r = got[name][0]["r"] if got[name][0] else {}
+                if r.get("status") == "exact":
+                    values.add(r.get("value"))
+            values |= {got[b][0]["r"] for b in ("cpsat1", "highs1", "cpsat2") if got[b][0]}
+            values.discard(None)
+            if len(values) > 1:
+                disagree.append(f"{path.stem} {sorted(values)}")
+            elif values:
+                agreed += 1
+
+            def cell(name: str, got: dict = got) -> str:
+                data, wall, cpu, code = got[name]
+                capped = code is None
+                if name.startswith("ours"):
+                    capped = not data or data["r"].get("status") != "exact"
+                return f"{'>' if capped else ''}{wall:.2f} ({cpu:.2f})"
+
+            best1 = min(("cpsat1", "highs1"), key=lambda b: got[b][1])
+            w1, c1 = got["ours1"][1], got["ours1"][2]
+            w2, c2 = got["ours2"][1], got["ours2"][2]
+            one.append(got[best1][1] / w1)
+            two.append(got["cpsat2"][1] / w2)
+            if _slower(w1, got[best1][1]) or _slower(c1, got[best1][2]):
+                slow1.append(
+                    f"{path.stem} ({w1:.2f} s, cpu {c1:.2f} vs {best1} "
+                    f"{got[best1][1]:.2f} s, cpu {got[best1][2]:.2f})"
+                )
+            if _slower(w2, got["cpsat2"][1]) or _slower(c2, got["cpsat2"][2]):
+                slow2.append(
+                    f"{path.stem} ({w2:.2f} s, cpu {c2:.2f} vs "
+                    f"{got['cpsat2'][1]:.2f} s, cpu {got['cpsat2'][2]:.2f})"
+                )
+            r_text = str(next(iter(values))) if len(values) == 1 else "?"
+            row = [path.stem, r_text, *(cell(x) for x in names)]
+            row += [f"{one[-1]:.2f}", f"{two[-1]:.2f}", f"{load:.2f}"]
+            print("| " + " | ".join(row) + " |", flush=True)
+    for label, rs in (("one worker", one), ("two workers", two)):
+        if rs:
+            print(
+                f"# {label}: median script/ours {statistics.median(rs):.2f}, min "
+                f"{min(rs):.2f}, ours faster on {sum(r > 1 for r in rs)} of {len(rs)}"
+            )
+    print(
+        f"# graphs: {count}; r* agrees on {agreed} (every side that proved it); "
+        f"disagreements: {', '.join(disagree) or 'none'}"
+    )
+    for label, slow in (("one worker", slow1), ("two workers", slow2)):
+        listed = "; ".join(slow) or "none"
+        print(f"# {label}, slower by more than 10% + 0.1 s (wall or CPU): {listed}")
+    print(f"# load {_uptime()} at the end")
+    return 0
+
+
+LARGE = (("regular", 10_000, 6), ("er", 2_000, 20), ("regular", 2_000, 8), ("ws", 5_000, 6))
+"""Issue 40's large rows: (family, n, degree): a random d-regular graph, an ER graph of that
+mean degree, a Watts-Strogatz graph (k = degree, beta = 0.1)."""
+
+
+def large(args: argparse.Namespace) -> int:
+    """Bounds at each limit of ``--large``: ours (``robustness --time-limit T``) against the
+    published model on CP-SAT (one worker) given the same T from its start."""
+    import networkx as nx
+
+    from robustgraph import generators, io
+    from robustgraph.topology import Topology
+
+    limits = [float(x) for x in args.large.split(",")]
+    seed = int(args.seeds.split(",")[0])
+    print(f"# load {_uptime()} at the start; seed {seed}")
+    print(
+        "| graph | n | T | ours [lower, upper] | ours s (cpu) | cpsat [lower, upper] "
+        "| cpsat s (cpu) | our upper no worse | load |"
+    )
+    print("|---" * 9 + "|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for family, n, d in LARGE:
+            if family == "regular":
+                g = Topology.from_networkx(nx.random_regular_graph(d, n, seed=seed))
+            elif family == "er":
+                g = generators.erdos_renyi(n, d / (n - 1), seed=seed)
+            else:
+                g = Topology.from_networkx(nx.connected_watts_strogatz_graph(n, d, 0.1, seed=seed))
+            path = Path(tmp) / f"{family}-{n}-{d}.json"
+            io.write(g, path)
+            for limit in limits:
+                load = os.getloadavg()[0]
+                data, wall, cpu, _ = _timed(_ours(path, ["--time-limit", f"{limit:g}"]), limit + 30)
+                r = data["r"] if data else {}
+                cmd = [sys.executable, str(BASELINE), str(path), "cpsat", "1", f"{limit:g}"]
+                base, bwall, bcpu, _ = _timed(cmd, limit + 30)
+                b = base or {}
+                blow, bup = (
+                    (b["r"], b["r"]) if b.get("r") is not None else (b.get("lower"), b.get("upper"))
+                )
+                ours_up = r.get("upper")
+                ok = "yes" if bup is None or (ours_up is not None and ours_up <= bup) else "NO"
+                row = [
+                    family,
+                    str(n),
+                    f"{limit:g}",
+                    f"[{r.get('lower')}, {r.get('upper')}]",
+                    f"{wall:.2f} ({cpu:.2f})",
+                    f"[{blow}, {bup}]",
+                    f"{bwall:.2f} ({bcpu:.2f})",
+                    ok,
+                    f"{load:.2f}",
+                ]
+                print("| " + " | ".join(row) + " |", flush=True)
+    print(f"# load {_uptime()} at the end")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,15,20,25,30,40,50,60", help="n of er, digraph")
@@ -346,7 +520,15 @@ def main(argv: list[str] | None = None) -> int:
         "--cap", type=float, default=20.0, help="our --time-limit; the scripts' CPU seconds"
     )
     ap.add_argument("--deadlines", default=None, metavar="T,T", help="the time-limit check")
+    ap.add_argument(
+        "--workers", action="store_true", help="the one-worker and two-worker comparisons"
+    )
+    ap.add_argument("--large", default=None, metavar="T,T", help="large-graph bounds at T")
     args = ap.parse_args(argv)
+    if args.large:
+        return large(args)
+    if args.workers:
+        return compare_workers(args)
     return deadlines(args) if args.deadlines else compare(args)
 
 

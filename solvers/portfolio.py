@@ -3,8 +3,9 @@
 Order of work for r* (each step only if the question is still open and time is left):
 
 Above :data:`LARGE_N` nodes, questions get the linear-size bounds of
-:func:`solvers.search.linear_r` (s*_r: the witnesses of :func:`solvers.search.linear_s`) only.
-Otherwise:
+:func:`solvers.search.linear_r` (s*_r: the witnesses of :func:`solvers.search.linear_s`) only;
+an r question then spends the rest of its deadline on the local witness search and the
+extension bound (:func:`solvers.search.spend_large`). Otherwise:
 
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (less for small, large, dense and regular graphs:
@@ -35,15 +36,21 @@ With two or more threads, an r question above the subset DP's range (and up to :
 nodes) whose least in-degree is at most :data:`LANE_MAX_UPPER` also gets the published model on
 CP-SAT (one worker, the rest of the time limit) in a child process (``solvers.lane``): on a
 two-core machine it runs on the second core while steps 2-5 run on the first with one thread
-fewer; in step 3 the first core waits for the lane instead of running the CP-SAT slice. The
-first side to prove r* wins: the lane's proof halts the first core (``Progress.halt``, and a
-stop for its running solve); the first core's ends the lane. Issue 32's random 8-regular graph
+fewer. The published model never runs twice at once: in step 3 the first core runs no slice
+of it and waits for the lane instead. A graph that skips the core search for its symmetry
+(:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
+with its pair. When the first core's steps end with the question open and time left, the lane
+keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
+first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
+lane. Issue 32's random 8-regular graph
 on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the sequence alone took
 11.3 s. The lane's pair is checked and only its proven dual bound is kept, as for every model.
 
-For s*_r: exhaustive for small n, otherwise heuristic pairs (a pair refuting r-robustness gives
-s*_r = 0) and the strong (r, s) model. Every bound is proven, every witness checked; on a time
-limit the result is ``bounded``. No solver package is imported before a model is solved.
+For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
+(s*_r >= 1, or s*_r = 0 with its pair), heuristic pairs, the published (r, s) model on CP-SAT
+for half the time left (:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is
+proven, every witness checked; on a time limit the result is ``bounded``. No solver package
+is imported before a model is solved.
 """
 
 from __future__ import annotations
@@ -174,13 +181,12 @@ in about 9 s where the sequence alone stopped at [7, 8] after 17 s; on gamma-MER
 degree 30) the published model on CP-SAT did not finish in 20 s, and a lane would only take CPU
 from the first core (benchmarks/vs_published.py, 2026-12-02, load 5).
 
-Regular graphs get it too: there the lane (unhinted) and the hinted published slice on the first
-core (``_published_slices``) are two draws of CP-SAT's luck, and each was the faster one by
-several times on some random 8-regular graph (hinted 0.5 s where the unhinted model took 4.8 s
-on 100 nodes, seed 1001; unhinted 0.45 s where the hinted took 1.2 s on 80 nodes, seed 1002).
-With both, none of the 12 random regular graphs of 45-100 nodes of
-``benchmarks/vs_published.py`` was slower than the published script by more than 10% + 0.1 s
-(2026-12-02, load 0.4-1.2)."""
+Regular graphs get it too, and since issue 40 as the only copy of the published model: the
+hinted slice beside the lane made two copies of one model share two cores (the default was
+slower than ``--threads 1`` on 10 of 13 hard graphs, median 1.21x, on a busy machine). On a
+graph that skips the core search (:func:`_symmetric`) the lane starts after the quick bounds,
+hinted as that slice was (hinted 0.5 s where the unhinted model took 4.8 s on a random
+8-regular graph on 100 nodes, seed 1001, 2026-12-02)."""
 
 PUBLISHED_S_SLICE = 10.0
 """Seconds the published (r, s) model gets on CP-SAT before the strong (r, s) model without a
@@ -218,20 +224,21 @@ def exact_backend():
 def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None = None) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
-    On an undirected regular graph CP-SAT alone, for :data:`REGULAR_SHARE` of the time left: HiGHS's
-    slice settled none of the regular graphs of issue 32's benchmark (the HiGHS script took
-    over 70 s on a random 8-regular graph on 60 nodes, CP-SAT's 6.4 s).
+    On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
+    :data:`REGULAR_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
+    of issue 32's benchmark (the HiGHS script took over 70 s on a random 8-regular graph on 60
+    nodes, CP-SAT's 6.4 s).
 
     HiGHS first: on sparse, low-r* graphs it proves r* in 0.2-0.6 s of CPU (ER(30, 0.3),
     digraph G(30, 0.3), ER(40, 0.3), seed 1001).
 
     With ``lane`` (the published model already runs on CP-SAT on the other core,
-    ``solvers.lane``) only HiGHS's slice runs, and then this core waits for the lane instead of
-    running the CP-SAT slice, for as long: the lane then has the CPU to itself on a busy
-    machine. A regular graph keeps its CP-SAT slice here, beside the lane: told the bounds and
-    the witness so far, it proved r* = 3 of random 8-regular graphs on 80 nodes (networkx seeds
-    1001, 1002) in 0.12 and 0.43 s, where the lane, which starts without them, took 0.67 and
-    15.8 s (2026-12-02, load 1)."""
+    ``solvers.lane``) no slice runs here: this core waits for the lane instead, for the CP-SAT
+    slice's time, so the lane has the CPU to itself on a busy machine, and the published model
+    never runs twice at once (issue 40: a regular graph's hinted slice here beside the lane
+    made the default slower than ``--threads 1`` on 10 of 13 hard graphs, median 1.21x). A
+    graph that skips the core search (:func:`_symmetric`) gets the hint in its lane instead
+    (:func:`_solve`)."""
     from solvers import cpsat, highs, search
 
     versions = []
