@@ -34,13 +34,18 @@ def _runs_text(record: ClaimRecord) -> str:
 
 
 def record_line(topology: Topology, record: ClaimRecord, time_limit: float | None) -> str:
+    """One claim in words: what it states, its verdict (UNCHECKED, never PROVEN, for a proven
+    claim with a lower bound on the engine's word only), the witness of a refutation."""
     claim = record.claim
+    verdict = record.verdict.upper()
+    if record.verdict == "proven" and unchecked_bounds([record]):
+        verdict = "UNCHECKED (the engine says proven)"
     if claim.kind == "max":
         v = record.values
         tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS if m in v)
         text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
-        return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
-    head = f"{claim.describe()}: {record.verdict.upper()}"
+        return f"{text}: {verdict} ({_runs_text(record)})"
+    head = f"{claim.describe()}: {verdict}"
     why = impossible(claim, topology.n)
     if why is not None:  # refuted by n alone, the same on every path (docs/cli.md, certify)
         head = f"{head} ({why})"
@@ -153,10 +158,7 @@ def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[st
         f"graph    {source}: n = {topology.n}, m = {topology.m}, {kind}, {topology.content_hash}"
     ]
     for i, record in enumerate(cert.claims, 1):
-        line = record_line(topology, record, time_limit)
-        if record.verdict == "proven" and unchecked_bounds([record]):
-            line = line.replace(": PROVEN", ": UNCHECKED (the engine says proven)", 1)
-        lines.append(f"claim {i}  {line}")
+        lines.append(f"claim {i}  {record_line(topology, record, time_limit)}")
         lines.append(f"         {_bounds_text(record, source)}")
     if cert.exit_code == UNCHECKED_EXIT:
         return lines + unchecked_lines(cert)
