@@ -69,7 +69,7 @@ def invoke(work: Path, monkeypatch, args: str):
 ERRORS = [
     # info / convert: unreadable, empty, binary, malformed input; bad formats; bad outputs
     ("info nope.json", 2, "no such file"),
-    ("info empty.json", 2, "invalid JSON"),
+    ("info empty.json", 2, "the file is empty"),
     ("info empty.txt", 2, "no nodes"),
     ("info binary.json", 2, "not UTF-8"),
     ("info truncated.json", 2, "invalid JSON"),

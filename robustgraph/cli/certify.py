@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from robustgraph import io
-from robustgraph.certificate.claims import MODELS, Claim, impossible
-from robustgraph.certificate.outcome import UNCHECKED_EXIT, unchecked_bounds
-from robustgraph.certificate.records import ClaimRecord
-from robustgraph.certificate.witness import witness_words
+from robustgraph.certificate.claims import MODELS, Claim
+from robustgraph.certificate.outcome import UNCHECKED_EXIT
 from robustgraph.cli.batch import batch_options
+from robustgraph.cli.certify_text import (
+    cubes_line,
+    record_line,
+    render_report,
+    summary_lines,
+    unchecked_lines,
+)
 from robustgraph.cli.choices import DEFAULT_ENGINES, PROOF_MODES
 from robustgraph.cli.claim_options import claims_from_options
 from robustgraph.cli.common import (
@@ -35,11 +40,9 @@ from robustgraph.cli.common import (
 )
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
-from solvers.extras import install_hint
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
-    from robustgraph.certificate.verifier import VerifyReport
 
 # The certifier, the certificate document and the verifier import numpy (the proof checkers):
 # each command imports them in its body, so that --help stays light (issue 33).
@@ -47,8 +50,6 @@ if TYPE_CHECKING:
 __all__ = [
     "certify_command",
     "verify_command",
-    "summary_lines",
-    "cubes_line",
     "certify_generated",
 ]
 
@@ -62,142 +63,6 @@ def _graph_options(func: Any) -> Any:
     return click.option(
         "--format", "fmt", default=None, help="Graph file format (default: from the extension)."
     )(func)
-
-
-def _runs_text(record: ClaimRecord) -> str:
-    engines = sorted({run.engine for check in record.checks for run in check.runs})
-    return f"{', '.join(engines)}, {record.seconds:.3g} s"
-
-
-def _record_line(topology: Topology, record: ClaimRecord, time_limit: float | None) -> str:
-    claim = record.claim
-    if claim.kind == "max":
-        v = record.values
-        tolerances = ", ".join(f"{m} {span(*v[m])}" for m in MODELS if m in v)
-        text = f"r* = {span(*v['r'])}; tolerated F: {tolerances}"
-        return f"{text}: {record.verdict.upper()} ({_runs_text(record)})"
-    head = f"{claim.describe()}: {record.verdict.upper()}"
-    why = impossible(claim, topology.n)
-    if why is not None:  # refuted by n alone, the same on every path (docs/cli.md, certify)
-        head = f"{head} ({why})"
-    check = record.checks[0]
-    if record.verdict == "refuted" and check.witness is None:
-        return f"{head}: {check.bound_on} <= {check.upper} ({_runs_text(record)})"
-    if record.verdict == "refuted":
-        q = check.question
-        return f"{head}: {witness_words(topology, q, check.witness, q.target)}"
-    if record.verdict == "undecided":
-        limit = "" if time_limit is None else f" within the {time_limit:g} s limit"
-        bounds = f"{check.lower} <= {check.bound_on} <= {check.upper}"
-        return f"{head}{limit}: {bounds} ({_runs_text(record)})"
-    return f"{head} ({_runs_text(record)})"
-
-
-def _proofs_text(record: ClaimRecord) -> str:
-    """Each check's lower-bound proof, e.g. ``r* >= 4 lrat (1,234 steps, 0.2 s to check)``."""
-    parts = []
-    for check in record.checks:
-        r, s = check.robustness
-        head = f"{check.bound_on} >= {check.lower}"
-        proof = check.proof
-        if r < 1 or s < 1:
-            parts.append(f"{head} trivial")
-        elif proof is None:
-            parts.append(f"{head} NO PROOF (the engine's word only)")
-        else:
-            size = f"{proof['steps']:,} steps, " if proof["kind"] == "lrat" else ""
-            parts.append(f"{head} {proof['kind']} ({size}{proof['check_seconds']:.2g} s to check)")
-    return "; ".join(parts)
-
-
-def _bounds_text(record: ClaimRecord, source: str) -> str:
-    """The claim's lower-bound proofs; for a claim refuted with only trivial lower bounds
-    (the engine stopped at the witness), the upper bound the witness proves instead of
-    ``r* >= 0 trivial`` (issue 44, item 4)."""
-    trivial = all(min(check.robustness) < 1 for check in record.checks)
-    if record.verdict == "refuted" and trivial:
-        check = record.checks[0]
-        why = "by the witness" if check.witness is not None else "by n and the in-degrees"
-        return (
-            f"bounds: {check.bound_on} <= {check.upper} {why}; no lower bound was needed to "
-            f"refute (robustgraph robustness {source} finds r*)"
-        )
-    return f"lower bounds: {_proofs_text(record)}"
-
-
-def _unchecked_lines(cert: Certificate) -> list[str]:
-    """The verdict of a ``proven`` certificate with lower bounds on the engine's word only
-    (exit :data:`UNCHECKED_EXIT`), and how to get checkable proofs (issue 44, item 1)."""
-    from robustgraph.certificate.proof_records import LRAT_TIME_LIMIT
-    from robustgraph.certificate.proofs import sat
-
-    bounds = ", ".join(cert.unchecked)
-    mode = cert.provenance["parameters"].get("proof", "auto")
-    if mode == "none":
-        how = "--proof none asked for no proof: certify again without it"
-    elif mode in ("auto", "lrat") and not sat.available():
-        how = (
-            "python-sat (LRAT proofs) is not installed: "
-            f"{install_hint('proofs')}, then certify again (docs/install.md)"
-        )
-    elif mode in ("auto", "lrat"):
-        limit = cert.provenance["parameters"]["time_limit"]
-        within = f"the {limit:g} s limit" if limit else f"{LRAT_TIME_LIMIT:g} s per bound"
-        how = (
-            f"no LRAT refutation within {within}: certify again with a larger --time-limit, "
-            "or split the proof with --cubes K"
-        )
-    else:
-        how = f"--proof {mode} found none: try --proof auto"
-    return [
-        f"verdict  UNCHECKED, NOT PROVEN (exit {cert.exit_code}): the engine says proven, but "
-        f"{bounds} has no checkable proof, and verify rejects this certificate",
-        f"to fix   {how}",
-    ]
-
-
-def cubes_line(cert: Certificate, k: int) -> str:
-    """What ``--cubes K`` did, in one line: the LRAT proofs it split, or why it split none
-    (issue 44, item 2: it never does nothing silently)."""
-    kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
-    lrat = sum(kind == "lrat" for kind in kinds)
-    if lrat:
-        return f"cubes    {lrat} LRAT proof(s), each split into 3^{k} = {3**k} cubes and combined"
-    if kinds:
-        cheaper = ", ".join(sorted(set(kinds)))
-        why = (
-            f"every lower bound has a cheaper proof ({cheaper}), which --proof auto takes "
-            "first; --proof lrat --cubes K splits the LRAT proof"
-        )
-    elif cert.unchecked:
-        why = "no LRAT refutation was found (see the lower bounds above)"
-    else:
-        why = "no lower bound needs a proof (each is trivial)"
-    return f"cubes    none run: {why}"
-
-
-def summary_lines(cert: Certificate, topology: Topology, source: str) -> list[str]:
-    """Human lines: the graph, one line per claim (witness in words when refuted), the verdict.
-
-    A ``proven`` certificate some lower bound of which has no checkable proof never prints
-    PROVEN: its claims read UNCHECKED and its verdict line says what is missing and how to
-    get it (exit 5, :data:`~robustgraph.certificate.outcome.UNCHECKED_EXIT`).
-    """
-    kind = "directed" if topology.directed else "undirected"
-    time_limit = cert.provenance["parameters"]["time_limit"]
-    lines = [
-        f"graph    {source}: n = {topology.n}, m = {topology.m}, {kind}, {topology.content_hash}"
-    ]
-    for i, record in enumerate(cert.claims, 1):
-        line = _record_line(topology, record, time_limit)
-        if record.verdict == "proven" and unchecked_bounds([record]):
-            line = line.replace(": PROVEN", ": UNCHECKED (the engine says proven)", 1)
-        lines.append(f"claim {i}  {line}")
-        lines.append(f"         {_bounds_text(record, source)}")
-    if cert.exit_code == UNCHECKED_EXIT:
-        return lines + _unchecked_lines(cert)
-    lines.append(f"verdict  {cert.verdict} (exit {cert.exit_code})")
-    return lines
 
 
 def _progress(line: str) -> None:
@@ -235,7 +100,7 @@ def certify_generated(topology: Topology, graph_path: str | Path) -> dict[str, A
         "file": str(target),
         "verdict": cert.verdict,
         "exit_code": cert.exit_code,
-        "summary": _record_line(topology, cert.claims[0], None),
+        "summary": record_line(topology, cert.claims[0], None),
     }
 
 
@@ -414,67 +279,9 @@ def certify_command(
 
     emit(cert.to_dict(), as_json, render)
     if as_json and cert.exit_code == UNCHECKED_EXIT:  # the JSON's verdict is the engines'
-        for line in _unchecked_lines(cert):
+        for line in unchecked_lines(cert):
             _progress(line)
     sys.exit(cert.exit_code)
-
-
-def _verdict_lines(report: VerifyReport, cert: Certificate | None, file: str) -> list[str]:
-    """The verdict of a valid certificate, with a refuted or undecided one spelled out so that
-    exit 0 (the certificate is true) cannot be read as "the graph is robust" (issue 44, item 3).
-    """
-    if report.verdict == "proven" or report.verdict is None or cert is None:
-        return [] if report.verdict is None else [f"verdict  {report.verdict}"]
-    from robustgraph.certificate.assurance import negation
-
-    failed = [r.claim for r in cert.claims if r.verdict == report.verdict]
-    if report.verdict == "refuted":
-        said = "; and it ".join(negation(claim) for claim in failed if claim.kind != "max")
-        lines = [f"verdict  REFUTED: {file} {said} (the upper bounds above, checked)"]
-    else:
-        lines = [
-            "verdict  UNDECIDED: neither proven nor refuted: "
-            + "; ".join(claim.describe() for claim in failed)
-        ]
-    if report.exit_code == 0:
-        lines.append(
-            "gate     exit 0 says only that the certificate is true, not that the graph is "
-            "robust: a deployment gate adds --require CLAIM or --require-proven"
-        )
-    return lines
-
-
-def _render_report(
-    report: VerifyReport, cert_path: str, file: str, cert: Certificate | None = None
-) -> None:
-    if report.valid:
-        unproven = sum(bound.proof is None for bound in report.bounds)
-        if report.verdict == "refuted":
-            what = f"is a true certificate that {file} FAILS its claim: every bound checked"
-        elif report.fully_checked:
-            what = f"is a true certificate of {file}: every bound checked"
-        else:
-            what = (
-                f"is consistent with {file}, but {unproven} lower bound(s) rest on the engine's "
-                "word only (no proof)"
-            )
-        if report.rejections:
-            click.echo(f"REJECTED {cert_path} {what}; it falls short of what was required:")
-            for rejection in report.rejections:
-                click.echo(f"  - {rejection}")
-        else:
-            click.echo(f"valid    {cert_path} {what}")
-        for bound in report.bounds:
-            click.echo(f"  {bound.line}")
-        for line in _verdict_lines(report, cert, file):
-            click.echo(line)
-    else:
-        click.echo(f"INVALID  {cert_path} is not a true certificate of {file}:")
-        for reason in report.reasons:
-            click.echo(f"  - {reason}")
-        if report.verdict is not None:
-            click.echo(f"claimed  {report.verdict} (not to be trusted: the certificate is invalid)")
-    click.echo(f"checked  {'; '.join(report.checked) or 'nothing (the file is not a certificate)'}")
 
 
 @click.command(
@@ -586,5 +393,5 @@ def verify_command(
     if require_proven and report.valid and report.verdict != "proven":
         reason = f"--require-proven: the verdict is {report.verdict}, not proven"
         report = replace(report, rejections=(*report.rejections, reason))
-    emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file, cert))
+    emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file, cert))
     sys.exit(report.exit_code)
