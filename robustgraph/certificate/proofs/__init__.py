@@ -6,6 +6,9 @@
 - :mod:`~robustgraph.certificate.proofs.cnf` and :mod:`~robustgraph.certificate.proofs.lrat`:
   the CNF the verifier regenerates and the LRAT checker of its refutation;
 - :mod:`~robustgraph.certificate.proofs.checker`: one entry point over the kinds;
+- :mod:`~robustgraph.certificate.proofs.minimality` and
+  :mod:`~robustgraph.certificate.proofs.minimum_report`: minimality certificates of designs (no
+  r-robust graph on n nodes has fewer than L edges), checked by ``verify`` (issue 43);
 - :mod:`~robustgraph.certificate.proofs.prover` and :mod:`~robustgraph.certificate.proofs.sat`:
   the certifier's side (finding proofs; the SAT solver), never used by ``verify``.
 """
