@@ -7,8 +7,8 @@ rows of issue 41 (``41.N``: a hostile OpenAI-compatible endpoint on 127.0.0.1, f
 ``tests/hostile_endpoint.py``, with a second host on 127.0.0.2; Parquet, certificate, graph,
 roster, run-size, full-disk and label inputs), runs ``robustgraph`` on each in a child process
 under ``/usr/bin/time`` and an address-space cap of ``--memory`` GiB and a ``--timeout``, and
-prints a table: exit code, wall seconds, peak memory, the first line of stderr (the run's
-certification progress lines left out) and, for the endpoint rows, the requests that reached
+prints a table: exit code, wall seconds, peak memory, the first line of stderr (certification's
+progress lines left out) and, for the endpoint rows, the requests that reached
 127.0.0.2. Done means exit 2 (or 1 for a certificate its own proof contradicts, or a verify that
 rejects) with one line, within 10 s and 300 MB (issue 41; 1 GB for issue 31), and no request to
 a host not named. Not part of the test run; the tables are in docs/certificate.md and
@@ -411,6 +411,9 @@ def _issue(row: str) -> str:
     return row.split(".")[0] if "." in row else ("24" if row == "24" else "31")
 
 
+_PROGRESS = ("robustgraph: run: ", "robustgraph: certify: ")
+
+
 def _row(row: str, what: str, build: Callable[[Path], list[str]], args: Any,
          other: list) -> None:
     """Run one row in a child process and print its line of the table; ``other`` is the live
@@ -430,8 +433,8 @@ def _row(row: str, what: str, build: Callable[[Path], list[str]], args: Any,
             print(f"| {row} | {what} | timeout | > {args.timeout:g} | | | |", flush=True)
             return
         seconds, kb = timing.read_text().split()[-2:]
-        lines = [x for x in done.stderr.splitlines()
-                 if x.strip() and not x.startswith("robustgraph: run: ")]
+        lines = [x for x in done.stderr.splitlines()  # certification's progress left out
+                 if x.strip() and not x.startswith(_PROGRESS)]
         first = lines[0] if len(lines) == 1 else f"{len(lines)} lines: {lines[:1]}"
         if done.returncode == 1:
             first = next((x for x in done.stdout.splitlines() if "proof" in x), first)

@@ -180,7 +180,8 @@ def test_quoted_values_are_short_even_when_aliases_make_them_large(tmp_path):
 
 def test_roster_json_error_quotes_a_long_label_briefly(work, tmp_path):
     roster = tmp_path / "r.json"
-    roster.write_text(json.dumps({"agents": [{"node": "x" * 100_000, "role": "strong"}]}))
+    # 60,000 characters: under the roster size cap of a 5-node graph (64 KiB + 1 KiB per node)
+    roster.write_text(json.dumps({"agents": [{"node": "x" * 60_000, "role": "strong"}]}))
     line = assert_error(cli(*RUN.split(), "--roster", roster, "-o", tmp_path / "out"))
     assert "is not in the graph" in line and len(line) < 500, len(line)
 

@@ -70,6 +70,7 @@ a client holds at most ``connections * MAX_BODY`` bytes of bodies."""
 MAX_REDIRECTS = 10
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})
+_RETIRED_KEPT = 4
 
 _REASON_LIMIT = 160
 
@@ -204,6 +205,7 @@ class HTTPClient:
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
         self._retired: list[aiohttp.ClientSession] = []
+        self._closing: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
@@ -354,6 +356,10 @@ class HTTPClient:
         elif self._session is not None:
             self._retired.append(self._session)
             self._session = None
+            if len(self._retired) > _RETIRED_KEPT:  # the oldest has long finished its requests
+                oldest = self._retired.pop(0)
+                self._closing.add(task := asyncio.get_running_loop().create_task(oldest.close()))
+                task.add_done_callback(self._closing.discard)
 
     def _room(self, reply: aiohttp.ClientResponse) -> None:
         """Refuse unread a reply whose ``Content-Length`` is over ``max_body``."""
@@ -370,3 +376,5 @@ class HTTPClient:
         for session in sessions:
             if session is not None and not session.closed:
                 await session.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
