@@ -156,7 +156,7 @@ def _structured(family: str, n: int, seed: int, first: bool):
     if family == "sbm":
         sizes = [n // 3, n // 3, n - 2 * (n // 3)]
         probs = [[0.6 if a == b else 0.05 for b in range(3)] for a in range(3)]
-        return [("3x0.6/0.05", nx.stochastic_block_model(sizes, probs, seed=rng_seed))]
+        return [("3-p0.6-q0.05", nx.stochastic_block_model(sizes, probs, seed=rng_seed))]
     if family == "grid":
         side = max(2, round(n**0.5))
         return [

@@ -234,9 +234,12 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
 
     With ``lane`` (the published model already runs on CP-SAT on the other core,
     ``solvers.lane``) no slice runs here: this core waits for the lane instead, for the CP-SAT
-    slice's time, so the lane has the CPU to itself on a busy machine, and the published model
-    never runs twice at once (issue 40: a regular graph's hinted slice here beside the lane
-    made the default slower than ``--threads 1`` on 10 of 13 hard graphs, median 1.21x). A
+    slice's time (a graph whose in-degrees all equal: :data:`REGULAR_SHARE` of the time left,
+    as its slice would have had), so the lane has the CPU to itself on a busy machine, and the
+    published model never runs twice at once (issue 40: a regular graph's hinted slice here
+    beside the lane made the default slower than ``--threads 1`` on 10 of 13 hard graphs,
+    median 1.21x; random 8-regular on 60 nodes, seed 7001: exact in 4.65 s with
+    ``--threads 1``, bounded at the 10 s limit by default while this core waited 2 s only). A
     graph that skips the core search (:func:`_symmetric`) gets the hint in its lane instead
     (:func:`_solve`)."""
     from solvers import cpsat, highs, search
@@ -263,6 +266,8 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
+        if regular:  # as long as the slice it replaces (REGULAR_SHARE)
+            wait = REGULAR_SLICE if left is None else max(wait, REGULAR_SHARE * left)
         lane.wait(wait if left is None else min(wait, left))
         p.note("lane-wait", seconds_given=round(wait, 4))
 

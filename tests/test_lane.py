@@ -325,6 +325,8 @@ def test_one_published_model_at_a_time(monkeypatch, directed):
         p = Progress(Request(t, Question.max_r(), time_limit=60), "portfolio", "strong", "t")
         portfolio._published_slices(p, waiting)
         assert calls == [] and len(waiting.waited) == 1
+        share = portfolio.REGULAR_SHARE if t is same else 0.0  # as long as its slice
+        assert waiting.waited[0] == pytest.approx(max(share * 60, portfolio.PUBLISHED_SLICE), 0.05)
     p = Progress(Request(same, Question.max_r(), time_limit=60), "portfolio", "strong", "t")
     portfolio._published_slices(p, None)
     ((run, seconds),) = calls
