@@ -374,7 +374,7 @@ def verify_command(
     minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
     if minimum is not None:
         report = verify_minimum(minimum, cert_path, topology)
-        emit(report.to_dict(), as_json, lambda: _render_report(report, cert_path, file))
+        emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file))
         sys.exit(report.exit_code)
     cert: Certificate | None = None
     try:
