@@ -143,10 +143,13 @@ def _kind(bench: PaperBenchmark) -> str:
 
 
 def _profile(bench: PaperBenchmark) -> str:
-    """The simulator profile a benchmark's column runs: MATH's fitted to Table 2, each Table 9
-    benchmark's fitted to its Table 10 rows (``table10-<benchmark>``), else the hand-set world."""
+    """The simulator profile a benchmark's column runs: MATH's and Commonsense170k's fitted to
+    their Table 2 rows, each Table 9 benchmark's fitted to its Table 10 rows
+    (``table10-<benchmark>``), else the hand-set world."""
     if bench.kind == "math":
         return _MATH_PROFILE
+    if bench.key == "commonsense":
+        return "table2-commonsense"
     if bench.key in _FORMATS and bench.key != "commonsense":
         return f"table10-{bench.key}"
     return "handset"
