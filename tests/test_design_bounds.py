@@ -33,7 +33,8 @@ def test_the_dropped_clique_term_is_gone() -> None:
 @pytest.mark.parametrize("n", range(4, 8))
 def test_the_degree_r_lemmas_hold_on_every_small_robust_graph(n: int) -> None:
     """(i) degree-r nodes independent (r >= 3); (ii) degree-d node, d <= 2r - 3, has at most
-    d - r degree-r neighbours; r = 2: degree-2 nodes induce at most one edge."""
+    d - r degree-r neighbours, (ii') one of degree 2r - 2 at most 2r - 3; r = 2: degree-2 nodes
+    induce at most one edge."""
     for masks in graphs(n):
         top = exact_r(masks)[0]
         degree = [m.bit_count() for m in masks]
@@ -42,5 +43,8 @@ def test_the_degree_r_lemmas_hold_on_every_small_robust_graph(n: int) -> None:
             inside = sum((masks[i] >> j & 1) for i in low for j in low) // 2
             assert inside <= (1 if r == 2 else 0), (masks, r)
             for w in range(n):
+                among = sum(masks[w] >> i & 1 for i in low)
                 if r + 1 <= degree[w] <= 2 * r - 3:
-                    assert sum(masks[w] >> i & 1 for i in low) <= degree[w] - r
+                    assert among <= degree[w] - r
+                if r >= 3 and degree[w] == 2 * r - 2:
+                    assert among <= 2 * r - 3

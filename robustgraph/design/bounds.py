@@ -79,7 +79,7 @@ def degree_lower_bound(n: int, r: int, *, directed: bool = False) -> int:
 
 def degree_r_lower_bound(n: int, r: int) -> int:
     """The lower bound from the nodes of degree exactly r (undirected, 2 <= r < ceil(n/2)):
-    ``ceil((6n - 1) / 5)`` at r = 2, ``ceil(c_r n / 2)`` with c_3 = 24/7 and
+    ``ceil((6n - 1) / 5)`` at r = 2, ``ceil(c_r n / 2)`` with c_3 = 7/2 and
     c_r = r(r+2)/(r+1) for r >= 4 (proofs: docs/theory.md, section 4; computed by
     :func:`robustgraph.certificate.proofs.minimality.degree_r_bound`, which minimality
     certificates re-check).

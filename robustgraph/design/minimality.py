@@ -144,12 +144,13 @@ def prove_minimal(
     if not_robust and found == 1:
         return Minimality(True, 1, f"the graph is not {r}-robust (a witness pair was found), "
                                    "so at least one edge is needed")
-    if not_robust:
-        low = max(low, 1)
+    basis = "degree bound"
+    if not_robust and low == 0:
+        low, basis = 1, "not r-robust, so at least one edge"
     pool = _candidates(masks, moves)
     sizes = range(low, found)
     if sum(math.comb(len(pool), k) for k in sizes) > max_sets:
-        return Minimality(False, low, f"degree bound; more than {max_sets:,} smaller edge sets "
+        return Minimality(False, low, f"{basis}; more than {max_sets:,} smaller edge sets "
                                       "to check")
     for k in sizes:
         for edges in combinations(pool, k):

@@ -120,7 +120,7 @@ class MinimumCheck:
 def degree_r_bound(n: int, r: int) -> int:
     """The bound from the nodes of degree exactly r, for 2 <= r < ceil(n/2) (n >= 4).
 
-    r = 2: ``ceil((6n - 1) / 5)``; r = 3: ``ceil(12 n / 7)``; r >= 4:
+    r = 2: ``ceil((6n - 1) / 5)``; r = 3: ``ceil(7 n / 4)``; r >= 4:
     ``ceil(n r (r + 2) / (2 (r + 1)))`` (docs/theory.md, section 4).
 
     Examples
@@ -130,7 +130,7 @@ def degree_r_bound(n: int, r: int) -> int:
     """
     if r == 2:
         return -(-(6 * n - 1) // 5)
-    average = Fraction(24, 7) if r == 3 else Fraction(r * (r + 2), r + 1)
+    average = Fraction(7, 2) if r == 3 else Fraction(r * (r + 2), r + 1)
     return math.ceil(average * n / 2)
 
 
