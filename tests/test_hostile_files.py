@@ -212,7 +212,7 @@ def _disk_full(monkeypatch):
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("robustgraph.limits.os.fsync", full)
+    monkeypatch.setattr("robustgraph.atomic.os.fsync", full)
 
 
 @pytest.mark.parametrize("proof", ["exhaustive", "none"])
