@@ -46,6 +46,9 @@ def _isolated(tmp_path, suffix: str, n: int):
                         f'xmlns"><graph edgedefault="undirected">{nodes}</graph></graphml>')
     elif suffix == "gml":
         path.write_text("graph [\n" + "".join(f"node [ id {i} ]\n" for i in range(n)) + "]\n")
+    elif suffix == "dot":
+        path.write_text("graph { rankdir=LR; node [shape=box]\n"
+                        + "".join(f'"n {i}" [label=x];\n' for i in range(n)) + "}\n")
     elif suffix == "json":
         path.write_text(json.dumps({"nodes": [{"id": i} for i in range(n)], "links": []}))
     else:  # edge list, adjacency list: one node a line
@@ -56,6 +59,7 @@ def _isolated(tmp_path, suffix: str, n: int):
 @pytest.mark.parametrize("suffix, what", [
     ("graphml", "may hold up to 3,000 nodes"), ("gml", "may hold up to 3,000 nodes"),
     ("json", "may hold up to 3,000 nodes"), ("adjlist", "holds 3,000 nodes"),
+    ("dot", "its node IDs, before Graphviz: may hold up to 3,000 nodes"),
 ])
 def test_row8_counted_nodes_are_refused_before_the_graph_is_parsed(
     tmp_path, monkeypatch, suffix, what
@@ -66,6 +70,7 @@ def test_row8_counted_nodes_are_refused_before_the_graph_is_parsed(
     monkeypatch.setattr("robustgraph.io.gml.igraph_read", None)
     monkeypatch.setattr("robustgraph.io.nodelink.json", None)
     monkeypatch.setattr("robustgraph.io.adjlist.resolve_ambiguous", None)
+    monkeypatch.setattr("robustgraph.io.dot._parse", None)
     line = assert_error(_cli("info", str(path)))
     assert what in line and "over" not in line.split(what)[0]
 
@@ -81,7 +86,7 @@ def test_row8_an_edge_list_stops_once_its_nodes_pass_the_budget(tmp_path, monkey
 
 def test_row8_a_graph_within_the_budget_reads_as_before(tmp_path, monkeypatch):
     monkeypatch.setenv("ROBUSTGRAPH_MAX_NODES", "3000")
-    for suffix in ("graphml", "gml", "json", "adjlist", "edges"):
+    for suffix in ("graphml", "gml", "json", "adjlist", "edges", "dot"):
         assert io.read(_isolated(tmp_path, suffix, 3_000)).n == 3_000
 
 
@@ -207,7 +212,7 @@ def _disk_full(monkeypatch):
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("robustgraph.limits.os.fsync", full)
+    monkeypatch.setattr("robustgraph.atomic.os.fsync", full)
 
 
 @pytest.mark.parametrize("proof", ["exhaustive", "none"])

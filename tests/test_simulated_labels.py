@@ -32,7 +32,7 @@ def test_run_through_serve_sim_is_labelled_simulated_in_every_file(tmp_path):
             "run", "--topology", "complete", "--n", "5", "--roster", "3S1W1A",
             "--protocols", "sac,cpwbft", "--tasks", TASKS, "--rounds", "1", "--seed", "2",
             "--backend", "openai", "--base-url", server.base_url, "--model", "sim-strong",
-            "--weak-model", "sim-weak", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
+            "--weak-model", "sim-weak", "--api-key-env", "",
             "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert SIMULATED_BANNER in " ".join(result.output.split())  # the terminal table (wrapped)

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from robustgraph import __version__, strict_json
+from robustgraph.atomic import write_atomic
 from robustgraph.certificate.outcome import EXIT_CODES, UNCHECKED_EXIT, unchecked_bounds
 from robustgraph.certificate.records import ClaimRecord, GraphInfo
 from robustgraph.certificate.verifier import VerifyReport, verify
 from robustgraph.errors import CertificateError, ParameterError
-from robustgraph.limits import quote, read_bounded, read_text, write_atomic
+from robustgraph.limits import quote, read_bounded, read_text
 from robustgraph.topology import Topology
 
 __all__ = [
@@ -228,7 +229,7 @@ class Certificate:
 
     def dump(self, path: str | Path) -> None:
         """Write :meth:`dumps` to ``path`` and the proof files beside it (named by their hash),
-        each whole or not at all (:func:`robustgraph.limits.write_atomic`: a full disk leaves
+        each whole or not at all (:func:`robustgraph.atomic.write_atomic`: a full disk leaves
         no 0-byte or half file), proofs first; an ``OSError`` names the file."""
         path = Path(path)
         for name, data in self.files.items():

@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from robustgraph.atomic import write_atomic
 from robustgraph.errors import GraphFormatError
+from robustgraph.io._labels import refuse_invisible
 from robustgraph.limits import (
     EDGES,
     FILE_BYTES,
@@ -24,7 +26,6 @@ from robustgraph.limits import (
     NODES,
     inflate,
     read_bounded,
-    write_atomic,
 )
 from robustgraph.topology import Label, Topology
 
@@ -71,16 +72,6 @@ MAX_DEPTH = 64
 
 LocatedEdge = tuple[Label, Label, str]
 """An edge ``(u, v, where)``; ``where`` locates it in the file (``"line 7"``, ``"edge #3"``)."""
-
-_INVISIBLE = re.compile(
-    "[\x01-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u206f\ufeff\ufff9-\ufffb]"
-)
-"""Control characters (C0, DEL, C1) and the format characters that change how text displays
-(soft hyphen, Arabic letter mark, zero-width spaces and joiners, directional marks, embeddings,
-overrides and isolates, word joiner, byte-order mark): refused in node labels, so a label (and
-a witness naming it) prints as what it is. U+202E turns ``a\u202eb`` into what reads ``ab``
-backwards."""
 
 _ALL_CANONICAL = re.compile(r"(?:0|-?[1-9][0-9]*)(?:\x00(?:0|-?[1-9][0-9]*))*")
 """Canonical integers (what ``str(int(x))`` prints; not ``-0``) joined by NUL."""
@@ -188,24 +179,6 @@ def _too_long(label: Label) -> bool:
     return len(str(label)) > MAX_LABEL
 
 
-def _refuse_invisible(path: str | Path, labels: Sequence[Label]) -> None:
-    """Refuse a text label holding a character of :data:`_INVISIBLE` or a NUL (one regex over
-    the labels joined, in C)."""
-    texts = [x for x in labels if isinstance(x, str)]
-    joined = "\x00".join(texts)
-    if not _INVISIBLE.search(joined) and joined.count("\x00") == max(len(texts) - 1, 0):
-        return
-    import unicodedata
-
-    label = next(x for x in texts if "\x00" in x or _INVISIBLE.search(x))
-    char = next(c for c in label if c == "\x00" or _INVISIBLE.match(c))
-    name = unicodedata.name(char, "a control character")
-    raise format_error(
-        path, f"node label {label[:40]!r} holds U+{ord(char):04X} ({name}): control and format "
-        "characters are refused, so a label displays as what it is"
-    )
-
-
 def _longest(labels: Sequence[Label]) -> int:
     """The most characters any label prints as (``map`` in C; an int too long to print counts
     as too long)."""
@@ -269,7 +242,7 @@ def decode_text(path: str | Path, raw: bytes) -> str:
 
 def write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data``, compressing it when the file name asks for it, whole or not at all
-    (:func:`robustgraph.limits.write_atomic`)."""
+    (:func:`robustgraph.atomic.write_atomic`)."""
     _, module = split_compression(path)
     if module is not None:
         data = module.compress(data)  # type: ignore[attr-defined]
@@ -380,7 +353,7 @@ def build_indexed(
     check_counts(path, len(nodes), len(tails))
     if _longest(nodes) > MAX_LABEL:
         raise _long_label(path, str(next(x for x in nodes if _too_long(x))))
-    _refuse_invisible(path, nodes)
+    refuse_invisible(path, nodes)
     from robustgraph.edge_arrays import (
         drop_edges,
         edge_problem,
