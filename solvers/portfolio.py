@@ -12,7 +12,8 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
    ``_cores_budget``), up to :data:`CORES_MAX_N` nodes: it answers every sparse irregular graph
    of the benchmarks up to 100 nodes and most dense ones up to 40, importing no numpy and no
    solver; otherwise its proven bounds and witness go on to the next steps;
-1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second);
+1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second;
+   :data:`EXHAUSTIVE_S_N` for s*_r);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
    degree and halves witnesses, the circulant lower bound (:mod:`solvers.circulant`: r* of
    C_100(1..16) in 0.1 s, where every model and the core search took 8 s or more), the
@@ -79,6 +80,7 @@ __all__ = [
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
     "EXHAUSTIVE_N",
+    "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
     "LARGE_N",
     "HIGHS_SLICE",
@@ -97,6 +99,13 @@ NAME = "portfolio"
 
 EXHAUSTIVE_N = 25
 """Up to this many nodes the subset DP answers outright (r* of a 25-node graph: about 0.4 s)."""
+
+EXHAUSTIVE_S_N = 23
+"""Up to this many nodes the subset DP answers s*_r questions (above, the path of the larger
+graphs: the core search's r-robustness, heuristic pairs, the published (r, s) slice, the strong
+loop). Issue 40, at r = r* on ER graphs and digraphs (one run each, load 8): at 24-25 nodes the
+DP took 0.56-1.7 s where that path took 0.02-0.25 s (the published (r, s) model alone
+0.08-0.5 s); at 23 nodes (ER(23, 1/2)) the DP 0.25 s, the path 0.57 s."""
 
 HIGHS_SLICE = 1.5
 """Seconds the published model gets on HiGHS first (cheap to start; settles sparse graphs)."""
@@ -346,12 +355,12 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         lane = _start_lane(request)
         lanes.append(lane)
     if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
-        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_N else None
+        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_S_N else None
     else:
         found = _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT and not q.about_s:
         return _as_portfolio(request, found, "cores")
-    if request.n <= EXHAUSTIVE_N:
+    if request.n <= (EXHAUSTIVE_S_N if q.about_s else EXHAUSTIVE_N):
         return _as_portfolio(request, _exhaustive(request), "exhaustive", found)
     from solvers import search  # the models and heuristics: only above the subset DP
 

@@ -99,6 +99,7 @@ def test_portfolio_gap_path_beyond_the_dp_threshold(seed, directed, monkeypatch)
     must still be exact (the threshold is lowered so that the check stays small; the core search
     is off, or it would answer first)."""
     monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
+    monkeypatch.setattr(portfolio, "EXHAUSTIVE_S_N", 18)
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
     n = 19
     t = Topology.from_networkx(nx.gnp_random_graph(n, 0.45, seed=seed, directed=directed))
@@ -285,7 +286,7 @@ def test_twin_classes_skip_the_witness_search_before_the_first_probe(monkeypatch
 @settings(max_examples=25)
 @given(topologies(max_n=8).filter(lambda g: g.n >= 3))
 def test_s_at_r_star_and_above_agrees_with_exhaustive(t):
-    """Issue 40, item 5: an s*_r question above the subset DP (its range moved to 1 node) first
+    """Issue 40, item 5: an s*_r question above the subset DP (EXHAUSTIVE_S_N moved to 1) first
     asks the core search whether the graph is r-robust: at r = r* it is (s*_r >= 1, step
     ``cores-r-robust``), at r* + 1 it is not (s*_r = 0, with the core search's checked pair);
     then the published (r, s) slice and the strong loop. Every answer is the subset DP's."""
@@ -296,7 +297,7 @@ def test_s_at_r_star_and_above_agrees_with_exhaustive(t):
         q = Question.max_s(r)
         truth = exhaustive.solve(Request(t, q)).value
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(portfolio, "EXHAUSTIVE_N", 1)
+            patch.setattr(portfolio, "EXHAUSTIVE_S_N", 1)
             res = portfolio.solve(Request(t, q))
         assert (res.status, res.value) == (Status.EXACT, truth)
         if res.witness is not None:

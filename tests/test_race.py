@@ -85,6 +85,7 @@ def test_race_agrees_with_exhaustive(entrants, case):
 def test_portfolio_with_two_threads_races_the_gap(monkeypatch, seed, directed):
     """Past the subset DP (cut-off forced to 0), threads=2 races; threads=1 is unchanged."""
     monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 0)
+    monkeypatch.setattr(portfolio, "EXHAUSTIVE_S_N", 0)
     t = Topology.from_networkx(nx.gnp_random_graph(14, 0.6, seed=seed, directed=directed))
     for q in (Question.max_r(), Question.is_r_robust(3), Question.max_s(2)):
         truth = exhaustive.solve(Request(t, q))

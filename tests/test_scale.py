@@ -98,6 +98,7 @@ def _large_path():
         patch.setattr(portfolio, "LARGE_N", 2)
         patch.setattr(portfolio, "CORES_MAX_N", 0)
         patch.setattr(portfolio, "EXHAUSTIVE_N", 1)
+        patch.setattr(portfolio, "EXHAUSTIVE_S_N", 1)
         patch.setattr(bounds, "DENSE_MAX_N", 1)
         yield
 
