@@ -152,7 +152,7 @@ during certification.
     "--prove-minimal",
     is_flag=True,
     help="Prove the edge count minimal (undirected, s = 1, no --max-degree; n <= 24, in "
-    "practice n <= 12) and write the minimality certificate NAME.min.json.",
+    "practice n <= 10) and write the minimality certificate NAME.min.json.",
 )
 @click.option(
     "--minimal-time-limit",

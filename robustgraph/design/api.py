@@ -212,10 +212,10 @@ def design(
         Seconds for the certificate (one deadline for all its questions).
     prove_minimal : bool
         Undirected, s = 1: prove the edge count minimal with the SAT search of
-        :func:`robustgraph.design.minimum.prove_minimum` (n <= 24; in practice n <= 12), which
-        may also find a graph with fewer edges and return it. Without it (and under a degree
-        cap) the best closed-form bound is certified, and proves the count minimal where they
-        meet.
+        :func:`robustgraph.design.minimum.prove_minimum` (n <= 24; in practice n <= 10 for
+        every r), which may also find a graph with fewer edges and return it. Without it (and
+        under a degree cap) the best closed-form bound is certified, and proves the count
+        minimal where they meet.
     minimal_time_limit : float
         Seconds for that proof.
     progress : callable, optional

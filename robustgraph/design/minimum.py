@@ -243,7 +243,7 @@ def prove_minimum(
 
     Notes
     -----
-    Exponential in the worst case (every model may be a new graph); n <= 12 takes seconds to
+    Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
     minutes on the cells we measured (docs/design.md, "Proven minima").
     """
     if not (n >= 2 and 1 <= r <= max_robustness(n)) or edges < 1:
