@@ -1,5 +1,8 @@
 """The default engine: cheap proven bounds first, an exact engine only for the remaining gap.
 
+One module: its steps share one deadline, one progress record and the lane's life cycle, and
+the order of the steps is the engine; split apart, each part would take that state as arguments.
+
 Order of work for r* (each step only if the question is still open and time is left):
 
 Above :data:`LARGE_N` nodes, questions get the linear-size bounds of
