@@ -79,3 +79,85 @@ def test_row11_report_on_a_full_disk_leaves_the_previous_summary_whole(tmp_path,
     _disk_full_for(monkeypatch, results, "summary.json")
     assert_error(_cli("report", str(results), "--resamples", "50", "--no-plots"))
     assert (results / "summary.json").read_bytes() == before
+
+
+# ----------------------------------------------------------------- row 11: certify --batch
+@pytest.fixture
+def graphs(tmp_path) -> Path:
+    from robustgraph import generators as gen
+    from robustgraph import io as graph_io
+
+    root = tmp_path / "graphs"
+    root.mkdir()
+    graph_io.write(gen.gamma_merg(5), root / "merg5.json")
+    graph_io.write(gen.complete(4), root / "k4.g6")
+    return root
+
+
+def _batch(graphs: Path, out: Path, *extra: str):
+    return _cli("certify", "--batch", str(graphs), "--max", "--engines", "exhaustive",
+                "--workers", "1", "-o", str(out), *extra)
+
+
+@pytest.mark.parametrize("name", ["index.json", "index.md"])
+def test_row11_batch_index_on_a_full_disk_names_it_and_keeps_the_previous(
+    graphs, tmp_path, monkeypatch, name
+):
+    out = tmp_path / "certs"
+    assert _batch(graphs, out).exit_code == 0
+    before = (out / name).read_bytes()
+    _disk_full_for(monkeypatch, out, name)
+    line = assert_error(_batch(graphs, out))
+    assert line == f"robustgraph: error: {out / name}: No space left on device"
+    assert (out / name).read_bytes() == before
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_row11_a_batch_certificate_on_a_full_disk_names_it_in_its_row(
+    graphs, tmp_path, monkeypatch
+):
+    """What a worker runs (:func:`certify_file`): the error names the certificate, and no 0-byte
+    or temporary file is left (the row's error is this text, the batch exits 2)."""
+    from robustgraph.certificate.batch import certify_file
+    from robustgraph.certificate.claims import Claim
+    from robustgraph.executors import Task, run_task
+
+    out = tmp_path / "certs"
+    out.mkdir()
+    _disk_full_for(monkeypatch, out, "merg5.cert.json")
+    target = out / "merg5.cert.json"
+    outcome = run_task(Task("merg5", certify_file, (
+        str(graphs / "merg5.json"), (Claim.tolerance(1, "sac"),), {"engines": ["exhaustive"]},
+        {}, str(target))))
+    assert outcome.error == f"OSError: [Errno 28] No space left on device: '{target}'"
+    assert list(out.iterdir()) == []
+
+
+# ----------------------------------------------------------------- row 13: FIFOs in a batch
+def test_row13_a_batch_names_a_fifo_that_matches_its_glob_and_never_opens_it(graphs, tmp_path):
+    os.mkfifo(graphs / "pipe.json")  # opening it would block until a writer came
+    out = tmp_path / "certs"
+    result = _batch(graphs.parent / "graphs" / "*", out, "--json")  # a glob
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"robustgraph: warning: skipped {graphs / 'pipe.json'}: is a FIFO, not a regular file")
+    import json
+
+    index = json.loads(result.stdout)
+    assert index["skipped"] == [{"file": str(graphs / "pipe.json"),
+                                 "reason": "is a FIFO, not a regular file"}]
+    assert [Path(row["file"]).name for row in index["graphs"]] == ["k4.g6", "merg5.json"]
+    assert json.loads((out / "index.json").read_text())["skipped"] == index["skipped"]
+    assert f"- {graphs / 'pipe.json'}: is a FIFO, not a regular file" in (
+        out / "index.md").read_text()
+
+
+def test_row13_a_batch_of_only_special_files_is_one_line_naming_one(tmp_path):
+    (tmp_path / "d").mkdir()
+    for name in ("a.json", "b.json"):
+        os.mkfifo(tmp_path / "d" / name)
+    os.symlink(tmp_path / "gone.json", tmp_path / "d" / "c.json")  # a broken link
+    line = assert_error(_batch(tmp_path / "d", tmp_path / "certs"))
+    assert line == (f"robustgraph: error: no graph files in directory {str(tmp_path / 'd')!r}; "
+                    f"skipped {tmp_path / 'd' / 'a.json'}: is a FIFO, not a regular file "
+                    "and 2 more")
