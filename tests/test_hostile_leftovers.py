@@ -161,3 +161,79 @@ def test_row13_a_batch_of_only_special_files_is_one_line_naming_one(tmp_path):
     assert line == (f"robustgraph: error: no graph files in directory {str(tmp_path / 'd')!r}; "
                     f"skipped {tmp_path / 'd' / 'a.json'}: is a FIFO, not a regular file "
                     "and 2 more")
+
+
+# ----------------------------------------------------------------- rows 3, 5: reproduce, sweep
+UNSET = "ROBUSTGRAPH_TEST_UNSET_KEY_41B"
+OPENAI = ["--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+
+
+def _without_key(monkeypatch) -> None:
+    monkeypatch.delenv(UNSET, raising=False)
+
+
+def test_reproduce_refuses_an_unset_api_key_env_in_one_line_before_any_run(
+    tmp_path, monkeypatch
+):
+    _without_key(monkeypatch)
+    line = assert_error(_cli("reproduce", "table1", *OPENAI, "--api-key-env", UNSET,
+                             "-o", str(tmp_path / "out")))
+    assert line == (f"robustgraph: error: --api-key-env {UNSET}: that environment variable is "
+                    "not set (give --api-key-env '' to send no key)")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flag, follows", [([], False), (["--allow-cross-origin-redirects"], True)])
+def test_reproduce_passes_allow_cross_origin_redirects_to_its_runs(
+    tmp_path, monkeypatch, flag, follows
+):
+    from robustgraph.errors import ParameterError
+
+    def stop(spec, output, *, backend, **kwargs):  # what every run of the table is given
+        raise ParameterError(f"cross-origin redirects followed: {backend.cross_origin_redirects}")
+
+    monkeypatch.setattr("protocol_runner.analysis.reproduce.reproduce", stop)
+    line = assert_error(_cli("reproduce", "table1", *OPENAI, "--api-key-env", "", *flag,
+                             "-o", str(tmp_path / "out")))
+    assert line == f"robustgraph: error: cross-origin redirects followed: {follows}"
+
+
+def test_reproduce_allow_cross_origin_redirects_is_for_the_openai_backend(tmp_path):
+    line = assert_error(_cli("reproduce", "table1", "--allow-cross-origin-redirects",
+                             "-o", str(tmp_path / "out")))
+    assert line == "robustgraph: error: --allow-cross-origin-redirects is for the openai backend"
+
+
+def _openai_sweep(tmp_path: Path, **backend) -> Path:
+    import yaml
+
+    spec = {"name": "k", "grid": {"topology": "merg", "n": 5, "roster": "3S1W1A",
+                                  "tasks": "arith:3", "rounds": 1, "seed": 1,
+                                  "backend": {"kind": "openai", "base_url":
+                                              "http://127.0.0.1:9/v1", "model": "m", **backend}},
+            "protocols": ["sac"], "options": {"plots": False}}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_sweep_refuses_an_unset_api_key_env_in_one_line_before_any_cell(
+    tmp_path, monkeypatch, dry_run
+):
+    _without_key(monkeypatch)
+    spec = _openai_sweep(tmp_path, api_key_env=UNSET)
+    line = assert_error(_cli("sweep", str(spec), "--workers", "1", *dry_run,
+                             "-o", str(tmp_path / "out")))
+    assert line == (f"robustgraph: error: --api-key-env {UNSET}: that environment variable is "
+                    "not set (give --api-key-env '' to send no key)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_sweep_without_api_key_env_keeps_the_default_key_variable_optional(tmp_path, monkeypatch):
+    """As ``run`` without ``--api-key-env``: an unset OPENAI_API_KEY sends no key."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = _openai_sweep(tmp_path)
+    result = _cli("sweep", str(spec), "--dry-run", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("1 cells")
