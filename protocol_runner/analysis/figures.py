@@ -34,6 +34,7 @@ References
 from __future__ import annotations
 
 import contextlib
+import io
 import textwrap
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
@@ -45,6 +46,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from protocol_runner.analysis.provenance import SIMULATED_BANNER, UNCERTIFIED_BANNER, Provenance
+from robustgraph.atomic import write_atomic
 
 __all__ = [
     "CAPTION_SUFFIX",
@@ -258,7 +260,9 @@ def save(figure: Figure, directory: str | Path, stem: str, *, heading: str = "",
 
     Call inside :func:`style` (the SVG keeps its text as text only then). ``heading`` and the
     lines ``about`` go into each file's metadata. On paper the bounding box is the figure's
-    own (the chosen width), not cropped to the ink.
+    own (the chosen width), not cropped to the ink. Each file is rendered in memory, then
+    written whole or not at all (:func:`robustgraph.atomic.write_atomic`: a full disk raises
+    ``OSError`` naming the file and leaves the previous one).
 
     Returns
     -------
@@ -271,8 +275,10 @@ def save(figure: Figure, directory: str | Path, stem: str, *, heading: str = "",
     paths = []
     for fmt in FORMATS:
         path = out / f"{stem}.{fmt}"
-        figure.savefig(path, format=fmt, dpi=DPI, metadata=_metadata(fmt, heading, about),
+        rendered = io.BytesIO()
+        figure.savefig(rendered, format=fmt, dpi=DPI, metadata=_metadata(fmt, heading, about),
                        bbox_inches=box)
+        write_atomic(path, rendered.getvalue())
         paths.append(path)
     return paths
 
@@ -299,7 +305,7 @@ def finish(figure: Figure, directory: str | Path, stem: str, heading: str,
         return save(figure, directory, stem, heading=heading, about=about)
     paths = save(figure, directory, stem, heading=heading, about=about)
     caption = Path(directory) / f"{stem}{CAPTION_SUFFIX}"
-    caption.write_text("\n".join([f"{heading}.", *about]) + "\n", encoding="utf-8")
+    write_atomic(caption, ("\n".join([f"{heading}.", *about]) + "\n").encode("utf-8"))
     return [*paths, caption]
 
 

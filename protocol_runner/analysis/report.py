@@ -64,6 +64,7 @@ from protocol_runner.analysis.provenance import (
 from protocol_runner.analysis.tables import COLUMNS, run_table, write_tables
 from protocol_runner.run.records import QueryRecord
 from protocol_runner.run.sessions import read_sessions
+from robustgraph.atomic import write_atomic
 from robustgraph.errors import ParameterError
 
 __all__ = [
@@ -591,6 +592,9 @@ def write_summary(
     ------
     ParameterError
         See :func:`load_results` and :func:`summarize`.
+    OSError
+        A file could not be written (a full disk): it names the file, which is left as it was
+        (every file is written whole or not at all, :func:`robustgraph.atomic.write_atomic`).
 
     Warns
     -----
@@ -611,6 +615,6 @@ def write_summary(
         written += [path.name for path in outcome.files]
         notes += outcome.notes
     summary = replace(summary, warnings=tuple(notes), files=tuple(written))
-    (directory / SUMMARY_JSON).write_text(summary.dumps(), encoding="utf-8")
-    (directory / SUMMARY_MD).write_text(summary_markdown(summary), encoding="utf-8")
+    write_atomic(directory / SUMMARY_JSON, summary.dumps().encode("utf-8"))
+    write_atomic(directory / SUMMARY_MD, summary_markdown(summary).encode("utf-8"))
     return summary

@@ -33,6 +33,7 @@ from protocol_runner.analysis.provenance import (
     Provenance,
     label_of,
 )
+from robustgraph.atomic import write_atomic
 
 __all__ = [
     "BFTI",
@@ -324,12 +325,14 @@ def sweep_table(
 
 
 def write_tables(table: Table, directory: str | Path) -> list[Path]:
-    """Write ``table1.md``, ``table1.tex`` and ``table1.csv`` into ``directory``."""
+    """Write ``table1.md``, ``table1.tex`` and ``table1.csv`` into ``directory``, each whole or
+    not at all (:func:`robustgraph.atomic.write_atomic`; a full disk raises ``OSError`` naming
+    the file)."""
     out = Path(directory)
     texts = (table.markdown(), table.latex(), table.csv())
     paths = []
     for name, text in zip(TABLE_FILES, texts, strict=True):
         path = out / name
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text.encode("utf-8"))
         paths.append(path)
     return paths

@@ -76,6 +76,9 @@ found before any run starts).
 @click.option("--weak-model", default=None, help="Weak agents' model (default: --model).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key.")
+@click.option("--allow-cross-origin-redirects", "cross_origin", is_flag=True,
+              help="openai: follow redirects to other hosts than --base-url's (default: "
+              "refused; prompts would reach a host not named, docs/endpoints.md).")
 @click.option("--sim-config", default=None,
               help="simulated: a profile name or a JSON file of simulator parameters for every "
                    "column (docs/simulation.md; default: each column's own profile).")
@@ -95,18 +98,20 @@ found before any run starts).
 @json_option
 def reproduce_command(
     table: str, task_specs: tuple[str, ...], seeds: str, backend: str, base_url: str | None,
-    model: str | None, weak_model: str | None, api_key_env: str, sim_config: str | None,
-    independent_agents: bool, ood_tasks: str | None, ties: str, ci: bool, resamples: int,
-    output: str, as_json: bool,
+    model: str | None, weak_model: str | None, api_key_env: str, cross_origin: bool,
+    sim_config: str | None, independent_agents: bool, ood_tasks: str | None, ties: str, ci: bool,
+    resamples: int, output: str, as_json: bool,
 ) -> None:
     from protocol_runner.analysis.reproduce import reproduce
     from protocol_runner.analysis.reproduce_export import table_csv, table_latex
     from protocol_runner.analysis.reproduce_view import table_json, table_text
     from protocol_runner.run.runner import BackendSpec, parse_seeds
+    from robustgraph.cli.batch import _given  # an explicit --api-key-env must name a set key
 
-    spec = BackendSpec(
+    spec = BackendSpec(  # checked here, before any run: as 'robustgraph run' checks it
         backend, base_url=base_url, api_key_env=api_key_env or None, strong_model=model,
         weak_model=weak_model, sim_config=sim_config, independent_agents=independent_agents,
+        cross_origin_redirects=cross_origin, require_key=_given("api_key_env"),
     )
 
     def log(line: str) -> None:

@@ -81,7 +81,7 @@ def sweep_command(
     FAA/BFTI figure to DIR/plots/.
     Progress over the whole grid is drawn on stderr.
     """
-    from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, run_sweep
+    from protocol_runner.sweep.execute import CELLS_DIR, SUMMARY_MD, backend_spec, run_sweep
     from protocol_runner.sweep.spec import load_spec
     from robustgraph.executors import make_executor
 
@@ -89,6 +89,8 @@ def sweep_command(
         raise ParameterError("-o is empty; name the sweep directory")
     spec = load_spec(spec_path)
     cells = spec.cells()
+    for cell in cells:  # each backend's checks (an unset api_key_env) before any cell runs
+        backend_spec(cell.params["backend"])
     if dry_run:
         _check_task_sets(spec.axes["tasks"])
         data = {"cells": [{"id": c.id, "params": dict(c.params)} for c in cells]}

@@ -48,6 +48,7 @@ __all__ = [
     "SUMMARY_MD",
     "TABLE_METRICS",
     "SweepResult",
+    "backend_spec",
     "run_cell",
     "run_sweep",
     "merge",
@@ -86,7 +87,10 @@ class SweepResult:
         return 1 if self.failed else 0
 
 
-def _backend_spec(backend: Mapping[str, Any]) -> BackendSpec:
+def backend_spec(backend: Mapping[str, Any]) -> BackendSpec:
+    """A spec's backend entry as the runs' :class:`BackendSpec` (its checks included: an
+    ``api_key_env`` the spec names must be a set variable, as ``run --api-key-env``; redirects
+    outside ``base_url``'s origin are refused, no key opts in)."""
     return BackendSpec(
         backend["kind"],
         base_url=backend.get("base_url"),
@@ -97,6 +101,7 @@ def _backend_spec(backend: Mapping[str, Any]) -> BackendSpec:
         latency_s=backend.get("latency_ms", 0.0) / 1000.0,
         timeout_s=backend.get("timeout", 60.0),
         max_retries=backend.get("max_retries", 6),
+        require_key="api_key_env" in backend,
     )
 
 
@@ -139,7 +144,7 @@ def run_cell(params: Mapping[str, Any], directory: str, execution: Mapping[str, 
         rounds=params["rounds"],
         seed=params["seed"],
         F=params["F"],
-        backend=_backend_spec(params["backend"]),
+        backend=backend_spec(params["backend"]),
         concurrency=execution["concurrency"],
         topology_source=f"{params['topology']} n={params['n']}",
         allow_uncertified=params["allow_uncertified"],

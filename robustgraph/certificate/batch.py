@@ -6,7 +6,11 @@ certificate under the output directory; the tasks run on a local process pool or
 (:mod:`robustgraph.executors`). ``index.json`` and ``index.md`` list every graph: file, content
 hash, n, m, r* and the tolerated F under each model (with ``--max``, the default claim), status
 and seconds. A graph that cannot be read or certified is a row with status ``error`` and the
-reason; the other graphs are certified all the same.
+reason; the other graphs are certified all the same. A match that is not a regular file (a FIFO,
+a socket, a device, a broken link) is never opened: it is listed under ``skipped`` with the
+reason (issue 41, row 13: a FIFO was left out silently). The index is written whole or not at
+all (:func:`robustgraph.atomic.write_atomic`), as the certificates are; a full disk is an
+``OSError`` naming the file (issue 41, row 11).
 """
 
 from __future__ import annotations
@@ -20,17 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from robustgraph import __version__, io
+from robustgraph.atomic import write_atomic
 from robustgraph.certificate.certifier import EngineConflict, certify
 from robustgraph.certificate.claims import MODELS, Claim
 from robustgraph.certificate.document import Certificate, certificate_path
 from robustgraph.certificate.outcome import UNCHECKED_EXIT
 from robustgraph.errors import ParameterError, RobustgraphError
 from robustgraph.executors import Executor, Outcome, Task
+from robustgraph.limits import regular_file
 from solvers import registry
 
 __all__ = [
     "STATUS_EXIT",
     "graph_files",
+    "scan",
     "certificate_targets",
     "certify_file",
     "certify_batch",
@@ -50,8 +57,10 @@ def _is_certificate(path: Path) -> bool:
     return ".cert.json" in path.name.lower()
 
 
-def _is_graph(path: Path, fmt: str | None) -> bool:
-    if not path.is_file() or _is_certificate(path):
+def _graph_name(path: Path, fmt: str | None) -> bool:
+    """True when ``path`` is named as a graph file (by its extension, or any name with ``fmt``)
+    and not as a certificate; the file itself is not examined."""
+    if _is_certificate(path):
         return False
     try:
         io.resolve_format(path, fmt)
@@ -70,14 +79,70 @@ def _walk(root: Path) -> list[Path]:
     return found
 
 
-def graph_files(source: str, *, fmt: str | None = None, exclude: Path | None = None) -> list[Path]:
-    """The graph files ``source`` names, sorted: the files in a directory, or a glob's matches.
+def scan(
+    source: str, *, fmt: str | None = None, exclude: Path | None = None
+) -> tuple[list[Path], list[dict[str, str]]]:
+    """The graph files ``source`` names, sorted, and the matches skipped as not regular files.
 
     A directory contributes the files in it and in its subfolders, recursively, whose extension
     is a graph format (any file with ``fmt`` given); hidden folders (``.git``) and links to
     folders are not entered (a link back up would loop). A glob (``**`` recurses) contributes
     its matching files. Files named ``*.cert.json`` (certificates), files under ``exclude`` (the
-    output directory) and anything that is not a regular file (a FIFO) are left out.
+    output directory) and folders are left out. A match named as a graph that is not a regular
+    file (a FIFO, a socket, a device, a broken link) is never opened (a FIFO would block): it
+    is returned as skipped, ``{"file": path, "reason": "is a FIFO, not a regular file"}``
+    (:func:`robustgraph.limits.regular_file`).
+
+    Returns
+    -------
+    files : list of Path
+        The regular graph files, sorted.
+    skipped : list of dict
+        The other matches, sorted, each with its ``file`` and ``reason``.
+
+    Raises
+    ------
+    ParameterError
+        No regular graph file matches (the message says how many matches were skipped).
+
+    Examples
+    --------
+    >>> import os, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.json").write_text("")
+    >>> os.mkfifo(d / "f.json")
+    >>> files, skipped = scan(str(d))
+    >>> [p.name for p in files], [(pathlib.Path(s["file"]).name, s["reason"]) for s in skipped]
+    (['a.json'], [('f.json', 'is a FIFO, not a regular file')])
+    """
+    root = Path(source)
+    if root.is_dir():
+        candidates = _walk(root)
+    else:
+        candidates = [Path(p) for p in glob.glob(source, recursive=True)]
+    out = exclude.resolve() if exclude is not None else None
+    found: list[Path] = []
+    skipped: list[dict[str, str]] = []
+    for path in sorted(candidates):
+        if path.is_dir() or not _graph_name(path, fmt):
+            continue
+        if out is not None and path.resolve().is_relative_to(out):
+            continue
+        try:
+            found.append(regular_file(path))
+        except ParameterError as exc:
+            reason = str(exc).removeprefix(f"{path}: ")
+            skipped.append({"file": str(path), "reason": reason})
+    if not found:
+        what = "directory" if root.is_dir() else "pattern"
+        first = f"; skipped {skipped[0]['file']}: {skipped[0]['reason']}" if skipped else ""
+        more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+        raise ParameterError(f"no graph files in {what} {source!r}{first}{more}")
+    return found, skipped
+
+
+def graph_files(source: str, *, fmt: str | None = None, exclude: Path | None = None) -> list[Path]:
+    """The regular graph files ``source`` names, sorted (:func:`scan` without the skipped).
 
     Raises
     ------
@@ -94,21 +159,7 @@ def graph_files(source: str, *, fmt: str | None = None, exclude: Path | None = N
     >>> [p.relative_to(d).as_posix() for p in graph_files(str(d))]
     ['a.json', 'b.g6', 'sub/c.txt']
     """
-    root = Path(source)
-    if root.is_dir():
-        candidates = _walk(root)
-    else:
-        candidates = [Path(p) for p in glob.glob(source, recursive=True)]
-    skip = exclude.resolve() if exclude is not None else None
-    found = sorted(
-        p
-        for p in candidates
-        if _is_graph(p, fmt) and (skip is None or not p.resolve().is_relative_to(skip))
-    )
-    if not found:
-        what = "directory" if root.is_dir() else "pattern"
-        raise ParameterError(f"no graph files in {what} {source!r}")
-    return found
+    return scan(source, fmt=fmt, exclude=exclude)[0]
 
 
 def certificate_targets(files: Sequence[Path], outdir: Path) -> list[Path]:
@@ -262,14 +313,18 @@ def certify_batch(
     Returns
     -------
     dict
-        The index: ``graphs`` (one row per file, in file order), ``counts`` per status and the
-        batch's ``exit_code``.
+        The index: ``graphs`` (one row per file, in file order), ``skipped`` (the matches that
+        are not regular files, :func:`scan`), ``counts`` per status and the batch's
+        ``exit_code``.
 
     Raises
     ------
     ParameterError
         No claim, an unknown engine, a bad time limit or thread count, no graph files, or two
         files that would share a certificate.
+    OSError
+        ``index.json`` or ``index.md`` could not be written (a full disk): it names the file,
+        which is left as it was.
     """
     if not claims:
         raise ParameterError("certify --batch needs at least one claim")
@@ -279,7 +334,7 @@ def certify_batch(
     out = Path(outdir)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"{out}: not a directory (a batch writes its certificates into one)")
-    files = graph_files(source, fmt=fmt, exclude=out)
+    files, skipped = scan(source, fmt=fmt, exclude=out)
     targets = certificate_targets(files, out)
     out.mkdir(parents=True, exist_ok=True)  # before the work: an unwritable -o lost it all
     with tempfile.TemporaryFile(dir=out):
@@ -310,12 +365,13 @@ def certify_batch(
         "claims": [claim.to_dict() for claim in claims],
         "options": options or {},
         "graphs": rows,
+        "skipped": skipped,
         "counts": {s: statuses.count(s) for s in STATUS_EXIT if s in statuses},
         "exit_code": exit_code(statuses),
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.json").write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
-    (out / "index.md").write_text(index_markdown(index), encoding="utf-8")
+    write_atomic(out / "index.json", (json.dumps(index, indent=2) + "\n").encode("utf-8"))
+    write_atomic(out / "index.md", index_markdown(index).encode("utf-8"))
     return index
 
 
@@ -348,4 +404,8 @@ def index_markdown(index: dict[str, Any]) -> str:
         "|" + "|".join("---" for _ in _COLUMNS) + "|",
     ]
     lines += ["| " + " | ".join(_cells(row)) + " |" for row in index["graphs"]]
+    skipped = index["skipped"]
+    if skipped:
+        lines += ["", f"Skipped, not regular files ({len(skipped)}):", ""]
+        lines += [f"- {s['file']}: {s['reason']}" for s in skipped]
     return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ import click
 from robustgraph.certificate.claims import Claim
 from robustgraph.cli.choices import EXECUTORS
 from robustgraph.cli.claim_options import claims_from_options, max_models
-from robustgraph.cli.common import cap_at_cores, emit
+from robustgraph.cli.common import cap_at_cores, emit, warn
 
 __all__ = ["batch_options"]
 
@@ -57,6 +57,11 @@ def _run_batch(kwargs: dict[str, Any]) -> None:
             fmt=kwargs["fmt"],
             directed=kwargs["directed"],
         )
+
+    if index["skipped"]:  # never opened (a FIFO would block): one line, all in the index
+        first, more = index["skipped"][0], len(index["skipped"]) - 1
+        warn(f"skipped {first['file']}: {first['reason']}"
+             + (f" (and {more} more not regular files; see index.json)" if more else ""))
 
     def render() -> None:
         click.echo(index_markdown(index), nl=False)
