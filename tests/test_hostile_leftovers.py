@@ -237,3 +237,16 @@ def test_sweep_without_api_key_env_keeps_the_default_key_variable_optional(tmp_p
     result = _cli("sweep", str(spec), "--dry-run", "-o", str(tmp_path / "out"))
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[-1].startswith("1 cells")
+
+
+# ----------------------------------------------------------- row 11: reproduce, full disk
+@pytest.mark.parametrize("name", ["table6.txt", "table6.json", "table6.csv", "table6.tex"])
+def test_row11_reproduce_on_a_full_disk_names_the_file_it_could_not_write(
+    tmp_path, monkeypatch, name
+):
+    out = tmp_path / "t6"
+    _disk_full_for(monkeypatch, out, name)
+    line = assert_error(_cli("reproduce", "table6", "--seeds", "1", "--tasks", "arith:2",
+                             "-o", str(out)))
+    assert line == f"robustgraph: error: {out / name}: No space left on device"
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]

@@ -106,6 +106,7 @@ def reproduce_command(
     from protocol_runner.analysis.reproduce_export import table_csv, table_latex
     from protocol_runner.analysis.reproduce_view import table_json, table_text
     from protocol_runner.run.runner import BackendSpec, parse_seeds
+    from robustgraph.atomic import write_atomic
     from robustgraph.cli.batch import _given  # an explicit --api-key-env must name a set key
 
     spec = BackendSpec(  # checked here, before any run: as 'robustgraph run' checks it
@@ -124,9 +125,9 @@ def reproduce_command(
     files = [str(Path(output) / f"{table}.{ext}") for ext in ("txt", "json", "csv", "tex")]
     text = table_text(result, ci=ci, files=files)
     data = table_json(result)
-    Path(files[0]).write_text(table_text(result, ci=True, files=files), encoding="utf-8")
-    Path(files[1]).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-                              encoding="utf-8")
-    Path(files[2]).write_text(table_csv(result), encoding="utf-8")
-    Path(files[3]).write_text(table_latex(result), encoding="utf-8")
+    contents = (table_text(result, ci=True, files=files),
+                json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                table_csv(result), table_latex(result))
+    for path, content in zip(files, contents, strict=True):  # whole or not at all; ENOSPC names it
+        write_atomic(path, content.encode("utf-8"))
     emit({**data, "files": files}, as_json, lambda: click.echo(text, nl=False))
