@@ -304,6 +304,20 @@ def _full_disk(folder: Path) -> list[str]:
             "exhaustive", "-o", "/dev/full"]
 
 
+def _full_disk_graph(folder: Path) -> list[str]:
+    from robustgraph import generators as gen
+    from robustgraph import io
+
+    io.write(gen.k_circulant(12, 3), folder / "g.json")
+    return ["convert", str(folder / "g.json"), "/dev/full", "--to", "json"]
+
+
+def _fifo_batch(folder: Path) -> list[str]:
+    os.mkfifo(folder / "p.json")
+    return ["certify", "--batch", str(folder / "*.json"), "--max", "--workers", "1",
+            "-o", str(folder / "certs")]
+
+
 def _rtl_label(folder: Path) -> list[str]:
     (folder / "g.edges").write_text("# undirected\na\u202eb c\nc d\n", encoding="utf-8")
     return ["info", str(folder / "g.edges")]
@@ -349,6 +363,8 @@ ISSUE41: list[tuple[str, str, Callable[[Path], list[str]]]] = [
     ("41.9", "roster of 10^6 agents, 7-node graph", _big_roster),
     ("41.10", "7 agents x arith:100000 x 1000 rounds x 5 protocols", _huge_run),
     ("41.11", "certify -o /dev/full (ENOSPC)", _full_disk),
+    ("41.11", "convert -o /dev/full (ENOSPC)", _full_disk_graph),
+    ("41.13", "certify --batch whose glob matches only a FIFO", _fifo_batch),
     ("41.13", "label with U+202E", _rtl_label),
     ("41.13", "Matrix Market explicit 0", _declared("z.mtx", MTX_ZERO)),
     ("41.13", "info on a directory", _directory),
