@@ -31,7 +31,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
-from robustgraph.certificate.proofs.prover import _additions  # LRAT additions, as checked
+from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.design.oracle import UNKNOWN, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
@@ -193,7 +193,7 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
         name = f"min-{digest[:20]}.{suffix}"
         files[name] = data
         proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
-    proof["steps"] = _additions(text)
+    proof["steps"] = lrat_additions(text)
     return proof, files
 
 

@@ -48,7 +48,10 @@ from dataclasses import dataclass
 from robustgraph.errors import ParameterError
 from robustgraph.topology import Topology
 
-__all__ = ["ENCODING", "Cnf", "canonical_order", "canonical_in_neighbors", "encode", "size"]
+__all__ = [
+    "ENCODING", "ClauseBuilder", "Cnf", "canonical_order", "canonical_in_neighbors", "encode",
+    "size",
+]
 
 ENCODING = "robustgraph-cnf-1"
 """Name and version of the encoding above (a certificate names it; a change renames it)."""
@@ -73,7 +76,10 @@ class Cnf:
         return hashlib.sha256(self.dimacs().encode()).hexdigest()
 
 
-class _Builder:
+class ClauseBuilder:
+    """Clauses over numbered variables, with fresh variables for the counters (the robustness CNF
+    here, the minimality CNF of :mod:`.minimality`)."""
+
     def __init__(self, variables: int) -> None:
         self.top = variables
         self.clauses: list[tuple[int, ...]] = []
@@ -123,7 +129,7 @@ def canonical_in_neighbors(topology: Topology) -> list[frozenset[int]]:
     return [frozenset(position[j] for j in topology.in_neighbors[i]) for i in order]
 
 
-def _pair(b: _Builder, n: int) -> None:
+def _pair(b: ClauseBuilder, n: int) -> None:
     for i in range(n):
         b.add(-(i + 1), -(n + i + 1))
     b.add(*range(1, n + 1))
@@ -168,7 +174,7 @@ def encode(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> Cnf:
         raise ParameterError(f"the robustness CNF needs n >= 2, r >= 1, s >= 1 (n={n}, r={r})")
     nbrs = [sorted(nb) for nb in in_neighbors]
     if s == 1:
-        b = _Builder(2 * n)
+        b = ClauseBuilder(2 * n)
         _pair(b, n)
         for side in (0, 1):
             for i in range(n):
@@ -176,7 +182,7 @@ def encode(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> Cnf:
                 lits = [-(side * n + j + 1) for j in nbrs[i]]
                 b.at_most(lits, r - 1, guard=(-member,))
         return Cnf(b.top, tuple(b.clauses))
-    b = _Builder(6 * n)
+    b = ClauseBuilder(6 * n)
     _pair(b, n)
     for side in (0, 1):
         member = [side * n + i + 1 for i in range(n)]
@@ -194,7 +200,7 @@ def encode(in_neighbors: Sequence[frozenset[int]], r: int, s: int) -> Cnf:
 
 
 def _counter_size(d: int, k: int) -> tuple[int, int]:
-    """(fresh variables, clauses) of ``_Builder.at_most`` on ``d`` literals with bound ``k``:
+    """(fresh variables, clauses) of ``ClauseBuilder.at_most`` on ``d`` literals with bound ``k``:
     with ``S(x) = sum_{t=1}^{x} min(t, k)``, the registers are ``S(d-1)`` and the clauses
     ``S(d-1) + S(d-2) + d - k`` (one opening clause, two or more per middle position, one
     overflow per position from k on)."""

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from robustgraph.certificate.proofs.cnf import Cnf, _Builder
+from robustgraph.certificate.proofs.cnf import ClauseBuilder, Cnf
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.errors import CertificateError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
@@ -218,7 +218,7 @@ def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
     O(N (bound + n)) clauses, N = n(n-1)/2.
     """
     edges = n * (n - 1) // 2
-    b = _Builder(edges)
+    b = ClauseBuilder(edges)
     b.at_most(list(range(1, edges + 1)), bound - 1)
     if r >= 2:
         for i in range(n):
@@ -234,7 +234,7 @@ def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
     return Cnf(b.top, tuple(b.clauses))
 
 
-def _lex_at_most(b: _Builder, xs: Sequence[int], ys: Sequence[int]) -> None:
+def _lex_at_most(b: ClauseBuilder, xs: Sequence[int], ys: Sequence[int]) -> None:
     """Clauses for ``xs <= ys`` lexicographically (false < true): with q_k the fresh variable
     "the first k entries are equal" (q_0 true, left out), for k = 1..L: ``-q_{k-1} -x_k y_k``,
     and for k < L: ``-q_{k-1} -x_k -y_k q_k`` and ``-q_{k-1} x_k y_k q_k``."""

@@ -20,7 +20,7 @@ from robustgraph.certificate.proofs.cnf import ENCODING, encode
 from robustgraph.errors import ParameterError
 from solvers.extras import missing
 
-__all__ = ["MODES", "Made", "prove"]
+__all__ = ["MODES", "Made", "lrat_additions", "prove"]
 
 MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
 
@@ -97,7 +97,7 @@ def _peel(view: View, r: int, s: int, recompute: bool) -> Made | None:
     return None
 
 
-def _additions(text: bytes) -> int:
+def lrat_additions(text: bytes) -> int:
     """LRAT additions up to and including the first empty clause (what the checker counts)."""
     count = 0
     for line in text.splitlines():
@@ -135,7 +135,7 @@ def _lrat(
         "file": name,
         "sha256": digest,
         "bytes": len(data),
-        "steps": _additions(text),
+        "steps": lrat_additions(text),
     }
     return proof, {name: data}
 
