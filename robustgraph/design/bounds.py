@@ -7,6 +7,7 @@ robustness on in-neighbours (LeBlanc et al. 2013).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from robustgraph import limits
 from robustgraph.certificate.proofs.minimality import degree_r_bound, formula_bounds
@@ -20,7 +21,10 @@ __all__ = [
     "construction_edges",
     "degree_lower_bound",
     "degree_r_lower_bound",
+    "forest_charges",
+    "forest_lower_bound",
     "lower_bound",
+    "proven_bounds",
     "reference_edges",
 ]
 
@@ -95,18 +99,81 @@ def degree_r_lower_bound(n: int, r: int) -> int:
     return degree_r_bound(n, r)
 
 
-def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
-    """The best proven lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
+def forest_charges(r: int) -> tuple[Fraction, Fraction, Fraction]:
+    """The discharging of the low-degree-forest bound (docs/theory.md, section 4): ``(c, beta,
+    alpha)`` with ``c = 2r(r+3)/(2r+3)``, ``beta = 3/(2r+3)``, ``alpha = 1/(2r+3)``.
 
-    Undirected: the largest of :func:`robustgraph.certificate.proofs.minimality.formula_bounds`:
-    ``n - 1`` (connected), ``ceil(n r / 2)`` (r >= 2), :func:`degree_r_lower_bound`
-    (2 <= r < ceil(n/2)), and at r = ceil(n/2) the gamma-MERG count, which Lee & Panagou prove
-    minimal. Directed: ``n r`` (``n - 1`` at r = 1). Proofs: docs/theory.md, section 4.
+    Every node starts with charge ``deg - c``; a node of degree >= r + 2 sends ``beta`` to each
+    neighbour of degree r and ``alpha`` to each neighbour of degree r + 1. These are the dual
+    values of the linear program over the degree pattern; ``tests/test_design_bounds.py``
+    checks every inequality of the proof with them in exact arithmetic.
 
     Examples
     --------
-    >>> lower_bound(14, 4), lower_bound(30, 14), lower_bound(9, 5)
-    (34, 224, 30)
+    >>> [str(x) for x in forest_charges(3)]
+    ['4', '1/3', '1/9']
+    """
+    if r < 2:
+        raise ParameterError(f"the low-degree-forest bound needs r >= 2, got {r}")
+    q = 2 * r + 3
+    return Fraction(2 * r * (r + 3), q), Fraction(3, q), Fraction(1, q)
+
+
+def forest_lower_bound(n: int, r: int) -> int:
+    """The low-degree-forest bound on the edges of an undirected r-robust graph, r >= 2:
+    ``ceil((r (r+3) n - (r^2 + 14 r + 4)) / (2r + 3))``, about ``r(r+3)/(2r+3)`` edges a node
+    (10/7 at r = 2, 2 at r = 3, 28/11 at r = 4, 40/13 at r = 5).
+
+    Proof: docs/theory.md, section 4 ("The low-degree forest"): the nodes of degree at most
+    r + 1 induce a graph whose cycles, and whose paths between two nodes of degree r, are
+    closed sets, so after removing at most four nodes it is a forest with at most one node of
+    degree r per tree; the discharging of :func:`forest_charges` then leaves at most
+    ``(2r^2 + 28 r + 8) / (2r + 3)`` of charge unpaid. It beats the degree-r bound from
+    n = 22 (r = 2), 25 (r = 3) and 48 (r = 4, 5) on.
+
+    Examples
+    --------
+    >>> forest_lower_bound(100, 2), forest_lower_bound(100, 3), forest_lower_bound(100, 5)
+    (138, 194, 301)
+    """
+    check_target(n, r)
+    if r < 2:
+        raise ParameterError(f"the low-degree-forest bound needs r >= 2, got {r}")
+    q = 2 * r + 3
+    return max(0, -(-(r * (r + 3) * n - (r * r + 14 * r + 4)) // q))
+
+
+def proven_bounds(n: int, r: int) -> dict[str, int]:
+    """Every proven lower bound of docs/theory.md, section 4, that applies to an undirected
+    r-robust graph on n nodes, by name: those of
+    :func:`robustgraph.certificate.proofs.minimality.formula_bounds` (which a minimality
+    certificate can state today) and ``forest`` (:func:`forest_lower_bound`, r >= 2; the
+    checker does not know it yet).
+
+    Examples
+    --------
+    >>> proven_bounds(100, 3)
+    {'connectivity': 99, 'degree': 150, 'degree-r': 175, 'forest': 194}
+    """
+    check_target(n, r)
+    found = formula_bounds(n, r)
+    if r >= 2:
+        found["forest"] = forest_lower_bound(n, r)
+    return found
+
+
+def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
+    """The best proven lower bound we know on the edges (arcs) of an r-robust graph on n nodes.
+
+    Undirected: the largest of :func:`proven_bounds`: ``n - 1`` (connected), ``ceil(n r / 2)``
+    (r >= 2), :func:`degree_r_lower_bound` (2 <= r < ceil(n/2)), :func:`forest_lower_bound`
+    (r >= 2), and at r = ceil(n/2) the gamma-MERG count, which Lee & Panagou prove minimal.
+    Directed: ``n r`` (``n - 1`` at r = 1). Proofs: docs/theory.md, section 4.
+
+    Examples
+    --------
+    >>> lower_bound(14, 4), lower_bound(30, 14), lower_bound(9, 5), lower_bound(100, 2)
+    (34, 224, 30, 138)
 
     References
     ----------
@@ -116,7 +183,7 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     check_target(n, r)
     if directed:
         return degree_lower_bound(n, r, directed=True)
-    return max(formula_bounds(n, r).values())
+    return max(proven_bounds(n, r).values())
 
 
 def reference_edges(n: int, r: int, s: int = 1, *, directed: bool = False) -> int:
