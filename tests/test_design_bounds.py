@@ -48,3 +48,143 @@ def test_the_degree_r_lemmas_hold_on_every_small_robust_graph(n: int) -> None:
                     assert among <= degree[w] - r
                 if r >= 3 and degree[w] == 2 * r - 2:
                     assert among <= 2 * r - 3
+
+
+# The low-degree-forest bound (docs/theory.md, section 4): its lemmas on every small graph, its
+# discharging in exact arithmetic, and the bound against proven-robust graphs.
+
+
+def _closed(masks: list[int], r: int, members: set[int]) -> bool:
+    """Every member has at most r - 1 neighbours outside ``members`` (computed afresh here)."""
+    inside = sum(1 << i for i in members)
+    return all((masks[i] & ~inside).bit_count() <= r - 1 for i in members)
+
+
+@pytest.mark.parametrize("n", range(4, 8))
+def test_the_forest_lemmas_hold_on_every_small_robust_graph(n: int) -> None:
+    """Among the nodes L of degree <= r + 1, every cycle and every path joining two nodes of
+    degree r is closed, so no two of them are disjoint in an r-robust graph; two crowded nodes
+    (k >= d - r + 1 neighbours of degree r) have at most s + s' - 1 such neighbours together."""
+    import networkx as nx
+
+    checked = 0
+    for masks in graphs(n):
+        top = exact_r(masks)[0]
+        degree = [m.bit_count() for m in masks]
+        g = nx.Graph((i, j) for i in range(n) for j in range(i) if masks[i] >> j & 1)
+        for r in range(2, top + 1):
+            low = {i for i in range(n) if degree[i] <= r + 1}
+            ends = sorted(i for i in low if degree[i] == r)
+            sub = g.subgraph(low)
+            family = [set(c) for c in nx.simple_cycles(sub)]
+            for a_index, a in enumerate(ends):
+                for b in ends[a_index + 1:]:
+                    if a in sub and b in sub:
+                        family += [set(p) for p in nx.all_simple_paths(sub, a, b)]
+            for members in family:
+                assert _closed(masks, r, members), (masks, r, members)
+            for x_index, x in enumerate(family):
+                assert all(x & y for y in family[x_index + 1:]), (masks, r)
+            crowded = {}
+            for w in range(n):
+                nbrs = {i for i in ends if masks[w] >> i & 1}
+                if degree[w] > r and len(nbrs) >= degree[w] - r + 1:
+                    crowded[w] = (nbrs, degree[w] - r + 1)
+            for w, (x, s) in crowded.items():
+                for v, (y, t) in crowded.items():
+                    if v != w:
+                        assert len(x | y) <= s + t - 1, (masks, r, w, v)
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("r", range(2, 13))
+def test_the_forest_discharging_checks_in_exact_arithmetic(r: int) -> None:
+    """Every inequality of the proof, with the charges of ``forest_charges``: nodes of degree
+    d >= r + 2 stay nonnegative (deficit (2k - 4)/(2r + 3) only for the crowded ones of degree
+    r + 2), every tree of the forest is paid, and the unpaid rest is the bound's constant."""
+    from fractions import Fraction
+
+    from robustgraph.design.bounds import forest_charges, forest_lower_bound
+
+    c, beta, alpha = forest_charges(r)
+    q = 2 * r + 3
+    for d in range(r + 2, r + 40):
+        for k in range(0, d + 1):
+            left = d - c - beta * k - alpha * (d - k)
+            if k <= d - r or d >= r + 3:
+                assert left >= 0, (d, k)
+            else:
+                assert left == Fraction(4 - 2 * k, q) < 0, (d, k)
+    for s in range(0, 40):
+        for t in range(0, min(s, r) + 1):  # a tree with its one node of degree r
+            paid = beta * (r - t) + alpha * ((r - 1) * s + t)
+            assert paid >= (c - r) + (c - r - 1) * s, (s, t)
+        if s:
+            assert alpha * ((r - 1) * s + 2) >= (c - r - 1) * s, s  # no node of degree r
+    removed = 4 * ((c - r) + (r + 1) * beta)  # at most 4 nodes removed, and their edges
+    crowded = Fraction(2 * r * r + 4 * r - 4, q)
+    assert removed + crowded == Fraction(2 * r * r + 28 * r + 8, q)
+    for n in range(2 * r, 300, 7):
+        want = max(0, -(-(c * n - removed - crowded) // 2))
+        assert forest_lower_bound(n, r) == want, n
+
+
+@pytest.mark.parametrize("r", [2, 3, 4, 5])
+def test_the_forest_charges_are_the_lp_optimum(r: int) -> None:
+    """The linear program over the degree pattern (shares of nodes of degree r, r + 1 and
+    d >= r + 2, with the forest and non-crowded constraints) has optimum c_r / 2 edges a
+    node, so the charges are an optimal dual."""
+    highspy = pytest.importorskip("highspy")
+    from robustgraph.design.bounds import forest_charges
+
+    top = r + 30
+    degrees = list(range(r + 2, top + 1))
+    h = highspy.Highs()
+    h.silent()
+    inf = highspy.kHighsInf
+    # columns: x_I, x_1, e(I,L1), e(L1,L1), e(I,H), e(L1,H), then y_d
+    costs = [r, r + 1, 0, 0, 0, 0, *degrees]
+    for cost in costs:
+        h.addVar(0, inf)
+    h.changeColsCost(len(costs), list(range(len(costs))), [float(x) for x in costs])
+    rows = [
+        ({0: 1, 1: 1, **{6 + j: 1 for j in range(len(degrees))}}, 1, 1),  # n = 1
+        ({2: 1, 4: 1, 0: -r}, 0, 0),  # the r edges of each node of degree r
+        ({2: 1, 3: 2, 5: 1, 1: -(r + 1)}, 0, 0),  # the r + 1 edges of each node of degree r+1
+        ({2: 1, 1: -1}, -inf, 0),  # non-crowded degree r + 1: one neighbour of degree r
+        ({4: 1, **{6 + j: -(d - r) for j, d in enumerate(degrees)}}, -inf, 0),
+        ({4: 1, 5: 1, **{6 + j: -d for j, d in enumerate(degrees)}}, -inf, 0),
+        ({2: 1, 3: 1, 1: -1}, -inf, 0),  # forest, one node of degree r per tree
+    ]
+    for coefs, lo, hi in rows:
+        h.addRow(lo, hi, len(coefs), list(coefs), [float(v) for v in coefs.values()])
+    h.run()
+    c, _, _ = forest_charges(r)
+    assert h.getInfo().objective_function_value == pytest.approx(float(c), abs=1e-7)
+
+
+def test_the_forest_bound_is_below_every_hub_design_it_can_prove() -> None:
+    """Hub designs whose robustness the common-neighbour lemma proves are upper bounds."""
+    from robustgraph.design.bounds import forest_lower_bound
+    from robustgraph.design.starts import common_neighbour_proof, edge_count, hub_design
+
+    proven = 0
+    for r in (2, 3, 4, 5):
+        for n in range(3 * r, 161, 13):
+            for k in range(r, min(n - 1, 5 * r + 12) + 1):
+                masks = hub_design(n, r, k)
+                if common_neighbour_proof(masks, r):
+                    proven += 1
+                    assert forest_lower_bound(n, r) <= edge_count(masks, False), (n, r, k)
+                    assert lower_bound(n, r) <= edge_count(masks, False), (n, r, k)
+    assert proven > 100
+
+
+def test_the_forest_bound_raises_the_best_bound_at_large_n() -> None:
+    from robustgraph.design.bounds import forest_lower_bound, proven_bounds
+
+    assert [forest_lower_bound(100, r) for r in (2, 3, 4, 5)] == [138, 194, 248, 301]
+    assert [degree_r_lower_bound(100, r) for r in (2, 3, 4, 5)] == [120, 175, 240, 292]
+    assert lower_bound(100, 3) == proven_bounds(100, 3)["forest"] == 194
+    assert lower_bound(20, 3) == degree_r_lower_bound(20, 3) == 35  # the forest gives 34

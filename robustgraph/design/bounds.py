@@ -128,8 +128,8 @@ def forest_lower_bound(n: int, r: int) -> int:
     r + 1 induce a graph whose cycles, and whose paths between two nodes of degree r, are
     closed sets, so after removing at most four nodes it is a forest with at most one node of
     degree r per tree; the discharging of :func:`forest_charges` then leaves at most
-    ``(2r^2 + 28 r + 8) / (2r + 3)`` of charge unpaid. It beats the degree-r bound from
-    n = 22 (r = 2), 25 (r = 3) and 48 (r = 4, 5) on.
+    ``(2r^2 + 28 r + 8) / (2r + 3)`` of charge unpaid. It first beats the degree-r bound at
+    n = 24 (r = 2), 28 (r = 3), 50 (r = 4) and 48 (r = 5).
 
     Examples
     --------
