@@ -435,3 +435,31 @@ def test_start_candidates_stop_at_the_deadline():
     assert sum(name.startswith("hubs") for name in names) == 40 - 2 * 3 + 1
     spent = [(name, proven) for name, _, proven in _candidates(40, 3, 1, False, deadline=0.0)]
     assert spent == [("construction", True), ("circulant", True)]
+
+
+def test_a_stalled_search_spends_the_time_left_on_restarts_from_the_circulant(monkeypatch):
+    """Issue 43b: when the local search gives up before the deadline, design searches again
+    from C_n(1..r) (rn edges), at most RESTARTS times, and keeps the sparsest graph, which is
+    still r-robust."""
+    from robustgraph.design import api
+    from solvers.exhaustive import exact_r
+
+    searches = []
+    real = api.local_search
+
+    def spy(graph, rng, **kwargs):
+        began = graph.count()
+        stopped = real(graph, rng, **kwargs)
+        searches.append((began, graph.count()))
+        return stopped
+
+    monkeypatch.setattr(api, "local_search", spy)
+    res = api.design(10, 2, time_limit=NO_CLOCK, seed=0, certify_result=False)
+    assert len(searches) == 1 + api.RESTARTS
+    assert [began for began, _ in searches[1:]] == [20] * api.RESTARTS  # C_10(1, 2)
+    assert res.edges == min(ended for _, ended in searches)
+    masks = [0] * 10
+    for u, v in res.topology.edges():
+        masks[u] |= 1 << v
+        masks[v] |= 1 << u
+    assert exact_r(masks)[0] >= 2

@@ -2,9 +2,10 @@
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
 :mod:`robustgraph.design.starts`, or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
-run the certified local search of :mod:`robustgraph.design.search` until the time limit, then
-certify the result with :func:`robustgraph.certificate.certifier`. A degree cap that no start
-meets is handled by growing a graph from the empty one (:func:`robustgraph.design.augment`).
+run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
+it stalls first, again from the circulant C_n(1..r) with the time left), then certify the
+result with :func:`robustgraph.certificate.certifier`. A degree cap that no start meets is
+handled by growing a graph from the empty one (:func:`robustgraph.design.augment`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from robustgraph.generators import gamma_merg, k_circulant, max_robustness
 from robustgraph.topology import Topology
 
 __all__ = ["DesignResult", "design"]
+
+RESTARTS = 4
+"""Most restarts from the circulant after a stalled search (each ends at a stall too)."""
 
 
 @dataclass
@@ -165,6 +169,42 @@ def _best_start(
     return None
 
 
+def _restart(
+    graph: DesignGraph,
+    n: int,
+    r: int,
+    s: int,
+    directed: bool,
+    cap: int | None,
+    rng: random.Random,
+    deadline: float,
+    say: Callable[[str], None],
+    notes: list[str],
+) -> tuple[DesignGraph, bool]:
+    """Use the time a stalled local search leaves: search again from the circulant
+    C_n(1..r) (r-robust by docs/theory.md's theorem; undirected, s = 1, n >= 2r + 2, degree
+    2r within the cap), at most :data:`RESTARTS` times and until the deadline, and keep the
+    graph with the fewest edges.
+
+    Returns the best graph and whether a Ctrl-C ended a search. Every graph it may return was
+    proven r-robust by the oracle at each step, as in :func:`local_search`.
+    """
+    if directed or s > 1 or n < 2 * r + 2 or (cap is not None and cap < 2 * r):
+        return graph, False
+    best, rounds = graph, 0
+    while rounds < RESTARTS and deadline - time.monotonic() > 1.0:
+        other = DesignGraph(from_topology(k_circulant(n, r)), graph.moves)
+        interrupted = local_search(other, rng, deadline=deadline)
+        rounds += 1
+        if other.count() < best.count():
+            best = other
+            say(f"{best.count()} edges (restart {rounds} from the circulant)")
+            notes.append(f"best graph from restart {rounds}, from the circulant C_n(1..r)")
+        if interrupted:
+            return best, True
+    return best, False
+
+
 def design(
     n: int,
     r: int,
@@ -278,6 +318,9 @@ def design(
             deadline=deadline,
             on_improve=lambda g: say(f"{g.count()} edges"),
         )
+        if not interrupted:
+            graph, interrupted = _restart(graph, n, r, s, directed, max_degree, rng, deadline,
+                                          say, notes)
         if interrupted:
             say(f"search stopped by Ctrl-C; keeping the best graph, {graph.count()} edges")
             notes.append(
