@@ -168,7 +168,8 @@ def random_starts(ns: list[int], rs: list[int], args: argparse.Namespace) -> int
     """Evidence for docs/design.md ("Which side is loose?"): the same certified local search
     started from random 2r-regular graphs (networkx, seeds 0..seeds-1) that the exact oracle
     proves r-robust, instead of from the hub designs. Prints the edges reached per seed
-    ('x': that random graph was not r-robust) and the design's count with the same budget.
+    ('x': the oracle found a witness, or no answer within --time-limit) and the design's count
+    with the same budget.
     The graphs are proven r-robust by the oracle at every step, not certified."""
     import random
 
