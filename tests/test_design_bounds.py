@@ -130,67 +130,19 @@ def test_the_forest_discharging_checks_in_exact_arithmetic(r: int) -> None:
         assert forest_lower_bound(n, r) == want, n
 
 
-def _degree_pattern_lp(r: int, *, radius_two: bool) -> float:
-    """Optimum (edges a node) of the LP over the degree pattern behind the forest bound.
-
-    Columns: shares of nodes of degree r (I), of degree r + 1 with one neighbour in I (L1a) or
-    none (L1b), of degree r + 2 by type (k neighbours in I <= 2, j in L1a, l in L1b, h of
-    higher degree), of degree d = r + 3 .. r + 40, and the edge counts between the classes.
-    Rows: shares sum to 1; the degrees of I, L1a and L1b; the forest (edges among L1 at most
-    the share of L1b); non-crowded nodes of degree >= r + 3 (k <= d - r). ``radius_two`` drops
-    the nodes of degree r + 2 whose neighbours are all in I or L1a (each carries a closed set
-    of radius 2, docs/design.md, "Which side is loose?").
-    """
-    highspy = pytest.importorskip("highspy")
-    h = highspy.Highs()
-    h.silent()
-    inf = highspy.kHighsInf
-    costs: list[float] = []
-
-    def column(cost: float = 0.0) -> int:
-        costs.append(cost)
-        h.addVar(0, inf)
-        return len(costs) - 1
-
-    x_i, x_a, x_b = column(r), column(r + 1), column(r + 1)
-    f, f_a, f_b = column(), column(), column()
-    i_high, a_high, b_high = column(), column(), column()
-    kinds = []
-    for k in range(3):
-        for j in range(r + 3):
-            for low in range(r + 3 - k - j):
-                high = r + 2 - k - j - low
-                if radius_two and low + high == 0:
-                    continue
-                kinds.append((k, j, low, column(r + 2)))
-    bigger = [(d, column(d)) for d in range(r + 3, r + 41)]
-    h.changeColsCost(len(costs), list(range(len(costs))), costs)
-
-    def row(coefs: dict[int, float], lo: float, hi: float) -> None:
-        h.addRow(lo, hi, len(coefs), list(coefs), [float(v) for v in coefs.values()])
-
-    row({x_i: 1, x_a: 1, x_b: 1, **{c: 1 for *_, c in kinds}, **{c: 1 for _, c in bigger}}, 1, 1)
-    row({**{c: k for k, _, _, c in kinds}, i_high: 1, x_i: -r, x_a: 1}, 0, 0)
-    row({**{c: j for _, j, _, c in kinds}, a_high: 1, x_a: -r, f_a: 1}, 0, 0)
-    row({**{c: low for _, _, low, c in kinds}, b_high: 1, x_b: -(r + 1), f_b: 1}, 0, 0)
-    row({f_a: 1, f_b: 1, f: -2}, 0, 0)
-    row({f: 1, x_b: -1}, -inf, 0)
-    row({i_high: 1, **{c: -(d - r) for d, c in bigger}}, -inf, 0)
-    row({i_high: 1, a_high: 1, b_high: 1, **{c: -d for d, c in bigger}}, -inf, 0)
-    h.run()
-    return h.getInfo().objective_function_value / 2
-
-
 @pytest.mark.parametrize("r", [2, 3, 4, 5])
 def test_the_forest_charges_are_the_lp_optimum_and_local_refinement_gains_little(r: int) -> None:
     """The LP's optimum is c_r / 2 edges a node, so the charges are an optimal dual; adding
     the radius-2 closed sets moves it by under 1% (docs/design.md, "Which side is loose?")."""
+    pytest.importorskip("highspy")
     from robustgraph.design.bounds import forest_charges
+    from robustgraph.design.pattern_lp import pattern_lp
 
     c, _, _ = forest_charges(r)
-    assert _degree_pattern_lp(r, radius_two=False) == pytest.approx(float(c) / 2, abs=1e-7)
-    refined = _degree_pattern_lp(r, radius_two=True)
+    assert pattern_lp(r) == pytest.approx(float(c) / 2, abs=1e-7)
+    refined = pattern_lp(r, radius_two=True)
     assert float(c) / 2 - 1e-7 <= refined < 1.01 * float(c) / 2
+    assert pattern_lp(r, degenerate=True) > 1.04 * float(c) / 2  # the hypothesis would gain
 
 
 def test_the_forest_bound_is_below_every_hub_design_it_can_prove() -> None:
