@@ -104,8 +104,8 @@ def forest_charges(r: int) -> tuple[Fraction, Fraction, Fraction]:
     alpha)`` with ``c = 2r(r+3)/(2r+3)``, ``beta = 3/(2r+3)``, ``alpha = 1/(2r+3)``.
 
     Every node starts with charge ``deg - c``; a node of degree >= r + 2 sends ``beta`` to each
-    neighbour of degree r and ``alpha`` to each neighbour of degree r + 1. These are the dual
-    values of the linear program over the degree pattern; ``tests/test_design_bounds.py``
+    neighbour of degree r and ``alpha`` to each neighbour of degree r + 1. These are the optimal
+    dual of :func:`robustgraph.design.pattern_lp.pattern_lp`; ``tests/test_design_bounds.py``
     checks every inequality of the proof with them in exact arithmetic.
 
     Examples
