@@ -133,7 +133,7 @@ def test_the_forest_discharging_checks_in_exact_arithmetic(r: int) -> None:
 @pytest.mark.parametrize("r", [2, 3, 4, 5])
 def test_the_forest_charges_are_the_lp_optimum_and_local_refinement_gains_little(r: int) -> None:
     """The LP's optimum is c_r / 2 edges a node, so the charges are an optimal dual; adding
-    the radius-2 closed sets moves it by under 1% (docs/design.md, "Which side is loose?")."""
+    the radius-2 closed sets moves it by under 1.5% (docs/design.md, "Which side is loose?")."""
     pytest.importorskip("highspy")
     from robustgraph.design.bounds import forest_charges
     from robustgraph.design.pattern_lp import pattern_lp
@@ -141,7 +141,7 @@ def test_the_forest_charges_are_the_lp_optimum_and_local_refinement_gains_little
     c, _, _ = forest_charges(r)
     assert pattern_lp(r) == pytest.approx(float(c) / 2, abs=1e-7)
     refined = pattern_lp(r, radius_two=True)
-    assert float(c) / 2 - 1e-7 <= refined < 1.01 * float(c) / 2
+    assert float(c) / 2 - 1e-7 <= refined < 1.015 * float(c) / 2
     assert pattern_lp(r, degenerate=True) > 1.04 * float(c) / 2  # the hypothesis would gain
 
 

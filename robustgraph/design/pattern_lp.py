@@ -6,8 +6,8 @@ variables are shares of n: nodes of degree r (I), of degree r + 1 with one neigh
 or none (L1b), of degree r + 2 by the classes of their neighbours, of degree d >= r + 3, and
 the edge counts between classes. Its rows are the facts the proof uses: degrees; I independent;
 no node crowded (k <= d - r neighbours in I); the nodes of degree <= r + 1 induce a forest with
-at most one node of I per tree. Two optional rows measure where more counting could lead
-(docs/design.md, "Which side is loose?"):
+at most one node of I per tree (so no two L1a nodes are adjacent). Two optional rows measure
+where more counting could lead (docs/design.md, "Which side is loose?"):
 
 - ``radius_two`` (proven, but unused by the bound): no node of degree r + 2 has all its
   neighbours in I or L1a, since each would carry a closed set of radius 2;
@@ -91,6 +91,7 @@ def pattern_lp(r: int, *, radius_two: bool = False, degenerate: bool = False,
     row({**over_kinds(2), b_high: 1, x_b: -(r + 1), f_b: 1}, 0, 0)
     row({**over_kinds(4), two_high: -1}, 0, 0)  # edges from degree r + 2 to higher degrees
     row({f_a: 1, f_b: 1, x_b: -2}, -inf, 0)  # forest: inside-L1 edges <= share of L1b
+    row({f_a: 1, f_b: -1}, -inf, 0)  # no L1a-L1a edge: with their I nodes, a cycle or I-path
     row({i_high: 1, **{c: -(d - r) for d, c in bigger}}, -inf, 0)  # not crowded
     row({i_high: 1, a_high: 1, b_high: 1, two_high: 1, **{c: -d for d, c in bigger}}, -inf, 0)
     if degenerate:  # e(K2) <= share(L1) + 2 share(degree r + 2)
