@@ -1,0 +1,562 @@
+"""An LRAT refutation of the r-robustness CNF from the core search's own tree (no SAT solver).
+
+The core search (``solvers/cores.py``) refutes "two disjoint members of F_k exist", k = r - 1,
+by a search tree whose deductions are, but for two, unit propagation on the CNF of :mod:`.cnf`
+(clauses numbered as there): *peeling* a node u out of A is the Sinz counter of u
+(``x_u -> at most k of -x_j, j in N_u``) meeting k + 1 excluded in-neighbours, so ``-x_u``;
+*forcing* (a member x of A whose in-neighbours still allowed in A are exactly ``d_x - k``) is
+the same counter with k excluded, so every other in-neighbour is in A; a member of A is out of
+B by clause 1. The two others, "pulled" (a maximality argument: it drops pairs, it implies
+nothing) and Hall's condition (sound, but not unit propagation), are left out here; the search
+branches instead, in the core search's branching order.
+
+Each deduction becomes one RUP lemma ``l or not D``, where D is the set of decisions it rests
+on (tracked as a bitmask, as in conflict analysis) and the hints are the lemmas of the literals
+it uses, then the counter's clauses along one register path (``O(d)`` of them), then the clause
+that turns false. A failed node gives ``not D``; an inner node deciding v resolves its two
+children's clauses on v (two hints), or keeps one child's clause when that one did not use v
+(and then skips the other child). A lemma met twice (the same literal on the same decisions)
+is written once.
+
+The search names the first node a of ``A | B`` in its own order (by in-degree), which is not
+the CNF's canonical order of clause 3, so clause 3 is not used: the refutation covers both
+orientations. With ``E_t`` = "the first t nodes (search order) are in neither set", it refutes
+``E_t and x_a`` by the chain over the first node b of B (``y_b``, else ``-y_b`` and the next
+b), the last link ``-y_b`` for every b being clause 2 of y; ``E_t and y_a`` is the same tree
+with x and y (and the two sides' counters, and clause 2 of x and of y) swapped, so its lemmas
+are written a second time with that renaming. ``not E_t`` follows from the two and
+``not E_{t+1}``, ``not E_n`` is clause 2 of x, and ``not E_0`` is the empty clause.
+
+Last, only the lemmas the empty clause reaches (through hints) are written, numbered in order.
+The result is a plain LRAT refutation of the same CNF: the verifier (:mod:`.lrat`) checks it
+unchanged, nothing is added to the trust base.
+
+References
+----------
+C. Sinz, "Towards an optimal CNF encoding of Boolean cardinality constraints", CP 2005.
+L. Cruz-Filipe et al., "Efficient certified RAT verification", CADE 2017 (LRAT).
+H. J. LeBlanc et al., "Resilient asymptotic consensus in robust networks", IEEE JSAC 31(4), 2013.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+from robustgraph.certificate.proofs.cnf import Cnf, encode
+from solvers.cores import OutOfTime, order_by_in_degree
+
+__all__ = ["Refuted", "refute"]
+
+_CHECK_EVERY = 256
+"""Search nodes between two calls of ``stop``."""
+
+Fact = tuple[int, int | None]
+"""A literal's justification on the current path: (decision bitmask, lemma index or None for a
+decision)."""
+
+
+class Satisfiable(Exception):
+    """The search met two disjoint cores: the graph is not r-robust (no refutation exists)."""
+
+
+class Refuted:
+    """The refutation's text and its counts: ``lemmas`` the tree's lemmas before trimming,
+    ``nodes`` the search nodes."""
+
+    def __init__(self, text: bytes, lemmas: int, nodes: int) -> None:
+        self.text = text
+        self.lemmas = lemmas
+        self.nodes = nodes
+
+
+class _Counters:
+    """Clause ids of the Sinz counters of :func:`.cnf.encode` (s = 1), found by looking up the
+    clauses the counter must contain: a mismatch with the encoding is a KeyError, not a proof
+    the checker would reject later."""
+
+    def __init__(self, nbrs: Sequence[Sequence[int]], k: int, cnf: Cnf) -> None:
+        n = len(nbrs)
+        self.n, self.k, self.nbrs = n, k, nbrs
+        self.ids = {clause: cid for cid, clause in enumerate(cnf.clauses, 1)}
+        self.base: list[list[int]] = [[0] * n, [0] * n]
+        top = 2 * n
+        for side in (0, 1):
+            for i in range(n):
+                self.base[side][i] = top
+                d = len(nbrs[i])
+                if k >= 1 and d > k:
+                    top += sum(min(p + 1, k) for p in range(d - 1))
+        self.offsets = [self._offsets(len(nb)) for nb in nbrs]
+
+    def _offsets(self, d: int) -> list[int]:
+        out, total = [], 0
+        for p in range(max(d - 1, 0)):
+            out.append(total)
+            total += min(p + 1, self.k)
+        return out
+
+    def chain(self, side: int, i: int, positions: Sequence[int]) -> list[int]:
+        """The clauses that, with the first k + 1 of ``positions`` (sorted) true in node i's
+        counter on ``side`` and its guard false, propagate to a falsified overflow clause."""
+        n, k, ids = self.n, self.k, self.ids
+        lit = [side * n + j + 1 for j in self.nbrs[i]]  # the negated counter literals (x_j)
+        member = side * n + i + 1
+        if k == 0:
+            return [ids[(-member, lit[positions[0]])]]
+        base, off = self.base[side][i], self.offsets[i]
+
+        def reg(p: int, c: int) -> int:
+            return base + off[p] + c + 1
+
+        used = positions[: k + 1]
+        first, last = used[0], used[k]
+        marks = set(used)
+        out = [ids[(lit[first], reg(first, 0))]]
+        c = 0
+        for p in range(first + 1, last):
+            if p in marks:
+                c += 1
+                out.append(ids[(lit[p], -reg(p - 1, c - 1), reg(p, c))])
+            else:
+                out.append(ids[(-reg(p - 1, c), reg(p, c))])
+        out.append(ids[(-member, lit[last], -reg(last - 1, k - 1))])
+        return out
+
+
+class _Tree:
+    """The proof search on the relabelled graph (node v here is canonical node ``canon[v]``)."""
+
+    def __init__(
+        self,
+        canonical: Sequence[frozenset[int]],
+        k: int,
+        cnf: Cnf,
+        stop: Callable[[], bool] | None,
+    ) -> None:
+        n = len(canonical)
+        self.n, self.k = n, k
+        nbrs = [sorted(nb) for nb in canonical]
+        self.counters = _Counters(nbrs, k, cnf)
+        masks = [sum(1 << j for j in nb) for nb in canonical]
+        self.canon = order_by_in_degree(masks)
+        place = {c: v for v, c in enumerate(self.canon)}
+        self.nb = [sum(1 << place[j] for j in canonical[c]) for c in self.canon]
+        self.need = [len(canonical[c]) - k for c in self.canon]
+        self.out = [0] * n
+        for v, m in enumerate(self.nb):
+            for u in _bits(m):
+                self.out[u] |= 1 << v
+        self.position = [{place[j]: p for p, j in enumerate(nbrs[c])} for c in self.canon]
+        self.facts: list[list[list[Fact | None]]] = [
+            [[None] * n, [None] * n], [[None] * n, [None] * n]
+        ]  # facts[side][true?][v]: side 0 is x (A), 1 is y (B)
+        self.trail: list[tuple[list[Fact | None], int]] = []
+        self.steps: list[tuple[int, int, list[int]]] = []  # (literal or 0, decisions, hints)
+        self.seen: dict[tuple[int, int], int] = {}
+        self.stop = stop
+        self.nodes = 0
+
+    # -- literals and lemmas ------------------------------------------------------------------
+
+    def var(self, side: int, v: int) -> int:
+        return side * self.n + self.canon[v] + 1
+
+    def bit(self, side: int, v: int, value: bool) -> int:
+        return 1 << (2 * (self.var(side, v) - 1) + (not value))
+
+    def lemma(
+        self, literal: int, facts: Sequence[Fact], clauses: Sequence[int], drop: int = 0
+    ) -> Fact:
+        """Record ``literal or not D`` (0: ``not D``), D the facts' decisions but ``drop``;
+        hints: the facts' lemmas, then ``clauses``."""
+        decisions, hints = 0, []
+        for deps, ref in facts:
+            decisions |= deps
+            if ref is not None:
+                hints.append(-ref - 1)
+        decisions &= ~drop
+        key = (literal, decisions)
+        ref = self.seen.get(key)
+        if ref is None:
+            ref = self.seen[key] = len(self.steps)
+            self.steps.append((literal, decisions, hints + list(clauses)))
+        return decisions, ref
+
+    def set(self, side: int, value: bool, v: int, fact: Fact) -> None:
+        row = self.facts[side][value]
+        row[v] = fact
+        self.trail.append((row, v))
+
+    def undo(self, mark: int) -> None:
+        trail = self.trail
+        while len(trail) > mark:
+            row, v = trail.pop()
+            row[v] = None
+
+    def decide(self, side: int, value: bool, v: int) -> None:
+        self.set(side, value, v, (self.bit(side, v, value), None))
+
+    def resolve(self, first: Fact, second: Fact, pos: int, neg: int) -> Fact:
+        """``not D`` from the children's ``not D1`` (decision ``pos``) and ``not D2`` (``neg``)."""
+        if not first[0] & pos:
+            return first
+        if not second[0] & neg:
+            return second
+        return self.lemma(0, [first, second], (), drop=pos | neg)
+
+    # -- deductions ---------------------------------------------------------------------------
+
+    def excluded_positions(self, side: int, i: int, out_of: int) -> list[int]:
+        pos = self.position[i]
+        return sorted(pos[j] for j in _bits(out_of))
+
+    def peel(self, side: int, u: int, core: int) -> Fact:
+        """``-x_u`` (side 0): more than k in-neighbours of u are out of ``core``."""
+        excluded = self.nb[u] & ~core
+        positions = self.excluded_positions(side, u, excluded)[: self.k + 1]
+        by_position = {self.position[u][j]: j for j in _bits(excluded)}
+        no = self.facts[side][False]
+        facts = [no[by_position[p]] for p in positions]
+        lit = -self.var(side, u)
+        return self.lemma(lit, facts, self.counters.chain(side, self.canon[u], positions))
+
+    def force(self, side: int, i: int, j: int, core: int) -> Fact:
+        """``x_j`` (side 0): x_i is in A and exactly k of its in-neighbours are out of ``core``."""
+        excluded = self.nb[i] & ~core
+        no = self.facts[side][False]
+        facts = [self.facts[side][True][i], *(no[e] for e in _bits(excluded))]
+        positions = self.excluded_positions(side, i, excluded | 1 << j)
+        chain = self.counters.chain(side, self.canon[i], positions)
+        return self.lemma(self.var(side, j), facts, chain)
+
+    def other_side(self, side: int, v: int) -> Fact:
+        """``-y_v`` from ``x_v`` (or ``-x_v`` from ``y_v``): clause 1 of v."""
+        fact = self.facts[side][True][v]
+        return self.lemma(-self.var(1 - side, v), [fact], [self.canon[v] + 1])
+
+    def clash(self, side: int, v: int, no: Fact) -> Fact:
+        """``not D``: v is forced into the set of ``side`` and ``no`` excludes it."""
+        return self.lemma(0, [self.facts[side][True][v], no], ())
+
+    def shrink(self, side: int, core: int, removed: int, forced: int) -> tuple[int, Fact | None]:
+        """Peel ``core`` after ``removed`` left it (each with a ``-x`` fact); a conflict when a
+        forced node is peeled."""
+        core &= ~removed
+        while removed:
+            heard = 0
+            for v in _bits(removed):
+                heard |= self.out[v]
+            failing = 0
+            for u in _bits(heard & core):
+                if (self.nb[u] & core).bit_count() < self.need[u]:
+                    failing |= 1 << u
+            for u in _bits(failing):
+                fact = self.peel(side, u, core)
+                if forced >> u & 1:
+                    return core, self.clash(side, u, fact)
+                self.set(side, False, u, fact)
+            core &= ~failing
+            removed = failing
+        return core, None
+
+    def propagate(
+        self, cores: list[int], forced: list[int], pending: list[int]
+    ) -> Fact | None:
+        """Peeling and forcing to a fixed point (``cores``, ``forced`` updated in place)."""
+        while True:
+            for side in (0, 1):
+                cores[side], conflict = self.shrink(side, cores[side], pending[side], forced[side])
+                pending[side] = 0
+                if conflict is not None:
+                    return conflict
+            changed = False
+            for side in (0, 1):
+                conflict, added = self.tighten(side, cores, forced, pending)
+                if conflict is not None:
+                    return conflict
+                if added:
+                    changed = True
+                    break
+            if not changed:
+                return None
+
+    def tighten(
+        self, side: int, cores: list[int], forced: list[int], pending: list[int]
+    ) -> tuple[Fact | None, bool]:
+        core, added = cores[side], False
+        other, yes = 1 - side, self.facts[1 - side][True]
+        for i in _bits(forced[side]):
+            inside = self.nb[i] & core
+            free = inside & ~forced[side]
+            if not free or inside.bit_count() != self.need[i]:
+                continue
+            for j in _bits(free):
+                self.set(side, True, j, self.force(side, i, j, core))
+                forced[side] |= 1 << j
+                added = True
+                fact = self.other_side(side, j)
+                if yes[j] is not None:
+                    return self.clash(other, j, fact), added
+                if self.facts[other][False][j] is None:
+                    self.set(other, False, j, fact)
+                    if cores[other] >> j & 1:
+                        pending[other] |= 1 << j
+        return None, added
+
+    # -- the search ---------------------------------------------------------------------------
+
+    def node(self, cores: list[int], forced: list[int], pending: list[int]) -> Fact:
+        """``not D`` for the path to this node (the facts set on it), or Satisfiable."""
+        self.nodes += 1
+        if self.stop is not None and self.nodes % _CHECK_EVERY == 0 and self.stop():
+            raise OutOfTime
+        conflict = self.propagate(cores, forced, pending)
+        if conflict is not None:
+            return conflict
+        both = cores[0] & cores[1]
+        if not both:
+            raise Satisfiable
+        side, v = self.choose(cores, forced, both)
+        mark = self.trail_mark()
+        pos, neg = self.bit(side, v, True), self.bit(side, v, False)
+        self.decide(side, True, v)
+        self.set(1 - side, False, v, self.other_side(side, v))
+        now, gone = list(forced), [0, 0]
+        now[side] |= 1 << v
+        gone[1 - side] = 1 << v
+        first = self.node(list(cores), now, gone)
+        self.undo(mark)
+        if not first[0] & pos:
+            return first
+        self.decide(side, False, v)
+        gone = [0, 0]
+        gone[side] = 1 << v
+        second = self.node(list(cores), list(forced), gone)
+        self.undo(mark)
+        return self.resolve(first, second, pos, neg)
+
+    def trail_mark(self) -> int:
+        return len(self.trail)
+
+    def choose(self, cores: list[int], forced: list[int], both: int) -> tuple[int, int]:
+        """The core search's branching rule: a free in-neighbour (in both cores) of the forced
+        node with the least slack, on B's side when B's is tighter; else the first of both."""
+        best = []
+        for side in (0, 1):
+            free_best, least = 0, self.n + 1
+            for i in _bits(forced[side]):
+                inside = self.nb[i] & cores[side]
+                free = inside & ~forced[side]
+                slack = inside.bit_count() - self.need[i]
+                if free and 0 < slack < least:
+                    free_best, least = free, slack
+            best.append((free_best & both, least))
+        (on_a, slack_a), (on_b, slack_b) = best
+        if on_b and not (on_a and slack_a <= slack_b):
+            return 1, _low(on_b)
+        return 0, _low(on_a or both)
+
+    def refute(self) -> Fact:
+        """``not E_0`` (the empty clause), through the chains of the module notes; the returned
+        fact's lemma lives in the main copy, the chain's own steps in ``self.chain``."""
+        n, full = self.n, (1 << self.n) - 1
+        self.chain: list[tuple[int, list[tuple[int, int]]]] = []  # (decisions, hints)
+        links: list[tuple[int, Fact]] = []
+        end: tuple[int, Fact] | None = None
+        for t in range(n):
+            refuted_a = self.first_in_a(t, full)
+            if not refuted_a[0] & self.bit(0, t, True):
+                end = (0, refuted_a)  # E_t alone is refuted (the main copy)
+                break
+            links.append((t, refuted_a))
+            self.decide(0, False, t)
+            self.decide(1, False, t)
+        if end is None:
+            no = self.facts[0][False]
+            end = (0, self.lemma(0, [no[u] for u in range(n)], [n + 1]))
+        return self.close(links, end)
+
+    def close(self, links: list[tuple[int, Fact]], end: tuple[int, Fact]) -> Fact:
+        """Resolve ``not E_t`` from ``not (E_t and x_a)`` (both copies) and ``not E_{t+1}``,
+        from the last t down; the chain's steps are kept as (decisions, hints) with hints
+        (copy, lemma) where copy 0 is the main one, 1 the mirror, 2 the chain itself."""
+        copy, (deps, ref) = end
+        for t, (a_deps, a_ref) in reversed(links):
+            no_x, no_y = self.bit(0, t, False), self.bit(1, t, False)
+            if not deps & (no_x | no_y):
+                continue
+            hints, out = [], deps & ~(no_x | no_y)
+            if deps & no_x:
+                hints.append((0, a_ref))
+                out |= a_deps & ~self.bit(0, t, True)
+            if deps & no_y:
+                hints.append((1, a_ref))
+                out |= self.mirror(a_deps & ~self.bit(0, t, True))
+            hints.append((copy, ref))
+            self.chain.append((out, hints))
+            copy, deps, ref = 2, out, len(self.chain) - 1
+        self.final = (copy, ref)
+        return deps, ref
+
+    def first_in_a(self, t: int, full: int) -> Fact:
+        """``not (E_t and x_a)``, a = node t: by the chain over B's first node b > t."""
+        mark = self.trail_mark()
+        self.decide(0, True, t)
+        self.set(1, False, t, self.other_side(0, t))
+        before = (1 << t) - 1
+        links: list[tuple[int, Fact]] = []
+        end: Fact | None = None
+        for j in range(t + 1, self.n):
+            inner = self.trail_mark()
+            self.decide(1, True, j)
+            self.set(0, False, j, self.other_side(1, j))
+            between = ((1 << j) - 1) & ~before & ~(1 << t)
+            cores = [full, full]
+            pending = [before | 1 << j, before | 1 << t | between]
+            refuted = self.node(cores, [1 << t, 1 << j], pending)
+            self.undo(inner)
+            if not refuted[0] & self.bit(1, j, True):
+                end = refuted
+                break
+            links.append((j, refuted))
+            self.decide(1, False, j)
+        if end is None:  # no y left: clause 2 of y
+            no = self.facts[1][False]
+            end = self.lemma(0, [no[u] for u in range(self.n)], [self.n + 2])
+        for j, refuted in reversed(links):
+            end = self.resolve(refuted, end, self.bit(1, j, True), self.bit(1, j, False))
+        self.undo(mark)
+        return end
+
+    def mirror(self, deps: int) -> int:
+        shift = 2 * self.n
+        return (deps & ((1 << shift) - 1)) << shift | deps >> shift
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        yield low.bit_length() - 1
+
+
+def _low(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _clause(literal: int, deps: int) -> list[int]:
+    out = [literal] if literal else []
+    for code in _bits(deps):
+        var = code // 2 + 1
+        out.append(var if code & 1 else -var)  # the decision's negation
+    return out
+
+
+def _write(tree: _Tree, cnf: Cnf) -> bytes:
+    """The trimmed proof text: the reachable lemmas of the main copy, of the mirror copy, then
+    the chain's steps, numbered in that order from the CNF's last clause id."""
+    n, total = tree.n, len(cnf.clauses)
+    per_side = (total - (2 * n + 2)) // 2
+    steps = tree.steps
+    need: list[set[int]] = [set(), set()]
+    stack: list[tuple[int, int]] = []
+    for _, hints in tree.chain:
+        stack += [h for h in hints if h[0] < 2]
+    if tree.final[0] < 2:
+        stack.append(tree.final)
+    while stack:
+        copy, ref = stack.pop()
+        if ref in need[copy]:
+            continue
+        need[copy].add(ref)
+        stack += [(copy, -h - 1) for h in steps[ref][2] if h < 0]
+
+    def mirror_clause(cid: int) -> int:
+        if cid <= n:
+            return cid
+        if cid <= n + 2:
+            return 2 * n + 3 - cid
+        return cid + per_side if cid <= 2 * n + 2 + per_side else cid - per_side
+
+    def mirror_lit(lit: int) -> int:
+        v = abs(lit)
+        w = v + n if v <= n else v - n
+        return w if lit > 0 else -w
+
+    ids: list[dict[int, int]] = [{}, {}]
+    last = total
+    lines: list[bytes] = []
+    for copy in (0, 1):
+        for ref in sorted(need[copy]):
+            literal, deps, hints = steps[ref]
+            lits = _clause(literal, deps)
+            out = []
+            for h in hints:
+                if h < 0:
+                    out.append(ids[copy][-h - 1])
+                else:
+                    out.append(h if copy == 0 else mirror_clause(h))
+            if copy:
+                lits = [mirror_lit(x) for x in lits]
+            last += 1
+            ids[copy][ref] = last
+            lines.append(_line(last, lits, out))
+            if not lits:
+                return b"".join(lines)
+    chain_ids: list[int] = []
+    for deps, hints in tree.chain:
+        out = [chain_ids[ref] if copy == 2 else ids[copy][ref] for copy, ref in hints]
+        last += 1
+        chain_ids.append(last)
+        lines.append(_line(last, _clause(0, deps), out))
+    return b"".join(lines)
+
+
+def _line(cid: int, lits: list[int], hints: list[int]) -> bytes:
+    return f"{cid} {' '.join(map(str, lits))}{' ' if lits else ''}0 {' '.join(map(str, hints))} 0\n".encode()
+
+
+def refute(
+    canonical: Sequence[frozenset[int]], r: int, *, stop: Callable[[], bool] | None = None
+) -> Refuted | None:
+    """An LRAT refutation of ``encode(canonical, r, 1)`` from the core search, or None when the
+    graph is not r-robust.
+
+    Parameters
+    ----------
+    canonical : sequence of frozenset of int
+        In-neighbours in canonical order (:func:`.cnf.canonical_in_neighbors`), n >= 2.
+    r : int
+        At least 1.
+    stop : callable, optional
+        Polled during the search; once True the search raises ``solvers.cores.OutOfTime``.
+
+    Returns
+    -------
+    Refuted or None
+        The proof text is not checked here: the caller checks it (:func:`.lrat.check_refutation`).
+
+    Examples
+    --------
+    >>> from robustgraph.certificate.proofs.lrat import check_refutation
+    >>> k4 = [frozenset(set(range(4)) - {i}) for i in range(4)]
+    >>> made = refute(k4, 2)
+    >>> check_refutation(encode(k4, 2, 1).clauses, made.text.decode().splitlines()) > 0
+    True
+
+    Notes
+    -----
+    Exponential in the worst case, as the core search; each lemma costs O(d) hints.
+    """
+    cnf = encode(canonical, r, 1)
+    tree = _Tree(canonical, r - 1, cnf, stop)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * len(canonical) + 200))
+    try:
+        tree.refute()
+    except Satisfiable:
+        return None
+    finally:
+        sys.setrecursionlimit(limit)
+    return Refuted(_write(tree, cnf), len(tree.steps), tree.nodes)
