@@ -87,6 +87,8 @@ class _Counters:
                 d = len(nbrs[i])
                 if k >= 1 and d > k:
                     top += sum(min(p + 1, k) for p in range(d - 1))
+            if side == 0:
+                self.registers = top - 2 * n  # per side: the mirror adds or takes this many
         self.offsets = [self._offsets(len(nb)) for nb in nbrs]
 
     def _offsets(self, d: int) -> list[int]:
@@ -96,31 +98,55 @@ class _Counters:
             total += min(p + 1, self.k)
         return out
 
+    def lit(self, side: int, i: int, p: int) -> int:
+        """The variable of position p of node i's counter on ``side`` (x_j or y_j: the counter's
+        literal there is its negation)."""
+        return side * self.n + self.nbrs[i][p] + 1
+
+    def reg(self, side: int, i: int, p: int, count: int) -> int:
+        """The register "at least ``count`` of positions 0..p are true" (count >= 1)."""
+        return self.base[side][i] + self.offsets[i][p] + count
+
+    def step(self, side: int, i: int, p: int, count: int, true: bool) -> int:
+        """The clause that moves the count past position p: with ``count`` true before p (its
+        register true), p true or not; ``count + true == k + 1`` is the overflow clause, false
+        when the guard is."""
+        ids, lit = self.ids, self.lit(side, i, p)
+        if not true:
+            return ids[(-self.reg(side, i, p - 1, count), self.reg(side, i, p, count))]
+        if count == self.k:
+            member = side * self.n + i + 1
+            if count == 0:
+                return ids[(-member, lit)]
+            return ids[(-member, lit, -self.reg(side, i, p - 1, count))]
+        if count == 0:
+            return ids[(lit, self.reg(side, i, p, 1))]
+        return ids[(lit, -self.reg(side, i, p - 1, count), self.reg(side, i, p, count + 1))]
+
+    def walk(
+        self, side: int, i: int, start: int, count: int, end: int, true: set[int]
+    ) -> tuple[list[int], int]:
+        """The clauses from position ``start`` (``count`` true up to it; -1: none yet) through
+        ``end``, with the positions ``true`` true; the count at ``end``, or k + 1 when the
+        overflow clause (the last one given) is reached first."""
+        out = []
+        for p in range(start + 1, end + 1):
+            if p in true:
+                out.append(self.step(side, i, p, count, True))
+                count += 1
+                if count > self.k:
+                    break
+            elif count:
+                out.append(self.step(side, i, p, count, False))
+        return out, count
+
     def chain(self, side: int, i: int, positions: Sequence[int]) -> list[int]:
         """The clauses that, with the first k + 1 of ``positions`` (sorted) true in node i's
         counter on ``side`` and its guard false, propagate to a falsified overflow clause."""
-        n, k, ids = self.n, self.k, self.ids
-        lit = [side * n + j + 1 for j in self.nbrs[i]]  # the negated counter literals (x_j)
-        member = side * n + i + 1
-        if k == 0:
-            return [ids[(-member, lit[positions[0]])]]
-        base, off = self.base[side][i], self.offsets[i]
-
-        def reg(p: int, c: int) -> int:
-            return base + off[p] + c + 1
-
-        used = positions[: k + 1]
-        first, last = used[0], used[k]
-        marks = set(used)
-        out = [ids[(lit[first], reg(first, 0))]]
-        c = 0
-        for p in range(first + 1, last):
-            if p in marks:
-                c += 1
-                out.append(ids[(lit[p], -reg(p - 1, c - 1), reg(p, c))])
-            else:
-                out.append(ids[(-reg(p - 1, c), reg(p, c))])
-        out.append(ids[(-member, lit[last], -reg(last - 1, k - 1))])
+        used = positions[: self.k + 1]
+        out, count = self.walk(side, i, -1, 0, used[-1], set(used))
+        if count <= self.k:
+            raise AssertionError("fewer than k + 1 positions: no overflow")
         return out
 
 
@@ -166,21 +192,23 @@ class _Tree:
         return 1 << (2 * (self.var(side, v) - 1) + (not value))
 
     def lemma(
-        self, literal: int, facts: Sequence[Fact], clauses: Sequence[int], drop: int = 0
+        self, literal: int | tuple[int, ...], facts: Sequence[Fact], clauses: Sequence[int],
+        drop: int = 0,
     ) -> Fact:
-        """Record ``literal or not D`` (0: ``not D``), D the facts' decisions but ``drop``;
-        hints: the facts' lemmas, then ``clauses``."""
+        """Record ``literal or not D`` (0: ``not D``; a tuple: those literals), D the facts'
+        decisions but ``drop``; hints: the facts' lemmas, then ``clauses``."""
         decisions, hints = 0, []
         for deps, ref in facts:
             decisions |= deps
             if ref is not None:
                 hints.append(-ref - 1)
         decisions &= ~drop
-        key = (literal, decisions)
+        lits = literal if isinstance(literal, tuple) else (literal,) if literal else ()
+        key = (lits, decisions)
         ref = self.seen.get(key)
         if ref is None:
             ref = self.seen[key] = len(self.steps)
-            self.steps.append((literal, decisions, hints + list(clauses)))
+            self.steps.append((lits, decisions, hints + list(clauses)))
         return decisions, ref
 
     def set(self, side: int, value: bool, v: int, fact: Fact) -> None:
@@ -278,8 +306,169 @@ class _Tree:
                 if added:
                     changed = True
                     break
-            if not changed:
-                return None
+            if changed:
+                continue
+            conflict, added = self.halls(cores, forced, pending)
+            if conflict is not None or not added:
+                return conflict
+
+    def halls(
+        self, cores: list[int], forced: list[int], pending: list[int]
+    ) -> tuple[Fact | None, bool]:
+        """Hall's condition on every x in X, y in Y (as the core search): a conflict when their
+        in-neighbours left cannot hold ``need_x + need_y`` distinct nodes; when they just can,
+        the nodes only x hears are in A, those only y hears in B (each by a conflict under its
+        exclusion)."""
+        nb, need = self.nb, self.need
+        full = (1 << self.n) - 1
+        for x in _bits(forced[0]):
+            if need[x] <= 0:
+                continue
+            ax = nb[x] & cores[0]
+            for y in _bits(forced[1]):
+                if need[y] <= 0:
+                    continue
+                by = nb[y] & cores[1]
+                room = (ax | by).bit_count() - need[x] - need[y]
+                if room < 0:
+                    return self.hall(x, y, full & ~cores[0], full & ~cores[1]), False
+                if room:
+                    continue
+                for side, only in ((0, ax & ~by & ~forced[0]), (1, by & ~ax & ~forced[1])):
+                    for w in _bits(only):
+                        conflict = self.hall_force(side, w, x, y, cores, forced, pending)
+                        if conflict is not None:
+                            return conflict, False
+                    if only:
+                        return None, True
+        return None, False
+
+    def hall_force(
+        self, side: int, w: int, x: int, y: int, cores: list[int], forced: list[int],
+        pending: list[int],
+    ) -> Fact | None:
+        """``x_w`` (side 0; ``y_w`` side 1): with w excluded, Hall's condition on (x, y) fails."""
+        full = (1 << self.n) - 1
+        mark = self.trail_mark()
+        self.decide(side, False, w)
+        out = [full & ~cores[0], full & ~cores[1]]
+        out[side] |= 1 << w
+        refuted = self.hall(x, y, out[0], out[1])
+        self.undo(mark)
+        bit = self.bit(side, w, False)
+        if not refuted[0] & bit:
+            return refuted
+        self.set(side, True, w, (refuted[0] & ~bit, refuted[1]))
+        forced[side] |= 1 << w
+        other = 1 - side
+        fact = self.other_side(side, w)
+        if self.facts[other][True][w] is not None:
+            return self.clash(other, w, fact)
+        if self.facts[other][False][w] is None:
+            self.set(other, False, w, fact)
+            if cores[other] >> w & 1:
+                pending[other] |= 1 << w
+        return None
+
+    def hall(self, x: int, y: int, out_a: int, out_b: int) -> Fact:
+        """``not D``: x in A needs ``need_x`` of its in-neighbours not in ``out_a``, y in B
+        ``need_y`` of its own not in ``out_b``, and there are too few for both.
+
+        By cases on the nodes both may use (``overlap``), in canonical order, which is the
+        order of both counters: each is out of A, or in A and (clause 1) out of B. The lemma
+        of a state (i overlap nodes done, ``cx`` of them out of A) says its two registers
+        ("at least X of x's positions up to the i-th node are out", and y's) cannot both hold;
+        it follows, in one RUP step, from the lemmas of its two successors (or an overflow
+        clause). ``O(|overlap| * slack)`` lemmas of ``O(d)`` hints each, not one per path."""
+        nb, counters, canon = self.nb, self.counters, self.canon
+        ax, by = nb[x] & ~out_a, nb[y] & ~out_b
+        px, py = self.position[x], self.position[y]
+        overlap = sorted(_bits(ax & by), key=canon.__getitem__)
+        slack_x, slack_y = ax.bit_count() - self.need[x], by.bit_count() - self.need[y]
+        no_a, no_b = self.facts[0][False], self.facts[1][False]
+        guard_x, guard_y = self.facts[0][True][x], self.facts[1][True][y]
+        base_x = {px[e]: no_a[e] for e in _bits(out_a & nb[x])}
+        base_y = {py[e]: no_b[e] for e in _bits(out_b & nb[y])}
+        every = [guard_x, guard_y, *base_x.values(), *base_y.values()]
+        decisions = 0
+        for deps, _ in every:
+            decisions |= deps
+        cx_, cy_ = canon[x], canon[y]
+        true_x, true_y = set(base_x), set(base_y)
+        at_x = [-1] + [px[z] for z in overlap]
+        at_y = [-1] + [py[z] for z in overlap]
+
+        def count(base: set[int], upto: int, done: int) -> int:
+            return sum(1 for q in base if q <= upto) + done
+
+        memo: dict[int, int] = {}
+
+        def facts_in(base: dict[int, Fact], low: int, high: int) -> list[Fact]:
+            return [f for q, f in base.items() if low < q <= high]
+
+        def state(i: int, cx: int) -> int:
+            """The lemma (its step index) of state (i, cx)."""
+            found = memo.get(cx * (len(overlap) + 1) + i)
+            if found is not None:
+                return found
+            cy = i - cx
+            p, q = at_x[i], at_y[i]
+            xs, ys = count(true_x, p, cx), count(true_y, q, cy)
+            if cx > slack_x:  # x's counter overflows further on
+                lits = (-counters.reg(0, cx_, p, xs),)
+                walked, _ = counters.walk(0, cx_, p, xs, len(px) - 1, true_x)
+                facts = [guard_x, *facts_in(base_x, p, len(px))]
+                ref = self.lemma(lits, [*facts, (decisions, None)], walked)[1]
+            elif cy > slack_y:
+                lits = (-counters.reg(1, cy_, q, ys),)
+                walked, _ = counters.walk(1, cy_, q, ys, len(py) - 1, true_y)
+                facts = [guard_y, *facts_in(base_y, q, len(py))]
+                ref = self.lemma(lits, [*facts, (decisions, None)], walked)[1]
+            else:
+                ref = transition(i, cx, cy, xs, ys)
+            memo[cx * (len(overlap) + 1) + i] = ref
+            return ref
+
+        def lits_of(p: int, q: int, xs: int, ys: int) -> tuple[int, ...]:
+            out = []
+            if xs:
+                out.append(-counters.reg(0, cx_, p, xs))
+            if ys:
+                out.append(-counters.reg(1, cy_, q, ys))
+            return tuple(out)
+
+        def transition(i: int, cx: int, cy: int, xs: int, ys: int) -> int:
+            z = overlap[i]
+            p0, q0, p, q = at_x[i], at_y[i], px[z], py[z]
+            walk_x, xs2 = counters.walk(0, cx_, p0, xs, p - 1, true_x)
+            walk_y, ys2 = counters.walk(1, cy_, q0, ys, q - 1, true_y)
+            facts = facts_in(base_x, p0, p - 1) + facts_in(base_y, q0, q - 1)
+            hints = walk_x + walk_y
+            tail: list[int] = []
+            # z out of A
+            if xs2 == self.k:
+                facts.append(guard_x)
+                tail.append(counters.step(0, cx_, p, xs2, True))
+            else:
+                if cx + 1 <= slack_x and ys2:
+                    tail.append(counters.step(1, cy_, q, ys2, False))
+                tail.append(-state(i + 1, cx + 1) - 1)
+                tail.append(counters.step(0, cx_, p, xs2, True))
+            tail.append(canon[z] + 1)  # x_z, so not y_z
+            # z in A, out of B
+            if ys2 == self.k:
+                facts.append(guard_y)
+                tail.append(counters.step(1, cy_, q, ys2, True))
+            else:
+                if cy + 1 <= slack_y and xs2:
+                    tail.append(counters.step(0, cx_, p, xs2, False))
+                tail.append(counters.step(1, cy_, q, ys2, True))
+                tail.append(-state(i + 1, cx) - 1)
+            lits = lits_of(p0, q0, xs, ys) if i else ()
+            facts = list({f[1]: f for f in facts}.values())  # a hint once: twice is no unit
+            return self.lemma(lits, [*facts, (decisions, None)], hints + tail)[1]
+
+        return decisions, state(0, 0)
 
     def tighten(
         self, side: int, cores: list[int], forced: list[int], pending: list[int]
@@ -479,9 +668,14 @@ def _write(tree: _Tree, cnf: Cnf) -> bytes:
             return 2 * n + 3 - cid
         return cid + per_side if cid <= 2 * n + 2 + per_side else cid - per_side
 
+    registers = tree.counters.registers
+
     def mirror_lit(lit: int) -> int:
         v = abs(lit)
-        w = v + n if v <= n else v - n
+        if v <= 2 * n:
+            w = v + n if v <= n else v - n
+        else:
+            w = v + registers if v <= 2 * n + registers else v - registers
         return w if lit > 0 else -w
 
     ids: list[dict[int, int]] = [{}, {}]
@@ -489,8 +683,8 @@ def _write(tree: _Tree, cnf: Cnf) -> bytes:
     lines: list[bytes] = []
     for copy in (0, 1):
         for ref in sorted(need[copy]):
-            literal, deps, hints = steps[ref]
-            lits = _clause(literal, deps)
+            extra, deps, hints = steps[ref]
+            lits = [*extra, *_clause(0, deps)]
             out = []
             for h in hints:
                 if h < 0:
