@@ -4,7 +4,8 @@
 found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
 recomputation (n <= 20), then an LRAT refutation: written from the core search's own tree when
 that tree is small (:mod:`.coretree`, r-robustness only), else by CaDiCaL (:mod:`.sat`, within
-the time left; or by cube and conquer, :mod:`.cubes`). Every
+the time left, its log trimmed to the lemmas the refutation uses, :mod:`.trim`; or by cube and
+conquer, :mod:`.cubes`). Every
 proof made is checked by :func:`.checker.check_proof` before it is returned, so a certificate
 never carries a proof its own verifier rejects.
 """
@@ -26,6 +27,7 @@ from robustgraph.certificate.proofs import (
 )
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
+from robustgraph.certificate.proofs.trim import trim
 from robustgraph.errors import ParameterError
 from solvers.cores import OutOfTime
 from solvers.extras import missing
@@ -168,6 +170,7 @@ def _lrat(
             return None
         if split is None:
             status, text = sat.refute(cnf, left)
+            text = None if text is None else trim(text)
         else:
             conquered = cubes.refute(in_neighbors, r, s, split, left)
             status, text = conquered.status, conquered.text
