@@ -90,6 +90,9 @@ def order_by_in_degree(in_masks: Sequence[int]) -> list[int]:
     return sorted(range(len(in_masks)), key=lambda i: (-in_masks[i].bit_count(), i))
 
 
+_order = order_by_in_degree  # the search's own name for it
+
+
 class _Search:
     """The pair search at one k on a relabelled graph (node ``i`` here is ``order[i]``)."""
 
@@ -326,7 +329,7 @@ def pair_within(
     >>> pair_within(ring, 0) is None, pair_within(ring, 1) is not None
     (True, True)
     """
-    order = order_by_in_degree(in_masks)
+    order = _order(in_masks)
     found = _Search(_relabel(in_masks, order), k, stop).pair()
     return None if found is None else Witness(_back(found[0], order), _back(found[1], order))
 
