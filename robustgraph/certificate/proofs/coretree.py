@@ -324,6 +324,7 @@ class _Tree:
         exclusion)."""
         nb, need = self.nb, self.need
         full = (1 << self.n) - 1
+        cheapest: tuple[int, int, int] | None = None
         for x in _bits(forced[0]):
             if need[x] <= 0:
                 continue
@@ -334,8 +335,12 @@ class _Tree:
                 by = nb[y] & cores[1]
                 room = (ax | by).bit_count() - need[x] - need[y]
                 if room < 0:
-                    return self.hall(x, y, full & ~cores[0], full & ~cores[1]), False
-                if room:
+                    cost = (ax & by).bit_count() * (min(ax.bit_count() - need[x],
+                                                        by.bit_count() - need[y]) + 1)
+                    if cheapest is None or cost < cheapest[0]:
+                        cheapest = (cost, x, y)
+                    continue
+                if room or cheapest is not None:
                     continue
                 for side, only in ((0, ax & ~by & ~forced[0]), (1, by & ~ax & ~forced[1])):
                     for w in _bits(only):
@@ -344,6 +349,9 @@ class _Tree:
                             return conflict, False
                     if only:
                         return None, True
+        if cheapest is not None:  # the violated pair with the fewest lemmas (module notes)
+            _, x, y = cheapest
+            return self.hall(x, y, full & ~cores[0], full & ~cores[1]), False
         return None, False
 
     def hall_force(
@@ -687,21 +695,27 @@ def _write(tree: _Tree, cnf: Cnf) -> bytes:
     last = total
     lines: list[bytes] = []
     for copy in (0, 1):
+        written: dict[int, str] = {}  # decisions -> their negated literals as text (shared)
         for ref in sorted(need[copy]):
             extra, deps, hints = steps[ref]
-            lits = [*extra, *_clause(0, deps)]
+            text = written.get(deps)
+            if text is None:
+                negated = _clause(0, deps)
+                written[deps] = text = " ".join(
+                    map(str, [mirror_lit(x) for x in negated] if copy else negated)
+                )
             out = []
             for h in hints:
                 if h < 0:
                     out.append(ids[copy][-h - 1])
                 else:
                     out.append(h if copy == 0 else mirror_clause(h))
-            if copy:
-                lits = [mirror_lit(x) for x in lits]
+            head = [mirror_lit(x) for x in extra] if copy else list(extra)
             last += 1
             ids[copy][ref] = last
-            lines.append(_line(last, lits, out))
-            if not lits:
+            parts = [str(last), *map(str, head)] + ([text] if text else [])
+            lines.append(" ".join([*parts, "0", *map(str, out), "0\n"]).encode())
+            if not extra and not deps:
                 return b"".join(lines)
     chain_ids: list[int] = []
     for deps, hints in tree.chain:
