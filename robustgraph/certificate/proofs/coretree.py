@@ -6,9 +6,11 @@ by a search tree whose deductions are, but for two, unit propagation on the CNF 
 (``x_u -> at most k of -x_j, j in N_u``) meeting k + 1 excluded in-neighbours, so ``-x_u``;
 *forcing* (a member x of A whose in-neighbours still allowed in A are exactly ``d_x - k``) is
 the same counter with k excluded, so every other in-neighbour is in A; a member of A is out of
-B by clause 1. The two others, "pulled" (a maximality argument: it drops pairs, it implies
-nothing) and Hall's condition (sound, but not unit propagation), are left out here; the search
-branches instead, in the core search's branching order.
+B by clause 1. Hall's condition (x in A and y in B need ``need_x + need_y`` distinct
+in-neighbours) is sound but not unit propagation: it is proven by cases on the nodes both may
+use, with one lemma per (node, how many went to A) stated on the two counters' registers
+(:meth:`_Tree.hall`). "Pulled" (a maximality argument: it drops pairs, it implies nothing) is
+left out; the tree branches instead, in the core search's branching order.
 
 Each deduction becomes one RUP lemma ``l or not D``, where D is the set of decisions it rests
 on (tracked as a bitmask, as in conflict analysis) and the hints are the lemmas of the literals
@@ -456,6 +458,9 @@ class _Tree:
             facts = facts_in(base_x, p0, p - 1) + facts_in(base_y, q0, q - 1)
             hints = walk_x + walk_y
             tail: list[int] = []
+            # The two cases below are not one loop over the sides: in RUP order, the first
+            # derives x_z (its child lemma is a unit before the counter step), the second uses it
+            # (the counter step before its child lemma, which is the conflict).
             # z out of A
             if xs2 == self.k:
                 facts.append(guard_x)
