@@ -183,7 +183,9 @@ def _certified(t: Topology, r: int, limit: float) -> tuple[float, str, float]:
     return took, f"{proof['steps']:,} / {proof['bytes'] / 1024:,.0f} KiB", checked
 
 
-def before_after_table(limit: float, solve_limit: float) -> Iterator[str]:
+def before_after_table(
+    limit: float, solve_limit: float, only: list[str] | None = None
+) -> Iterator[str]:
     """The rows of the ``--before-after`` table, each as soon as it is measured."""
     yield from [
         "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
@@ -191,6 +193,8 @@ def before_after_table(limit: float, solve_limit: float) -> Iterator[str]:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, t in _before_after_suite():
+        if only and name not in only:
+            continue
         start = time.perf_counter()
         res = registry.solve(Request(t, Question.max_r(), time_limit=solve_limit))
         bare = time.perf_counter() - start
@@ -213,9 +217,10 @@ def main() -> None:
     parser.add_argument("--before-after", action="store_true", help="Issue 40B's table only.")
     parser.add_argument("--limit", type=float, default=300.0, help="Seconds per certify call.")
     parser.add_argument("--solve-limit", type=float, default=60.0, help="Seconds for r*.")
+    parser.add_argument("--only", action="append", help="Only this graph (repeatable).")
     args = parser.parse_args()
     if args.before_after:
-        for line in before_after_table(args.limit, args.solve_limit):
+        for line in before_after_table(args.limit, args.solve_limit, args.only):
             print(line, flush=True)
         return
     for line in cost_table(args.reps):
