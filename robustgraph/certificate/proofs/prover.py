@@ -122,11 +122,14 @@ def lrat_additions(text: bytes) -> int:
     return count
 
 
-CORE_TREE_NODES = 2_000
+CORE_TREE_NODES = 500
 """Largest core search (nodes at k = r - 1) whose tree ``auto`` and ``lrat`` turn into the
 LRAT proof themselves (:mod:`.coretree`); a larger one goes to CaDiCaL (:mod:`.sat`). Measured
-(benchmarks/proof_cost.py, docs/certificate.md): the tree writes 20-40 lemmas per search node
-at 2-4 ms per node, CaDiCaL's proofs of the graphs past this size are the smaller."""
+(``benchmarks/proof_cost.py --before-after``, docs/certificate.md): at 108 nodes (ER(30, 1/2),
+r = 8) the tree certified in 2.0 s against CaDiCaL's 12.1 s, with half the steps; at 1,670 and
+1,766 nodes (digraph G(40, 0.35), ER(40, 1/2), seed 4201) it was mixed (6.1 s against 3.5 s;
+14.5 s against 18.3 s, more steps); from 2,692 nodes on CaDiCaL's proofs were smaller and as
+fast. Nothing was measured between 108 and 1,670: 500 is a guess inside that gap."""
 
 CORE_TREE_LEMMAS = 1_000_000
 """Lemmas after which the tree gives up and CaDiCaL takes over (a safety net: the node
