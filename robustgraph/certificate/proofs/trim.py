@@ -27,17 +27,17 @@ def trim(text: bytes) -> bytes:
     O(size of the log); the log is read up to its first empty clause.
     """
     lines: dict[int, bytes] = {}
-    hints: dict[int, list[bytes]] = {}
+    hints: dict[int, bytes] = {}  # the text after the literals' 0, split only when reached
     final = None
     for raw in text.splitlines():
-        tokens = raw.split()
-        if len(tokens) < 2 or tokens[0] == b"c" or tokens[1] == b"d":
-            continue
-        end = tokens.index(b"0", 1)
-        cid = int(tokens[0])
-        lines[cid], hints[cid] = raw, tokens[end + 1 : -1]
-        if end == 1:
-            final = cid
+        head, sep, tail = raw.partition(b" 0 ")  # a literal is never 0: the first " 0 " ends them
+        first, _, rest = head.partition(b" ")
+        if not sep or not first or first == b"c" or rest.startswith(b"d"):
+            continue  # a deletion, a comment, or not an addition
+        cid = int(first)
+        lines[cid], hints[cid] = raw, tail
+        if not rest:
+            final = cid  # the empty clause
             break
     if final is None:
         return text  # no refutation: nothing to trim (the checker rejects it either way)
@@ -47,5 +47,5 @@ def trim(text: bytes) -> bytes:
         if cid in keep or cid not in lines:
             continue  # an original clause, or already kept
         keep.add(cid)
-        stack += [int(h) for h in hints[cid]]
+        stack += [int(h) for h in hints[cid].split()[:-1]]
     return b"".join(lines[cid] + b"\n" for cid in sorted(keep))
