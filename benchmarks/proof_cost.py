@@ -9,6 +9,23 @@ outputs at n = 200: the search for the proof (``prove``) and its check (``check`
 the test run. The tables in docs/certificate.md::
 
     nice -n 10 .venv/bin/python benchmarks/proof_cost.py
+
+``--before-after`` (issue 40, part B) prints instead, for the graphs below, r* and the bare
+``robustness`` time (the default portfolio, ``--solve-limit`` s), then
+``certify --r r* --proof lrat`` before (CaDiCaL's log as it comes, the path of commit
+1066b9b) and after (the core search's tree when small, else CaDiCaL's log trimmed): the ratio
+certify/robustness, the proof's steps and gzip bytes and the ``verify`` time of the
+certificate. "Before" is this tree with the two new steps switched off
+(``unittest.mock.patch``), so both columns share every other line of code. Graphs,
+registered before any was measured (seed 4201 everywhere; networkx for the regular ones)::
+
+    ER G(n, p) and digraph G(n, p), n = 40, 50, 60, p = 0.2, 0.35, 0.5
+    random 8-regular n = 40, random 6-regular n = 60
+
+A graph whose r* the portfolio does not settle in that limit is listed as such and not
+certified; a certify call that finds no proof within ``--limit`` says "no proof".
+
+    nice -n 10 .venv/bin/python benchmarks/proof_cost.py --before-after
 """
 
 from __future__ import annotations
@@ -16,13 +33,19 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Iterator
+from unittest import mock
+
+import networkx as nx
 
 from robustgraph import generators as gen
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.proofs import prover
 from robustgraph.certificate.proofs.checker import View, check_proof
 from robustgraph.certificate.proofs.prover import prove
 from robustgraph.design.api import design
+from robustgraph.topology import Topology
 from solvers import registry
 from solvers.types import Question, Request
 
@@ -122,10 +145,84 @@ def large_table() -> list[str]:
     return lines
 
 
+SEED = 4201
+"""The registered seed of every ``--before-after`` graph."""
+
+
+def _before_after_suite() -> list[tuple[str, Topology]]:
+    rows = []
+    for n in (40, 50, 60):
+        for p in (0.2, 0.35, 0.5):
+            rows.append((f"ER({n}, {p})", gen.erdos_renyi(n, p, seed=SEED)))
+            rows.append((f"digraph({n}, {p})", gen.erdos_renyi(n, p, seed=SEED, directed=True)))
+    for n, d in ((40, 8), (60, 6)):
+        graph = nx.random_regular_graph(d, n, seed=SEED)
+        regular = Topology.from_edges(list(graph.edges()), nodes=range(n))
+        rows.append((f"{d}-regular n={n}", regular))
+    return rows
+
+
+def _old_path():
+    """The proof path before issue 40B: no tree, CaDiCaL's log untrimmed."""
+    return mock.patch.multiple(
+        prover, _from_core_tree=lambda *args: None, trim=lambda text: text
+    )
+
+
+def _certified(t: Topology, r: int, limit: float) -> tuple[float, str, float]:
+    start = time.perf_counter()
+    cert = certify(t, Claim.r_robust(r), proof="lrat", time_limit=limit)
+    took = time.perf_counter() - start
+    proof = cert.claims[0].checks[0].proof
+    if proof is None or proof["kind"] != "lrat":
+        return took, "no proof", float("nan")
+    start = time.perf_counter()
+    report = cert.verify(t)
+    checked = time.perf_counter() - start
+    assert report.valid, report.reasons
+    return took, f"{proof['steps']:,} / {proof['bytes'] / 1024:,.0f} KiB", checked
+
+
+def before_after_table(
+    limit: float, solve_limit: float, only: list[str] | None = None
+) -> Iterator[str]:
+    """The rows of the ``--before-after`` table, each as soon as it is measured."""
+    yield from [
+        "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
+        "| certify after (s) | ratio | steps / gzip | verify (s) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, t in _before_after_suite():
+        if only and name not in only:
+            continue
+        start = time.perf_counter()
+        res = registry.solve(Request(t, Question.max_r(), time_limit=solve_limit))
+        bare = time.perf_counter() - start
+        if res.lower != res.upper:
+            yield (f"| {name} | [{res.lower}, {res.upper}] | {bare:.2f} (bounded) "
+                   "| - | - | - | - | - | - | - | - |")
+            continue
+        with _old_path():
+            old, old_size, old_check = _certified(t, res.lower, limit)
+        new, new_size, new_check = _certified(t, res.lower, limit)
+        yield (
+            f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
+            f"| {old_check:.2f} | {new:.2f} | {new / bare:.1f} | {new_size} | {new_check:.2f} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3, help="Repetitions per cell (medians).")
+    parser.add_argument("--before-after", action="store_true", help="Issue 40B's table only.")
+    parser.add_argument("--limit", type=float, default=300.0, help="Seconds per certify call.")
+    parser.add_argument("--solve-limit", type=float, default=60.0, help="Seconds for r*.")
+    parser.add_argument("--only", action="append", help="Only this graph (repeatable).")
     args = parser.parse_args()
+    if args.before_after:
+        for line in before_after_table(args.limit, args.solve_limit, args.only):
+            print(line, flush=True)
+        return
     for line in cost_table(args.reps):
         print(line, flush=True)
     print()

@@ -1,0 +1,126 @@
+"""LRAT proofs written from the core search's tree (``proofs/coretree.py``): agreement with the
+exhaustive engine, acceptance by the unchanged checker, forged proofs rejected, the prover's
+choice between the tree and CaDiCaL."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+
+from robustgraph import generators as gen
+from robustgraph.certificate.proofs import coretree, prover
+from robustgraph.certificate.proofs.checker import View, check_proof
+from robustgraph.certificate.proofs.cnf import encode
+from robustgraph.certificate.proofs.lrat import LratError, check_refutation
+from solvers.exhaustive import exact_r
+
+SMALL = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def r_star(nb: list[frozenset[int]]) -> int:
+    return exact_r([sum(1 << j for j in x) for x in nb])[0]
+
+
+def lines(text: bytes) -> list[str]:
+    return text.decode().splitlines()
+
+
+@SMALL
+@given(topologies(max_n=10))
+def test_the_tree_proves_exactly_the_r_the_exhaustive_engine_finds(t):
+    if t.n < 2:
+        return
+    nb = View.of(t).canonical()
+    best = r_star(nb)
+    for r in range(1, best + 2):
+        made = coretree.refute(nb, r)
+        if r > best:
+            assert made is None  # not r-robust: no refutation, and none is claimed
+            continue
+        assert made is not None
+        steps = check_refutation(encode(nb, r, 1).clauses, lines(made.text))
+        assert steps == made.text.count(b"\n")  # trimmed: the empty clause is the last line
+
+
+@pytest.fixture(scope="module")
+def proved() -> tuple[list[frozenset[int]], int, list[str]]:
+    nb = View.of(gen.erdos_renyi(16, 0.5, seed=3, directed=True)).canonical()
+    r = r_star(nb)
+    made = coretree.refute(nb, r)
+    assert made is not None and r >= 2
+    return nb, r, lines(made.text)
+
+
+def _every_line(proof: list[str], change) -> list[list[str]]:
+    return [proof[:i] + [change(proof[i])] + proof[i + 1 :] for i in range(len(proof))]
+
+
+def _drop_last_hint(line: str) -> str:
+    tokens = line.split()
+    return " ".join(tokens[:-2] + ["0"])
+
+
+def _flip_first_literal(line: str) -> str:
+    tokens = line.split()
+    if tokens[1] == "0":  # the empty clause: take its first hint's sign instead
+        return " ".join(tokens[:2] + [f"-{tokens[2]}"] + tokens[3:])
+    return " ".join([tokens[0], str(-int(tokens[1])), *tokens[2:]])
+
+
+@pytest.mark.parametrize("change", [_drop_last_hint, _flip_first_literal])
+def test_a_forged_line_anywhere_in_the_proof_is_rejected(proved, change):
+    nb, r, proof = proved
+    clauses = encode(nb, r, 1).clauses
+    assert check_refutation(clauses, proof) == len(proof)
+    for forged in _every_line(proof, change):
+        with pytest.raises(LratError):
+            check_refutation(clauses, forged)
+
+
+def test_the_proof_refutes_only_its_own_cnf(proved):
+    nb, r, proof = proved
+    with pytest.raises(LratError):  # the same lines against r + 1's CNF: other clause ids
+        check_refutation(encode(nb, r + 1, 1).clauses, proof)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_prove_writes_the_tree_when_it_is_small_and_the_checker_accepts_it(directed):
+    t = gen.erdos_renyi(14, 0.5, seed=2, directed=directed)
+    view = View.of(t)
+    nb = view.canonical()
+    r = r_star(nb)
+    proof, files = prover.prove(view, r, 1, "lrat")
+    text = gzip.decompress(files[proof["file"]])
+    assert text == coretree.refute(nb, r).text  # the tree's proof, not CaDiCaL's
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+def test_prove_falls_back_to_cadical_past_the_tree_size(monkeypatch):
+    pytest.importorskip("pysat")
+    t = gen.erdos_renyi(14, 0.5, seed=2)
+    view = View.of(t)
+    nb = view.canonical()
+    r = r_star(nb)
+    monkeypatch.setattr(coretree, "small_tree", lambda *args: False)
+    proof, files = prover.prove(view, r, 1, "lrat")
+    assert gzip.decompress(files[proof["file"]]) != coretree.refute(nb, r).text
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+def test_prove_falls_back_when_the_tree_runs_out_of_lemmas(monkeypatch):
+    pytest.importorskip("pysat")
+    view = View.of(gen.erdos_renyi(14, 0.5, seed=2))
+    r = r_star(view.canonical())
+    monkeypatch.setattr(prover, "CORE_TREE_LEMMAS", 1)
+    made = prover.prove(view, r, 1, "lrat")
+    assert made is not None and made[0]["kind"] == "lrat"
+
+
+def test_a_graph_that_is_not_r_robust_gets_no_proof_by_either_path():
+    view = View.of(gen.erdos_renyi(14, 0.5, seed=2))
+    r = r_star(view.canonical())
+    assert coretree.refute(view.canonical(), r + 1) is None
+    assert prover.prove(view, r + 1, 1, "lrat") is None

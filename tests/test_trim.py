@@ -1,0 +1,56 @@
+"""Trimming CaDiCaL's LRAT log to the lemmas the refutation uses (``proofs/trim.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import topologies
+from hypothesis import HealthCheck, given, settings
+
+from robustgraph import generators as gen
+from robustgraph.certificate.proofs import sat
+from robustgraph.certificate.proofs.checker import View
+from robustgraph.certificate.proofs.cnf import encode
+from robustgraph.certificate.proofs.lrat import LratError, check_refutation
+from robustgraph.certificate.proofs.trim import trim
+from solvers.exhaustive import exact_r
+
+pytest.importorskip("pysat")
+
+SMALL = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def lines(text: bytes) -> list[str]:
+    return text.decode().splitlines()
+
+
+@SMALL
+@given(topologies(max_n=9))
+def test_a_trimmed_log_still_refutes_the_cnf_in_no_more_steps(t):
+    if t.n < 2:
+        return
+    nb = View.of(t).canonical()
+    r = exact_r([sum(1 << j for j in x) for x in nb])[0]
+    if r < 1:
+        return
+    cnf = encode(nb, r, 1)
+    status, text = sat.refute(cnf)
+    assert status is False
+    full = check_refutation(cnf.clauses, lines(text))
+    assert check_refutation(cnf.clauses, lines(trim(text))) <= full
+
+
+def test_trimming_drops_unused_lemmas_and_keeps_a_forgery_a_forgery():
+    nb = View.of(gen.erdos_renyi(20, 0.5, seed=5)).canonical()
+    r = exact_r([sum(1 << j for j in x) for x in nb])[0]
+    cnf = encode(nb, r, 1)
+    _, text = sat.refute(cnf)
+    trimmed = lines(trim(text))
+    assert len(trimmed) < check_refutation(cnf.clauses, lines(text))
+    last = trimmed[-1].split()
+    forged = trimmed[:-1] + [" ".join(last[:-2] + ["0"])]  # the empty clause's last hint gone
+    with pytest.raises(LratError):
+        check_refutation(cnf.clauses, forged)
+
+
+def test_a_log_without_an_empty_clause_is_left_as_it_is():
+    assert trim(b"5 1 0 1 2 0\n") == b"5 1 0 1 2 0\n"
