@@ -33,7 +33,12 @@ instead runs ``robustness --time-limit T`` on the five hard suite graphs of
 worker, HiGHS), and the default against the CP-SAT script with two workers, in wall and CPU
 seconds. ``--large T,T`` prints the bounds of the large graphs of :data:`LARGE` at each limit T,
 ours against the published model on CP-SAT given the same T (:func:`large`). Issue 40's seed,
-registered before its run (docs/performance.md): 7001.
+registered before its run (docs/performance.md): 7001. Its second round (registered 2026-12-03
+18:35 UTC, before any of its measurements): seed 7101 for the ``--workers`` run of the families
+er, digraph, regular, regular-wide, ws, rgg, sbm, clusters, kab, grid, kin (n = 60, 80; ER at
+n = 30, 50, p = 0.2, 0.35, 0.5) with the same command at seed 7102 beside it; ``--rs`` (the
+(r, s) question at R = r* against the published (r, s) model) on ER graphs and digraphs of
+n = 26, 30, 35, 40 at seed 7101; ``--large`` at seed 7101. Scratch seeds for tuning: 7201-7210.
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001
