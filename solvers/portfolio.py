@@ -41,7 +41,9 @@ nodes) whose least in-degree is at most :data:`LANE_MAX_UPPER` also gets the pub
 CP-SAT (one worker, the rest of the time limit) in a child process (``solvers.lane``): on a
 two-core machine it runs on the second core while steps 2-5 run on the first with one thread
 fewer. The published model never runs twice at once: in step 3 the first core runs no slice
-of it and waits for the lane instead. A graph that skips the core search for its symmetry
+of it and waits for the lane instead. An undirected 4-regular graph above :data:`CORES_LONG_N`
+nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here with every
+thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
 with its pair. When the first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
@@ -82,6 +84,7 @@ __all__ = [
     "CORES_SHORT_SECONDS",
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
+    "FOUR_REGULAR_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
@@ -147,6 +150,24 @@ core search: it settled none of the random 8-regular or k-circulant graphs (k = 
 nodes in 3 s (random 4-regular: 3 of 4 in 0.01-0.9 s), and the 0.25 s it spent there delayed
 the hinted published slice that settles them (``_published_slices``), and changed its hint:
 on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of 0.6 s."""
+
+FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
+"""Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
+slice on CP-SAT (:data:`REGULAR_SHARE` of the time left) runs in this process with every
+thread (:func:`_four_regular`). Argued on scratch seeds 7201-7206 (random 4-regular graphs of
+60, 80 and 100 nodes, and ``generate k-in`` with k = 4 at n = 60 and 80, seeds 7201-7204;
+2026-12-03, load 0.7-4.8, one run each, ``--time-limit 10``, whole commands): above 64 nodes
+(core budget :data:`CORES_SHORT_SECONDS`) the core search proved nothing on 7 of 12 graphs,
+each time leaving ``--threads 1`` slower than the one-worker CP-SAT script by more than
+10% + 0.1 s (e.g. 1.30 s against 0.60 s), where skipping it was slower on none; at 60 nodes
+(budget :data:`CORES_SECONDS`) it settled all six (commands of 0.13-0.28 s), and the k-in
+digraphs of degree 4 all eight (0.12-0.51 s, against 0.55-0.94 s without it), so those keep
+it. With two threads, the lane (its process start costs 0.2-0.3 s of CPU) left the default
+slower than CP-SAT with two workers on 6 of those 12; on seeds 7201-7204 at n = 80 and 100 the
+slice in this process took less wall and CPU time than the lane on all 8 graphs, slower than
+that script on 1 of 8. On random 8-regular graphs the lane stayed better (n = 60, seed 7202:
+the lane 3.7 s, the in-process slice bounded at 10 s), so degrees above 4 keep it
+(:func:`_symmetric`)."""
 
 CORES_GLANCE_SECONDS = 0.25
 """The core search's budget on the dense graphs above :data:`CORES_LARGE_N` nodes
@@ -327,12 +348,22 @@ def _symmetric(request: Request) -> bool:
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
 
 
+def _four_regular(request: Request) -> bool:
+    """True for an undirected graph of more than :data:`CORES_LONG_N` nodes whose degrees all
+    equal :data:`CORES_REGULAR_DEGREE`: no core search and no lane, the hinted published slice
+    on CP-SAT with every thread instead (:data:`FOUR_REGULAR_RULE`)."""
+    graph = request.graph
+    if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
+        return False
+    return len(graph.in_neighbors[0]) == CORES_REGULAR_DEGREE
+
+
 def _lane_due(request: Request) -> bool:
     """True when ``request`` gets the published model's lane (``solvers.lane``)."""
     q = request.question
     if q.about_s or request.threads < 2 or not EXHAUSTIVE_N < request.n <= LARGE_N:
         return False
-    return lane_module.available()
+    return not _four_regular(request) and lane_module.available()
 
 
 def _start_lane(
@@ -358,7 +389,8 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         lane = _start_lane(request)
         lanes.append(lane)
     if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
-        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_S_N else None
+        asked = q.r >= 1 and request.n > EXHAUSTIVE_S_N and request.known_lower < 1
+        found = _cores_robust(request) if asked else None  # known_lower >= 1: r-robust
     else:
         found = _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT and not q.about_s:
@@ -369,6 +401,9 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
 
     p = search.Progress(request, NAME, "strong", "portfolio")
     p.start = began  # the time limit and the wall time count the core search too
+    if request.known_lower > 0:  # proven by the caller (Request.known_lower)
+        p.prove_lower(request.known_lower)
+        p.note("known-lower", value=request.known_lower)
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
@@ -496,13 +531,14 @@ def _cores_robust(request: Request) -> Result | None:
 
 
 def _cores_budget(request: Request) -> float | None:
-    """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes and for regular
-    graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`;
+    """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes, for regular
+    graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`, and for
+    undirected ones of that degree above :data:`CORES_LONG_N` (:data:`FOUR_REGULAR_RULE`);
     :data:`CORES_GLANCE_SECONDS` for dense graphs there (:data:`CORES_DENSE`);
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LONG_N` nodes;
     :data:`CORES_SHORT_SECONDS` otherwise."""
     n, graph = request.n, request.graph
-    if n > CORES_MAX_N or _symmetric(request):
+    if n > CORES_MAX_N or _symmetric(request) or _four_regular(request):
         return None
     if n > CORES_LARGE_N and sum(map(len, graph.in_neighbors)) > CORES_DENSE * n * (n - 1):
         return CORES_GLANCE_SECONDS
