@@ -47,6 +47,14 @@ n = 26, 30, 35, 40 at seed 7101; ``--large`` at seed 7101. Scratch seeds for tun
         --er-seeds 7001 --sizes 30,50 --probs 0.2,0.35,0.5 --struct-sizes 60,80 \
         --families er,digraph,regular,regular-wide,ws,rgg,sbm,clusters,kab,grid,kin
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 1,10 --seeds 7001
+    nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 10 --seeds 7101 \
+        --large-sizes 1000,3000,10000
+    nice -n 5 .venv/bin/python benchmarks/vs_published.py --rs --cap 20 --sizes 26,30,35,40 \
+        --probs 0.2,0.35,0.5 --er-seeds 7101 --families er,digraph
+
+``--rs`` runs issue 40's (r, s) comparison instead (:func:`compare_rs`): at R = r*, our
+``robustness FILE --rs R`` against the published (r, s) model on CP-SAT with one worker
+(``published_milp.py FILE cpsat-s R``). ``--large-sizes N,N`` puts each large family at each n.
 """
 
 from __future__ import annotations
@@ -464,6 +472,76 @@ def compare_workers(args: argparse.Namespace) -> int:
     return 0
 
 
+def compare_rs(args: argparse.Namespace) -> int:
+    """Issue 40's (r, s) rows: at R = r* (found first by ``robustness FILE``, not timed), our
+    ``robustness FILE --rs R --json --time-limit CAP`` (default threads: r* and s*_R, the whole
+    command) against the published (r, s) model on CP-SAT with one worker
+    (``published_milp.py FILE cpsat-s R``, under a CPU cap of CAP), back to back in alternating
+    order; wall and CPU seconds, s*_R agreement, and the rows where ours is slower by more than
+    10% + 0.1 s in wall or CPU time."""
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"# load {_uptime()} at the start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    cap = f"{args.cap:g}"
+    print(f"# ours: robustness FILE --json --rs R --time-limit {cap}; script: CPU cap {cap} s")
+    print("| graph | R = r* | s* | ours s (cpu) | published (r, s) s (cpu) | pub/ours | load |")
+    print("|---" * 7 + "|")
+    ratios: list[float] = []
+    slower, disagree, skipped = [], [], []
+    count = agreed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
+            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap)
+            r = first["r"] if first else {}
+            if r.get("status") != "exact":
+                skipped.append(path.stem)
+                continue
+            count += 1
+            big_r = str(r["value"])
+            load = os.getloadavg()[0]
+            cmds = {
+                "ours": _ours(path, ["--rs", big_r, "--time-limit", cap]),
+                "pub": [sys.executable, str(BASELINE), str(path), "cpsat-s", big_r],
+            }
+            order = ["ours", "pub"] if k % 2 == 0 else ["pub", "ours"]
+            got = {name: _timed(cmds[name], args.cap) for name in order}
+            ours_s = (got["ours"][0] or {}).get("s") or {}
+            values = {ours_s.get("value")} if ours_s.get("status") == "exact" else set()
+            if got["pub"][0]:
+                values.add(got["pub"][0]["s"])
+            if len(values) > 1:
+                disagree.append(f"{path.stem} {sorted(values)}")
+            elif values:
+                agreed += 1
+            (_, w, c, _), (_, bw, bc, bcode) = got["ours"], got["pub"]
+            ratios.append(bw / w)
+            if _slower(w, bw) or _slower(c, bc):
+                slower.append(f"{path.stem} ({w:.2f} s, cpu {c:.2f} vs {bw:.2f} s, cpu {bc:.2f})")
+            mark = "" if ours_s.get("status") == "exact" else ">"
+            cells = [
+                path.stem,
+                big_r,
+                str(next(iter(values))) if len(values) == 1 else "?",
+                f"{mark}{w:.2f} ({c:.2f})",
+                f"{'>' if bcode is None else ''}{bw:.2f} ({bc:.2f})",
+                f"{ratios[-1]:.2f}",
+                f"{load:.2f}",
+            ]
+            print("| " + " | ".join(cells) + " |", flush=True)
+    if ratios:
+        print(
+            f"# published/ours: median {statistics.median(ratios):.2f}, min {min(ratios):.2f}, "
+            f"ours faster on {sum(x > 1 for x in ratios)} of {len(ratios)}"
+        )
+    print(
+        f"# rows: {count}; s* agrees on {agreed} (every side that proved it); disagreements: "
+        f"{', '.join(disagree) or 'none'}; r* not exact within the cap (no row): "
+        f"{', '.join(skipped) or 'none'}"
+    )
+    print(f"# slower by more than 10% + 0.1 s (wall or CPU): {'; '.join(slower) or 'none'}")
+    print(f"# load {_uptime()} at the end")
+    return 0
+
+
 LARGE = (("regular", 10_000, 6), ("er", 2_000, 20), ("regular", 2_000, 8), ("ws", 5_000, 6))
 """Issue 40's large rows: (family, n, degree): a random d-regular graph, an ER graph of that
 mean degree, a Watts-Strogatz graph (k = degree, beta = 0.1)."""
@@ -485,8 +563,12 @@ def large(args: argparse.Namespace) -> int:
         "| cpsat s (cpu) | our upper no worse | load |"
     )
     print("|---" * 9 + "|")
+    rows = LARGE
+    if args.large_sizes:  # each family at each n (how the bounds and the cost grow with n)
+        sizes = [int(x) for x in args.large_sizes.split(",")]
+        rows = tuple((family, n, d) for family, _, d in LARGE for n in sizes)
     with tempfile.TemporaryDirectory() as tmp:
-        for family, n, d in LARGE:
+        for family, n, d in rows:
             if family == "regular":
                 g = Topology.from_networkx(nx.random_regular_graph(d, n, seed=seed))
             elif family == "er":
@@ -540,9 +622,15 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", action="store_true", help="the one-worker and two-worker comparisons"
     )
     ap.add_argument("--large", default=None, metavar="T,T", help="large-graph bounds at T")
+    ap.add_argument(
+        "--large-sizes", default=None, metavar="N,N", help="with --large: each family at these n"
+    )
+    ap.add_argument("--rs", action="store_true", help="(r, s) at R = r* against the script")
     args = ap.parse_args(argv)
     if args.large:
         return large(args)
+    if args.rs:
+        return compare_rs(args)
     if args.workers:
         return compare_workers(args)
     return deadlines(args) if args.deadlines else compare(args)
