@@ -53,10 +53,12 @@ on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the seque
 11.3 s. The lane's pair is checked and only its proven dual bound is kept, as for every model.
 
 For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
-(s*_r >= 1, or s*_r = 0 with its pair), heuristic pairs, the published (r, s) model on CP-SAT
-for half the time left (:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is
-proven, every witness checked; on a time limit the result is ``bounded``. No solver package
-is imported before a model is solved.
+(s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
+s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
+heuristic pairs, the published (r, s) model on CP-SAT for half the time left
+(:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is proven, every witness
+checked; on a time limit the result is ``bounded``. No solver package is imported before a
+model is solved.
 """
 
 from __future__ import annotations
