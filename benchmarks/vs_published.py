@@ -403,6 +403,8 @@ def compare_workers(args: argparse.Namespace) -> int:
     one: list[float] = []
     two: list[float] = []
     slow1, slow2, disagree = [], [], []
+    lost1: list[str] = []
+    lost2: list[str] = []
     count = agreed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
@@ -446,6 +448,14 @@ def compare_workers(args: argparse.Namespace) -> int:
                     f"{path.stem} ({w1:.2f} s, cpu {c1:.2f} vs {best1} "
                     f"{got[best1][1]:.2f} s, cpu {got[best1][2]:.2f})"
                 )
+            for label, ours, scripts, lost in (
+                ("ours1", got["ours1"], ("cpsat1", "highs1"), lost1),
+                ("ours2", got["ours2"], ("cpsat2",), lost2),
+            ):  # a time-out of ours where a script of that comparison proved r*: a loss,
+                # whatever the seconds say (a wall limit on a busy machine buys little CPU)
+                exact = bool(ours[0]) and ours[0]["r"].get("status") == "exact"
+                if not exact and any(got[b][0] for b in scripts):
+                    lost.append(f"{path.stem} ({label} bounded, cpu {ours[2]:.2f})")
             if _slower(w2, got["cpsat2"][1]) or _slower(c2, got["cpsat2"][2]):
                 slow2.append(
                     f"{path.stem} ({w2:.2f} s, cpu {c2:.2f} vs "
@@ -468,6 +478,9 @@ def compare_workers(args: argparse.Namespace) -> int:
     for label, slow in (("one worker", slow1), ("two workers", slow2)):
         listed = "; ".join(slow) or "none"
         print(f"# {label}, slower by more than 10% + 0.1 s (wall or CPU): {listed}")
+    for label, lost in (("one worker", lost1), ("two workers", lost2)):
+        listed = "; ".join(lost) or "none"
+        print(f"# {label}, ours bounded at its limit where the script proved r*: {listed}")
     print(f"# load {_uptime()} at the end")
     return 0
 
