@@ -34,7 +34,7 @@ worker, HiGHS), and the default against the CP-SAT script with two workers, in w
 seconds. ``--large T,T`` prints the bounds of the large graphs of :data:`LARGE` at each limit T,
 ours against the published model on CP-SAT given the same T (:func:`large`). Issue 40's seed,
 registered before its run (docs/performance.md): 7001. Its second round (registered 2026-12-03
-18:25 UTC, before any of its measurements): seed 7101 for the ``--workers`` run of the families
+18:23 UTC, before any of its measurements): seed 7101 for the ``--workers`` run of the families
 er, digraph, regular, regular-wide, ws, rgg, sbm, clusters, kab, grid, kin (n = 60, 80; ER at
 n = 30, 50, p = 0.2, 0.35, 0.5) with the same command at seed 7102 beside it; ``--rs`` (the
 (r, s) question at R = r* against the published (r, s) model) on ER graphs and digraphs of
