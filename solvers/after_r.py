@@ -76,10 +76,10 @@ def s_from_r(in_neighbors: Sequence[frozenset[int]], r: int, r_result: Result) -
     Examples
     --------
     >>> from solvers.types import Question, Result, Status, Witness
-    >>> path = [frozenset({1}), frozenset({0, 2}), frozenset({1})]  # r* = 1
-    >>> w = Witness(frozenset({0}), frozenset({1, 2}))
+    >>> heard = [frozenset({1}), frozenset({0}), frozenset({1, 3}), frozenset({2})]  # r* = 1
+    >>> w = Witness(frozenset({0, 1}), frozenset({2, 3}))  # only node 2 hears outside its set
     >>> r_res = Result(Question.max_r(), Status.EXACT, 1, 1, w, "exhaustive", None, 0.0)
-    >>> s_from_r(path, 2, r_res).value, s_from_r(path, 1, r_res).value
+    >>> s_from_r(heard, 2, r_res).value, s_from_r(heard, 1, r_res).value
     (0, 1)
     """
     w = r_result.witness

@@ -79,3 +79,12 @@ def exhaustive_free_r(path) -> int:
     r = json.loads(out)["r"]
     assert r["status"] == "exact"
     return r["value"]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import solvers.after_r
+
+    result = doctest.testmod(solvers.after_r)
+    assert result.attempted > 0 and result.failed == 0
