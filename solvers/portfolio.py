@@ -97,6 +97,7 @@ __all__ = [
     "REGULAR_SLICE",
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
+    "PUBLISHED_S_WORKERS",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -230,6 +231,10 @@ ER graphs and digraphs of 25-40 nodes, the published (r, s) model on CP-SAT took
 where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong loop left the
 portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
 settle (load 10)."""
+
+PUBLISHED_S_WORKERS = 1
+"""CP-SAT workers of the published (r, s) slice, whatever ``threads`` is (see
+docs/performance.md, issue 40 round 2)."""
 
 PUBLISHED_S_SHARE = 0.5
 """Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
@@ -586,7 +591,11 @@ def _published_s_slice(p: search.Progress) -> None:
     cpsat.load()
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
-    search.published_s_slice(p, cpsat.run, seconds)
+
+    def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
+        return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
+
+    search.published_s_slice(p, run, seconds)
 
 
 def _bounds_s(p: search.Progress) -> None:

@@ -88,3 +88,28 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(solvers.after_r)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.skipif(not lane.available(), reason="needs ortools")
+def test_the_published_s_slice_runs_one_worker_whatever_the_threads(monkeypatch):
+    """The published (r, s) slice takes PUBLISHED_S_WORKERS (1) CP-SAT workers even with
+    ``--threads 2`` (issue 40, round 2: two workers took 1.07 s where one took 0.6 s)."""
+    from solvers import cpsat
+    from solvers.search import Progress
+
+    seen = []
+    real_run = cpsat.run
+
+    def recorded(model, time_limit, threads, *args, **kwargs):
+        seen.append((model.name, threads))
+        return real_run(model, time_limit, threads, *args, **kwargs)
+
+    monkeypatch.setattr(cpsat, "run", recorded)
+    t = generators.erdos_renyi(12, 0.5, seed=3)
+    r = exhaustive.solve(Request(t, Question.max_r())).value
+    request = Request(t, Question.max_s(r), threads=2)
+    p = Progress(request, "portfolio", "strong", "test")
+    portfolio._published_s_slice(p)
+    assert seen == [("published-s", portfolio.PUBLISHED_S_WORKERS)] and seen[0][1] == 1
+    res = p.result()
+    assert res.status == Status.EXACT and res.value == naive_max_s(t, r)
