@@ -233,8 +233,14 @@ portfolio 1.2-1.3x slower than the published model alone on the three rows the s
 settle (load 10)."""
 
 PUBLISHED_S_WORKERS = 1
-"""CP-SAT workers of the published (r, s) slice, whatever ``threads`` is (see
-docs/performance.md, issue 40 round 2)."""
+"""CP-SAT workers of the published (r, s) slice, whatever ``threads`` is. Issue 40, round 2:
+on ER(26, 1/2) seed 7101 at R = r* = 5 the slice took 1.07 s with two workers and 0.6 s with
+one, where the one-worker published (r, s) script took 1.1-1.2 s; on 24 scratch graphs (ER
+graphs and digraphs, n = 26-35, p = 0.35 and 0.5, seeds 7203-7204, load 4-10, one run each,
+``robustness --rs r*``, whole commands) one worker took no more CPU than two on 20 (within
+0.05 s or less), settled digraph G(26, 1/2) seed 7203 in 5.6 s where two ended bounded at
+20 s, and was slower on digraph G(26, 0.35) seed 7204 (1.20 s against 0.86 s): CP-SAT's time
+on this model varies from run to run as much as between the two settings."""
 
 PUBLISHED_S_SHARE = 0.5
 """Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
