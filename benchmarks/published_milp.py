@@ -7,6 +7,15 @@ worker or HiGHS with one thread. Reads a node-link JSON graph; prints r* and the
 Independent of robustgraph: only json, ortools or highspy.
 
     python published.py GRAPH.json {cpsat,highs} [WORKERS [TIME_LIMIT]]
+    python published.py GRAPH.json cpsat-s R [WORKERS]
+
+``cpsat-s R``: the second step of the same paper, s*_R for a given R, on CP-SAT:
+
+    min y_1'1 + y_2'1  s.t.  L b_k - n y_k <= R - 1,  y_k <= b_k,  1'b_k - 1'y_k >= 1,
+                             1 <= 1'b_k <= n - 1,  b_1 + b_2 <= 1,  b, y binary
+
+(y_k marks the R-reachable nodes of S_k; neither set may be wholly R-reachable); the optimum is
+s*_R, and an infeasible model means s*_R = n. Prints ``{"s": ...}``.
 
 CP-SAT takes WORKERS workers (default 1). With TIME_LIMIT (seconds from the script's start: what
 reading the graph and building the model took is taken off CP-SAT's limit), a solve that is not
@@ -62,6 +71,32 @@ def cpsat(nbrs, workers=1, limit=None, start=None):
     return round(solver.objective_value)
 
 
+def cpsat_s(nbrs, r, workers=1):
+    from ortools.sat.python import cp_model
+
+    n = len(nbrs)
+    m = cp_model.CpModel()
+    b = [[m.new_bool_var(f"b{k}_{i}") for i in range(n)] for k in range(2)]
+    y = [[m.new_bool_var(f"y{k}_{i}") for i in range(n)] for k in range(2)]
+    for k in range(2):
+        m.add(sum(b[k]) >= 1)
+        m.add(sum(b[k]) <= n - 1)
+        m.add(sum(b[k]) - sum(y[k]) >= 1)
+        for i in range(n):  # (L b_k)_i >= R forces y_ki = 1
+            m.add(len(nbrs[i]) * b[k][i] - sum(b[k][j] for j in nbrs[i]) - n * y[k][i] <= r - 1)
+            m.add(y[k][i] <= b[k][i])
+    for i in range(n):
+        m.add(b[0][i] + b[1][i] <= 1)
+    m.minimize(sum(y[0]) + sum(y[1]))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    status = solver.solve(m)
+    if status == cp_model.INFEASIBLE:
+        return n
+    assert status == cp_model.OPTIMAL, solver.status_name(status)
+    return min(n, round(solver.objective_value))
+
+
 def highs(nbrs):
     import highspy
     import numpy as np
@@ -101,6 +136,11 @@ if __name__ == "__main__":
     start = time.perf_counter()
     graph, engine = sys.argv[1], sys.argv[2]
     nbrs = in_neighbours(graph)
+    if engine == "cpsat-s":
+        workers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+        s_star = cpsat_s(nbrs, int(sys.argv[3]), workers)
+        print(json.dumps({"s": s_star, "seconds": round(time.perf_counter() - start, 4)}))
+        sys.exit(0)
     if engine == "cpsat":
         workers = int(sys.argv[3]) if len(sys.argv) > 3 else 1
         limit = float(sys.argv[4]) if len(sys.argv) > 4 else None

@@ -33,7 +33,12 @@ instead runs ``robustness --time-limit T`` on the five hard suite graphs of
 worker, HiGHS), and the default against the CP-SAT script with two workers, in wall and CPU
 seconds. ``--large T,T`` prints the bounds of the large graphs of :data:`LARGE` at each limit T,
 ours against the published model on CP-SAT given the same T (:func:`large`). Issue 40's seed,
-registered before its run (docs/performance.md): 7001.
+registered before its run (docs/performance.md): 7001. Its second round (registered 2026-12-03
+18:23 UTC, before any of its measurements): seed 7101 for the ``--workers`` run of the families
+er, digraph, regular, regular-wide, ws, rgg, sbm, clusters, kab, grid, kin (n = 60, 80; ER at
+n = 30, 50, p = 0.2, 0.35, 0.5) with the same command at seed 7102 beside it; ``--rs`` (the
+(r, s) question at R = r* against the published (r, s) model) on ER graphs and digraphs of
+n = 26, 30, 35, 40 at seed 7101; ``--large`` at seed 7101. Scratch seeds for tuning: 7201-7210.
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001
@@ -42,6 +47,14 @@ registered before its run (docs/performance.md): 7001.
         --er-seeds 7001 --sizes 30,50 --probs 0.2,0.35,0.5 --struct-sizes 60,80 \
         --families er,digraph,regular,regular-wide,ws,rgg,sbm,clusters,kab,grid,kin
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 1,10 --seeds 7001
+    nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 10 --seeds 7101 \
+        --large-sizes 1000,3000,10000
+    nice -n 5 .venv/bin/python benchmarks/vs_published.py --rs --cap 20 --sizes 26,30,35,40 \
+        --probs 0.2,0.35,0.5 --er-seeds 7101 --families er,digraph
+
+``--rs`` runs issue 40's (r, s) comparison instead (:func:`compare_rs`): at R = r*, our
+``robustness FILE --rs R`` against the published (r, s) model on CP-SAT with one worker
+(``published_milp.py FILE cpsat-s R``). ``--large-sizes N,N`` puts each large family at each n.
 """
 
 from __future__ import annotations
@@ -390,6 +403,8 @@ def compare_workers(args: argparse.Namespace) -> int:
     one: list[float] = []
     two: list[float] = []
     slow1, slow2, disagree = [], [], []
+    lost1: list[str] = []
+    lost2: list[str] = []
     count = agreed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
@@ -433,6 +448,14 @@ def compare_workers(args: argparse.Namespace) -> int:
                     f"{path.stem} ({w1:.2f} s, cpu {c1:.2f} vs {best1} "
                     f"{got[best1][1]:.2f} s, cpu {got[best1][2]:.2f})"
                 )
+            for label, ours, scripts, lost in (
+                ("ours1", got["ours1"], ("cpsat1", "highs1"), lost1),
+                ("ours2", got["ours2"], ("cpsat2",), lost2),
+            ):  # a time-out of ours where a script of that comparison proved r*: a loss,
+                # whatever the seconds say (a wall limit on a busy machine buys little CPU)
+                exact = bool(ours[0]) and ours[0]["r"].get("status") == "exact"
+                if not exact and any(got[b][0] for b in scripts):
+                    lost.append(f"{path.stem} ({label} bounded, cpu {ours[2]:.2f})")
             if _slower(w2, got["cpsat2"][1]) or _slower(c2, got["cpsat2"][2]):
                 slow2.append(
                     f"{path.stem} ({w2:.2f} s, cpu {c2:.2f} vs "
@@ -455,6 +478,79 @@ def compare_workers(args: argparse.Namespace) -> int:
     for label, slow in (("one worker", slow1), ("two workers", slow2)):
         listed = "; ".join(slow) or "none"
         print(f"# {label}, slower by more than 10% + 0.1 s (wall or CPU): {listed}")
+    for label, lost in (("one worker", lost1), ("two workers", lost2)):
+        listed = "; ".join(lost) or "none"
+        print(f"# {label}, ours bounded at its limit where the script proved r*: {listed}")
+    print(f"# load {_uptime()} at the end")
+    return 0
+
+
+def compare_rs(args: argparse.Namespace) -> int:
+    """Issue 40's (r, s) rows: at R = r* (found first by ``robustness FILE``, not timed), our
+    ``robustness FILE --rs R --json --time-limit CAP`` (default threads: r* and s*_R, the whole
+    command) against the published (r, s) model on CP-SAT with one worker
+    (``published_milp.py FILE cpsat-s R``, under a CPU cap of CAP), back to back in alternating
+    order; wall and CPU seconds, s*_R agreement, and the rows where ours is slower by more than
+    10% + 0.1 s in wall or CPU time."""
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"# load {_uptime()} at the start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    cap = f"{args.cap:g}"
+    print(f"# ours: robustness FILE --json --rs R --time-limit {cap}; script: CPU cap {cap} s")
+    print("| graph | R = r* | s* | ours s (cpu) | published (r, s) s (cpu) | pub/ours | load |")
+    print("|---" * 7 + "|")
+    ratios: list[float] = []
+    slower, disagree, skipped = [], [], []
+    count = agreed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
+            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap)
+            r = first["r"] if first else {}
+            if r.get("status") != "exact":
+                skipped.append(path.stem)
+                continue
+            count += 1
+            big_r = str(r["value"])
+            load = os.getloadavg()[0]
+            cmds = {
+                "ours": _ours(path, ["--rs", big_r, "--time-limit", cap]),
+                "pub": [sys.executable, str(BASELINE), str(path), "cpsat-s", big_r],
+            }
+            order = ["ours", "pub"] if k % 2 == 0 else ["pub", "ours"]
+            got = {name: _timed(cmds[name], args.cap) for name in order}
+            ours_s = (got["ours"][0] or {}).get("s") or {}
+            values = {ours_s.get("value")} if ours_s.get("status") == "exact" else set()
+            if got["pub"][0]:
+                values.add(got["pub"][0]["s"])
+            if len(values) > 1:
+                disagree.append(f"{path.stem} {sorted(values)}")
+            elif values:
+                agreed += 1
+            (_, w, c, _), (_, bw, bc, bcode) = got["ours"], got["pub"]
+            ratios.append(bw / w)
+            if _slower(w, bw) or _slower(c, bc):
+                slower.append(f"{path.stem} ({w:.2f} s, cpu {c:.2f} vs {bw:.2f} s, cpu {bc:.2f})")
+            mark = "" if ours_s.get("status") == "exact" else ">"
+            cells = [
+                path.stem,
+                big_r,
+                str(next(iter(values))) if len(values) == 1 else "?",
+                f"{mark}{w:.2f} ({c:.2f})",
+                f"{'>' if bcode is None else ''}{bw:.2f} ({bc:.2f})",
+                f"{ratios[-1]:.2f}",
+                f"{load:.2f}",
+            ]
+            print("| " + " | ".join(cells) + " |", flush=True)
+    if ratios:
+        print(
+            f"# published/ours: median {statistics.median(ratios):.2f}, min {min(ratios):.2f}, "
+            f"ours faster on {sum(x > 1 for x in ratios)} of {len(ratios)}"
+        )
+    print(
+        f"# rows: {count}; s* agrees on {agreed} (every side that proved it); disagreements: "
+        f"{', '.join(disagree) or 'none'}; r* not exact within the cap (no row): "
+        f"{', '.join(skipped) or 'none'}"
+    )
+    print(f"# slower by more than 10% + 0.1 s (wall or CPU): {'; '.join(slower) or 'none'}")
     print(f"# load {_uptime()} at the end")
     return 0
 
@@ -480,8 +576,12 @@ def large(args: argparse.Namespace) -> int:
         "| cpsat s (cpu) | our upper no worse | load |"
     )
     print("|---" * 9 + "|")
+    rows = LARGE
+    if args.large_sizes:  # each family at each n (how the bounds and the cost grow with n)
+        sizes = [int(x) for x in args.large_sizes.split(",")]
+        rows = tuple((family, n, d) for family, _, d in LARGE for n in sizes)
     with tempfile.TemporaryDirectory() as tmp:
-        for family, n, d in LARGE:
+        for family, n, d in rows:
             if family == "regular":
                 g = Topology.from_networkx(nx.random_regular_graph(d, n, seed=seed))
             elif family == "er":
@@ -535,9 +635,15 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", action="store_true", help="the one-worker and two-worker comparisons"
     )
     ap.add_argument("--large", default=None, metavar="T,T", help="large-graph bounds at T")
+    ap.add_argument(
+        "--large-sizes", default=None, metavar="N,N", help="with --large: each family at these n"
+    )
+    ap.add_argument("--rs", action="store_true", help="(r, s) at R = r* against the script")
     args = ap.parse_args(argv)
     if args.large:
         return large(args)
+    if args.rs:
+        return compare_rs(args)
     if args.workers:
         return compare_workers(args)
     return deadlines(args) if args.deadlines else compare(args)

@@ -41,7 +41,9 @@ nodes) whose least in-degree is at most :data:`LANE_MAX_UPPER` also gets the pub
 CP-SAT (one worker, the rest of the time limit) in a child process (``solvers.lane``): on a
 two-core machine it runs on the second core while steps 2-5 run on the first with one thread
 fewer. The published model never runs twice at once: in step 3 the first core runs no slice
-of it and waits for the lane instead. A graph that skips the core search for its symmetry
+of it and waits for the lane instead. An undirected 4-regular graph above :data:`CORES_LONG_N`
+nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here with every
+thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
 with its pair. When the first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
@@ -51,10 +53,12 @@ on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the seque
 11.3 s. The lane's pair is checked and only its proven dual bound is kept, as for every model.
 
 For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
-(s*_r >= 1, or s*_r = 0 with its pair), heuristic pairs, the published (r, s) model on CP-SAT
-for half the time left (:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is
-proven, every witness checked; on a time limit the result is ``bounded``. No solver package
-is imported before a model is solved.
+(s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
+s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
+heuristic pairs, the published (r, s) model on CP-SAT for half the time left
+(:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is proven, every witness
+checked; on a time limit the result is ``bounded``. No solver package is imported before a
+model is solved.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ __all__ = [
     "CORES_SHORT_SECONDS",
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
+    "FOUR_REGULAR_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
@@ -92,6 +97,7 @@ __all__ = [
     "REGULAR_SLICE",
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
+    "PUBLISHED_S_WORKERS",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -147,6 +153,24 @@ core search: it settled none of the random 8-regular or k-circulant graphs (k = 
 nodes in 3 s (random 4-regular: 3 of 4 in 0.01-0.9 s), and the 0.25 s it spent there delayed
 the hinted published slice that settles them (``_published_slices``), and changed its hint:
 on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of 0.6 s."""
+
+FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
+"""Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
+slice on CP-SAT (:data:`REGULAR_SHARE` of the time left) runs in this process with every
+thread (:func:`_four_regular`). Argued on scratch seeds 7201-7206 (random 4-regular graphs of
+60, 80 and 100 nodes, and ``generate k-in`` with k = 4 at n = 60 and 80, seeds 7201-7204;
+2026-12-03, load 0.7-4.8, one run each, ``--time-limit 10``, whole commands): above 64 nodes
+(core budget :data:`CORES_SHORT_SECONDS`) the core search proved nothing on 7 of 12 graphs,
+each time leaving ``--threads 1`` slower than the one-worker CP-SAT script by more than
+10% + 0.1 s (e.g. 1.30 s against 0.60 s), where skipping it was slower on none; at 60 nodes
+(budget :data:`CORES_SECONDS`) it settled all six (commands of 0.13-0.28 s), and the k-in
+digraphs of degree 4 all eight (0.12-0.51 s, against 0.55-0.94 s without it), so those keep
+it. With two threads, the lane (its process start costs 0.2-0.3 s of CPU) left the default
+slower than CP-SAT with two workers on 6 of those 12; on seeds 7201-7204 at n = 80 and 100 the
+slice in this process took less wall and CPU time than the lane on all 8 graphs, slower than
+that script on 1 of 8. On random 8-regular graphs the lane stayed better (n = 60, seed 7202:
+the lane 3.7 s, the in-process slice bounded at 10 s), so degrees above 4 keep it
+(:func:`_symmetric`)."""
 
 CORES_GLANCE_SECONDS = 0.25
 """The core search's budget on the dense graphs above :data:`CORES_LARGE_N` nodes
@@ -207,6 +231,19 @@ ER graphs and digraphs of 25-40 nodes, the published (r, s) model on CP-SAT took
 where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong loop left the
 portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
 settle (load 10)."""
+
+PUBLISHED_S_WORKERS = 1
+"""CP-SAT workers of the published (r, s) slice, whatever ``threads`` is. Issue 40, round 2:
+on ER(26, 1/2) seed 7101 at R = r* = 5 the slice took 1.07 s with two workers and 0.6 s with
+one, where the one-worker published (r, s) script took 1.1-1.2 s. On 23 scratch graphs (ER
+graphs and digraphs, n = 26-35, p = 0.35 and 0.5, seeds 7203-7204, load 4-10, one run each,
+``robustness --rs r*``, whole commands) the evidence is mixed: one worker took less CPU than
+two, or within 0.05 s, on 16; more on 7 (0.13-0.59 s more on five that both settled, e.g.
+digraph G(26, 0.35) seed 7204: 1.20 s against 0.86 s; two bounded both ways); and it settled
+digraph G(26, 1/2) seed 7203 in 5.6 s (3.7 s of CPU) where two workers ended bounded at 20 s
+(11.5 s of CPU). CP-SAT's time on this model varies from run to run about as much as between
+the two settings; one worker was kept because the comparison is the one-worker script and a
+second worker only competes for the second core."""
 
 PUBLISHED_S_SHARE = 0.5
 """Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
@@ -327,12 +364,22 @@ def _symmetric(request: Request) -> bool:
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
 
 
+def _four_regular(request: Request) -> bool:
+    """True for an undirected graph of more than :data:`CORES_LONG_N` nodes whose degrees all
+    equal :data:`CORES_REGULAR_DEGREE`: no core search and no lane, the hinted published slice
+    on CP-SAT with every thread instead (:data:`FOUR_REGULAR_RULE`)."""
+    graph = request.graph
+    if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
+        return False
+    return len(graph.in_neighbors[0]) == CORES_REGULAR_DEGREE
+
+
 def _lane_due(request: Request) -> bool:
     """True when ``request`` gets the published model's lane (``solvers.lane``)."""
     q = request.question
     if q.about_s or request.threads < 2 or not EXHAUSTIVE_N < request.n <= LARGE_N:
         return False
-    return lane_module.available()
+    return not _four_regular(request) and lane_module.available()
 
 
 def _start_lane(
@@ -358,7 +405,8 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         lane = _start_lane(request)
         lanes.append(lane)
     if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
-        found = _cores_robust(request) if q.r >= 1 and request.n > EXHAUSTIVE_S_N else None
+        asked = q.r >= 1 and request.n > EXHAUSTIVE_S_N and request.known_lower < 1
+        found = _cores_robust(request) if asked else None  # known_lower >= 1: r-robust
     else:
         found = _cores(request, None if lane is None else lane.won)
     if found is not None and found.status == Status.EXACT and not q.about_s:
@@ -369,6 +417,9 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
 
     p = search.Progress(request, NAME, "strong", "portfolio")
     p.start = began  # the time limit and the wall time count the core search too
+    if request.known_lower > 0:  # proven by the caller (Request.known_lower)
+        p.prove_lower(request.known_lower)
+        p.note("known-lower", value=request.known_lower)
     if q.about_s and q.r == 0:  # every set is 0-reachable: s*_0 = n
         p.lower = p.upper
         return p.result()
@@ -496,13 +547,14 @@ def _cores_robust(request: Request) -> Result | None:
 
 
 def _cores_budget(request: Request) -> float | None:
-    """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes and for regular
-    graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`;
+    """CPU seconds for the core search: None above :data:`CORES_MAX_N` nodes, for regular
+    graphs of a degree above :data:`CORES_REGULAR_DEGREE` above :data:`CORES_LARGE_N`, and for
+    undirected ones of that degree above :data:`CORES_LONG_N` (:data:`FOUR_REGULAR_RULE`);
     :data:`CORES_GLANCE_SECONDS` for dense graphs there (:data:`CORES_DENSE`);
     :data:`CORES_SECONDS` from :data:`EXHAUSTIVE_N` + 1 to :data:`CORES_LONG_N` nodes;
     :data:`CORES_SHORT_SECONDS` otherwise."""
     n, graph = request.n, request.graph
-    if n > CORES_MAX_N or _symmetric(request):
+    if n > CORES_MAX_N or _symmetric(request) or _four_regular(request):
         return None
     if n > CORES_LARGE_N and sum(map(len, graph.in_neighbors)) > CORES_DENSE * n * (n - 1):
         return CORES_GLANCE_SECONDS
@@ -548,7 +600,11 @@ def _published_s_slice(p: search.Progress) -> None:
     cpsat.load()
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
-    search.published_s_slice(p, cpsat.run, seconds)
+
+    def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
+        return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
+
+    search.published_s_slice(p, run, seconds)
 
 
 def _bounds_s(p: search.Progress) -> None:

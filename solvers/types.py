@@ -142,6 +142,12 @@ class Request:
     only record or format what it is given. It is not part of the question: equality, hashing
     and ``repr`` ignore it, and nothing that pickles or serialises a request may carry one
     (only the CLI sets it, for a solve in its own process).
+
+    ``known_lower``: a lower bound on the question's quantity that the caller has already
+    proven, e.g. s*_R >= 1 once a solve proved r* >= R ((R, 1)-robustness is R-robustness,
+    LeBlanc et al. 2013, Def. 7; ``solvers.after_r``). The portfolio starts from it and skips
+    the work that would prove it again; other engines may ignore it. Never a guess: every
+    exact answer built on it is only as sound as the solve that proved it.
     """
 
     graph: GraphLike
@@ -151,6 +157,7 @@ class Request:
     formulation: str = "strong"
     seed: int = 0
     listener: Listener | None = field(default=None, compare=False, repr=False)
+    known_lower: int = 0
 
     @property
     def n(self) -> int:

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -29,19 +30,20 @@ from robustgraph.cli.common import (
     threads_option,
 )
 from robustgraph.errors import ParameterError
-from robustgraph.graphs import witness_labels
+from robustgraph.graphs import in_labels, witness_labels
 from robustgraph.robustness import (
     TOLERANCE_MODELS,
     Tolerance,
     describe_witness,
     max_r,
-    max_s,
     tolerances,
 )
 from robustgraph.topology import Topology
+from solvers import registry
+from solvers.after_r import s_from_r, s_lower_from_r
 from solvers.deadline import Deadline
 from solvers.registry import engine_names
-from solvers.types import Listener, Question, Result, Status
+from solvers.types import Listener, Question, Request, Result, Status, Witness
 
 __all__ = ["robustness", "result_dict"]
 
@@ -146,6 +148,40 @@ def _question_text(q: Question) -> str:
     if q.kind == "is_rs_robust":
         return f"({q.r}, {q.s})-robust?"
     return f"{q.r}-robust?"
+
+
+def _s_from_r(topology: Topology, r: int, r_res: Result) -> Result | None:
+    """s*_r when the r* answer already settles it (:func:`solvers.after_r.s_from_r`: 0 below
+    r*'s upper bound, 1 at r* when its witness holds one r-reachable node), in labels."""
+    w = r_res.witness
+    if w is None:
+        return None
+    pair = Witness(*(frozenset(map(topology.index, side)) for side in (w.s1, w.s2)))
+    found = s_from_r(topology.in_neighbors, r, replace(r_res, witness=pair))
+    return None if found is None else in_labels(topology, found)
+
+
+def _max_s_after_r(
+    topology: Topology,
+    r: int,
+    r_res: Result,
+    options: dict[str, Any],
+    deadline: Deadline,
+    listener: Listener | None,
+) -> Result:
+    """s*_r by the chosen engine, told what the r* answer proved (``Request.known_lower``:
+    s*_r >= 1 when r* >= r), in labels."""
+    request = Request(
+        topology,
+        Question.max_s(r),
+        deadline.left(),
+        options["threads"],
+        options["formulation"],
+        options["seed"],
+        listener,
+        known_lower=s_lower_from_r(r, r_res),
+    )
+    return in_labels(topology, registry.solve(request, options["engine"]))
 
 
 def result_dict(topology: Topology, result: Result) -> dict[str, Any]:
@@ -294,8 +330,9 @@ def robustness(
         if rs_r is not None:
             ticker.set(f"s* for r = {rs_r} with {engine}")
             listener = ticker.listener(f"s* for r = {rs_r}", engine)
-            left = deadline.left()
-            s_res = max_s(topology, rs_r, **options, time_limit=left, listener=listener)
+            s_res = _s_from_r(topology, rs_r, r_res)
+            if s_res is None:
+                s_res = _max_s_after_r(topology, rs_r, r_res, options, deadline, listener)
         tol = tolerances(
             topology,
             models=[m for m in TOLERANCE_MODELS if m in models],
