@@ -178,6 +178,52 @@ def test_a_cube_past_its_deadline_is_open_and_the_refutation_undecided(refuted):
     assert conquered.status is None and conquered.text is None
 
 
+def test_a_cube_proof_keeps_only_what_its_empty_clause_needs_and_frees_the_rest(refuted):
+    nb, leaves, clauses = refuted
+    leaf = max(leaves, key=lambda one: one.lemmas)  # a CaDiCaL proof, not one propagation step
+    assert leaf.lemmas > 2
+    added, used, freed = [], set(), set()
+    for row in lines(leaf.text):
+        tokens = [int(t) for t in row.replace(" d ", " 0 ").split()]
+        if " d " in row:
+            assert set(tokens[2:-1]) <= used  # freed only once used
+            freed.update(tokens[2:-1])
+            continue
+        end = tokens.index(0, 1)
+        used.update(tokens[end + 1 : -1])
+        added.append(tokens[0])
+    assert set(added[:-1]) <= used  # every lemma but "not cube" is a hint of a later one
+    assert set(added[:-1]) == freed  # and is deleted after its last use
+    assert leaf.lemmas == len(added)
+
+
+def test_the_lookahead_tree_grows_until_its_open_cubes_or_none_is_left():
+    nb = View.of(gen.erdos_renyi(14, 0.5, seed=1)).canonical()
+    for leaves in (1, 3, 9):
+        tree = cubes.lookahead(nb, 3, 1, leaves)
+        problem = cubes._problem(tuple(nb), 3, 1)
+        trails = [cubes._trail(problem, cube) for cube in tree.cubes(len(nb))]
+        opened = sum(t is not None for t in trails)  # r = r*: an open cube can be split
+        assert opened >= leaves or opened == 0
+        assert len(trails) == 1 + 2 * _inner(tree)  # three children per split
+    assert cubes.lookahead(nb, 3, 1, 1) == cubes.Tree()  # one open cube: no split
+
+
+def _inner(tree: cubes.Tree) -> int:
+    return 0 if tree.node is None else 1 + sum(_inner(child) for child in tree.children)
+
+
+def test_combine_takes_a_tree_and_the_fixed_tree_is_the_old_split():
+    nb = View.of(gen.erdos_renyi(10, 0.6, seed=2)).canonical()
+    assert cubes.fixed_tree(nb, 2).cubes(len(nb)) == cubes.cubes(nb, 2)
+    r = r_star(nb)
+    tree = cubes.lookahead(nb, r, 1, 5)
+    leaves = [cubes.solve_leaf(nb, r, 1, cube, index=i) for i, cube in enumerate(tree.cubes(10))]
+    clauses = encode(nb, r, 1).clauses
+    text = cubes.combine(nb, tree, leaves, len(clauses))
+    assert check_refutation(clauses, lines(text)) >= len(leaves)
+
+
 # ----------------------------------------------------------------------------- the CLI
 
 
