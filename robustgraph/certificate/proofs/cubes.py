@@ -1,22 +1,27 @@
 """Cube-and-conquer: refute the robustness CNF in independent parts, combined into one LRAT proof.
 
-The refutation of "a violating pair exists" (:mod:`.cnf`) is split on the k nodes of highest
-in-degree: for each such node v the cube decides ``x_v`` and ``y_v`` as ``(x_v, -y_v)``,
-``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``), so there
-are 3^k cubes, the leaves of a decision tree (Heule, Kullmann, Wieringa, Biere, "Cube and
-conquer: guiding CDCL SAT solvers by lookaheads", HVC 2011, for the scheme; here the split is
-a fixed rule, not a lookahead).
+The refutation of "a violating pair exists" (:mod:`.cnf`) is split by a decision tree
+(:class:`Tree`) whose every split decides one node v three ways, ``(x_v, -y_v)``,
+``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``); the
+cubes are the paths to its leaves (Heule, Kullmann, Wieringa, Biere, "Cube and conquer: guiding
+CDCL SAT solvers by lookaheads", HVC 2011). Two trees: :func:`fixed_tree` splits every path on
+the same k nodes of highest in-degree (3^k cubes, :func:`cubes`); :func:`lookahead` grows the
+tree one split at a time, splitting the open cube under which unit propagation sets the fewest
+literals on the node whose three branches propagate most (the product rule of march, in Heule
+et al.), until it has the cubes asked for; cubes that propagation refutes cost one step.
 
 Conquer (:func:`solve_leaf`, one independent task per cube, on a process pool or on Ray through
-:mod:`robustgraph.executors`): unit-propagate the cube on the CNF ourselves, drop the satisfied
-clauses and the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF has
-no unit and no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named
-in :mod:`.cnf`). Each lemma ``L`` of the cube's LRAT proof becomes ``L or not cube``, its hints
-the original clauses behind the reduced ones, preceded by the reasons of the propagated units
-they rely on (in trail order; a cube literal needs none: under ``not (L or not cube)`` it is
-already true). The cube's empty clause so becomes the clause ``not cube``. A cube that
-propagation alone refutes gives that clause in one step; a satisfiable cube gives a model,
-which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
+:mod:`robustgraph.executors`, hardest cube first): unit-propagate the cube on the CNF ourselves
+(the CNF and its occurrence lists made once per worker process), drop the satisfied clauses and
+the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF has no unit and
+no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named in
+:mod:`.cnf`). Its proof is trimmed to the lemmas its empty clause depends on (a backward pass
+over the hints), and each kept lemma ``L`` becomes ``L or not cube``, its hints the original
+clauses behind the reduced ones, preceded by the reasons of the propagated units they rely on
+(in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true),
+and is deleted after its last use. The cube's empty clause so becomes the clause ``not cube``. A
+cube that propagation alone refutes gives that clause in one step; a satisfiable cube gives a
+model, which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
 
 Combine (:func:`combine`): the cubes' proofs, each numbered in its own id range (so that they
 only need concatenating; the deletions of original clauses dropped: other cubes use them), then
