@@ -34,10 +34,12 @@ Not part of the test run::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import heapq
 import os
 import platform
 import time
+from collections.abc import Iterator
 
 from robustgraph import generators as gen
 from robustgraph.certificate.proofs import cubes, sat
@@ -116,20 +118,27 @@ def _simulated(name: str, k: int, done: cubes.Conquered, mono_cpu: float) -> str
     return f"| {name} | lookahead K={k} | {mono_cpu:.1f} | {cells} |"
 
 
-def _ray(cpus: int) -> Executor:
-    """A RayExecutor on a private local instance of ``cpus`` CPUs (never an existing cluster)."""
+@contextlib.contextmanager
+def _ray(cpus: int) -> Iterator[Executor]:
+    """A RayExecutor on a private local instance of ``cpus`` CPUs (never an existing cluster),
+    shut down on leaving."""
     import ray
 
     from robustgraph.executors import RayExecutor
 
     os.environ.pop("RAY_ADDRESS", None)
     ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level="warning")
-    return RayExecutor()
+    try:
+        with RayExecutor() as executor:
+            yield executor
+    finally:
+        ray.shutdown()
 
 
 def _measure(
     name: str, t: Topology, r: int, ks: list[int], args: argparse.Namespace
-) -> tuple[list[str], list[str]]:
+) -> list[str]:
+    """Print the graph's rows as they are measured; return its simulated rows."""
     nb = View.of(t).canonical()
     start, cpu = time.perf_counter(), time.process_time()
     status, text = sat.refute(encode(nb, r, 1))
@@ -137,7 +146,7 @@ def _measure(
     if status is not False or text is None:
         raise SystemExit(f"{name}: r = {r} is satisfiable: pick r <= r*")
     how = f"monolithic, r = {r} (CPU {mono_cpu:.1f} s)"
-    rows = [f"{_row(name, how, mono, mono, None)} | {_check(nb, r, text)} |"]
+    print(f"{_row(name, how, mono, mono, None)} | {_check(nb, r, text)} |", flush=True)
     simulated = []
     for k in ks:
         kinds = [("lookahead", True)] + ([("fixed", False)] if args.fixed else [])
@@ -145,18 +154,15 @@ def _measure(
             with LocalExecutor(args.workers) as pool:
                 wall, done = _conquer(nb, r, cubes.Split(k, pool, False, look))
             how = f"{kind} K={k}, {args.workers} local workers"
-            rows.append(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |")
+            print(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |", flush=True)
             if look:
                 simulated.append(_simulated(name, k, done, mono_cpu))
         if args.ray:
-            executor = _ray(args.ray)
-            try:
+            with _ray(args.ray) as executor:
                 wall, done = _conquer(nb, r, cubes.Split(k, executor, False))
-            finally:
-                executor.close()
             how = f"lookahead K={k}, local Ray num_cpus={args.ray}"
-            rows.append(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |")
-    return rows, simulated
+            print(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |", flush=True)
+    return simulated
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -178,9 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     simulated = []
     for name, t, r in _suite():
         if args.only is None or args.only in name:
-            rows, more = _measure(name, t, r, ks, args)
-            print("\n".join(rows), flush=True)
-            simulated += more
+            simulated += _measure(name, t, r, ks, args)
     print(f"load after: {os.getloadavg()[0]:.2f} (1-min average)")
     print(
         "\nSIMULATED (not measured): the LPT makespan of the cubes' measured CPU seconds on W "
