@@ -19,8 +19,8 @@ no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall name
 :mod:`.cnf`). Its proof is trimmed to the lemmas its empty clause depends on (a backward pass
 over the hints), and each kept lemma ``L`` becomes ``L or not cube``, its hints the original
 clauses behind the reduced ones, preceded by the reasons of the propagated units they rely on
-(in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true),
-and is deleted after its last use. The cube's empty clause so becomes the clause ``not cube``. A
+(in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true).
+The cube's empty clause so becomes the clause ``not cube``. A
 cube that propagation alone refutes gives that clause in one step; a satisfiable cube gives a
 model, which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
 
@@ -418,24 +418,22 @@ def _additions(text: bytes) -> list[bytes]:
     raise ParameterError("the solver's proof derives no empty clause")
 
 
-def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes], list[bytes]]]:
+def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes]]]:
     """The additions the last one (the empty clause) depends on, through the hints, in order:
-    each as tokens with the end of its literals, its hints, and the lemmas it uses for the last
-    time (deleted after it). The solver logs every lemma it learns; a refutation needs a part
-    (about 40% on ER(40, 1/2) at r = 11), and only the lines kept are split into tokens."""
-    lemmas = {raw.partition(b" ")[0] for raw in rows}
-    needed = {rows[-1].partition(b" ")[0]}
+    each as tokens, with the end of its literals and its hints. The solver logs every lemma it
+    learns; a refutation needs a part (about 40% on ER(40, 1/2) at r = 11), and only the lines
+    kept are split into tokens."""
+    heads = [raw[: raw.index(b" ")] for raw in rows]
+    needed = {heads[-1]}
     kept = []
-    for raw in reversed(rows):
-        if raw.partition(b" ")[0] not in needed:
+    for head, raw in zip(reversed(heads), reversed(rows), strict=True):
+        if head not in needed:
             continue
         tokens = raw.split()
         end = tokens.index(b"0", 1)
         hints = tokens[end + 1 : -1]
-        fresh = set(hints).difference(needed)  # in hint order below: the same text everywhere
-        last_use = [h for h in dict.fromkeys(hints) if h in fresh and h in lemmas]
         needed.update(hints)
-        kept.append((tokens, end, hints, last_use))
+        kept.append((tokens, end, hints))
     kept.reverse()
     return kept
 
@@ -445,8 +443,9 @@ def _translate(
 ) -> tuple[bytes, int]:
     """The cube's LRAT proof over the reduced CNF, trimmed to what its empty clause needs
     (:func:`_trim`), as lines over the original CNF (module notes), its lemmas numbered
-    ``base + 1, ...``, each lemma deleted after its last use, up to its empty clause; and the
-    lemma count.
+    ``base + 1, ...``, up to its empty clause; and the lemma count. No deletions: the solver's
+    are dropped with the lemmas they name, and computing each kept lemma's last use took half
+    the trimming's time (the checker holds a cube's kept lemmas instead).
 
     Works on the proof's byte tokens (ids are looked up, not parsed)."""
     ids = {str(i).encode(): str(o).encode() for i, o in enumerate(reduced.origin, 1)}
@@ -455,7 +454,7 @@ def _translate(
     memo: dict[int, frozenset[int]] = {}
     out: list[bytes] = []
     count = 0
-    for tokens, end, hints, last_use in _trim(_additions(text)):
+    for tokens, end, hints in _trim(_additions(text)):
         needs = [shrunk[h] for h in hints if h in shrunk]
         chain = [str(c).encode() for c in prop.reasons(needs, memo)] if needs else []
         count += 1
@@ -463,8 +462,6 @@ def _translate(
         out.append(
             b" ".join([new_id, *tokens[1:end], *tail, b"0", *chain, *map(ids.get, hints), b"0"])
         )
-        if last_use:  # the lemmas no later line needs: the checker may forget them
-            out.append(b" ".join([new_id, b"d", *map(ids.get, last_use), b"0"]))
     return b"\n".join(out) + b"\n", count
 
 
