@@ -20,9 +20,9 @@ no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall name
 over the hints), and each kept lemma ``L`` becomes ``L or not cube``, its hints the original
 clauses behind the reduced ones, preceded by the reasons of the propagated units they rely on
 (in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true).
-The cube's empty clause so becomes the clause ``not cube``. A
-cube that propagation alone refutes gives that clause in one step; a satisfiable cube gives a
-model, which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
+The cube's empty clause so becomes the clause ``not cube``. A cube that propagation alone
+refutes gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
+(S1, S2) that violates the robustness (checked by the caller).
 
 Combine (:func:`combine`): the cubes' proofs, each numbered in its own id range (so that they
 only need concatenating; the deletions of original clauses dropped: other cubes use them), then
@@ -323,11 +323,8 @@ def _choose(
     best: tuple[int, int, list[tuple[int, int] | None]] | None = None
     tried = 0
     for v in order:
-        x, y = v + 1, n + v + 1
-        if x in prop.position or -x in prop.position or y in prop.position:
-            continue
-        if -y in prop.position:
-            continue
+        if any(lit in prop.position for lit in (v + 1, -v - 1, n + v + 1, -n - v - 1)):
+            continue  # decided under the path
         trails = [_trail(problem, path + option) for option in _options(v, n)]
         score = 1
         for got in trails:
