@@ -27,7 +27,7 @@ def test_cubes_runs_or_says_why_not(tmp_path):
     split = run("certify", graph, "--r", 3, "--proof", "lrat", "--cubes", 2, "--workers", 1,
                 "-o", tmp_path / "b")
     assert split.exit_code == 0 and "lrat (" in split.stdout
-    assert "cubes    1 LRAT proof(s), each split into 3^2 = 9 cubes" in split.stdout
+    assert "cubes    1 LRAT proof(s), each split by lookahead (3^2 = 9 open cubes" in split.stdout
 
 
 def test_the_readme_cubes_command_makes_an_lrat_proof():

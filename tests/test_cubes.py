@@ -39,8 +39,10 @@ def lines(text: bytes) -> list[str]:
 
 
 @SMALL
-@given(topologies(max_n=9), st.integers(0, 3), st.data())
-def test_the_split_answer_agrees_with_the_exhaustive_engine_and_its_proof_checks(t, k, data):
+@given(topologies(max_n=9), st.integers(0, 3), st.booleans(), st.data())
+def test_the_split_answer_agrees_with_the_exhaustive_engine_and_its_proof_checks(
+    t, k, lookahead, data
+):
     if t.n < 2:
         return
     view = View.of(t)
@@ -48,8 +50,10 @@ def test_the_split_answer_agrees_with_the_exhaustive_engine_and_its_proof_checks
     k = min(k, t.n)
     best = r_star(nb)
     for r in range(1, best + 2):
-        conquered = cubes.refute(nb, r, 1, cubes.Split(k))
-        assert len(conquered.leaves) == 3**k
+        conquered = cubes.refute(nb, r, 1, cubes.Split(k, lookahead=lookahead))
+        assert [leaf.cube for leaf in conquered.leaves] == conquered.tree.cubes(t.n)
+        if not lookahead:
+            assert len(conquered.leaves) == 3**k
         if r <= best:
             assert conquered.status is False
             cnf = encode(nb, r, 1)
@@ -61,7 +65,7 @@ def test_the_split_answer_agrees_with_the_exhaustive_engine_and_its_proof_checks
                     assert refutes_r(nb, *leaf.pair, r)
     r = data.draw(st.integers(1, best), label="r") if best >= 1 else None
     if r is not None:  # the same proof through the prover, as the existing verifier reads it
-        proof, files = prove(view, r, 1, "lrat", split=cubes.Split(k))
+        proof, files = prove(view, r, 1, "lrat", split=cubes.Split(k, lookahead=lookahead))
         assert proof["kind"] == "lrat"
         assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
 
@@ -106,13 +110,14 @@ def refuted() -> tuple[list[frozenset[int]], tuple[cubes.Leaf, ...], tuple]:
     """A graph at its r* = 3 split on 2 nodes: every cube refuted, some by CaDiCaL."""
     nb = View.of(gen.erdos_renyi(14, 0.5, seed=1)).canonical()
     assert r_star(nb) == 3
-    leaves = cubes.refute(nb, 3, 1, cubes.Split(2)).leaves
+    leaves = cubes.refute(nb, 3, 1, cubes.Split(2, lookahead=False)).leaves
     return nb, leaves, encode(nb, 3, 1).clauses
 
 
 def _tamper(leaf: cubes.Leaf, change) -> cubes.Leaf:
     rows = lines(leaf.text)
-    middle = len(rows) // 2
+    additions = [i for i, row in enumerate(rows) if row.split()[1] != "d"]
+    middle = additions[len(additions) // 2]
     rows[middle] = change(rows[middle].split())
     return cubes.Leaf(leaf.cube, False, ("\n".join(rows) + "\n").encode(), leaf.lemmas)
 
@@ -169,8 +174,49 @@ def test_a_cube_past_its_deadline_is_open_and_the_refutation_undecided(refuted):
     nb, leaves, _ = refuted
     solved = next(leaf for leaf in leaves if leaf.lemmas > 1)  # needs CaDiCaL, not propagation
     assert cubes.solve_leaf(nb, 3, 1, solved.cube, deadline=0.0).status is None
-    conquered = cubes.refute(nb, 3, 1, cubes.Split(2), time_limit=-1.0)
+    conquered = cubes.refute(nb, 3, 1, cubes.Split(2, lookahead=False), time_limit=-1.0)
     assert conquered.status is None and conquered.text is None
+
+
+def test_a_cube_proof_keeps_only_what_its_empty_clause_needs(refuted):
+    nb, leaves, clauses = refuted
+    leaf = max(leaves, key=lambda one: one.lemmas)  # a CaDiCaL proof, not one propagation step
+    assert leaf.lemmas > 2
+    added, used = [], set()
+    for row in lines(leaf.text):
+        tokens = [int(t) for t in row.split()]
+        end = tokens.index(0, 1)
+        used.update(tokens[end + 1 : -1])
+        added.append(tokens[0])
+    assert set(added[:-1]) <= used  # every lemma but "not cube" is a hint of a later one
+    assert leaf.lemmas == len(added)
+
+
+def test_the_lookahead_tree_grows_until_its_open_cubes_or_none_is_left():
+    nb = View.of(gen.erdos_renyi(14, 0.5, seed=1)).canonical()
+    for leaves in (1, 3, 9):
+        tree = cubes.lookahead(nb, 3, 1, leaves)
+        problem = cubes._problem(tuple(nb), 3, 1)
+        trails = [cubes._trail(problem, cube) for cube in tree.cubes(len(nb))]
+        opened = sum(t is not None for t in trails)  # r = r*: an open cube can be split
+        assert opened >= leaves or opened == 0
+        assert len(trails) == 1 + 2 * _inner(tree)  # three children per split
+    assert cubes.lookahead(nb, 3, 1, 1) == cubes.Tree()  # one open cube: no split
+
+
+def _inner(tree: cubes.Tree) -> int:
+    return 0 if tree.node is None else 1 + sum(_inner(child) for child in tree.children)
+
+
+def test_combine_takes_a_tree_and_the_fixed_tree_is_the_old_split():
+    nb = View.of(gen.erdos_renyi(10, 0.6, seed=2)).canonical()
+    assert cubes.fixed_tree(nb, 2).cubes(len(nb)) == cubes.cubes(nb, 2)
+    r = r_star(nb)
+    tree = cubes.lookahead(nb, r, 1, 5)
+    leaves = [cubes.solve_leaf(nb, r, 1, cube, index=i) for i, cube in enumerate(tree.cubes(10))]
+    clauses = encode(nb, r, 1).clauses
+    text = cubes.combine(nb, tree, leaves, len(clauses))
+    assert check_refutation(clauses, lines(text)) >= len(leaves)
 
 
 # ----------------------------------------------------------------------------- the CLI
@@ -252,10 +298,11 @@ def test_cubes_do_not_go_with_batch(er14, tmp_path):
     assert "--cubes splits the proof for one FILE" in result.stderr
 
 
-def test_a_graph_too_small_for_a_split_is_refused_by_the_library():
+@pytest.mark.parametrize("lookahead", [False, True])
+def test_a_graph_too_small_for_a_split_is_refused_by_the_library(lookahead):
     t = Topology.from_edges([(0, 1)])
     with pytest.raises(ParameterError):
-        cubes.refute(View.of(t).canonical(), 1, 1, cubes.Split(3))
+        cubes.refute(View.of(t).canonical(), 1, 1, cubes.Split(3, lookahead=lookahead))
 
 
 def test_cubes_on_ray_give_the_proof_the_local_pool_gives(refuted, ray_instance):

@@ -187,8 +187,8 @@ checkable proof (verify rejects it); 2 usage or input error.
     type=click.IntRange(min=1),
     default=None,
     metavar="K",
-    help="Make the LRAT proof by cube and conquer: split on the K nodes of highest in-degree "
-    "into 3^K cubes, refuted as tasks on --executor and combined into one proof.",
+    help="Make the LRAT proof by cube and conquer: split by lookahead until 3^K cubes are "
+    "open, refuted as tasks on --executor (hardest first) and combined into one proof.",
 )
 @threads_option
 @click.option(

@@ -131,7 +131,10 @@ def cubes_line(cert: Certificate, k: int) -> str:
     kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
     lrat = sum(kind == "lrat" for kind in kinds)
     if lrat:
-        return f"cubes    {lrat} LRAT proof(s), each split into 3^{k} = {3**k} cubes and combined"
+        return (
+            f"cubes    {lrat} LRAT proof(s), each split by lookahead (3^{k} = {3**k} open cubes "
+            "as the target) and combined"
+        )
     if kinds:
         cheaper = ", ".join(sorted(set(kinds)))
         why = (

@@ -1,22 +1,28 @@
 """Cube-and-conquer: refute the robustness CNF in independent parts, combined into one LRAT proof.
 
-The refutation of "a violating pair exists" (:mod:`.cnf`) is split on the k nodes of highest
-in-degree: for each such node v the cube decides ``x_v`` and ``y_v`` as ``(x_v, -y_v)``,
-``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``), so there
-are 3^k cubes, the leaves of a decision tree (Heule, Kullmann, Wieringa, Biere, "Cube and
-conquer: guiding CDCL SAT solvers by lookaheads", HVC 2011, for the scheme; here the split is
-a fixed rule, not a lookahead).
+The refutation of "a violating pair exists" (:mod:`.cnf`) is split by a decision tree
+(:class:`Tree`) whose every split decides one node v three ways, ``(x_v, -y_v)``,
+``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``); the
+cubes are the paths to its leaves (Heule, Kullmann, Wieringa, Biere, "Cube and conquer: guiding
+CDCL SAT solvers by lookaheads", HVC 2011). Two trees: :func:`fixed_tree` splits every path on
+the same k nodes of highest in-degree (3^k cubes, :func:`cubes`); :func:`lookahead` grows the
+tree one split at a time, splitting the open cube with the fewest members of S1 or S2 after unit
+propagation (:func:`_trail`) on the node whose three branches propagate most (the product rule
+of march, in Heule et al.), until it has the cubes asked for; cubes that propagation refutes
+cost one step.
 
 Conquer (:func:`solve_leaf`, one independent task per cube, on a process pool or on Ray through
-:mod:`robustgraph.executors`): unit-propagate the cube on the CNF ourselves, drop the satisfied
-clauses and the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF has
-no unit and no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named
-in :mod:`.cnf`). Each lemma ``L`` of the cube's LRAT proof becomes ``L or not cube``, its hints
-the original clauses behind the reduced ones, preceded by the reasons of the propagated units
-they rely on (in trail order; a cube literal needs none: under ``not (L or not cube)`` it is
-already true). The cube's empty clause so becomes the clause ``not cube``. A cube that
-propagation alone refutes gives that clause in one step; a satisfiable cube gives a model,
-which decodes to a pair (S1, S2) that violates the robustness (checked by the caller).
+:mod:`robustgraph.executors`, hardest cube first): unit-propagate the cube on the CNF ourselves
+(the CNF and its occurrence lists made once per worker process), drop the satisfied clauses and
+the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF has no unit and
+no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named in
+:mod:`.cnf`). Its proof is trimmed to the lemmas its empty clause depends on (a backward pass
+over the hints), and each kept lemma ``L`` becomes ``L or not cube``, its hints the original
+clauses behind the reduced ones, preceded by the reasons of the propagated units they rely on
+(in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true).
+The cube's empty clause so becomes the clause ``not cube``. A cube that propagation alone
+refutes gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
+(S1, S2) that violates the robustness (checked by the caller).
 
 Combine (:func:`combine`): the cubes' proofs, each numbered in its own id range (so that they
 only need concatenating; the deletions of original clauses dropped: other cubes use them), then
@@ -28,6 +34,8 @@ original CNF, which the existing verifier (:mod:`.checker`) checks unchanged.
 
 from __future__ import annotations
 
+import functools
+import heapq
 import itertools
 import time
 from collections.abc import Sequence
@@ -35,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from robustgraph.certificate.proofs import sat
-from robustgraph.certificate.proofs.cnf import Cnf, encode, size
+from robustgraph.certificate.proofs.cnf import Cnf, encode
 from robustgraph.errors import ParameterError
 from robustgraph.limits import PROOF_STEPS
 from solvers.extras import missing
@@ -46,11 +54,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STRIDE",
+    "CANDIDATES",
     "Split",
+    "Tree",
     "Leaf",
     "Conquered",
     "split_nodes",
     "cubes",
+    "fixed_tree",
+    "lookahead",
     "solve_leaf",
     "combine",
     "refute",
@@ -69,12 +81,17 @@ def _base(total: int, index: int) -> int:
 
 @dataclass(frozen=True)
 class Split:
-    """How to split one refutation: ``k`` nodes (3^k cubes), run on ``executor`` (None: here,
-    one cube after another); ``progress`` draws the executor's bar on stderr."""
+    """How to split one refutation: into 3^k cubes, run on ``executor`` (None: here, one cube
+    after another); ``progress`` draws the executor's bar on stderr.
+
+    ``lookahead`` (the default): the tree of :func:`lookahead`, grown until it has 3^k cubes
+    that propagation does not refute, its hardest cubes run first; otherwise the fixed split
+    on the k nodes of highest in-degree (:func:`cubes`)."""
 
     k: int
     executor: Executor | None = field(default=None, compare=False)
     progress: bool = True
+    lookahead: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,7 +102,9 @@ class Leaf:
     ``text`` is its LRAT proof of ``not cube`` over the original clause ids, its own clauses
     numbered from ``C + index * STRIDE + 1`` (C the original clause count, index the cube's
     place; :data:`STRIDE`), the last one ``not cube``; when satisfiable, ``pair``
-    is (S1, S2) in canonical node order. ``seconds``: the wall time of the whole task.
+    is (S1, S2) in canonical node order. ``seconds``: the wall time of the whole task;
+    ``cpu_seconds``: the CPU time of its process in that time (the solver runs in-process), which
+    a loaded machine does not inflate.
     """
 
     cube: tuple[int, ...]
@@ -94,19 +113,23 @@ class Leaf:
     lemmas: int = 0
     pair: tuple[frozenset[int], frozenset[int]] | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
 class Conquered:
     """The outcome of :func:`refute`: ``status`` as in :class:`Leaf`; the combined refutation
     ``text`` when False; a violating ``pair`` (canonical order) when True; every cube's
-    :class:`Leaf`; and the seconds the combine step took."""
+    :class:`Leaf` (in the order of ``tree``'s cubes); the seconds the combine step took; the
+    decision tree; and the seconds spent choosing it."""
 
     status: bool | None
     text: bytes | None
     pair: tuple[frozenset[int], frozenset[int]] | None
     leaves: tuple[Leaf, ...]
     combine_seconds: float
+    tree: Tree | None = None
+    split_seconds: float = 0.0
 
 
 def split_nodes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[int]:
@@ -141,23 +164,83 @@ def cubes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[tuple[int, ...
     >>> cubes([frozenset({1}), frozenset({0})], 1)
     [(1, -3), (-1, 3), (-1, -3)]
     """
-    n = len(in_neighbors)
-    per_node = [_options(v, n) for v in split_nodes(in_neighbors, k)]
-    return [sum(choice, ()) for choice in itertools.product(*per_node)]
+    return fixed_tree(in_neighbors, k).cubes(len(in_neighbors))
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A decision tree over the x, y variables: a leaf (``node`` None), or a split on a node
+    into three subtrees, in :func:`_options` order: in S1 (x and not y), in S2 (not x and y),
+    in neither. Its cubes are the paths to its leaves, depth first."""
+
+    node: int | None = None
+    children: tuple[Tree, ...] = ()
+
+    def cubes(self, n: int, path: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+        """The leaves' cubes, depth first (``n`` the node count).
+
+        Examples
+        --------
+        >>> Tree(0, (Tree(), Tree(), Tree())).cubes(2)
+        [(1, -3), (-1, 3), (-1, -3)]
+        """
+        if self.node is None:
+            return [path]
+        out = []
+        for option, child in zip(_options(self.node, n), self.children, strict=True):
+            out += child.cubes(n, path + option)
+        return out
+
+
+def fixed_tree(in_neighbors: Sequence[frozenset[int]], k: int) -> Tree:
+    """The tree whose cubes are :func:`cubes`: every path splits on the same ``k`` nodes."""
+    tree = Tree()
+    for v in reversed(split_nodes(in_neighbors, k)):
+        tree = Tree(v, (tree, tree, tree))
+    return tree
+
+
+def _occurrences(clauses: Sequence[tuple[int, ...]]) -> dict[int, list[int]]:
+    """For each literal l, the ids of the clauses that contain ``-l`` (visited when l is set)."""
+    watch: dict[int, list[int]] = {}
+    for cid, clause in enumerate(clauses, 1):
+        for lit in clause:
+            watch.setdefault(-lit, []).append(cid)
+    return watch
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """A CNF and its occurrence index (:func:`_occurrences`), made once per worker process."""
+
+    cnf: Cnf
+    watch: dict[int, list[int]]
+    nodes: int
+
+
+@functools.lru_cache(maxsize=2)
+def _problem(in_neighbors: tuple[frozenset[int], ...], r: int, s: int) -> _Problem:
+    """The CNF of :func:`.cnf.encode` with its index, cached: a worker that takes many cubes
+    of one graph encodes it once."""
+    cnf = encode(in_neighbors, r, s)
+    return _Problem(cnf, _occurrences(cnf.clauses), len(in_neighbors))
 
 
 class _Propagation:
     """Unit propagation of a cube on a CNF, remembering each derived literal's reason clause."""
 
-    def __init__(self, clauses: Sequence[tuple[int, ...]], cube: Sequence[int]) -> None:
+    def __init__(
+        self,
+        clauses: Sequence[tuple[int, ...]],
+        cube: Sequence[int],
+        watch: dict[int, list[int]] | None = None,
+    ) -> None:
         self.clauses = clauses
         self.position: dict[int, int] = {}  # true literal -> its place on the trail
         self.reason: dict[int, int] = {}  # derived literal -> id of the clause that forced it
         self.conflict: int | None = None
-        watch: dict[int, list[int]] = {}
-        for cid, clause in enumerate(clauses, 1):
-            for lit in clause:
-                watch.setdefault(-lit, []).append(cid)
+        if watch is None:
+            watch = _occurrences(clauses)
         queue = []
         for lit in cube:
             if -lit in self.position:
@@ -210,43 +293,172 @@ class _Propagation:
         return memo[lit]
 
 
+CANDIDATES = 8
+"""Nodes a lookahead tries at each split: the undecided ones of highest in-degree."""
+
+
+def _trail(problem: _Problem, cube: Sequence[int]) -> tuple[int, int] | None:
+    """Under ``cube``, after unit propagation: the nodes placed in S1 or S2 and the literals
+    set (None: propagation finds a conflict). The first is the measure of hardness: every
+    member forces most of its in-neighbours to its side, which CDCL search exploits but unit
+    propagation of the counters does not show (ER(40, 1/2) at r = 11, split on one node: the
+    cube with the node in neither set took 9.1 s, the two with it a member 2.9 and 3.4 s, while
+    propagation set twice as many literals under the first)."""
+    prop = _Propagation(problem.cnf.clauses, cube, problem.watch)
+    if prop.conflict is not None:
+        return None
+    members = sum(1 for lit in prop.position if 0 < lit <= 2 * problem.nodes)
+    return members, len(prop.position)
+
+
+def _choose(
+    problem: _Problem, order: list[int], path: tuple[int, ...], n: int, candidates: int
+) -> tuple[int, list[tuple[int, int] | None]] | None:
+    """The node to split ``path`` on and its three branches' trails (:func:`_trail`): of the
+    first ``candidates`` nodes of ``order`` still open under ``path``, the one whose branches
+    propagate most (the product of the literals each adds, a refuted branch counting as all
+    variables: Heule et al. 2011's lookahead, with their product rule). None: no node open."""
+    prop = _Propagation(problem.cnf.clauses, path, problem.watch)
+    base = len(prop.position)
+    best: tuple[int, int, list[tuple[int, int] | None]] | None = None
+    tried = 0
+    for v in order:
+        if any(lit in prop.position for lit in (v + 1, -v - 1, n + v + 1, -n - v - 1)):
+            continue  # decided under the path
+        trails = [_trail(problem, path + option) for option in _options(v, n)]
+        score = 1
+        for got in trails:
+            score *= problem.cnf.variables if got is None else max(1, got[1] - base)
+        if best is None or score > best[0]:
+            best = (score, v, trails)
+        tried += 1
+        if tried == candidates:
+            break
+    return None if best is None else (best[1], best[2])
+
+
+def lookahead(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    s: int,
+    leaves: int,
+    candidates: int = CANDIDATES,
+) -> Tree:
+    """A decision tree for the CNF of (r, s)-robustness chosen by lookahead (module notes).
+
+    Grown one split at a time: the open cube with the fewest members after unit propagation
+    (the hardest, by :func:`_trail`'s measure) is split on the node :func:`_choose` picks, until
+    ``leaves`` cubes are open (not refuted by propagation) or none can be split. Cubes that
+    propagation refutes stay leaves and cost one step each.
+
+    Parameters
+    ----------
+    in_neighbors : sequence of frozenset of int
+        In canonical order.
+    r, s : int
+        The robustness.
+    leaves : int
+        Open cubes to reach (at least 1).
+    candidates : int
+        Nodes tried per split.
+
+    Returns
+    -------
+    Tree
+
+    Examples
+    --------
+    >>> triangle = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
+    >>> len(lookahead(triangle, 2, 1, 3).cubes(3)) >= 3
+    True
+    """
+    n = len(in_neighbors)
+    problem = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s)
+    order = split_nodes(in_neighbors, n)
+    splits: dict[tuple[int, ...], int] = {}
+    tie = itertools.count()
+    heap: list[tuple[tuple[int, int], int, tuple[int, ...]]] = [((0, 0), next(tie), ())]
+    open_cubes = 1
+    while heap and open_cubes < leaves:
+        _, _, path = heapq.heappop(heap)
+        chosen = _choose(problem, order, path, n, candidates)
+        if chosen is None:
+            continue  # every node decided: this cube stays a leaf
+        v, trails = chosen
+        splits[path] = v
+        open_cubes -= 1
+        for option, got in zip(_options(v, n), trails, strict=True):
+            if got is not None:
+                heapq.heappush(heap, (got, next(tie), path + option))
+                open_cubes += 1
+
+    def build(path: tuple[int, ...]) -> Tree:
+        v = splits.get(path)
+        if v is None:
+            return Tree()
+        return Tree(v, tuple(build(path + option) for option in _options(v, n)))
+
+    return build(())
+
+
+def _additions(text: bytes) -> list[bytes]:
+    """The addition lines of an LRAT proof, up to its first empty clause (deletions and
+    comments dropped)."""
+    rows = []
+    for raw in text.splitlines():
+        head, _, rest = raw.partition(b" ")
+        if not rest or head == b"c" or rest.startswith(b"d "):
+            continue
+        rows.append(raw)
+        if rest.startswith(b"0 "):
+            return rows
+    raise ParameterError("the solver's proof derives no empty clause")
+
+
+def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes]]]:
+    """The additions the last one (the empty clause) depends on, through the hints, in order:
+    each as tokens, with the end of its literals and its hints. The solver logs every lemma it
+    learns; a refutation needs a part (about 40% on ER(40, 1/2) at r = 11), and only the lines
+    kept are split into tokens."""
+    heads = [raw[: raw.index(b" ")] for raw in rows]
+    needed = {heads[-1]}
+    kept = []
+    for head, raw in zip(reversed(heads), reversed(rows), strict=True):
+        if head not in needed:
+            continue
+        tokens = raw.split()
+        end = tokens.index(b"0", 1)
+        hints = tokens[end + 1 : -1]
+        needed.update(hints)
+        kept.append((tokens, end, hints))
+    kept.reverse()
+    return kept
+
+
 def _translate(
     text: bytes, reduced: _Reduced, prop: _Propagation, negated_cube: list[int], base: int
 ) -> tuple[bytes, int]:
-    """The cube's LRAT proof over the reduced CNF as lines over the original one (module notes),
-    its lemmas numbered ``base + 1, ...``, up to its empty clause; and the lemma count.
+    """The cube's LRAT proof over the reduced CNF, trimmed to what its empty clause needs
+    (:func:`_trim`), as lines over the original CNF (module notes), its lemmas numbered
+    ``base + 1, ...``, up to its empty clause; and the lemma count. No deletions: the solver's
+    are dropped with the lemmas they name, and computing each kept lemma's last use took half
+    the trimming's time (the checker holds a cube's kept lemmas instead).
 
-    Works on the proof's byte tokens (ids are looked up, not parsed): still about half as long
-    as CaDiCaL's own run (ER(40, 1/2), r = 11, one cube), in every cube's task."""
+    Works on the proof's byte tokens (ids are looked up, not parsed)."""
     ids = {str(i).encode(): str(o).encode() for i, o in enumerate(reduced.origin, 1)}
     shrunk = {str(i).encode(): o for i, o in enumerate(reduced.origin, 1) if o in reduced.shrunk}
     tail = [str(lit).encode() for lit in negated_cube]
-    lemmas: set[bytes] = set()  # CaDiCaL's ids of its active lemmas
     memo: dict[int, frozenset[int]] = {}
     out: list[bytes] = []
     count = 0
-    for raw in text.splitlines():
-        tokens = raw.split()
-        if len(tokens) < 2 or tokens[0] == b"c":
-            continue
-        if tokens[1] == b"d":  # deletions of original clauses are dropped: other cubes use them
-            gone = [ids[t] for t in tokens[2:-1] if t in lemmas]
-            lemmas.difference_update(tokens[2:-1])
-            if gone:
-                out.append(b" ".join([str(base + count).encode(), b"d", *gone, b"0"]))
-            continue
-        end = tokens.index(b"0", 1)
-        hints = tokens[end + 1 : -1]
+    for tokens, end, hints in _trim(_additions(text)):
         needs = [shrunk[h] for h in hints if h in shrunk]
         chain = [str(c).encode() for c in prop.reasons(needs, memo)] if needs else []
         count += 1
         ids[tokens[0]] = new_id = str(base + count).encode()
-        lemmas.add(tokens[0])
         out.append(
             b" ".join([new_id, *tokens[1:end], *tail, b"0", *chain, *map(ids.get, hints), b"0"])
         )
-        if end == 1:  # the empty clause: the cube is refuted
-            break
     return b"\n".join(out) + b"\n", count
 
 
@@ -286,6 +498,10 @@ def _pair(n: int, true: set[int], model: Sequence[int]) -> tuple[frozenset[int],
     )
 
 
+def _spent(start: float, cpu: float) -> dict[str, float]:
+    return {"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
+
+
 def solve_leaf(
     in_neighbors: Sequence[frozenset[int]],
     r: int,
@@ -317,43 +533,45 @@ def solve_leaf(
 
     Notes
     -----
-    The CNF is encoded here, not shipped: a task's arguments stay small for Ray.
+    The CNF is encoded here, not shipped: a task's arguments stay small for Ray; a worker
+    process encodes it once for all the cubes of one graph it takes (:func:`_problem`).
     """
-    start = time.perf_counter()
-    cnf = encode(in_neighbors, r, s)
+    start, cpu = time.perf_counter(), time.process_time()
+    problem = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s)
+    cnf = problem.cnf
     n, base = len(in_neighbors), _base(len(cnf.clauses), index)
     negated = [-lit for lit in cube]
-    prop = _Propagation(cnf.clauses, cube)
+    prop = _Propagation(cnf.clauses, cube, problem.watch)
     if prop.conflict is not None:  # refuted by propagation alone: one RUP step
         hints = [*prop.reasons([prop.conflict], {}), prop.conflict]
         line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
-        return Leaf(cube, False, line.encode() + b"\n", 1, seconds=time.perf_counter() - start)
+        return Leaf(cube, False, line.encode() + b"\n", 1, **_spent(start, cpu))
     reduced = _reduce(cnf.clauses, prop)
     left = None if deadline is None else max(0.0, deadline - time.time())
     if left == 0.0:
-        return Leaf(cube, None, seconds=time.perf_counter() - start)
+        return Leaf(cube, None, **_spent(start, cpu))
     status, text, model = sat.solve(reduced.cnf, left)
     if status is True:
         pair = _pair(n, set(prop.position), model or [])
-        return Leaf(cube, True, pair=pair, seconds=time.perf_counter() - start)
+        return Leaf(cube, True, pair=pair, **_spent(start, cpu))
     if status is None or text is None:
-        return Leaf(cube, None, seconds=time.perf_counter() - start)
+        return Leaf(cube, None, **_spent(start, cpu))
     body, lemmas = _translate(text, reduced, prop, negated, base)
-    return Leaf(cube, False, body, lemmas, seconds=time.perf_counter() - start)
+    return Leaf(cube, False, body, lemmas, **_spent(start, cpu))
 
 
 def combine(
-    in_neighbors: Sequence[frozenset[int]], k: int, leaves: Sequence[Leaf], total: int
+    in_neighbors: Sequence[frozenset[int]], k: int | Tree, leaves: Sequence[Leaf], total: int
 ) -> bytes:
-    """One LRAT refutation of the original CNF (``total`` clauses) from the refuted cubes of the
-    split on ``k`` nodes, in :func:`cubes` order (module notes).
+    """One LRAT refutation of the original CNF (``total`` clauses) from the refuted cubes of a
+    split, in its cubes' order (module notes).
 
     Parameters
     ----------
     in_neighbors : sequence of frozenset of int
         In canonical order, as given to :func:`solve_leaf`.
-    k : int
-        The nodes split on.
+    k : int or Tree
+        The nodes split on (the fixed split of :func:`cubes`), or the decision tree.
     leaves : sequence of Leaf
         One per cube, each made by :func:`solve_leaf` with its index.
     total : int
@@ -372,10 +590,11 @@ def combine(
 
     Notes
     -----
-    O(size of the leaves' proofs + 3^k k).
+    O(size of the leaves' proofs + leaves x depth).
     """
     n = len(in_neighbors)
-    if [leaf.cube for leaf in leaves] != cubes(in_neighbors, k):
+    tree = k if isinstance(k, Tree) else fixed_tree(in_neighbors, k)
+    if [leaf.cube for leaf in leaves] != tree.cubes(n):
         raise ParameterError("the leaves are not the cubes of this split, in order")
     if any(leaf.status is not False for leaf in leaves):
         raise ParameterError("only refuted cubes combine into a refutation")
@@ -385,18 +604,17 @@ def combine(
     last = _base(total, len(leaves))
     steps: list[str] = []
     leaf_ids = iter(ends)
-    chosen = split_nodes(in_neighbors, k)
 
-    def derive(depth: int, path: list[int]) -> int:
-        """The id of the clause ``not path``, derived from the subtree under ``path``."""
+    def derive(node: Tree, path: list[int]) -> int:
+        """The id of the clause ``not path``, derived from the subtree ``node`` under it."""
         nonlocal last
-        if depth == k:
+        if node.node is None:
             return next(leaf_ids)
-        v = chosen[depth]
+        v = node.node
         (x, neg_y), (_, y), _ = _options(v, n)
-        a = derive(depth + 1, [*path, x, neg_y])
-        b = derive(depth + 1, [*path, -x, y])
-        c = derive(depth + 1, [*path, -x, neg_y])
+        a = derive(node.children[0], [*path, x, neg_y])
+        b = derive(node.children[1], [*path, -x, y])
+        c = derive(node.children[2], [*path, -x, neg_y])
         negated = [-lit for lit in path]
         last += 1
         steps.append(" ".join(map(str, [last, *negated, x, 0, b, c, 0])))
@@ -404,7 +622,7 @@ def combine(
         steps.append(" ".join(map(str, [last, *negated, 0, last - 1, v + 1, a, 0])))
         return last
 
-    derive(0, [])
+    derive(tree, [])
     return b"".join([leaf.text for leaf in leaves] + [f"{step}\n".encode() for step in steps])
 
 
@@ -455,17 +673,32 @@ def refute(
 
     if not sat.available():
         raise missing("pysat", "cube-and-conquer LRAT proofs")
-    chosen = cubes(in_neighbors, split.k)
-    deadline = None if time_limit is None else time.time() + time_limit
     nbrs = tuple(frozenset(nb) for nb in in_neighbors)
+    split_nodes(nbrs, split.k)  # k out of range: the same error either way
+    start = time.perf_counter()
+    if split.lookahead:
+        tree = lookahead(nbrs, r, s, 3**split.k)
+    else:
+        tree = fixed_tree(nbrs, split.k)
+    chosen = tree.cubes(len(nbrs))
+    split_seconds = time.perf_counter() - start
+    deadline = None if time_limit is None else time.time() + time_limit
     tasks = [
         Task(f"cube {i + 1}", solve_leaf, (nbrs, r, s, cube, deadline, i))
         for i, cube in enumerate(chosen)
     ]
+    problem = _problem(nbrs, r, s)
+    trails = [_trail(problem, cube) for cube in chosen]
+    first = sorted(  # hardest first (fewest members), so that the last to end are short
+        range(len(tasks)), key=lambda i: (trails[i] is None, trails[i] or (0, 0), i)
+    )
+    queue = [tasks[i] for i in first]
     if split.executor is None:
-        outcomes = [run_task(task) for task in tasks]
+        ran = [run_task(task) for task in queue]
     else:
-        outcomes = split.executor.run(tasks, label="cubes", progress=split.progress)
+        ran = split.executor.run(queue, label="cubes", progress=split.progress)
+    by_key = {outcome.key: outcome for outcome in ran}
+    outcomes = [by_key[task.key] for task in tasks]
     failed = next((o for o in outcomes if not o.ok), None)
     if failed is not None:
         raise BackendError(f"{failed.key} failed: {failed.error}")
@@ -476,10 +709,9 @@ def refute(
             holds = refutes_r(nbrs, s1, s2, r) if s == 1 else refutes_rs(nbrs, s1, s2, r, s)
             if not holds:
                 raise BackendError(f"the model of cube {leaf.cube} is not a violating pair")
-            return Conquered(True, None, leaf.pair, leaves, 0.0)
+            return Conquered(True, None, leaf.pair, leaves, 0.0, tree, split_seconds)
     if any(leaf.status is None for leaf in leaves):
-        return Conquered(None, None, None, leaves, 0.0)
+        return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
     start = time.perf_counter()
-    total = size([len(nb) for nb in nbrs], r, s)[1]
-    text = combine(nbrs, split.k, leaves, total)
-    return Conquered(False, text, None, leaves, time.perf_counter() - start)
+    text = combine(nbrs, tree, leaves, len(problem.cnf.clauses))
+    return Conquered(False, text, None, leaves, time.perf_counter() - start, tree, split_seconds)
