@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
+from robustgraph.design.logged_sat import LoggedSolver
 from robustgraph.design.oracle import UNKNOWN, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
@@ -154,35 +156,15 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     )
 
 
-def _solve(solver: Any, deadline: float) -> bool | None:
-    """Solve in conflict-budget slices until the deadline (as :mod:`.sat` does)."""
-    budget = sat.FIRST_SLICE
-    while (start := time.monotonic()) < deadline:
-        solver.conf_budget(budget)
-        status = solver.solve_limited()
-        if status is not None:
-            return status
-        now = time.monotonic()
-        budget = sat.next_budget(budget, now - start, deadline - now)
-    return None
-
-
-def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
-    from pysat.solvers import Cadical195
-
-    solver = Cadical195()
-    for clause in mp.encode(n, r, bound, pairs).clauses:
-        solver.add_clause(list(clause))
-    return solver
+def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> LoggedSolver:
+    return LoggedSolver(mp.encode(n, r, bound, pairs).clauses)
 
 
 def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
-                deadline: float) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+                proof_data: bytes, steps: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
+    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
     cnf = mp.encode(n, r, bound, pairs)
-    status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
-    if status is not False or text is None:
-        return None
-    proof_data = gzip.compress(text, compresslevel=1, mtime=0)
     pair_data = mp.write_pairs(pairs)
     files = {}
     proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,
@@ -193,8 +175,19 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
         name = f"min-{digest[:20]}.{suffix}"
         files[name] = data
         proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
-    proof["steps"] = lrat_additions(text)
+    proof["steps"] = steps
     return proof, files
+
+
+def _refutation_from_scratch(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+                             deadline: float) -> tuple[bytes, int] | None:
+    """Refute the whole CNF once more with LRAT logging (the fallback when the incremental
+    log does not check)."""
+    status, text = sat.refute(mp.encode(n, r, bound, pairs),
+                              max(deadline - time.monotonic(), 0.01))
+    if status is not False or text is None:
+        return None
+    return gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)
 
 
 def prove_minimum(
@@ -256,13 +249,18 @@ def prove_minimum(
 
     formula = {"kind": "formula", "formula": name}
 
-    def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], **extra: Any):
+    def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], *,
+             retry: Callable[[], tuple[dict[str, Any], dict[str, bytes]] | None] | None = None,
+             **extra: Any):
         doc = _document(n, r, bound, proof)
         try:
             mp.check_minimum(doc, files.__getitem__)  # never hand out a proof we refuse
         except mp.MinimalityError as exc:
             if proof is formula:
                 raise
+            again = retry() if retry else None
+            if again is not None:
+                return done(bound, *again, **extra)
             return done(best, formula, {}, **{**extra, "note": f"the proof did not check: {exc}"})
         return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, **extra)
 
@@ -279,13 +277,14 @@ def prove_minimum(
     solver = _new_solver(n, r, edges, pairs)
     try:
         while True:
-            status = _solve(solver, deadline)
+            status = solver.solve(deadline)
             if status is None:
                 return done(best, formula, {}, better=better, pairs=len(pairs),
                             note="the time limit stopped the SAT search")
             if status is False:
+                refutation = solver.lrat()
                 break
-            masks = _masks(n, solver.get_model())
+            masks = _masks(n, solver.model())
             witness = find_pair(masks, r, budget=budget, deadline=deadline)
             if witness is UNKNOWN:
                 return done(best, formula, {}, better=better, pairs=len(pairs),
@@ -296,12 +295,13 @@ def prove_minimum(
                 solver = _new_solver(n, r, edges, pairs)
                 continue
             pairs.append(pair_clause(n, r, masks, *witness))
-            solver.add_clause(list(pairs[-1].literals))
+            solver.add(pairs[-1].literals)
     finally:
         solver.delete()
-    made = _lrat_proof(n, r, edges, pairs, deadline)
-    if made is None:
-        return done(best, formula, {}, better=better, pairs=len(pairs),
-                    note="the time limit stopped the LRAT refutation")
-    proof, files = made
-    return done(edges, proof, files, better=better, pairs=len(pairs))
+
+    def from_scratch() -> tuple[dict[str, Any], dict[str, bytes]] | None:
+        again = _refutation_from_scratch(n, r, edges, pairs, deadline)
+        return None if again is None else _lrat_proof(n, r, edges, pairs, *again)
+
+    return done(edges, *_lrat_proof(n, r, edges, pairs, *refutation), retry=from_scratch,
+                better=better, pairs=len(pairs))
