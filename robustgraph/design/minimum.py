@@ -34,12 +34,16 @@ from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.design.logged_sat import LoggedSolver
-from robustgraph.design.oracle import UNKNOWN, find_pair
+from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
+from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
-__all__ = ["MinimumResult", "prove_minimum", "minimum_path"]
+__all__ = ["MAX_N_RS", "MinimumResult", "prove_minimum", "minimum_path"]
+
+MAX_N_RS = 16
+"""Most nodes for an (r, s) proof, s >= 2: the oracle tabulates all 2^n node sets."""
 
 
 @dataclass
@@ -62,6 +66,7 @@ class MinimumResult:
     better: list[int] | None = None
     pairs: int = 0
     note: str = ""
+    s: int = 1
 
     @property
     def minimum(self) -> bool:
@@ -90,13 +95,14 @@ def minimum_path(graph_path: str | Path) -> Path:
     return path.with_name(path.stem + ".min.json")
 
 
-def _document(n: int, r: int, bound: int, proof: dict[str, Any]) -> dict[str, Any]:
+def _document(n: int, r: int, bound: int, proof: dict[str, Any], s: int = 1) -> dict[str, Any]:
     return {
         "format": mp.FORMAT,
         "version": 1,
-        "statement": mp.statement(n, r, bound),
+        "statement": mp.statement(n, r, bound, s),
         "n": n,
         "r": r,
+        **({"s": s} if s > 1 else {}),
         "directed": False,
         "lower_bound": bound,
         "proof": proof,
@@ -119,6 +125,10 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     the graph lacks, then shortened greedily (lowest pairs first) while every member keeps at
     most r - 1 outside pairs out of it and two literals remain.
 
+    For a witness against (r, s)-robustness the members r-reachable in the graph (at most
+    s - 1 of them) are left out: the clause holds the others only (module notes of
+    :mod:`robustgraph.certificate.proofs.minimality`).
+
     Examples
     --------
     >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3, witness ({0, 1}, {2, 3}) at r = 2
@@ -130,12 +140,12 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     clause = []
     for k, side in enumerate(sides):
         for i in range(n):
-            if side >> i & 1:
+            if side >> i & 1 and (masks[i] & ~side).bit_count() < r:
                 kept[(i, k)] = (masks[i] & ~side).bit_count()
     for u in range(n):
         for v in range(u + 1, n):
             cut = [(x, k) for k, side in enumerate(sides) for x, y in ((u, v), (v, u))
-                   if side >> x & 1 and not side >> y & 1]
+                   if (x, k) in kept and not side >> y & 1]
             if cut and not masks[u] >> v & 1:
                 clause.append(((u, v), cut))
     literals = []
@@ -146,14 +156,31 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
                 kept[c] += 1
             continue
         literals.append(mp.edge_variable(n, u, v))
-    spare = (v for v in range(1, n * (n - 1) // 2 + 1) if v not in literals)
-    while len(literals) < 2:  # a unit would be renumbered by CaDiCaL; a wider clause holds too
-        literals.append(next(spare))
+    # A wider clause holds too; padding with pairs the graph lacks keeps it refuted. Only when
+    # it lacks a single pair is the clause a unit (the complete graph is the fewest edges).
+    spare = (mp.edge_variable(n, u, v) for u in range(n) for v in range(u + 1, n)
+             if not masks[u] >> v & 1 and mp.edge_variable(n, u, v) not in literals)
+    while len(literals) < 2 and (pad := next(spare, None)):
+        literals.append(pad)
     return mp.PairClause(
         tuple(i for i in range(n) if s1 >> i & 1),
         tuple(i for i in range(n) if s2 >> i & 1),
         tuple(sorted(literals)),
     )
+
+
+def _witness(masks: list[int], r: int, s: int, budget: int,
+             deadline: float) -> tuple[int, int] | None | Unknown:
+    """A pair violating (r, s)-robustness of ``masks`` (two bitmasks), None, or UNKNOWN: one
+    against r-robustness first (both sets wholly unreachable, so it violates (r, s) too), then,
+    for s >= 2, the exhaustive subset table."""
+    witness = find_pair(masks, r, budget=budget, deadline=deadline)
+    if witness is not None or s == 1:
+        return witness
+    most, pair = exact_s(masks, r)
+    if most >= s or pair is None:
+        return None
+    return sum(1 << i for i in pair.s1), sum(1 << i for i in pair.s2)
 
 
 def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> LoggedSolver:
@@ -195,19 +222,24 @@ def prove_minimum(
     r: int,
     edges: int,
     *,
+    s: int = 1,
     time_limit: float = 60.0,
     budget: int = 2_000_000,
     search: bool = True,
 ) -> MinimumResult:
-    """Prove that no r-robust graph on n nodes has fewer than ``edges`` edges, or find one.
+    """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
+    edges, or find one.
 
     Parameters
     ----------
     n, r : int
         Nodes (at most :data:`robustgraph.certificate.proofs.minimality.MAX_N` for the SAT
-        proof) and robustness, 1 <= r <= ceil(n/2).
+        proof; :data:`MAX_N_RS` when s >= 2) and robustness, 1 <= r <= ceil(n/2).
     edges : int
-        The edge count of a known r-robust graph (a design).
+        The edge count of a known r-robust (or (r, s)-robust) graph.
+    s : int
+        1 (r-robustness) or up to n: (r, s)-robustness (LeBlanc et al. 2013, Def. 7), where
+        the oracle is the exhaustive subset table (:func:`solvers.exhaustive.exact_s`).
     time_limit : float
         Seconds for the whole proof (search and LRAT refutation).
     budget : int
@@ -239,8 +271,9 @@ def prove_minimum(
     Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
     minutes on the cells we measured (docs/design.md, "Proven minima").
     """
-    if not (n >= 2 and 1 <= r <= max_robustness(n)) or edges < 1:
-        raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, edges = {edges}")
+    if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
+        raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
+                             f"edges = {edges}")
     began = time.monotonic()
     deadline = began + time_limit
     formulas = mp.formula_bounds(n, r)
@@ -252,7 +285,7 @@ def prove_minimum(
     def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], *,
              retry: Callable[[], tuple[dict[str, Any], dict[str, bytes]] | None] | None = None,
              **extra: Any):
-        doc = _document(n, r, bound, proof)
+        doc = _document(n, r, bound, proof, s)
         try:
             mp.check_minimum(doc, files.__getitem__)  # never hand out a proof we refuse
         except mp.MinimalityError as exc:
@@ -262,14 +295,16 @@ def prove_minimum(
             if again is not None:
                 return done(bound, *again, **extra)
             return done(best, formula, {}, **{**extra, "note": f"the proof did not check: {exc}"})
-        return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, **extra)
+        return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, s=s,
+                             **extra)
 
     if edges <= best:
         return done(best, formula, {})
     if not search:
         return done(best, formula, {}, note="no SAT search asked for")
-    if n > mp.MAX_N:
-        return done(best, formula, {}, note=f"no SAT proof above n = {mp.MAX_N}")
+    top = mp.MAX_N if s == 1 else MAX_N_RS
+    if n > top:
+        return done(best, formula, {}, note=f"no SAT proof above n = {top}")
     if not sat.available():
         raise missing("pysat", "--prove-minimal")
     pairs: list[mp.PairClause] = []
@@ -285,7 +320,7 @@ def prove_minimum(
                 refutation = solver.lrat()
                 break
             masks = _masks(n, solver.model())
-            witness = find_pair(masks, r, budget=budget, deadline=deadline)
+            witness = _witness(masks, r, s, budget, deadline)
             if witness is UNKNOWN:
                 return done(best, formula, {}, better=better, pairs=len(pairs),
                             note="an exact check ran out of budget or time")
