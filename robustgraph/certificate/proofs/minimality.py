@@ -37,13 +37,13 @@ swap's, so it satisfies every constraint of part 3; robustness and the edge coun
 depend on labels.
 
 A pair clause is *given by the definition* when S1 and S2 are disjoint and nonempty, its
-literals are distinct, ascending, positive edge variables (at least one), and for each side S and each node i of S, at most r - 1 pairs {i, j}
-with j outside S are missing from the clause. Then every graph H avoiding all of the clause's
-edges has S1 and S2 both not r-reachable (each member keeps at most r - 1 neighbours outside
-its set), so H is not r-robust: every r-robust graph contains an edge of the clause. Parts 1, 2
-and 4 hold for every r-robust graph with at most L - 1 edges (the counter's
-registers set to the running counts), part 3 for one relabelling of each, so a refutation
-proves that none exists.
+literals are distinct, ascending, positive edge variables (at least one), and for each side S
+and each node i of S, at most r - 1 pairs {i, j} with j outside S are missing from the clause.
+Then every graph H avoiding all of the clause's edges has S1 and S2 both not r-reachable (each
+member keeps at most r - 1 neighbours outside its set), so H is not r-robust: every r-robust
+graph contains an edge of the clause. Parts 1, 2 and 4 hold for every r-robust graph with at
+most L - 1 edges (the counter's registers set to the running counts), part 3 for one
+relabelling of each, so a refutation proves that none exists.
 
 For (r, s), s >= 2, the CNF is the same (an (r, s)-robust graph is r-robust: condition 3 of
 Def. 7 with s >= 1 makes some member of S1 or S2 r-reachable, so parts 1-3 hold for it), and a
