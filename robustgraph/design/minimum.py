@@ -1,4 +1,5 @@
-"""Exact minimum edge counts of r-robust graphs, with a certificate ``verify`` re-checks.
+"""Exact minimum edge counts of r-robust and (r, s)-robust graphs, with a certificate ``verify``
+re-checks.
 
 :func:`prove_minimum` proves that no r-robust graph on n nodes has fewer than L edges, for the
 L it is given (a design's count) or a smaller one it finds on the way. The closed-form bounds
@@ -12,11 +13,15 @@ counterexample-guided SAT search over graphs with at most L - 1 edges:
    goes on -- or gives a witness pair (S1, S2), and the pair clause "some edge leaving S1 or S2
    that H lacks" is added, shortened while the definition still gives it (a member of S1 or
    S2 may keep up to r - 1 outside pairs out of the clause);
-3. when the solver answers UNSAT, the whole CNF is refuted once more by CaDiCaL with LRAT
-   logging (:func:`robustgraph.certificate.proofs.sat.refute`), and the certificate is checked
-   by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is returned.
+3. the solver logs LRAT from its first call (:class:`robustgraph.design.logged_sat.LoggedSolver`);
+   when it answers UNSAT, the log renumbered to the CNF is the refutation, and the certificate
+   is checked by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is
+   returned (should the renumbered log not check, the whole CNF is refuted once more from
+   scratch, :func:`robustgraph.certificate.proofs.sat.refute`).
 
-No symmetry breaking: every clause is one the checker re-derives from the definition.
+For (r, s)-robustness (s >= 2; LeBlanc et al. 2013, Def. 7) the oracle is the exhaustive subset
+table (:func:`solvers.exhaustive.exact_s`) and a pair clause leaves out the members the graph
+lets be r-reachable (at most s - 1 of them).
 """
 
 from __future__ import annotations
