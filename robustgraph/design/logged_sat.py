@@ -114,10 +114,11 @@ class LoggedSolver:
         if end == self._read:
             return
         self._log.seek(self._read)
-        for line in self._log.read(end - self._read).splitlines():
-            tokens = line.split(None, 2)
+        for line in reversed(self._log.read(end - self._read).splitlines()):
+            tokens = line.split(None, 2)  # additions come in rising id order: the last counts
             if len(tokens) > 1 and tokens[1] != b"d":
                 self._last = max(self._last, int(tokens[0]))
+                break
         self._read = end
 
 
