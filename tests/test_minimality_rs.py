@@ -176,3 +176,24 @@ def test_renumber_deletes_each_clause_after_its_last_use() -> None:
     data, steps = logged_sat.renumber(log, [1, 2, 3, 4])
     lines = gzip.decompress(data).decode().splitlines()
     assert steps == 2 and lines == ["5 3 0 1 2 0", "5 d 1 2 0", "6 0 5 4 3 0"]
+
+
+def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path) -> None:
+    import itertools
+    import json
+
+    from click.testing import CliRunner
+
+    from robustgraph import io
+    from robustgraph.cli import main
+    from robustgraph.topology import Topology
+
+    result = prove_minimum(5, 2, minimum_edges_rs(5)[(2, 3)], s=3, time_limit=120)
+    cert = tmp_path / "k5.min.json"
+    result.dump(cert)
+    graph = tmp_path / "k5.json"
+    io.write(Topology.from_edges(itertools.combinations(range(5), 2)), graph)
+    verified = CliRunner().invoke(main, ["verify", str(cert), str(graph), "--json"])
+    assert verified.exit_code == 0, verified.output
+    checked = " ".join(json.loads(verified.stdout)["checked"])
+    assert "has 10 edges; every (2, 3)-robust graph on 5 nodes has at least 8" in checked
