@@ -34,7 +34,7 @@ import time
 
 from robustgraph.design import design
 from robustgraph.design.common import to_topology
-from robustgraph.design.minimum import prove_minimum
+from robustgraph.design.minimum import MinimumResult, prove_minimum
 from robustgraph.design.starts import construction
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 from robustgraph.topology import Topology
@@ -105,6 +105,14 @@ def _print_header(header: list[str], fmt: str) -> None:
         print(" ".join(f"{h:>12}" for h in header))
 
 
+def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
+    """The minimum (or ``[bound, design]``) and how it was proven, for the --minima tables."""
+    if not proof.minimum:
+        return f"[{proof.lower_bound}, {proof.edges}]", "bound only"
+    kind = proof.document["proof"]
+    return str(proof.edges), kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
+
+
 def minima(ns: list[int], args: argparse.Namespace) -> int:
     """For every n and r = 1..ceil(n/2): design, then prove the count minimal (or find fewer)."""
     _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "proof_cpu_s",
@@ -116,13 +124,8 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit)
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
-            if proof.minimum:
-                kind = proof.document["proof"]
-                value = str(proof.edges)
-                how = kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
-            else:
-                unproven += 1
-                value, how = f"[{proof.lower_bound}, {proof.edges}]", "bound only"
+            value, how = _minimum_cell(proof)
+            unproven += not proof.minimum
             row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}", f"{cpu:.1f}",
                    f"{res.seconds:.1f}"]
             if args.format == "jsonl":
@@ -151,13 +154,8 @@ def minima_rs(ns: list[int], args: argparse.Namespace) -> int:
                 t0, c0 = time.monotonic(), time.process_time()
                 proof = prove_minimum(n, r, res.edges, s=s, time_limit=args.minimal_time_limit)
                 seconds, cpu = time.monotonic() - t0, time.process_time() - c0
-                if proof.minimum:
-                    kind = proof.document["proof"]
-                    value = str(proof.edges)
-                    how = kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
-                else:
-                    unproven += 1
-                    value, how = f"[{proof.lower_bound}, {proof.edges}]", "bound only"
+                value, how = _minimum_cell(proof)
+                unproven += not proof.minimum
                 if args.format == "jsonl":
                     print(json.dumps({"n": n, "r": r, "s": s, "design": res.edges,
                                       "minimum": proof.edges, "lower_bound": proof.lower_bound,

@@ -25,7 +25,7 @@ import gzip
 import io
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from robustgraph.certificate.proofs import sat
@@ -141,35 +141,33 @@ def renumber(log: BinaryIO, ids: Sequence[int]) -> tuple[bytes, int]:
     Two passes over the log, O(its size); memory O(ids named).
     """
     last_use: dict[bytes, int] = {}
-    step = 0
-    for line in log:
-        tokens = line.split()
-        if len(tokens) < 2 or tokens[1] == b"d":
-            continue
-        step += 1
-        for hint in tokens[tokens.index(b"0", 1) + 1 : -1]:
+    for step, (_, _, hints) in enumerate(_additions(log), 1):
+        for hint in hints:
             last_use[hint] = step
     log.seek(0)
     name = {str(cid).encode(): str(k).encode() for k, cid in enumerate(ids, 1)}
     top = len(ids)
     out = io.BytesIO()
+    step = 0
     with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=1, mtime=0) as stream:
-        step = 0
-        for line in log:
-            tokens = line.split()
-            if len(tokens) < 2 or tokens[1] == b"d":
-                continue
-            step += 1
-            zero = tokens.index(b"0", 1)
-            hints = tokens[zero + 1 : -1]
+        for step, (cid, lits, hints) in enumerate(_additions(log), 1):
             top += 1
             new = str(top).encode()
-            name[tokens[0]] = new
-            mapped = [name[h] for h in hints]
-            stream.write(b" ".join([new, *tokens[1 : zero + 1], *mapped, b"0"]) + b"\n")
-            if zero == 1:
+            name[cid] = new
+            stream.write(b" ".join([new, *lits, b"0", *(name[h] for h in hints), b"0"]) + b"\n")
+            if not lits:
                 break
             dead = [name.pop(h) for h in dict.fromkeys(hints) if last_use[h] == step]
             if dead:
                 stream.write(b" ".join([new, b"d", *dead, b"0"]) + b"\n")
     return out.getvalue(), step
+
+
+def _additions(log: BinaryIO) -> Iterator[tuple[bytes, list[bytes], list[bytes]]]:
+    """(id, literals, hints) of each addition line of an LRAT log, deletions skipped."""
+    for line in log:
+        tokens = line.split()
+        if len(tokens) < 2 or tokens[1] == b"d":
+            continue
+        zero = tokens.index(b"0", 1)
+        yield tokens[0], tokens[1:zero], tokens[zero + 1 : -1]
