@@ -197,3 +197,10 @@ def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path)
     assert verified.exit_code == 0, verified.output
     checked = " ".join(json.loads(verified.stdout)["checked"])
     assert "has 10 edges; every (2, 3)-robust graph on 5 nodes has at least 8" in checked
+
+
+def test_logged_sat_docstring_examples_run() -> None:
+    import doctest
+
+    result = doctest.testmod(logged_sat)
+    assert result.attempted > 0 and result.failed == 0
