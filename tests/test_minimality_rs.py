@@ -1,21 +1,19 @@
-"""Issue 43 (part A): (r, s) minimality certificates and the incremental LRAT log.
+"""Issue 43 (part A): (r, s) minimality certificates.
 
 Every exact (r, s) cell up to n = 8 is checked against ``tests/exact_minima.py``, which reads
 Def. 7 of LeBlanc et al. 2013 directly (numpy over all pairs of node sets); forged (r, s)
-certificates are rejected; a proof log that does not renumber is caught and refuted again.
+certificates are rejected.
 """
 
 from __future__ import annotations
 
 import copy
-import gzip
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph.certificate.proofs import minimality as mp
-from robustgraph.design import logged_sat, minimum
 from robustgraph.design.minimum import pair_clause, prove_minimum
 from robustgraph.generators import max_robustness
 from solvers.exhaustive import exact_s
@@ -139,45 +137,6 @@ def test_an_rs_edge_count_off_by_one_is_rejected(rs_proof, shift: int) -> None:
     _rejected(doc, files, "CNF|does not check")
 
 
-# ----------------------------------------------------------------------------- the log
-def test_the_incremental_log_renumbers_to_a_proof_our_checker_accepts(monkeypatch) -> None:
-    def refuse(*args):
-        raise AssertionError("the incremental log did not check")
-
-    monkeypatch.setattr(minimum, "_refutation_from_scratch", refuse)
-    result = prove_minimum(8, 3, minimum_edges(8)[3], time_limit=120)
-    assert result.minimum and result.document["proof"]["kind"] == "lrat"
-    assert _check(result).steps > result.document["proof"]["pairs"] > 0
-
-
-def test_a_log_that_does_not_renumber_falls_back_to_a_refutation_from_scratch(
-    monkeypatch,
-) -> None:
-    def rotated(self):  # every clause's id moved by one: a wrong renumbering
-        self._ids[:] = self._ids[1:] + self._ids[:1]
-        return real_lrat(self)
-
-    def counted(*args):
-        calls.append(args)
-        return real_scratch(*args)
-
-    calls: list = []
-    real_lrat, real_scratch = logged_sat.LoggedSolver.lrat, minimum._refutation_from_scratch
-    monkeypatch.setattr(logged_sat.LoggedSolver, "lrat", rotated)
-    monkeypatch.setattr(minimum, "_refutation_from_scratch", counted)
-    result = prove_minimum(7, 3, minimum_edges(7)[3], time_limit=120)
-    assert len(calls) == 1
-    assert result.minimum and result.document["proof"]["kind"] == "lrat"
-    assert _check(result).lower_bound == minimum_edges(7)[3]
-
-
-def test_renumber_deletes_each_clause_after_its_last_use() -> None:
-    log = logged_sat.io.BytesIO(b"10 3 0 1 2 0\n10 d 1 0\n11 0 10 4 3 0\n")
-    data, steps = logged_sat.renumber(log, [1, 2, 3, 4])
-    lines = gzip.decompress(data).decode().splitlines()
-    assert steps == 2 and lines == ["5 3 0 1 2 0", "5 d 1 2 0", "6 0 5 4 3 0"]
-
-
 def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path) -> None:
     import itertools
     import json
@@ -198,9 +157,3 @@ def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path)
     checked = " ".join(json.loads(verified.stdout)["checked"])
     assert "has 10 edges; every (2, 3)-robust graph on 5 nodes has at least 8" in checked
 
-
-def test_logged_sat_docstring_examples_run() -> None:
-    import doctest
-
-    result = doctest.testmod(logged_sat)
-    assert result.attempted > 0 and result.failed == 0
