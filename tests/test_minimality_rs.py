@@ -157,3 +157,13 @@ def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path)
     checked = " ".join(json.loads(verified.stdout)["checked"])
     assert "has 10 edges; every (2, 3)-robust graph on 5 nodes has at least 8" in checked
 
+
+
+def test_a_proof_over_the_input_budgets_falls_back_to_the_formula_bound(monkeypatch) -> None:
+    # n = 11, r = 4 refuted "at most 27 edges" with a 266 MB LRAT file, over the 64 MiB budget
+    # of the checker: prove_minimum raised instead of keeping the bound it could check
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", "100")
+    result = prove_minimum(7, 3, minimum_edges(7)[3], time_limit=120)
+    assert not result.minimum and result.document["proof"]["kind"] == "formula"
+    assert result.lower_bound == max(mp.formula_bounds(7, 3).values())
+    assert "budget" in result.note

@@ -40,6 +40,7 @@ from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
+from robustgraph.limits import OverBudget
 from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
@@ -307,7 +308,7 @@ def prove_minimum(
         doc = _document(n, r, bound, proof, s)
         try:
             mp.check_minimum(doc, files.__getitem__)  # never hand out a proof we refuse
-        except mp.MinimalityError as exc:
+        except (mp.MinimalityError, OverBudget) as exc:  # a proof too big to check proves nothing
             if proof is formula:
                 raise
             return done(best, formula, {}, **{**extra, "note": f"the proof did not check: {exc}"})
