@@ -15,6 +15,8 @@ Two more tables (issue 43):
     python benchmarks/design_table.py --minima 4:12 --minimal-time-limit 900 --format markdown
         every r per n: the design, then the proven minimum (formula or LRAT certificate,
         checked by our own checker) with its proof time, or the proven bound when time ran out;
+    python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
+        the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
         the design, the best proven lower bound and their ratio, beside the preferential-
         attachment construction (PA) and the gamma-MERG (defined at r = ceil(n/2) only);
@@ -34,7 +36,7 @@ import time
 
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
-from robustgraph.design.minimum import prove_minimum
+from robustgraph.design.minimum import MinimumResult, prove_minimum
 from robustgraph.design.starts import construction
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 from robustgraph.topology import Topology
@@ -105,34 +107,67 @@ def _print_header(header: list[str], fmt: str) -> None:
         print(" ".join(f"{h:>12}" for h in header))
 
 
+def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
+    """The minimum (or ``[bound, design]``) and how it was proven, for the --minima tables."""
+    if not proof.minimum:
+        return f"[{proof.lower_bound}, {proof.edges}]", "bound only"
+    kind = proof.document["proof"]
+    return str(proof.edges), kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
+
+
 def minima(ns: list[int], args: argparse.Namespace) -> int:
     """For every n and r = 1..ceil(n/2): design, then prove the count minimal (or find fewer)."""
-    _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "design_s"],
-                  args.format)
+    _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "proof_cpu_s",
+                   "design_s"], args.format)
     unproven = 0
     for n in ns:
         for r in range(1, max_robustness(n) + 1):
             res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
-            t0 = time.monotonic()
+            t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit)
-            seconds = time.monotonic() - t0
-            if proof.minimum:
-                kind = proof.document["proof"]
-                value = str(proof.edges)
-                how = kind["kind"] if kind["kind"] == "lrat" else kind["formula"]
-            else:
-                unproven += 1
-                value, how = f"[{proof.lower_bound}, {proof.edges}]", "bound only"
-            row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}",
+            seconds, cpu = time.monotonic() - t0, time.process_time() - c0
+            value, how = _minimum_cell(proof)
+            unproven += not proof.minimum
+            row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}", f"{cpu:.1f}",
                    f"{res.seconds:.1f}"]
             if args.format == "jsonl":
                 print(json.dumps({"n": n, "r": r, "design": res.edges, "minimum": proof.edges,
                                   "lower_bound": proof.lower_bound, "proven": proof.minimum,
                                   "proof": how, "pairs": proof.pairs,
-                                  "proof_seconds": round(seconds, 2), "note": proof.note}),
+                                  "proof_seconds": round(seconds, 2),
+                                  "proof_cpu_seconds": round(cpu, 2), "note": proof.note}),
                       flush=True)
             else:
                 _print_row(row, args.format)
+    return 0 if unproven == 0 else 1
+
+
+def minima_rs(ns: list[int], args: argparse.Namespace) -> int:
+    """For every n, r = 1..ceil(n/2) and s = 2..n: design an (r, s)-robust graph, then prove its
+    count minimal (or find fewer): the (r, s) part of ``--minima``."""
+    _print_header(["n", "r", "s", "design", "minimum", "proof", "pairs", "proof_s",
+                   "proof_cpu_s"], args.format)
+    unproven = 0
+    for n in ns:
+        for r in range(1, max_robustness(n) + 1):
+            for s in range(2, n + 1):
+                res = design(n, r, s=s, time_limit=args.time_limit, seed=args.seed,
+                             certify_result=False)
+                t0, c0 = time.monotonic(), time.process_time()
+                proof = prove_minimum(n, r, res.edges, s=s, time_limit=args.minimal_time_limit)
+                seconds, cpu = time.monotonic() - t0, time.process_time() - c0
+                value, how = _minimum_cell(proof)
+                unproven += not proof.minimum
+                if args.format == "jsonl":
+                    print(json.dumps({"n": n, "r": r, "s": s, "design": res.edges,
+                                      "minimum": proof.edges, "lower_bound": proof.lower_bound,
+                                      "proven": proof.minimum, "proof": how,
+                                      "pairs": proof.pairs, "proof_seconds": round(seconds, 2),
+                                      "proof_cpu_seconds": round(cpu, 2),
+                                      "note": proof.note}), flush=True)
+                else:
+                    _print_row([n, r, s, res.edges, value, how, proof.pairs, f"{seconds:.1f}",
+                                f"{cpu:.1f}"], args.format)
     return 0 if unproven == 0 else 1
 
 
@@ -213,12 +248,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minima", default=None, help="node counts for the proven-minima table")
     ap.add_argument("--minimal-time-limit", type=float, default=600.0,
                     help="seconds per minimality proof (--minima)")
+    ap.add_argument("--s", default=None, choices=["all"],
+                    help="with --minima: the (r, s) table, every s = 2..n")
     ap.add_argument("--frontier", default=None, help="node counts for the gap table")
     ap.add_argument("--random-starts", default=None,
                     help="node counts: local search from random 2r-regular graphs vs the design")
     ap.add_argument("--seeds", type=int, default=3, help="random graphs per cell (--random-starts)")
     args = ap.parse_args(argv)
     if args.minima:
+        if args.s:
+            return minima_rs(_span(args.minima), args)
         return minima(_span(args.minima), args)
     if args.random_starts:
         return random_starts(_span(args.random_starts),

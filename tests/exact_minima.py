@@ -13,6 +13,7 @@ import functools
 from collections.abc import Iterator
 
 import networkx as nx
+import numpy as np
 
 from solvers.exhaustive import exact_r
 
@@ -60,4 +61,39 @@ def minimum_edges(n: int) -> dict[int, int]:
         for r in range(1, top + 1):
             if best.get(r, m + 1) > m:
                 best[r] = m
+    return best
+
+
+def s_star(masks: list[int], r: int) -> int:
+    """The largest s (at most n) such that the graph is (r, s)-robust, 0 if none, straight
+    from LeBlanc et al. 2013, Def. 7: over every pair of disjoint nonempty S1, S2 neither of
+    whose members are all r-reachable, the least |X_S1^r| + |X_S2^r| (n when there is no such
+    pair), by numpy over all 4^n pairs of sets."""
+    n = len(masks)
+    sets = np.arange(1 << n, dtype=np.int64)
+    size = np.bitwise_count(sets)
+    reach = np.zeros(1 << n, dtype=np.int64)
+    for i in range(n):
+        outside = np.bitwise_count(np.int64(masks[i]) & ~sets)
+        reach += ((sets >> i) & 1).astype(bool) & (outside >= r)
+    open_ = (sets > 0) & (reach < size)  # nonempty, not every member r-reachable
+    a, b = np.nonzero(open_[:, None] & open_[None, :] & ((sets[:, None] & sets[None, :]) == 0))
+    return int(min(n, (reach[a] + reach[b]).min())) if a.size else n
+
+
+@functools.cache
+def minimum_edges_rs(n: int) -> dict[tuple[int, int], int]:
+    """``{(r, s): fewest edges of an (r, s)-robust graph on n nodes}`` for r = 1..ceil(n/2) and
+    s = 1..n (every such cell has one: the complete graph)."""
+    ordered = sorted(graphs(n), key=lambda masks: sum(x.bit_count() for x in masks))
+    best: dict[tuple[int, int], int] = {}
+    for r in range(1, (n + 1) // 2 + 1):
+        for masks in ordered:
+            m = sum(x.bit_count() for x in masks) // 2
+            if all((r, s) in best for s in range(1, n + 1)):
+                break
+            if min(x.bit_count() for x in masks) < r:
+                continue
+            for s in range(1, s_star(masks, r) + 1):
+                best.setdefault((r, s), m)
     return best

@@ -1,4 +1,5 @@
-"""Exact minimum edge counts of r-robust graphs, with a certificate ``verify`` re-checks.
+"""Exact minimum edge counts of r-robust and (r, s)-robust graphs, with a certificate ``verify``
+re-checks.
 
 :func:`prove_minimum` proves that no r-robust graph on n nodes has fewer than L edges, for the
 L it is given (a design's count) or a smaller one it finds on the way. The closed-form bounds
@@ -15,8 +16,12 @@ counterexample-guided SAT search over graphs with at most L - 1 edges:
 3. when the solver answers UNSAT, the whole CNF is refuted once more by CaDiCaL with LRAT
    logging (:func:`robustgraph.certificate.proofs.sat.refute`), and the certificate is checked
    by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is returned.
+   (Logging LRAT through the incremental search instead and renumbering the log was measured
+   slower: n = 10, r = 3 took 96 s of CPU against 52 s; docs/design.md.)
 
-No symmetry breaking: every clause is one the checker re-derives from the definition.
+For (r, s)-robustness (s >= 2; LeBlanc et al. 2013, Def. 7) the oracle is the exhaustive subset
+table (:func:`solvers.exhaustive.exact_s`) and a pair clause leaves out the members the graph
+lets be r-reachable (at most s - 1 of them).
 """
 
 from __future__ import annotations
@@ -32,12 +37,17 @@ from typing import Any
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
-from robustgraph.design.oracle import UNKNOWN, find_pair
+from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
+from robustgraph.limits import OverBudget
+from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
-__all__ = ["MinimumResult", "prove_minimum", "minimum_path"]
+__all__ = ["MAX_N_RS", "MinimumResult", "prove_minimum", "minimum_path"]
+
+MAX_N_RS = 16
+"""Most nodes for an (r, s) proof, s >= 2: the oracle tabulates all 2^n node sets."""
 
 
 @dataclass
@@ -60,6 +70,7 @@ class MinimumResult:
     better: list[int] | None = None
     pairs: int = 0
     note: str = ""
+    s: int = 1
 
     @property
     def minimum(self) -> bool:
@@ -88,13 +99,14 @@ def minimum_path(graph_path: str | Path) -> Path:
     return path.with_name(path.stem + ".min.json")
 
 
-def _document(n: int, r: int, bound: int, proof: dict[str, Any]) -> dict[str, Any]:
+def _document(n: int, r: int, bound: int, proof: dict[str, Any], s: int = 1) -> dict[str, Any]:
     return {
         "format": mp.FORMAT,
         "version": 1,
-        "statement": mp.statement(n, r, bound),
+        "statement": mp.statement(n, r, bound, s),
         "n": n,
         "r": r,
+        **({"s": s} if s > 1 else {}),
         "directed": False,
         "lower_bound": bound,
         "proof": proof,
@@ -117,6 +129,10 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     the graph lacks, then shortened greedily (lowest pairs first) while every member keeps at
     most r - 1 outside pairs out of it and two literals remain.
 
+    For a witness against (r, s)-robustness the members r-reachable in the graph (at most
+    s - 1 of them) are left out: the clause holds the others only (module notes of
+    :mod:`robustgraph.certificate.proofs.minimality`).
+
     Examples
     --------
     >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3, witness ({0, 1}, {2, 3}) at r = 2
@@ -128,12 +144,12 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     clause = []
     for k, side in enumerate(sides):
         for i in range(n):
-            if side >> i & 1:
+            if side >> i & 1 and (masks[i] & ~side).bit_count() < r:
                 kept[(i, k)] = (masks[i] & ~side).bit_count()
     for u in range(n):
         for v in range(u + 1, n):
             cut = [(x, k) for k, side in enumerate(sides) for x, y in ((u, v), (v, u))
-                   if side >> x & 1 and not side >> y & 1]
+                   if (x, k) in kept and not side >> y & 1]
             if cut and not masks[u] >> v & 1:
                 clause.append(((u, v), cut))
     literals = []
@@ -144,14 +160,31 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
                 kept[c] += 1
             continue
         literals.append(mp.edge_variable(n, u, v))
-    spare = (v for v in range(1, n * (n - 1) // 2 + 1) if v not in literals)
-    while len(literals) < 2:  # a unit would be renumbered by CaDiCaL; a wider clause holds too
-        literals.append(next(spare))
+    # A wider clause holds too; padding with pairs the graph lacks keeps it refuted. Only when
+    # it lacks a single pair is the clause a unit (the complete graph is the fewest edges).
+    spare = (mp.edge_variable(n, u, v) for u in range(n) for v in range(u + 1, n)
+             if not masks[u] >> v & 1 and mp.edge_variable(n, u, v) not in literals)
+    while len(literals) < 2 and (pad := next(spare, None)):
+        literals.append(pad)
     return mp.PairClause(
         tuple(i for i in range(n) if s1 >> i & 1),
         tuple(i for i in range(n) if s2 >> i & 1),
         tuple(sorted(literals)),
     )
+
+
+def _witness(masks: list[int], r: int, s: int, budget: int,
+             deadline: float) -> tuple[int, int] | None | Unknown:
+    """A pair violating (r, s)-robustness of ``masks`` (two bitmasks), None, or UNKNOWN: one
+    against r-robustness first (both sets wholly unreachable, so it violates (r, s) too), then,
+    for s >= 2, the exhaustive subset table."""
+    witness = find_pair(masks, r, budget=budget, deadline=deadline)
+    if witness is not None or s == 1:
+        return witness
+    most, pair = exact_s(masks, r)
+    if most >= s or pair is None:
+        return None
+    return sum(1 << i for i in pair.s1), sum(1 << i for i in pair.s2)
 
 
 def _solve(solver: Any, deadline: float) -> bool | None:
@@ -177,12 +210,10 @@ def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
 
 
 def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
-                deadline: float) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+                proof_data: bytes, steps: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
+    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
     cnf = mp.encode(n, r, bound, pairs)
-    status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
-    if status is not False or text is None:
-        return None
-    proof_data = gzip.compress(text, compresslevel=1, mtime=0)
     pair_data = mp.write_pairs(pairs)
     files = {}
     proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,
@@ -193,8 +224,19 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
         name = f"min-{digest[:20]}.{suffix}"
         files[name] = data
         proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
-    proof["steps"] = lrat_additions(text)
+    proof["steps"] = steps
     return proof, files
+
+
+def _refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+                deadline: float) -> tuple[bytes, int] | None:
+    """Refute the whole CNF once more with LRAT logging: the gzip-compressed proof and its
+    additions, or None at the deadline."""
+    status, text = sat.refute(mp.encode(n, r, bound, pairs),
+                              max(deadline - time.monotonic(), 0.01))
+    if status is not False or text is None:
+        return None
+    return gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)
 
 
 def prove_minimum(
@@ -202,19 +244,24 @@ def prove_minimum(
     r: int,
     edges: int,
     *,
+    s: int = 1,
     time_limit: float = 60.0,
     budget: int = 2_000_000,
     search: bool = True,
 ) -> MinimumResult:
-    """Prove that no r-robust graph on n nodes has fewer than ``edges`` edges, or find one.
+    """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
+    edges, or find one.
 
     Parameters
     ----------
     n, r : int
         Nodes (at most :data:`robustgraph.certificate.proofs.minimality.MAX_N` for the SAT
-        proof) and robustness, 1 <= r <= ceil(n/2).
+        proof; :data:`MAX_N_RS` when s >= 2) and robustness, 1 <= r <= ceil(n/2).
     edges : int
-        The edge count of a known r-robust graph (a design).
+        The edge count of a known r-robust (or (r, s)-robust) graph.
+    s : int
+        1 (r-robustness) or up to n: (r, s)-robustness (LeBlanc et al. 2013, Def. 7), where
+        the oracle is the exhaustive subset table (:func:`solvers.exhaustive.exact_s`).
     time_limit : float
         Seconds for the whole proof (search and LRAT refutation).
     budget : int
@@ -246,8 +293,9 @@ def prove_minimum(
     Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
     minutes on the cells we measured (docs/design.md, "Proven minima").
     """
-    if not (n >= 2 and 1 <= r <= max_robustness(n)) or edges < 1:
-        raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, edges = {edges}")
+    if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
+        raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
+                             f"edges = {edges}")
     began = time.monotonic()
     deadline = began + time_limit
     formulas = mp.formula_bounds(n, r)
@@ -257,21 +305,23 @@ def prove_minimum(
     formula = {"kind": "formula", "formula": name}
 
     def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], **extra: Any):
-        doc = _document(n, r, bound, proof)
+        doc = _document(n, r, bound, proof, s)
         try:
             mp.check_minimum(doc, files.__getitem__)  # never hand out a proof we refuse
-        except mp.MinimalityError as exc:
+        except (mp.MinimalityError, OverBudget) as exc:  # a proof too big to check proves nothing
             if proof is formula:
                 raise
             return done(best, formula, {}, **{**extra, "note": f"the proof did not check: {exc}"})
-        return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, **extra)
+        return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, s=s,
+                             **extra)
 
     if edges <= best:
         return done(best, formula, {})
     if not search:
         return done(best, formula, {}, note="no SAT search asked for")
-    if n > mp.MAX_N:
-        return done(best, formula, {}, note=f"no SAT proof above n = {mp.MAX_N}")
+    top = mp.MAX_N if s == 1 else MAX_N_RS
+    if n > top:
+        return done(best, formula, {}, note=f"no SAT proof above n = {top}")
     if not sat.available():
         raise missing("pysat", "--prove-minimal")
     pairs: list[mp.PairClause] = []
@@ -286,7 +336,7 @@ def prove_minimum(
             if status is False:
                 break
             masks = _masks(n, solver.get_model())
-            witness = find_pair(masks, r, budget=budget, deadline=deadline)
+            witness = _witness(masks, r, s, budget, deadline)
             if witness is UNKNOWN:
                 return done(best, formula, {}, better=better, pairs=len(pairs),
                             note="an exact check ran out of budget or time")
@@ -299,9 +349,9 @@ def prove_minimum(
             solver.add_clause(list(pairs[-1].literals))
     finally:
         solver.delete()
-    made = _lrat_proof(n, r, edges, pairs, deadline)
-    if made is None:
+    refutation = _refutation(n, r, edges, pairs, deadline)
+    if refutation is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")
-    proof, files = made
-    return done(edges, proof, files, better=better, pairs=len(pairs))
+    return done(edges, *_lrat_proof(n, r, edges, pairs, *refutation), better=better,
+                pairs=len(pairs))

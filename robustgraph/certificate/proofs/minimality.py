@@ -2,7 +2,9 @@
 
 A minimality certificate (``format: robustgraph-minimum``) is a JSON document about n, r and a
 lower bound L on the edges of every undirected r-robust graph on n nodes (LeBlanc et al. 2013,
-Def. 6). Its proof is one of two kinds, both re-checked here without trusting any solver:
+Def. 6), or, with a field ``s`` >= 2, of every (r, s)-robust graph (Def. 7; ``s`` absent or 1
+is r-robustness). Its proof is one of two kinds, both re-checked here without trusting any
+solver:
 
 - ``formula``: L is one of the closed-form bounds of docs/theory.md, section 4 ("Edge counts of
   r-robust graphs"), recomputed from n and r (:func:`formula_bounds`).
@@ -35,14 +37,21 @@ swap's, so it satisfies every constraint of part 3; robustness and the edge coun
 depend on labels.
 
 A pair clause is *given by the definition* when S1 and S2 are disjoint and nonempty, its
-literals are distinct, ascending, positive edge variables (at least two: CaDiCaL renumbers a
-unit clause on input), and for each side S and each node i of S, at most r - 1 pairs {i, j}
-with j outside S are missing from the clause. Then every graph H avoiding all of the clause's
-edges has S1 and S2 both not r-reachable (each member keeps at most r - 1 neighbours outside
-its set), so H is not r-robust: every r-robust graph contains an edge of the clause. Parts 1, 2
-and 4 hold for every r-robust graph with at most L - 1 edges (the counter's
-registers set to the running counts), part 3 for one relabelling of each, so a refutation
-proves that none exists.
+literals are distinct, ascending, positive edge variables (at least one), and for each side S
+and each node i of S, at most r - 1 pairs {i, j} with j outside S are missing from the clause.
+Then every graph H avoiding all of the clause's edges has S1 and S2 both not r-reachable (each
+member keeps at most r - 1 neighbours outside its set), so H is not r-robust: every r-robust
+graph contains an edge of the clause. Parts 1, 2 and 4 hold for every r-robust graph with at
+most L - 1 edges (the counter's registers set to the running counts), part 3 for one
+relabelling of each, so a refutation proves that none exists.
+
+For (r, s), s >= 2, the CNF is the same (an (r, s)-robust graph is r-robust: condition 3 of
+Def. 7 with s >= 1 makes some member of S1 or S2 r-reachable, so parts 1-3 hold for it), and a
+pair clause is given by the definition when, calling a member *held* if at most r - 1 of its
+outside pairs are missing from the clause, S1 and S2 each have a held member and at most s - 1
+members of S1 and S2 together are not held. A graph H avoiding the clause then has no held
+member r-reachable: S1 and S2 are not wholly r-reachable and |X_S1^r| + |X_S2^r| <= s - 1,
+so (S1, S2) violates all three conditions of Def. 7 and H is not (r, s)-robust.
 """
 
 from __future__ import annotations
@@ -115,6 +124,7 @@ class MinimumCheck:
     steps: int
     text: str
     seconds: float
+    s: int = 1
 
 
 def degree_r_bound(n: int, r: int) -> int:
@@ -168,8 +178,8 @@ def edge_variable(n: int, u: int, v: int) -> int:
     return u * (2 * n - u - 1) // 2 + (v - u - 1) + 1
 
 
-def pair_clause_problem(n: int, r: int, clause: PairClause) -> str | None:
-    """Why ``clause`` is not given by the definition for (n, r) (module notes), or None.
+def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1) -> str | None:
+    """Why ``clause`` is not given by the definition for (n, r, s) (module notes), or None.
 
     Examples
     --------
@@ -178,6 +188,8 @@ def pair_clause_problem(n: int, r: int, clause: PairClause) -> str | None:
     True
     >>> pair_clause_problem(4, 2, PairClause((0, 1), (2, 3), (2, 3)))
     'node 1 keeps 2 pairs to nodes outside its set, more than r - 1 = 1'
+    >>> pair_clause_problem(4, 2, PairClause((0, 1), (2, 3), (2, 3)), s=2) is None  # 1 not held
+    True
     """
     s1, s2, lits = clause.s1, clause.s2, clause.literals
     nodes = [*s1, *s2]
@@ -186,20 +198,22 @@ def pair_clause_problem(n: int, r: int, clause: PairClause) -> str | None:
     if list(s1) != sorted(s1) or list(s2) != sorted(s2):
         return "S1 and S2 must be listed in ascending order"
     top = n * (n - 1) // 2
-    if len(lits) < 2 or list(lits) != sorted(set(lits)) or lits[0] < 1 or lits[-1] > top:
-        return f"the clause must list at least two distinct edge variables 1..{top}, ascending"
+    if not lits or list(lits) != sorted(set(lits)) or lits[0] < 1 or lits[-1] > top:
+        return f"the clause must list distinct edge variables 1..{top}, ascending"
     present = set(lits)
+    loose = []  # members not held: more than r - 1 outside pairs missing from the clause
     for side in (s1, s2):
         inside = set(side)
-        for i in side:
-            kept = sum(
-                edge_variable(n, i, j) not in present for j in range(n) if j not in inside
-            )
-            if kept > r - 1:
-                return (
-                    f"node {i} keeps {kept} pairs to nodes outside its set, more than "
-                    f"r - 1 = {r - 1}"
-                )
+        kept = {i: sum(edge_variable(n, i, j) not in present for j in range(n) if j not in inside)
+                for i in side}
+        loose += [(i, k) for i, k in kept.items() if k > r - 1]
+        if s > 1 and all(k > r - 1 for k in kept.values()):
+            return (f"no member of {'S1' if side is s1 else 'S2'} keeps at most r - 1 = {r - 1} "
+                    "pairs to nodes outside its set")
+    if len(loose) > s - 1:
+        i, k = loose[s - 1]
+        return (f"node {i} keeps {k} pairs to nodes outside its set, more than r - 1 = {r - 1}"
+                + (f", and {s - 1} other member(s) already do (s - 1 = {s - 1})" if s > 1 else ""))
     return None
 
 
@@ -296,7 +310,8 @@ def _file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
     return data
 
 
-def _lrat(n: int, r: int, bound: int, proof: dict[str, Any], read: Reader) -> tuple[int, str]:
+def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
+          read: Reader) -> tuple[int, str]:
     if proof.get("encoding") != ENCODING:
         raise MinimalityError(f"unknown encoding {proof.get('encoding')!r}; expected {ENCODING}")
     if n > MAX_N:
@@ -309,7 +324,7 @@ def _lrat(n: int, r: int, bound: int, proof: dict[str, Any], read: Reader) -> tu
     if len(pairs) != proof["pairs"]:
         raise MinimalityError(f"{len(pairs)} pair clauses, not the {proof['pairs']} recorded")
     for k, pair in enumerate(pairs, 1):
-        problem = pair_clause_problem(n, r, pair)
+        problem = pair_clause_problem(n, r, pair, s)
         if problem:
             raise MinimalityError(f"pair clause {k} is not given by the definition: {problem}")
     cnf = encode(n, r, bound, pairs)
@@ -346,15 +361,18 @@ _PROOF_FIELDS = {
 }
 
 
-def statement(n: int, r: int, bound: int) -> str:
+def statement(n: int, r: int, bound: int, s: int = 1) -> str:
     """The claim in words, as a certificate states it.
 
     Examples
     --------
     >>> statement(9, 3, 16)
     'every 3-robust graph on 9 nodes has at least 16 edges'
+    >>> statement(7, 2, 12, s=3)
+    'every (2, 3)-robust graph on 7 nodes has at least 12 edges'
     """
-    return f"every {r}-robust graph on {n} nodes has at least {bound} edges"
+    kind = f"{r}-robust" if s == 1 else f"({r}, {s})-robust"
+    return f"every {kind} graph on {n} nodes has at least {bound} edges"
 
 
 def _shape_problem(doc: Any) -> str | None:
@@ -364,6 +382,9 @@ def _shape_problem(doc: Any) -> str | None:
         value = doc.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             return f"field {key!r} missing or not a {kind.__name__}"
+    s = doc.get("s", 1)
+    if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= doc["n"]:
+        return "field 's' not an integer from 1 to n"
     if doc["format"] != FORMAT or doc["version"] != 1:
         return f"not a {FORMAT} version 1 document"
     fields = _PROOF_FIELDS.get(doc["proof"].get("kind"))
@@ -408,14 +429,14 @@ def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
     problem = _shape_problem(doc)
     if problem:
         raise MinimalityError(f"minimality certificate: {problem}")
-    n, r, bound = doc["n"], doc["r"], doc["lower_bound"]
+    n, r, s, bound = doc["n"], doc["r"], doc.get("s", 1), doc["lower_bound"]
     if doc["directed"]:
         raise MinimalityError("minimality certificates cover undirected graphs only")
     if not (n >= 2 and 1 <= r <= max_robustness(n)):
         raise MinimalityError(f"no graph on n = {n} nodes is {r}-robust (1 <= r <= ceil(n/2))")
-    if doc["statement"] != statement(n, r, bound):
-        raise MinimalityError(f"the statement {doc['statement']!r} does not describe n, r and "
-                              f"the lower bound, which read {statement(n, r, bound)!r}")
+    if doc["statement"] != statement(n, r, bound, s):
+        raise MinimalityError(f"the statement {doc['statement']!r} does not describe n, r, s "
+                              f"and the lower bound, which read {statement(n, r, bound, s)!r}")
     proof = doc["proof"]
     if proof["kind"] == "formula":
         formulas = formula_bounds(n, r)
@@ -428,5 +449,5 @@ def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
         steps, text = 1, f"formula checked: {name!r} gives {formulas[name]} (docs/theory.md, " \
                          "section 4)"
     else:
-        steps, text = _lrat(n, r, bound, proof, read)
-    return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start)
+        steps, text = _lrat(n, r, s, bound, proof, read)
+    return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start, s)

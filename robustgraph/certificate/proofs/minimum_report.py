@@ -62,16 +62,17 @@ def verify_minimum(doc: dict[str, Any], path: str | Path, topology: Topology) ->
     except CertificateError as exc:
         return VerifyReport(False, (str(exc),), None, ("minimality certificate",))
     checked = [f"minimality certificate: {found.text}"]
+    kind = f"{found.r}-robust" if found.s == 1 else f"({found.r}, {found.s})-robust"
     reasons = []
     if topology.directed or topology.n != found.n:
-        kind = "directed" if topology.directed else "undirected"
         reasons.append(f"the certificate speaks of undirected graphs on {found.n} nodes; the "
-                       f"file is {kind} with {topology.n} nodes")
+                       f"file is {'directed' if topology.directed else 'undirected'} with "
+                       f"{topology.n} nodes")
     elif topology.m == found.lower_bound:
-        checked.append(f"the graph's {topology.m} edges are the fewest any {found.r}-robust "
+        checked.append(f"the graph's {topology.m} edges are the fewest any {kind} "
                        f"graph on {found.n} nodes has (its own certificate proves it "
-                       f"{found.r}-robust)")
+                       f"{kind})")
     else:
-        checked.append(f"the graph has {topology.m} edges; every {found.r}-robust graph on "
+        checked.append(f"the graph has {topology.m} edges; every {kind} graph on "
                        f"{found.n} nodes has at least {found.lower_bound}")
     return VerifyReport(not reasons, tuple(reasons), "proven", tuple(checked))
