@@ -1,5 +1,8 @@
 """An LRAT refutation of the r-robustness CNF from the core search's own tree (no SAT solver).
 
+One module: the tree walk, its unit propagation with reasons and the lemma writer share the
+clause numbering of one proof, which splitting would pass between modules line by line.
+
 The core search (``solvers/cores.py``) refutes "two disjoint members of F_k exist", k = r - 1,
 by a search tree whose deductions are, but for two, unit propagation on the CNF of :mod:`.cnf`
 (clauses numbered as there): *peeling* a node u out of A is the Sinz counter of u
