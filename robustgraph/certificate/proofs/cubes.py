@@ -1,5 +1,8 @@
 """Cube-and-conquer: refute the robustness CNF in independent parts, combined into one LRAT proof.
 
+One module: the split, the conquer of each cube and the combine share one proof numbering (each
+cube's id range and the tree's inner lemmas), which splitting would pass between modules.
+
 The refutation of "a violating pair exists" (:mod:`.cnf`) is split by a decision tree
 (:class:`Tree`) whose every split decides one node v three ways, ``(x_v, -y_v)``,
 ``(-x_v, y_v)`` or ``(-x_v, -y_v)`` (both true is refuted by clause 1, ``-x_v -y_v``); the
