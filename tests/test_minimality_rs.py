@@ -159,6 +159,27 @@ def test_cli_verify_states_an_rs_certificate_and_relates_it_to_a_graph(tmp_path)
 
 
 
+def test_cli_design_s_prove_minimal_writes_an_rs_certificate_verify_accepts(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from robustgraph.cli import main
+
+    out = tmp_path / "g.json"
+    args = ["design", "--n", "7", "--r", "2", "--s", "2", "--time-limit", "1", "--prove-minimal",
+            "-o", str(out), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["edges"] == data["lower_bound"] == minimum_edges_rs(7)[(2, 2)]
+    assert data["minimum_certificate"] == str(tmp_path / "g.min.json")
+    verified = CliRunner().invoke(main, ["verify", data["minimum_certificate"], str(out),
+                                         "--json"])
+    assert verified.exit_code == 0, verified.output
+    assert "(2, 2)-robust graph on 7 nodes has" in " ".join(json.loads(verified.stdout)["checked"])
+
+
 def test_a_proof_over_the_input_budgets_falls_back_to_the_formula_bound(monkeypatch) -> None:
     # n = 11, r = 4 refuted "at most 27 edges" with a 266 MB LRAT file, over the 64 MiB budget
     # of the checker: prove_minimum raised instead of keeping the bound it could check

@@ -185,15 +185,16 @@ def design(
     Starts from the sparsest proven construction, deletes and rewires edges while an exact check
     proves r-robustness, then certifies the result with the exact engines. Prints the edge count
     against the preferential-attachment construction and the proven lower bound, whose
-    certificate (undirected, s = 1) goes to NAME.min.json: where the count meets it, no graph
-    with fewer edges is r-robust. --prove-minimal searches for that proof (or a sparser graph).
+    certificate (undirected) goes to NAME.min.json: where the count meets it, no graph
+    with fewer edges is r-robust (or (r,s)-robust). --prove-minimal searches for that proof
+    (or a sparser graph).
     """
     _check_budget(time_limit, budget)
     if not minimal_time_limit > 0:
         raise ParameterError(f"--minimal-time-limit must be > 0 seconds, got {minimal_time_limit}")
-    if prove_minimal and (directed or s > 1 or max_degree is not None):
-        raise ParameterError("--prove-minimal covers undirected r-robust designs without "
-                             "--max-degree (not --directed, --s > 1 or --max-degree)")
+    if prove_minimal and (directed or max_degree is not None):
+        raise ParameterError("--prove-minimal covers undirected r- and (r,s)-robust designs "
+                             "without --max-degree (not --directed or --max-degree)")
     names = _engines(engines)
     _check_outputs(output, cert_path, names)
     from robustgraph.design import design as design_graph

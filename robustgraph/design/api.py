@@ -329,12 +329,12 @@ def design(
             )
     masks = graph.masks
     minimum = None
-    if not directed and s == 1:  # the lower bound's certificate; the SAT search if asked
+    if not directed:  # the lower bound's certificate; the SAT search if asked
         count = graph.count()
         search = prove_minimal and max_degree is None
         if search:
             say(f"proving {count} edges minimal (at most {minimal_time_limit:g} s)")
-        minimum = prove_minimum(n, r, count, time_limit=minimal_time_limit, search=search)
+        minimum = prove_minimum(n, r, count, s=s, time_limit=minimal_time_limit, search=search)
         if minimum.better is not None:
             masks = minimum.better
             notes.append(f"the minimality search found a graph with {minimum.edges} edges")

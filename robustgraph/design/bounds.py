@@ -10,7 +10,7 @@ import math
 from fractions import Fraction
 
 from robustgraph import limits
-from robustgraph.certificate.proofs.minimality import degree_r_bound, formula_bounds
+from robustgraph.certificate.proofs.minimality import degree_r_bound, forest_bound, formula_bounds
 from robustgraph.design.starts import seed_size
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
@@ -139,16 +139,14 @@ def forest_lower_bound(n: int, r: int) -> int:
     check_target(n, r)
     if r < 2:
         raise ParameterError(f"the low-degree-forest bound needs r >= 2, got {r}")
-    q = 2 * r + 3
-    return max(0, -(-(r * (r + 3) * n - (r * r + 14 * r + 4)) // q))
+    return forest_bound(n, r)
 
 
 def proven_bounds(n: int, r: int) -> dict[str, int]:
     """Every proven lower bound of docs/theory.md, section 4, that applies to an undirected
     r-robust graph on n nodes, by name: those of
-    :func:`robustgraph.certificate.proofs.minimality.formula_bounds` (which a minimality
-    certificate can state today) and ``forest`` (:func:`forest_lower_bound`, r >= 2; the
-    checker does not know it yet).
+    :func:`robustgraph.certificate.proofs.minimality.formula_bounds`, each of which a
+    minimality certificate can state (``forest`` is :func:`forest_lower_bound`).
 
     Examples
     --------
@@ -156,10 +154,7 @@ def proven_bounds(n: int, r: int) -> dict[str, int]:
     {'connectivity': 99, 'degree': 150, 'degree-r': 175, 'forest': 194}
     """
     check_target(n, r)
-    found = formula_bounds(n, r)
-    if r >= 2:
-        found["forest"] = forest_lower_bound(n, r)
-    return found
+    return formula_bounds(n, r)
 
 
 def lower_bound(n: int, r: int, *, directed: bool = False) -> int:

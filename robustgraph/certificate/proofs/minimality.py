@@ -83,6 +83,7 @@ __all__ = [
     "degree_r_bound",
     "edge_variable",
     "encode",
+    "forest_bound",
     "formula_bounds",
     "pair_clause_problem",
     "parse_pairs",
@@ -144,23 +145,42 @@ def degree_r_bound(n: int, r: int) -> int:
     return math.ceil(average * n / 2)
 
 
+def forest_bound(n: int, r: int) -> int:
+    """The low-degree-forest bound for r >= 2:
+    ``ceil((r (r+3) n - (r^2 + 14 r + 4)) / (2r + 3))`` (0 when that is negative).
+
+    Proof: docs/theory.md, section 4 ("The low-degree forest"); the discharging's charges are
+    :func:`robustgraph.design.bounds.forest_charges`.
+
+    Examples
+    --------
+    >>> forest_bound(100, 2), forest_bound(100, 3), forest_bound(100, 5)
+    (138, 194, 301)
+    """
+    q = 2 * r + 3
+    return max(0, -(-(r * (r + 3) * n - (r * r + 14 * r + 4)) // q))
+
+
 def formula_bounds(n: int, r: int) -> dict[str, int]:
     """Every closed-form lower bound of docs/theory.md, section 4, that applies to (n, r).
 
     ``connectivity`` (n - 1), ``degree`` (ceil(n r / 2), r >= 2), ``degree-r``
-    (:func:`degree_r_bound`, 2 <= r < ceil(n/2)), ``gamma-merg`` (r = ceil(n/2): the
-    gamma-MERG count, minimal by Lee & Panagou, arXiv:2507.00415).
+    (:func:`degree_r_bound`, 2 <= r < ceil(n/2)), ``forest`` (:func:`forest_bound`, r >= 2),
+    ``gamma-merg`` (r = ceil(n/2): the gamma-MERG count, minimal by Lee & Panagou,
+    arXiv:2507.00415).
 
     Examples
     --------
     >>> formula_bounds(9, 3)
-    {'connectivity': 8, 'degree': 14, 'degree-r': 16}
+    {'connectivity': 8, 'degree': 14, 'degree-r': 16, 'forest': 12}
     """
     found = {"connectivity": n - 1}
     if r >= 2:
         found["degree"] = -(-n * r // 2)
     if 2 <= r < max_robustness(n) and n >= 4:
         found["degree-r"] = degree_r_bound(n, r)
+    if r >= 2:
+        found["forest"] = forest_bound(n, r)
     if r == max_robustness(n):
         found["gamma-merg"] = gamma_merg_edge_count(n)
     return found
