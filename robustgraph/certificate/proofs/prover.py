@@ -131,6 +131,13 @@ r = 8) the tree certified in 2.0 s against CaDiCaL's 12.1 s, with half the steps
 14.5 s against 18.3 s, more steps); from 2,692 nodes on CaDiCaL's proofs were smaller and as
 fast. Nothing was measured between 108 and 1,670: 500 is a guess inside that gap."""
 
+GZIP_LEVEL = 1
+"""zlib level of the stored LRAT file. On the 15 MB trimmed proof of digraph G(50, 0.35) seed
+4312 (r = 8; 2026-12-03, idle machine) level 9, gzip's default, took 4.32 s and made 4.07 MB;
+level 6 2.70 s, 4.12 MB; level 3 0.85 s, 4.72 MB; level 1 0.45 s, 5.29 MB, and decompressed in
+0.25 s against 0.15 s. In ``certify --proof lrat`` gzip at level 9 was a fifth to a third of the
+proof's time (``benchmarks/proof_cost.py --phases``); the minimality proofs already use level 1."""
+
 CORE_TREE_LEMMAS = 1_000_000
 """Lemmas after which the tree gives up and CaDiCaL takes over (a safety net: the node
 estimate above keeps well below it)."""
@@ -179,7 +186,7 @@ def _lrat(
             status, text = conquered.status, conquered.text
         if status is not False or text is None:
             return None
-    data = gzip.compress(text, mtime=0)
+    data = gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0)
     digest = hashlib.sha256(data).hexdigest()
     name = f"lrat-{digest[:20]}.lrat.gz"
     proof = {
