@@ -5,10 +5,12 @@ choice between the tree and CaDiCaL."""
 from __future__ import annotations
 
 import gzip
+from unittest import mock
 
 import pytest
 from conftest import topologies
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from robustgraph import generators as gen
 from robustgraph.certificate.proofs import coretree, prover
@@ -87,7 +89,8 @@ def test_the_proof_refutes_only_its_own_cnf(proved):
 
 
 @pytest.mark.parametrize("directed", [False, True])
-def test_prove_writes_the_tree_when_it_is_small_and_the_checker_accepts_it(directed):
+def test_prove_writes_the_tree_when_it_is_small_and_the_checker_accepts_it(directed, monkeypatch):
+    monkeypatch.setattr(prover, "CORE_TREE_MIN_R", 1)  # r* is 4-5 here: allow the tree
     t = gen.erdos_renyi(14, 0.5, seed=2, directed=directed)
     view = View.of(t)
     nb = view.canonical()
@@ -124,3 +127,59 @@ def test_a_graph_that_is_not_r_robust_gets_no_proof_by_either_path():
     r = r_star(view.canonical())
     assert coretree.refute(view.canonical(), r + 1) is None
     assert prover.prove(view, r + 1, 1, "lrat") is None
+
+
+def test_below_the_least_r_cadical_writes_the_proof_of_a_small_tree():
+    pytest.importorskip("pysat")
+    view = View.of(gen.erdos_renyi(14, 0.5, seed=2))
+    nb = view.canonical()
+    r = r_star(nb)
+    assert r < prover.CORE_TREE_MIN_R and coretree.small_tree(nb, r, prover.CORE_TREE_NODES)
+    proof, files = prover.prove(view, r, 1, "lrat")
+    assert gzip.decompress(files[proof["file"]]) != coretree.refute(nb, r).text
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+def test_a_dense_graph_with_a_small_tree_gets_the_tree():
+    view = View.of(gen.erdos_renyi(30, 0.5, seed=1))  # r* = 8, a dry run of under 128 nodes
+    nb = view.canonical()
+    r = 8
+    assert coretree.refute(nb, r + 1) is None  # not 9-robust: 8 is r*
+    proof, files = prover.prove(view, r, 1, "lrat")
+    assert gzip.decompress(files[proof["file"]]) == coretree.refute(nb, r).text
+
+
+def test_without_python_sat_the_tree_proves_at_any_r(monkeypatch):
+    monkeypatch.setattr(prover.sat, "available", lambda: False)
+    view = View.of(gen.erdos_renyi(14, 0.5, seed=2, directed=True))
+    nb = view.canonical()
+    r = r_star(nb)
+    assert r < prover.CORE_TREE_MIN_R
+    proof, files = prover._lrat(view, r, 1, None)
+    assert gzip.decompress(files[proof["file"]]) == coretree.refute(nb, r).text
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+@SMALL
+@given(topologies(max_n=9), st.sampled_from([1, None]), st.booleans())
+def test_every_lrat_path_proves_exactly_the_r_the_exhaustive_engine_finds(t, least_r, solver):
+    """The tree (``least_r`` 1 lets it in at every r), trimmed CaDiCaL, and the tree alone when
+    python-sat is missing: a checked proof for every r <= r*, none above."""
+    if t.n < 2 or (solver and not prover.sat.available()):
+        return
+    view = View.of(t)
+    best = r_star(view.canonical())
+    settings_ = {"CORE_TREE_MIN_R": least_r or prover.CORE_TREE_MIN_R}
+    with mock.patch.multiple(prover, **settings_), mock.patch.object(
+        prover.sat, "available", lambda: solver
+    ):
+        for r in range(1, min(best + 1, -(-t.n // 2)) + 1):
+            made = prover._lrat(view, r, 1, None)
+            if r > best:
+                assert made is None
+                continue
+            if made is None:  # no solver and a tree over the bound: no proof, never a false one
+                assert not solver
+                continue
+            proof, files = made
+            assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]

@@ -54,3 +54,31 @@ def test_trimming_drops_unused_lemmas_and_keeps_a_forgery_a_forgery():
 
 def test_a_log_without_an_empty_clause_is_left_as_it_is():
     assert trim(b"5 1 0 1 2 0\n") == b"5 1 0 1 2 0\n"
+
+
+@SMALL
+@given(topologies(max_n=9))
+def test_the_trim_keeps_exactly_the_lemmas_the_empty_clause_reaches(t):
+    """Closed (every lemma a kept line hints at is kept) and minimal (every kept lemma is
+    reached from the empty clause through kept lines)."""
+    if t.n < 2:
+        return
+    nb = View.of(t).canonical()
+    r = exact_r([sum(1 << j for j in x) for x in nb])[0]
+    if r < 1:
+        return
+    cnf = encode(nb, r, 1)
+    _, text = sat.refute(cnf)
+    added = {int(line.split()[0]) for line in lines(text) if line.split()[1] != "d"}
+    kept = {}
+    for line in lines(trim(text)):
+        head, _, tail = line.partition(" 0 ")
+        kept[int(head.split()[0])] = [int(h) for h in tail.split()[:-1]]
+    assert all(h in kept for hints in kept.values() for h in hints if h in added)  # closed
+    reached, stack = set(), [max(kept)]  # the empty clause is the last kept line
+    while stack:
+        cid = stack.pop()
+        if cid in kept and cid not in reached:
+            reached.add(cid)
+            stack += kept[cid]
+    assert reached == set(kept)  # minimal

@@ -3,11 +3,11 @@
 ``auto`` tries, cheapest to check first: a theorem family (:mod:`.theorem`), a construction
 found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
 recomputation (n <= 20), then an LRAT refutation: written from the core search's own tree when
-that tree is small (:mod:`.coretree`, r-robustness only), else by CaDiCaL (:mod:`.sat`, within
-the time left, its log trimmed to the lemmas the refutation uses, :mod:`.trim`; or by cube and
-conquer, :mod:`.cubes`). Every
-proof made is checked by :func:`.checker.check_proof` before it is returned, so a certificate
-never carries a proof its own verifier rejects.
+that tree is small and r large (:mod:`.coretree`, r-robustness only), else by CaDiCaL
+(:mod:`.sat`, within the time left, its log trimmed to the lemmas the refutation uses,
+:mod:`.trim`; or by cube and conquer, :mod:`.cubes`). Every proof made is checked by
+:func:`.checker.check_proof` before it is returned, so a certificate never carries a proof its
+own verifier rejects.
 """
 
 from __future__ import annotations
@@ -122,14 +122,26 @@ def lrat_additions(text: bytes) -> int:
     return count
 
 
-CORE_TREE_NODES = 500
-"""Largest core search (nodes at k = r - 1) whose tree ``auto`` and ``lrat`` turn into the
-LRAT proof themselves (:mod:`.coretree`); a larger one goes to CaDiCaL (:mod:`.sat`). Measured
-(``benchmarks/proof_cost.py --before-after``, docs/certificate.md): at 108 nodes (ER(30, 1/2),
-r = 8) the tree certified in 2.0 s against CaDiCaL's 12.1 s, with half the steps; at 1,670 and
-1,766 nodes (digraph G(40, 0.35), ER(40, 1/2), seed 4201) it was mixed (6.1 s against 3.5 s;
-14.5 s against 18.3 s, more steps); from 2,692 nodes on CaDiCaL's proofs were smaller and as
-fast. Nothing was measured between 108 and 1,670: 500 is a guess inside that gap."""
+CORE_TREE_NODES = 64
+"""Largest core-search dry run (nodes at k = r - 1, counted in its polls of 64) after which
+``auto`` and ``lrat`` leave the proof to CaDiCaL (:mod:`.sat`) rather than write the tree
+(:mod:`.coretree`), when r is at least :data:`CORE_TREE_MIN_R`. Set from a curve on scratch
+graphs (ER and digraph G(n, p), n = 25-40, p = 0.35 and 0.5, seeds 1 and 4311-4317; tree against
+trimmed CaDiCaL, each made, gzipped at :data:`GZIP_LEVEL` and checked; 2026-12-03, load about
+1): with a dry run of 0 or 64 nodes the tree was faster on 5 of 21 graphs (0.49 s against 0.79
+s on ER(30, 1/2) seed 1, r = 8; 0.23 s against 0.60 s on a digraph G(30, 1/2), r = 8) and slower
+by 0.01-0.3 s on the rest; at 192-448 nodes CaDiCaL won or tied on all 10 (the tree up to 4x
+slower); at 576-120,000 nodes CaDiCaL won on all 12, by 2-26x (digraph G(40, 0.35) seed 4312:
+102.7 s against 3.9 s). Round 2's 500 was set against CaDiCaL's untrimmed log at gzip level 9."""
+
+CORE_TREE_MIN_R = 7
+"""Least r at which the tree is written when CaDiCaL is there: the five graphs the tree won
+above had r = 7 or 8 (CaDiCaL's work grows with the counters, r - 1 registers a position),
+the sixteen it lost r <= 6 (one at r = 7 tied: 0.16 s against 0.15 s)."""
+
+CORE_TREE_NODES_ALONE = 500
+"""Without python-sat the tree is the only LRAT proof: it is tried whatever r when the dry run
+stays within this many nodes (round 2's bound)."""
 
 GZIP_LEVEL = 1
 """zlib level of the stored LRAT file. On the 15 MB trimmed proof of digraph G(50, 0.35) seed
@@ -151,10 +163,14 @@ def _from_core_tree(
     split: cubes.Split | None,
 ) -> bytes | None:
     """The LRAT text from the core search's tree, or None (not r-robustness, a split asked
-    for, a large tree, out of time or lemmas: the caller falls back to CaDiCaL)."""
+    for, r below :data:`CORE_TREE_MIN_R` or a large tree while CaDiCaL is there, out of time or
+    lemmas: the caller falls back to CaDiCaL)."""
     if s != 1 or split is not None or len(in_neighbors) < 2:
         return None
-    if not coretree.small_tree(in_neighbors, r, CORE_TREE_NODES):
+    nodes = CORE_TREE_NODES if sat.available() else CORE_TREE_NODES_ALONE
+    if sat.available() and r < CORE_TREE_MIN_R:
+        return None
+    if not coretree.small_tree(in_neighbors, r, nodes):
         return None
     deadline = None if time_limit is None else time.monotonic() + time_limit
     stop = None if deadline is None else (lambda: time.monotonic() >= deadline)
