@@ -130,14 +130,16 @@ graphs (ER and digraph G(n, p), n = 25-40, p = 0.35 and 0.5, seeds 1 and 4311-43
 trimmed CaDiCaL, each made, gzipped at :data:`GZIP_LEVEL` and checked; 2026-12-03, load about
 1): with a dry run of 0 or 64 nodes the tree was faster on 5 of 21 graphs (0.49 s against 0.79
 s on ER(30, 1/2) seed 1, r = 8; 0.23 s against 0.60 s on a digraph G(30, 1/2), r = 8) and slower
-by 0.01-0.3 s on the rest; at 192-448 nodes CaDiCaL won or tied on all 10 (the tree up to 4x
-slower); at 576-120,000 nodes CaDiCaL won on all 12, by 2-26x (digraph G(40, 0.35) seed 4312:
-102.7 s against 3.9 s). Round 2's 500 was set against CaDiCaL's untrimmed log at gzip level 9."""
+by 0.01-0.3 s on the rest; at 192-448 nodes CaDiCaL won on 7 of 9 (the tree up to 5x slower)
+and tied on 2; at 576-120,000 nodes CaDiCaL won on all 10, by 1.6-26x (digraph G(40, 0.35) seed
+4312: 102.7 s against 3.9 s). Round 2's 500 was set against CaDiCaL's untrimmed log at gzip
+level 9."""
 
 CORE_TREE_MIN_R = 7
-"""Least r at which the tree is written when CaDiCaL is there: the five graphs the tree won
-above had r = 7 or 8 (CaDiCaL's work grows with the counters, r - 1 registers a position),
-the sixteen it lost r <= 6 (one at r = 7 tied: 0.16 s against 0.15 s)."""
+"""Least r at which the tree is written when CaDiCaL is there: four of the five graphs the tree
+won above had r = 7 or 8 (the fifth, r = 6, by 0.01 s; CaDiCaL's work grows with the counters,
+r - 1 registers a position); of the sixteen it lost, fifteen had r <= 6, one r = 7 (0.16 s
+against 0.15 s)."""
 
 CORE_TREE_NODES_ALONE = 500
 """Without python-sat the tree is the only LRAT proof: it is tried whatever r when the dry run
