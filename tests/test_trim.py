@@ -23,18 +23,28 @@ def lines(text: bytes) -> list[str]:
     return text.decode().splitlines()
 
 
-@SMALL
-@given(topologies(max_n=9))
-def test_a_trimmed_log_still_refutes_the_cnf_in_no_more_steps(t):
+def refuted_at_r_star(t):
+    """The CNF of "not r*-robust" and CaDiCaL's untrimmed log of its refutation (None when
+    r* = 0 or n < 2: nothing to refute)."""
     if t.n < 2:
-        return
+        return None
     nb = View.of(t).canonical()
     r = exact_r([sum(1 << j for j in x) for x in nb])[0]
     if r < 1:
-        return
+        return None
     cnf = encode(nb, r, 1)
     status, text = sat.refute(cnf)
     assert status is False
+    return cnf, text
+
+
+@SMALL
+@given(topologies(max_n=9))
+def test_a_trimmed_log_still_refutes_the_cnf_in_no_more_steps(t):
+    logged = refuted_at_r_star(t)
+    if logged is None:
+        return
+    cnf, text = logged
     full = check_refutation(cnf.clauses, lines(text))
     assert check_refutation(cnf.clauses, lines(trim(text))) <= full
 
@@ -61,14 +71,10 @@ def test_a_log_without_an_empty_clause_is_left_as_it_is():
 def test_the_trim_keeps_exactly_the_lemmas_the_empty_clause_reaches(t):
     """Closed (every lemma a kept line hints at is kept) and minimal (every kept lemma is
     reached from the empty clause through kept lines)."""
-    if t.n < 2:
+    logged = refuted_at_r_star(t)
+    if logged is None:
         return
-    nb = View.of(t).canonical()
-    r = exact_r([sum(1 << j for j in x) for x in nb])[0]
-    if r < 1:
-        return
-    cnf = encode(nb, r, 1)
-    _, text = sat.refute(cnf)
+    _, text = logged
     added = {int(line.split()[0]) for line in lines(text) if line.split()[1] != "d"}
     kept = {}
     for line in lines(trim(text)):
