@@ -187,6 +187,33 @@ def test_a_forged_unit_lemma_or_an_early_deletion_is_rejected(refuted, change):
         check_refutation(clauses, lines(cubes.combine(nb, 2, bad, len(clauses))))
 
 
+def test_cubes_renumbered_as_they_end_give_the_proof_renumbered_at_combine(refuted):
+    nb, _, clauses = refuted
+    total = len(clauses)
+    raw = [cubes.solve_leaf(nb, 3, 1, cube, index=i) for i, cube in enumerate(cubes.cubes(nb, 2))]
+    assert all(leaf.first == 0 for leaf in raw)
+    at_once = cubes.combine(nb, 2, raw, total)
+    early, after = list(raw), total
+    for i in range(3):  # cubes 0-2 ended first and were renumbered while the others ran
+        early[i] = cubes.renumber(raw[i], i, total, after)
+        after += raw[i].lemmas
+    assert cubes.combine(nb, 2, early, total) == at_once
+    assert check_refutation(clauses, lines(at_once)) >= len(raw)
+    assert max(int(row.split()[0]) for row in lines(at_once)) < 10**7  # short ids
+    clash = [cubes.renumber(leaf, i, total, total) for i, leaf in enumerate(raw)]
+    with pytest.raises(ParameterError, match="overlap"):
+        cubes.combine(nb, 2, clash, total)
+
+
+def test_a_split_gives_the_same_proof_on_one_worker_or_two(refuted):
+    from robustgraph.executors import LocalExecutor
+
+    nb, leaves, clauses = refuted
+    with LocalExecutor(2) as pool:
+        two = cubes.refute(nb, 3, 1, cubes.Split(2, pool, progress=False, lookahead=False))
+    assert two.text == cubes.combine(nb, 2, leaves, len(clauses))
+
+
 def test_combine_refuses_leaves_that_are_not_the_refuted_split(refuted):
     nb, leaves, clauses = refuted
     with pytest.raises(ParameterError, match="not the cubes of this split"):
