@@ -26,9 +26,9 @@ false hints as its original (under ``not (L or not cube)`` the cube literals are
 lost a literal made false by a propagated literal ``l`` is written once, where first needed, as
 ``reduced or not cube`` from its original and the unit lemmas ``l or not cube``; each of those
 is written once too, from its reason clause and the unit lemmas that reason rests on, in trail
-order. (Before 2026-12-03 each lemma repeated the whole reason chain of every propagated literal
-its hints rested on: on ER(45, 1/2) and ER(50, 1/2) at r = 12 the combined proofs came to
-257-298 MiB, over the verifier's 256 MiB budget; docs/performance.md.) Each lemma is deleted
+order. (Before 2026-12-03 each lemma repeated the reason chain of every propagated literal its
+hints rested on; on ER(40, 1/2) at r = 11 those hints were 12% of the proof's bytes, the cubes'
+8-digit lemma ids 66%: :func:`renumber`; docs/performance.md.) Each lemma is deleted
 after its last use (batched, :data:`DELETE_BATCH`), so the checker holds one cube's live lemmas
 at a time. The cube's empty clause so becomes the clause ``not cube``, the only one of its
 clauses left. A cube that propagation alone
