@@ -27,8 +27,9 @@ lost a literal made false by a propagated literal ``l`` is written once, where f
 ``reduced or not cube`` from its original and the unit lemmas ``l or not cube``; each of those
 is written once too, from its reason clause and the unit lemmas that reason rests on, in trail
 order. (Before 2026-12-03 each lemma repeated the reason chain of every propagated literal its
-hints rested on; on ER(40, 1/2) at r = 11 those hints were 12% of the proof's bytes, the cubes'
-8-digit lemma ids 66%: :func:`renumber`; docs/performance.md.) Each lemma is deleted
+hints rested on; on ER(40, 1/2) at r = 11 all hints to original clauses were 12% of the proof's
+bytes, the hints to the cubes' own lemmas, 8-digit ids, 66%: :func:`renumber`;
+docs/performance.md.) Each lemma is deleted
 after its last use (batched, :data:`DELETE_BATCH`), so the checker holds one cube's live lemmas
 at a time. The cube's empty clause so becomes the clause ``not cube``, the only one of its
 clauses left. A cube that propagation alone
