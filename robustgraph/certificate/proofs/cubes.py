@@ -29,20 +29,19 @@ is written once too, from its reason clause and the unit lemmas that reason rest
 order. (Before 2026-12-03 each lemma repeated the reason chain of every propagated literal its
 hints rested on; on ER(40, 1/2) at r = 11 all hints to original clauses were 12% of the proof's
 bytes, the hints to the cubes' own lemmas, 8-digit ids, 66%: :func:`renumber`;
-docs/performance.md.) Each lemma is deleted
-after its last use (batched, :data:`DELETE_BATCH`), so the checker holds one cube's live lemmas
-at a time. The cube's empty clause so becomes the clause ``not cube``, the only one of its
-clauses left. A cube that propagation alone
-refutes gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
+docs/performance.md.) Each lemma is deleted after its last use (batched, :data:`DELETE_BATCH`),
+so the checker holds one cube's live lemmas at a time. The cube's empty clause so becomes the
+clause ``not cube``, the only one of its clauses left. A cube that propagation alone refutes
+gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
 (S1, S2) that violates the robustness (checked by the caller).
 
 Combine (:func:`combine`): the cubes' proofs one after another, renumbered so that their ids
-follow on from the CNF's (:func:`_compact`; the solver's deletions of original clauses were
-dropped: other cubes use them), then for each inner node of the tree, with P its path:
-``not P or x_v`` from the children ``(-x_v, y_v)`` and ``(-x_v, -y_v)``, and ``not P`` from
-that, clause 1 of v and the child ``(x_v, -y_v)``; at the root, the empty clause. The result
-is a plain LRAT refutation of the original CNF, which the existing verifier (:mod:`.checker`)
-checks unchanged.
+follow on from the CNF's (:func:`renumber`, each cube as soon as the cubes before it are done;
+the solver's deletions of original clauses were dropped: other cubes use them), then for each
+inner node of the tree, with P its path: ``not P or x_v`` from the children ``(-x_v, y_v)`` and
+``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
+root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
+existing verifier (:mod:`.checker`) checks unchanged.
 """
 
 from __future__ import annotations
