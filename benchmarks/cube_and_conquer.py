@@ -74,7 +74,8 @@ from robustgraph.errors import RobustgraphError
 from robustgraph.executors import Executor, LocalExecutor
 from robustgraph.topology import Topology
 from solvers import registry
-from solvers.types import Question, Request
+from solvers.types import Question, Request, Result
+from solvers.witness import reach
 
 __all__ = ["main", "lpt_makespan", "SIMULATED"]
 
@@ -246,6 +247,18 @@ def _measure(
     return simulated
 
 
+def _upper_holds(t: Topology, bounds: Result, r: int) -> bool:
+    """Whether ``r`` is proven an upper bound on r*: r is below the portfolio's upper bound (a
+    cube gave a violating pair of (r + 1)-robustness, checked by ``cubes.refute``), or the
+    portfolio's witness pair is disjoint, nonempty, and neither set is (r + 1)-reachable."""
+    if r < bounds.upper:
+        return True
+    pair = bounds.witness
+    if pair is None or not pair.s1 or not pair.s2 or pair.s1 & pair.s2:
+        return False
+    return max(reach(t.in_neighbors, pair.s1), reach(t.in_neighbors, pair.s2)) <= r
+
+
 def _settle(name: str, t: Topology, k: int, args: argparse.Namespace) -> str:
     """One ``--stretch`` row (module notes)."""
     start = time.perf_counter()
@@ -267,7 +280,8 @@ def _settle(name: str, t: Topology, k: int, args: argparse.Namespace) -> str:
             r -= 1  # a violating pair: r* < r
             continue
         wall = time.perf_counter() - start
-        head = f"| {name} | [{bounds.lower}, {bounds.upper}] at {first:.1f} s | r* = {r}"
+        proven = "witness checked" if _upper_holds(t, bounds, r) else "NO WITNESS"
+        head = f"| {name} | [{bounds.lower}, {bounds.upper}] at {first:.1f} s | r* = {r} ({proven})"
         return f"{head} | {wall:.1f} | {cpu:.1f} | {', '.join(tried)} | {_check(t, r, done.text)} |"
     wall = time.perf_counter() - start
     head = f"| {name} | [{bounds.lower}, {bounds.upper}] at {first:.1f} s | not settled"
