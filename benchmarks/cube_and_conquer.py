@@ -10,8 +10,9 @@ combine steps; the combined proof's size and the time our checker (the one ``ver
 robustgraph.certificate.proofs.lrat, unchanged) takes on it. Every proof is checked.
 
 Then a SIMULATED scaling table: the makespan of a longest-processing-time-first schedule of the
-measured per-cube CPU seconds on 2, 4, 8 and 16 idle workers, plus the split and combine steps,
-against the monolithic run's CPU seconds (CPU time, not wall time: the machine is shared, and
+measured per-cube CPU seconds on 2, 4, 8 and 16 idle workers, plus the CPU seconds of the main
+process (split, renumbering, combine: counted as if none of it overlapped the cubes), against
+the monolithic run's CPU seconds (CPU time, not wall time: the machine is shared, and
 its load inflates wall times but hardly CPU times). No machine with more than 2 cores was used:
 read it as what the measured cubes would allow, not as a measurement (moving proofs over a
 network is not counted). With ``--ray N`` the lookahead split also runs on a
@@ -26,28 +27,55 @@ r is r*, found by ``robustgraph robustness --threads 1``, except where noted):
 - ER(50, 1/2) seed 1, r = 12 (r*; 29.5 s monolithically on 2026-12-02, docs/performance.md);
 - ER(40, 1/2) seed 1, r = 11 (r*; the graph of the earlier table, under 30 s).
 
+Every proof, monolithic (CaDiCaL's log trimmed, as ``certify --proof lrat`` makes it) or
+combined, is checked the way ``verify`` checks it (``checker.check_proof`` on the gzip file and
+its record, under the default input budgets, docs/certificate.md "Input budgets"), in a fresh
+child process whose peak resident memory is printed beside the check's seconds; a proof over a
+budget prints the budget's message instead.
+
+``--stretch`` (issue 40's stretch goal: exact r* with a checked proof within 5 minutes on 2
+cores): for each graph below, the portfolio's bounds (``--bounds-limit`` s, its default two
+threads), then cube and conquer at r = the upper bound on ``--workers`` local workers within
+what is left of ``--budget`` seconds (wall, from the start of the graph): refuted and checked,
+r* is settled; satisfiable (a violating pair, so r* < r), the next r down; out of time, not
+settled. Graphs (pre-registered 2026-12-03 22:00 UTC before this code ran on them; the earlier
+stretch run's seeds are not recorded in this repository, so these are the seeds that
+docs/performance.md names for n = 50, p = 0.35, where neither published script settled r* in
+20 s): ER G(50, 0.35) and digraph G(50, 0.35), seeds 1001, 2001, 2002.
+
 Not part of the test run::
 
     nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --cubes 2,3 --ray 2
+    nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --stretch --cubes 2
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
+import hashlib
 import heapq
+import multiprocessing
 import os
 import platform
+import resource
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 from robustgraph import generators as gen
 from robustgraph.certificate.proofs import cubes, sat
-from robustgraph.certificate.proofs.checker import View
-from robustgraph.certificate.proofs.cnf import encode
-from robustgraph.certificate.proofs.lrat import check_refutation
+from robustgraph.certificate.proofs.checker import View, check_proof
+from robustgraph.certificate.proofs.cnf import ENCODING, encode
+from robustgraph.certificate.proofs.prover import lrat_additions
+from robustgraph.certificate.proofs.trim import trim
+from robustgraph.errors import RobustgraphError
 from robustgraph.executors import Executor, LocalExecutor
 from robustgraph.topology import Topology
+from solvers import registry
+from solvers.types import Question, Request, Result
+from solvers.witness import reach
 
 __all__ = ["main", "lpt_makespan", "SIMULATED"]
 
@@ -79,25 +107,74 @@ def _suite() -> list[tuple[str, Topology, int]]:
     ]
 
 
-def _check(nb: list[frozenset[int]], r: int, text: bytes) -> str:
-    start = time.perf_counter()
-    steps = check_refutation(encode(nb, r, 1).clauses, text.decode().splitlines())
-    seconds = time.perf_counter() - start
-    return f"{len(text) / 2**20:.1f} MiB, {steps:,} steps | {seconds:.1f}"
+def _stretch_suite() -> list[tuple[str, Topology]]:
+    """The pre-registered graphs of ``--stretch`` (module notes)."""
+    return [
+        (f"{kind}(50, 0.35) seed {seed}", gen.erdos_renyi(50, 0.35, seed=seed, directed=directed))
+        for kind, directed in (("ER", False), ("digraph", True))
+        for seed in (1001, 2001, 2002)
+    ]
+
+
+def _verify_child(t: Topology, r: int, proof: dict, data: bytes) -> tuple[str, float, float]:
+    """In a fresh process: ``check_proof`` as ``verify`` runs it; (what it said, CPU seconds,
+    peak resident MiB of the process)."""
+    start = time.process_time()
+    try:
+        said = check_proof(View.of(t), r, 1, proof, {proof["file"]: data}.__getitem__).text
+    except RobustgraphError as exc:
+        said = f"REJECTED: {exc}"
+    seconds = time.process_time() - start
+    return said, seconds, _peak_mib()
+
+
+def _peak_mib() -> float:
+    """This process's peak resident MiB: VmHWM on Linux (``ru_maxrss`` survives the exec of a
+    spawned child, so it would show the parent's peak), else ``ru_maxrss``."""
+    with contextlib.suppress(OSError):
+        for line in open("/proc/self/status").read().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _check(t: Topology, r: int, text: bytes) -> str:
+    """The proof's size and what the verifier's check of it says (module notes)."""
+    data = gzip.compress(text, mtime=0)
+    digest = hashlib.sha256(data).hexdigest()
+    cnf = encode(View.of(t).canonical(), r, 1)
+    proof = {  # the record prover.py writes
+        "kind": "lrat",
+        "encoding": ENCODING,
+        "variables": cnf.variables,
+        "clauses": len(cnf.clauses),
+        "file": f"lrat-{digest[:20]}.lrat.gz",
+        "sha256": digest,
+        "bytes": len(data),
+        "steps": lrat_additions(text),
+    }
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn) as child:
+        said, seconds, peak = child.submit(_verify_child, t, r, proof, data).result()
+    size = f"{len(text) / 2**20:.1f} MiB ({len(data) / 2**20:.1f} gzip), {proof['steps']:,} steps"
+    return f"{size} | {said} | {seconds:.1f} | {peak:.0f}"
 
 
 def _conquer(
     nb: list[frozenset[int]], r: int, split: cubes.Split
-) -> tuple[float, cubes.Conquered]:
-    start = time.perf_counter()
+) -> tuple[float, float, cubes.Conquered]:
+    """Wall seconds, this (the main) process's CPU seconds, and the outcome."""
+    start, cpu = time.perf_counter(), time.process_time()
     done = cubes.refute(nb, r, 1, split)
-    wall = time.perf_counter() - start
+    wall, main = time.perf_counter() - start, time.process_time() - cpu
     if done.status is not False or done.text is None:
         raise SystemExit(f"r = {r} was not refuted by cube and conquer: pick r <= r*")
-    return wall, done
+    return wall, main, done
 
 
-def _row(name: str, how: str, wall: float, mono: float, done: cubes.Conquered | None) -> str:
+def _row(
+    name: str, how: str, wall: float, mono: float, done: cubes.Conquered | None, main: float = 0
+) -> str:
     if done is None:
         cells = "- | - | - | -"
     else:
@@ -105,15 +182,17 @@ def _row(name: str, how: str, wall: float, mono: float, done: cubes.Conquered | 
         cpu = [leaf.cpu_seconds for leaf in done.leaves]
         cells = (
             f"{len(per)} | {sum(per):.1f} / {max(per):.1f} | {sum(cpu):.1f} / {max(cpu):.1f} | "
-            f"{done.split_seconds:.2f} / {done.combine_seconds:.2f}"
+            f"{done.split_seconds:.2f} / {done.combine_seconds:.2f} / {main:.1f}"
         )
     return f"| {name} | {how} | {wall:.1f} | {mono / wall:.2f}x | {cells}"
 
 
-def _simulated(name: str, k: int, done: cubes.Conquered, mono_cpu: float) -> str:
+def _simulated(name: str, k: int, done: cubes.Conquered, main: float, mono_cpu: float) -> str:
+    """A row of the SIMULATED table: the cubes' CPU seconds scheduled on W workers, plus all of
+    the main process's CPU seconds (split, renumbering, combine), as if none of it ran beside
+    the cubes."""
     per = [leaf.cpu_seconds for leaf in done.leaves]
-    fixed = done.split_seconds + done.combine_seconds
-    spans = [lpt_makespan(per, w) + fixed for w in SIMULATED]
+    spans = [lpt_makespan(per, w) + main for w in SIMULATED]
     cells = " | ".join(f"{span:.1f} ({mono_cpu / span:.2f}x)" for span in spans)
     return f"| {name} | lookahead K={k} | {mono_cpu:.1f} | {cells} |"
 
@@ -142,27 +221,71 @@ def _measure(
     nb = View.of(t).canonical()
     start, cpu = time.perf_counter(), time.process_time()
     status, text = sat.refute(encode(nb, r, 1))
-    mono, mono_cpu = time.perf_counter() - start, time.process_time() - cpu
     if status is not False or text is None:
         raise SystemExit(f"{name}: r = {r} is satisfiable: pick r <= r*")
+    text = trim(text)  # as certify --proof lrat keeps it
+    mono, mono_cpu = time.perf_counter() - start, time.process_time() - cpu
     how = f"monolithic, r = {r} (CPU {mono_cpu:.1f} s)"
-    print(f"{_row(name, how, mono, mono, None)} | {_check(nb, r, text)} |", flush=True)
+    print(f"{_row(name, how, mono, mono, None)} | {_check(t, r, text)} |", flush=True)
     simulated = []
     for k in ks:
         kinds = [("lookahead", True)] + ([("fixed", False)] if args.fixed else [])
         for kind, look in kinds:
             with LocalExecutor(args.workers) as pool:
-                wall, done = _conquer(nb, r, cubes.Split(k, pool, False, look))
+                wall, main, done = _conquer(nb, r, cubes.Split(k, pool, False, look))
             how = f"{kind} K={k}, {args.workers} local workers"
-            print(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |", flush=True)
+            row = _row(name, how, wall, mono, done, main)
+            print(f"{row} | {_check(t, r, done.text)} |", flush=True)
             if look:
-                simulated.append(_simulated(name, k, done, mono_cpu))
+                simulated.append(_simulated(name, k, done, main, mono_cpu))
         if args.ray:
             with _ray(args.ray) as executor:
-                wall, done = _conquer(nb, r, cubes.Split(k, executor, False))
+                wall, main, done = _conquer(nb, r, cubes.Split(k, executor, False))
             how = f"lookahead K={k}, local Ray num_cpus={args.ray}"
-            print(f"{_row(name, how, wall, mono, done)} | {_check(nb, r, done.text)} |", flush=True)
+            row = _row(name, how, wall, mono, done, main)
+            print(f"{row} | {_check(t, r, done.text)} |", flush=True)
     return simulated
+
+
+def _upper_holds(t: Topology, bounds: Result, r: int) -> bool:
+    """Whether ``r`` is proven an upper bound on r*: r is below the portfolio's upper bound (a
+    cube gave a violating pair of (r + 1)-robustness, checked by ``cubes.refute``), or the
+    portfolio's witness pair is disjoint, nonempty, and neither set is (r + 1)-reachable."""
+    if r < bounds.upper:
+        return True
+    pair = bounds.witness
+    if pair is None or not pair.s1 or not pair.s2 or pair.s1 & pair.s2:
+        return False
+    return max(reach(t.in_neighbors, pair.s1), reach(t.in_neighbors, pair.s2)) <= r
+
+
+def _settle(name: str, t: Topology, k: int, args: argparse.Namespace) -> str:
+    """One ``--stretch`` row (module notes)."""
+    start = time.perf_counter()
+    nb = View.of(t).canonical()
+    bounds = registry.solve(Request(t, Question.max_r(), time_limit=args.bounds_limit, threads=2))
+    first = time.perf_counter() - start
+    r, cpu, tried = bounds.upper, 0.0, []
+    while r >= 1:
+        left = args.budget - (time.perf_counter() - start)
+        if left <= 0:
+            break
+        with LocalExecutor(args.workers) as pool:
+            done = cubes.refute(nb, r, 1, cubes.Split(k, pool, False), left)
+        cpu += sum(leaf.cpu_seconds for leaf in done.leaves)
+        tried.append(f"r={r}: {'refuted' if done.status is False else done.status}")
+        if done.status is not False:
+            if done.status is None:
+                break
+            r -= 1  # a violating pair: r* < r
+            continue
+        wall = time.perf_counter() - start
+        proven = "witness checked" if _upper_holds(t, bounds, r) else "NO WITNESS"
+        head = f"| {name} | [{bounds.lower}, {bounds.upper}] at {first:.1f} s | r* = {r} ({proven})"
+        return f"{head} | {wall:.1f} | {cpu:.1f} | {', '.join(tried)} | {_check(t, r, done.text)} |"
+    wall = time.perf_counter() - start
+    head = f"| {name} | [{bounds.lower}, {bounds.upper}] at {first:.1f} s | not settled"
+    return f"{head} | {wall:.1f} | {cpu:.1f} | {', '.join(tried)} | - | - | - | - |"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -172,15 +295,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fixed", action="store_true", help="also the fixed highest-degree split")
     parser.add_argument("--ray", type=int, default=0, help="also on local Ray with N CPUs")
     parser.add_argument("--only", default=None, help="run the graphs whose name has this text")
+    parser.add_argument("--stretch", action="store_true", help="the stretch table instead")
+    parser.add_argument("--budget", type=float, default=300.0, help="--stretch: s per graph")
+    parser.add_argument("--bounds-limit", type=float, default=30.0, help="--stretch: portfolio s")
     args = parser.parse_args(argv)
     ks = [int(k) for k in args.cubes.split(",")]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
     print(f"load before: {os.getloadavg()[0]:.2f} (1-min average)")
+    check = "proof | the verifier's check says | check CPU s | check peak MiB"
+    if args.stretch:
+        print(f"| graph | portfolio bounds | result | wall s | cube CPU s | tried | {check} |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for name, t in _stretch_suite():
+            if args.only is None or args.only in name:
+                print(_settle(name, t, ks[0], args), flush=True)
+        print(f"load after: {os.getloadavg()[0]:.2f} (1-min average)")
+        return
     print(
         "| graph | run | wall s | speedup | cubes | cube wall s sum / max "
-        "| cube CPU s sum / max | split / combine s | proof | check s |"
+        f"| cube CPU s sum / max | split / combine wall s / main CPU s | {check} |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     simulated = []
     for name, t, r in _suite():
         if args.only is None or args.only in name:
@@ -188,7 +323,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load after: {os.getloadavg()[0]:.2f} (1-min average)")
     print(
         "\nSIMULATED (not measured): the LPT makespan of the cubes' measured CPU seconds on W "
-        "idle workers, + split + combine; (speedup over the monolithic CPU seconds)"
+        "idle workers, + the main process's CPU seconds (split, renumbering, combine); (speedup "
+        "over the monolithic CPU seconds)"
     )
     heads = " | ".join(f"W = {w} s" for w in SIMULATED)
     print(f"| graph | split | monolithic CPU s | {heads} |")

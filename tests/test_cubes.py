@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -119,7 +121,7 @@ def _tamper(leaf: cubes.Leaf, change) -> cubes.Leaf:
     additions = [i for i, row in enumerate(rows) if row.split()[1] != "d"]
     middle = additions[len(additions) // 2]
     rows[middle] = change(rows[middle].split())
-    return cubes.Leaf(leaf.cube, False, ("\n".join(rows) + "\n").encode(), leaf.lemmas)
+    return replace(leaf, text=("\n".join(rows) + "\n").encode())
 
 
 def _flip_literal(tokens: list[str]) -> str:
@@ -151,6 +153,67 @@ def test_a_tampered_cube_proof_is_rejected(refuted, change):
         check_refutation(clauses, lines(cubes.combine(nb, 2, bad, total)))
 
 
+def _flip_unit(leaf: cubes.Leaf) -> cubes.Leaf:
+    """The first lemma ``l or not cube`` of a propagated literal, l negated."""
+    rows = lines(leaf.text)
+    for i, row in enumerate(rows):
+        tokens = row.split()
+        if tokens[1] != "d" and tokens.index("0", 1) == len(leaf.cube) + 2:
+            tokens[1] = str(-int(tokens[1]))
+            rows[i] = " ".join(tokens)
+            return replace(leaf, text=("\n".join(rows) + "\n").encode())
+    raise AssertionError("no unit lemma")
+
+
+def _early_deletion(leaf: cubes.Leaf) -> cubes.Leaf:
+    """The cube's first deletion line moved up to just after the last lemma it deletes is
+    added, before some of them are used."""
+    rows = lines(leaf.text)
+    first = next(i for i, row in enumerate(rows) if row.split()[1] == "d")
+    newest = max(int(t) for t in rows[first].split()[2:-1])
+    made = next(i for i, row in enumerate(rows) if int(row.split()[0]) == newest)
+    assert made + 1 < first
+    rows.insert(made + 1, rows.pop(first))
+    return replace(leaf, text=("\n".join(rows) + "\n").encode())
+
+
+@pytest.mark.parametrize("change", [_flip_unit, _early_deletion])
+def test_a_forged_unit_lemma_or_an_early_deletion_is_rejected(refuted, change):
+    nb, leaves, clauses = refuted
+    target = max(range(len(leaves)), key=lambda i: leaves[i].lemmas)
+    bad = list(leaves)
+    bad[target] = change(leaves[target])
+    with pytest.raises(LratError, match="hint"):
+        check_refutation(clauses, lines(cubes.combine(nb, 2, bad, len(clauses))))
+
+
+def test_cubes_renumbered_as_they_end_give_the_proof_renumbered_at_combine(refuted):
+    nb, _, clauses = refuted
+    total = len(clauses)
+    raw = [cubes.solve_leaf(nb, 3, 1, cube, index=i) for i, cube in enumerate(cubes.cubes(nb, 2))]
+    assert all(leaf.first == 0 for leaf in raw)
+    at_once = cubes.combine(nb, 2, raw, total)
+    early, after = list(raw), total
+    for i in range(3):  # cubes 0-2 ended first and were renumbered while the others ran
+        early[i] = cubes.renumber(raw[i], i, total, after)
+        after += raw[i].lemmas
+    assert cubes.combine(nb, 2, early, total) == at_once
+    assert check_refutation(clauses, lines(at_once)) >= len(raw)
+    assert max(int(row.split()[0]) for row in lines(at_once)) < 10**7  # short ids
+    clash = [cubes.renumber(leaf, i, total, total) for i, leaf in enumerate(raw)]
+    with pytest.raises(ParameterError, match="overlap"):
+        cubes.combine(nb, 2, clash, total)
+
+
+def test_a_split_gives_the_same_proof_on_one_worker_or_two(refuted):
+    from robustgraph.executors import LocalExecutor
+
+    nb, leaves, clauses = refuted
+    with LocalExecutor(2) as pool:
+        two = cubes.refute(nb, 3, 1, cubes.Split(2, pool, progress=False, lookahead=False))
+    assert two.text == cubes.combine(nb, 2, leaves, len(clauses))
+
+
 def test_combine_refuses_leaves_that_are_not_the_refuted_split(refuted):
     nb, leaves, clauses = refuted
     with pytest.raises(ParameterError, match="not the cubes of this split"):
@@ -178,18 +241,72 @@ def test_a_cube_past_its_deadline_is_open_and_the_refutation_undecided(refuted):
     assert conquered.status is None and conquered.text is None
 
 
+def _rows(text: bytes) -> tuple[list[tuple[int, list[int], list[int]]], list[list[int]]]:
+    """The additions (id, literals, hints) and the deletions (ids) of an LRAT text."""
+    added, deleted = [], []
+    for row in lines(text):
+        tokens = row.split()
+        if tokens[1] == "d":
+            deleted.append([int(t) for t in tokens[2:-1]])
+            continue
+        values = [int(t) for t in tokens]
+        end = values.index(0, 1)
+        added.append((values[0], values[1:end], values[end + 1 : -1]))
+    return added, deleted
+
+
 def test_a_cube_proof_keeps_only_what_its_empty_clause_needs(refuted):
     nb, leaves, clauses = refuted
     leaf = max(leaves, key=lambda one: one.lemmas)  # a CaDiCaL proof, not one propagation step
     assert leaf.lemmas > 2
-    added, used = [], set()
-    for row in lines(leaf.text):
-        tokens = [int(t) for t in row.split()]
-        end = tokens.index(0, 1)
-        used.update(tokens[end + 1 : -1])
-        added.append(tokens[0])
-    assert set(added[:-1]) <= used  # every lemma but "not cube" is a hint of a later one
+    added, _ = _rows(leaf.text)
+    used = {hint for _, _, hints in added for hint in hints}
+    assert {cid for cid, _, _ in added[:-1]} <= used  # each lemma but "not cube" is a hint
     assert leaf.lemmas == len(added)
+
+
+def _written_once(nb: list[frozenset[int]], r: int, leaf: cubes.Leaf) -> int:
+    """Assert the form of a refuted cube's proof (module notes of cubes.py): every lemma but
+    its last, ``not cube``, is deleted in it (the checker holds one cube's lemmas at a time),
+    and no reason clause of a propagated literal is a hint twice (each such literal is derived
+    once as ``l or not cube``, not again in every lemma that needs it). Returns how many
+    reason clauses it hints."""
+    clauses = encode(nb, r, 1).clauses
+    added, deleted = _rows(leaf.text)
+    final = added[-1][0]
+    assert added[-1][1] == [-lit for lit in leaf.cube]  # "not cube"
+    gone = [cid for ids in deleted for cid in ids]
+    assert len(gone) == len(set(gone)) and set(gone) == {cid for cid, _, _ in added} - {final}
+    reasons = set(cubes._Propagation(clauses, leaf.cube).reason.values())
+    hinted = Counter(h for _, _, hints in added for h in hints if h in reasons)
+    assert all(count == 1 for count in hinted.values()), hinted.most_common(3)
+    return len(hinted)
+
+
+def test_a_cube_writes_each_propagated_literal_once_and_deletes_its_lemmas(refuted):
+    nb, leaves, clauses = refuted
+    reasons = [_written_once(nb, 3, leaf) for leaf in leaves if leaf.lemmas > 1]
+    assert max(reasons) > 1  # the cubes' proofs do rest on propagated literals
+    check_refutation(clauses, lines(cubes.combine(nb, 2, leaves, len(clauses))))
+
+
+@SMALL
+@given(topologies(max_n=10), st.integers(1, 2))
+def test_combined_proofs_of_graphs_and_digraphs_check_and_use_every_step(t, k):
+    nb = View.of(t).canonical()
+    best = r_star(nb) if t.n >= 2 else 0
+    if best < 1:
+        return
+    conquered = cubes.refute(nb, best, 1, cubes.Split(min(k, t.n)))
+    assert conquered.status is False  # r* from the exhaustive engine: the CNF is refuted
+    cnf = encode(nb, best, 1)
+    assert check_refutation(cnf.clauses, lines(conquered.text)) >= len(conquered.leaves)
+    for leaf in conquered.leaves:
+        _written_once(nb, best, leaf)
+    added, _ = _rows(conquered.text)
+    used = {hint for _, _, hints in added for hint in hints}
+    assert {cid for cid, _, _ in added[:-1]} <= used  # trimmed after combining too
+    assert cubes.refute(nb, best + 1, 1, cubes.Split(min(k, t.n))).status is True
 
 
 def test_the_lookahead_tree_grows_until_its_open_cubes_or_none_is_left():

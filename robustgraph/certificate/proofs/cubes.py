@@ -21,18 +21,27 @@ the false literals, and hand the rest to CaDiCaL (:mod:`.sat`). The reduced CNF 
 no empty clause, so CaDiCaL numbers its clauses 1..C' as given (the pitfall named in
 :mod:`.cnf`). Its proof is trimmed to the lemmas its empty clause depends on (a backward pass
 over the hints), and each kept lemma ``L`` becomes ``L or not cube``, its hints the original
-clauses behind the reduced ones, preceded by the reasons of the propagated units they rely on
-(in trail order; a cube literal needs none: under ``not (L or not cube)`` it is already true).
-The cube's empty clause so becomes the clause ``not cube``. A cube that propagation alone
-refutes gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
+clauses behind the reduced ones. A reduced clause whose lost literals the cube itself makes
+false hints as its original (under ``not (L or not cube)`` the cube literals are true). One that
+lost a literal made false by a propagated literal ``l`` is written once, where first needed, as
+``reduced or not cube`` from its original and the unit lemmas ``l or not cube``; each of those
+is written once too, from its reason clause and the unit lemmas that reason rests on, in trail
+order. (Before 2026-12-03 each lemma repeated the reason chain of every propagated literal its
+hints rested on; on ER(40, 1/2) at r = 11 all hints to original clauses were 12% of the proof's
+bytes, the hints to the cubes' own lemmas, 8-digit ids, 66%: :func:`renumber`;
+docs/performance.md.) Each lemma is deleted after its last use (batched, :data:`DELETE_BATCH`),
+so the checker holds one cube's live lemmas at a time. The cube's empty clause so becomes the
+clause ``not cube``, the only one of its clauses left. A cube that propagation alone refutes
+gives that clause in one step; a satisfiable cube gives a model, which decodes to a pair
 (S1, S2) that violates the robustness (checked by the caller).
 
-Combine (:func:`combine`): the cubes' proofs, each numbered in its own id range (so that they
-only need concatenating; the deletions of original clauses dropped: other cubes use them), then
-for each inner node of the tree, with P its path: ``not P or x_v`` from the children
-``(-x_v, y_v)`` and ``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child
-``(x_v, -y_v)``; at the root, the empty clause. The result is a plain LRAT refutation of the
-original CNF, which the existing verifier (:mod:`.checker`) checks unchanged.
+Combine (:func:`combine`): the cubes' proofs one after another, renumbered so that their ids
+follow on from the CNF's (:func:`renumber`, each cube as soon as the cubes before it are done;
+the solver's deletions of original clauses were dropped: other cubes use them), then for each
+inner node of the tree, with P its path: ``not P or x_v`` from the children ``(-x_v, y_v)`` and
+``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
+root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
+existing verifier (:mod:`.checker`) checks unchanged.
 """
 
 from __future__ import annotations
@@ -41,23 +50,23 @@ import functools
 import heapq
 import itertools
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Container, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.cnf import Cnf, encode
 from robustgraph.errors import ParameterError
-from robustgraph.limits import PROOF_STEPS
 from solvers.extras import missing
 from solvers.witness import refutes_r, refutes_rs
 
 if TYPE_CHECKING:
-    from robustgraph.executors import Executor
+    from robustgraph.executors import Executor, Outcome
 
 __all__ = [
     "STRIDE",
     "CANDIDATES",
+    "DELETE_BATCH",
     "Split",
     "Tree",
     "Leaf",
@@ -68,14 +77,16 @@ __all__ = [
     "lookahead",
     "solve_leaf",
     "combine",
+    "renumber",
     "refute",
 ]
 
 
-STRIDE = PROOF_STEPS.default
-"""Ids per cube: cube i numbers its clauses from ``C + i * STRIDE + 1`` (C the CNF's clause
-count), so that every cube's proof is final where it is made and the combine step only
-concatenates; a cube with this many lemmas is over the verifier's step budget anyway."""
+STRIDE = 10**7
+"""Ids per cube while it is made: cube i numbers its clauses from ``C + i * STRIDE + 1`` (C the
+CNF's clause count), so that every cube's proof is final where it is made;
+:func:`combine` then renumbers them one after another (:func:`_compact`). A cube with this many
+lemmas is over the verifier's step budget anyway."""
 
 
 def _base(total: int, index: int) -> int:
@@ -104,7 +115,9 @@ class Leaf:
     ``status``: False refuted, True satisfiable, None stopped at the time limit. When refuted,
     ``text`` is its LRAT proof of ``not cube`` over the original clause ids, its own clauses
     numbered from ``C + index * STRIDE + 1`` (C the original clause count, index the cube's
-    place; :data:`STRIDE`), the last one ``not cube``; when satisfiable, ``pair``
+    place; :data:`STRIDE`), the last one ``not cube``, followed by the deletion of every other
+    (``lemmas`` counts the additions), or, once :func:`renumber` ran, from ``first``; when
+    satisfiable, ``pair``
     is (S1, S2) in canonical node order. ``seconds``: the wall time of the whole task;
     ``cpu_seconds``: the CPU time of its process in that time (the solver runs in-process), which
     a loaded machine does not inflate.
@@ -117,6 +130,7 @@ class Leaf:
     pair: tuple[frozenset[int], frozenset[int]] | None = None
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    first: int = 0
 
 
 @dataclass(frozen=True)
@@ -273,27 +287,26 @@ class _Propagation:
         self.reason[open_lit] = cid
         queue.append(open_lit)
 
-    def reasons(self, cids: Sequence[int], memo: dict[int, frozenset[int]]) -> list[int]:
-        """The reason clauses (trail order) that make the false literals of ``cids`` false."""
-        needed: set[int] = set()
-        for cid in cids:
-            for lit in self.clauses[cid - 1]:
-                if -lit in self.reason:
-                    needed |= self._closure(-lit, memo)
-        return [self.reason[lit] for lit in sorted(needed, key=self.position.__getitem__)]
+    def falsified(self, cid: int) -> list[int]:
+        """The derived (propagated, not cube) literals that make literals of clause ``cid``
+        false."""
+        return [-lit for lit in self.clauses[cid - 1] if -lit in self.reason]
 
-    def _closure(self, lit: int, memo: dict[int, frozenset[int]]) -> frozenset[int]:
-        stack, seen = [lit], {lit}
-        while stack:  # iterative: propagation chains run as long as a counter
+    def chain(self, lits: Sequence[int], done: Container[int] = ()) -> list[int]:
+        """The derived literals among ``lits`` and those their reason clauses rest on,
+        transitively, stopping at (and leaving out) the literals in ``done``; in trail order,
+        so that each one comes after the derived literals its reason clause needs.
+
+        Iterative: propagation chains run as long as a counter."""
+        stack = [lit for lit in lits if lit in self.reason and lit not in done]
+        seen: set[int] = set()
+        while stack:
             top = stack.pop()
-            for o in self.clauses[self.reason[top] - 1]:
-                if -o in self.reason and -o not in memo and -o not in seen:
-                    seen.add(-o)
-                    stack.append(-o)
-        for top in sorted(seen, key=self.position.__getitem__):  # reasons come first
-            parts = [memo[-o] for o in self.clauses[self.reason[top] - 1] if -o in self.reason]
-            memo[top] = frozenset({top}).union(*parts)
-        return memo[lit]
+            if top in seen:
+                continue
+            seen.add(top)
+            stack += [lit for lit in self.falsified(self.reason[top]) if lit not in done]
+        return sorted(seen, key=self.position.__getitem__)
 
 
 CANDIDATES = 8
@@ -418,11 +431,12 @@ def _additions(text: bytes) -> list[bytes]:
     raise ParameterError("the solver's proof derives no empty clause")
 
 
-def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes]]]:
+def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes], list[bytes]]]:
     """The additions the last one (the empty clause) depends on, through the hints, in order:
-    each as tokens, with the end of its literals and its hints. The solver logs every lemma it
-    learns; a refutation needs a part (about 40% on ER(40, 1/2) at r = 11), and only the lines
-    kept are split into tokens."""
+    each as tokens, with the end of its literals, its hints, and the hints it is the last
+    kept line to name (those can be deleted after it). The solver logs every lemma it learns;
+    a refutation needs a part (about 40% on ER(40, 1/2) at r = 11), and only the lines kept
+    are split into tokens."""
     heads = [raw[: raw.index(b" ")] for raw in rows]
     needed = {heads[-1]}
     kept = []
@@ -432,64 +446,124 @@ def _trim(rows: list[bytes]) -> list[tuple[list[bytes], int, list[bytes]]]:
         tokens = raw.split()
         end = tokens.index(b"0", 1)
         hints = tokens[end + 1 : -1]
-        needed.update(hints)
-        kept.append((tokens, end, hints))
+        last = [h for h in dict.fromkeys(hints) if h not in needed]  # read backwards: first seen
+        needed.update(last)
+        kept.append((tokens, end, hints, last))
     kept.reverse()
     return kept
 
 
-def _translate(
-    text: bytes, reduced: _Reduced, prop: _Propagation, negated_cube: list[int], base: int
-) -> tuple[bytes, int]:
-    """The cube's LRAT proof over the reduced CNF, trimmed to what its empty clause needs
-    (:func:`_trim`), as lines over the original CNF (module notes), its lemmas numbered
-    ``base + 1, ...``, up to its empty clause; and the lemma count. No deletions: the solver's
-    are dropped with the lemmas they name, and computing each kept lemma's last use took half
-    the trimming's time (the checker holds a cube's kept lemmas instead).
+DELETE_BATCH = 4096
+"""Lemmas a cube's proof collects before it writes them in one deletion line: one line per
+lemma would cost 20 bytes a lemma instead of 8, while the checker still holds only a cube's
+live lemmas and a few thousand dead ones."""
 
+
+class _Writer:
+    """One cube's proof lines over the original CNF (module notes): every clause ``C`` it adds
+    is written as ``C or not cube``, numbered ``base + 1, ...``; a propagated literal the proof
+    needs gets its unit lemma ``l or not cube`` once; lemmas are deleted in batches after
+    their last use."""
+
+    def __init__(self, prop: _Propagation, negated_cube: Sequence[int], base: int) -> None:
+        self.prop = prop
+        self.tail = [str(lit).encode() for lit in negated_cube]
+        self.base = base
+        self.count = 0
+        self.rows: list[bytes] = []
+        self.units: dict[int, bytes] = {}  # derived literal -> id of "l or not cube"
+        self.dead: list[bytes] = []
+
+    def add(self, lits: Sequence[bytes], hints: Sequence[bytes]) -> bytes:
+        """Write ``lits or not cube`` with ``hints``; its id."""
+        self.count += 1
+        cid = str(self.base + self.count).encode()
+        self.rows.append(b" ".join([cid, *lits, *self.tail, b"0", *hints, b"0"]))
+        return cid
+
+    def unit_hints(self, cid: int) -> list[bytes]:
+        """The ids of the unit lemmas of the derived literals that make literals of original
+        clause ``cid`` false, writing those not yet written (and those they rest on) first:
+        under ``not (L or not cube)`` each is a unit, so ``cid`` then hints as its reduced
+        form."""
+        prop = self.prop
+        for lit in prop.chain(prop.falsified(cid), self.units):
+            reason = prop.reason[lit]
+            hints = [self.units[o] for o in prop.falsified(reason)]
+            self.units[lit] = self.add([str(lit).encode()], [*hints, str(reason).encode()])
+        return [self.units[lit] for lit in prop.falsified(cid)]
+
+    def delete(self, ids: Sequence[bytes], flush: bool = False) -> None:
+        """Retire ``ids`` (written once :data:`DELETE_BATCH` collect, or on ``flush``)."""
+        self.dead += ids
+        if len(self.dead) >= DELETE_BATCH or (flush and self.dead):
+            last = str(self.base + self.count).encode()
+            self.rows.append(b" ".join([last, b"d", *self.dead, b"0"]))
+            self.dead = []
+
+
+def _translate(text: bytes, reduced: _Reduced, out: _Writer) -> tuple[bytes, int]:
+    """The cube's LRAT proof over the reduced CNF, trimmed to what its empty clause needs
+    (:func:`_trim`), as lines over the original CNF (module notes), up to its empty clause
+    (``not cube``) and the deletion of every other lemma; and the lemma count.
+
+    A reduced clause hints as its original when the literals it lost are false under the
+    cube alone; one that lost a propagated literal is first written once as
+    ``reduced or not cube`` from the unit lemmas of those literals (:meth:`_Writer.unit_hints`).
     Works on the proof's byte tokens (ids are looked up, not parsed)."""
-    ids = {str(i).encode(): str(o).encode() for i, o in enumerate(reduced.origin, 1)}
-    shrunk = {str(i).encode(): o for i, o in enumerate(reduced.origin, 1) if o in reduced.shrunk}
-    tail = [str(lit).encode() for lit in negated_cube]
-    memo: dict[int, frozenset[int]] = {}
-    out: list[bytes] = []
-    count = 0
-    for tokens, end, hints in _trim(_additions(text)):
-        needs = [shrunk[h] for h in hints if h in shrunk]
-        chain = [str(c).encode() for c in prop.reasons(needs, memo)] if needs else []
-        count += 1
-        ids[tokens[0]] = new_id = str(base + count).encode()
-        out.append(
-            b" ".join([new_id, *tokens[1:end], *tail, b"0", *chain, *map(ids.get, hints), b"0"])
-        )
-    return b"\n".join(out) + b"\n", count
+    ids: dict[bytes, bytes] = {}  # solver id -> original id, for clauses that hint as such
+    later: dict[bytes, int] = {}  # solver id -> reduced index, for those written when needed
+    for i, origin in enumerate(reduced.origin, 1):
+        if origin in reduced.derived:
+            later[str(i).encode()] = i
+        else:
+            ids[str(i).encode()] = str(origin).encode()
+    ours: dict[bytes, bytes] = {}  # solver id -> id of a lemma of ours (deleted after use)
+    final = b""
+    for tokens, end, hints, last in _trim(_additions(text)):
+        mapped = []
+        for h in hints:
+            got = ids.get(h) or ours.get(h)
+            if got is None:
+                i = later[h]
+                lits = [str(lit).encode() for lit in reduced.cnf.clauses[i - 1]]
+                origin = reduced.origin[i - 1]
+                hinted = [*out.unit_hints(origin), str(origin).encode()]
+                got = ours[h] = out.add(lits, hinted)
+            mapped.append(got)
+        final = ours[tokens[0]] = out.add(tokens[1:end], mapped)
+        out.delete([ours.pop(h) for h in last if h in ours])
+    rest = [*out.units.values(), *(cid for cid in ours.values() if cid != final)]
+    out.delete(rest, flush=True)
+    return b"\n".join(out.rows) + b"\n", out.count
 
 
 @dataclass(frozen=True)
 class _Reduced:
-    """The CNF left under a cube, each clause's original id, and the original ids of the clauses
-    that lost literals (their hints need the reasons of those literals)."""
+    """The CNF left under a cube, each clause's original id, and the original ids of the
+    clauses that lost a literal made false by a propagated (not a cube) literal: their reduced
+    form needs the reasons of those literals."""
 
     cnf: Cnf
     origin: list[int]
-    shrunk: frozenset[int]
+    derived: frozenset[int]
 
 
 def _reduce(clauses: Sequence[tuple[int, ...]], prop: _Propagation) -> _Reduced:
     """The clauses not satisfied by the trail, without their false literals. After full
     propagation none is a unit or empty."""
-    kept, origin, shrunk = [], [], set()
+    kept, origin, derived = [], [], set()
     true = prop.position
     for cid, clause in enumerate(clauses, 1):
         if any(lit in true for lit in clause):
             continue
         left = tuple(lit for lit in clause if -lit not in true)
-        if len(left) < len(clause):
-            shrunk.add(cid)
+        if any(-lit in prop.reason for lit in clause):
+            derived.add(cid)
         kept.append(left)
         origin.append(cid)
     variables = max((abs(lit) for clause in kept for lit in clause), default=0)
-    return _Reduced(Cnf(variables, tuple(kept)), origin, frozenset(shrunk))
+    return _Reduced(Cnf(variables, tuple(kept)), origin, frozenset(derived))
 
 
 def _pair(n: int, true: set[int], model: Sequence[int]) -> tuple[frozenset[int], frozenset[int]]:
@@ -546,7 +620,8 @@ def solve_leaf(
     negated = [-lit for lit in cube]
     prop = _Propagation(cnf.clauses, cube, problem.watch)
     if prop.conflict is not None:  # refuted by propagation alone: one RUP step
-        hints = [*prop.reasons([prop.conflict], {}), prop.conflict]
+        chain = prop.chain(prop.falsified(prop.conflict))
+        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
         line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
         return Leaf(cube, False, line.encode() + b"\n", 1, **_spent(start, cpu))
     reduced = _reduce(cnf.clauses, prop)
@@ -559,7 +634,7 @@ def solve_leaf(
         return Leaf(cube, True, pair=pair, **_spent(start, cpu))
     if status is None or text is None:
         return Leaf(cube, None, **_spent(start, cpu))
-    body, lemmas = _translate(text, reduced, prop, negated, base)
+    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
     return Leaf(cube, False, body, lemmas, **_spent(start, cpu))
 
 
@@ -583,8 +658,9 @@ def combine(
     Returns
     -------
     bytes
-        The leaves' proofs in order, then two steps per inner node of the decision tree (the
-        last one the empty clause). Not checked here.
+        The leaves' proofs in order, renumbered one after another (:func:`_compact`), then two
+        steps per inner node of the decision tree (the last one the empty clause). Not checked
+        here.
 
     Raises
     ------
@@ -603,8 +679,14 @@ def combine(
         raise ParameterError("only refuted cubes combine into a refutation")
     if any(leaf.lemmas >= STRIDE for leaf in leaves):
         raise ParameterError(f"a cube's proof has {STRIDE:,} lemmas or more: over the budget")
-    ends = [_base(total, i) + leaf.lemmas for i, leaf in enumerate(leaves)]  # "not cube" ids
-    last = _base(total, len(leaves))
+    leaves = _renumbered(leaves, total, n)
+    starts = [leaf.first - 1 if leaf.first else _base(total, i) for i, leaf in enumerate(leaves)]
+    spans = sorted((start, start + leaf.lemmas) for start, leaf in zip(starts, leaves, strict=True))
+    if spans[0][0] < total or any(a[1] > b[0] for a, b in itertools.pairwise(spans)):
+        raise ParameterError("the leaves' clause ids overlap: not numbered for this split")
+    ends = [start + leaf.lemmas for start, leaf in zip(starts, leaves, strict=True)]  # not cube
+    last = spans[-1][1]
+    texts = [leaf.text for _, leaf in sorted(zip(starts, leaves, strict=True), key=lambda x: x[0])]
     steps: list[str] = []
     leaf_ids = iter(ends)
 
@@ -626,7 +708,80 @@ def combine(
         return last
 
     derive(tree, [])
-    return b"".join([leaf.text for leaf in leaves] + [f"{step}\n".encode() for step in steps])
+    return b"".join([*texts, *(f"{step}\n".encode() for step in steps)])
+
+
+def _renumberable(total: int, n: int) -> bool:
+    """Whether :func:`renumber` can tell a cube's own ids by their length: cube i >= 1 numbers
+    them above ``STRIDE`` (8 digits or more), while the original ids and the variables, at most
+    ``total + 6n``, stay below it (a CNF budget raised past 10^7 clauses would break this:
+    its cubes keep their own ranges)."""
+    return total + 6 * n < STRIDE
+
+
+def renumber(leaf: Leaf, index: int, total: int, after: int) -> Leaf:
+    """``leaf``, refuted as cube ``index`` of a CNF of ``total`` clauses, with its clauses
+    renumbered to follow id ``after`` (``first`` = ``after + 1``).
+
+    Numbering each cube in its own range lets it be final where it is made; renumbering the
+    cubes one after another makes their ids as short as a single proof's: on ER(40, 1/2) at
+    r = 11 from 8 digits to 6, and the proof 15% smaller (68.2 to 58.2 MiB), at 1.4 s of CPU
+    (a pass over the text that parses only the tokens of 8 or more digits, :func:`_renumberable`).
+
+    Examples
+    --------
+    >>> leaf = Leaf((1,), False, b"20000011 -1 0 5 0\\n", 1)
+    >>> renumber(leaf, 2, 10, 12).text
+    b'13 -1 0 5 0\\n'
+    """
+    delta = _base(total, index) - after
+    rows = leaf.text.split(b"\n")
+    if delta:
+        for k, row in enumerate(rows):
+            rows[k] = b" ".join(
+                [
+                    str(int(t) - delta).encode() if len(t) > 7 and t[:1] != b"-" else t
+                    for t in row.split(b" ")
+                ]
+            )
+    return replace(leaf, text=b"\n".join(rows), first=after + 1)
+
+
+def _renumbered(leaves: Sequence[Leaf], total: int, n: int) -> list[Leaf]:
+    """The leaves, those not yet renumbered renumbered after the others (:func:`renumber`)."""
+    if not _renumberable(total, n):
+        return list(leaves)
+    after = max((leaf.first + leaf.lemmas - 1 for leaf in leaves if leaf.first), default=total)
+    out = []
+    for i, leaf in enumerate(leaves):
+        if not leaf.first:
+            leaf = renumber(leaf, i, total, after)
+            after += leaf.lemmas
+        out.append(leaf)
+    return out
+
+
+class _InOrder:
+    """Renumbers refuted cubes (:func:`renumber`) while the others still run: cube i as soon as
+    cubes 0..i-1 are refuted and renumbered, so that the proof is the same whatever order the
+    cubes end in, and the combine step has less left to do."""
+
+    def __init__(self, total: int, n: int, keys: Sequence[str]) -> None:
+        self.total, self.on = total, _renumberable(total, n)
+        self.index = {key: i for i, key in enumerate(keys)}
+        self.waiting: dict[int, Leaf] = {}
+        self.done: dict[int, Leaf] = {}
+        self.after = total
+
+    def __call__(self, outcome: Outcome) -> None:
+        leaf = outcome.value if outcome.ok else None
+        if not self.on or leaf is None or leaf.status is not False:
+            return
+        self.waiting[self.index[outcome.key]] = leaf
+        while len(self.done) in self.waiting:
+            i = len(self.done)
+            self.done[i] = renumber(self.waiting.pop(i), i, self.total, self.after)
+            self.after += self.done[i].lemmas
 
 
 def refute(
@@ -696,16 +851,21 @@ def refute(
         range(len(tasks)), key=lambda i: (trails[i] is None, trails[i] or (0, 0), i)
     )
     queue = [tasks[i] for i in first]
+    arrived = _InOrder(len(problem.cnf.clauses), len(nbrs), [task.key for task in tasks])
     if split.executor is None:
         ran = [run_task(task) for task in queue]
+        for outcome in ran:
+            arrived(outcome)
     else:
-        ran = split.executor.run(queue, label="cubes", progress=split.progress)
+        ran = split.executor.run(
+            queue, label="cubes", progress=split.progress, on_outcome=arrived
+        )
     by_key = {outcome.key: outcome for outcome in ran}
     outcomes = [by_key[task.key] for task in tasks]
     failed = next((o for o in outcomes if not o.ok), None)
     if failed is not None:
         raise BackendError(f"{failed.key} failed: {failed.error}")
-    leaves = tuple(o.value for o in outcomes)
+    leaves = tuple(arrived.done.get(i, o.value) for i, o in enumerate(outcomes))
     for leaf in leaves:
         if leaf.status is True:
             s1, s2 = leaf.pair
