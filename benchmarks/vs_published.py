@@ -268,6 +268,11 @@ def _inside(data: dict | None) -> str:
     return f"{r.get('seconds', 0):.2f}, {'+'.join(names)}"
 
 
+DEFAULT_THREADS = min(2, os.cpu_count() or 1)
+"""Our command's default ``--threads`` (2, or 1 on one core): its CPU cap is that many times
+``--cap`` where it runs with the default (:func:`_timed`)."""
+
+
 def _ours(path: Path, extra: list[str]) -> list[str]:
     """Our command as a user runs it (default ``--threads``: 2 on this machine)."""
     command = str(Path(sys.executable).parent / "robustgraph")
@@ -302,7 +307,8 @@ def compare(args: argparse.Namespace) -> int:
             }
             names = list(cmds)
             order = names[k % 3 :] + names[: k % 3]  # interleaved: each goes first in turn
-            got = {name: _timed(cmds[name], args.cap) for name in order}
+            workers = {"ours": DEFAULT_THREADS, "cpsat": 1, "highs": 1}
+            got = {name: _timed(cmds[name], args.cap, workers[name]) for name in order}
             ours_r = got["ours"][0]["r"] if got["ours"][0] else {}
             values = {ours_r.get("value")} if ours_r.get("status") == "exact" else set()
             values |= {got[b][0]["r"] for b in ("cpsat", "highs") if got[b][0]}
@@ -400,7 +406,7 @@ def _slower(ours: float, best: float) -> bool:
 
 Timed = tuple  # (data, wall s, cpu s, exit code or None): what _timed returns
 
-WORKERS = {"ours1": 1, "ours2": 2, "cpsat1": 1, "highs1": 1, "cpsat2": 2}
+WORKERS = {"ours1": 1, "ours2": DEFAULT_THREADS, "cpsat1": 1, "highs1": 1, "cpsat2": 2}
 """Threads (CP-SAT workers) of each command of the ``--workers`` comparisons: its CPU cap is
 that many times ``--cap`` (:func:`_timed`)."""
 
@@ -581,7 +587,7 @@ def compare_rs(args: argparse.Namespace) -> int:
     count = agreed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
-            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap)
+            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap, DEFAULT_THREADS)
             r = first["r"] if first else {}
             if r.get("status") != "exact":
                 skipped.append(path.stem)
@@ -594,7 +600,8 @@ def compare_rs(args: argparse.Namespace) -> int:
                 "pub": [sys.executable, str(BASELINE), str(path), "cpsat-s", big_r],
             }
             order = ["ours", "pub"] if k % 2 == 0 else ["pub", "ours"]
-            got = {name: _timed(cmds[name], args.cap) for name in order}
+            workers = {"ours": DEFAULT_THREADS, "pub": 1}
+            got = {name: _timed(cmds[name], args.cap, workers[name]) for name in order}
             ours_s = (got["ours"][0] or {}).get("s") or {}
             values = {ours_s.get("value")} if ours_s.get("status") == "exact" else set()
             if got["pub"][0]:
