@@ -21,7 +21,8 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
    degree and halves witnesses, the circulant lower bound (:mod:`solvers.circulant`: r* of
    C_100(1..16) in 0.1 s, where every model and the core search took 8 s or more), the
    spectral lower bound;
-3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER`, slices of the published model
+3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (:data:`LANE_MAX_UPPER` when
+   the in-degrees all equal: :func:`_published_max_upper`), slices of the published model
    (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on HiGHS, then
    :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
    (:func:`solvers.search.published_slice`):
@@ -193,7 +194,8 @@ HiGHS and CP-SAT (2026-12-02)."""
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
 (k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
-n >= 40 within a minute (docs/performance.md), where they only delay the strong model."""
+n >= 40 within a minute (docs/performance.md), where they only delay the strong model. A graph
+whose in-degrees all equal gets them up to :data:`LANE_MAX_UPPER` (:func:`_published_max_upper`)."""
 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
@@ -374,6 +376,18 @@ def _four_regular(request: Request) -> bool:
     return len(graph.in_neighbors[0]) == CORES_REGULAR_DEGREE
 
 
+def _published_max_upper(request: Request) -> int:
+    """The largest upper bound at which the published slices run: :data:`LANE_MAX_UPPER` on a
+    graph whose in-degrees all equal (:func:`_in_regular`: the lane's own limit, so that one
+    thread runs the hinted model that two threads run in the lane), else
+    :data:`PUBLISHED_MAX_UPPER`. Issue 40, round 3: on ``generate k-in``, n = 60, k = 10
+    (``kin-60-k10-7101``), the halves witness left the upper bound at 9, the slice was
+    skipped and ``--threads 1`` ended bounded [4, 5] at 10 s, where the one-worker CP-SAT
+    script proved r* = 5 in 1.2 s and the default, with the hinted lane, in 1.45 s."""
+    regular = _in_regular(request.graph)
+    return LANE_MAX_UPPER if regular else PUBLISHED_MAX_UPPER
+
+
 def _lane_due(request: Request) -> bool:
     """True when ``request`` gets the published model's lane (``solvers.lane``)."""
     q = request.question
@@ -486,10 +500,11 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if p.upper <= PUBLISHED_MAX_UPPER:
+        most = _published_max_upper(request)
+        if p.upper <= most:
             _published_slices(p, lane)
         else:
-            p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
+            p.note("published-skipped", max_upper=most)
         search.more_r(p)
     if p.settled() or p.out_of_time():
         return None
