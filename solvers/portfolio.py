@@ -95,6 +95,7 @@ __all__ = [
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
     "REGULAR_SHARE",
+    "REGULAR_ALONE_SHARE",
     "REGULAR_SLICE",
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
@@ -212,6 +213,22 @@ proves r* = 4 in 2.4-2.8 s, the strong probe at 4 answered unknown for 37 s. It 
 [4, 5] at 60 s, its 17.7 s slice short of the 21 CPU seconds the one-worker script took to
 prove r* = 5, and the strong probes after it proved only r* >= 4 (issue 40, load 2-3)."""
 
+REGULAR_ALONE_SHARE = 0.9
+"""The share of the time left that the published slice on CP-SAT gets, without the lane, on a
+graph whose in-degrees all equal (``--threads 1``; the 4-regular rule, :data:`FOUR_REGULAR_RULE`);
+the lane's wait stays :data:`REGULAR_SHARE`. Issue 40, round 3: it was :data:`REGULAR_SHARE`
+(0.6); with ``--threads 1 --time-limit 10`` a random 10-regular graph on 60 nodes
+(``regular-wide-60-d10-7101``) ended bounded [3, 5] after a 5.4 s slice, where the one-worker
+CP-SAT script proved r* = 5 in 7.5 s. On scratch seeds 7211-7214 (24 symmetric graphs:
+``generate k-in`` k = 10, random 8- and 10-regular, n = 60 and 80; one run each, interleaved
+with the one-worker CP-SAT script, load 3.7-5.3) 0.9 against 0.6: exact on 14 and 13 of 24
+(the code before round 3: 14; the script, capped at 10 s of CPU: 18). The 10 s limit is in
+wall seconds, and at that load a 0.6 slice of it was too short for ``regular-60-d8-7213``
+(0.9: exact in 5.6 s, CPU 3.55; 0.6: bounded at 9.5 s, CPU 5.89); neither was slower than the
+other in CPU time where both were exact. But on the 10 rows both ended bounded, the lower
+bound was weaker on 4 ([1, 5] instead of [3, 5] on the k-in digraphs of 80 nodes: the strong
+probes from below no longer ran)."""
+
 LANE_MAX_UPPER = 12
 """The published model's lane (``solvers.lane``) starts only when the least in-degree, an upper
 bound on r*, is at most this: on ER(50, 0.35) seed 1001 (least degree 9 or less) it proved r* = 8
@@ -311,7 +328,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         left = p.remaining()
         cap = None if left is None else left / 4
         if regular and module is cpsat:
-            seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
+            seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_ALONE_SHARE * left)
             cap = left
         search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
     if lane is not None and not p.settled() and not p.out_of_time():
