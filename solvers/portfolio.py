@@ -158,7 +158,7 @@ on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
-slice on CP-SAT (:data:`REGULAR_SHARE` of the time left) runs in this process with every
+slice on CP-SAT (:data:`REGULAR_ALONE_SHARE` of the time left) runs in this process with every
 thread (:func:`_four_regular`). Argued on scratch seeds 7201-7206 (random 4-regular graphs of
 60, 80 and 100 nodes, and ``generate k-in`` with k = 4 at n = 60 and 80, seeds 7201-7204;
 2026-12-03, load 0.7-4.8, one run each, ``--time-limit 10``, whole commands): above 64 nodes
@@ -203,9 +203,11 @@ PUBLISHED_SLICE = 2.0
 model."""
 
 REGULAR_SHARE = 0.6
-"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs) and without the
-lane, the share of the time left (at least :data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE`
-without a limit) that the published model gets on CP-SAT. On such symmetric graphs the degree
+"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs), the share of the
+time left that the first core waits for the lane; until issue 40's round 3 also, without the
+lane (now :data:`REGULAR_ALONE_SHARE`), the share of the time left (at least
+:data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
+on CP-SAT. On such symmetric graphs the degree
 witness is often optimal and the strong model's probe at the upper bound stalls: on the random
 8-regular graph on 60 nodes of issue 32 (networkx seed 8105) the published model on CP-SAT
 proves r* = 4 in 2.4-2.8 s, the strong probe at 4 answered unknown for 37 s. It was 0.3: with
@@ -293,7 +295,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
-    :data:`REGULAR_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
+    :data:`REGULAR_ALONE_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
     of issue 32's benchmark (the HiGHS script took over 70 s on a random 8-regular graph on 60
     nodes, CP-SAT's 6.4 s).
 
