@@ -125,11 +125,18 @@ def _timed(
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    try:
-        data = json.loads(out) if out.startswith("{") else json.loads(out.splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        data = None
-    return data, wall, cpu, code
+    return _last_json(out), wall, cpu, code
+
+
+def _last_json(out: str) -> dict | None:
+    """The JSON a command printed last: its whole output (ours: one indented document), else
+    its last line (a script's answer after its ``--progress`` lines); None if neither parses."""
+    for text in (out, out.splitlines()[-1] if out else ""):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 FAMILIES = (

@@ -151,3 +151,17 @@ def test_the_cpsat_script_prints_its_bounds_as_they_move(tmp_path):
     assert progress[-1]["upper"] == answer or progress[-1]["lower"] == answer
     assert all(x["lower"] <= answer for x in progress)
     assert all(x["upper"] is None or x["upper"] >= answer for x in progress)
+    timed = vs._timed(cmd, 10, 1)  # as the harness reads it: the answer, not a progress line
+    assert vs._proved(timed) == answer and timed[3] == 0
+
+
+def test_the_last_json_is_read_whole_or_from_the_last_line():
+    ours = json.dumps({"r": {"status": "exact", "value": 3}}, indent=2)  # one indented document
+    assert vs._last_json(ours) == {"r": {"status": "exact", "value": 3}}
+    progress = '{"lower": 0, "upper": 4}\n{"lower": 2, "upper": 3}\n{"r": 3, "seconds": 0.4}'
+    assert vs._last_json(progress) == {"r": 3, "seconds": 0.4}
+    assert vs._proved((vs._last_json(progress), 0.4, 0.4, 0)) == 3
+    stopped = '{"lower": 0, "upper": 4}\n{"lower": 2, "upper": 3}'  # the cap stopped it here
+    assert vs._last_json(stopped) == {"lower": 2, "upper": 3}
+    assert vs._proved((vs._last_json(stopped), 10.0, 10.0, None)) is None
+    assert vs._last_json("") is None and vs._last_json("Traceback ...") is None
