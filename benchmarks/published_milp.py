@@ -6,7 +6,7 @@ with the in-Laplacian L = D_in - A_in (row i: node i's in-neighbours). Solved by
 worker or HiGHS with one thread. Reads a node-link JSON graph; prints r* and the solve seconds.
 Independent of robustgraph: only json, ortools or highspy.
 
-    python published.py GRAPH.json {cpsat,highs} [WORKERS [TIME_LIMIT]]
+    python published.py GRAPH.json {cpsat,highs} [WORKERS [TIME_LIMIT]] [--progress]
     python published.py GRAPH.json cpsat-s R [WORKERS]
 
 ``cpsat-s R``: the second step of the same paper, s*_R for a given R, on CP-SAT:
@@ -20,7 +20,10 @@ s*_R, and an infeasible model means s*_R = n. Prints ``{"s": ...}``.
 CP-SAT takes WORKERS workers (default 1). With TIME_LIMIT (seconds from the script's start: what
 reading the graph and building the model took is taken off CP-SAT's limit), a solve that is not
 proven optimal by then prints ``"r": null`` with its incumbent (``upper``)
-and its proven bound (``lower``) instead of failing.
+and its proven bound (``lower``) instead of failing. With ``--progress`` (CP-SAT), each new
+incumbent and each new proven bound is printed at once as a line ``{"lower": L, "upper": U}``,
+so that a run stopped by a CPU cap (``RLIMIT_CPU``) still tells the bounds it reached; the
+answer is the last line either way.
 """
 
 import json
@@ -43,7 +46,22 @@ def in_neighbours(path):
     return nbrs
 
 
-def cpsat(nbrs, workers=1, limit=None, start=None):
+class Progress:
+    """With ``--progress``: prints the proven bounds as they move (one JSON line each)."""
+
+    def __init__(self):
+        self.lower, self.upper = 0, None
+
+    def bound(self, value):
+        if math.ceil(value - 1e-6) > self.lower:
+            self.lower = math.ceil(value - 1e-6)
+            self.show()
+
+    def show(self):
+        print(json.dumps({"lower": self.lower, "upper": self.upper}), flush=True)
+
+
+def cpsat(nbrs, workers=1, limit=None, start=None, progress=None):
     from ortools.sat.python import cp_model
 
     n = len(nbrs)
@@ -62,7 +80,17 @@ def cpsat(nbrs, workers=1, limit=None, start=None):
     solver.parameters.num_workers = workers
     if limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, limit - (time.perf_counter() - start))
-    status = solver.solve(m)
+    callback = None
+    if progress is not None:
+        solver.best_bound_callback = progress.bound
+
+        class Incumbent(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                progress.upper = round(self.objective_value)
+                progress.show()
+
+        callback = Incumbent()
+    status = solver.solve(m, callback)
     if limit is not None and status != cp_model.OPTIMAL:
         found = status == cp_model.FEASIBLE
         upper = round(solver.objective_value) if found else None
@@ -134,6 +162,8 @@ def highs(nbrs):
 
 if __name__ == "__main__":
     start = time.perf_counter()
+    progress = Progress() if "--progress" in sys.argv else None
+    sys.argv = [a for a in sys.argv if a != "--progress"]
     graph, engine = sys.argv[1], sys.argv[2]
     nbrs = in_neighbours(graph)
     if engine == "cpsat-s":
@@ -144,7 +174,7 @@ if __name__ == "__main__":
     if engine == "cpsat":
         workers = int(sys.argv[3]) if len(sys.argv) > 3 else 1
         limit = float(sys.argv[4]) if len(sys.argv) > 4 else None
-        r = cpsat(nbrs, workers, limit, start)
+        r = cpsat(nbrs, workers, limit, start, progress)
     else:
         r = highs(nbrs)
     found = r if isinstance(r, dict) else {"r": r}

@@ -39,12 +39,22 @@ er, digraph, regular, regular-wide, ws, rgg, sbm, clusters, kab, grid, kin (n = 
 n = 30, 50, p = 0.2, 0.35, 0.5) with the same command at seed 7102 beside it; ``--rs`` (the
 (r, s) question at R = r* against the published (r, s) model) on ER graphs and digraphs of
 n = 26, 30, 35, 40 at seed 7101; ``--large`` at seed 7101. Scratch seeds for tuning: 7201-7210.
+Its third round (registered 2026-12-03 before any of its measurements, docs/performance.md
+"Issue 40, round 3"): seed 7104 for the ``--workers`` run of the same families and sizes, with
+the same command at seed 7105 started at the same moment beside it; scratch seeds 7211-7230.
+Since that round each command's CPU cap is its workers x ``--cap`` (the CP-SAT script with two
+workers: 2 x ``--cap``), the CP-SAT scripts print their bounds as they move (``--progress``),
+and a row that no side of a comparison proved r* of is listed apart as bounded on both sides,
+out of the slower rows and the medians (changed after seeing the idle run of seed 7101).
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001
     nice -n 10 .venv/bin/python benchmarks/vs_published.py --deadlines 20,60
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --workers --cap 10 --seeds 7001 \
         --er-seeds 7001 --sizes 30,50 --probs 0.2,0.35,0.5 --struct-sizes 60,80 \
+        --families er,digraph,regular,regular-wide,ws,rgg,sbm,clusters,kab,grid,kin
+    nice -n 5 .venv/bin/python benchmarks/vs_published.py --workers --cap 10 --seeds 7104 \
+        --er-seeds 7104 --sizes 30,50 --probs 0.2,0.35,0.5 --struct-sizes 60,80 \
         --families er,digraph,regular,regular-wide,ws,rgg,sbm,clusters,kab,grid,kin
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 1,10 --seeds 7001
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --large 10 --seeds 7101 \
@@ -88,14 +98,19 @@ def _uptime() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _timed(cmd: list[str], cap: float) -> tuple[dict | None, float, float, int | None]:
-    """Run ``cmd`` under a CPU cap of ``cap`` seconds (``RLIMIT_CPU``: a busy machine stretches
-    wall time, not CPU time) and a wall cap ten times that. Returns its last stdout line as
-    JSON (None if capped or unparsable), its wall and CPU seconds, and its exit code (None when
-    a cap stopped it)."""
+def _timed(
+    cmd: list[str], cap: float, workers: int = 1
+) -> tuple[dict | None, float, float, int | None]:
+    """Run ``cmd`` under a CPU cap of ``workers`` x ``cap`` seconds (``RLIMIT_CPU``: a busy
+    machine stretches wall time, not CPU time; a command with w workers gets w x cap, the same
+    ``cap`` wall seconds on an idle machine, as our ``--time-limit`` is in wall seconds) and a
+    wall cap ten times ``cap``. Returns its last stdout line as JSON (None if unparsable; a
+    script stopped by the cap may have printed a progress line, :func:`_proved`), its wall and
+    CPU seconds, and its exit code (None when a cap stopped it)."""
+    cpu_cap = math.ceil(workers * cap)
 
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (math.ceil(cap), math.ceil(cap) + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_cap, cpu_cap + 1))
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -110,11 +125,18 @@ def _timed(cmd: list[str], cap: float) -> tuple[dict | None, float, float, int |
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    try:
-        data = json.loads(out) if out.startswith("{") else json.loads(out.splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        data = None
-    return data, wall, cpu, code
+    return _last_json(out), wall, cpu, code
+
+
+def _last_json(out: str) -> dict | None:
+    """The JSON a command printed last: its whole output (ours: one indented document), else
+    its last line (a script's answer after its ``--progress`` lines); None if neither parses."""
+    for text in (out, out.splitlines()[-1] if out else ""):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 FAMILIES = (
@@ -253,6 +275,11 @@ def _inside(data: dict | None) -> str:
     return f"{r.get('seconds', 0):.2f}, {'+'.join(names)}"
 
 
+DEFAULT_THREADS = min(2, os.cpu_count() or 1)
+"""Our command's default ``--threads`` (2, or 1 on one core): its CPU cap is that many times
+``--cap`` where it runs with the default (:func:`_timed`)."""
+
+
 def _ours(path: Path, extra: list[str]) -> list[str]:
     """Our command as a user runs it (default ``--threads``: 2 on this machine)."""
     command = str(Path(sys.executable).parent / "robustgraph")
@@ -287,7 +314,8 @@ def compare(args: argparse.Namespace) -> int:
             }
             names = list(cmds)
             order = names[k % 3 :] + names[: k % 3]  # interleaved: each goes first in turn
-            got = {name: _timed(cmds[name], args.cap) for name in order}
+            workers = {"ours": DEFAULT_THREADS, "cpsat": 1, "highs": 1}
+            got = {name: _timed(cmds[name], args.cap, workers[name]) for name in order}
             ours_r = got["ours"][0]["r"] if got["ours"][0] else {}
             values = {ours_r.get("value")} if ours_r.get("status") == "exact" else set()
             values |= {got[b][0]["r"] for b in ("cpsat", "highs") if got[b][0]}
@@ -383,104 +411,167 @@ def _slower(ours: float, best: float) -> bool:
     return ours > 1.1 * best + 0.1
 
 
+Timed = tuple  # (data, wall s, cpu s, exit code or None): what _timed returns
+
+WORKERS = {"ours1": 1, "ours2": DEFAULT_THREADS, "cpsat1": 1, "highs1": 1, "cpsat2": 2}
+"""Threads (CP-SAT workers) of each command of the ``--workers`` comparisons: its CPU cap is
+that many times ``--cap`` (:func:`_timed`)."""
+
+COMPARISONS = (("one worker", "ours1", ("cpsat1", "highs1")), ("two workers", "ours2", ("cpsat2",)))
+"""Issue 40's two comparisons: (label, our command, the scripts it is measured against)."""
+
+
+def _proved(got: Timed) -> int | None:
+    """r* as a command proved it, or None: ours when its status is exact, a script when it
+    printed its answer (a progress line, or no line, when the cap stopped it)."""
+    data = got[0] or {}
+    r = data.get("r")
+    if isinstance(r, dict):  # ours: {"r": {"status": ..., "value": ...}}
+        return r.get("value") if r.get("status") == "exact" else None
+    return r
+
+
+def _reached(got: Timed) -> str:
+    """The proven bounds ``[lower, upper]`` a command reached (ours: its JSON; a CP-SAT
+    script: its last progress line, ``published_milp.py --progress``), or ``-`` when it
+    reported none (HiGHS under the cap)."""
+    data = got[0] or {}
+    r = data.get("r")
+    if isinstance(r, dict):
+        return f"[{r.get('lower')}, {r.get('upper')}]"
+    if r is not None:
+        return f"[{r}, {r}]"
+    if "lower" in data or "upper" in data:
+        return f"[{data.get('lower')}, {data.get('upper')}]"
+    return "-"
+
+
+def _outcome(ours: Timed, scripts: dict[str, Timed]) -> tuple[str, str | None]:
+    """How our command fared against the scripts of one comparison: ``("bounded", None)`` when
+    no side proved r* (both ran to their limits: not a time comparison), else ``(kind, best)``
+    with ``best`` the fastest script that proved r* (the fastest script when none did) and
+    ``kind`` one of ``lost`` (ours bounded where a script proved r*), ``slower`` (ours slower
+    than ``best`` by more than 10% + 0.1 s in wall or CPU time) or ``ok``."""
+    proved = [name for name, got in scripts.items() if _proved(got) is not None]
+    ours_proved = _proved(ours) is not None
+    if not proved and not ours_proved:
+        return "bounded", None
+    best = min(proved or scripts, key=lambda name: scripts[name][1])
+    if not ours_proved:
+        return "lost", best
+    slow = _slower(ours[1], scripts[best][1]) or _slower(ours[2], scripts[best][2])
+    return ("slower" if slow else "ok"), best
+
+
+def _workers_summary(rows: list[tuple[str, dict[str, Timed]]]) -> list[str]:
+    """The summary lines of :func:`compare_workers` over ``rows`` (graph name, every command's
+    :func:`_timed` result): per comparison the median of best script / ours (wall) and how
+    often ours was faster, over the rows some side proved r* of; the rows slower by more than
+    10% + 0.1 s (wall or CPU); the rows bounded on our side where a script proved r*; and,
+    apart, the rows bounded on both sides (no side proved r*), with the bounds each reached."""
+    lines = []
+    for label, ours_name, script_names in COMPARISONS:
+        ratios: list[float] = []
+        slower, lost, bounded = [], [], []
+        for name, got in rows:
+            ours = got[ours_name]
+            kind, best = _outcome(ours, {s: got[s] for s in script_names})
+            if kind == "bounded":
+                reached = ", ".join(f"{s} {_reached(got[s])}" for s in (ours_name, *script_names))
+                bounded.append(f"{name} ({reached})")
+                continue
+            ratios.append(got[best][1] / ours[1])
+            described = (
+                f"{name} ({ours[1]:.2f} s, cpu {ours[2]:.2f} vs {best} {got[best][1]:.2f} s, "
+                f"cpu {got[best][2]:.2f})"
+            )
+            if kind == "lost":
+                lost.append(f"{name} ({ours_name} {_reached(ours)}, cpu {ours[2]:.2f})")
+            if kind in ("lost", "slower"):
+                slower.append(described)
+        if ratios:
+            lines.append(
+                f"# {label}: median script/ours {statistics.median(ratios):.2f}, min "
+                f"{min(ratios):.2f}, ours faster on {sum(r > 1 for r in ratios)} of {len(ratios)}"
+                f" (rows some side proved r* of)"
+            )
+        lines.append(
+            f"# {label}, slower by more than 10% + 0.1 s (wall or CPU): "
+            f"{'; '.join(slower) or 'none'}"
+        )
+        lines.append(
+            f"# {label}, ours bounded at its limit where a script proved r*: "
+            f"{'; '.join(lost) or 'none'}"
+        )
+        lines.append(
+            f"# {label}, bounded on both sides (no side proved r*; not a time comparison): "
+            f"{'; '.join(bounded) or 'none'}"
+        )
+    return lines
+
+
 def compare_workers(args: argparse.Namespace) -> int:
     """Issue 40's two comparisons, per graph, five commands interleaved (rotating order): the
     one-worker one, ``--threads 1`` against the best of the one-worker CP-SAT script and the
     HiGHS script, and the two-worker one, our default (``--threads 2``) against the CP-SAT
     script with two workers. Wall and CPU seconds (CPU: the process and its children, the lane
-    included); a graph is slower in a comparison when ours exceeds the script by more than
-    10% + 0.1 s in wall or in CPU time."""
+    included); each command's CPU cap is its workers x ``--cap`` (:data:`WORKERS`); a graph is
+    slower in a comparison when ours exceeds the script by more than 10% + 0.1 s in wall or in
+    CPU time, and a row no side of a comparison proved r* of is listed apart
+    (:func:`_workers_summary`)."""
     print(f"# {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
     print(f"# load {_uptime()} at the start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     cap = f"{args.cap:g}"
-    print(f"# ours: robustness FILE --json --time-limit {cap}; scripts: CPU cap {cap} s")
-    names = ("ours1", "ours2", "cpsat1", "highs1", "cpsat2")
+    print(
+        f"# ours: robustness FILE --json --time-limit {cap}; scripts: CPU cap {cap} s per worker "
+        f"(cpsat w2: {2 * args.cap:g} s)"
+    )
+    names = tuple(WORKERS)
     print(
         "| graph | r* | ours t1 s (cpu) | ours t2 s (cpu) | cpsat w1 | highs | cpsat w2 "
         "| 1-worker best/ours | 2-worker cpsat2/ours | load |"
     )
     print("|---" * 10 + "|")
-    one: list[float] = []
-    two: list[float] = []
-    slow1, slow2, disagree = [], [], []
-    lost1: list[str] = []
-    lost2: list[str] = []
-    count = agreed = 0
+    rows: list[tuple[str, dict[str, Timed]]] = []
+    disagree = []
+    agreed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
-            count += 1
             load = os.getloadavg()[0]
             cmds = {
-                "ours1": _ours(path, ["--time-limit", f"{args.cap:g}", "--threads", "1"]),
-                "ours2": _ours(path, ["--time-limit", f"{args.cap:g}", "--threads", "2"]),
-                "cpsat1": [sys.executable, str(BASELINE), str(path), "cpsat", "1"],
+                "ours1": _ours(path, ["--time-limit", cap, "--threads", "1"]),
+                "ours2": _ours(path, ["--time-limit", cap, "--threads", "2"]),
+                "cpsat1": [sys.executable, str(BASELINE), str(path), "cpsat", "1", "--progress"],
                 "highs1": [sys.executable, str(BASELINE), str(path), "highs"],
-                "cpsat2": [sys.executable, str(BASELINE), str(path), "cpsat", "2"],
+                "cpsat2": [sys.executable, str(BASELINE), str(path), "cpsat", "2", "--progress"],
             }
             order = names[k % 5 :] + names[: k % 5]
-            got = {name: _timed(cmds[name], args.cap) for name in order}
-            values = set()
-            for name in ("ours1", "ours2"):
-                r = got[name][0]["r"] if got[name][0] else {}
-                if r.get("status") == "exact":
-                    values.add(r.get("value"))
-            values |= {got[b][0]["r"] for b in ("cpsat1", "highs1", "cpsat2") if got[b][0]}
-            values.discard(None)
+            got = {name: _timed(cmds[name], args.cap, WORKERS[name]) for name in order}
+            rows.append((path.stem, got))
+            values = {_proved(got[name]) for name in names} - {None}
             if len(values) > 1:
                 disagree.append(f"{path.stem} {sorted(values)}")
             elif values:
                 agreed += 1
 
             def cell(name: str, got: dict = got) -> str:
-                data, wall, cpu, code = got[name]
-                capped = code is None
-                if name.startswith("ours"):
-                    capped = not data or data["r"].get("status") != "exact"
-                return f"{'>' if capped else ''}{wall:.2f} ({cpu:.2f})"
+                capped = _proved(got[name]) is None
+                return f"{'>' if capped else ''}{got[name][1]:.2f} ({got[name][2]:.2f})"
 
-            best1 = min(("cpsat1", "highs1"), key=lambda b: got[b][1])
-            w1, c1 = got["ours1"][1], got["ours1"][2]
-            w2, c2 = got["ours2"][1], got["ours2"][2]
-            one.append(got[best1][1] / w1)
-            two.append(got["cpsat2"][1] / w2)
-            if _slower(w1, got[best1][1]) or _slower(c1, got[best1][2]):
-                slow1.append(
-                    f"{path.stem} ({w1:.2f} s, cpu {c1:.2f} vs {best1} "
-                    f"{got[best1][1]:.2f} s, cpu {got[best1][2]:.2f})"
-                )
-            for label, ours, scripts, lost in (
-                ("ours1", got["ours1"], ("cpsat1", "highs1"), lost1),
-                ("ours2", got["ours2"], ("cpsat2",), lost2),
-            ):  # a time-out of ours where a script of that comparison proved r*: a loss,
-                # whatever the seconds say (a wall limit on a busy machine buys little CPU)
-                exact = bool(ours[0]) and ours[0]["r"].get("status") == "exact"
-                if not exact and any(got[b][0] for b in scripts):
-                    lost.append(f"{path.stem} ({label} bounded, cpu {ours[2]:.2f})")
-            if _slower(w2, got["cpsat2"][1]) or _slower(c2, got["cpsat2"][2]):
-                slow2.append(
-                    f"{path.stem} ({w2:.2f} s, cpu {c2:.2f} vs "
-                    f"{got['cpsat2'][1]:.2f} s, cpu {got['cpsat2'][2]:.2f})"
-                )
+            ratios = []
+            for _label, ours_name, script_names in COMPARISONS:
+                kind, best = _outcome(got[ours_name], {s: got[s] for s in script_names})
+                bounded = kind == "bounded"
+                ratios.append("bounded" if bounded else f"{got[best][1] / got[ours_name][1]:.2f}")
             r_text = str(next(iter(values))) if len(values) == 1 else "?"
-            row = [path.stem, r_text, *(cell(x) for x in names)]
-            row += [f"{one[-1]:.2f}", f"{two[-1]:.2f}", f"{load:.2f}"]
+            row = [path.stem, r_text, *(cell(x) for x in names), *ratios, f"{load:.2f}"]
             print("| " + " | ".join(row) + " |", flush=True)
-    for label, rs in (("one worker", one), ("two workers", two)):
-        if rs:
-            print(
-                f"# {label}: median script/ours {statistics.median(rs):.2f}, min "
-                f"{min(rs):.2f}, ours faster on {sum(r > 1 for r in rs)} of {len(rs)}"
-            )
     print(
-        f"# graphs: {count}; r* agrees on {agreed} (every side that proved it); "
+        f"# graphs: {len(rows)}; r* agrees on {agreed} (every side that proved it); "
         f"disagreements: {', '.join(disagree) or 'none'}"
     )
-    for label, slow in (("one worker", slow1), ("two workers", slow2)):
-        listed = "; ".join(slow) or "none"
-        print(f"# {label}, slower by more than 10% + 0.1 s (wall or CPU): {listed}")
-    for label, lost in (("one worker", lost1), ("two workers", lost2)):
-        listed = "; ".join(lost) or "none"
-        print(f"# {label}, ours bounded at its limit where the script proved r*: {listed}")
+    for line in _workers_summary(rows):
+        print(line)
     print(f"# load {_uptime()} at the end")
     return 0
 
@@ -503,7 +594,7 @@ def compare_rs(args: argparse.Namespace) -> int:
     count = agreed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for k, (_family, _n, _param, _seed, path) in enumerate(_graphs(args, Path(tmp))):
-            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap)
+            first, _, _, _ = _timed(_ours(path, ["--time-limit", cap]), args.cap, DEFAULT_THREADS)
             r = first["r"] if first else {}
             if r.get("status") != "exact":
                 skipped.append(path.stem)
@@ -516,7 +607,8 @@ def compare_rs(args: argparse.Namespace) -> int:
                 "pub": [sys.executable, str(BASELINE), str(path), "cpsat-s", big_r],
             }
             order = ["ours", "pub"] if k % 2 == 0 else ["pub", "ours"]
-            got = {name: _timed(cmds[name], args.cap) for name in order}
+            workers = {"ours": DEFAULT_THREADS, "pub": 1}
+            got = {name: _timed(cmds[name], args.cap, workers[name]) for name in order}
             ours_s = (got["ours"][0] or {}).get("s") or {}
             values = {ours_s.get("value")} if ours_s.get("status") == "exact" else set()
             if got["pub"][0]:

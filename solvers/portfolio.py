@@ -21,7 +21,8 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
    degree and halves witnesses, the circulant lower bound (:mod:`solvers.circulant`: r* of
    C_100(1..16) in 0.1 s, where every model and the core search took 8 s or more), the
    spectral lower bound;
-3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER`, slices of the published model
+3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (:data:`LANE_MAX_UPPER` when
+   the in-degrees all equal: :func:`_published_max_upper`), slices of the published model
    (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on HiGHS, then
    :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
    (:func:`solvers.search.published_slice`):
@@ -94,6 +95,7 @@ __all__ = [
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
     "REGULAR_SHARE",
+    "REGULAR_ALONE_SHARE",
     "REGULAR_SLICE",
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
@@ -156,7 +158,7 @@ on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
-slice on CP-SAT (:data:`REGULAR_SHARE` of the time left) runs in this process with every
+slice on CP-SAT (:data:`REGULAR_ALONE_SHARE` of the time left) runs in this process with every
 thread (:func:`_four_regular`). Argued on scratch seeds 7201-7206 (random 4-regular graphs of
 60, 80 and 100 nodes, and ``generate k-in`` with k = 4 at n = 60 and 80, seeds 7201-7204;
 2026-12-03, load 0.7-4.8, one run each, ``--time-limit 10``, whole commands): above 64 nodes
@@ -193,22 +195,41 @@ HiGHS and CP-SAT (2026-12-02)."""
 PUBLISHED_MAX_UPPER = 8
 """The published slices run only while the upper bound is at most this: they settle low r*
 (k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
-n >= 40 within a minute (docs/performance.md), where they only delay the strong model."""
+n >= 40 within a minute (docs/performance.md), where they only delay the strong model. A graph
+whose in-degrees all equal gets them up to :data:`LANE_MAX_UPPER` (:func:`_published_max_upper`)."""
 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
 model."""
 
 REGULAR_SHARE = 0.6
-"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs) and without the
-lane, the share of the time left (at least :data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE`
-without a limit) that the published model gets on CP-SAT. On such symmetric graphs the degree
+"""On a graph whose in-degrees are all equal (regular graphs, k-in digraphs), the share of the
+time left that the first core waits for the lane; until issue 40's round 3 also, without the
+lane (now :data:`REGULAR_ALONE_SHARE`), the share of the time left (at least
+:data:`PUBLISHED_SLICE`; :data:`REGULAR_SLICE` without a limit) that the published model gets
+on CP-SAT. On such symmetric graphs the degree
 witness is often optimal and the strong model's probe at the upper bound stalls: on the random
 8-regular graph on 60 nodes of issue 32 (networkx seed 8105) the published model on CP-SAT
 proves r* = 4 in 2.4-2.8 s, the strong probe at 4 answered unknown for 37 s. It was 0.3: with
 ``--threads 1`` a random 10-regular graph on 60 nodes (networkx seed 4001) then ended bounded
 [4, 5] at 60 s, its 17.7 s slice short of the 21 CPU seconds the one-worker script took to
 prove r* = 5, and the strong probes after it proved only r* >= 4 (issue 40, load 2-3)."""
+
+REGULAR_ALONE_SHARE = 0.9
+"""The share of the time left that the published slice on CP-SAT gets, without the lane, on a
+graph whose in-degrees all equal (``--threads 1``; the 4-regular rule, :data:`FOUR_REGULAR_RULE`);
+the lane's wait stays :data:`REGULAR_SHARE`. Issue 40, round 3: it was :data:`REGULAR_SHARE`
+(0.6); with ``--threads 1 --time-limit 10`` a random 10-regular graph on 60 nodes
+(``regular-wide-60-d10-7101``) ended bounded [3, 5] after a 5.4 s slice, where the one-worker
+CP-SAT script proved r* = 5 in 7.5 s. On scratch seeds 7211-7214 (24 symmetric graphs:
+``generate k-in`` k = 10, random 8- and 10-regular, n = 60 and 80; one run each, interleaved
+with the one-worker CP-SAT script, load 3.7-5.3) 0.9 against 0.6: exact on 14 and 13 of 24
+(the code before round 3: 14; the script, capped at 10 s of CPU: 18). The 10 s limit is in
+wall seconds, and at that load a 0.6 slice of it was too short for ``regular-60-d8-7213``
+(0.9: exact in 5.6 s, CPU 3.55; 0.6: bounded at 9.5 s, CPU 5.89); neither was slower than the
+other in CPU time where both were exact. But on the 10 rows both ended bounded, the lower
+bound was weaker on 4 ([1, 5] instead of [3, 5] on the k-in digraphs of 80 nodes: the strong
+probes from below no longer ran)."""
 
 LANE_MAX_UPPER = 12
 """The published model's lane (``solvers.lane``) starts only when the least in-degree, an upper
@@ -274,7 +295,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
-    :data:`REGULAR_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
+    :data:`REGULAR_ALONE_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
     of issue 32's benchmark (the HiGHS script took over 70 s on a random 8-regular graph on 60
     nodes, CP-SAT's 6.4 s).
 
@@ -309,7 +330,7 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         left = p.remaining()
         cap = None if left is None else left / 4
         if regular and module is cpsat:
-            seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_SHARE * left)
+            seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_ALONE_SHARE * left)
             cap = left
         search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
     if lane is not None and not p.settled() and not p.out_of_time():
@@ -372,6 +393,18 @@ def _four_regular(request: Request) -> bool:
     if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
         return False
     return len(graph.in_neighbors[0]) == CORES_REGULAR_DEGREE
+
+
+def _published_max_upper(request: Request) -> int:
+    """The largest upper bound at which the published slices run: :data:`LANE_MAX_UPPER` on a
+    graph whose in-degrees all equal (:func:`_in_regular`: the lane's own limit, so that one
+    thread runs the hinted model that two threads run in the lane), else
+    :data:`PUBLISHED_MAX_UPPER`. Issue 40, round 3: on ``generate k-in``, n = 60, k = 10
+    (``kin-60-k10-7101``), the halves witness left the upper bound at 9, the slice was
+    skipped and ``--threads 1`` ended bounded [4, 5] at 10 s, where the one-worker CP-SAT
+    script proved r* = 5 in 1.2 s and the default, with the hinted lane, in 1.45 s."""
+    regular = _in_regular(request.graph)
+    return LANE_MAX_UPPER if regular else PUBLISHED_MAX_UPPER
 
 
 def _lane_due(request: Request) -> bool:
@@ -486,10 +519,11 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if p.upper <= PUBLISHED_MAX_UPPER:
+        most = _published_max_upper(request)
+        if p.upper <= most:
             _published_slices(p, lane)
         else:
-            p.note("published-skipped", max_upper=PUBLISHED_MAX_UPPER)
+            p.note("published-skipped", max_upper=most)
         search.more_r(p)
     if p.settled() or p.out_of_time():
         return None

@@ -39,7 +39,7 @@ from robustgraph.robustness import (
     tolerances,
 )
 from robustgraph.topology import Topology
-from solvers import registry
+from solvers import blas, registry
 from solvers.after_r import s_from_r, s_lower_from_r
 from solvers.deadline import Deadline
 from solvers.registry import engine_names
@@ -316,6 +316,7 @@ def robustness(
     if rs_r is not None and rs_r < 0:
         raise ParameterError(f"--rs must be >= 0, got {rs_r}")
     started = click.get_current_context().meta.get(STARTED)  # the whole command's start
+    blas.one_thread()  # before numpy loads: its spinning BLAS threads cost CPU (solvers.blas)
     models = TOLERANCE_MODELS if every else ("sac", "wmsr-local", *asked)
     topology = io.read(file, format=fmt, directed=directed)
     graph_hash = topology.content_hash  # before the solves, so that the deadline covers it
