@@ -122,6 +122,8 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
     unproven = 0
     for n in ns:
         for r in range(1, max_robustness(n) + 1):
+            if args.r and r not in _span(args.r):
+                continue
             res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
             t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit)
