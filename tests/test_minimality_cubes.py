@@ -107,3 +107,18 @@ def test_docstring_examples_run() -> None:
     import doctest
 
     assert doctest.testmod(mc).failed == 0
+
+
+def test_a_proof_over_the_step_budget_is_refused_and_checks_when_it_is_raised(
+        certificate, monkeypatch) -> None:
+    """How n = 11, r = 4 is checked (docs/design.md): over a budget the proof is refused
+    unread; with the budget raised for the process it is checked in full."""
+    from robustgraph.limits import PROOF_STEPS, OverBudget
+
+    steps = certificate.document["proof"]["steps"]
+    monkeypatch.setenv(PROOF_STEPS.env, str(steps - 1))
+    with pytest.raises(OverBudget, match=PROOF_STEPS.env):
+        mp.check_minimum(certificate.document, certificate.files.__getitem__)
+    monkeypatch.setenv(PROOF_STEPS.env, str(steps))
+    checked = mp.check_minimum(certificate.document, certificate.files.__getitem__)
+    assert checked.steps == steps + certificate.document["proof"]["pairs"]
