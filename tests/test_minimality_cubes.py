@@ -122,3 +122,15 @@ def test_a_proof_over_the_step_budget_is_refused_and_checks_when_it_is_raised(
     monkeypatch.setenv(PROOF_STEPS.env, str(steps))
     checked = mp.check_minimum(certificate.document, certificate.files.__getitem__)
     assert checked.steps == steps + certificate.document["proof"]["pairs"]
+
+
+def test_a_proof_file_over_the_byte_budget_is_refused_before_the_pairs_are_read(
+        certificate, monkeypatch) -> None:
+    from robustgraph.limits import FILE_BYTES, OverBudget
+
+    proof = certificate.document["proof"]
+    monkeypatch.setenv(FILE_BYTES.env, str(proof["lrat_bytes"] - 1))
+    read = []
+    with pytest.raises(OverBudget, match=proof["lrat_file"]):
+        mp.check_minimum(certificate.document, lambda name: read.append(name) or b"")
+    assert read == []
