@@ -122,9 +122,12 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
     unproven = 0
     for n in ns:
         for r in range(1, max_robustness(n) + 1):
+            if args.r and r not in _span(args.r):
+                continue
             res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
             t0, c0 = time.monotonic(), time.process_time()
-            proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit)
+            proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
+                                  cubes=args.minimal_cubes)
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
             value, how = _minimum_cell(proof)
             unproven += not proof.minimum
@@ -238,7 +241,8 @@ def random_starts(ns: list[int], rs: list[int], args: argparse.Namespace) -> int
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--n", default="10:30", help="node counts: 10:30, 14 or 10,20,30")
-    ap.add_argument("--r", default=None, help="targets (default: 2..ceil(n/2)-1 per n)")
+    ap.add_argument("--r", default=None,
+                    help="targets (default: 2..ceil(n/2)-1 per n; with --minima: only these r)")
     ap.add_argument("--time-limit", type=float, default=10.0, help="search seconds per instance")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--engines", default="portfolio", help="certifying engines, comma-separated")
@@ -248,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minima", default=None, help="node counts for the proven-minima table")
     ap.add_argument("--minimal-time-limit", type=float, default=600.0,
                     help="seconds per minimality proof (--minima)")
+    ap.add_argument("--minimal-cubes", type=int, default=0,
+                    help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
+                         "(design/minimum_cubes.py; 0: one CaDiCaL run)")
     ap.add_argument("--s", default=None, choices=["all"],
                     help="with --minima: the (r, s) table, every s = 2..n")
     ap.add_argument("--frontier", default=None, help="node counts for the gap table")

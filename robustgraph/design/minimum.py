@@ -37,6 +37,8 @@ from typing import Any
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
+from robustgraph.certificate.proofs.trim import trim
+from robustgraph.design import minimum_cubes
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
@@ -229,12 +231,25 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
 
 
 def _refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause],
-                deadline: float) -> tuple[bytes, int] | None:
-    """Refute the whole CNF once more with LRAT logging: the gzip-compressed proof and its
-    additions, or None at the deadline."""
-    status, text = sat.refute(mp.encode(n, r, bound, pairs),
-                              max(deadline - time.monotonic(), 0.01))
-    if status is not False or text is None:
+                deadline: float, cubes: int = 0) -> tuple[bytes, int] | None:
+    """Refute the whole CNF once more with LRAT logging: the gzip-compressed proof, trimmed to
+    the lemmas its empty clause uses (:func:`robustgraph.certificate.proofs.trim.trim`), and
+    its additions; or None at the deadline. With ``cubes`` = k >= 1, by cube and conquer on
+    2^k cubes, two worker processes (:mod:`robustgraph.design.minimum_cubes`; each cube's proof
+    trimmed the same way).
+
+    Trimming keeps a refutation the checker accepts exactly when it accepts the log (the
+    module notes of :mod:`robustgraph.certificate.proofs.trim`); it drops the deletions too.
+    Measured in docs/design.md ("What the counterexample loop costs").
+    """
+    if cubes:
+        found = minimum_cubes.refute(n, r, bound, pairs, cubes, deadline)
+        text = None if found is None else found[0]
+    else:
+        status, text = sat.refute(mp.encode(n, r, bound, pairs),
+                                  max(deadline - time.monotonic(), 0.01))
+        text = trim(text) if status is False and text is not None else None
+    if text is None:
         return None
     return gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)
 
@@ -248,6 +263,7 @@ def prove_minimum(
     time_limit: float = 60.0,
     budget: int = 2_000_000,
     search: bool = True,
+    cubes: int = 0,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -269,6 +285,10 @@ def prove_minimum(
     search : bool
         Run the SAT search when no closed-form bound meets ``edges``; False certifies the best
         closed-form bound only.
+    cubes : int
+        0: the final refutation by one CaDiCaL run; k >= 1: by cube and conquer on 2^k cubes
+        and two processes (:mod:`robustgraph.design.minimum_cubes`), combined into one LRAT
+        refutation of the same CNF.
 
     Returns
     -------
@@ -349,7 +369,7 @@ def prove_minimum(
             solver.add_clause(list(pairs[-1].literals))
     finally:
         solver.delete()
-    refutation = _refutation(n, r, edges, pairs, deadline)
+    refutation = _refutation(n, r, edges, pairs, deadline, cubes)
     if refutation is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")

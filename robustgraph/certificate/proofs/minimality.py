@@ -340,6 +340,8 @@ def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError("an lrat minimality proof needs L >= 2 and r <= n - 2")
     PROOF_STEPS.check(proof["pairs"], "the pair clauses the proof records")
     PROOF_STEPS.check(proof["steps"], "the steps the LRAT proof records")
+    for key in ("pairs", "lrat"):  # refused before the pair clauses are re-derived
+        FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {proof[f'{key}_file']} records")
     pairs = parse_pairs(_file(proof, "pairs", read), proof["pairs_file"])
     if len(pairs) != proof["pairs"]:
         raise MinimalityError(f"{len(pairs)} pair clauses, not the {proof['pairs']} recorded")
