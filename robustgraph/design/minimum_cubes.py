@@ -39,6 +39,7 @@ from robustgraph.certificate.proofs.cubes import (
     _Propagation,
     _reduce,
     _translate,
+    _Writer,
 )
 
 __all__ = ["STRIDE", "CubeProof", "combine", "cube_proof", "cubes", "refute", "split_variables"]
@@ -114,7 +115,8 @@ def cube_proof(n: int, r: int, bound: int, pair_data: bytes, cube: tuple[int, ..
     negated = [-lit for lit in cube]
     prop = _Propagation(cnf.clauses, cube, watch)
     if prop.conflict is not None:  # refuted by propagation alone: one RUP step
-        hints = [*prop.reasons([prop.conflict], {}), prop.conflict]
+        chain = prop.chain(prop.falsified(prop.conflict))
+        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
         line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0])) + "\n"
         return CubeProof(cube, line.encode(), 1, time.process_time() - cpu)
     reduced = _reduce(cnf.clauses, prop)
@@ -122,7 +124,7 @@ def cube_proof(n: int, r: int, bound: int, pair_data: bytes, cube: tuple[int, ..
     status, text = sat.refute(reduced.cnf, left)
     if status is not False or text is None:
         return CubeProof(cube, None, 0, time.process_time() - cpu)
-    body, lemmas = _translate(text, reduced, prop, negated, base)
+    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
     return CubeProof(cube, body, lemmas, time.process_time() - cpu)
 
 
