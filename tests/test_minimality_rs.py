@@ -18,6 +18,7 @@ from robustgraph.design.minimum import pair_clause, prove_minimum
 from robustgraph.generators import max_robustness
 from solvers.exhaustive import exact_s
 from tests.exact_minima import minimum_edges, minimum_edges_rs, s_star
+from tests.test_minimality import _rejected
 
 RS_CELLS = [(n, r, s) for n in range(4, 9) for r in range(1, max_robustness(n) + 1)
             for s in range(2, n + 1)]
@@ -92,11 +93,6 @@ def rs_proof():
     result = prove_minimum(n, r, minimum_edges_rs(n)[(r, s)], s=s, time_limit=120)
     assert result.document["proof"]["kind"] == "lrat" and result.document["s"] == s
     return result.document, result.files
-
-
-def _rejected(doc: dict, files: dict, words: str) -> None:
-    with pytest.raises(mp.MinimalityError, match=words):
-        mp.check_minimum(doc, files.__getitem__)
 
 
 def test_the_genuine_rs_certificate_checks(rs_proof) -> None:
