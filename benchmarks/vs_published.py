@@ -46,6 +46,10 @@ Since that round each command's CPU cap is its workers x ``--cap`` (the CP-SAT s
 workers: 2 x ``--cap``), the CP-SAT scripts print their bounds as they move (``--progress``),
 and a row that no side of a comparison proved r* of is listed apart as bounded on both sides,
 out of the slower rows and the medians (changed after seeing the idle run of seed 7101).
+Its fourth round (registered 2026-12-04 00:40 UTC before any of its measurements,
+docs/performance.md "Issue 40, round 4"): seed 7106 for the ``--workers`` run of the same
+families and sizes, with the same command at seed 7107 started at the same moment beside it;
+scratch seeds 7231-7260.
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001
