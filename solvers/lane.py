@@ -67,6 +67,9 @@ class PublishedLane:
     signal : StopSignal
         Raised when the child has proven r* (an ``optimal`` outcome), so that the first core's
         running solve stops (and resent every :data:`_POKE` seconds until :meth:`stop`).
+    upper, hint, least : optional
+        What :func:`solve_payload` tells the model: a proven upper bound, its pair, and whether
+        the swap symmetry is broken (``milp_model.least_first``).
 
     Notes
     -----
@@ -100,8 +103,10 @@ class PublishedLane:
         signal: StopSignal,
         upper: int | None = None,
         hint: tuple[frozenset[int], frozenset[int]] | None = None,
+        least: bool = False,
     ) -> None:
         self.request = request
+        self.least = least
         self.signal = signal
         self.upper = upper
         self.hint = hint
@@ -118,6 +123,7 @@ class PublishedLane:
             "in_neighbors": [sorted(s) for s in self.request.graph.in_neighbors],
             "time_limit": self.request.time_limit,
             "seed": self.request.seed,
+            "least": self.least,
         }
         if self.upper is not None:
             payload["upper"] = self.upper
@@ -221,7 +227,8 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         ``in_neighbors`` (a list of index lists), ``time_limit`` (seconds or None), ``seed``;
         optionally ``upper`` (a proven upper bound on r*) and ``hint`` (two index lists, a pair
         of value ``upper``, or None): the model is then ``milp_model.published_r_below``, told
-        the bound and hinted with the pair, as the first core's published slice is.
+        the bound and hinted with the pair, as the first core's published slice is; ``least``
+        (true or false, default false): the swap symmetry broken (``milp_model.least_first``).
 
     Returns
     -------
@@ -229,7 +236,7 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         The outcome's ``status``, ``values``, ``bound``, ``seconds`` and ``native`` status.
     """
     from solvers import cpsat
-    from solvers.milp_model import published_r, published_r_below
+    from solvers.milp_model import least_first, published_r, published_r_below
 
     nb = [frozenset(s) for s in payload["in_neighbors"]]
     model = published_r(nb)
@@ -237,6 +244,8 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         hint = payload.get("hint")
         pair = None if hint is None else (frozenset(hint[0]), frozenset(hint[1]))
         model = published_r_below(nb, payload["upper"], pair)
+    if payload.get("least"):
+        least_first(model)
     out = cpsat.run(model, payload["time_limit"], 1, payload["seed"])
     return {
         "status": out.status,

@@ -88,6 +88,7 @@ __all__ = [
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
     "FOUR_REGULAR_RULE",
+    "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
@@ -155,6 +156,17 @@ core search: it settled none of the random 8-regular or k-circulant graphs (k = 
 nodes in 3 s (random 4-regular: 3 of 4 in 0.01-0.9 s), and the 0.25 s it spent there delayed
 the hinted published slice that settles them (``_published_slices``), and changed its hint:
 on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of 0.6 s."""
+
+LEAST_FIRST_RULE = "in-degrees all equal: the published model on CP-SAT with least_first"
+"""Issue 40, round 4: on a graph whose in-degrees all equal (:func:`_in_regular`) the published
+model on CP-SAT (the slice, :func:`_published_slices`, and the lane, :func:`_start_lane`) has the
+S1/S2 swap symmetry broken (``milp_model.least_first``): CP-SAT finds the optimum of such a graph
+at once and spends its time proving the lower bound, where the swap doubles the search.
+Scratch seeds 7231-7240 (one worker, the hinted model alone; docs/performance.md, "Issue 40,
+round 4"): random 6-regular graphs of 80 nodes 12.6 -> 7.2 s in all (faster on 7 of 8),
+``generate k-in`` n = 60, k = 10 12.5 -> 8.4 s (5 of 6), random 8-regular graphs of 60 nodes
+8.9 -> 6.0 s (3 of 4). Other graphs keep the published model as
+printed (not measured with it; HiGHS neither)."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -332,7 +344,9 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         if regular and module is cpsat:
             seconds = REGULAR_SLICE if left is None else max(seconds, REGULAR_ALONE_SHARE * left)
             cap = left
-        search.published_slice(p, module.run, seconds if cap is None else min(seconds, cap))
+        least = regular and module is cpsat  # LEAST_FIRST_RULE
+        seconds = seconds if cap is None else min(seconds, cap)
+        search.published_slice(p, module.run, seconds, least=least)
     if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
@@ -421,7 +435,8 @@ def _start_lane(
     """The published model's lane on the second core, started; told the proven ``upper``
     bound and hinted with its pair ``hint`` when given (``lane.solve_payload``)."""
     pair = None if hint is None else (hint.s1, hint.s2)
-    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair)
+    least = _in_regular(request.graph)  # LEAST_FIRST_RULE
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least)
     lane.start()
     return lane
 

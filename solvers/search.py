@@ -606,7 +606,7 @@ def more_r(p: Progress) -> None:
         _extension(p)
 
 
-def published_slice(p: Progress, run: Runner, seconds: float) -> None:
+def published_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:
     """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
 
     The model is Usevitch & Panagou's (``milp_model.published_r``) with ``t <= upper`` (proven,
@@ -616,11 +616,12 @@ def published_slice(p: Progress, run: Runner, seconds: float) -> None:
     (2026-12-02), where the published HiGHS script needs 0.3-0.5 s in all. Its checked
     incumbent and its dual bound are kept (:func:`absorb_published`). It settles sparse and
     low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
-    seconds (docs/performance.md).
+    seconds (docs/performance.md). ``least``: the swap symmetry broken
+    (``milp_model.least_first``).
     """
     w = p.witness  # not t >= lower: it made HiGHS 2-5x slower (note above)
     hint = None if w is None else (w.s1, w.s2)
-    model = published_r_below(p.request.graph.in_neighbors, p.upper, hint)
+    model = published_r_below(p.request.graph.in_neighbors, p.upper, hint, least=least)
     absorb_published(p, model, _call(p, run, model, None, seconds))
 
 
