@@ -127,7 +127,9 @@ def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, 
     if not (cpsat.available() and highs.available()):
         pytest.skip("needs ortools and highspy")
     slices = []
-    monkeypatch.setattr(search, "published_slice", lambda p, run, s: slices.append((run, s)))
+    monkeypatch.setattr(
+        search, "published_slice", lambda p, run, s, least=False: slices.append((run, s))
+    )
     monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
     monkeypatch.setattr(search, "more_r", lambda p: None)

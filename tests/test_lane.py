@@ -311,7 +311,7 @@ def test_one_published_model_at_a_time(monkeypatch, directed):
 
     calls = []
     monkeypatch.setattr(
-        search, "published_slice", lambda p, run, seconds: calls.append((run, seconds))
+        search, "published_slice", lambda p, run, seconds, least=False: calls.append((run, seconds))
     )
     if directed:
         kin = nx.DiGraph()
