@@ -207,7 +207,12 @@ def _round2_path():
     return mock.patch.multiple(prover, **ROUND2)
 
 
-BASELINES = {"part-b": _old_path, "round2": _round2_path}
+def _round3_path():
+    """The proof path of round 3 (commit f38ba18): CaDiCaL with its default options at every r."""
+    return mock.patch.object(prover, "cadical_options", lambda r: {})
+
+
+BASELINES = {"part-b": _old_path, "round2": _round2_path, "round3": _round3_path}
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
 
