@@ -159,11 +159,13 @@ estimate above keeps well below it)."""
 
 UNSTABLE_MIN_R = 10
 """Least r at which CaDiCaL runs with :data:`UNSTABLE` (issue 40, round 4; scratch graphs only,
-2026-12-04, load 1-3.5, CPU seconds of one solve, its trim and the checker, ``benchmarks/
-proof_cost.py``'s docstring names the seeds): at r = 10-11 (ER(40, 1/2) seeds 4301 and 4321,
-digraph G(40, 1/2) seed 4321) the search without stabilising phases was 0.9-1.4 s faster
-(solve, trim and check 10.53 -> 8.82, 5.00 -> 4.49, 6.41 -> 5.03 s) and its trimmed proof had
-13-23% fewer steps; at r = 8 (ER(50, 0.35) seed 4322) it was 1.0 s slower (2.40 -> 3.37 s)."""
+2026-12-04, load 1-5, CPU seconds of one solve, its trim and the checker, ``benchmarks/
+proof_cost.py``'s docstring names the seeds): at r = 10-13 (ER(40, 1/2) seeds 4301 and 4321,
+digraph G(40, 1/2) seed 4321, ER(50, 1/2) seed 4323) the search without stabilising phases was
+faster on all four (solve, trim and check 10.53 -> 8.82, 5.00 -> 4.49, 6.41 -> 5.03, 47.79 ->
+37.23 s) and its trimmed proof had 13-25% fewer steps; at r = 8 (ER(50, 0.35) seed 4322) it was
+1.0 s slower (2.40 -> 3.37 s). Four graphs above the line and one below: a thin basis, kept
+because the worst certify/robustness ratios of round 3 were all at r >= 10."""
 
 UNSTABLE = {"stabilize": 0}
 """CaDiCaL's options at r >= :data:`UNSTABLE_MIN_R`: no stabilising phases (CaDiCaL's
