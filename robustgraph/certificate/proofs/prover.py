@@ -165,7 +165,8 @@ digraph G(40, 1/2) seed 4321, ER(50, 1/2) seed 4323) the search without stabilis
 faster on all four (solve, trim and check 10.53 -> 8.82, 5.00 -> 4.49, 6.41 -> 5.03, 47.79 ->
 37.23 s) and its trimmed proof had 13-25% fewer steps; at r = 8 (ER(50, 0.35) seed 4322) it was
 1.0 s slower (2.40 -> 3.37 s). Four graphs above the line and one below: a thin basis, kept
-because the worst certify/robustness ratios of round 3 were all at r >= 10."""
+because the two worst certify/robustness ratios of round 3's registered run (answers over 0.3
+s: 11.0x and 6.4x, docs/certificate.md) were at r = 11 and 13."""
 
 UNSTABLE = {"stabilize": 0}
 """CaDiCaL's options at r >= :data:`UNSTABLE_MIN_R`: no stabilising phases (CaDiCaL's
