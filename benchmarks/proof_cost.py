@@ -38,6 +38,17 @@ the hour left; a graph still unsettled at 90 s is reported as such::
     nice -n 10 .venv/bin/python benchmarks/proof_cost.py --before-after --seed 4301 \
         --solve-limit 90 --limit 200
 
+Issue 40, round 4 (registered 2026-12-04 00:31 UTC, before any graph of it was measured): the
+same 20 graphs at the fresh seed **4302** (``--seed 4302``; grep found it unused), "before"
+being the path of commit f38ba18 (``--baseline round3``: this tree with round 4's changes
+switched off) and "after" this tree, run once the code is final (no later than 01:35 UTC), with
+the same limits as round 3 (90 s for r*, 200 s per certify); a graph unsettled at 90 s is
+reported as such. Scratch seeds **4321-4329** (unused) are the only ones round 4 is tuned on,
+besides seed 4301's worst row, ER(40, 0.5), named in the issue::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4302 \
+        --solve-limit 90 --limit 200 --baseline round3
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
@@ -196,7 +207,12 @@ def _round2_path():
     return mock.patch.multiple(prover, **ROUND2)
 
 
-BASELINES = {"part-b": _old_path, "round2": _round2_path}
+def _round3_path():
+    """The proof path of round 3 (commit f38ba18): CaDiCaL with its default options at every r."""
+    return mock.patch.object(prover, "cadical_options", lambda r: {})
+
+
+BASELINES = {"part-b": _old_path, "round2": _round2_path, "round3": _round3_path}
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
 

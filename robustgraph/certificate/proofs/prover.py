@@ -32,7 +32,7 @@ from robustgraph.errors import ParameterError
 from solvers.cores import OutOfTime
 from solvers.extras import missing
 
-__all__ = ["MODES", "Made", "lrat_additions", "prove"]
+__all__ = ["MODES", "Made", "cadical_options", "lrat_additions", "prove"]
 
 MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
 
@@ -157,6 +157,35 @@ CORE_TREE_LEMMAS = 1_000_000
 estimate above keeps well below it)."""
 
 
+UNSTABLE_MIN_R = 10
+"""Least r at which CaDiCaL runs with :data:`UNSTABLE` (issue 40, round 4; scratch graphs only,
+2026-12-04, load 1-5, CPU seconds of one solve, its trim and the checker, ``benchmarks/
+proof_cost.py``'s docstring names the seeds): at r = 10-13 (ER(40, 1/2) seeds 4301 and 4321,
+digraph G(40, 1/2) seed 4321, ER(50, 1/2) seed 4323) the search without stabilising phases was
+faster on all four (solve, trim and check 10.53 -> 8.82, 5.00 -> 4.49, 6.41 -> 5.03, 47.79 ->
+37.23 s) and its trimmed proof had 13-25% fewer steps; at r = 8 (ER(50, 0.35) seed 4322) it was
+1.0 s slower (2.40 -> 3.37 s). Four graphs above the line and one below: a thin basis, kept
+because the two worst certify/robustness ratios of round 3's registered run (answers over 0.3
+s: 11.0x and 6.4x, docs/certificate.md) were at r = 11 and 13."""
+
+UNSTABLE = {"stabilize": 0}
+"""CaDiCaL's options at r >= :data:`UNSTABLE_MIN_R`: no stabilising phases (CaDiCaL's
+``--unsat`` preset without its ``walk=0``, which was slower on ER(40, 1/2) seed 4301: 10.05
+against 8.82 s). Options
+change the search, not what is checked: the proof is still an LRAT refutation of the CNF."""
+
+
+def cadical_options(r: int) -> dict[str, int]:
+    """CaDiCaL's options for the robustness CNF at ``r`` (:data:`UNSTABLE_MIN_R`).
+
+    Examples
+    --------
+    >>> cadical_options(9), cadical_options(11)
+    ({}, {'stabilize': 0})
+    """
+    return dict(UNSTABLE) if r >= UNSTABLE_MIN_R else {}
+
+
 def _from_core_tree(
     in_neighbors: list[frozenset[int]],
     r: int,
@@ -197,7 +226,7 @@ def _lrat(
         if not sat.available() or (left is not None and left <= 0):
             return None
         if split is None:
-            status, text = sat.refute(cnf, left)
+            status, text = sat.refute(cnf, left, options=cadical_options(r))
             text = None if text is None else trim(text)
         else:
             conquered = cubes.refute(in_neighbors, r, s, split, left)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Mapping
 
 from robustgraph.certificate.proofs.cnf import Cnf
 from solvers.extras import missing
@@ -56,22 +57,27 @@ def available() -> bool:
     return True
 
 
-def refute(cnf: Cnf, time_limit: float | None = None) -> tuple[bool | None, bytes | None]:
+def refute(
+    cnf: Cnf, time_limit: float | None = None, *, options: Mapping[str, int] | None = None
+) -> tuple[bool | None, bytes | None]:
     """Solve ``cnf``; return ``(False, lrat_text)`` when unsatisfiable.
 
     ``(True, None)`` when satisfiable, ``(None, None)`` when stopped at ``time_limit`` seconds.
+    ``options`` are CaDiCaL options (name -> value, as its ``--name=value``) set before the
+    clauses are added; they change the search, never what the proof must be (a refutation of
+    ``cnf``: the caller checks it).
 
     Raises
     ------
     MissingExtra
         When python-sat is not installed (the ``proofs`` extra).
     """
-    status, text, _ = solve(cnf, time_limit)
+    status, text, _ = solve(cnf, time_limit, options=options)
     return status, text
 
 
 def solve(
-    cnf: Cnf, time_limit: float | None = None
+    cnf: Cnf, time_limit: float | None = None, *, options: Mapping[str, int] | None = None
 ) -> tuple[bool | None, bytes | None, list[int] | None]:
     """As :func:`refute`, and the model (DIMACS literals) as third item when satisfiable."""
     if not available():
@@ -83,6 +89,8 @@ def solve(
     try:
         pysolvers.cadical195_set(solver.cadical, "lrat", 1)
         pysolvers.cadical195_set(solver.cadical, "binary", 0)
+        for name, value in (options or {}).items():
+            pysolvers.cadical195_set(solver.cadical, name, value)
         solver.prfile = tempfile.TemporaryFile()
         solver.prfp = pysolvers.cadical195_tracepr(solver.cadical, solver.prfile)
         for clause in cnf.clauses:
