@@ -75,6 +75,8 @@ __all__ = [
     "cubes",
     "fixed_tree",
     "lookahead",
+    "Conquest",
+    "conquer",
     "solve_leaf",
     "combine",
     "renumber",
@@ -226,6 +228,21 @@ def _occurrences(clauses: Sequence[tuple[int, ...]]) -> dict[int, list[int]]:
     return watch
 
 
+_INDEXED: dict[int, tuple[Cnf, dict[int, list[int]]]] = {}
+
+
+def _watch(cnf: Cnf) -> dict[int, list[int]]:
+    """The occurrence index of ``cnf`` (:func:`_occurrences`), kept for the last two CNFs seen
+    (by identity; the CNF is held too, so its id stays its own): a worker process that takes
+    many cubes of one CNF indexes it once."""
+    got = _INDEXED.get(id(cnf))
+    if got is None or got[0] is not cnf:
+        while len(_INDEXED) >= 2:
+            _INDEXED.pop(next(iter(_INDEXED)))
+        got = _INDEXED[id(cnf)] = (cnf, _occurrences(cnf.clauses))
+    return got[1]
+
+
 @dataclass(frozen=True)
 class _Problem:
     """A CNF and its occurrence index (:func:`_occurrences`), made once per worker process."""
@@ -240,7 +257,7 @@ def _problem(in_neighbors: tuple[frozenset[int], ...], r: int, s: int) -> _Probl
     """The CNF of :func:`.cnf.encode` with its index, cached: a worker that takes many cubes
     of one graph encodes it once."""
     cnf = encode(in_neighbors, r, s)
-    return _Problem(cnf, _occurrences(cnf.clauses), len(in_neighbors))
+    return _Problem(cnf, _watch(cnf), len(in_neighbors))
 
 
 class _Propagation:
@@ -579,6 +596,80 @@ def _spent(start: float, cpu: float) -> dict[str, float]:
     return {"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
 
 
+@dataclass(frozen=True)
+class Conquest:
+    """What :func:`conquer` says of one cube.
+
+    ``status``: False refuted, True satisfiable, None stopped at the time limit. When refuted,
+    ``text`` is the LRAT proof of the clause ``not cube`` over the CNF's own clause ids (its
+    own clauses numbered from ``base + 1``, the last one ``not cube``, every other deleted
+    after it) and ``lemmas`` counts its additions. When satisfiable, ``true`` holds the
+    literals that propagation of the cube set and ``model`` the solver's model of the rest
+    (the solver never saw the variables in ``true``: it may give them any value)."""
+
+    status: bool | None
+    text: bytes = b""
+    lemmas: int = 0
+    true: frozenset[int] = frozenset()
+    model: tuple[int, ...] = ()
+
+
+def conquer(cnf: Cnf, cube: Sequence[int], base: int, time_limit: float | None = None) -> Conquest:
+    """Refute ``cnf`` under ``cube``: the conquer step of cube and conquer (module notes).
+
+    The cube is unit-propagated on the CNF; a conflict gives ``not cube`` in one RUP step.
+    Otherwise the clauses left, without their false literals, go to CaDiCaL (:mod:`.sat`), and
+    its LRAT refutation, trimmed to what its empty clause uses, is written over ``cnf``'s
+    clause ids as a proof of ``not cube`` (:class:`_Writer`, :func:`_translate`).
+
+    Parameters
+    ----------
+    cnf : Cnf
+        Any CNF without unit clauses (the robustness CNF of :mod:`.cnf`, the minimality CNF of
+        :mod:`.minimality`): propagation starts from the cube's literals only, and CaDiCaL
+        renumbers what a unit clause implies (:mod:`.cnf`). Its occurrence index is made once
+        per process (:func:`_watch`).
+    cube : sequence of int
+        Literals over ``cnf``'s variables, not contradicting one another.
+    base : int
+        The proof's clauses are numbered from ``base + 1`` (at least ``cnf``'s clause count).
+    time_limit : float, optional
+        Seconds for the solver; 0 or less: not solved (status None).
+
+    Returns
+    -------
+    Conquest
+
+    Raises
+    ------
+    ParameterError
+        When the cube contradicts itself.
+
+    Examples
+    --------
+    >>> both = Cnf(2, ((1, 2), (1, -2), (-1, 2), (-1, -2)))
+    >>> conquer(both, (1,), 4).text  # 1 propagates 2 by clause 3, which falsifies clause 4
+    b'5 -1 0 3 4 0\\n'
+    """
+    prop = _Propagation(cnf.clauses, cube, _watch(cnf))
+    negated = [-lit for lit in cube]
+    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
+        chain = prop.chain(prop.falsified(prop.conflict))
+        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
+        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
+        return Conquest(False, line.encode() + b"\n", 1)
+    if time_limit is not None and time_limit <= 0:
+        return Conquest(None)
+    reduced = _reduce(cnf.clauses, prop)
+    status, text, model = sat.solve(reduced.cnf, time_limit)
+    if status is True:
+        return Conquest(True, true=frozenset(prop.position), model=tuple(model or ()))
+    if status is None or text is None:
+        return Conquest(None)
+    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
+    return Conquest(False, body, lemmas)
+
+
 def solve_leaf(
     in_neighbors: Sequence[frozenset[int]],
     r: int,
@@ -587,7 +678,8 @@ def solve_leaf(
     deadline: float | None = None,
     index: int = 0,
 ) -> Leaf:
-    """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task.
+    """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task
+    (:func:`conquer`).
 
     Parameters
     ----------
@@ -614,28 +706,13 @@ def solve_leaf(
     process encodes it once for all the cubes of one graph it takes (:func:`_problem`).
     """
     start, cpu = time.perf_counter(), time.process_time()
-    problem = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s)
-    cnf = problem.cnf
-    n, base = len(in_neighbors), _base(len(cnf.clauses), index)
-    negated = [-lit for lit in cube]
-    prop = _Propagation(cnf.clauses, cube, problem.watch)
-    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
-        chain = prop.chain(prop.falsified(prop.conflict))
-        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
-        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
-        return Leaf(cube, False, line.encode() + b"\n", 1, **_spent(start, cpu))
-    reduced = _reduce(cnf.clauses, prop)
+    cnf = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s).cnf
     left = None if deadline is None else max(0.0, deadline - time.time())
-    if left == 0.0:
-        return Leaf(cube, None, **_spent(start, cpu))
-    status, text, model = sat.solve(reduced.cnf, left)
-    if status is True:
-        pair = _pair(n, set(prop.position), model or [])
+    got = conquer(cnf, cube, _base(len(cnf.clauses), index), left)
+    if got.status is True:
+        pair = _pair(len(in_neighbors), set(got.true), got.model)
         return Leaf(cube, True, pair=pair, **_spent(start, cpu))
-    if status is None or text is None:
-        return Leaf(cube, None, **_spent(start, cpu))
-    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
-    return Leaf(cube, False, body, lemmas, **_spent(start, cpu))
+    return Leaf(cube, got.status, got.text, got.lemmas, **_spent(start, cpu))
 
 
 def combine(
