@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
+import tempfile
 import time
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field, replace
@@ -102,12 +103,17 @@ class Split:
 
     ``lookahead`` (the default): the tree of :func:`lookahead`, grown until it has 3^k cubes
     that propagation does not refute, its hardest cubes run first; otherwise the fixed split
-    on the k nodes of highest in-degree (:func:`cubes`)."""
+    on the k nodes of highest in-degree (:func:`cubes`).
+
+    ``incremental``: each worker keeps one solver for all the cubes it takes, dealt one at a
+    time from a shared queue (:func:`solve_shared`); ``executor`` must then be a
+    :class:`~robustgraph.executors.LocalExecutor` or None (one worker here)."""
 
     k: int
     executor: Executor | None = field(default=None, compare=False)
     progress: bool = True
     lookahead: bool = True
+    incremental: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,7 +274,10 @@ class _Propagation:
         clauses: Sequence[tuple[int, ...]],
         cube: Sequence[int],
         watch: dict[int, list[int]] | None = None,
+        units: Sequence[tuple[int, int]] = (),
     ) -> None:
+        """Propagate ``cube`` and the unit clauses ``units`` ((literal, clause id) pairs: a
+        unit clause is never visited from the occurrence lists, so it is set at the start)."""
         self.clauses = clauses
         self.position: dict[int, int] = {}  # true literal -> its place on the trail
         self.reason: dict[int, int] = {}  # derived literal -> id of the clause that forced it
@@ -281,6 +290,14 @@ class _Propagation:
                 raise ParameterError(f"the cube {tuple(cube)} contradicts itself")
             if lit not in self.position:
                 self.position[lit] = len(self.position)
+                queue.append(lit)
+        for lit, cid in units:
+            if -lit in self.position:
+                self.conflict = cid
+                return
+            if lit not in self.position:
+                self.position[lit] = len(self.position)
+                self.reason[lit] = cid
                 queue.append(lit)
         while queue and self.conflict is None:
             for cid in watch.get(queue.pop(), ()):
@@ -762,9 +779,19 @@ def combine(
     if spans[0][0] < total or any(a[1] > b[0] for a, b in itertools.pairwise(spans)):
         raise ParameterError("the leaves' clause ids overlap: not numbered for this split")
     ends = [start + leaf.lemmas for start, leaf in zip(starts, leaves, strict=True)]  # not cube
-    last = spans[-1][1]
     texts = [leaf.text for _, leaf in sorted(zip(starts, leaves, strict=True), key=lambda x: x[0])]
-    steps: list[str] = []
+    return b"".join([*texts, *_tree_steps(tree, n, ends, spans[-1][1])])
+
+
+def _line(tokens: Sequence[int]) -> bytes:
+    return " ".join(map(str, tokens)).encode() + b"\n"
+
+
+def _tree_steps(tree: Tree, n: int, ends: Sequence[int], last: int) -> list[bytes]:
+    """The combine step's lines (module notes): for each inner node of ``tree``, ``not P or x_v``
+    and ``not P``, numbered from ``last + 1``; the last line the empty clause. ``ends``: the
+    ids of the clauses ``not cube``, in the order of ``tree``'s cubes."""
+    steps: list[bytes] = []
     leaf_ids = iter(ends)
 
     def derive(node: Tree, path: list[int]) -> int:
@@ -779,13 +806,13 @@ def combine(
         c = derive(node.children[2], [*path, -x, neg_y])
         negated = [-lit for lit in path]
         last += 1
-        steps.append(" ".join(map(str, [last, *negated, x, 0, b, c, 0])))
+        steps.append(_line([last, *negated, x, 0, b, c, 0]))
         last += 1
-        steps.append(" ".join(map(str, [last, *negated, 0, last - 1, v + 1, a, 0])))
+        steps.append(_line([last, *negated, 0, last - 1, v + 1, a, 0]))
         return last
 
     derive(tree, [])
-    return b"".join([*texts, *(f"{step}\n".encode() for step in steps)])
+    return steps
 
 
 def _renumberable(total: int, n: int) -> bool:
@@ -927,6 +954,8 @@ def refute(
     first = sorted(  # hardest first (fewest members), so that the last to end are short
         range(len(tasks)), key=lambda i: (trails[i] is None, trails[i] or (0, 0), i)
     )
+    if split.incremental:
+        return _refute_shared(nbrs, r, s, split, tree, first, deadline, split_seconds)
     queue = [tasks[i] for i in first]
     arrived = _InOrder(len(problem.cnf.clauses), len(nbrs), [task.key for task in tasks])
     if split.executor is None:
@@ -954,4 +983,319 @@ def refute(
         return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
     start = time.perf_counter()
     text = combine(nbrs, tree, leaves, len(problem.cnf.clauses))
+    return Conquered(False, text, None, leaves, time.perf_counter() - start, tree, split_seconds)
+
+
+OURS = 10**15
+"""Ids of the ``not cube`` steps in an incremental worker's raw log (:func:`solve_shared`):
+above any id CaDiCaL gives, renumbered away by :func:`_trim_log`."""
+
+RECENT = 20_000
+"""Lemmas of a cube's own solve that the search for its ``not cube`` step tries first, with the
+CNF and every unit lemma (:func:`_not_cube`); all lemmas when those do not do."""
+
+
+@dataclass(frozen=True)
+class Shared:
+    """One incremental worker's answer (:func:`solve_shared`).
+
+    ``text``: its LRAT lines over the original CNF, trimmed to what its ``not cube`` steps use,
+    numbered from ``C + index * STRIDE + 1`` (``lemmas`` additions; no deletions);
+    ``steps``: cube index -> id of its ``not cube`` clause in ``text``; ``open``: the cubes it
+    took and did not settle (time limit); ``pair``: a violating pair when a cube was
+    satisfiable (canonical order); ``cpu``: cube index -> CPU seconds of its solve; ``seconds``
+    and ``cpu_seconds``: the whole task's, the trimming included."""
+
+    index: int
+    text: bytes
+    lemmas: int
+    steps: dict[int, int]
+    open: tuple[int, ...]
+    pair: tuple[frozenset[int], frozenset[int]] | None
+    cpu: dict[int, float]
+    seconds: float
+    cpu_seconds: float
+
+
+class _Chained:
+    """The occurrence lists of two clause sets, read as one (:class:`_Propagation`'s ``watch``)."""
+
+    def __init__(self, *parts: dict[int, list[int]]) -> None:
+        self.parts = parts
+
+    def get(self, lit: int, default: Sequence[int] = ()) -> Sequence[int]:
+        got = [cid for part in self.parts for cid in part.get(lit, ())]
+        return got or default
+
+
+def _lemmas(rows: Sequence[bytes]) -> list[tuple[int, tuple[int, ...]]]:
+    """The (id, literals) of the addition lines among ``rows`` (LRAT)."""
+    out = []
+    for raw in rows:
+        head, sep, _ = raw.partition(b" 0 ")
+        first, _, rest = head.partition(b" ")
+        if sep and first and first != b"c" and not rest.startswith(b"d"):
+            out.append((int(first), tuple(map(int, rest.split()))))
+    return out
+
+
+def _rup(
+    cnf: Cnf, cube: Sequence[int], lemmas: Sequence[tuple[int, tuple[int, ...]]]
+) -> list[int] | None:
+    """The hints of ``not cube`` as a RUP step over the CNF and ``lemmas`` (id, literals), in
+    propagation order, the conflict last; None when propagation of the cube finds no conflict."""
+    total = len(cnf.clauses)
+    units = [(lits[0], total + j) for j, (_, lits) in enumerate(lemmas, 1) if len(lits) == 1]
+    clauses = [*cnf.clauses, *(lits for _, lits in lemmas)]
+    extra = _occurrences([lits for _, lits in lemmas])
+    shifted = {lit: [total + cid for cid in ids] for lit, ids in extra.items()}
+    watch = _Chained(_watch(cnf), shifted)
+    prop = _Propagation(clauses, cube, watch, units)  # type: ignore[arg-type]
+    if prop.conflict is None:
+        return None
+
+    def named(cid: int) -> int:
+        return cid if cid <= total else lemmas[cid - total - 1][0]
+
+    chain = prop.chain(prop.falsified(prop.conflict))
+    return [*(named(prop.reason[lit]) for lit in chain), named(prop.conflict)]
+
+
+class _Incremental:
+    """One CaDiCaL 1.9.5 instance (python-sat) over the whole CNF, logging LRAT (as
+    :func:`.sat.solve` sets it up) to a temporary file, that solves cube after cube as
+    assumptions: what it learns under one cube it keeps for the next. Its lemmas are clauses
+    implied by the CNF alone (assumptions are decisions), so its log is one LRAT derivation
+    over the CNF's clause ids; CaDiCaL 1.9.5 does not log the clause ``not cube`` when it
+    fails under a cube (:func:`_not_cube` adds it)."""
+
+    def __init__(self, cnf: Cnf) -> None:
+        import pysolvers
+        from pysat.solvers import Cadical195
+
+        self.solver = Cadical195()
+        pysolvers.cadical195_set(self.solver.cadical, "lrat", 1)
+        pysolvers.cadical195_set(self.solver.cadical, "binary", 0)
+        self.solver.prfile = tempfile.TemporaryFile()
+        self.solver.prfp = pysolvers.cadical195_tracepr(self.solver.cadical, self.solver.prfile)
+        for clause in cnf.clauses:
+            self.solver.add_clause(list(clause))
+        self.read = 0
+
+    def solve(self, cube: Sequence[int], deadline: float | None) -> bool | None:
+        """Solve under ``cube`` until ``deadline`` (``time.time()``), in conflict-budget slices
+        (:func:`.sat.next_budget`): True, False, or None at the deadline."""
+        if deadline is None:
+            return self.solver.solve(assumptions=list(cube))
+        status, budget = None, sat.FIRST_SLICE
+        while status is None and (now := time.time()) < deadline:
+            self.solver.conf_budget(budget)
+            status = self.solver.solve_limited(assumptions=list(cube))
+            spent = time.time() - now
+            budget = sat.next_budget(budget, spent, deadline - now - spent)
+        return status
+
+    def rows(self, start: int | None = None) -> list[bytes]:
+        """The log's lines from byte ``start`` (default: where the last call stopped) to its
+        end."""
+        import pysolvers
+
+        pysolvers.flushpr(self.solver.prfp)
+        self.solver.prfile.seek(self.read if start is None else start)
+        data = self.solver.prfile.read()
+        self.read = self.solver.prfile.tell()
+        return data.splitlines()
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+def _not_cube(
+    cnf: Cnf, cube: Sequence[int], recent: list[bytes], units: list[tuple[int, tuple[int, ...]]],
+    solver: _Incremental,
+) -> list[int]:
+    """The hints of the clause ``not cube`` as a RUP step (:func:`_rup`) after CaDiCaL failed
+    under ``cube``: over the CNF, the unit lemmas and the last :data:`RECENT` lemmas of this
+    cube's solve, else over every lemma of the log (the clauses CaDiCaL held when it failed
+    are among them; deletions are dropped from the worker's proof, :func:`_trim_log`).
+
+    Raises
+    ------
+    ParameterError
+        When not even every lemma gives the step (CaDiCaL's log does not refute the cube).
+    """
+    hints = _rup(cnf, cube, [*units, *_lemmas(recent[-RECENT:])])
+    if hints is None:
+        hints = _rup(cnf, cube, _lemmas(solver.rows(0)))
+    if hints is None:
+        raise ParameterError(f"the solver's lemmas do not refute the cube {tuple(cube)}")
+    return hints
+
+
+def _trim_log(rows: list[bytes], total: int, base: int) -> tuple[bytes, int, dict[int, int]]:
+    """The additions of an incremental worker's log (``rows``, its ``not cube`` steps numbered
+    from :data:`OURS` last) that those steps reach through hints, renumbered from ``base + 1``
+    in order; deletions dropped (every lemma stays live, so a step may use any earlier lemma).
+    Returns the text, the lemma count and the new ids of the steps (old id -> new id)."""
+    lits: dict[int, bytes] = {}
+    hints: dict[int, bytes] = {}
+    for raw in rows:
+        head, sep, tail = raw.partition(b" 0 ")
+        first, _, rest = head.partition(b" ")
+        if not sep or not first or first == b"c" or rest.startswith(b"d"):
+            continue
+        cid = int(first)
+        lits[cid], hints[cid] = rest, tail
+    keep = {cid for cid in lits if cid >= OURS}
+    stack = list(keep)
+    while stack:
+        for h in map(int, hints[stack.pop()].split()[:-1]):
+            if h > total and h not in keep:
+                keep.add(h)
+                stack.append(h)
+    new: dict[int, int] = {}
+    out = []
+    for cid in sorted(keep):
+        new[cid] = base + len(new) + 1
+        named = [h if h <= total else new[h] for h in map(int, hints[cid].split()[:-1])]
+        head = b" ".join([str(new[cid]).encode(), lits[cid]]) if lits[cid] else b"%d" % new[cid]
+        out.append(b"%s 0 %s 0\n" % (head, " ".join(map(str, named)).encode()))
+    return b"".join(out), len(new), {c: new[c] for c in keep if c >= OURS}
+
+
+def solve_shared(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    s: int,
+    chosen: tuple[tuple[int, ...], ...],
+    queue: object,
+    stop: object,
+    deadline: float | None,
+    index: int,
+) -> Shared:
+    """An incremental worker: take cube indices from ``queue`` (a multiprocessing queue) until
+    it is empty or ``stop`` (an event) is set, solve each on one CaDiCaL instance kept for all
+    of them (:class:`_Incremental`), and return its proof of each refuted cube's ``not cube``
+    (:class:`Shared`). A satisfiable cube sets ``stop``.
+
+    Parameters
+    ----------
+    in_neighbors, r, s
+        As :func:`solve_leaf`.
+    chosen : tuple of cubes
+        The split's cubes (:meth:`Tree.cubes`), which the indices name.
+    queue, stop
+        A ``Manager().Queue()`` of indices, the hardest first, and a ``Manager().Event()``.
+    deadline : float, optional
+        ``time.time()`` at which every solve stops.
+    index : int
+        The worker's place: its proof is numbered from ``C + index * STRIDE + 1``.
+    """
+    import queue as queues
+
+    start, cpu0 = time.perf_counter(), time.process_time()
+    cnf = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s).cnf
+    total = len(cnf.clauses)
+    solver = _Incremental(cnf)
+    steps: list[bytes] = []
+    units: list[tuple[int, tuple[int, ...]]] = []
+    cpu: dict[int, float] = {}
+    left_open: list[int] = []
+    pair = None
+    try:
+        while not stop.is_set():  # type: ignore[attr-defined]
+            try:
+                i = queue.get_nowait()  # type: ignore[attr-defined]
+            except queues.Empty:
+                break
+            before = time.process_time()
+            status = solver.solve(chosen[i], deadline)
+            recent = solver.rows()
+            if status is None:
+                left_open.append(i)
+            elif status:
+                pair = _pair(len(in_neighbors), set(), solver.solver.get_model() or [])
+                stop.set()  # type: ignore[attr-defined]
+            else:
+                units += _lemmas([row for row in recent if row.split(b" ", 3)[2:3] == [b"0"]])
+                hints = _not_cube(cnf, chosen[i], recent, units, solver)
+                negated = [-lit for lit in chosen[i]]
+                steps.append(" ".join(map(str, [OURS + i, *negated, 0, *hints, 0])).encode())
+            cpu[i] = time.process_time() - before
+        text, lemmas, ids = _trim_log([*solver.rows(0), *steps], total, _base(total, index))
+    finally:
+        solver.close()
+    return Shared(
+        index, text, lemmas, {old - OURS: cid for old, cid in ids.items()}, tuple(left_open),
+        pair, cpu, time.perf_counter() - start, time.process_time() - cpu0,
+    )
+
+
+def _refute_shared(
+    nbrs: tuple[frozenset[int], ...],
+    r: int,
+    s: int,
+    split: Split,
+    tree: Tree,
+    first: list[int],
+    deadline: float | None,
+    split_seconds: float,
+) -> Conquered:
+    """:func:`refute` with incremental workers (:func:`solve_shared`): as many as the local
+    executor's workers (one, here, without an executor), the cubes dealt hardest first from one
+    queue; then the workers' proofs one after another (:func:`renumber`) and the tree's steps
+    (:func:`_tree_steps`). The leaves carry each cube's CPU seconds, not its text."""
+    import multiprocessing
+
+    from robustgraph.errors import BackendError
+    from robustgraph.executors import LocalExecutor, Task, run_task
+
+    if split.executor is not None and not isinstance(split.executor, LocalExecutor):
+        raise ParameterError("incremental cubes run on local workers only")
+    n = len(nbrs)
+    chosen = tuple(tree.cubes(n))
+    workers = 1 if split.executor is None else min(split.executor.workers, len(chosen))
+    with multiprocessing.get_context("spawn").Manager() as manager:
+        queue, stop = manager.Queue(), manager.Event()
+        for i in first:
+            queue.put(i)
+        tasks = [
+            Task(f"worker {w + 1}", solve_shared, (nbrs, r, s, chosen, queue, stop, deadline, w))
+            for w in range(workers)
+        ]
+        if split.executor is None:
+            ran = [run_task(task) for task in tasks]
+        else:
+            ran = split.executor.run(tasks, label="cube workers", progress=split.progress)
+    failed = next((o for o in ran if not o.ok), None)
+    if failed is not None:
+        raise BackendError(f"{failed.key} failed: {failed.error}")
+    shared = sorted((o.value for o in ran), key=lambda got: got.index)
+    cpu = {i: c for got in shared for i, c in got.cpu.items()}
+    leaves = tuple(
+        Leaf(cube, None, seconds=cpu.get(i, 0.0), cpu_seconds=cpu.get(i, 0.0))
+        for i, cube in enumerate(chosen)
+    )
+    pair = next((got.pair for got in shared if got.pair is not None), None)
+    if pair is not None:
+        holds = refutes_r(nbrs, *pair, r) if s == 1 else refutes_rs(nbrs, *pair, r, s)
+        if not holds:
+            raise BackendError("an incremental worker's model is not a violating pair")
+        return Conquered(True, None, pair, leaves, 0.0, tree, split_seconds)
+    steps = {i: (got, cid) for got in shared for i, cid in got.steps.items()}
+    if len(steps) < len(chosen):
+        return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
+    start = time.perf_counter()
+    total = len(_problem(nbrs, r, s).cnf.clauses)
+    after, texts, ends = total, [], {}
+    for got in shared:
+        if not _renumberable(total, n):  # each worker keeps its own id range
+            after = _base(total, got.index)
+        moved = renumber(Leaf((), False, got.text, got.lemmas), got.index, total, after)
+        delta = _base(total, got.index) - after
+        ends.update({i: cid - delta for i, cid in got.steps.items()})
+        texts.append(moved.text)
+        after += got.lemmas
+    leaves = tuple(replace(leaf, status=False) for leaf in leaves)
+    text = b"".join([*texts, *_tree_steps(tree, n, [ends[i] for i in range(len(chosen))], after)])
     return Conquered(False, text, None, leaves, time.perf_counter() - start, tree, split_seconds)
