@@ -146,7 +146,8 @@ class Conquered:
     """The outcome of :func:`refute`: ``status`` as in :class:`Leaf`; the combined refutation
     ``text`` when False; a violating ``pair`` (canonical order) when True; every cube's
     :class:`Leaf` (in the order of ``tree``'s cubes); the seconds the combine step took; the
-    decision tree; and the seconds spent choosing it."""
+    decision tree; the seconds spent choosing it; and, with incremental workers
+    (:func:`solve_shared`), each worker's CPU seconds (its solves and its proof's trimming)."""
 
     status: bool | None
     text: bytes | None
@@ -155,6 +156,7 @@ class Conquered:
     combine_seconds: float
     tree: Tree | None = None
     split_seconds: float = 0.0
+    workers: tuple[float, ...] = ()
 
 
 def split_nodes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[int]:
@@ -1298,4 +1300,6 @@ def _refute_shared(
         after += got.lemmas
     leaves = tuple(replace(leaf, status=False) for leaf in leaves)
     text = b"".join([*texts, *_tree_steps(tree, n, [ends[i] for i in range(len(chosen))], after)])
-    return Conquered(False, text, None, leaves, time.perf_counter() - start, tree, split_seconds)
+    spent = time.perf_counter() - start
+    cpus = tuple(got.cpu_seconds for got in shared)
+    return Conquered(False, text, None, leaves, spent, tree, split_seconds, cpus)
