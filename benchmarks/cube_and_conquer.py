@@ -19,6 +19,16 @@ network is not counted). With ``--ray N`` the lookahead split also runs on a
 private local Ray instance (``ray.init(address="local", num_cpus=N)``, never an existing
 cluster), measured, and is shut down after.
 
+``--kinds incremental`` (issue 40, round 4) runs the incremental workers of
+``cubes.Split(incremental=True)``: ``--workers`` processes, each with one CaDiCaL instance that
+solves the cubes it takes from a shared queue (hardest first) as assumptions, keeping what it
+learned. Its cubes are not independent (a cube's cost depends on what its worker solved
+before), so no schedule of them is simulated: its SIMULATED cell is the largest worker's
+measured CPU seconds (its solves and the trimming of its proof) plus the main process's, at
+W = ``--workers``, what that many idle cores would take; run it with ``--workers 4`` or ``8``
+(more processes than cores: their CPU seconds, not their wall time, are the figure) for the
+cells past two cores. The per-cube CPU columns count the solves only.
+
 Pre-registered graphs (chosen 2026-12-03 18:40 UTC, before any row of this table was timed;
 r is r*, found by ``robustgraph robustness --threads 1``, except where noted):
 
@@ -47,6 +57,8 @@ Not part of the test run::
 
     nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --cubes 2,3 --ray 2
     nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --stretch --cubes 2
+    nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --cubes 2 \
+        --kinds incremental,lookahead --only "ER(45, 1/2) seed 1"
 """
 
 from __future__ import annotations
@@ -256,10 +268,13 @@ def _measure(
                 simulated.append(_shared_row(name, k, done, main, mono_cpu))
             elif look:
                 simulated.append(_simulated(name, k, done, main, mono_cpu))
-        if args.ray:
+        for kind in [kind for kind in kinds if kind != "fixed"] if args.ray else []:
+            shared = kind == "incremental"
             with _ray(args.ray) as executor:
-                wall, main, done = _conquer(nb, r, cubes.Split(k, executor, False))
-            how = f"lookahead K={k}, local Ray num_cpus={args.ray}"
+                wall, main, done = _conquer(nb, r, cubes.Split(k, executor, False, True, shared))
+            how = f"{kind} K={k}, local Ray num_cpus={args.ray}"
+            if shared:
+                how += f" (worker CPU s {' / '.join(f'{c:.1f}' for c in done.workers)})"
             row = _row(name, how, wall, mono, done, main)
             print(f"{row} | {_check(t, r, done.text)} |", flush=True)
     return simulated

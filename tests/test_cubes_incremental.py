@@ -108,7 +108,7 @@ def test_incremental_cubes_refuse_a_non_local_executor():
         workers = 2
 
     nb = View.of(gen.erdos_renyi(8, 0.5, seed=1)).canonical()
-    with pytest.raises(ParameterError, match="local workers only"):
+    with pytest.raises(ParameterError, match="a local pool or on Ray only"):
         cubes.refute(nb, 1, 1, cubes.Split(1, Remote(), incremental=True))  # type: ignore[arg-type]
 
 
@@ -117,3 +117,14 @@ def test_the_not_cube_step_sets_learned_units_first_and_names_lemmas_by_their_id
     cnf = Cnf(4, ((1, 2, 3), (1, 2, -3), (1, -2, 3), (1, -2, -3), (-1, 4)))
     assert cubes._rup(cnf, (-4,), []) is None  # -1, then no unit: no conflict
     assert cubes._rup(cnf, (-4,), [(99, (1,))]) == [99, 5]  # the learned unit, then clause 5
+
+
+def test_incremental_workers_on_ray_give_a_refutation_the_checker_accepts(shared, ray_instance):
+    from robustgraph.executors import RayExecutor
+
+    nb, _, clauses = shared
+    r = r_star(nb)
+    with RayExecutor() as pool:
+        got = cubes.refute(nb, r, 1, cubes.Split(2, pool, False, incremental=True))
+    assert got.status is False and len(got.workers) == 2  # one worker per CPU of the instance
+    assert check_refutation(clauses, lines(got.text)) >= 1

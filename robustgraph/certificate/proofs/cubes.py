@@ -46,12 +46,13 @@ existing verifier (:mod:`.checker`) checks unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
 import itertools
 import tempfile
 import time
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -107,7 +108,8 @@ class Split:
 
     ``incremental``: each worker keeps one solver for all the cubes it takes, dealt one at a
     time from a shared queue (:func:`solve_shared`); ``executor`` must then be a
-    :class:`~robustgraph.executors.LocalExecutor` or None (one worker here)."""
+    :class:`~robustgraph.executors.LocalExecutor`, a :class:`~robustgraph.executors.RayExecutor`
+    (one worker per CPU of the cluster) or None (one worker here)."""
 
     k: int
     executor: Executor | None = field(default=None, compare=False)
@@ -1233,6 +1235,49 @@ def solve_shared(
     )
 
 
+class _RayFlag:
+    """An event that Ray workers share: set by putting an item in a Ray queue."""
+
+    def __init__(self) -> None:
+        from ray.util.queue import Queue
+
+        self.queue = Queue(actor_options={"num_cpus": 0})
+
+    def set(self) -> None:
+        self.queue.put(True)
+
+    def is_set(self) -> bool:
+        return not self.queue.empty()
+
+
+@contextlib.contextmanager
+def _channels(executor: Executor | None) -> Iterator[tuple[object, object, int]]:
+    """A queue of cube indices and a stop event that the workers of ``executor`` share, and
+    how many workers to start: a ``Manager`` (spawn) for a local pool or none, Ray's queue
+    actor on Ray (a worker that Ray retries after a crash takes no cube its first run took:
+    that cube stays open). Raises ParameterError for another executor."""
+    from robustgraph.executors import LocalExecutor, RayExecutor
+
+    if executor is None or isinstance(executor, LocalExecutor):
+        import multiprocessing
+
+        workers = 1 if executor is None else executor.workers
+        with multiprocessing.get_context("spawn").Manager() as manager:
+            yield manager.Queue(), manager.Event(), workers
+    elif isinstance(executor, RayExecutor):
+        import ray
+        from ray.util.queue import Queue
+
+        queue, stop = Queue(actor_options={"num_cpus": 0}), _RayFlag()
+        try:
+            yield queue, stop, max(1, int(ray.cluster_resources().get("CPU", 1)))
+        finally:
+            queue.shutdown()
+            stop.queue.shutdown()
+    else:
+        raise ParameterError("incremental cubes run on a local pool or on Ray only")
+
+
 def _refute_shared(
     nbrs: tuple[frozenset[int], ...],
     r: int,
@@ -1247,23 +1292,17 @@ def _refute_shared(
     executor's workers (one, here, without an executor), the cubes dealt hardest first from one
     queue; then the workers' proofs one after another (:func:`renumber`) and the tree's steps
     (:func:`_tree_steps`). The leaves carry each cube's CPU seconds, not its text."""
-    import multiprocessing
-
     from robustgraph.errors import BackendError
-    from robustgraph.executors import LocalExecutor, Task, run_task
+    from robustgraph.executors import Task, run_task
 
-    if split.executor is not None and not isinstance(split.executor, LocalExecutor):
-        raise ParameterError("incremental cubes run on local workers only")
     n = len(nbrs)
     chosen = tuple(tree.cubes(n))
-    workers = 1 if split.executor is None else min(split.executor.workers, len(chosen))
-    with multiprocessing.get_context("spawn").Manager() as manager:
-        queue, stop = manager.Queue(), manager.Event()
+    with _channels(split.executor) as (queue, stop, workers):
         for i in first:
             queue.put(i)
         tasks = [
             Task(f"worker {w + 1}", solve_shared, (nbrs, r, s, chosen, queue, stop, deadline, w))
-            for w in range(workers)
+            for w in range(min(workers, len(chosen)))
         ]
         if split.executor is None:
             ran = [run_task(task) for task in tasks]
