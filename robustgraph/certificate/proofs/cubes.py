@@ -994,9 +994,9 @@ OURS = 10**15
 """Ids of the ``not cube`` steps in an incremental worker's raw log (:func:`solve_shared`):
 above any id CaDiCaL gives, renumbered away by :func:`_trim_log`."""
 
-RECENT = 20_000
-"""Lemmas of a cube's own solve that the search for its ``not cube`` step tries first, with the
-CNF and every unit lemma (:func:`_not_cube`); all lemmas when those do not do."""
+RECENT = (1_000, 20_000)
+"""The last lemmas of a cube's own solve that the search for its ``not cube`` step tries, in
+turn, with the CNF and every unit lemma (:func:`_not_cube`); all lemmas when those do not do."""
 
 
 @dataclass(frozen=True)
@@ -1119,8 +1119,8 @@ def _not_cube(
     solver: _Incremental,
 ) -> list[int]:
     """The hints of the clause ``not cube`` as a RUP step (:func:`_rup`) after CaDiCaL failed
-    under ``cube``: over the CNF, the unit lemmas and the last :data:`RECENT` lemmas of this
-    cube's solve, else over every lemma of the log (the clauses CaDiCaL held when it failed
+    under ``cube``: over the CNF, the unit lemmas and the last lemmas of this cube's solve
+    (:data:`RECENT`), else over every lemma of the log (the clauses CaDiCaL held when it failed
     are among them; deletions are dropped from the worker's proof, :func:`_trim_log`).
 
     Raises
@@ -1128,7 +1128,11 @@ def _not_cube(
     ParameterError
         When not even every lemma gives the step (CaDiCaL's log does not refute the cube).
     """
-    hints = _rup(cnf, cube, [*units, *_lemmas(recent[-RECENT:])])
+    hints = None
+    for last in RECENT:
+        hints = _rup(cnf, cube, [*units, *_lemmas(recent[-last:])])
+        if hints is not None or last >= len(recent):
+            break
     if hints is None:
         hints = _rup(cnf, cube, _lemmas(solver.rows(0)))
     if hints is None:
@@ -1140,31 +1144,38 @@ def _trim_log(rows: list[bytes], total: int, base: int) -> tuple[bytes, int, dic
     """The additions of an incremental worker's log (``rows``, its ``not cube`` steps numbered
     from :data:`OURS` last) that those steps reach through hints, renumbered from ``base + 1``
     in order; deletions dropped (every lemma stays live, so a step may use any earlier lemma).
-    Returns the text, the lemma count and the new ids of the steps (old id -> new id)."""
-    lits: dict[int, bytes] = {}
-    hints: dict[int, bytes] = {}
+    Returns the text, the lemma count and the new ids of the steps (old id -> new id).
+
+    Works on byte tokens (a lemma's id is a key of the lines read; CaDiCaL numbers its lemmas
+    from ``total + 1``, so no original id is one): no token is parsed as a number."""
+    order: list[bytes] = []
+    lits: dict[bytes, bytes] = {}
+    hints: dict[bytes, bytes] = {}
     for raw in rows:
         head, sep, tail = raw.partition(b" 0 ")
         first, _, rest = head.partition(b" ")
         if not sep or not first or first == b"c" or rest.startswith(b"d"):
             continue
-        cid = int(first)
-        lits[cid], hints[cid] = rest, tail
-    keep = {cid for cid in lits if cid >= OURS}
+        order.append(first)
+        lits[first], hints[first] = rest, tail
+    ours = len(str(OURS))
+    keep = {cid for cid in order if len(cid) >= ours}
     stack = list(keep)
     while stack:
-        for h in map(int, hints[stack.pop()].split()[:-1]):
-            if h > total and h not in keep:
+        for h in hints[stack.pop()].split()[:-1]:
+            if h not in keep and h in lits:
                 keep.add(h)
                 stack.append(h)
-    new: dict[int, int] = {}
+    new: dict[bytes, bytes] = {}
     out = []
-    for cid in sorted(keep):
-        new[cid] = base + len(new) + 1
-        named = [h if h <= total else new[h] for h in map(int, hints[cid].split()[:-1])]
-        head = b" ".join([str(new[cid]).encode(), lits[cid]]) if lits[cid] else b"%d" % new[cid]
-        out.append(b"%s 0 %s 0\n" % (head, " ".join(map(str, named)).encode()))
-    return b"".join(out), len(new), {c: new[c] for c in keep if c >= OURS}
+    for cid in order:
+        if cid in keep:
+            named = new[cid] = b"%d" % (base + len(new) + 1)
+            head = b" ".join([named, lits[cid]]) if lits[cid] else named
+            used = b" ".join([new.get(h, h) for h in hints[cid].split()[:-1]])
+            out.append(b"%s 0 %s 0\n" % (head, used))
+    steps = {int(cid): int(new[cid]) for cid in keep if len(cid) >= ours}
+    return b"".join(out), len(new), steps
 
 
 def solve_shared(
