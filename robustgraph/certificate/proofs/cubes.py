@@ -42,6 +42,14 @@ inner node of the tree, with P its path: ``not P or x_v`` from the children ``(-
 ``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
 root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
 existing verifier (:mod:`.checker`) checks unchanged.
+
+Incremental workers (``Split(incremental=True)``, :func:`solve_shared`): instead of one task per
+cube, one task per worker, each with one CaDiCaL instance over the whole CNF that takes cube
+after cube from a shared queue and solves it as assumptions, keeping its learned clauses. Its
+log is an LRAT derivation over the CNF's own ids (no cube on its lemmas); the clause ``not
+cube`` is added by a RUP step found by propagating the cube over the CNF and the worker's
+lemmas (:func:`_not_cube`); the log is trimmed to what those steps use and renumbered
+(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation.
 """
 
 from __future__ import annotations
