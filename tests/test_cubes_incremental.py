@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import topologies
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from robustgraph import generators as gen
@@ -16,20 +16,10 @@ from robustgraph.certificate.proofs.cnf import Cnf, encode
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.errors import ParameterError
 from robustgraph.executors import LocalExecutor
-from solvers.exhaustive import exact_r
 from solvers.witness import refutes_r
+from tests.test_cubes import SMALL, lines, r_star
 
 pytest.importorskip("pysat")
-
-SMALL = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def r_star(nb: list[frozenset[int]]) -> int:
-    return exact_r([sum(1 << j for j in x) for x in nb])[0]
-
-
-def lines(text: bytes) -> list[str]:
-    return text.decode().splitlines()
 
 
 @SMALL

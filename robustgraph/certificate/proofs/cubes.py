@@ -1342,8 +1342,7 @@ def _refute_shared(
         if not holds:
             raise BackendError("an incremental worker's model is not a violating pair")
         return Conquered(True, None, pair, leaves, 0.0, tree, split_seconds)
-    steps = {i: (got, cid) for got in shared for i, cid in got.steps.items()}
-    if len(steps) < len(chosen):
+    if sum(len(got.steps) for got in shared) < len(chosen):  # a cube left open
         return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
     start = time.perf_counter()
     total = len(_problem(nbrs, r, s).cnf.clauses)
