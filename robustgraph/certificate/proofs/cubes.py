@@ -60,7 +60,7 @@ import heapq
 import itertools
 import tempfile
 import time
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -1012,7 +1012,8 @@ class Shared:
     """One incremental worker's answer (:func:`solve_shared`).
 
     ``text``: its LRAT lines over the original CNF, trimmed to what its ``not cube`` steps use,
-    numbered from ``C + index * STRIDE + 1`` (``lemmas`` additions; no deletions);
+    numbered from ``first`` on (``lemmas`` additions, ids claimed from the workers' shared
+    counter, so the workers' parts follow one another without renumbering; no deletions);
     ``steps``: cube index -> id of its ``not cube`` clause in ``text``; ``open``: the cubes it
     took and did not settle (time limit); ``pair``: a violating pair when a cube was
     satisfiable (canonical order); ``cpu``: cube index -> CPU seconds of its solve; ``seconds``
@@ -1021,6 +1022,7 @@ class Shared:
     index: int
     text: bytes
     lemmas: int
+    first: int
     steps: dict[int, int]
     open: tuple[int, ...]
     pair: tuple[frozenset[int], frozenset[int]] | None
@@ -1148,11 +1150,14 @@ def _not_cube(
     return hints
 
 
-def _trim_log(rows: list[bytes], total: int, base: int) -> tuple[bytes, int, dict[int, int]]:
+def _trim_log(
+    rows: list[bytes], claim: Callable[[int], int]
+) -> tuple[bytes, int, int, dict[int, int]]:
     """The additions of an incremental worker's log (``rows``, its ``not cube`` steps numbered
     from :data:`OURS` last) that those steps reach through hints, renumbered from ``base + 1``
-    in order; deletions dropped (every lemma stays live, so a step may use any earlier lemma).
-    Returns the text, the lemma count and the new ids of the steps (old id -> new id).
+    in order, where ``base = claim(count)`` once the count of those additions is known;
+    deletions dropped (every lemma stays live, so a step may use any earlier lemma). Returns
+    the text, the lemma count, ``base`` and the new ids of the steps (old id -> new id).
 
     Works on byte tokens (a lemma's id is a key of the lines read; CaDiCaL numbers its lemmas
     from ``total + 1``, so no original id is one): no token is parsed as a number."""
@@ -1176,6 +1181,7 @@ def _trim_log(rows: list[bytes], total: int, base: int) -> tuple[bytes, int, dic
                 stack.append(h)
     new: dict[bytes, bytes] = {}
     out = []
+    base = claim(len(keep))
     for cid in order:
         if cid in keep:
             named = new[cid] = b"%d" % (base + len(new) + 1)
@@ -1183,7 +1189,7 @@ def _trim_log(rows: list[bytes], total: int, base: int) -> tuple[bytes, int, dic
             used = b" ".join([new.get(h, h) for h in hints[cid].split()[:-1]])
             out.append(b"%s 0 %s 0\n" % (head, used))
     steps = {int(cid): int(new[cid]) for cid in keep if len(cid) >= ours}
-    return b"".join(out), len(new), steps
+    return b"".join(out), len(new), base, steps
 
 
 def solve_shared(
@@ -1193,6 +1199,7 @@ def solve_shared(
     chosen: tuple[tuple[int, ...], ...],
     queue: object,
     stop: object,
+    ids: object,
     deadline: float | None,
     index: int,
 ) -> Shared:
@@ -1207,18 +1214,20 @@ def solve_shared(
         As :func:`solve_leaf`.
     chosen : tuple of cubes
         The split's cubes (:meth:`Tree.cubes`), which the indices name.
-    queue, stop
-        A ``Manager().Queue()`` of indices, the hardest first, and a ``Manager().Event()``.
+    queue, stop, ids
+        A ``Manager().Queue()`` of indices, the hardest first, a ``Manager().Event()``, and a
+        queue holding one token, the last clause id taken: a worker takes it, adds its trimmed
+        proof's additions and puts it back, and numbers its proof after the id it took (the
+        first to trim numbers its proof first).
     deadline : float, optional
         ``time.time()`` at which every solve stops.
     index : int
-        The worker's place: its proof is numbered from ``C + index * STRIDE + 1``.
+        The worker's place among the workers (its label).
     """
     import queue as queues
 
     start, cpu0 = time.perf_counter(), time.process_time()
     cnf = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s).cnf
-    total = len(cnf.clauses)
     solver = _Incremental(cnf)
     steps: list[bytes] = []
     units: list[tuple[int, tuple[int, ...]]] = []
@@ -1245,34 +1254,38 @@ def solve_shared(
                 negated = [-lit for lit in chosen[i]]
                 steps.append(" ".join(map(str, [OURS + i, *negated, 0, *hints, 0])).encode())
             cpu[i] = time.process_time() - before
-        text, lemmas, ids = _trim_log([*solver.rows(0), *steps], total, _base(total, index))
+        def claim(count: int) -> int:
+            after = ids.get()  # type: ignore[attr-defined]
+            ids.put(after + count)  # type: ignore[attr-defined]
+            return after
+
+        text, lemmas, base, named = _trim_log([*solver.rows(0), *steps], claim)
     finally:
         solver.close()
     return Shared(
-        index, text, lemmas, {old - OURS: cid for old, cid in ids.items()}, tuple(left_open),
-        pair, cpu, time.perf_counter() - start, time.process_time() - cpu0,
+        index, text, lemmas, base + 1, {old - OURS: cid for old, cid in named.items()},
+        tuple(left_open), pair, cpu, time.perf_counter() - start, time.process_time() - cpu0,
     )
 
 
 class _RayFlag:
     """An event that Ray workers share: set by putting an item in a Ray queue."""
 
-    def __init__(self) -> None:
-        from ray.util.queue import Queue
-
-        self.queue = Queue(actor_options={"num_cpus": 0})
+    def __init__(self, queue: object) -> None:
+        self.queue = queue
 
     def set(self) -> None:
-        self.queue.put(True)
+        self.queue.put(True)  # type: ignore[attr-defined]
 
     def is_set(self) -> bool:
-        return not self.queue.empty()
+        return not self.queue.empty()  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
-def _channels(executor: Executor | None) -> Iterator[tuple[object, object, int]]:
-    """A queue of cube indices and a stop event that the workers of ``executor`` share, and
-    how many workers to start: a ``Manager`` (spawn) for a local pool or none, Ray's queue
+def _channels(executor: Executor | None) -> Iterator[tuple[object, object, object, int]]:
+    """A queue of cube indices, a stop event and a queue for the id token
+    (:func:`solve_shared`) that the workers of ``executor`` share, and how many workers to
+    start: a ``Manager`` (spawn) for a local pool or none, Ray's queue
     actor on Ray (a worker that Ray retries after a crash takes no cube its first run took:
     that cube stays open). Raises ParameterError for another executor."""
     from robustgraph.executors import LocalExecutor, RayExecutor
@@ -1282,17 +1295,18 @@ def _channels(executor: Executor | None) -> Iterator[tuple[object, object, int]]
 
         workers = 1 if executor is None else executor.workers
         with multiprocessing.get_context("spawn").Manager() as manager:
-            yield manager.Queue(), manager.Event(), workers
+            yield manager.Queue(), manager.Event(), manager.Queue(), workers
     elif isinstance(executor, RayExecutor):
         import ray
         from ray.util.queue import Queue
 
-        queue, stop = Queue(actor_options={"num_cpus": 0}), _RayFlag()
+        queue, stop, ids = (Queue(actor_options={"num_cpus": 0}) for _ in range(3))
+        flag = _RayFlag(stop)
         try:
-            yield queue, stop, max(1, int(ray.cluster_resources().get("CPU", 1)))
+            yield queue, flag, ids, max(1, int(ray.cluster_resources().get("CPU", 1)))
         finally:
-            queue.shutdown()
-            stop.queue.shutdown()
+            for actor in (queue, stop, ids):
+                actor.shutdown()
     else:
         raise ParameterError("incremental cubes run on a local pool or on Ray only")
 
@@ -1309,18 +1323,21 @@ def _refute_shared(
 ) -> Conquered:
     """:func:`refute` with incremental workers (:func:`solve_shared`): as many as the local
     executor's workers (one, here, without an executor), the cubes dealt hardest first from one
-    queue; then the workers' proofs one after another (:func:`renumber`) and the tree's steps
+    queue; then the workers' proofs, already numbered one after another, and the tree's steps
     (:func:`_tree_steps`). The leaves carry each cube's CPU seconds, not its text."""
     from robustgraph.errors import BackendError
     from robustgraph.executors import Task, run_task
 
     n = len(nbrs)
     chosen = tuple(tree.cubes(n))
-    with _channels(split.executor) as (queue, stop, workers):
+    total = len(_problem(nbrs, r, s).cnf.clauses)
+    with _channels(split.executor) as (queue, stop, ids, workers):
         for i in first:
             queue.put(i)
+        ids.put(total)  # type: ignore[attr-defined]
+        shared_args = (nbrs, r, s, chosen, queue, stop, ids, deadline)
         tasks = [
-            Task(f"worker {w + 1}", solve_shared, (nbrs, r, s, chosen, queue, stop, deadline, w))
+            Task(f"worker {w + 1}", solve_shared, (*shared_args, w))
             for w in range(min(workers, len(chosen)))
         ]
         if split.executor is None:
@@ -1345,18 +1362,12 @@ def _refute_shared(
     if sum(len(got.steps) for got in shared) < len(chosen):  # a cube left open
         return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
     start = time.perf_counter()
-    total = len(_problem(nbrs, r, s).cnf.clauses)
-    after, texts, ends = total, [], {}
-    for got in shared:
-        if not _renumberable(total, n):  # each worker keeps its own id range
-            after = _base(total, got.index)
-        moved = renumber(Leaf((), False, got.text, got.lemmas), got.index, total, after)
-        delta = _base(total, got.index) - after
-        ends.update({i: cid - delta for i, cid in got.steps.items()})
-        texts.append(moved.text)
-        after += got.lemmas
+    parts = sorted(shared, key=lambda got: got.first)  # numbered one after another already
+    ends = {i: cid for got in parts for i, cid in got.steps.items()}
+    last = total + sum(got.lemmas for got in parts)
     leaves = tuple(replace(leaf, status=False) for leaf in leaves)
-    text = b"".join([*texts, *_tree_steps(tree, n, [ends[i] for i in range(len(chosen))], after)])
+    steps = _tree_steps(tree, n, [ends[i] for i in range(len(chosen))], last)
+    text = b"".join([*(got.text for got in parts), *steps])
     spent = time.perf_counter() - start
     cpus = tuple(got.cpu_seconds for got in shared)
     return Conquered(False, text, None, leaves, spent, tree, split_seconds, cpus)
