@@ -57,6 +57,12 @@ def test_two_incremental_workers_give_one_refutation_the_checker_accepts(shared)
     assert check_refutation(clauses, lines(got.text)) >= 1
 
 
+def test_the_workers_parts_follow_one_another_without_renumbering(shared):
+    nb, got, clauses = shared
+    heads = [int(row.split()[0]) for row in lines(got.text) if row.split()[1] != "d"]
+    assert heads == list(range(len(clauses) + 1, len(clauses) + 1 + len(heads)))
+
+
 def _not_cube_rows(got: cubes.Conquered, n: int) -> dict[int, int]:
     """Cube index -> the row of its ``not cube`` step (the last clause of exactly its
     negation: the worker's own step follows any lemma of CaDiCaL's equal to it)."""
