@@ -19,6 +19,16 @@ network is not counted). With ``--ray N`` the lookahead split also runs on a
 private local Ray instance (``ray.init(address="local", num_cpus=N)``, never an existing
 cluster), measured, and is shut down after.
 
+``--kinds incremental`` (issue 40, round 4) runs the incremental workers of
+``cubes.Split(incremental=True)``: ``--workers`` processes, each with one CaDiCaL instance that
+solves the cubes it takes from a shared queue (hardest first) as assumptions, keeping what it
+learned. Its cubes are not independent (a cube's cost depends on what its worker solved
+before), so no schedule of them is simulated: its SIMULATED cell is the largest worker's
+measured CPU seconds (its solves and the trimming of its proof) plus the main process's, at
+W = ``--workers``, what that many idle cores would take; run it with ``--workers 4`` or ``8``
+(more processes than cores: their CPU seconds, not their wall time, are the figure) for the
+cells past two cores. The per-cube CPU columns count the solves only.
+
 Pre-registered graphs (chosen 2026-12-03 18:40 UTC, before any row of this table was timed;
 r is r*, found by ``robustgraph robustness --threads 1``, except where noted):
 
@@ -47,6 +57,8 @@ Not part of the test run::
 
     nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --cubes 2,3 --ray 2
     nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --stretch --cubes 2
+    nice -n 5 /work/venv/bin/python benchmarks/cube_and_conquer.py --cubes 2 \
+        --kinds incremental,lookahead --only "ER(45, 1/2) seed 1"
 """
 
 from __future__ import annotations
@@ -197,6 +209,19 @@ def _simulated(name: str, k: int, done: cubes.Conquered, main: float, mono_cpu: 
     return f"| {name} | lookahead K={k} | {mono_cpu:.1f} | {cells} |"
 
 
+def _shared_row(name: str, k: int, done: cubes.Conquered, main: float, mono_cpu: float) -> str:
+    """A row of the SIMULATED table for incremental workers: their cubes are not independent
+    (each solve starts from what its worker learned before), so no schedule of the cubes is
+    simulated; the W = len(workers) cell is the largest worker's measured CPU seconds plus
+    the main process's, what idle cores would take; the others are left empty."""
+    span = max(done.workers) + main
+    cells = [
+        f"{span:.1f} ({mono_cpu / span:.2f}x, measured CPU)" if w == len(done.workers) else "-"
+        for w in SIMULATED
+    ]
+    return f"| {name} | incremental K={k} | {mono_cpu:.1f} | {' | '.join(cells)} |"
+
+
 @contextlib.contextmanager
 def _ray(cpus: int) -> Iterator[Executor]:
     """A RayExecutor on a private local instance of ``cpus`` CPUs (never an existing cluster),
@@ -229,19 +254,27 @@ def _measure(
     print(f"{_row(name, how, mono, mono, None)} | {_check(t, r, text)} |", flush=True)
     simulated = []
     for k in ks:
-        kinds = [("lookahead", True)] + ([("fixed", False)] if args.fixed else [])
-        for kind, look in kinds:
+        kinds = [kind for kind in args.kinds.split(",") if kind] + (["fixed"] if args.fixed else [])
+        for kind in kinds:
+            look, shared = kind != "fixed", kind == "incremental"
             with LocalExecutor(args.workers) as pool:
-                wall, main, done = _conquer(nb, r, cubes.Split(k, pool, False, look))
+                wall, main, done = _conquer(nb, r, cubes.Split(k, pool, False, look, shared))
             how = f"{kind} K={k}, {args.workers} local workers"
+            if shared:
+                how += f" (worker CPU s {' / '.join(f'{c:.1f}' for c in done.workers)})"
             row = _row(name, how, wall, mono, done, main)
             print(f"{row} | {_check(t, r, done.text)} |", flush=True)
-            if look:
+            if shared:
+                simulated.append(_shared_row(name, k, done, main, mono_cpu))
+            elif look:
                 simulated.append(_simulated(name, k, done, main, mono_cpu))
-        if args.ray:
+        for kind in [kind for kind in kinds if kind != "fixed"] if args.ray else []:
+            shared = kind == "incremental"
             with _ray(args.ray) as executor:
-                wall, main, done = _conquer(nb, r, cubes.Split(k, executor, False))
-            how = f"lookahead K={k}, local Ray num_cpus={args.ray}"
+                wall, main, done = _conquer(nb, r, cubes.Split(k, executor, False, True, shared))
+            how = f"{kind} K={k}, local Ray num_cpus={args.ray}"
+            if shared:
+                how += f" (worker CPU s {' / '.join(f'{c:.1f}' for c in done.workers)})"
             row = _row(name, how, wall, mono, done, main)
             print(f"{row} | {_check(t, r, done.text)} |", flush=True)
     return simulated
@@ -293,6 +326,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cubes", default="2,3", help="K values (3^K open cubes)")
     parser.add_argument("--workers", type=int, default=2, help="local pool processes")
     parser.add_argument("--fixed", action="store_true", help="also the fixed highest-degree split")
+    parser.add_argument(
+        "--kinds", default="lookahead", help="splits to run: lookahead, incremental (comma list)"
+    )
     parser.add_argument("--ray", type=int, default=0, help="also on local Ray with N CPUs")
     parser.add_argument("--only", default=None, help="run the graphs whose name has this text")
     parser.add_argument("--stretch", action="store_true", help="the stretch table instead")

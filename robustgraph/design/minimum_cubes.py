@@ -1,16 +1,16 @@
 """Cube and conquer for the refutation of a minimality CNF: one LRAT proof from 2^k parts.
 
-The CNF of :func:`robustgraph.certificate.proofs.minimality.encode` (C clauses) is split on k
-of its edge variables into the 2^k cubes of a full binary decision tree (Heule, Kullmann,
-Wieringa & Biere, "Cube and conquer", HVC 2011). Each cube runs as an independent task, with the
-conquer step of :mod:`robustgraph.certificate.proofs.cubes` (whose propagation, reduction and
-translation it reuses): the cube is unit-propagated on the CNF, the clauses left (none a unit:
-CaDiCaL renumbers an original unit's consequences, so appending the cube as unit clauses breaks
-the numbering) go to CaDiCaL with LRAT logging, and its proof, trimmed to what its empty clause
-uses, becomes a proof of the clause ``not cube`` over the original CNF: each kept lemma ``L``
-becomes ``L or not cube``, its hints the original clauses behind the reduced ones, after the
-reasons of the propagated literals it relies on. Cube i numbers its lemmas from
-``C + i * STRIDE + 1``, so a worker's proof is final where it is made.
+The CNF of :func:`robustgraph.certificate.proofs.minimality.encode` (C clauses) is split on k of
+its edge variables into the 2^k cubes of a full binary decision tree (Heule, Kullmann, Wieringa
+& Biere, "Cube and conquer", HVC 2011). Each cube runs as an independent task, with the conquer
+step of :mod:`robustgraph.certificate.proofs.cubes` (its public function
+:func:`~robustgraph.certificate.proofs.cubes.conquer`): the cube is unit-propagated on the CNF,
+the clauses left (none a unit: CaDiCaL renumbers an original unit's consequences, so appending
+the cube as unit clauses breaks the numbering) go to CaDiCaL with LRAT logging, and its proof,
+trimmed to what its empty clause uses, becomes a proof of the clause ``not cube`` over the
+original CNF: each kept lemma ``L`` becomes ``L or not cube``, its hints the original clauses
+behind the reduced ones, after the reasons of the propagated literals it relies on. Cube i
+numbers its lemmas from ``C + i * STRIDE + 1``, so a worker's proof is final where it is made.
 
 The combine step adds, for each inner node of the tree with path P and variable x, the clause
 ``not P`` by one RUP step from its children ``not P or not x`` and ``not P or x``; at the root,
@@ -31,16 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robustgraph.certificate.proofs import minimality as mp
-from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.cnf import Cnf
-from robustgraph.certificate.proofs.cubes import (
-    STRIDE,
-    _occurrences,
-    _Propagation,
-    _reduce,
-    _translate,
-    _Writer,
-)
+from robustgraph.certificate.proofs.cubes import STRIDE, conquer
 
 __all__ = ["STRIDE", "CubeProof", "combine", "cube_proof", "cubes", "refute", "split_variables"]
 
@@ -86,10 +78,10 @@ def cubes(variables: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _problem(n: int, r: int, bound: int, pair_data: bytes) -> tuple[Cnf, dict[int, list[int]]]:
-    """The CNF and its occurrence index, made once per worker process for all its cubes."""
-    cnf = mp.encode(n, r, bound, mp.parse_pairs(pair_data, "pair clauses"))
-    return cnf, _occurrences(cnf.clauses)
+def _problem(n: int, r: int, bound: int, pair_data: bytes) -> Cnf:
+    """The CNF, made once per worker process for all its cubes (and so indexed once by
+    :func:`robustgraph.certificate.proofs.cubes.conquer`)."""
+    return mp.encode(n, r, bound, mp.parse_pairs(pair_data, "pair clauses"))
 
 
 def cube_proof(n: int, r: int, bound: int, pair_data: bytes, cube: tuple[int, ...],
@@ -110,22 +102,12 @@ def cube_proof(n: int, r: int, bound: int, pair_data: bytes, cube: tuple[int, ..
         ``time.time()`` at which the solver stops.
     """
     cpu = time.process_time()
-    cnf, watch = _problem(n, r, bound, pair_data)
-    base = len(cnf.clauses) + index * STRIDE
-    negated = [-lit for lit in cube]
-    prop = _Propagation(cnf.clauses, cube, watch)
-    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
-        chain = prop.chain(prop.falsified(prop.conflict))
-        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
-        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0])) + "\n"
-        return CubeProof(cube, line.encode(), 1, time.process_time() - cpu)
-    reduced = _reduce(cnf.clauses, prop)
+    cnf = _problem(n, r, bound, pair_data)
     left = None if deadline is None else max(0.01, deadline - time.time())
-    status, text = sat.refute(reduced.cnf, left)
-    if status is not False or text is None:
+    got = conquer(cnf, cube, len(cnf.clauses) + index * STRIDE, left)
+    if got.status is not False:
         return CubeProof(cube, None, 0, time.process_time() - cpu)
-    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
-    return CubeProof(cube, body, lemmas, time.process_time() - cpu)
+    return CubeProof(cube, got.text, got.lemmas, time.process_time() - cpu)
 
 
 def combine(variables: Sequence[int], proofs: Sequence[CubeProof], total: int) -> bytes:

@@ -42,15 +42,25 @@ inner node of the tree, with P its path: ``not P or x_v`` from the children ``(-
 ``(-x_v, -y_v)``, and ``not P`` from that, clause 1 of v and the child ``(x_v, -y_v)``; at the
 root, the empty clause. The result is a plain LRAT refutation of the original CNF, which the
 existing verifier (:mod:`.checker`) checks unchanged.
+
+Incremental workers (``Split(incremental=True)``, :func:`solve_shared`): instead of one task per
+cube, one task per worker, each with one CaDiCaL instance over the whole CNF that takes cube
+after cube from a shared queue and solves it as assumptions, keeping its learned clauses. Its
+log is an LRAT derivation over the CNF's own ids (no cube on its lemmas); the clause ``not
+cube`` is added by a RUP step found by propagating the cube over the CNF and the worker's
+lemmas (:func:`_not_cube`); the log is trimmed to what those steps use and renumbered
+(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
 import itertools
+import tempfile
 import time
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -75,6 +85,8 @@ __all__ = [
     "cubes",
     "fixed_tree",
     "lookahead",
+    "Conquest",
+    "conquer",
     "solve_leaf",
     "combine",
     "renumber",
@@ -100,12 +112,18 @@ class Split:
 
     ``lookahead`` (the default): the tree of :func:`lookahead`, grown until it has 3^k cubes
     that propagation does not refute, its hardest cubes run first; otherwise the fixed split
-    on the k nodes of highest in-degree (:func:`cubes`)."""
+    on the k nodes of highest in-degree (:func:`cubes`).
+
+    ``incremental``: each worker keeps one solver for all the cubes it takes, dealt one at a
+    time from a shared queue (:func:`solve_shared`); ``executor`` must then be a
+    :class:`~robustgraph.executors.LocalExecutor`, a :class:`~robustgraph.executors.RayExecutor`
+    (one worker per CPU of the cluster) or None (one worker here)."""
 
     k: int
     executor: Executor | None = field(default=None, compare=False)
     progress: bool = True
     lookahead: bool = True
+    incremental: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,7 +156,8 @@ class Conquered:
     """The outcome of :func:`refute`: ``status`` as in :class:`Leaf`; the combined refutation
     ``text`` when False; a violating ``pair`` (canonical order) when True; every cube's
     :class:`Leaf` (in the order of ``tree``'s cubes); the seconds the combine step took; the
-    decision tree; and the seconds spent choosing it."""
+    decision tree; the seconds spent choosing it; and, with incremental workers
+    (:func:`solve_shared`), each worker's CPU seconds (its solves and its proof's trimming)."""
 
     status: bool | None
     text: bytes | None
@@ -147,6 +166,7 @@ class Conquered:
     combine_seconds: float
     tree: Tree | None = None
     split_seconds: float = 0.0
+    workers: tuple[float, ...] = ()
 
 
 def split_nodes(in_neighbors: Sequence[frozenset[int]], k: int) -> list[int]:
@@ -226,6 +246,21 @@ def _occurrences(clauses: Sequence[tuple[int, ...]]) -> dict[int, list[int]]:
     return watch
 
 
+_INDEXED: dict[int, tuple[Cnf, dict[int, list[int]]]] = {}
+
+
+def _watch(cnf: Cnf) -> dict[int, list[int]]:
+    """The occurrence index of ``cnf`` (:func:`_occurrences`), kept for the last two CNFs seen
+    (by identity; the CNF is held too, so its id stays its own): a worker process that takes
+    many cubes of one CNF indexes it once."""
+    got = _INDEXED.get(id(cnf))
+    if got is None or got[0] is not cnf:
+        while len(_INDEXED) >= 2:
+            _INDEXED.pop(next(iter(_INDEXED)))
+        got = _INDEXED[id(cnf)] = (cnf, _occurrences(cnf.clauses))
+    return got[1]
+
+
 @dataclass(frozen=True)
 class _Problem:
     """A CNF and its occurrence index (:func:`_occurrences`), made once per worker process."""
@@ -240,7 +275,7 @@ def _problem(in_neighbors: tuple[frozenset[int], ...], r: int, s: int) -> _Probl
     """The CNF of :func:`.cnf.encode` with its index, cached: a worker that takes many cubes
     of one graph encodes it once."""
     cnf = encode(in_neighbors, r, s)
-    return _Problem(cnf, _occurrences(cnf.clauses), len(in_neighbors))
+    return _Problem(cnf, _watch(cnf), len(in_neighbors))
 
 
 class _Propagation:
@@ -251,7 +286,10 @@ class _Propagation:
         clauses: Sequence[tuple[int, ...]],
         cube: Sequence[int],
         watch: dict[int, list[int]] | None = None,
+        units: Sequence[tuple[int, int]] = (),
     ) -> None:
+        """Propagate ``cube`` and the unit clauses ``units`` ((literal, clause id) pairs: a
+        unit clause is never visited from the occurrence lists, so it is set at the start)."""
         self.clauses = clauses
         self.position: dict[int, int] = {}  # true literal -> its place on the trail
         self.reason: dict[int, int] = {}  # derived literal -> id of the clause that forced it
@@ -264,6 +302,14 @@ class _Propagation:
                 raise ParameterError(f"the cube {tuple(cube)} contradicts itself")
             if lit not in self.position:
                 self.position[lit] = len(self.position)
+                queue.append(lit)
+        for lit, cid in units:
+            if -lit in self.position:
+                self.conflict = cid
+                return
+            if lit not in self.position:
+                self.position[lit] = len(self.position)
+                self.reason[lit] = cid
                 queue.append(lit)
         while queue and self.conflict is None:
             for cid in watch.get(queue.pop(), ()):
@@ -579,6 +625,80 @@ def _spent(start: float, cpu: float) -> dict[str, float]:
     return {"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
 
 
+@dataclass(frozen=True)
+class Conquest:
+    """What :func:`conquer` says of one cube.
+
+    ``status``: False refuted, True satisfiable, None stopped at the time limit. When refuted,
+    ``text`` is the LRAT proof of the clause ``not cube`` over the CNF's own clause ids (its
+    own clauses numbered from ``base + 1``, the last one ``not cube``, every other deleted
+    after it) and ``lemmas`` counts its additions. When satisfiable, ``true`` holds the
+    literals that propagation of the cube set and ``model`` the solver's model of the rest
+    (the solver never saw the variables in ``true``: it may give them any value)."""
+
+    status: bool | None
+    text: bytes = b""
+    lemmas: int = 0
+    true: frozenset[int] = frozenset()
+    model: tuple[int, ...] = ()
+
+
+def conquer(cnf: Cnf, cube: Sequence[int], base: int, time_limit: float | None = None) -> Conquest:
+    """Refute ``cnf`` under ``cube``: the conquer step of cube and conquer (module notes).
+
+    The cube is unit-propagated on the CNF; a conflict gives ``not cube`` in one RUP step.
+    Otherwise the clauses left, without their false literals, go to CaDiCaL (:mod:`.sat`), and
+    its LRAT refutation, trimmed to what its empty clause uses, is written over ``cnf``'s
+    clause ids as a proof of ``not cube`` (:class:`_Writer`, :func:`_translate`).
+
+    Parameters
+    ----------
+    cnf : Cnf
+        Any CNF without unit clauses (the robustness CNF of :mod:`.cnf`, the minimality CNF of
+        :mod:`.minimality`): propagation starts from the cube's literals only, and CaDiCaL
+        renumbers what a unit clause implies (:mod:`.cnf`). Its occurrence index is made once
+        per process (:func:`_watch`).
+    cube : sequence of int
+        Literals over ``cnf``'s variables, not contradicting one another.
+    base : int
+        The proof's clauses are numbered from ``base + 1`` (at least ``cnf``'s clause count).
+    time_limit : float, optional
+        Seconds for the solver; 0 or less: not solved (status None).
+
+    Returns
+    -------
+    Conquest
+
+    Raises
+    ------
+    ParameterError
+        When the cube contradicts itself.
+
+    Examples
+    --------
+    >>> both = Cnf(2, ((1, 2), (1, -2), (-1, 2), (-1, -2)))
+    >>> conquer(both, (1,), 4).text  # 1 propagates 2 by clause 3, which falsifies clause 4
+    b'5 -1 0 3 4 0\\n'
+    """
+    prop = _Propagation(cnf.clauses, cube, _watch(cnf))
+    negated = [-lit for lit in cube]
+    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
+        chain = prop.chain(prop.falsified(prop.conflict))
+        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
+        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
+        return Conquest(False, line.encode() + b"\n", 1)
+    if time_limit is not None and time_limit <= 0:
+        return Conquest(None)
+    reduced = _reduce(cnf.clauses, prop)
+    status, text, model = sat.solve(reduced.cnf, time_limit)
+    if status is True:
+        return Conquest(True, true=frozenset(prop.position), model=tuple(model or ()))
+    if status is None or text is None:
+        return Conquest(None)
+    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
+    return Conquest(False, body, lemmas)
+
+
 def solve_leaf(
     in_neighbors: Sequence[frozenset[int]],
     r: int,
@@ -587,7 +707,8 @@ def solve_leaf(
     deadline: float | None = None,
     index: int = 0,
 ) -> Leaf:
-    """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task.
+    """Refute (or satisfy) the CNF of (r, s)-robustness under ``cube``: one independent task
+    (:func:`conquer`).
 
     Parameters
     ----------
@@ -614,28 +735,13 @@ def solve_leaf(
     process encodes it once for all the cubes of one graph it takes (:func:`_problem`).
     """
     start, cpu = time.perf_counter(), time.process_time()
-    problem = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s)
-    cnf = problem.cnf
-    n, base = len(in_neighbors), _base(len(cnf.clauses), index)
-    negated = [-lit for lit in cube]
-    prop = _Propagation(cnf.clauses, cube, problem.watch)
-    if prop.conflict is not None:  # refuted by propagation alone: one RUP step
-        chain = prop.chain(prop.falsified(prop.conflict))
-        hints = [*(prop.reason[lit] for lit in chain), prop.conflict]
-        line = " ".join(map(str, [base + 1, *negated, 0, *hints, 0]))
-        return Leaf(cube, False, line.encode() + b"\n", 1, **_spent(start, cpu))
-    reduced = _reduce(cnf.clauses, prop)
+    cnf = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s).cnf
     left = None if deadline is None else max(0.0, deadline - time.time())
-    if left == 0.0:
-        return Leaf(cube, None, **_spent(start, cpu))
-    status, text, model = sat.solve(reduced.cnf, left)
-    if status is True:
-        pair = _pair(n, set(prop.position), model or [])
+    got = conquer(cnf, cube, _base(len(cnf.clauses), index), left)
+    if got.status is True:
+        pair = _pair(len(in_neighbors), set(got.true), got.model)
         return Leaf(cube, True, pair=pair, **_spent(start, cpu))
-    if status is None or text is None:
-        return Leaf(cube, None, **_spent(start, cpu))
-    body, lemmas = _translate(text, reduced, _Writer(prop, negated, base))
-    return Leaf(cube, False, body, lemmas, **_spent(start, cpu))
+    return Leaf(cube, got.status, got.text, got.lemmas, **_spent(start, cpu))
 
 
 def combine(
@@ -685,9 +791,19 @@ def combine(
     if spans[0][0] < total or any(a[1] > b[0] for a, b in itertools.pairwise(spans)):
         raise ParameterError("the leaves' clause ids overlap: not numbered for this split")
     ends = [start + leaf.lemmas for start, leaf in zip(starts, leaves, strict=True)]  # not cube
-    last = spans[-1][1]
     texts = [leaf.text for _, leaf in sorted(zip(starts, leaves, strict=True), key=lambda x: x[0])]
-    steps: list[str] = []
+    return b"".join([*texts, *_tree_steps(tree, n, ends, spans[-1][1])])
+
+
+def _line(tokens: Sequence[int]) -> bytes:
+    return " ".join(map(str, tokens)).encode() + b"\n"
+
+
+def _tree_steps(tree: Tree, n: int, ends: Sequence[int], last: int) -> list[bytes]:
+    """The combine step's lines (module notes): for each inner node of ``tree``, ``not P or x_v``
+    and ``not P``, numbered from ``last + 1``; the last line the empty clause. ``ends``: the
+    ids of the clauses ``not cube``, in the order of ``tree``'s cubes."""
+    steps: list[bytes] = []
     leaf_ids = iter(ends)
 
     def derive(node: Tree, path: list[int]) -> int:
@@ -702,13 +818,13 @@ def combine(
         c = derive(node.children[2], [*path, -x, neg_y])
         negated = [-lit for lit in path]
         last += 1
-        steps.append(" ".join(map(str, [last, *negated, x, 0, b, c, 0])))
+        steps.append(_line([last, *negated, x, 0, b, c, 0]))
         last += 1
-        steps.append(" ".join(map(str, [last, *negated, 0, last - 1, v + 1, a, 0])))
+        steps.append(_line([last, *negated, 0, last - 1, v + 1, a, 0]))
         return last
 
     derive(tree, [])
-    return b"".join([*texts, *(f"{step}\n".encode() for step in steps)])
+    return steps
 
 
 def _renumberable(total: int, n: int) -> bool:
@@ -850,6 +966,8 @@ def refute(
     first = sorted(  # hardest first (fewest members), so that the last to end are short
         range(len(tasks)), key=lambda i: (trails[i] is None, trails[i] or (0, 0), i)
     )
+    if split.incremental:
+        return _refute_shared(nbrs, r, s, split, tree, first, deadline, split_seconds)
     queue = [tasks[i] for i in first]
     arrived = _InOrder(len(problem.cnf.clauses), len(nbrs), [task.key for task in tasks])
     if split.executor is None:
@@ -878,3 +996,378 @@ def refute(
     start = time.perf_counter()
     text = combine(nbrs, tree, leaves, len(problem.cnf.clauses))
     return Conquered(False, text, None, leaves, time.perf_counter() - start, tree, split_seconds)
+
+
+OURS = 10**15
+"""Ids of the ``not cube`` steps in an incremental worker's raw log (:func:`solve_shared`):
+above any id CaDiCaL gives, renumbered away by :func:`_trim_log`."""
+
+RECENT = (1_000, 20_000)
+"""The last lemmas of a cube's own solve that the search for its ``not cube`` step tries, in
+turn, with the CNF and every unit lemma (:func:`_not_cube`); all lemmas when those do not do."""
+
+
+@dataclass(frozen=True)
+class Shared:
+    """One incremental worker's answer (:func:`solve_shared`).
+
+    ``text``: its LRAT lines over the original CNF, trimmed to what its ``not cube`` steps use,
+    numbered from ``first`` on (``lemmas`` additions, ids claimed from the workers' shared
+    counter, so the workers' parts follow one another without renumbering; no deletions);
+    ``steps``: cube index -> id of its ``not cube`` clause in ``text``; ``open``: the cubes it
+    took and did not settle (time limit); ``pair``: a violating pair when a cube was
+    satisfiable (canonical order); ``cpu``: cube index -> CPU seconds of its solve; ``seconds``
+    and ``cpu_seconds``: the whole task's, the trimming included."""
+
+    index: int
+    text: bytes
+    lemmas: int
+    first: int
+    steps: dict[int, int]
+    open: tuple[int, ...]
+    pair: tuple[frozenset[int], frozenset[int]] | None
+    cpu: dict[int, float]
+    seconds: float
+    cpu_seconds: float
+
+
+class _Chained:
+    """The occurrence lists of two clause sets, read as one (:class:`_Propagation`'s ``watch``)."""
+
+    def __init__(self, *parts: dict[int, list[int]]) -> None:
+        self.parts = parts
+
+    def get(self, lit: int, default: Sequence[int] = ()) -> Sequence[int]:
+        got = [cid for part in self.parts for cid in part.get(lit, ())]
+        return got or default
+
+
+def _lemmas(rows: Sequence[bytes]) -> list[tuple[int, tuple[int, ...]]]:
+    """The (id, literals) of the addition lines among ``rows`` (LRAT)."""
+    out = []
+    for raw in rows:
+        head, sep, _ = raw.partition(b" 0 ")
+        first, _, rest = head.partition(b" ")
+        if sep and first and first != b"c" and not rest.startswith(b"d"):
+            out.append((int(first), tuple(map(int, rest.split()))))
+    return out
+
+
+def _rup(
+    cnf: Cnf, cube: Sequence[int], lemmas: Sequence[tuple[int, tuple[int, ...]]]
+) -> list[int] | None:
+    """The hints of ``not cube`` as a RUP step over the CNF and ``lemmas`` (id, literals), in
+    propagation order, the conflict last; None when propagation of the cube finds no conflict."""
+    total = len(cnf.clauses)
+    units = [(lits[0], total + j) for j, (_, lits) in enumerate(lemmas, 1) if len(lits) == 1]
+    clauses = [*cnf.clauses, *(lits for _, lits in lemmas)]
+    extra = _occurrences([lits for _, lits in lemmas])
+    shifted = {lit: [total + cid for cid in ids] for lit, ids in extra.items()}
+    watch = _Chained(_watch(cnf), shifted)
+    prop = _Propagation(clauses, cube, watch, units)  # type: ignore[arg-type]
+    if prop.conflict is None:
+        return None
+
+    def named(cid: int) -> int:
+        return cid if cid <= total else lemmas[cid - total - 1][0]
+
+    chain = prop.chain(prop.falsified(prop.conflict))
+    return [*(named(prop.reason[lit]) for lit in chain), named(prop.conflict)]
+
+
+class _Incremental:
+    """One CaDiCaL 1.9.5 instance (python-sat) over the whole CNF, logging LRAT (as
+    :func:`.sat.solve` sets it up) to a temporary file, that solves cube after cube as
+    assumptions: what it learns under one cube it keeps for the next. Its lemmas are clauses
+    implied by the CNF alone (assumptions are decisions), so its log is one LRAT derivation
+    over the CNF's clause ids; CaDiCaL 1.9.5 does not log the clause ``not cube`` when it
+    fails under a cube (:func:`_not_cube` adds it)."""
+
+    def __init__(self, cnf: Cnf) -> None:
+        import pysolvers
+        from pysat.solvers import Cadical195
+
+        self.solver = Cadical195()
+        pysolvers.cadical195_set(self.solver.cadical, "lrat", 1)
+        pysolvers.cadical195_set(self.solver.cadical, "binary", 0)
+        self.solver.prfile = tempfile.TemporaryFile()
+        self.solver.prfp = pysolvers.cadical195_tracepr(self.solver.cadical, self.solver.prfile)
+        for clause in cnf.clauses:
+            self.solver.add_clause(list(clause))
+        self.read = 0
+
+    def solve(self, cube: Sequence[int], deadline: float | None) -> bool | None:
+        """Solve under ``cube`` until ``deadline`` (``time.time()``), in conflict-budget slices
+        (:func:`.sat.next_budget`): True, False, or None at the deadline."""
+        if deadline is None:
+            return self.solver.solve(assumptions=list(cube))
+        status, budget = None, sat.FIRST_SLICE
+        while status is None and (now := time.time()) < deadline:
+            self.solver.conf_budget(budget)
+            status = self.solver.solve_limited(assumptions=list(cube))
+            spent = time.time() - now
+            budget = sat.next_budget(budget, spent, deadline - now - spent)
+        return status
+
+    def rows(self, start: int | None = None) -> list[bytes]:
+        """The log's lines from byte ``start`` (default: where the last call stopped) to its
+        end."""
+        import pysolvers
+
+        pysolvers.flushpr(self.solver.prfp)
+        self.solver.prfile.seek(self.read if start is None else start)
+        data = self.solver.prfile.read()
+        self.read = self.solver.prfile.tell()
+        return data.splitlines()
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+def _not_cube(
+    cnf: Cnf, cube: Sequence[int], recent: list[bytes], units: list[tuple[int, tuple[int, ...]]],
+    solver: _Incremental,
+) -> list[int]:
+    """The hints of the clause ``not cube`` as a RUP step (:func:`_rup`) after CaDiCaL failed
+    under ``cube``: over the CNF, the unit lemmas and the last lemmas of this cube's solve
+    (:data:`RECENT`), else over every lemma of the log (the clauses CaDiCaL held when it failed
+    are among them; deletions are dropped from the worker's proof, :func:`_trim_log`).
+
+    Raises
+    ------
+    ParameterError
+        When not even every lemma gives the step (CaDiCaL's log does not refute the cube).
+    """
+    hints = None
+    for last in RECENT:
+        hints = _rup(cnf, cube, [*units, *_lemmas(recent[-last:])])
+        if hints is not None or last >= len(recent):
+            break
+    if hints is None:
+        hints = _rup(cnf, cube, _lemmas(solver.rows(0)))
+    if hints is None:
+        raise ParameterError(f"the solver's lemmas do not refute the cube {tuple(cube)}")
+    return hints
+
+
+def _trim_log(
+    rows: list[bytes], claim: Callable[[int], int]
+) -> tuple[bytes, int, int, dict[int, int]]:
+    """The additions of an incremental worker's log (``rows``, its ``not cube`` steps numbered
+    from :data:`OURS` last) that those steps reach through hints, renumbered from ``base + 1``
+    in order, where ``base = claim(count)`` once the count of those additions is known;
+    deletions dropped (every lemma stays live, so a step may use any earlier lemma). Returns
+    the text, the lemma count, ``base`` and the new ids of the steps (old id -> new id).
+
+    Works on byte tokens (a lemma's id is a key of the lines read; CaDiCaL numbers its lemmas
+    from ``total + 1``, so no original id is one): no token is parsed as a number."""
+    order: list[bytes] = []
+    lits: dict[bytes, bytes] = {}
+    hints: dict[bytes, bytes] = {}
+    for raw in rows:
+        head, sep, tail = raw.partition(b" 0 ")
+        first, _, rest = head.partition(b" ")
+        if not sep or not first or first == b"c" or rest.startswith(b"d"):
+            continue
+        order.append(first)
+        lits[first], hints[first] = rest, tail
+    ours = len(str(OURS))
+    keep = {cid for cid in order if len(cid) >= ours}
+    stack = list(keep)
+    while stack:
+        for h in hints[stack.pop()].split()[:-1]:
+            if h not in keep and h in lits:
+                keep.add(h)
+                stack.append(h)
+    new: dict[bytes, bytes] = {}
+    out = []
+    base = claim(len(keep))
+    for cid in order:
+        if cid in keep:
+            named = new[cid] = b"%d" % (base + len(new) + 1)
+            head = b" ".join([named, lits[cid]]) if lits[cid] else named
+            used = b" ".join([new.get(h, h) for h in hints[cid].split()[:-1]])
+            out.append(b"%s 0 %s 0\n" % (head, used))
+    steps = {int(cid): int(new[cid]) for cid in keep if len(cid) >= ours}
+    return b"".join(out), len(new), base, steps
+
+
+def solve_shared(
+    in_neighbors: Sequence[frozenset[int]],
+    r: int,
+    s: int,
+    chosen: tuple[tuple[int, ...], ...],
+    queue: object,
+    stop: object,
+    ids: object,
+    deadline: float | None,
+    index: int,
+) -> Shared:
+    """An incremental worker: take cube indices from ``queue`` (a multiprocessing queue) until
+    it is empty or ``stop`` (an event) is set, solve each on one CaDiCaL instance kept for all
+    of them (:class:`_Incremental`), and return its proof of each refuted cube's ``not cube``
+    (:class:`Shared`). A satisfiable cube sets ``stop``.
+
+    Parameters
+    ----------
+    in_neighbors, r, s
+        As :func:`solve_leaf`.
+    chosen : tuple of cubes
+        The split's cubes (:meth:`Tree.cubes`), which the indices name.
+    queue, stop, ids
+        A ``Manager().Queue()`` of indices, the hardest first, a ``Manager().Event()``, and a
+        queue holding one token, the last clause id taken: a worker takes it, adds its trimmed
+        proof's additions and puts it back, and numbers its proof after the id it took (the
+        first to trim numbers its proof first).
+    deadline : float, optional
+        ``time.time()`` at which every solve stops.
+    index : int
+        The worker's place among the workers (its label).
+    """
+    import queue as queues
+
+    start, cpu0 = time.perf_counter(), time.process_time()
+    cnf = _problem(tuple(frozenset(nb) for nb in in_neighbors), r, s).cnf
+    solver = _Incremental(cnf)
+    steps: list[bytes] = []
+    units: list[tuple[int, tuple[int, ...]]] = []
+    cpu: dict[int, float] = {}
+    left_open: list[int] = []
+    pair = None
+    try:
+        while not stop.is_set():  # type: ignore[attr-defined]
+            try:
+                i = queue.get_nowait()  # type: ignore[attr-defined]
+            except queues.Empty:
+                break
+            before = time.process_time()
+            status = solver.solve(chosen[i], deadline)
+            recent = solver.rows()
+            if status is None:
+                left_open.append(i)
+            elif status:
+                pair = _pair(len(in_neighbors), set(), solver.solver.get_model() or [])
+                stop.set()  # type: ignore[attr-defined]
+            else:
+                units += _lemmas([row for row in recent if row.split(b" ", 3)[2:3] == [b"0"]])
+                hints = _not_cube(cnf, chosen[i], recent, units, solver)
+                negated = [-lit for lit in chosen[i]]
+                steps.append(" ".join(map(str, [OURS + i, *negated, 0, *hints, 0])).encode())
+            cpu[i] = time.process_time() - before
+        def claim(count: int) -> int:
+            after = ids.get()  # type: ignore[attr-defined]
+            ids.put(after + count)  # type: ignore[attr-defined]
+            return after
+
+        text, lemmas, base, named = _trim_log([*solver.rows(0), *steps], claim)
+    finally:
+        solver.close()
+    return Shared(
+        index, text, lemmas, base + 1, {old - OURS: cid for old, cid in named.items()},
+        tuple(left_open), pair, cpu, time.perf_counter() - start, time.process_time() - cpu0,
+    )
+
+
+class _RayFlag:
+    """An event that Ray workers share: set by putting an item in a Ray queue."""
+
+    def __init__(self, queue: object) -> None:
+        self.queue = queue
+
+    def set(self) -> None:
+        self.queue.put(True)  # type: ignore[attr-defined]
+
+    def is_set(self) -> bool:
+        return not self.queue.empty()  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def _channels(executor: Executor | None) -> Iterator[tuple[object, object, object, int]]:
+    """A queue of cube indices, a stop event and a queue for the id token
+    (:func:`solve_shared`) that the workers of ``executor`` share, and how many workers to
+    start: a ``Manager`` (spawn) for a local pool or none, Ray's queue
+    actor on Ray (a worker that Ray retries after a crash takes no cube its first run took:
+    that cube stays open). Raises ParameterError for another executor."""
+    from robustgraph.executors import LocalExecutor, RayExecutor
+
+    if executor is None or isinstance(executor, LocalExecutor):
+        import multiprocessing
+
+        workers = 1 if executor is None else executor.workers
+        with multiprocessing.get_context("spawn").Manager() as manager:
+            yield manager.Queue(), manager.Event(), manager.Queue(), workers
+    elif isinstance(executor, RayExecutor):
+        import ray
+        from ray.util.queue import Queue
+
+        queue, stop, ids = (Queue(actor_options={"num_cpus": 0}) for _ in range(3))
+        flag = _RayFlag(stop)
+        try:
+            yield queue, flag, ids, max(1, int(ray.cluster_resources().get("CPU", 1)))
+        finally:
+            for actor in (queue, stop, ids):
+                actor.shutdown()
+    else:
+        raise ParameterError("incremental cubes run on a local pool or on Ray only")
+
+
+def _refute_shared(
+    nbrs: tuple[frozenset[int], ...],
+    r: int,
+    s: int,
+    split: Split,
+    tree: Tree,
+    first: list[int],
+    deadline: float | None,
+    split_seconds: float,
+) -> Conquered:
+    """:func:`refute` with incremental workers (:func:`solve_shared`): as many as the local
+    executor's workers (one, here, without an executor), the cubes dealt hardest first from one
+    queue; then the workers' proofs, already numbered one after another, and the tree's steps
+    (:func:`_tree_steps`). The leaves carry each cube's CPU seconds, not its text."""
+    from robustgraph.errors import BackendError
+    from robustgraph.executors import Task, run_task
+
+    n = len(nbrs)
+    chosen = tuple(tree.cubes(n))
+    total = len(_problem(nbrs, r, s).cnf.clauses)
+    with _channels(split.executor) as (queue, stop, ids, workers):
+        for i in first:
+            queue.put(i)
+        ids.put(total)  # type: ignore[attr-defined]
+        shared_args = (nbrs, r, s, chosen, queue, stop, ids, deadline)
+        tasks = [
+            Task(f"worker {w + 1}", solve_shared, (*shared_args, w))
+            for w in range(min(workers, len(chosen)))
+        ]
+        if split.executor is None:
+            ran = [run_task(task) for task in tasks]
+        else:
+            ran = split.executor.run(tasks, label="cube workers", progress=split.progress)
+    failed = next((o for o in ran if not o.ok), None)
+    if failed is not None:
+        raise BackendError(f"{failed.key} failed: {failed.error}")
+    shared = sorted((o.value for o in ran), key=lambda got: got.index)
+    cpu = {i: c for got in shared for i, c in got.cpu.items()}
+    leaves = tuple(
+        Leaf(cube, None, seconds=cpu.get(i, 0.0), cpu_seconds=cpu.get(i, 0.0))
+        for i, cube in enumerate(chosen)
+    )
+    pair = next((got.pair for got in shared if got.pair is not None), None)
+    if pair is not None:
+        holds = refutes_r(nbrs, *pair, r) if s == 1 else refutes_rs(nbrs, *pair, r, s)
+        if not holds:
+            raise BackendError("an incremental worker's model is not a violating pair")
+        return Conquered(True, None, pair, leaves, 0.0, tree, split_seconds)
+    if sum(len(got.steps) for got in shared) < len(chosen):  # a cube left open
+        return Conquered(None, None, None, leaves, 0.0, tree, split_seconds)
+    start = time.perf_counter()
+    parts = sorted(shared, key=lambda got: got.first)  # numbered one after another already
+    ends = {i: cid for got in parts for i, cid in got.steps.items()}
+    last = total + sum(got.lemmas for got in parts)
+    leaves = tuple(replace(leaf, status=False) for leaf in leaves)
+    steps = _tree_steps(tree, n, [ends[i] for i in range(len(chosen))], last)
+    text = b"".join([*(got.text for got in parts), *steps])
+    spent = time.perf_counter() - start
+    cpus = tuple(got.cpu_seconds for got in shared)
+    return Conquered(False, text, None, leaves, spent, tree, split_seconds, cpus)
