@@ -39,10 +39,12 @@ from robustgraph.cli.common import (
     threads_option,
 )
 from robustgraph.errors import ParameterError
+from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, budgets_set
 from robustgraph.topology import Topology
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
+    from robustgraph.certificate.verifier import VerifyReport
 
 # The certifier, the certificate document and the verifier import numpy (the proof checkers):
 # each command imports them in its body, so that --help stays light (issue 33).
@@ -292,6 +294,7 @@ Examples:
   robustgraph verify g.cert.json g.graphml --require 'tolerance sac F=3' --require-proof
   robustgraph verify g.cert.json g.graphml --resolve-with cpsat --require-proven --json
   robustgraph verify g.min.json g.json   # a design's minimality certificate
+  robustgraph verify n11r4.min.json g.json --max-bytes 300000000 --max-inflated 1000000000
 \b
 Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
 --require* (each reason printed); 2 a file cannot be read.
@@ -330,6 +333,16 @@ Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
     help="Also fail (exit 1) unless checked proofs establish CLAIM: 'r R', 'rs R S' or "
     "'tolerance MODEL F=F' (e.g. 'tolerance sac F=3').",
 )
+@click.option(
+    "--max-bytes", type=int, default=None, metavar="BYTES",
+    help="Read input files of up to BYTES bytes for this command (default budget 64 MiB, "
+    "or $ROBUSTGRAPH_MAX_BYTES); the verdict says it was set.",
+)
+@click.option(
+    "--max-inflated", type=int, default=None, metavar="BYTES",
+    help="Inflate compressed inputs (LRAT proofs) to up to BYTES bytes for this command "
+    "(default budget 256 MiB, or $ROBUSTGRAPH_MAX_INFLATED); the verdict says it was set.",
+)
 @_graph_options
 @json_option
 def verify_command(
@@ -341,6 +354,8 @@ def verify_command(
     require_proven: bool,
     require_proof: bool,
     require: str | None,
+    max_bytes: int | None,
+    max_inflated: int | None,
     fmt: str | None,
     directed: bool | None,
     as_json: bool,
@@ -365,6 +380,35 @@ def verify_command(
         raise ParameterError(f"--threads must be >= 1, got {threads}")
     if resolve_with is None and (time_limit is not None or threads != 1):
         raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
+    budgets = {budget: value for budget, value in ((FILE_BYTES, max_bytes),
+                                                  (INFLATED_BYTES, max_inflated))
+               if value is not None}
+    with budgets_set(budgets):
+        report, cert = _verify(cert_path, file, resolve_with, time_limit, threads,
+                               require_proven, require_proof, require, fmt, directed)
+    if budgets:  # the user's consent to larger inputs is part of what was checked
+        raised = ", ".join(f"{budget.name} {value:,} (default {budget.default:,})"
+                           for budget, value in budgets.items())
+        report = replace(report, checked=(*report.checked,
+                                          f"input budgets set for this command: {raised}"))
+    emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file, cert))
+    sys.exit(report.exit_code)
+
+
+def _verify(
+    cert_path: str,
+    file: str,
+    resolve_with: str | None,
+    time_limit: float | None,
+    threads: int,
+    require_proven: bool,
+    require_proof: bool,
+    require: str | None,
+    fmt: str | None,
+    directed: bool | None,
+) -> tuple[VerifyReport, Certificate | None]:
+    """Verify's work: the report on CERT against FILE, and the certificate when it is a
+    robustness certificate (None for a minimality certificate or an unreadable one)."""
     from robustgraph.certificate.document import Certificate, InvalidCertificate
     from robustgraph.certificate.proofs.minimum_report import load_minimum, verify_minimum
     from robustgraph.certificate.verifier import VerifyReport
@@ -373,9 +417,7 @@ def verify_command(
     topology = io.read(file, format=fmt, directed=directed)
     minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
     if minimum is not None:
-        report = verify_minimum(minimum, cert_path, topology)
-        emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file))
-        sys.exit(report.exit_code)
+        return verify_minimum(minimum, cert_path, topology), None
     cert: Certificate | None = None
     try:
         cert = Certificate.load(cert_path)
@@ -393,5 +435,4 @@ def verify_command(
     if require_proven and report.valid and report.verdict != "proven":
         reason = f"--require-proven: the verdict is {report.verdict}, not proven"
         report = replace(report, rejections=(*report.rejections, reason))
-    emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file, cert))
-    sys.exit(report.exit_code)
+    return report, cert
