@@ -44,7 +44,6 @@ from robustgraph.topology import Topology
 
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
-    from robustgraph.certificate.verifier import VerifyReport
 
 # The certifier, the certificate document and the verifier import numpy (the proof checkers):
 # each command imports them in its body, so that --help stays light (issue 33).
@@ -380,12 +379,37 @@ def verify_command(
         raise ParameterError(f"--threads must be >= 1, got {threads}")
     if resolve_with is None and (time_limit is not None or threads != 1):
         raise ParameterError("--time-limit and --threads go with --resolve-with ENGINE")
+    from robustgraph.certificate.document import Certificate, InvalidCertificate
+    from robustgraph.certificate.proofs.minimum_report import load_minimum, verify_minimum
+    from robustgraph.certificate.verifier import VerifyReport
+
+    wanted = None if require is None else Claim.parse(require)
     budgets = {budget: value for budget, value in ((FILE_BYTES, max_bytes),
                                                   (INFLATED_BYTES, max_inflated))
                if value is not None}
+    cert: Certificate | None = None
     with budgets_set(budgets):
-        report, cert = _verify(cert_path, file, resolve_with, time_limit, threads,
-                               require_proven, require_proof, require, fmt, directed)
+        topology = io.read(file, format=fmt, directed=directed)
+        minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
+        if minimum is not None:
+            report = verify_minimum(minimum, cert_path, topology)
+        else:
+            try:
+                cert = Certificate.load(cert_path)
+            except InvalidCertificate as exc:
+                report = VerifyReport(False, (str(exc),), None, ())
+            else:
+                report = cert.verify(
+                    topology,
+                    resolve_with=resolve_with,
+                    time_limit=time_limit,
+                    threads=threads,
+                    require=wanted,
+                    require_proof=require_proof,
+                )
+    if require_proven and report.valid and report.verdict != "proven":
+        reason = f"--require-proven: the verdict is {report.verdict}, not proven"
+        report = replace(report, rejections=(*report.rejections, reason))
     if budgets:  # the user's consent to larger inputs is part of what was checked
         raised = ", ".join(f"{budget.name} {value:,} (default {budget.default:,})"
                            for budget, value in budgets.items())
@@ -393,46 +417,3 @@ def verify_command(
                                           f"input budgets set for this command: {raised}"))
     emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file, cert))
     sys.exit(report.exit_code)
-
-
-def _verify(
-    cert_path: str,
-    file: str,
-    resolve_with: str | None,
-    time_limit: float | None,
-    threads: int,
-    require_proven: bool,
-    require_proof: bool,
-    require: str | None,
-    fmt: str | None,
-    directed: bool | None,
-) -> tuple[VerifyReport, Certificate | None]:
-    """Verify's work: the report on CERT against FILE, and the certificate when it is a
-    robustness certificate (None for a minimality certificate or an unreadable one)."""
-    from robustgraph.certificate.document import Certificate, InvalidCertificate
-    from robustgraph.certificate.proofs.minimum_report import load_minimum, verify_minimum
-    from robustgraph.certificate.verifier import VerifyReport
-
-    wanted = None if require is None else Claim.parse(require)
-    topology = io.read(file, format=fmt, directed=directed)
-    minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
-    if minimum is not None:
-        return verify_minimum(minimum, cert_path, topology), None
-    cert: Certificate | None = None
-    try:
-        cert = Certificate.load(cert_path)
-    except InvalidCertificate as exc:
-        report = VerifyReport(False, (str(exc),), None, ())
-    else:
-        report = cert.verify(
-            topology,
-            resolve_with=resolve_with,
-            time_limit=time_limit,
-            threads=threads,
-            require=wanted,
-            require_proof=require_proof,
-        )
-    if require_proven and report.valid and report.verdict != "proven":
-        reason = f"--require-proven: the verdict is {report.verdict}, not proven"
-        report = replace(report, rejections=(*report.rejections, reason))
-    return report, cert
