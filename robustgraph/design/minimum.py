@@ -313,9 +313,8 @@ def prove_minimum(
     Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
     minutes on the cells we measured, n = 11 (r = 2-5) and n = 12 (r = 2) 1.5-35 minutes of CPU,
     and the proofs of n = 11, r = 3-5 and n = 12, r = 2 (90-470 MB gzip) are over the default
-    input budgets:
-    the check here then needs them raised, else the result falls back to the closed-form bound
-    (docs/design.md, "Exact minima").
+    input budgets: the check here then needs them raised, else the result falls back to the
+    closed-form bound (docs/design.md, "Exact minima").
     """
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
         raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
