@@ -211,23 +211,60 @@ def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
     return solver
 
 
+def _stored(key: str, data: bytes, suffix: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """A proof file named by its SHA-256: the proof fields ``{key}_file``, ``{key}_sha256``,
+    ``{key}_bytes`` and the file."""
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"min-{digest[:20]}.{suffix}"
+    return ({f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)},
+            {name: data})
+
+
 def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
-                proof_data: bytes, steps: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+                refutation: tuple[bytes, int] | list[tuple[bytes, int]],
+                split: list[int] | None = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
-    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
+    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs and its additions;
+    or, with ``split``, the ``lrat-parts`` proof whose parts refute it under each cube."""
     cnf = mp.encode(n, r, bound, pairs)
-    pair_data = mp.write_pairs(pairs)
-    files = {}
-    proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,
-                             "variables": cnf.variables, "clauses": len(cnf.clauses),
-                             "pairs": len(pairs)}
-    for key, data, suffix in (("pairs", pair_data, "pairs.gz"), ("lrat", proof_data, "lrat.gz")):
-        digest = hashlib.sha256(data).hexdigest()
-        name = f"min-{digest[:20]}.{suffix}"
-        files[name] = data
-        proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
+    proof: dict[str, Any] = {"kind": "lrat" if split is None else "lrat-parts",
+                             "encoding": mp.ENCODING, "variables": cnf.variables,
+                             "clauses": len(cnf.clauses), "pairs": len(pairs)}
+    fields, files = _stored("pairs", mp.write_pairs(pairs), "pairs.gz")
+    proof |= fields
+    if split is None:
+        data, steps = refutation
+        fields, more = _stored("lrat", data, "lrat.gz")
+        proof |= fields
+    else:
+        proof["split"], proof["parts"], more, steps = split, [], {}, 0
+        for data, part_steps in refutation:
+            fields, stored = _stored("part", data, "lrat.gz")
+            proof["parts"].append({key[5:]: value for key, value in fields.items()}
+                                  | {"steps": part_steps})
+            more |= stored
+            steps += part_steps
     proof["steps"] = steps
-    return proof, files
+    return proof, files | more
+
+
+def _parts_refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause], k: int,
+                      deadline: float) -> tuple[list[int], list[tuple[bytes, int]]] | None:
+    """Refute the CNF in the 2^k parts of an ``lrat-parts`` proof, one after another: the split
+    (the k edge variables in the most pair clauses) and each part's gzip-compressed, trimmed
+    refutation of the CNF with its cube (:func:`.minimality.part_cnf`), with its additions; or
+    None at the deadline."""
+    cnf = mp.encode(n, r, bound, pairs)
+    split = minimum_cubes.split_variables(pairs, k)
+    parts = []
+    for index in range(2 ** len(split)):
+        status, text = sat.refute(mp.part_cnf(cnf, split, index),
+                                  max(deadline - time.monotonic(), 0.01))
+        if status is not False or text is None:
+            return None
+        text = trim(text)
+        parts.append((gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)))
+    return split, parts
 
 
 def _refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause],
@@ -264,6 +301,7 @@ def prove_minimum(
     budget: int = 2_000_000,
     search: bool = True,
     cubes: int = 0,
+    parts: int = 0,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -289,6 +327,11 @@ def prove_minimum(
         0: the final refutation by one CaDiCaL run; k >= 1: by cube and conquer on 2^k cubes
         and two processes (:mod:`robustgraph.design.minimum_cubes`), combined into one LRAT
         refutation of the same CNF.
+    parts : int
+        0: one refutation file; k >= 1: an ``lrat-parts`` proof, 2^k refutations of the CNF
+        under the cubes on k edge variables, each its own file (so that each may fit the
+        input budgets where one file would not; module notes of
+        :mod:`robustgraph.certificate.proofs.minimality`). Not with ``cubes``.
 
     Returns
     -------
@@ -316,6 +359,10 @@ def prove_minimum(
     input budgets: the check here then needs them raised, else the result falls back to the
     closed-form bound (docs/design.md, "Exact minima").
     """
+    if parts and cubes:
+        raise ParameterError("cubes and parts are two ways to split the refutation: choose one")
+    if not 0 <= parts <= mp.MAX_SPLIT:
+        raise ParameterError(f"parts = {parts}: expected 0 to {mp.MAX_SPLIT} split variables")
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
         raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
                              f"edges = {edges}")
@@ -372,9 +419,10 @@ def prove_minimum(
             solver.add_clause(list(pairs[-1].literals))
     finally:
         solver.delete()
-    refutation = _refutation(n, r, edges, pairs, deadline, cubes)
-    if refutation is None:
+    found = (_parts_refutation(n, r, edges, pairs, parts, deadline) if parts
+             else (None, _refutation(n, r, edges, pairs, deadline, cubes)))
+    if found is None or found[1] is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")
-    return done(edges, *_lrat_proof(n, r, edges, pairs, *refutation), better=better,
+    return done(edges, *_lrat_proof(n, r, edges, pairs, found[1], found[0]), better=better,
                 pairs=len(pairs))
