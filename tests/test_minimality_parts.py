@@ -9,10 +9,13 @@ from __future__ import annotations
 import copy
 import gzip
 import hashlib
+import json
 
 import pytest
+from click.testing import CliRunner
 
 from robustgraph.certificate.proofs import minimality as mp
+from robustgraph.cli import main
 from robustgraph.design.minimum import prove_minimum
 from robustgraph.design.minimum_cubes import cubes
 from robustgraph.errors import ParameterError
@@ -122,3 +125,16 @@ def test_parts_fit_a_byte_budget_one_file_does_not(parts_proof, monkeypatch) -> 
 def test_parts_and_cubes_together_are_refused() -> None:
     with pytest.raises(ParameterError, match="choose one"):
         prove_minimum(N, R, minimum_edges(N)[R], parts=1, cubes=1)
+
+
+def test_cli_verify_checks_a_parts_certificate(tmp_path) -> None:
+    out = tmp_path / "g.json"
+    design = ["design", "--n", "7", "--r", "2", "--time-limit", "1", "-o", str(out), "--json"]
+    edges = json.loads(CliRunner().invoke(main, design).stdout)["edges"]
+    result = prove_minimum(7, 2, edges, time_limit=120, parts=1)
+    assert result.minimum and result.document["proof"]["kind"] == "lrat-parts"
+    result.dump(tmp_path / "p.min.json")
+    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "p.min.json"), str(out)])
+    assert verified.exit_code == 0, verified.output
+    assert "all 2 cubes on 1 edge variable checked" in verified.stdout
+    assert f"the graph's {edges} edges are the fewest" in verified.stdout

@@ -458,9 +458,10 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
     for i, part in enumerate(parts):
         _refutation_steps(part_cnf(cnf, split, i).clauses, _file(proof, f"part{i + 1}", read),
                           part["file"], part["steps"])
-    text = (f"LRAT refutations of all {len(parts)} cubes on {len(split)} edge variables "
-            f"checked, {proof['steps']:,} steps, over {pairs:,} pair clauses each re-derived "
-            "from the definition")
+    variables = f"{len(split)} edge variable{'s' * (len(split) > 1)}"
+    text = (f"LRAT refutations of all {len(parts)} cubes on {variables} checked, "
+            f"{proof['steps']:,} steps, over {pairs:,} pair clauses each re-derived from the "
+            "definition")
     return proof["steps"] + pairs, text
 
 
