@@ -36,14 +36,12 @@ import json
 import math
 import sys
 import time
-import zlib
 
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
-from robustgraph.design.minimum import MinimumResult, prove_minimum
+from robustgraph.design.minimum import MinimumResult, overflow, prove_minimum
 from robustgraph.design.starts import construction
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
-from robustgraph.limits import FILE_BYTES, INFLATED_BYTES
 from robustgraph.topology import Topology
 
 
@@ -112,20 +110,6 @@ def _print_header(header: list[str], fmt: str) -> None:
         print(" ".join(f"{h:>12}" for h in header))
 
 
-def _over_default_budgets(files: dict[str, bytes]) -> bool:
-    """Whether a proof file is over the default byte or decompressed-byte budget, so that
-    ``verify`` checks it only with the budgets raised (docs/certificate.md, "Input budgets")."""
-    for data in files.values():
-        if len(data) > FILE_BYTES.default:
-            return True
-        inflated, stream = 0, zlib.decompressobj(wbits=31)
-        for start in range(0, len(data), 2**20):
-            inflated += len(stream.decompress(data[start:start + 2**20]))
-            if inflated > INFLATED_BYTES.default:
-                return True
-    return False
-
-
 def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
     """The minimum (or ``[bound, design]``) and how it was proven, for the --minima tables;
     ``lrat, budgets raised`` (or ``lrat-parts, ...``) when a proof file is over the default input
@@ -135,7 +119,7 @@ def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
     kind = proof.document["proof"]
     if kind["kind"] == "formula":
         return str(proof.edges), kind["formula"]
-    over = _over_default_budgets(proof.files)
+    over = any(overflow(data, default=True) > 1 for data in proof.files.values())
     return str(proof.edges), f"{kind['kind']}, budgets raised" if over else kind["kind"]
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.cli import main
-from robustgraph.design.minimum import prove_minimum
+from robustgraph.design.minimum import overflow, prove_minimum
 from robustgraph.design.minimum_cubes import cubes
 from robustgraph.errors import ParameterError
 from robustgraph.limits import OverBudget
@@ -138,3 +138,14 @@ def test_cli_verify_checks_a_parts_certificate(tmp_path) -> None:
     assert verified.exit_code == 0, verified.output
     assert "all 2 cubes on 1 edge variable checked" in verified.stdout
     assert f"the graph's {edges} edges are the fewest" in verified.stdout
+
+
+def test_a_one_file_proof_over_the_budget_is_split_until_it_fits(monkeypatch) -> None:
+    single = prove_minimum(N, R, minimum_edges(N)[R], time_limit=120)
+    size = single.document["proof"]["lrat_bytes"]
+    monkeypatch.setenv("ROBUSTGRAPH_MAX_BYTES", str(size * 2 // 3))
+    result = prove_minimum(N, R, minimum_edges(N)[R], time_limit=120)
+    proof = result.document["proof"]
+    assert result.minimum and proof["kind"] == "lrat-parts", result.note
+    assert max(part["bytes"] for part in proof["parts"]) <= size * 2 // 3
+    assert overflow(single.files[single.document["proof"]["lrat_file"]]) > 1

@@ -29,7 +29,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,11 +44,11 @@ from robustgraph.design import minimum_cubes
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
-from robustgraph.limits import OverBudget
+from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, OverBudget
 from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
-__all__ = ["MAX_N_RS", "MinimumResult", "prove_minimum", "minimum_path"]
+__all__ = ["MAX_N_RS", "MinimumResult", "minimum_path", "overflow", "prove_minimum"]
 
 MAX_N_RS = 16
 """Most nodes for an (r, s) proof, s >= 2: the oracle tabulates all 2^n node sets."""
@@ -248,6 +250,42 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
     return proof, files | more
 
 
+def overflow(data: bytes, default: bool = False) -> float:
+    """How far the gzip-compressed proof ``data`` is over the input budgets it is checked
+    under (the budgets now, or with ``default`` their defaults): the larger of its bytes over
+    the byte budget and its decompressed bytes over the decompressed-byte budget; at most 1
+    when it fits. Decompresses in pieces, and stops counting at 16 times the budget.
+
+    Examples
+    --------
+    >>> overflow(gzip.compress(b"x" * 1000)) < 1
+    True
+    """
+    budgets = [b.default if default else b.value() for b in (FILE_BYTES, INFLATED_BYTES)]
+    inflated, stream = 0, zlib.decompressobj(wbits=31)
+    for start in range(0, len(data), 2**20):
+        inflated += len(stream.decompress(data[start:start + 2**20]))
+        if inflated > 16 * budgets[1]:
+            break
+    return max(len(data) / budgets[0], inflated / budgets[1])
+
+
+def _fitting_parts(n: int, r: int, bound: int, pairs: list[mp.PairClause], over: float,
+                   deadline: float) -> tuple[list[int], list[tuple[bytes, int]]] | None:
+    """An ``lrat-parts`` refutation whose every file fits the input budgets, for a one-file
+    proof ``over`` times too large, or None (time, or no split up to
+    :data:`robustgraph.certificate.proofs.minimality.MAX_SPLIT` variables fits). Starts on
+    ceil(log2(over)) + 2 variables (the largest part held about half the proof at n = 11, r = 5,
+    split on 3) and adds 2 while a part is over."""
+    k = math.ceil(math.log2(over)) + 2
+    while k <= mp.MAX_SPLIT:
+        found = _parts_refutation(n, r, bound, pairs, k, deadline)
+        if found is None or all(overflow(data) <= 1 for data, _ in found[1]):
+            return found
+        k += 2
+    return None
+
+
 def _parts_refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause], k: int,
                       deadline: float) -> tuple[list[int], list[tuple[bytes, int]]] | None:
     """Refute the CNF in the 2^k parts of an ``lrat-parts`` proof, one after another: the split
@@ -328,7 +366,9 @@ def prove_minimum(
         and two processes (:mod:`robustgraph.design.minimum_cubes`), combined into one LRAT
         refutation of the same CNF.
     parts : int
-        0: one refutation file; k >= 1: an ``lrat-parts`` proof, 2^k refutations of the CNF
+        0: one refutation file, or, when that file is over the input budgets (and ``cubes`` is
+        0), an ``lrat-parts`` proof on as many variables as make every part fit (the one-file
+        proof when none does); k >= 1: an ``lrat-parts`` proof, 2^k refutations of the CNF
         under the cubes on k edge variables, each its own file (so that each may fit the
         input budgets where one file would not; module notes of
         :mod:`robustgraph.certificate.proofs.minimality`). Not with ``cubes``.
@@ -421,6 +461,8 @@ def prove_minimum(
         solver.delete()
     found = (_parts_refutation(n, r, edges, pairs, parts, deadline) if parts
              else (None, _refutation(n, r, edges, pairs, deadline, cubes)))
+    if not parts and not cubes and found[1] is not None and (over := overflow(found[1][0])) > 1:
+        found = _fitting_parts(n, r, edges, pairs, over, deadline) or found
     if found is None or found[1] is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")
