@@ -394,9 +394,10 @@ def prove_minimum(
     Notes
     -----
     Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
-    minutes on the cells we measured, n = 11 (r = 2-5) and n = 12 (r = 2) 1.5-35 minutes of CPU,
-    and the proofs of n = 11, r = 3-5 and n = 12, r = 2 (90-470 MB gzip) are over the default
-    input budgets: the check here then needs them raised, else the result falls back to the
+    minutes on the cells we measured, n = 11 (r = 2-5) and n = 12 (r = 2) 1.5-35 minutes of CPU.
+    One-file proofs of n = 11, r = 3-5 and n = 12, r = 2 (90-470 MB gzip) are over the default
+    input budgets; in parts, n = 11, r = 4 and 5 fit them. A proof that does not fit even in
+    parts checks here only with the budgets raised, else the result falls back to the
     closed-form bound (docs/design.md, "Exact minima").
     """
     if parts and cubes:
