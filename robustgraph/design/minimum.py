@@ -222,32 +222,37 @@ def _stored(key: str, data: bytes, suffix: str) -> tuple[dict[str, Any], dict[st
             {name: data})
 
 
-def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
-                refutation: tuple[bytes, int] | list[tuple[bytes, int]],
-                split: list[int] | None = None) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
-    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs and its additions;
-    or, with ``split``, the ``lrat-parts`` proof whose parts refute it under each cube."""
+def _head(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+          kind: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The fields an ``lrat`` and an ``lrat-parts`` proof share, and the pair-clause file."""
     cnf = mp.encode(n, r, bound, pairs)
-    proof: dict[str, Any] = {"kind": "lrat" if split is None else "lrat-parts",
-                             "encoding": mp.ENCODING, "variables": cnf.variables,
+    proof: dict[str, Any] = {"kind": kind, "encoding": mp.ENCODING, "variables": cnf.variables,
                              "clauses": len(cnf.clauses), "pairs": len(pairs)}
     fields, files = _stored("pairs", mp.write_pairs(pairs), "pairs.gz")
-    proof |= fields
-    if split is None:
-        data, steps = refutation
-        fields, more = _stored("lrat", data, "lrat.gz")
-        proof |= fields
-    else:
-        proof["split"], proof["parts"], more, steps = split, [], {}, 0
-        for data, part_steps in refutation:
-            fields, stored = _stored("part", data, "lrat.gz")
-            proof["parts"].append({key[5:]: value for key, value in fields.items()}
-                                  | {"steps": part_steps})
-            more |= stored
-            steps += part_steps
-    proof["steps"] = steps
-    return proof, files | more
+    return proof | fields, files
+
+
+def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+                proof_data: bytes, steps: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
+    :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
+    proof, files = _head(n, r, bound, pairs, "lrat")
+    fields, more = _stored("lrat", proof_data, "lrat.gz")
+    return proof | fields | {"steps": steps}, files | more
+
+
+def _parts_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause], split: list[int],
+                 parts: list[tuple[bytes, int]]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The ``lrat-parts`` proof object and its files, for the gzip-compressed refutations (and
+    their additions) of the CNF under each cube of ``split``, in order."""
+    proof, files = _head(n, r, bound, pairs, "lrat-parts")
+    proof["split"], proof["parts"] = split, []
+    for data, steps in parts:
+        fields, more = _stored("part", data, "lrat.gz")
+        proof["parts"].append({key[5:]: value for key, value in fields.items()} | {"steps": steps})
+        files |= more
+    proof["steps"] = sum(steps for _, steps in parts)
+    return proof, files
 
 
 def overflow(data: bytes, default: bool = False) -> float:
@@ -467,5 +472,6 @@ def prove_minimum(
     if found is None or found[1] is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")
-    return done(edges, *_lrat_proof(n, r, edges, pairs, found[1], found[0]), better=better,
-                pairs=len(pairs))
+    made = (_lrat_proof(n, r, edges, pairs, *found[1]) if found[0] is None
+            else _parts_proof(n, r, edges, pairs, *found))
+    return done(edges, *made, better=better, pairs=len(pairs))
