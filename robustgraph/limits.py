@@ -16,7 +16,8 @@ bound decompressed bytes and line length the same way. :data:`BUDGETS` lists one
 kind of input (bytes, decompressed bytes, line length, nodes, edges, proof steps, CNF size),
 each with a default far above what a real input needs and an environment variable to raise
 it (docs/certificate.md, "Input budgets"). A budget is read from the environment when it is
-checked, so a test or a user can lower or raise it for one command.
+checked, so a test or a user can lower or raise it for one command; :func:`budgets_set` sets
+budgets for the calls inside it, over the environment (``verify --max-bytes``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import math
 import os
 import reprlib
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -64,6 +66,7 @@ __all__ = [
     "MAX_YAML_ALIAS_NODES",
     "ROSTER_BYTES_PER_AGENT",
     "at_most",
+    "budgets_set",
     "clip",
     "cores",
     "inflate",
@@ -157,13 +160,16 @@ class Budget:
     """What is counted, for messages and the docs' table."""
 
     def value(self) -> int:
-        """The budget now: ``$env`` when set, else :attr:`default`.
+        """The budget now: the value :func:`budgets_set` gave it, else ``$env`` when set, else
+        :attr:`default`.
 
         Examples
         --------
         >>> EDGES.value() == EDGES.default or "ROBUSTGRAPH_MAX_EDGES" in os.environ
         True
         """
+        if self.env in _SET:
+            return _SET[self.env]
         text = os.environ.get(self.env)
         if text is None or not text.strip():
             return self.default
@@ -176,7 +182,10 @@ class Budget:
         return value
 
     def hint(self) -> str:
-        """How to raise it: ``"(budget 1,000; raise it with ROBUSTGRAPH_MAX_X)"``."""
+        """How to raise it: ``"(budget 1,000; raise it with ROBUSTGRAPH_MAX_X)"``, or, while
+        :func:`budgets_set` sets it, ``"(budget 1,000, set for this command)"``."""
+        if self.env in _SET:
+            return f"(budget {self.value():,}, set for this command)"
         return f"(budget {self.value():,}; raise it with {self.env})"
 
     def check(self, count: int, what: str) -> int:
@@ -221,6 +230,41 @@ CNF_CLAUSES = Budget(
 )
 BUDGETS = (FILE_BYTES, INFLATED_BYTES, LINE_BYTES, NODES, EDGES, PROOF_STEPS, CNF_CLAUSES)
 """Every input budget, in the order of the docs' table."""
+
+_SET: dict[str, int] = {}
+"""Budgets set by :func:`budgets_set` (keyed by environment variable), over the environment."""
+
+
+@contextmanager
+def budgets_set(values: Mapping[Budget, int]) -> Iterator[None]:
+    """Set ``values`` as the budgets for the calls inside, over the environment and the
+    defaults, and restore the previous ones on leaving (a command's explicit options, such as
+    ``verify --max-bytes``: the user's consent to read larger inputs, for that command only).
+
+    Raises
+    ------
+    ParameterError
+        A value below 1.
+
+    Examples
+    --------
+    >>> with budgets_set({PROOF_STEPS: 5}):
+    ...     PROOF_STEPS.value(), PROOF_STEPS.hint()
+    (5, '(budget 5, set for this command)')
+    >>> PROOF_STEPS.value() == PROOF_STEPS.default or "ROBUSTGRAPH_MAX_PROOF_STEPS" in os.environ
+    True
+    """
+    for budget, value in values.items():
+        if value < 1:
+            raise ParameterError(f"the {budget.name} budget must be a positive whole number, "
+                                 f"got {value}")
+    before = dict(_SET)
+    _SET.update({budget.env: value for budget, value in values.items()})
+    try:
+        yield
+    finally:
+        _SET.clear()
+        _SET.update(before)
 
 
 def at_most(what: str, value: int, ceiling: int, unit: str = "") -> int:

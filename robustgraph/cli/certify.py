@@ -39,6 +39,7 @@ from robustgraph.cli.common import (
     threads_option,
 )
 from robustgraph.errors import ParameterError
+from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, budgets_set
 from robustgraph.topology import Topology
 
 if TYPE_CHECKING:
@@ -292,6 +293,7 @@ Examples:
   robustgraph verify g.cert.json g.graphml --require 'tolerance sac F=3' --require-proof
   robustgraph verify g.cert.json g.graphml --resolve-with cpsat --require-proven --json
   robustgraph verify g.min.json g.json   # a design's minimality certificate
+  robustgraph verify n11r4.min.json g.json --max-bytes 300000000 --max-inflated 1000000000
 \b
 Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
 --require* (each reason printed); 2 a file cannot be read.
@@ -330,6 +332,16 @@ Exit codes: 0 valid (and meeting every --require*); 1 invalid, or short of a
     help="Also fail (exit 1) unless checked proofs establish CLAIM: 'r R', 'rs R S' or "
     "'tolerance MODEL F=F' (e.g. 'tolerance sac F=3').",
 )
+@click.option(
+    "--max-bytes", type=int, default=None, metavar="BYTES",
+    help="Read input files of up to BYTES bytes for this command (default budget 64 MiB, "
+    "or $ROBUSTGRAPH_MAX_BYTES); the verdict says it was set.",
+)
+@click.option(
+    "--max-inflated", type=int, default=None, metavar="BYTES",
+    help="Inflate compressed inputs (LRAT proofs) to up to BYTES bytes for this command "
+    "(default budget 256 MiB, or $ROBUSTGRAPH_MAX_INFLATED); the verdict says it was set.",
+)
 @_graph_options
 @json_option
 def verify_command(
@@ -341,6 +353,8 @@ def verify_command(
     require_proven: bool,
     require_proof: bool,
     require: str | None,
+    max_bytes: int | None,
+    max_inflated: int | None,
     fmt: str | None,
     directed: bool | None,
     as_json: bool,
@@ -370,28 +384,36 @@ def verify_command(
     from robustgraph.certificate.verifier import VerifyReport
 
     wanted = None if require is None else Claim.parse(require)
-    topology = io.read(file, format=fmt, directed=directed)
-    minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
-    if minimum is not None:
-        report = verify_minimum(minimum, cert_path, topology)
-        emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file))
-        sys.exit(report.exit_code)
+    budgets = {budget: value for budget, value in ((FILE_BYTES, max_bytes),
+                                                  (INFLATED_BYTES, max_inflated))
+               if value is not None}
     cert: Certificate | None = None
-    try:
-        cert = Certificate.load(cert_path)
-    except InvalidCertificate as exc:
-        report = VerifyReport(False, (str(exc),), None, ())
-    else:
-        report = cert.verify(
-            topology,
-            resolve_with=resolve_with,
-            time_limit=time_limit,
-            threads=threads,
-            require=wanted,
-            require_proof=require_proof,
-        )
+    with budgets_set(budgets):
+        topology = io.read(file, format=fmt, directed=directed)
+        minimum = load_minimum(cert_path)  # a design's minimality certificate (issue 43)
+        if minimum is not None:
+            report = verify_minimum(minimum, cert_path, topology)
+        else:
+            try:
+                cert = Certificate.load(cert_path)
+            except InvalidCertificate as exc:
+                report = VerifyReport(False, (str(exc),), None, ())
+            else:
+                report = cert.verify(
+                    topology,
+                    resolve_with=resolve_with,
+                    time_limit=time_limit,
+                    threads=threads,
+                    require=wanted,
+                    require_proof=require_proof,
+                )
     if require_proven and report.valid and report.verdict != "proven":
         reason = f"--require-proven: the verdict is {report.verdict}, not proven"
         report = replace(report, rejections=(*report.rejections, reason))
+    if budgets:  # the user's consent to larger inputs is part of what was checked
+        raised = ", ".join(f"{budget.name} {value:,} (default {budget.default:,})"
+                           for budget, value in budgets.items())
+        report = replace(report, checked=(*report.checked,
+                                          f"input budgets set for this command: {raised}"))
     emit(report.to_dict(), as_json, lambda: render_report(report, cert_path, file, cert))
     sys.exit(report.exit_code)

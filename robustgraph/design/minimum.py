@@ -29,7 +29,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,11 +44,11 @@ from robustgraph.design import minimum_cubes
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
-from robustgraph.limits import OverBudget
+from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, OverBudget
 from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
-__all__ = ["MAX_N_RS", "MinimumResult", "prove_minimum", "minimum_path"]
+__all__ = ["MAX_N_RS", "MinimumResult", "minimum_path", "overflow", "prove_minimum"]
 
 MAX_N_RS = 16
 """Most nodes for an (r, s) proof, s >= 2: the oracle tabulates all 2^n node sets."""
@@ -211,23 +213,101 @@ def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
     return solver
 
 
+def _stored(key: str, data: bytes, suffix: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """A proof file named by its SHA-256: the proof fields ``{key}_file``, ``{key}_sha256``,
+    ``{key}_bytes`` and the file."""
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"min-{digest[:20]}.{suffix}"
+    return ({f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)},
+            {name: data})
+
+
+def _head(n: int, r: int, bound: int, pairs: list[mp.PairClause],
+          kind: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The fields an ``lrat`` and an ``lrat-parts`` proof share, and the pair-clause file."""
+    cnf = mp.encode(n, r, bound, pairs)
+    proof: dict[str, Any] = {"kind": kind, "encoding": mp.ENCODING, "variables": cnf.variables,
+                             "clauses": len(cnf.clauses), "pairs": len(pairs)}
+    fields, files = _stored("pairs", mp.write_pairs(pairs), "pairs.gz")
+    return proof | fields, files
+
+
 def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
                 proof_data: bytes, steps: int) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
     :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
-    cnf = mp.encode(n, r, bound, pairs)
-    pair_data = mp.write_pairs(pairs)
-    files = {}
-    proof: dict[str, Any] = {"kind": "lrat", "encoding": mp.ENCODING,
-                             "variables": cnf.variables, "clauses": len(cnf.clauses),
-                             "pairs": len(pairs)}
-    for key, data, suffix in (("pairs", pair_data, "pairs.gz"), ("lrat", proof_data, "lrat.gz")):
-        digest = hashlib.sha256(data).hexdigest()
-        name = f"min-{digest[:20]}.{suffix}"
-        files[name] = data
-        proof |= {f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)}
-    proof["steps"] = steps
+    proof, files = _head(n, r, bound, pairs, "lrat")
+    fields, more = _stored("lrat", proof_data, "lrat.gz")
+    return proof | fields | {"steps": steps}, files | more
+
+
+def _parts_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause], split: list[int],
+                 parts: list[tuple[bytes, int]]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The ``lrat-parts`` proof object and its files, for the gzip-compressed refutations (and
+    their additions) of the CNF under each cube of ``split``, in order."""
+    proof, files = _head(n, r, bound, pairs, "lrat-parts")
+    proof["split"], proof["parts"] = split, []
+    for data, steps in parts:
+        fields, more = _stored("part", data, "lrat.gz")
+        proof["parts"].append({key[5:]: value for key, value in fields.items()} | {"steps": steps})
+        files |= more
+    proof["steps"] = sum(steps for _, steps in parts)
     return proof, files
+
+
+def overflow(data: bytes, default: bool = False) -> float:
+    """How far the gzip-compressed proof ``data`` is over the input budgets it is checked
+    under (the budgets now, or with ``default`` their defaults): the larger of its bytes over
+    the byte budget and its decompressed bytes over the decompressed-byte budget; at most 1
+    when it fits. Decompresses in pieces, and stops counting at 16 times the budget.
+
+    Examples
+    --------
+    >>> overflow(gzip.compress(b"x" * 1000)) < 1
+    True
+    """
+    budgets = [b.default if default else b.value() for b in (FILE_BYTES, INFLATED_BYTES)]
+    inflated, stream = 0, zlib.decompressobj(wbits=31)
+    for start in range(0, len(data), 2**20):
+        inflated += len(stream.decompress(data[start:start + 2**20]))
+        if inflated > 16 * budgets[1]:
+            break
+    return max(len(data) / budgets[0], inflated / budgets[1])
+
+
+def _fitting_parts(n: int, r: int, bound: int, pairs: list[mp.PairClause], over: float,
+                   deadline: float) -> tuple[list[int], list[tuple[bytes, int]]] | None:
+    """An ``lrat-parts`` refutation whose every file fits the input budgets, for a one-file
+    proof ``over`` times too large, or None (time, or no split up to
+    :data:`robustgraph.certificate.proofs.minimality.MAX_SPLIT` variables fits). Starts on
+    ceil(log2(over)) + 2 variables (the largest part held about half the proof at n = 11, r = 5,
+    split on 3) and adds 2 while a part is over."""
+    k = math.ceil(math.log2(over)) + 2
+    while k <= mp.MAX_SPLIT:
+        found = _parts_refutation(n, r, bound, pairs, k, deadline)
+        if found is None or all(overflow(data) <= 1 for data, _ in found[1]):
+            return found
+        k += 2
+    return None
+
+
+def _parts_refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause], k: int,
+                      deadline: float) -> tuple[list[int], list[tuple[bytes, int]]] | None:
+    """Refute the CNF in the 2^k parts of an ``lrat-parts`` proof, one after another: the split
+    (the k edge variables in the most pair clauses) and each part's gzip-compressed, trimmed
+    refutation of the CNF with its cube (:func:`.minimality.part_cnf`), with its additions; or
+    None at the deadline."""
+    cnf = mp.encode(n, r, bound, pairs)
+    split = minimum_cubes.split_variables(pairs, k)
+    parts = []
+    for index in range(2 ** len(split)):
+        status, text = sat.refute(mp.part_cnf(cnf, split, index),
+                                  max(deadline - time.monotonic(), 0.01))
+        if status is not False or text is None:
+            return None
+        text = trim(text)
+        parts.append((gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)))
+    return split, parts
 
 
 def _refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause],
@@ -264,6 +344,7 @@ def prove_minimum(
     budget: int = 2_000_000,
     search: bool = True,
     cubes: int = 0,
+    parts: int = 0,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -289,6 +370,13 @@ def prove_minimum(
         0: the final refutation by one CaDiCaL run; k >= 1: by cube and conquer on 2^k cubes
         and two processes (:mod:`robustgraph.design.minimum_cubes`), combined into one LRAT
         refutation of the same CNF.
+    parts : int
+        0: one refutation file, or, when that file is over the input budgets (and ``cubes`` is
+        0), an ``lrat-parts`` proof on as many variables as make every part fit (the one-file
+        proof when none does); k >= 1: an ``lrat-parts`` proof, 2^k refutations of the CNF
+        under the cubes on k edge variables, each its own file (so that each may fit the
+        input budgets where one file would not; module notes of
+        :mod:`robustgraph.certificate.proofs.minimality`). Not with ``cubes``.
 
     Returns
     -------
@@ -311,8 +399,16 @@ def prove_minimum(
     Notes
     -----
     Exponential in the worst case (every model may be a new graph); n <= 10 takes seconds to
-    minutes on the cells we measured (docs/design.md, "Proven minima").
+    minutes on the cells we measured, n = 11 (r = 2-5) and n = 12 (r = 2) 1.5-35 minutes of CPU.
+    One-file proofs of n = 11, r = 3-5 and n = 12, r = 2 (90-470 MB gzip) are over the default
+    input budgets; in parts, n = 11, r = 4 and 5 fit them. A proof that does not fit even in
+    parts checks here only with the budgets raised, else the result falls back to the
+    closed-form bound (docs/design.md, "Exact minima").
     """
+    if parts and cubes:
+        raise ParameterError("cubes and parts are two ways to split the refutation: choose one")
+    if not 0 <= parts <= mp.MAX_SPLIT:
+        raise ParameterError(f"parts = {parts}: expected 0 to {mp.MAX_SPLIT} split variables")
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
         raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
                              f"edges = {edges}")
@@ -369,9 +465,13 @@ def prove_minimum(
             solver.add_clause(list(pairs[-1].literals))
     finally:
         solver.delete()
-    refutation = _refutation(n, r, edges, pairs, deadline, cubes)
-    if refutation is None:
+    found = (_parts_refutation(n, r, edges, pairs, parts, deadline) if parts
+             else (None, _refutation(n, r, edges, pairs, deadline, cubes)))
+    if not parts and not cubes and found[1] is not None and (over := overflow(found[1][0])) > 1:
+        found = _fitting_parts(n, r, edges, pairs, over, deadline) or found
+    if found is None or found[1] is None:
         return done(best, formula, {}, better=better, pairs=len(pairs),
                     note="the time limit stopped the LRAT refutation")
-    return done(edges, *_lrat_proof(n, r, edges, pairs, *refutation), better=better,
-                pairs=len(pairs))
+    made = (_lrat_proof(n, r, edges, pairs, *found[1]) if found[0] is None
+            else _parts_proof(n, r, edges, pairs, *found))
+    return done(edges, *made, better=better, pairs=len(pairs))

@@ -11,6 +11,13 @@ solver:
 - ``lrat``: an LRAT refutation (checked by :mod:`.lrat`) of the CNF "some graph on n nodes with
   at most L - 1 edges is r-robust", which this module regenerates from n, r, L and the pair
   clauses the certificate lists, after checking every pair clause against the definition.
+- ``lrat-parts``: the same CNF refuted in 2^k parts, each its own file within the input budgets:
+  ``split`` names k distinct edge variables, and part i is an LRAT refutation of the CNF with
+  the i-th cube of the full binary tree on them (:func:`part_cube`) appended (:func:`part_cnf`:
+  each literal l of the cube as the two clauses ``l y`` and ``l -y`` with a fresh y, which
+  together say l; CaDiCaL numbers appended unit clauses out of step with their order). The 2^k
+  cubes cover every assignment of the k variables, so a graph satisfying the CNF would satisfy
+  one cube and the CNF, which its part refutes: the parts together refute the CNF.
 
 The CNF (encoding ``robustgraph-minimum-cnf-1``). Edge variable ``e(u, v)`` for nodes
 u < v is the position of (u, v) among all pairs in lexicographic order, from 1 to
@@ -87,6 +94,8 @@ __all__ = [
     "formula_bounds",
     "pair_clause_problem",
     "parse_pairs",
+    "part_cnf",
+    "part_cube",
     "write_pairs",
 ]
 
@@ -94,6 +103,8 @@ FORMAT = "robustgraph-minimum"
 ENCODING = "robustgraph-minimum-cnf-1"
 MAX_N = 24
 """Most nodes an ``lrat`` minimality proof may speak of (276 edge variables)."""
+MAX_SPLIT = 10
+"""Most split variables of an ``lrat-parts`` proof (1,024 parts)."""
 
 Reader = Callable[[str], bytes]
 
@@ -330,8 +341,10 @@ def _file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
     return data
 
 
-def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
-          read: Reader) -> tuple[int, str]:
+def _cnf(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
+         read: Reader) -> tuple[Cnf, int]:
+    """The CNF an ``lrat`` or ``lrat-parts`` proof refutes, regenerated from n, r, L and its pair
+    clauses once each is re-derived from the definition; and the number of pair clauses."""
     if proof.get("encoding") != ENCODING:
         raise MinimalityError(f"unknown encoding {proof.get('encoding')!r}; expected {ENCODING}")
     if n > MAX_N:
@@ -340,7 +353,7 @@ def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError("an lrat minimality proof needs L >= 2 and r <= n - 2")
     PROOF_STEPS.check(proof["pairs"], "the pair clauses the proof records")
     PROOF_STEPS.check(proof["steps"], "the steps the LRAT proof records")
-    for key in ("pairs", "lrat"):  # refused before the pair clauses are re-derived
+    for key in _proof_files(proof):  # refused before the pair clauses are re-derived
         FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {proof[f'{key}_file']} records")
     pairs = parse_pairs(_file(proof, "pairs", read), proof["pairs_file"])
     if len(pairs) != proof["pairs"]:
@@ -356,21 +369,100 @@ def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
             f"the proof is for a CNF of {proof['variables']} variables and {proof['clauses']} "
             f"clauses; the one regenerated has {cnf.variables} and {len(cnf.clauses)}"
         )
-    data = _file(proof, "lrat", read)
+    return cnf, len(pairs)
+
+
+def _proof_files(proof: dict[str, Any]) -> list[str]:
+    """The keys of a proof's files: ``pairs``, then ``lrat`` or ``part1`` .. ``partK``."""
+    if proof["kind"] == "lrat":
+        return ["pairs", "lrat"]
+    return ["pairs", *(f"part{i}" for i in range(1, len(proof["parts"]) + 1))]
+
+
+def _refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str,
+                      steps: int) -> int:
+    """Check that the gzip-compressed LRAT ``data`` refutes ``clauses`` in ``steps`` steps."""
     try:
         with gzip.open(io.BytesIO(data), "rb") as stream:
-            lines = text_lines(stream, error=LratError, label=proof["lrat_file"])
-            steps = check_refutation(cnf.clauses, lines, max_steps=proof["steps"])
+            lines = text_lines(stream, error=LratError, label=name)
+            found = check_refutation(clauses, lines, max_steps=steps)
     except (OSError, EOFError) as exc:
-        raise MinimalityError(f"{proof['lrat_file']} is not gzip-compressed LRAT: {exc}") from None
+        raise MinimalityError(f"{name} is not gzip-compressed LRAT: {exc}") from None
     except LratError as exc:
         raise MinimalityError(f"the LRAT proof does not check: {exc}") from None
-    if steps != proof["steps"]:
-        raise MinimalityError(f"the LRAT proof has {steps} steps, not the {proof['steps']} "
+    if found != steps:
+        raise MinimalityError(f"the LRAT proof {name} has {found} steps, not the {steps} "
                               "recorded")
-    text = (f"LRAT refutation checked, {steps:,} steps, over {len(pairs):,} pair clauses each "
+    return found
+
+
+def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
+          read: Reader) -> tuple[int, str]:
+    cnf, pairs = _cnf(n, r, s, bound, proof, read)
+    steps = _refutation_steps(cnf.clauses, _file(proof, "lrat", read), proof["lrat_file"],
+                              proof["steps"])
+    text = (f"LRAT refutation checked, {steps:,} steps, over {pairs:,} pair clauses each "
             "re-derived from the definition")
-    return steps + len(pairs), text
+    return steps + pairs, text
+
+
+def part_cube(split: Sequence[int], index: int) -> tuple[int, ...]:
+    """The cube of part ``index`` (0-based) of a split on ``split``: the path to the index-th
+    leaf of the full binary tree on the variables (the first at the root, its true branch
+    first), so that the 2^k parts cover every assignment of them.
+
+    Examples
+    --------
+    >>> [part_cube([4, 7], i) for i in range(4)]
+    [(4, 7), (4, -7), (-4, 7), (-4, -7)]
+    """
+    k = len(split)
+    return tuple(-v if index >> (k - 1 - d) & 1 else v for d, v in enumerate(split))
+
+
+def part_cnf(cnf: Cnf, split: Sequence[int], index: int) -> Cnf:
+    """The CNF part ``index`` of an ``lrat-parts`` proof refutes: ``cnf`` and, for the d-th
+    literal l of :func:`part_cube`, the clauses ``l y_d`` and ``l -y_d`` (y_d fresh).
+
+    Examples
+    --------
+    >>> part_cnf(Cnf(2, ((1, 2),)), [2], 1).clauses
+    ((1, 2), (-2, 3), (-2, -3))
+    """
+    fresh = cnf.variables
+    extra = tuple(clause for d, lit in enumerate(part_cube(split, index))
+                  for clause in ((lit, fresh + d + 1), (lit, -(fresh + d + 1))))
+    return Cnf(fresh + len(split), cnf.clauses + extra)
+
+
+def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
+                read: Reader) -> tuple[int, str]:
+    split, parts = proof["split"], proof["parts"]
+    edges = n * (n - 1) // 2
+    if not (1 <= len(split) <= MAX_SPLIT and len(set(split)) == len(split)
+            and all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= edges
+                    for v in split)):
+        raise MinimalityError(f"the split must list 1 to {MAX_SPLIT} distinct edge variables "
+                              f"1..{edges}")
+    if len(parts) != 2 ** len(split):
+        raise MinimalityError(f"a split on {len(split)} variables has {2 ** len(split)} parts, "
+                              f"not {len(parts)}: the cubes must cover every assignment")
+    for i, part in enumerate(parts, 1):
+        problem = _shape(part, _PART_FIELDS)
+        if problem:
+            raise MinimalityError(f"part {i}: {problem}")
+        proof |= {f"part{i}_{key}": part[key] for key in ("file", "sha256", "bytes")}
+    if sum(part["steps"] for part in parts) != proof["steps"]:
+        raise MinimalityError("the parts' steps do not add up to the steps recorded")
+    cnf, pairs = _cnf(n, r, s, bound, proof, read)
+    for i, part in enumerate(parts):
+        _refutation_steps(part_cnf(cnf, split, i).clauses, _file(proof, f"part{i + 1}", read),
+                          part["file"], part["steps"])
+    variables = f"{len(split)} edge variable{'s' * (len(split) > 1)}"
+    text = (f"LRAT refutations of all {len(parts)} cubes on {variables} checked, "
+            f"{proof['steps']:,} steps, over {pairs:,} pair clauses each re-derived from the "
+            "definition")
+    return proof["steps"] + pairs, text
 
 
 _FIELDS = {"format": str, "version": int, "n": int, "r": int, "directed": bool,
@@ -380,7 +472,11 @@ _PROOF_FIELDS = {
     "lrat": {"encoding": str, "variables": int, "clauses": int, "steps": int, "pairs": int,
              "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
              "lrat_file": str, "lrat_sha256": str, "lrat_bytes": int},
+    "lrat-parts": {"encoding": str, "variables": int, "clauses": int, "steps": int,
+                   "pairs": int, "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
+                   "split": list, "parts": list},
 }
+_PART_FIELDS = {"file": str, "sha256": str, "bytes": int, "steps": int}
 
 
 def statement(n: int, r: int, bound: int, s: int = 1) -> str:
@@ -411,11 +507,20 @@ def _shape_problem(doc: Any) -> str | None:
         return f"not a {FORMAT} version 1 document"
     fields = _PROOF_FIELDS.get(doc["proof"].get("kind"))
     if fields is None:
-        return f"unknown proof kind {doc['proof'].get('kind')!r}; expected formula or lrat"
+        return (f"unknown proof kind {doc['proof'].get('kind')!r}; expected one of "
+                f"{', '.join(_PROOF_FIELDS)}")
+    problem = _shape(doc["proof"], fields)
+    return None if problem is None else f"proof {problem}"
+
+
+def _shape(obj: Any, fields: dict[str, type]) -> str | None:
+    """Why ``obj`` is not an object with these fields (non-negative integers), or None."""
+    if not isinstance(obj, dict):
+        return "not a JSON object"
     for key, kind in fields.items():
-        value = doc["proof"].get(key)
+        value = obj.get(key)
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
-            return f"proof field {key!r} missing or not a {kind.__name__}"
+            return f"field {key!r} missing or not a {kind.__name__}"
     return None
 
 
@@ -470,6 +575,8 @@ def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
             raise MinimalityError(f"formula {name!r} gives {formulas[name]}, not {bound}")
         steps, text = 1, f"formula checked: {name!r} gives {formulas[name]} (docs/theory.md, " \
                          "section 4)"
-    else:
+    elif proof["kind"] == "lrat":
         steps, text = _lrat(n, r, s, bound, proof, read)
+    else:
+        steps, text = _lrat_parts(n, r, s, bound, dict(proof), read)
     return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start, s)
