@@ -1,5 +1,8 @@
 """Limits on what users give the tools: size ceilings, input budgets, a guarded read, quotes.
 
+One module: every ceiling and budget a user can meet, and the one guarded way to read input, sit
+together so that docs/cli.md ("Limits") and a reviewer can check them in one place.
+
 Every size a user can type (nodes, k, r, rounds, task counts, sweep cells, threads) has a
 ceiling here, listed with its reason in ``docs/cli.md`` ("Limits"); a value over it is refused
 with one line before any work starts, instead of running for hours or exhausting memory. Every

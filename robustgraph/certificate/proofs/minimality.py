@@ -1,5 +1,9 @@
 """Check a minimality certificate: no r-robust graph on n nodes has fewer than L edges.
 
+One module: every proof kind of one certificate format (formula, lrat, lrat-parts) is checked
+against the same CNF, which this module alone regenerates; split apart, the encoding and its
+checkers could drift.
+
 A minimality certificate (``format: robustgraph-minimum``) is a JSON document about n, r and a
 lower bound L on the edges of every undirected r-robust graph on n nodes (LeBlanc et al. 2013,
 Def. 6), or, with a field ``s`` >= 2, of every (r, s)-robust graph (Def. 7; ``s`` absent or 1
