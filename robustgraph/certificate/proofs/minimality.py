@@ -455,7 +455,7 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         problem = _shape(part, _PART_FIELDS)
         if problem:
             raise MinimalityError(f"part {i}: {problem}")
-        proof |= {f"part{i}_{key}": part[key] for key in ("file", "sha256", "bytes")}
+        proof = proof | {f"part{i}_{key}": part[key] for key in ("file", "sha256", "bytes")}
     if sum(part["steps"] for part in parts) != proof["steps"]:
         raise MinimalityError("the parts' steps do not add up to the steps recorded")
     cnf, pairs = _cnf(n, r, s, bound, proof, read)
