@@ -50,6 +50,11 @@ Its fourth round (registered 2026-12-04 00:40 UTC before any of its measurements
 docs/performance.md "Issue 40, round 4"): seed 7106 for the ``--workers`` run of the same
 families and sizes, with the same command at seed 7107 started at the same moment beside it;
 scratch seeds 7231-7260.
+Its fifth round (registered 2026-12-04 04:15 UTC before any of its measurements,
+docs/performance.md "Issue 40, round 5"): seed 7108 alone on an idle machine, then seed 7108 with
+seed 7109 started beside it, same families, sizes and command; scratch seeds 7261-7290; from that
+round every command gets the same wall limit as well as its CPU cap (decided after seeing the busy
+run of seed 7107).
 
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20          # the full run
     nice -n 5 .venv/bin/python benchmarks/vs_published.py --cap 20 --only regular-60-d8-1001
