@@ -50,12 +50,12 @@ def test_a_script_with_two_workers_gets_twice_the_cpu_cap():
     show = [
         sys.executable,
         "-c",
-        "import json, resource; print(json.dumps(resource.getrlimit(resource.RLIMIT_CPU)))",
+        "import json, resource as r; print(json.dumps({'cpu': r.getrlimit(r.RLIMIT_CPU)}))",
     ]
     one = vs._timed(show, 10, 1)
     two = vs._timed(show, 10, 2)
-    assert one[0] == [10, 11] and one[3] == 0
-    assert two[0] == [20, 21] and two[3] == 0
+    assert one[0] == {"cpu": [10, 11]} and one[3] == 0
+    assert two[0] == {"cpu": [20, 21]} and two[3] == 0
     assert vs.WORKERS == {"ours1": 1, "ours2": 2, "cpsat1": 1, "highs1": 1, "cpsat2": 2}
 
 
@@ -165,3 +165,54 @@ def test_the_last_json_is_read_whole_or_from_the_last_line():
     assert vs._last_json(stopped) == {"lower": 2, "upper": 3}
     assert vs._proved((vs._last_json(stopped), 10.0, 10.0, None)) is None
     assert vs._last_json("") is None and vs._last_json("Traceback ...") is None
+
+
+# Round 5: one wall limit for every command, and a stopped script keeps its last progress line.
+# The fake scripts sleep (no CPU) or spin (no wall-clock dependence in what is asserted): which
+# limit stops them does not depend on how fast this machine is.
+_PROGRESS_THEN_SLEEP = (
+    "import json, sys, time\n"
+    "print(json.dumps({'lower': 1, 'upper': 4}), flush=True)\n"
+    "print(json.dumps({'lower': 2, 'upper': 4}), flush=True)\n"
+    'sys.stdout.write(\'{"lower": 3, "up\'); sys.stdout.flush()\n'  # stopped mid-line
+    "time.sleep(600)\n"
+)
+
+
+def test_a_script_stopped_by_the_wall_limit_keeps_its_last_progress_line(monkeypatch):
+    monkeypatch.setattr(vs, "GRACE", 0.0)  # the wall limit is then cap itself
+    got = vs._timed([sys.executable, "-c", _PROGRESS_THEN_SLEEP], 0.5, 1)
+    assert got[0] == {"lower": 2, "upper": 4}  # the last whole line, not the cut one
+    assert got[3] is None  # stopped by a limit
+    assert vs._proved(got) is None and vs._reached(got) == "[2, 4]"
+
+
+def test_every_command_gets_cap_plus_grace_in_wall_seconds(monkeypatch):
+    seen = {}
+
+    class Popen:
+        def __init__(self, cmd, **kwargs):
+            self.pid, self.returncode = 1, 0
+            seen["session"] = kwargs.get("start_new_session")
+
+        def communicate(self, timeout=None):
+            seen["timeout"] = timeout
+            return '{"r": 3}', ""
+
+    monkeypatch.setattr(vs.subprocess, "Popen", Popen)
+    for workers in (1, 2):
+        assert vs._timed(["x"], 10, workers)[0] == {"r": 3}
+        assert seen == {"session": True, "timeout": 10 + vs.GRACE}
+    vs._timed(["x"], 10, 1, wall=40)
+    assert seen["timeout"] == 40
+    assert f"stopped at {10 + vs.GRACE:g} wall s" in vs._limits(10, "10 s per worker")
+
+
+def test_a_script_stopped_by_the_cpu_cap_keeps_its_progress_line_too():
+    spin = (
+        "import json\n"
+        "print(json.dumps({'lower': 5, 'upper': 7}), flush=True)\n"
+        "while True:\n    pass\n"
+    )
+    got = vs._timed([sys.executable, "-c", spin], 1, 1, wall=600)  # only RLIMIT_CPU stops it
+    assert got[0] == {"lower": 5, "upper": 7} and got[3] is None
