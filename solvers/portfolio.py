@@ -88,6 +88,7 @@ __all__ = [
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
     "FOUR_REGULAR_RULE",
+    "LANE_WARM_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -167,6 +168,15 @@ round 4"): random 6-regular graphs of 80 nodes 12.6 -> 7.2 s in all (faster on 7
 ``generate k-in`` n = 60, k = 10 12.5 -> 8.4 s (5 of 6), random 8-regular graphs of 60 nodes
 8.9 -> 6.0 s (3 of 4). Other graphs keep the published model as
 printed (not measured with it; HiGHS neither)."""
+
+LANE_WARM_RULE = "a graph that skips the core search: the lane's child starts before the bounds"
+"""Issue 40, round 5: with two threads, the lane of a graph that skips the core search
+(:func:`_symmetric`: regular graphs of a degree above :data:`CORES_REGULAR_DEGREE` and k-in
+digraphs above :data:`CORES_LARGE_N` nodes) waits for the quick bounds, which it is told, so
+its child process (``lane.spawn``) is started first, at the top of :func:`_solve`: its
+interpreter and CP-SAT import run beside this process's bounds instead of after them
+(:func:`_hinted_lane`). Measured on scratch seeds 7261-7290: docs/performance.md, "What changed
+in round 5"."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -436,13 +446,18 @@ def _lane_due(request: Request) -> bool:
 
 
 def _start_lane(
-    request: Request, upper: int | None = None, hint: Witness | None = None
+    request: Request,
+    upper: int | None = None,
+    hint: Witness | None = None,
+    *,
+    child=None,
 ) -> lane_module.PublishedLane:
     """The published model's lane on the second core, started; told the proven ``upper``
-    bound and hinted with its pair ``hint`` when given (``lane.solve_payload``)."""
+    bound and hinted with its pair ``hint`` when given (``lane.solve_payload``), in ``child``
+    when given (``lane.spawn``)."""
     pair = None if hint is None else (hint.s1, hint.s2)
     least = _in_regular(request.graph)  # LEAST_FIRST_RULE
-    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least)
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child)
     lane.start()
     return lane
 
@@ -455,9 +470,12 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     lane = None
     least = min(map(len, request.graph.in_neighbors))
     lane_due = lanes is not None and least <= LANE_MAX_UPPER
+    child = None  # the hinted lane's child, started now (LANE_WARM_RULE)
     if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
+    elif lane_due and not q.about_s:
+        child = lane_module.spawn()
     if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
         asked = q.r >= 1 and request.n > EXHAUSTIVE_S_N and request.known_lower < 1
         found = _cores_robust(request) if asked else None  # known_lower >= 1: r-robust
@@ -482,10 +500,10 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
     quick = False
-    if lane_due and lane is None and not q.about_s:  # a symmetric graph: the hinted lane
+    if child is not None:  # a symmetric graph: the hinted lane
         quick = True
-        if not search.quick_r(p) and not p.out_of_time():
-            lane = _start_lane(replace(request, time_limit=p.remaining()), p.upper, p.witness)
+        lane = _hinted_lane(p, child)
+        if lane is not None:
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
@@ -496,6 +514,24 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         lane.absorb(p)
         p.version += " + lane: ortools"
     return p.result(exact_engine=exact_engine)
+
+
+def _hinted_lane(p: search.Progress, child) -> lane_module.PublishedLane | None:
+    """The quick bounds (``search.quick_r``) of a graph that skips the core search, then, if
+    they leave the question open, its lane, told them and hinted with their pair, in ``child``
+    (``lane.spawn``: started before them, :data:`LANE_WARM_RULE`); the child is ended if it
+    gets no payload."""
+    from solvers import search
+
+    lane = None
+    try:
+        if not search.quick_r(p) and not p.out_of_time():
+            request = replace(p.request, time_limit=p.remaining())
+            lane = _start_lane(request, p.upper, p.witness, child=child)
+    finally:
+        if lane is None:
+            lane_module.discard(child)
+    return lane
 
 
 def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) -> None:

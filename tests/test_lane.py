@@ -174,9 +174,9 @@ def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_l
     started = []
     real = portfolio._start_lane
 
-    def recorded(request, upper=None, hint=None):
+    def recorded(request, upper=None, hint=None, **kw):
         started.append((upper, hint))
-        return real(request, upper, hint)
+        return real(request, upper, hint, **kw)
 
     monkeypatch.setattr(portfolio, "_start_lane", recorded)
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2))

@@ -94,7 +94,7 @@ class _Recorder:
 
     made: list[bool] = []
 
-    def __init__(self, request, signal, upper=None, hint=None, least=False):
+    def __init__(self, request, signal, upper=None, hint=None, least=False, child=None):
         _Recorder.made.append(least)
 
     def start(self) -> None:
