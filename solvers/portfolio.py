@@ -89,6 +89,7 @@ __all__ = [
     "CORES_REGULAR_DEGREE",
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
+    "LEAST_FIRST_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -177,6 +178,14 @@ its child process (``lane.spawn``) is started first, at the top of :func:`_solve
 interpreter and CP-SAT import run beside this process's bounds instead of after them
 (:func:`_hinted_lane`). Measured on scratch seeds 7261-7290: docs/performance.md, "What changed
 in round 5"."""
+
+LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
+"""Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
+S1/S2 swap symmetry broken (``milp_model.least_first``) on every graph: the model treats both
+sets alike, so no optimum is cut off. At R = r* = 1 (where s*_R is 3-5, not 1) on the six ER(30,
+0.2) graphs of r* = 1 among scratch seeds 7261-7290 (model alone, CP-SAT with one worker, told
+s <= the heuristic pair's value as the slice is; 2026-12-04, load 4-5): 3.09 -> 0.80 s of CPU in
+all, faster on 4, slower on 1 by 0.03 s (docs/performance.md, "What changed in round 5")."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -695,7 +704,7 @@ def _published_s_slice(p: search.Progress) -> None:
     def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
         return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
 
-    search.published_s_slice(p, run, seconds)
+    search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
 
 
 def _bounds_s(p: search.Progress) -> None:
