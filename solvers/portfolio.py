@@ -46,7 +46,8 @@ of it and waits for the lane instead. An undirected 4-regular graph above :data:
 nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here with every
 thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
-with its pair. When the first core's steps end with the question open and time left, the lane
+with its pair; its child process is started before them (:data:`LANE_WARM_RULE`). When the
+first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
 first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
 lane. Issue 32's random 8-regular graph
@@ -57,7 +58,8 @@ For s*_r: exhaustive for small n, otherwise the core search's decision of r-robu
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
 heuristic pairs, the published (r, s) model on CP-SAT for half the time left
-(:data:`PUBLISHED_S_SHARE`) and the strong (r, s) model. Every bound is proven, every witness
+(:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`) and the strong
+(r, s) model. Every bound is proven, every witness
 checked; on a time limit the result is ``bounded``. No solver package is imported before a
 model is solved.
 """
