@@ -205,8 +205,8 @@ class PublishedLane:
 
 def spawn() -> subprocess.Popen[bytes]:
     """The lane's child process, started before its payload is known: it imports CP-SAT at
-    once (0.2-0.3 s of a 6-regular graph's 0.6-0.8 s command, issue 40 round 5) and then
-    waits for the payload on stdin (:meth:`PublishedLane.start` sends it). Started while the
+    once (about 0.2 s of CPU, 0.17-0.19 s measured in issue 40's round 5) and then waits for
+    the payload on stdin (:meth:`PublishedLane.start` sends it). Started while the
     first core computes the bounds that the payload carries, so that the start-up runs beside
     them (a graph that skips the core search: ``portfolio.LANE_WARM_RULE``). End it
     with :func:`discard` if it is never given a payload."""
