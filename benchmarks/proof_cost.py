@@ -49,6 +49,18 @@ besides seed 4301's worst row, ER(40, 0.5), named in the issue::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4302 \
         --solve-limit 90 --limit 200 --baseline round3
 
+Issue 40, round 5 (registered 2026-12-04 04:16 UTC, before any graph of it was measured and
+before any code of this round was changed): the same 20 graphs at the fresh seed **4303**
+(``--seed 4303``; grep found it unused), "before" the path of commit f38ba18 (``--baseline
+round3``, as in round 4) and "after" this tree as round 4 left the prover (commit 1fd5d1b;
+unchanged at 9a32b3f), with the limits of rounds 3 and 4 (90 s for r*, 200 s per certify); run
+once, in one process, and a graph unsettled at 90 s is reported as such. Scratch seeds
+**4331-4340** (unused) are the only ones any change of round 5 is argued on; a changed prover
+would be judged on seed 4304, registered before the change::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4303 \
+        --solve-limit 90 --limit 200 --baseline round3
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
