@@ -61,6 +61,15 @@ would be judged on seed 4304, registered before the change::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4303 \
         --solve-limit 90 --limit 200 --baseline round3
 
+Issue 40, round 5, a change registered before it was made (2026-12-04 04:36 UTC, after the
+seed-4303 run above and scratch measurements on seed 4331 only): CaDiCaL's time-limited solve in
+fewer, growing slices. It is judged on the fresh seed **4304** (grep found it unused), "before"
+the prover of round 4 (``--baseline round4``: this tree with round 5's change switched off),
+"after" this tree; run once, by the lead, not by the round that made the change::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4304 \
+        --solve-limit 90 --limit 200 --baseline round4
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
