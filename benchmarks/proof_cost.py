@@ -61,7 +61,7 @@ would be judged on seed 4304, registered before the change::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4303 \
         --solve-limit 90 --limit 200 --baseline round3
 
-Issue 40, round 5, a change registered before it was made (2026-12-04 04:36 UTC, after the
+Issue 40, round 5, a change registered before it was made (2026-12-04 04:35 UTC, after the
 seed-4303 run above and scratch measurements on seed 4331 only): CaDiCaL's time-limited solve in
 fewer, growing slices. It is judged on the fresh seed **4304** (grep found it unused), "before"
 the prover of round 4 (``--baseline round4``: this tree with round 5's change switched off),
@@ -233,7 +233,15 @@ def _round3_path():
     return mock.patch.object(prover, "cadical_options", lambda r: {})
 
 
-BASELINES = {"part-b": _old_path, "round2": _round2_path, "round3": _round3_path}
+def _round4_path():
+    """The proof path of round 4 (commit 1fd5d1b): CaDiCaL's time-limited solve in fixed
+    0.2-second slices."""
+    return mock.patch.object(sat, "SLICE_SHARE", 0.0)
+
+
+BASELINES = {
+    "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path
+}
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
 
