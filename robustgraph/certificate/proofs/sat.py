@@ -12,7 +12,8 @@ microseconds to a millisecond (ER(60, 1/2) at r = 10: 53,000 clauses, 1 ms per c
 fixed 5,000-conflict slice ran 6.9 s past a 0.3 s limit), so the budget adapts: the first slice
 is :data:`FIRST_SLICE` conflicts, and each next one as many as the measured cost per conflict
 fits into the seconds :func:`next_budget` aims at. Each slice is a new ``solve`` call, which
-costs search (14-18% of CaDiCaL's time in 0.2-second slices, issue 40 round 5), so a later
+costs some search (0.2-second slices took 4-14% more CPU than growing ones on six scratch
+graphs at r = 10-11, with as many proof steps; issue 40 round 5, docs/performance.md), so a later
 slice aims at a share of the time already spent (:data:`SLICE_SHARE`), at least
 :data:`SLICE_SECONDS`, and never past the time left: a solve of T seconds is cut O(log T)
 times.
@@ -41,8 +42,8 @@ SLICE_SHARE = 0.5
 """A later slice aims at this share of the seconds already spent and of the seconds left,
 when that exceeds :data:`SLICE_SECONDS` (0 gives round 4's fixed 0.2-second slices). Half of
 what is left keeps the deadline unless the cost per conflict more than doubles within one
-slice; half of what was spent makes slices grow by half each time. Set on scratch seed 4331
-only (issue 40, round 5; docs/performance.md)."""
+slice; half of what was spent makes slices grow by half each time. Measured on scratch seeds
+4331-4333 only (issue 40, round 5; docs/performance.md)."""
 
 
 def next_budget(conflicts: int, seconds: float, left: float, spent: float = 0.0) -> int:
