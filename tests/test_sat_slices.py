@@ -105,6 +105,17 @@ def test_the_solve_passes_the_time_spent_and_its_slices_grow():
     assert all(a < b for a, b in pairwise(aims))
 
 
+def test_growing_slices_still_stop_at_the_deadline():
+    cnf = Cnf(10 * 11, tuple(_pigeons(10)))  # far more conflicts than the slices allow
+    seen: list[tuple[int, float, float, float]] = []
+    clock = FakeClock(0.5)
+    with mock.patch.object(sat, "time", clock), \
+            mock.patch.object(sat, "next_budget", _recording(seen)):
+        assert sat.refute(cnf, 5.0) == (None, None)
+    assert clock.now <= 0.5 + 5.0 + 0.5  # began, then no slice starts at or past the deadline
+    assert all(left > 0 for _, _, left, _ in seen[:-1])
+
+
 @SLOW
 @given(topologies(max_n=8), st.integers(1, 4), st.integers(1, 3))
 def test_proofs_made_in_many_slices_exist_exactly_for_robust_graphs_and_check(t, r, s):
