@@ -49,6 +49,27 @@ besides seed 4301's worst row, ER(40, 0.5), named in the issue::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4302 \
         --solve-limit 90 --limit 200 --baseline round3
 
+Issue 40, round 5 (registered 2026-12-04 04:16 UTC, before any graph of it was measured and
+before any code of this round was changed): the same 20 graphs at the fresh seed **4303**
+(``--seed 4303``; grep found it unused), "before" the path of commit f38ba18 (``--baseline
+round3``, as in round 4) and "after" this tree as round 4 left the prover (commit 1fd5d1b;
+unchanged at 9a32b3f), with the limits of rounds 3 and 4 (90 s for r*, 200 s per certify); run
+once, in one process, and a graph unsettled at 90 s is reported as such. Scratch seeds
+**4331-4340** (unused) are the only ones any change of round 5 is argued on; a changed prover
+would be judged on seed 4304, registered before the change::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4303 \
+        --solve-limit 90 --limit 200 --baseline round3
+
+Issue 40, round 5, a change registered before it was made (2026-12-04 04:35 UTC, after the
+seed-4303 run above and scratch measurements on seed 4331 only): CaDiCaL's time-limited solve in
+fewer, growing slices. It is judged on the fresh seed **4304** (grep found it unused), "before"
+the prover of round 4 (``--baseline round4``: this tree with round 5's change switched off),
+"after" this tree; run once, by the lead, not by the round that made the change::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4304 \
+        --solve-limit 90 --limit 200 --baseline round4
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
@@ -212,7 +233,15 @@ def _round3_path():
     return mock.patch.object(prover, "cadical_options", lambda r: {})
 
 
-BASELINES = {"part-b": _old_path, "round2": _round2_path, "round3": _round3_path}
+def _round4_path():
+    """The proof path of round 4 (commit 1fd5d1b): CaDiCaL's time-limited solve in fixed
+    0.2-second slices."""
+    return mock.patch.object(sat, "SLICE_SHARE", 0.0)
+
+
+BASELINES = {
+    "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path
+}
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
 

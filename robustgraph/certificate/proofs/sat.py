@@ -11,7 +11,12 @@ resumes the same search, so the proof log stays one refutation. A conflict costs
 microseconds to a millisecond (ER(60, 1/2) at r = 10: 53,000 clauses, 1 ms per conflict, so a
 fixed 5,000-conflict slice ran 6.9 s past a 0.3 s limit), so the budget adapts: the first slice
 is :data:`FIRST_SLICE` conflicts, and each next one as many as the measured cost per conflict
-fits into :data:`SLICE_SECONDS` or the time left, whichever is less.
+fits into the seconds :func:`next_budget` aims at. Each slice is a new ``solve`` call, which
+costs some search (0.2-second slices took 4-14% more CPU than growing ones on six scratch
+graphs at r = 10-11, with as many proof steps; issue 40 round 5, docs/performance.md), so a later
+slice aims at a share of the time already spent (:data:`SLICE_SHARE`), at least
+:data:`SLICE_SECONDS`, and never past the time left: a solve of T seconds is cut O(log T)
+times.
 """
 
 from __future__ import annotations
@@ -23,18 +28,30 @@ from collections.abc import Mapping
 from robustgraph.certificate.proofs.cnf import Cnf
 from solvers.extras import missing
 
-__all__ = ["FIRST_SLICE", "SLICE_SECONDS", "available", "refute", "solve", "next_budget"]
+__all__ = [
+    "FIRST_SLICE", "SLICE_SECONDS", "SLICE_SHARE", "available", "refute", "solve", "next_budget",
+]
 
 FIRST_SLICE = 100
 """Conflicts in the first slice of a time-limited solve, before the cost per conflict is known."""
 
 SLICE_SECONDS = 0.2
-"""Seconds a later slice aims at: how far past its limit a time-limited solve may run."""
+"""Least seconds a later slice aims at (unless less time is left)."""
+
+SLICE_SHARE = 0.5
+"""A later slice aims at this share of the seconds already spent and of the seconds left,
+when that exceeds :data:`SLICE_SECONDS` (0 gives round 4's fixed 0.2-second slices). Half of
+what is left keeps the deadline unless the cost per conflict more than doubles within one
+slice; half of what was spent makes slices grow by half each time. Measured on scratch seeds
+4331-4333 only (issue 40, round 5; docs/performance.md)."""
 
 
-def next_budget(conflicts: int, seconds: float, left: float) -> int:
-    """Conflicts for the next slice, after ``conflicts`` took ``seconds`` and ``left`` remain:
-    what fits into min(:data:`SLICE_SECONDS`, left) at that cost, at least :data:`FIRST_SLICE`.
+def next_budget(conflicts: int, seconds: float, left: float, spent: float = 0.0) -> int:
+    """Conflicts for the next slice, after ``conflicts`` took ``seconds``, ``spent`` seconds
+    of the solve have passed and ``left`` remain.
+
+    It is what fits, at that cost per conflict, into ``min(left, max(SLICE_SECONDS,
+    SLICE_SHARE * min(spent, left)))`` seconds, and at least :data:`FIRST_SLICE`.
 
     Examples
     --------
@@ -42,9 +59,14 @@ def next_budget(conflicts: int, seconds: float, left: float) -> int:
     200
     >>> next_budget(100, 0.001, 0.05)  # 10 us per conflict, 50 ms left: 5,000 conflicts
     5000
+    >>> next_budget(100, 0.1, 10.0, spent=4.0)  # half of the 4 s spent: 2,000 conflicts
+    2000
+    >>> next_budget(100, 0.1, 3.0, spent=40.0)  # half of the 3 s left: 1,500 conflicts
+    1500
     """
     per_conflict = max(seconds, 1e-6) / conflicts
-    return max(FIRST_SLICE, int(min(SLICE_SECONDS, left) / per_conflict))
+    aim = min(left, max(SLICE_SECONDS, SLICE_SHARE * min(spent, left)))
+    return max(FIRST_SLICE, int(aim / per_conflict))
 
 
 def available() -> bool:
@@ -98,13 +120,14 @@ def solve(
         if time_limit is None:
             status = solver.solve()
         else:
-            deadline = time.monotonic() + time_limit
+            began = time.monotonic()
+            deadline = began + time_limit
             status, budget = None, FIRST_SLICE
             while status is None and (start := time.monotonic()) < deadline:
                 solver.conf_budget(budget)
                 status = solver.solve_limited()
                 now = time.monotonic()
-                budget = next_budget(budget, now - start, deadline - now)
+                budget = next_budget(budget, now - start, deadline - now, now - began)
         if status is not False:
             return status, None, solver.get_model() if status else None
         pysolvers.flushpr(solver.prfp)
