@@ -118,8 +118,7 @@ Examples:
   robustgraph certify g.txt --rs 2 2 --undirected -o g.cert.json --json
   robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
   robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --workers 2 -o er40.cert.json
-  robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --cube-workers independent \
-      -o er40.cert.json
+  robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --cube-workers independent -o c.json
 \b
 Exit codes: 0 every claim proven with checkable proofs; 1 a claim refuted (the
 witness is printed); 3 a claim undecided within the time limit; 4 engines disagree
