@@ -35,9 +35,11 @@ cube cost the same on any worker (it does not quite: see ``_shared_row``).
 ``--repeat N`` alternates the single solve and the splits N times on each graph (interleaved);
 every measured row names the 1-minute load before and after it.
 
-Round 5 (registered 2026-12-04 04:18 UTC, in the commit that added ``--repeat``, before any of its rows was timed): incremental
-workers, K = 3, against the single solve, ``--repeat 2``, on ER(45, 1/2) seed 2 and ER(50, 1/2)
-seed 1 (both above: single solves of 36-62 CPU s in earlier rounds).
+Round 5 (registered 2026-12-04 04:18 UTC, in the commit that added ``--repeat``, before any of
+its rows was timed): incremental workers, K = 3, against the single solve, ``--repeat 2``, on
+ER(45, 1/2) seed 2 and ER(50, 1/2) seed 1 (both above: single solves of 36-62 CPU s in earlier
+rounds). Added at 04:35, after the first incremental rows and not registered before: one run of
+``--kinds lookahead`` (independent cubes), K = 3, on each of the two, for ``certify``'s default.
 
 Pre-registered graphs (chosen 2026-12-03 18:40 UTC, before any row of this table was timed;
 r is r*, found by ``robustgraph robustness --threads 1``, except where noted):
