@@ -49,7 +49,9 @@ after cube from a shared queue and solves it as assumptions, keeping its learned
 log is an LRAT derivation over the CNF's own ids (no cube on its lemmas); the clause ``not
 cube`` is added by a RUP step found by propagating the cube over the CNF and the worker's
 lemmas (:func:`_not_cube`); the log is trimmed to what those steps use and renumbered
-(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation.
+(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation. They are
+the default of ``certify --cubes K`` (``--cube-workers``; docs/performance.md, "Issue 40, round
+5", for the measurements behind that).
 """
 
 from __future__ import annotations
