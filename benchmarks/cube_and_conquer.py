@@ -27,7 +27,19 @@ before), so no schedule of them is simulated: its SIMULATED cell is the largest 
 measured CPU seconds (its solves and the trimming of its proof) plus the main process's, at
 W = ``--workers``, what that many idle cores would take; run it with ``--workers 4`` or ``8``
 (more processes than cores: their CPU seconds, not their wall time, are the figure) for the
-cells past two cores. The per-cube CPU columns count the solves only.
+cells past two cores. The per-cube CPU columns count the solves only. Since round 5 the other
+cells of its row are an ESTIMATE: the LPT schedule of the cubes' measured solve CPU seconds on W
+workers, plus a worker's mean CPU seconds outside its solves and the main process's, as if a
+cube cost the same on any worker (it does not quite: see ``_shared_row``).
+
+``--repeat N`` alternates the single solve and the splits N times on each graph (interleaved);
+every measured row names the 1-minute load before and after it.
+
+Round 5 (registered 2026-12-04 04:18 UTC, in the commit that added ``--repeat``, before any of
+its rows was timed): incremental workers, K = 3, against the single solve, ``--repeat 2``, on
+ER(45, 1/2) seed 2 and ER(50, 1/2) seed 1 (both above: single solves of 36-62 CPU s in earlier
+rounds). Added at 04:35, after the first incremental rows and not registered before: one run of
+``--kinds lookahead`` (independent cubes), K = 3, on each of the two, for ``certify``'s default.
 
 Pre-registered graphs (chosen 2026-12-03 18:40 UTC, before any row of this table was timed;
 r is r*, found by ``robustgraph robustness --threads 1``, except where noted):
@@ -210,13 +222,20 @@ def _simulated(name: str, k: int, done: cubes.Conquered, main: float, mono_cpu: 
 
 
 def _shared_row(name: str, k: int, done: cubes.Conquered, main: float, mono_cpu: float) -> str:
-    """A row of the SIMULATED table for incremental workers: their cubes are not independent
-    (each solve starts from what its worker learned before), so no schedule of the cubes is
-    simulated; the W = len(workers) cell is the largest worker's measured CPU seconds plus
-    the main process's, what idle cores would take; the others are left empty."""
-    span = max(done.workers) + main
+    """A row of the SIMULATED table for incremental workers. At W = len(workers): the largest
+    worker's measured CPU seconds plus the main process's, what that many idle cores would
+    take (marked "measured CPU"). At the other W: the LPT schedule of the cubes' measured solve
+    CPU seconds, plus a worker's mean CPU seconds outside its solves (its ``not cube`` steps
+    and log trimming) and the main process's. That schedule assumes a cube costs on any
+    worker what it cost on the one that ran it, which incremental workers do not guarantee
+    (a cube's cost depends on what its worker learned before): an estimate, not a measure."""
+    per = [leaf.cpu_seconds for leaf in done.leaves]
+    overhead = max(0.0, sum(done.workers) - sum(per)) / len(done.workers)
+    spans = {w: lpt_makespan(per, w) + overhead + main for w in SIMULATED}
+    spans[len(done.workers)] = max(done.workers) + main
     cells = [
-        f"{span:.1f} ({mono_cpu / span:.2f}x, measured CPU)" if w == len(done.workers) else "-"
+        f"{spans[w]:.1f} ({mono_cpu / spans[w]:.2f}x"
+        + (", measured CPU)" if w == len(done.workers) else ")")
         for w in SIMULATED
     ]
     return f"| {name} | incremental K={k} | {mono_cpu:.1f} | {' | '.join(cells)} |"
@@ -239,29 +258,52 @@ def _ray(cpus: int) -> Iterator[Executor]:
         ray.shutdown()
 
 
+def _load() -> float:
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
 def _measure(
     name: str, t: Topology, r: int, ks: list[int], args: argparse.Namespace
 ) -> list[str]:
-    """Print the graph's rows as they are measured; return its simulated rows."""
+    """Print the graph's rows as they are measured; return its simulated rows. With
+    ``--repeat N`` the single solve and the splits alternate N times (interleaved, so that each
+    split has a single solve of nearly the same load beside it)."""
+    simulated = []
+    for _ in range(args.repeat):
+        simulated += _round(name, t, r, ks, args)
+    return simulated
+
+
+def _round(
+    name: str, t: Topology, r: int, ks: list[int], args: argparse.Namespace
+) -> list[str]:
+    """One single solve, then each split asked for, each row with the 1-minute load before and
+    after it (``load a-b``)."""
     nb = View.of(t).canonical()
+    before = _load()
     start, cpu = time.perf_counter(), time.process_time()
     status, text = sat.refute(encode(nb, r, 1))
     if status is not False or text is None:
         raise SystemExit(f"{name}: r = {r} is satisfiable: pick r <= r*")
     text = trim(text)  # as certify --proof lrat keeps it
     mono, mono_cpu = time.perf_counter() - start, time.process_time() - cpu
-    how = f"monolithic, r = {r} (CPU {mono_cpu:.1f} s)"
+    how = f"monolithic, r = {r} (CPU {mono_cpu:.1f} s, load {before:.1f}-{_load():.1f})"
     print(f"{_row(name, how, mono, mono, None)} | {_check(t, r, text)} |", flush=True)
     simulated = []
     for k in ks:
         kinds = [kind for kind in args.kinds.split(",") if kind] + (["fixed"] if args.fixed else [])
         for kind in kinds:
             look, shared = kind != "fixed", kind == "incremental"
+            before = _load()
             with LocalExecutor(args.workers) as pool:
                 wall, main, done = _conquer(nb, r, cubes.Split(k, pool, False, look, shared))
-            how = f"{kind} K={k}, {args.workers} local workers"
+            how = f"{kind} K={k}, {args.workers} local workers, load {before:.1f}-{_load():.1f}"
             if shared:
-                how += f" (worker CPU s {' / '.join(f'{c:.1f}' for c in done.workers)})"
+                how += (
+                    f" (worker CPU s {' / '.join(f'{c:.1f}' for c in done.workers)}, "
+                    f"all CPU {sum(done.workers) + main:.1f} s)"
+                )
             row = _row(name, how, wall, mono, done, main)
             print(f"{row} | {_check(t, r, done.text)} |", flush=True)
             if shared:
@@ -331,6 +373,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--ray", type=int, default=0, help="also on local Ray with N CPUs")
     parser.add_argument("--only", default=None, help="run the graphs whose name has this text")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="alternate the single solve and the splits N times"
+    )
     parser.add_argument("--stretch", action="store_true", help="the stretch table instead")
     parser.add_argument("--budget", type=float, default=300.0, help="--stretch: s per graph")
     parser.add_argument("--bounds-limit", type=float, default=30.0, help="--stretch: portfolio s")

@@ -45,6 +45,10 @@ from robustgraph.topology import Topology
 if TYPE_CHECKING:
     from robustgraph.certificate.document import Certificate
 
+CUBE_WORKERS = ("incremental", "independent")
+"""``--cube-workers`` choices, the first the default: ``cubes.WORKER_KINDS`` (named here so that
+``--help`` does not import the proof modules; a test keeps the two equal)."""
+
 # The certifier, the certificate document and the verifier import numpy (the proof checkers):
 # each command imports them in its body, so that --help stays light (issue 33).
 
@@ -114,6 +118,7 @@ Examples:
   robustgraph certify g.txt --rs 2 2 --undirected -o g.cert.json --json
   robustgraph certify --batch 'graphs/*.json' --executor ray -o certs/   # docs/scale-out.md
   robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --workers 2 -o er40.cert.json
+  robustgraph certify er40.txt --r 4 --proof lrat --cubes 2 --cube-workers independent -o c.json
 \b
 Exit codes: 0 every claim proven with checkable proofs; 1 a claim refuted (the
 witness is printed); 3 a claim undecided within the time limit; 4 engines disagree
@@ -189,7 +194,15 @@ checkable proof (verify rejects it); 2 usage or input error.
     default=None,
     metavar="K",
     help="Make the LRAT proof by cube and conquer: split by lookahead until 3^K cubes are "
-    "open, refuted as tasks on --executor (hardest first) and combined into one proof.",
+    "open (K at most 6), refuted on --executor (hardest first) and combined into one proof.",
+)
+@click.option(
+    "--cube-workers",
+    type=click.Choice(CUBE_WORKERS),
+    default=None,
+    help="With --cubes: incremental (the default) = one solver per worker takes cube after "
+    "cube from a shared queue and keeps what it learned; independent = a fresh solve per "
+    "cube, each cube a task.",
 )
 @threads_option
 @click.option(
@@ -214,6 +227,7 @@ def certify_command(
     time_limit: float | None,
     proof: str,
     cubes: int | None,
+    cube_workers: str | None,
     threads: int,
     seed: int,
     output: str,
@@ -246,10 +260,19 @@ def certify_command(
     claims = claims_from_options(r, rs, faults, model, maximum, asked, every)
     if cubes is not None and proof not in ("auto", "lrat"):
         raise click.UsageError("--cubes makes LRAT proofs: it goes with --proof lrat or auto")
+    if cube_workers is not None and cubes is None:
+        raise click.UsageError("--cube-workers goes with --cubes K")
     check_output(output, keep={"the graph FILE": file})
     topology = io.read(file, format=fmt, directed=directed)
-    if cubes is not None and cubes > topology.n:
-        raise ParameterError(f"--cubes {cubes}: the graph has only n = {topology.n} nodes")
+    if cubes is not None:
+        from robustgraph.certificate.proofs.cubes import MAX_K
+
+        if cubes > topology.n:
+            raise ParameterError(f"--cubes {cubes}: the graph has only n = {topology.n} nodes")
+        if cubes > MAX_K:
+            raise ParameterError(f"--cubes {cubes}: 3^{cubes} cubes are too many; K is at most "
+                                 f"{MAX_K} (3^{MAX_K} = {3**MAX_K} cubes)")
+    kind = cube_workers or CUBE_WORKERS[0]
     options = {
         "engines": engines.split(","),
         "formulation": formulation,
@@ -261,6 +284,7 @@ def certify_command(
         "proof": proof,
         "deadline": command_deadline(time_limit),
     }
+    split_record = None
     if cubes is None:
         cert = certify(topology, *claims, **options)
     else:
@@ -268,21 +292,55 @@ def certify_command(
         from robustgraph.executors import make_executor
 
         with make_executor(executor, address=address, workers=workers) as pool:
-            cert = certify(topology, *claims, **options, split=Split(cubes, pool))
+            split = Split(cubes, pool, incremental=kind == "incremental")
+            cert = certify(topology, *claims, **options, split=split)
+            processes = getattr(pool, "workers", None)  # a local pool's; Ray: the cluster's
+        split_record = _split_record(cert, cubes, kind, executor, processes)
     cert.dump(output)
 
     def render() -> None:
         for line in summary_lines(cert, topology, file):
             click.echo(line)
-        if cubes is not None:
-            click.echo(cubes_line(cert, cubes))
+        if split_record is not None:
+            click.echo(cubes_line(cert, cubes, _workers_text(split_record)))
         click.echo(f"written  {output}")
 
-    emit(cert.to_dict(), as_json, render)
+    document = cert.to_dict()
+    if split_record is not None:  # what the command did, not part of the certificate file
+        document["cube_split"] = split_record
+    emit(document, as_json, render)
     if as_json and cert.exit_code == UNCHECKED_EXIT:  # the JSON's verdict is the engines'
         for line in unchecked_lines(cert):
             _progress(line)
     sys.exit(cert.exit_code)
+
+
+def _split_record(
+    cert: Certificate, k: int, kind: str, executor: str, processes: int | None
+) -> dict[str, Any]:
+    """``--json``'s ``cube_split``: the split asked for (K, ``lookahead``, which workers, on
+    which executor, how many local processes: None on Ray, which uses the cluster's CPUs) and
+    how many LRAT proofs it made (0: none ran; every LRAT proof of a ``--cubes`` run is split,
+    :mod:`robustgraph.certificate.proofs.prover`)."""
+    kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
+    return {
+        "k": k,
+        "cubes": 3**k,
+        "tree": "lookahead",
+        "workers": kind,
+        "executor": executor,
+        "processes": processes,
+        "lrat_proofs": sum(got == "lrat" for got in kinds),
+    }
+
+
+def _workers_text(record: dict[str, Any]) -> str:
+    """The ``cubes`` line's words for where the cubes ran, e.g. ``2 incremental local
+    workers``."""
+    count = record["processes"]
+    many = "" if count is None else f"{count} "
+    plural = "" if count == 1 else "s"
+    return f"on {many}{record['workers']} {record['executor']} worker{plural}"
 
 
 @click.command(

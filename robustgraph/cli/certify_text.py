@@ -125,15 +125,16 @@ def unchecked_lines(cert: Certificate) -> list[str]:
     ]
 
 
-def cubes_line(cert: Certificate, k: int) -> str:
-    """What ``--cubes K`` did, in one line: the LRAT proofs it split, or why it split none
-    (issue 44, item 2: it never does nothing silently)."""
+def cubes_line(cert: Certificate, k: int, where: str = "") -> str:
+    """What ``--cubes K`` did, in one line: the LRAT proofs it split (``where`` they ran, e.g.
+    ``on 2 incremental local workers``), or why it split none (issue 44, item 2: it never does
+    nothing silently)."""
     kinds = [c.proof["kind"] for r in cert.claims for c in r.checks if c.proof is not None]
     lrat = sum(kind == "lrat" for kind in kinds)
     if lrat:
         return (
             f"cubes    {lrat} LRAT proof(s), each split by lookahead (3^{k} = {3**k} open cubes "
-            "as the target) and combined"
+            f"as the target){' ' + where if where else ''} and combined"
         )
     if kinds:
         cheaper = ", ".join(sorted(set(kinds)))

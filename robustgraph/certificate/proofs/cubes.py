@@ -49,7 +49,9 @@ after cube from a shared queue and solves it as assumptions, keeping its learned
 log is an LRAT derivation over the CNF's own ids (no cube on its lemmas); the clause ``not
 cube`` is added by a RUP step found by propagating the cube over the CNF and the worker's
 lemmas (:func:`_not_cube`); the log is trimmed to what those steps use and renumbered
-(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation.
+(:func:`_trim_log`), and the workers' parts and the tree's steps make the refutation. They are
+the default of ``certify --cubes K`` (``--cube-workers``; docs/performance.md, "Issue 40, round
+5", for the measurements behind that).
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ if TYPE_CHECKING:
     from robustgraph.executors import Executor, Outcome
 
 __all__ = [
+    "MAX_K",
+    "WORKER_KINDS",
     "STRIDE",
     "CANDIDATES",
     "DELETE_BATCH",
@@ -99,6 +103,17 @@ STRIDE = 10**7
 CNF's clause count), so that every cube's proof is final where it is made;
 :func:`combine` then renumbers them one after another (:func:`_compact`). A cube with this many
 lemmas is over the verifier's step budget anyway."""
+
+
+MAX_K = 6
+"""Largest split asked for: 3^6 = 729 open cubes. Choosing the split costs about 4x per unit of
+K (the lookahead on ER(45, 1/2), r = 12: 1.6, 4.2 and 16.6 CPU s for K = 3, 4, 5 on
+2026-12-04), so K = 7 would spend minutes before the first cube runs, and 3^K grows past any
+pool's task queue soon after."""
+
+WORKER_KINDS = ("incremental", "independent")
+"""How the cubes run (``certify --cube-workers``): one solver per worker that keeps what it
+learned from cube to cube (``Split(incremental=True)``), or a fresh solve per cube."""
 
 
 def _base(total: int, index: int) -> int:
@@ -930,7 +945,7 @@ def refute(
     Raises
     ------
     ParameterError
-        When ``split.k`` is not between 0 and n.
+        When ``split.k`` is not between 0 and n, or above :data:`MAX_K`.
     BackendError
         When a cube's task failed (its one-line error).
     MissingExtra
@@ -949,6 +964,8 @@ def refute(
         raise missing("pysat", "cube-and-conquer LRAT proofs")
     nbrs = tuple(frozenset(nb) for nb in in_neighbors)
     split_nodes(nbrs, split.k)  # k out of range: the same error either way
+    if split.k > MAX_K:
+        raise ParameterError(f"a split of 3^{split.k} cubes is too large: K is at most {MAX_K}")
     start = time.perf_counter()
     if split.lookahead:
         tree = lookahead(nbrs, r, s, 3**split.k)
@@ -1343,7 +1360,9 @@ def _refute_shared(
         if split.executor is None:
             ran = [run_task(task) for task in tasks]
         else:
-            ran = split.executor.run(tasks, label="cube workers", progress=split.progress)
+            ran = split.executor.run(
+                tasks, label="cubes (incremental workers)", progress=split.progress
+            )
     failed = next((o for o in ran if not o.ok), None)
     if failed is not None:
         raise BackendError(f"{failed.key} failed: {failed.error}")
