@@ -18,6 +18,9 @@ Two more tables (issue 43):
     python benchmarks/design_table.py --minima 11 --r 5 --minimal-parts 3 --minimal-time-limit 2400
         the same with each proof written as 2^3 part files (lrat-parts), each within the default
         input budgets where one file is not;
+    python benchmarks/design_table.py --minima 12 --r 5 --minimal-climb --minimal-progress
+        the same, each level from the closed-form bound up certified before the next, so that
+        a run the time limit stops still prints the highest level proven;
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -123,6 +126,13 @@ def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
     return str(proof.edges), f"{kind['kind']}, budgets raised" if over else kind["kind"]
 
 
+def _progress(n: int, r: int, args: argparse.Namespace):
+    """With --minimal-progress, a printer of prove_minimum's progress lines to stderr."""
+    if not args.minimal_progress:
+        return None
+    return lambda line: print(f"n = {n}, r = {r}: {line}", file=sys.stderr, flush=True)
+
+
 def minima(ns: list[int], args: argparse.Namespace) -> int:
     """For every n and r = 1..ceil(n/2): design, then prove the count minimal (or find fewer)."""
     _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "proof_cpu_s",
@@ -135,7 +145,8 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
             t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
-                                  cubes=args.minimal_cubes, parts=args.minimal_parts)
+                                  cubes=args.minimal_cubes, parts=args.minimal_parts,
+                                  climb=args.minimal_climb, progress=_progress(n, r, args))
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
             value, how = _minimum_cell(proof)
             unproven += not proof.minimum
@@ -260,6 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minima", default=None, help="node counts for the proven-minima table")
     ap.add_argument("--minimal-time-limit", type=float, default=600.0,
                     help="seconds per minimality proof (--minima)")
+    ap.add_argument("--minimal-climb", action="store_true",
+                    help="with --minima: refute one level at a time from the closed-form bound "
+                         "up, so that a run stopped by the time limit keeps the highest level "
+                         "it certified")
+    ap.add_argument("--minimal-progress", action="store_true",
+                    help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")
