@@ -39,7 +39,9 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 
+from robustgraph import io
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
 from robustgraph.design.minimum import MinimumResult, overflow, prove_minimum
@@ -126,6 +128,14 @@ def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
     return str(proof.edges), f"{kind['kind']}, budgets raised" if over else kind["kind"]
 
 
+def _write_pair(folder: Path, stem: str, topology: Topology, proof: MinimumResult) -> None:
+    """With --minimal-out: the design as ``STEM.json`` and its bound's certificate (with its
+    proof files) as ``STEM.min.json``, for ``robustgraph verify STEM.min.json STEM.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    io.write(topology, str(folder / f"{stem}.json"))
+    proof.dump(folder / f"{stem}.min.json")
+
+
 def _progress(n: int, r: int, args: argparse.Namespace):
     """With --minimal-progress, a printer of prove_minimum's progress lines to stderr."""
     if not args.minimal_progress:
@@ -148,6 +158,8 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
                                   cubes=args.minimal_cubes, parts=args.minimal_parts,
                                   climb=args.minimal_climb, progress=_progress(n, r, args))
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
+            if args.minimal_out:
+                _write_pair(Path(args.minimal_out), f"n{n}_r{r}", res.topology, proof)
             value, how = _minimum_cell(proof)
             unproven += not proof.minimum
             row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}", f"{cpu:.1f}",
@@ -277,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
                          "it certified")
     ap.add_argument("--minimal-progress", action="store_true",
                     help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
+    ap.add_argument("--minimal-out", default=None, metavar="DIR",
+                    help="with --minima (not --s): write each design and its lower bound's "
+                         "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json)")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")
