@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from robustgraph import io
+from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
 from robustgraph.design.minimum import MinimumResult, overflow, prove_minimum
@@ -134,6 +135,15 @@ def _write_pair(folder: Path, stem: str, topology: Topology, proof: MinimumResul
     folder.mkdir(parents=True, exist_ok=True)
     io.write(topology, str(folder / f"{stem}.json"))
     proof.dump(folder / f"{stem}.min.json")
+    (folder / f"{stem}.pairs.gz").write_bytes(mp.write_pairs(proof.clauses))
+
+
+def _known(n: int, r: int, args: argparse.Namespace) -> list[mp.PairClause]:
+    """With --minimal-resume DIR: the pair clauses a stopped run wrote to DIR/nN_rR.pairs.gz."""
+    path = Path(args.minimal_resume or "") / f"n{n}_r{r}.pairs.gz"
+    if not args.minimal_resume or not path.is_file():
+        return []
+    return mp.parse_pairs(path.read_bytes(), str(path))
 
 
 def _progress(n: int, r: int, args: argparse.Namespace):
@@ -156,7 +166,8 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
                                   cubes=args.minimal_cubes, parts=args.minimal_parts,
-                                  climb=args.minimal_climb, progress=_progress(n, r, args))
+                                  climb=args.minimal_climb, progress=_progress(n, r, args),
+                                  known=_known(n, r, args))
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
             if args.minimal_out:
                 _write_pair(Path(args.minimal_out), f"n{n}_r{r}", res.topology, proof)
@@ -291,7 +302,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
     ap.add_argument("--minimal-out", default=None, metavar="DIR",
                     help="with --minima (not --s): write each design and its lower bound's "
-                         "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json)")
+                         "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json), and the "
+                         "pair clauses the search held (n{N}_r{R}.pairs.gz)")
+    ap.add_argument("--minimal-resume", default=None, metavar="DIR",
+                    help="with --minima (not --s): start each search from the pair clauses "
+                         "an earlier --minimal-out DIR wrote, where there are any")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import minimum
 from robustgraph.design.minimum import prove_minimum
+from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
 from solvers.exhaustive import exact_r
 from tests.exact_minima import minimum_edges
@@ -72,3 +73,20 @@ def test_climbing_and_refuting_directly_prove_the_same_bound() -> None:
     climbed = prove_minimum(9, 3, 18, time_limit=300, climb=True)
     assert direct.minimum and climbed.minimum
     assert direct.lower_bound == climbed.lower_bound == 18
+
+
+def test_a_stopped_run_hands_back_its_pair_clauses_and_a_later_run_finishes_from_them(
+        stopped_climb) -> None:
+    result, _ = stopped_climb
+    assert len(result.clauses) == result.pairs > 0
+    assert all(mp.pair_clause_problem(9, 3, clause) is None for clause in result.clauses)
+    resumed = prove_minimum(9, 3, 18, time_limit=300, climb=True, known=result.clauses)
+    assert resumed.minimum and resumed.lower_bound == 18
+    assert resumed.clauses[:len(result.clauses)] == result.clauses
+    assert mp.check_minimum(resumed.document, resumed.files.__getitem__).lower_bound == 18
+
+
+def test_a_known_pair_clause_the_definition_does_not_give_is_refused() -> None:
+    forged = mp.PairClause((0, 1), (2, 3), (2, 3))  # node 1 keeps 2 outside pairs at r = 2
+    with pytest.raises(ParameterError, match="known pair clause 1: node 1 keeps"):
+        prove_minimum(4, 2, 5, known=[forged])

@@ -32,7 +32,7 @@ import json
 import math
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,9 @@ class MinimumResult:
     ``lower_bound`` is proven (by ``document`` when it is not None); ``edges`` is the fewest
     edges of an r-robust graph known (the count asked about, or ``better``'s); the count is the
     exact minimum when the two are equal. ``better`` is a proven r-robust graph (neighbour
-    bitmasks) with fewer edges than asked, found by the search.
+    bitmasks) with fewer edges than asked, found by the search. ``clauses`` are the pair
+    clauses the search held when it ended, finished or not: each holds for every r-robust graph
+    whatever the count, so a later run may start from them (``prove_minimum(..., known=...)``).
     """
 
     n: int
@@ -76,6 +78,7 @@ class MinimumResult:
     pairs: int = 0
     note: str = ""
     s: int = 1
+    clauses: list[mp.PairClause] = field(default_factory=list)
 
     @property
     def minimum(self) -> bool:
@@ -404,6 +407,7 @@ def prove_minimum(
     parts: int = 0,
     climb: bool = False,
     progress: Callable[[str], None] | None = None,
+    known: Sequence[mp.PairClause] = (),
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -445,6 +449,9 @@ def prove_minimum(
     progress : callable, optional
         Called with a line (level, pair clauses, CPU seconds) every :data:`PROGRESS_EVERY`
         pair clauses and at each level certified.
+    known : sequence of PairClause
+        Pair clauses to start the search from (a stopped run's ``clauses``); each is checked
+        against the definition first (:func:`.minimality.pair_clause_problem`).
 
     Returns
     -------
@@ -456,6 +463,8 @@ def prove_minimum(
 
     Raises
     ------
+    ParameterError
+        For a known pair clause the definition does not give.
     MissingExtra
         When the SAT proof is needed and python-sat is not installed (the ``proofs`` extra).
 
@@ -481,6 +490,9 @@ def prove_minimum(
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
         raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
                              f"edges = {edges}")
+    for i, clause in enumerate(known, 1):
+        if problem := mp.pair_clause_problem(n, r, clause, s):
+            raise ParameterError(f"known pair clause {i}: {problem}")
     began = time.monotonic()
     deadline = began + time_limit
     formulas = mp.formula_bounds(n, r)
@@ -506,7 +518,7 @@ def prove_minimum(
         return done(best, formula, {}, note=f"no SAT proof above n = {top}")
     if not sat.available():
         raise missing("pysat", "--prove-minimal")
-    pairs: list[mp.PairClause] = []
+    pairs: list[mp.PairClause] = list(known)
     better: list[int] | None = None
     last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
     level, note = (best + 1 if climb else edges), ""
@@ -527,6 +539,6 @@ def prove_minimum(
         _report(progress, f"level {level} certified: at least {level} edges")
         level += 1
     if last is None:
-        return done(best, formula, {}, better=better, pairs=len(pairs), note=note)
+        return done(best, formula, {}, better=better, pairs=len(pairs), note=note, clauses=pairs)
     return done(*last, better=better, pairs=len(pairs), note=note if last[0] < edges else "",
-                checked=True)
+                checked=True, clauses=pairs)
