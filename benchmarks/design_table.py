@@ -18,6 +18,9 @@ Two more tables (issue 43):
     python benchmarks/design_table.py --minima 11 --r 5 --minimal-parts 3 --minimal-time-limit 2400
         the same with each proof written as 2^3 part files (lrat-parts), each within the default
         input budgets where one file is not;
+    python benchmarks/design_table.py --minima 12 --r 5 --minimal-climb --minimal-progress
+        the same, each level from the closed-form bound up certified before the next, so that
+        a run the time limit stops still prints the highest level proven;
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -36,7 +39,10 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 
+from robustgraph import io
+from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
 from robustgraph.design.minimum import MinimumResult, overflow, prove_minimum
@@ -123,6 +129,30 @@ def _minimum_cell(proof: MinimumResult) -> tuple[str, str]:
     return str(proof.edges), f"{kind['kind']}, budgets raised" if over else kind["kind"]
 
 
+def _write_pair(folder: Path, stem: str, topology: Topology, proof: MinimumResult) -> None:
+    """With --minimal-out: the design as ``STEM.json`` and its bound's certificate (with its
+    proof files) as ``STEM.min.json``, for ``robustgraph verify STEM.min.json STEM.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    io.write(topology, str(folder / f"{stem}.json"))
+    proof.dump(folder / f"{stem}.min.json")
+    (folder / f"{stem}.pairs.gz").write_bytes(mp.write_pairs(proof.clauses))
+
+
+def _known(n: int, r: int, args: argparse.Namespace) -> list[mp.PairClause]:
+    """With --minimal-resume DIR: the pair clauses a stopped run wrote to DIR/nN_rR.pairs.gz."""
+    path = Path(args.minimal_resume or "") / f"n{n}_r{r}.pairs.gz"
+    if not args.minimal_resume or not path.is_file():
+        return []
+    return mp.parse_pairs(path.read_bytes(), str(path))
+
+
+def _progress(n: int, r: int, args: argparse.Namespace):
+    """With --minimal-progress, a printer of prove_minimum's progress lines to stderr."""
+    if not args.minimal_progress:
+        return None
+    return lambda line: print(f"n = {n}, r = {r}: {line}", file=sys.stderr, flush=True)
+
+
 def minima(ns: list[int], args: argparse.Namespace) -> int:
     """For every n and r = 1..ceil(n/2): design, then prove the count minimal (or find fewer)."""
     _print_header(["n", "r", "design", "minimum", "proof", "pairs", "proof_s", "proof_cpu_s",
@@ -135,8 +165,12 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             res = design(n, r, time_limit=args.time_limit, seed=args.seed, certify_result=False)
             t0, c0 = time.monotonic(), time.process_time()
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
-                                  cubes=args.minimal_cubes, parts=args.minimal_parts)
+                                  cubes=args.minimal_cubes, parts=args.minimal_parts,
+                                  climb=args.minimal_climb, progress=_progress(n, r, args),
+                                  known=_known(n, r, args))
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
+            if args.minimal_out:
+                _write_pair(Path(args.minimal_out), f"n{n}_r{r}", res.topology, proof)
             value, how = _minimum_cell(proof)
             unproven += not proof.minimum
             row = [n, r, res.edges, value, how, proof.pairs, f"{seconds:.1f}", f"{cpu:.1f}",
@@ -260,6 +294,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minima", default=None, help="node counts for the proven-minima table")
     ap.add_argument("--minimal-time-limit", type=float, default=600.0,
                     help="seconds per minimality proof (--minima)")
+    ap.add_argument("--minimal-climb", action="store_true",
+                    help="with --minima: refute one level at a time from the closed-form bound "
+                         "up, so that a run stopped by the time limit keeps the highest level "
+                         "it certified")
+    ap.add_argument("--minimal-progress", action="store_true",
+                    help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
+    ap.add_argument("--minimal-out", default=None, metavar="DIR",
+                    help="with --minima (not --s): write each design and its lower bound's "
+                         "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json), and the "
+                         "pair clauses the search held (n{N}_r{R}.pairs.gz)")
+    ap.add_argument("--minimal-resume", default=None, metavar="DIR",
+                    help="with --minima (not --s): start each search from the pair clauses "
+                         "an earlier --minimal-out DIR wrote, where there are any")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")

@@ -32,6 +32,7 @@ import json
 import math
 import time
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,9 @@ class MinimumResult:
     ``lower_bound`` is proven (by ``document`` when it is not None); ``edges`` is the fewest
     edges of an r-robust graph known (the count asked about, or ``better``'s); the count is the
     exact minimum when the two are equal. ``better`` is a proven r-robust graph (neighbour
-    bitmasks) with fewer edges than asked, found by the search.
+    bitmasks) with fewer edges than asked, found by the search. ``clauses`` are the pair
+    clauses the search held when it ended, finished or not: each holds for every r-robust graph
+    whatever the count, so a later run may start from them (``prove_minimum(..., known=...)``).
     """
 
     n: int
@@ -75,6 +78,7 @@ class MinimumResult:
     pairs: int = 0
     note: str = ""
     s: int = 1
+    clauses: list[mp.PairClause] = field(default_factory=list)
 
     @property
     def minimum(self) -> bool:
@@ -334,6 +338,62 @@ def _refutation(n: int, r: int, bound: int, pairs: list[mp.PairClause],
     return gzip.compress(text, compresslevel=1, mtime=0), lrat_additions(text)
 
 
+PROGRESS_EVERY = 10_000
+"""Pair clauses between two progress lines of :func:`prove_minimum`."""
+
+
+def _report(progress: Callable[[str], None] | None, text: str) -> None:
+    if progress is not None:
+        progress(f"{text}; {time.process_time():.1f} s of CPU")
+
+
+def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budget: int,
+            deadline: float, progress: Callable[[str], None] | None
+            ) -> tuple[str, list[int] | None]:
+    """The counterexample-guided search for a graph with at most ``level`` - 1 edges, the pair
+    clauses found appended to ``pairs``: ``("unsat", None)`` when none is left,
+    ``("robust", masks)`` for a proven (r, s)-robust one, else ``(why it stopped, None)``."""
+    solver = _new_solver(n, r, level, pairs)
+    try:
+        while True:
+            status = _solve(solver, deadline)
+            if status is None:
+                return "the time limit stopped the SAT search", None
+            if status is False:
+                return "unsat", None
+            masks = _masks(n, solver.get_model())
+            witness = _witness(masks, r, s, budget, deadline)
+            if witness is UNKNOWN:
+                return "an exact check ran out of budget or time", None
+            if witness is None:
+                return "robust", masks
+            pairs.append(pair_clause(n, r, masks, *witness))
+            solver.add_clause(list(pairs[-1].literals))
+            if len(pairs) % PROGRESS_EVERY == 0:
+                _report(progress, f"level {level}: {len(pairs):,} pair clauses")
+    finally:
+        solver.delete()
+
+
+def _certify(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], deadline: float,
+             cubes: int, parts: int) -> tuple[dict[str, Any], dict[str, bytes]] | str:
+    """Refute the CNF of ``level`` with these pair clauses and check the certificate: its proof
+    object and files, or why there is none (the time limit, or the check's refusal)."""
+    found = (_parts_refutation(n, r, level, pairs, parts, deadline) if parts
+             else (None, _refutation(n, r, level, pairs, deadline, cubes)))
+    if not parts and not cubes and found[1] is not None and (over := overflow(found[1][0])) > 1:
+        found = _fitting_parts(n, r, level, pairs, over, deadline) or found
+    if found is None or found[1] is None:
+        return "the time limit stopped the LRAT refutation"
+    proof, files = (_lrat_proof(n, r, level, pairs, *found[1]) if found[0] is None
+                    else _parts_proof(n, r, level, pairs, *found))
+    try:
+        mp.check_minimum(_document(n, r, level, proof, s), files.__getitem__)
+    except (mp.MinimalityError, OverBudget) as exc:  # a proof too big to check proves nothing
+        return f"the proof did not check: {exc}"
+    return proof, files
+
+
 def prove_minimum(
     n: int,
     r: int,
@@ -345,6 +405,9 @@ def prove_minimum(
     search: bool = True,
     cubes: int = 0,
     parts: int = 0,
+    climb: bool = False,
+    progress: Callable[[str], None] | None = None,
+    known: Sequence[mp.PairClause] = (),
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -377,16 +440,31 @@ def prove_minimum(
         under the cubes on k edge variables, each its own file (so that each may fit the
         input budgets where one file would not; module notes of
         :mod:`robustgraph.certificate.proofs.minimality`). Not with ``cubes``.
+    climb : bool
+        False: refute ``edges`` - 1 edges directly. True: refute one level at a time, from one
+        above the best closed-form bound up to ``edges``, the pair clauses of every level kept
+        for the next (a pair clause holds whatever the level) and each level certified (refuted
+        and checked) before the next: a run the time limit stops still proves the highest
+        level it certified (the result's ``lower_bound``, its certificate in ``document``).
+    progress : callable, optional
+        Called with a line (level, pair clauses, CPU seconds) every :data:`PROGRESS_EVERY`
+        pair clauses and at each level certified.
+    known : sequence of PairClause
+        Pair clauses to start the search from (a stopped run's ``clauses``); each is checked
+        against the definition first (:func:`.minimality.pair_clause_problem`).
 
     Returns
     -------
     MinimumResult
         With a checked certificate in ``document`` (``files`` its proof files) when a bound
         was proven; ``minimum`` says whether it meets the edge count. On a time limit the
-        proven bound is the best closed-form one, and the result says so in ``note``.
+        proven bound is the best closed-form one (with ``climb``, the highest level certified),
+        and the result says so in ``note``.
 
     Raises
     ------
+    ParameterError
+        For a known pair clause the definition does not give.
     MissingExtra
         When the SAT proof is needed and python-sat is not installed (the ``proofs`` extra).
 
@@ -412,6 +490,9 @@ def prove_minimum(
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
         raise ParameterError(f"no minimum to prove for n = {n}, r = {r}, s = {s}, "
                              f"edges = {edges}")
+    for i, clause in enumerate(known, 1):
+        if problem := mp.pair_clause_problem(n, r, clause, s):
+            raise ParameterError(f"known pair clause {i}: {problem}")
     began = time.monotonic()
     deadline = began + time_limit
     formulas = mp.formula_bounds(n, r)
@@ -420,14 +501,11 @@ def prove_minimum(
 
     formula = {"kind": "formula", "formula": name}
 
-    def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], **extra: Any):
+    def done(bound: int, proof: dict[str, Any], files: dict[str, bytes], checked: bool = False,
+             **extra: Any):
         doc = _document(n, r, bound, proof, s)
-        try:
-            mp.check_minimum(doc, files.__getitem__)  # never hand out a proof we refuse
-        except (mp.MinimalityError, OverBudget) as exc:  # a proof too big to check proves nothing
-            if proof is formula:
-                raise
-            return done(best, formula, {}, **{**extra, "note": f"the proof did not check: {exc}"})
+        if not checked:  # never hand out a proof we refuse
+            mp.check_minimum(doc, files.__getitem__)
         return MinimumResult(n, r, edges, bound, time.monotonic() - began, doc, files, s=s,
                              **extra)
 
@@ -440,38 +518,27 @@ def prove_minimum(
         return done(best, formula, {}, note=f"no SAT proof above n = {top}")
     if not sat.available():
         raise missing("pysat", "--prove-minimal")
-    pairs: list[mp.PairClause] = []
+    pairs: list[mp.PairClause] = list(known)
     better: list[int] | None = None
-    solver = _new_solver(n, r, edges, pairs)
-    try:
-        while True:
-            status = _solve(solver, deadline)
-            if status is None:
-                return done(best, formula, {}, better=better, pairs=len(pairs),
-                            note="the time limit stopped the SAT search")
-            if status is False:
-                break
-            masks = _masks(n, solver.get_model())
-            witness = _witness(masks, r, s, budget, deadline)
-            if witness is UNKNOWN:
-                return done(best, formula, {}, better=better, pairs=len(pairs),
-                            note="an exact check ran out of budget or time")
-            if witness is None:  # r-robust with fewer edges: the count to beat drops
-                better, edges = masks, sum(m.bit_count() for m in masks) // 2
-                solver.delete()
-                solver = _new_solver(n, r, edges, pairs)
-                continue
-            pairs.append(pair_clause(n, r, masks, *witness))
-            solver.add_clause(list(pairs[-1].literals))
-    finally:
-        solver.delete()
-    found = (_parts_refutation(n, r, edges, pairs, parts, deadline) if parts
-             else (None, _refutation(n, r, edges, pairs, deadline, cubes)))
-    if not parts and not cubes and found[1] is not None and (over := overflow(found[1][0])) > 1:
-        found = _fitting_parts(n, r, edges, pairs, over, deadline) or found
-    if found is None or found[1] is None:
-        return done(best, formula, {}, better=better, pairs=len(pairs),
-                    note="the time limit stopped the LRAT refutation")
-    made = (_lrat_proof(n, r, edges, pairs, *found[1]) if found[0] is None
-            else _parts_proof(n, r, edges, pairs, *found))
-    return done(edges, *made, better=better, pairs=len(pairs))
+    last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
+    level, note = (best + 1 if climb else edges), ""
+    while level <= edges:
+        status, found = _search(n, r, s, level, pairs, budget, deadline, progress)
+        if status == "robust":  # an r-robust graph below the level: the count to beat drops
+            better, edges = found, sum(m.bit_count() for m in found) // 2
+            level = level if climb else edges  # climbing: edges = level - 1, proven just below
+            continue
+        if status != "unsat":
+            note = status
+            break
+        made = _certify(n, r, s, level, pairs, deadline, cubes, parts)
+        if isinstance(made, str):
+            note = made
+            break
+        last = (level, *made)
+        _report(progress, f"level {level} certified: at least {level} edges")
+        level += 1
+    if last is None:
+        return done(best, formula, {}, better=better, pairs=len(pairs), note=note, clauses=pairs)
+    return done(*last, better=better, pairs=len(pairs), note=note if last[0] < edges else "",
+                checked=True, clauses=pairs)
