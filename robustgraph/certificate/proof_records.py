@@ -13,7 +13,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
-from robustgraph.certificate.proofs.prover import prove
+from robustgraph.certificate.proofs.prover import prove, verify_budgets
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
@@ -71,6 +71,9 @@ def attach_proofs(
                 left = deadline.left()
                 limit = LRAT_TIME_LIMIT if left is None else left
                 found[(r, s)] = prove(view, r, s, mode, limit, split=split)
+                note = found[(r, s)] and verify_budgets(*found[(r, s)])
+                if note and progress:
+                    progress(note)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)

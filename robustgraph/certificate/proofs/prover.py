@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import time
 from typing import Any
 
@@ -29,6 +30,13 @@ from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
 from robustgraph.certificate.proofs.trim import trim
 from robustgraph.errors import ParameterError
+from robustgraph.limits import (
+    FILE_BYTES,
+    INFLATED_BYTES,
+    PROOF_STEPS,
+    Budget,
+    budgets_set,
+)
 from solvers.cores import OutOfTime
 from solvers.extras import missing
 
@@ -59,6 +67,45 @@ def _exhaustive(view: View, r: int, s: int) -> Made | None:
     if len(view.labels) > exhaustive.MAX_N:
         return None
     return {"kind": "exhaustive"}, {}
+
+
+def own_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> dict[Budget, int]:
+    """The input budgets the in-process check of a proof this process has just made needs
+    raised: for an LRAT proof, its file's bytes, its text's bytes and its recorded steps, where
+    they exceed the budgets in force. The budgets guard ``verify`` against hostile files; a
+    proof made here is not one, and refusing to check it would lose a finished proof (the
+    certificate then says which budgets its ``verify`` needs: :func:`verify_budgets`).
+
+    Examples
+    --------
+    >>> own_budgets({"kind": "theorem"}, {})
+    {}
+    """
+    if proof.get("kind") != "lrat":
+        return {}
+    data = files[proof["file"]]
+    with gzip.open(io.BytesIO(data), "rb") as stream:
+        text = sum(len(chunk) for chunk in iter(lambda: stream.read(1 << 20), b""))
+    needs = {FILE_BYTES: len(data), INFLATED_BYTES: text, PROOF_STEPS: proof["steps"]}
+    return {budget: value for budget, value in needs.items() if value > budget.value()}
+
+
+def verify_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> str | None:
+    """The options ``robustgraph verify`` needs to check ``proof`` where it exceeds the input
+    budgets in force (:mod:`robustgraph.limits`), as one line for the user; None when it fits.
+
+    Examples
+    --------
+    >>> verify_budgets({"kind": "exhaustive"}, {}) is None
+    True
+    """
+    needs = own_budgets(proof, files)
+    if not needs:
+        return None
+    options = {FILE_BYTES: "--max-bytes", INFLATED_BYTES: "--max-inflated"}
+    said = [f"{options[b]} {v}" if b in options else f"{b.env}={v}" for b, v in needs.items()]
+    return (f"the {proof['kind'].upper()} proof is over the input budgets in force; "
+            f"robustgraph verify needs {' '.join(said)} to check it")
 
 
 _EXHAUSTIVE_BASE = 16
@@ -306,7 +353,8 @@ def prove(
             continue
         proof, files = made
         try:
-            checked = check_proof(view, r, s, proof, files.__getitem__)
+            with budgets_set(own_budgets(proof, files)):
+                checked = check_proof(view, r, s, proof, files.__getitem__)
         except ProofError:
             continue  # e.g. a solver proof our checker refuses: never ship it
         proof["check_seconds"] = round(checked.seconds, 4)
