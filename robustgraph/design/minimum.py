@@ -22,6 +22,10 @@ counterexample-guided SAT search over graphs with at most L - 1 edges:
 For (r, s)-robustness (s >= 2; LeBlanc et al. 2013, Def. 7) the oracle is the exhaustive subset
 table (:func:`solvers.exhaustive.exact_s`) and a pair clause leaves out the members the graph
 lets be r-reachable (at most s - 1 of them).
+
+One module: the counterexample-guided search, its final refutation (one LRAT file or parts) and
+the climb share the solver state and the pair clauses of one run, which a split would pass
+between modules at every step.
 """
 
 from __future__ import annotations
