@@ -216,3 +216,32 @@ def test_a_script_stopped_by_the_cpu_cap_keeps_its_progress_line_too():
     )
     got = vs._timed([sys.executable, "-c", spin], 1, 1, wall=600)  # only RLIMIT_CPU stops it
     assert got[0] == {"lower": 5, "upper": 7} and got[3] is None
+
+
+def test_rs_rows_no_side_proved_are_bounded_on_both_sides_not_slower(monkeypatch, capsys, tmp_path):
+    """``--rs``: a row where neither ours nor the script proved s* is listed apart, not slower,
+    even when ours used more CPU (its two threads); a proved row that is slower stays slower."""
+    graphs = [
+        ("er", 30, 0.2, 1, tmp_path / "settled.json"),
+        ("er", 40, 0.5, 1, tmp_path / "open.json"),
+    ]
+    monkeypatch.setattr(vs, "_graphs", lambda args, folder: iter(graphs))
+
+    def timed(cmd, cap, workers=1):
+        name = next(p for p in cmd if p.endswith(".json")).rsplit("/", 1)[-1]
+        if "cpsat-s" in cmd:  # the published (r, s) script
+            return ({"s": 2}, 0.3, 0.3, 0) if name == "settled.json" else (None, 20.0, 20.0, None)
+        if "--rs" not in cmd:  # the first call: r* for the row's R
+            return ({"r": {"status": "exact", "value": 3}}, 0.1, 0.1, 0)
+        if name == "settled.json":
+            return ({"s": {"status": "exact", "value": 2}}, 1.0, 1.0, 0)
+        return ({"s": {"status": "bounded", "value": None}}, 19.5, 28.0, 0)
+
+    monkeypatch.setattr(vs, "_timed", timed)
+    args = vs.argparse.Namespace(cap=20.0)
+    assert vs.compare_rs(args) == 0
+    out = capsys.readouterr().out
+    assert "# slower by more than 10% + 0.1 s (wall or CPU): settled (1.00 s" in out
+    assert "open (" not in out.split("# slower")[1].split("\n")[0]
+    assert "# bounded on both sides (no side proved s*; not a time comparison): open" in out
+    assert "| open | 3 | ? | >19.50 (28.00) | >20.00 (20.00) | bounded |" in out
