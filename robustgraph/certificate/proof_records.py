@@ -13,7 +13,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
-from robustgraph.certificate.proofs.prover import prove, verify_budgets
+from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
@@ -70,10 +70,7 @@ def attach_proofs(
                     progress(f"proof ({mode}): ({r}, {s})-robustness")
                 left = deadline.left()
                 limit = LRAT_TIME_LIMIT if left is None else left
-                found[(r, s)] = prove(view, r, s, mode, limit, split=split)
-                note = found[(r, s)] and verify_budgets(*found[(r, s)])
-                if note and progress:
-                    progress(note)
+                found[(r, s)] = prove(view, r, s, mode, limit, split=split, progress=progress)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)

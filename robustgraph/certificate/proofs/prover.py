@@ -16,6 +16,7 @@ import gzip
 import hashlib
 import io
 import time
+from collections.abc import Callable
 from typing import Any
 
 from robustgraph.certificate.proofs import (
@@ -99,12 +100,16 @@ def verify_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> str | None
     >>> verify_budgets({"kind": "exhaustive"}, {}) is None
     True
     """
-    needs = own_budgets(proof, files)
+    return _budget_note(proof["kind"], own_budgets(proof, files))
+
+
+def _budget_note(kind: str, needs: dict[Budget, int]) -> str | None:
+    """:func:`verify_budgets`'s line for the budgets ``needs`` raised (None: none)."""
     if not needs:
         return None
     options = {FILE_BYTES: "--max-bytes", INFLATED_BYTES: "--max-inflated"}
     said = [f"{options[b]} {v}" if b in options else f"{b.env}={v}" for b, v in needs.items()]
-    return (f"the {proof['kind'].upper()} proof is over the input budgets in force; "
+    return (f"the {kind.upper()} proof is over the input budgets in force; "
             f"robustgraph verify needs {' '.join(said)} to check it")
 
 
@@ -304,6 +309,7 @@ def prove(
     time_limit: float | None = None,
     *,
     split: cubes.Split | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Made | None:
     """A checked proof that ``view`` is (r, s)-robust, made the way ``mode`` says, or None.
 
@@ -320,6 +326,8 @@ def prove(
     split : cubes.Split, optional
         Make an LRAT refutation by cube and conquer (:mod:`.cubes`) instead of in one solve;
         the combined proof is the same kind of record and is checked the same way.
+    progress : callable, optional
+        Hears :func:`verify_budgets`'s line when the proof is over the input budgets.
 
     Returns
     -------
@@ -353,12 +361,16 @@ def prove(
             continue
         proof, files = made
         try:
-            with budgets_set(own_budgets(proof, files)):
+            needs = own_budgets(proof, files)  # its text is inflated once, here
+            with budgets_set(needs):
                 checked = check_proof(view, r, s, proof, files.__getitem__)
         except ProofError:
             continue  # e.g. a solver proof our checker refuses: never ship it
         proof["check_seconds"] = round(checked.seconds, 4)
         if proof["kind"] == "lrat":
             proof["steps"] = checked.steps
+        note = _budget_note(proof["kind"], needs)
+        if note and progress:
+            progress(note)
         return proof, files
     return None
