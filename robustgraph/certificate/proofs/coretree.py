@@ -93,6 +93,8 @@ class _Counters:
                 d = len(nbrs[i])
                 if k >= 1 and d > k:
                     top += sum(min(p + 1, k) for p in range(d - 1))
+            if side == 0:
+                self.registers = top - 2 * n  # per side: the mirror adds or takes this many
         self.offsets = [self._offsets(len(nb)) for nb in nbrs]
 
     def _offsets(self, d: int) -> list[int]:
@@ -172,9 +174,7 @@ class _Tree:
         self.counters = _Counters(nbrs, k, cnf)
         masks = [sum(1 << j for j in nb) for nb in canonical]
         self.canon = order_by_in_degree(masks)
-        self.place = place = [0] * n  # canonical node -> its place in the search order
-        for v, c in enumerate(self.canon):
-            place[c] = v
+        place = {c: v for v, c in enumerate(self.canon)}
         self.nb = [sum(1 << place[j] for j in canonical[c]) for c in self.canon]
         self.need = [len(canonical[c]) - k for c in self.canon]
         self.out = [0] * n
@@ -568,76 +568,69 @@ class _Tree:
         return 0, _low(on_a or both)
 
     def refute(self) -> Fact:
-        """``not E_0`` (the empty clause), through the chain of the module notes over the
-        nodes in canonical order; the chain's own steps are kept in ``self.chain``."""
-        n = self.n
+        """``not E_0`` (the empty clause), through the chains of the module notes; the returned
+        fact's lemma lives in the main copy, the chain's own steps in ``self.chain``."""
+        n, full = self.n, (1 << self.n) - 1
         self.chain: list[tuple[int, list[tuple[int, int]]]] = []  # (decisions, hints)
         links: list[tuple[int, Fact]] = []
-        end: Fact | None = None
-        excluded = 0
+        end: tuple[int, Fact] | None = None
         for t in range(n):
-            a = self.place[t]
-            refuted_a = self.first_in_a(a, excluded)
-            if not refuted_a[0] & self.bit(0, a, True):
-                end = refuted_a  # E_t alone is refuted
+            refuted_a = self.first_in_a(t, full)
+            if not refuted_a[0] & self.bit(0, t, True):
+                end = (0, refuted_a)  # E_t alone is refuted (the main copy)
                 break
             links.append((t, refuted_a))
-            self.decide(0, False, a)
-            self.decide(1, False, a)
-            excluded |= 1 << a
+            self.decide(0, False, t)
+            self.decide(1, False, t)
         if end is None:
             no = self.facts[0][False]
-            end = self.lemma(0, [no[u] for u in range(n)], [n + 1])
+            end = (0, self.lemma(0, [no[u] for u in range(n)], [n + 1]))
         return self.close(links, end)
 
-    def close(self, links: list[tuple[int, Fact]], end: Fact) -> Fact:
-        """Resolve ``not E_t`` from ``not (E_t and x_a)``, clause 3 of a (``y_a`` needs an
-        earlier x) and ``not E_{t+1}``, from the last t down; a chain step's hints are
-        (kind, number): kind 0 a lemma, 1 an original clause, 2 an earlier chain step."""
-        kind, (deps, ref) = 0, end
+    def close(self, links: list[tuple[int, Fact]], end: tuple[int, Fact]) -> Fact:
+        """Resolve ``not E_t`` from ``not (E_t and x_a)`` (both copies) and ``not E_{t+1}``,
+        from the last t down; the chain's steps are kept as (decisions, hints) with hints
+        (copy, lemma) where copy 0 is the main one, 1 the mirror, 2 the chain itself."""
+        copy, (deps, ref) = end
         for t, (a_deps, a_ref) in reversed(links):
-            a = self.place[t]
-            no_x, no_y = self.bit(0, a, False), self.bit(1, a, False)
+            no_x, no_y = self.bit(0, t, False), self.bit(1, t, False)
             if not deps & (no_x | no_y):
                 continue
             hints, out = [], deps & ~(no_x | no_y)
-            if deps & no_x or (deps & no_y and t == 0):  # clause 3 of node 0 holds x_0
+            if deps & no_x:
                 hints.append((0, a_ref))
-                out |= a_deps & ~self.bit(0, a, True)
-            if deps & no_y:  # -y_a x_0 .. x_{t-1}: those x are decisions of E_t
-                hints.append((1, self.n + 3 + t))
-                for c in range(t):
-                    out |= self.bit(0, self.place[c], False)
-            hints.append((kind, ref))
+                out |= a_deps & ~self.bit(0, t, True)
+            if deps & no_y:
+                hints.append((1, a_ref))
+                out |= self.mirror(a_deps & ~self.bit(0, t, True))
+            hints.append((copy, ref))
             self.chain.append((out, hints))
-            kind, deps, ref = 2, out, len(self.chain) - 1
-        self.final = (kind, ref)
+            copy, deps, ref = 2, out, len(self.chain) - 1
+        self.final = (copy, ref)
         return deps, ref
 
-    def first_in_a(self, a: int, before: int) -> Fact:
-        """``not (E_t and x_a)``, ``before`` the nodes E_t excludes: by the chain over B's
-        first node b (search order) among the others."""
+    def first_in_a(self, t: int, full: int) -> Fact:
+        """``not (E_t and x_a)``, a = node t: by the chain over B's first node b > t."""
         mark = self.trail_mark()
-        self.decide(0, True, a)
-        self.set(1, False, a, self.other_side(0, a))
-        full = (1 << self.n) - 1
+        self.decide(0, True, t)
+        self.set(1, False, t, self.other_side(0, t))
+        before = (1 << t) - 1
         links: list[tuple[int, Fact]] = []
         end: Fact | None = None
-        between = 0  # the candidates for b passed over: out of B
-        for j in _bits(full & ~before & ~(1 << a)):
+        for j in range(t + 1, self.n):
             inner = self.trail_mark()
             self.decide(1, True, j)
             self.set(0, False, j, self.other_side(1, j))
+            between = ((1 << j) - 1) & ~before & ~(1 << t)
             cores = [full, full]
-            pending = [before | 1 << j, before | 1 << a | between]
-            refuted = self.node(cores, [1 << a, 1 << j], pending)
+            pending = [before | 1 << j, before | 1 << t | between]
+            refuted = self.node(cores, [1 << t, 1 << j], pending)
             self.undo(inner)
             if not refuted[0] & self.bit(1, j, True):
                 end = refuted
                 break
             links.append((j, refuted))
             self.decide(1, False, j)
-            between |= 1 << j
         if end is None:  # no y left: clause 2 of y
             no = self.facts[1][False]
             end = self.lemma(0, [no[u] for u in range(self.n)], [self.n + 2])
@@ -645,6 +638,10 @@ class _Tree:
             end = self.resolve(refuted, end, self.bit(1, j, True), self.bit(1, j, False))
         self.undo(mark)
         return end
+
+    def mirror(self, deps: int) -> int:
+        shift = 2 * self.n
+        return (deps & ((1 << shift) - 1)) << shift | deps >> shift
 
 
 def _bits(mask: int):
@@ -667,38 +664,70 @@ def _clause(literal: int, deps: int) -> list[int]:
 
 
 def _write(tree: _Tree, cnf: Cnf) -> bytes:
-    """The trimmed proof text: the lemmas the empty clause reaches, then the chain's steps,
-    numbered in that order from the CNF's last clause id."""
+    """The trimmed proof text: the reachable lemmas of the main copy, of the mirror copy, then
+    the chain's steps, numbered in that order from the CNF's last clause id."""
+    n, total = tree.n, len(cnf.clauses)
+    per_side = (total - (2 * n + 2)) // 2
     steps = tree.steps
-    need: set[int] = set()
-    stack = [ref for _, hints in tree.chain for kind, ref in hints if kind == 0]
-    if tree.final[0] == 0:
-        stack.append(tree.final[1])
+    need: list[set[int]] = [set(), set()]
+    stack: list[tuple[int, int]] = []
+    for _, hints in tree.chain:
+        stack += [h for h in hints if h[0] < 2]
+    if tree.final[0] < 2:
+        stack.append(tree.final)
     while stack:
-        ref = stack.pop()
-        if ref in need:
+        copy, ref = stack.pop()
+        if ref in need[copy]:
             continue
-        need.add(ref)
-        stack += [-h - 1 for h in steps[ref][2] if h < 0]
-    ids: dict[int, int] = {}
-    last = len(cnf.clauses)
+        need[copy].add(ref)
+        stack += [(copy, -h - 1) for h in steps[ref][2] if h < 0]
+
+    def mirror_clause(cid: int) -> int:
+        if cid <= n:
+            return cid
+        if cid <= n + 2:
+            return 2 * n + 3 - cid
+        return cid + per_side if cid <= 2 * n + 2 + per_side else cid - per_side
+
+    registers = tree.counters.registers
+
+    def mirror_lit(lit: int) -> int:
+        v = abs(lit)
+        if v <= 2 * n:
+            w = v + n if v <= n else v - n
+        else:
+            w = v + registers if v <= 2 * n + registers else v - registers
+        return w if lit > 0 else -w
+
+    ids: list[dict[int, int]] = [{}, {}]
+    last = total
     lines: list[bytes] = []
-    written: dict[int, bytes] = {}  # decisions -> their negated literals as text (shared)
-    for ref in sorted(need):
-        extra, deps, hints = steps[ref]
-        text = written.get(deps)
-        if text is None:
-            text = written[deps] = "".join(f" {x}" for x in _clause(0, deps)).encode()
-        out = [ids[-h - 1] if h < 0 else h for h in hints]
-        last += 1
-        ids[ref] = last
-        head = "".join(f" {x}" for x in extra).encode()
-        lines.append(b"%d%s%s 0 %s 0\n" % (last, head, text, " ".join(map(str, out)).encode()))
-        if not extra and not deps:
-            return b"".join(lines)
+    for copy in (0, 1):
+        written: dict[int, str] = {}  # decisions -> their negated literals as text (shared)
+        for ref in sorted(need[copy]):
+            extra, deps, hints = steps[ref]
+            text = written.get(deps)
+            if text is None:
+                negated = _clause(0, deps)
+                written[deps] = text = " ".join(
+                    map(str, [mirror_lit(x) for x in negated] if copy else negated)
+                )
+            out = []
+            for h in hints:
+                if h < 0:
+                    out.append(ids[copy][-h - 1])
+                else:
+                    out.append(h if copy == 0 else mirror_clause(h))
+            head = [mirror_lit(x) for x in extra] if copy else list(extra)
+            last += 1
+            ids[copy][ref] = last
+            parts = [str(last), *map(str, head)] + ([text] if text else [])
+            lines.append(" ".join([*parts, "0", *map(str, out), "0\n"]).encode())
+            if not extra and not deps:
+                return b"".join(lines)
     chain_ids: list[int] = []
     for deps, hints in tree.chain:
-        out = [(ids, None, chain_ids)[kind][ref] if kind != 1 else ref for kind, ref in hints]
+        out = [chain_ids[ref] if copy == 2 else ids[copy][ref] for copy, ref in hints]
         last += 1
         chain_ids.append(last)
         lines.append(_line(last, _clause(0, deps), out))
