@@ -70,6 +70,16 @@ the prover of round 4 (``--baseline round4``: this tree with round 5's change sw
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4304 \
         --solve-limit 90 --limit 200 --baseline round4
 
+Issue 40, round 6 (registered by the lead in docs/performance.md at 2026-12-04 08:10 UTC,
+before any change or measurement of this round): the same 20 graphs at the fresh seed **4305**
+(``--seed 4305``), "before" round 5's prover (``--baseline round5``: this tree with round 6's
+change switched off, i.e. the core-search tree bounded at 64 dry-run nodes at every r) and
+"after" this tree, with the limits of rounds 3-5; run once, by the lead, after the code is
+final. Scratch seeds **4341-4350** are the only ones round 6's change is argued on::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4305 \
+        --solve-limit 90 --limit 200 --baseline round5
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
@@ -240,8 +250,15 @@ def _round4_path():
     return mock.patch.object(sat, "SLICE_SHARE", 0.0)
 
 
+def _round5_path():
+    """The proof path of round 5 (commit 17df221): the tree only up to 64 dry-run nodes, at any
+    r (round 6's wider bound at r >= 8, :func:`prover.core_tree_nodes`, switched off)."""
+    return mock.patch.object(prover, "core_tree_nodes", lambda r: prover.CORE_TREE_NODES)
+
+
 BASELINES = {
-    "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path
+    "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
+    "round5": _round5_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 

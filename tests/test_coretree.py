@@ -183,3 +183,38 @@ def test_every_lrat_path_proves_exactly_the_r_the_exhaustive_engine_finds(t, lea
                 continue
             proof, files = made
             assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+
+
+def test_at_r_8_a_tree_of_a_few_hundred_nodes_is_written_and_a_forgery_of_it_is_rejected(
+    monkeypatch,
+):
+    """Round 6's wider bound (``prover.core_tree_nodes``): ER(24, 0.55) seed 5, r* = 8, has a
+    dry run of 286 nodes, over the 64 of every r below 8 and within the 448 from r = 8 on; the
+    prover writes the tree there, and the checker refuses the proof with a step dropped or a
+    hint changed. Round 5's bound (64 at every r) gives CaDiCaL's proof instead."""
+    pytest.importorskip("pysat")
+    view = View.of(gen.erdos_renyi(24, 0.55, seed=5))
+    nb = view.canonical()
+    r = 8
+    assert coretree.refute(nb, r + 1) is None  # not 9-robust: 8 is r*
+    assert not coretree.small_tree(nb, r, prover.CORE_TREE_NODES)
+    assert coretree.small_tree(nb, r, prover.core_tree_nodes(r))
+    proof, files = prover.prove(view, r, 1, "lrat")
+    text = gzip.decompress(files[proof["file"]])
+    assert text == coretree.refute(nb, r).text  # the tree's proof, not CaDiCaL's
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
+    clauses = encode(nb, r, 1).clauses
+    proof_lines = lines(text)
+    dropped = proof_lines[:10] + proof_lines[11:]  # a later hint names the missing step
+    with pytest.raises(LratError):
+        check_refutation(clauses, dropped)
+    with pytest.raises(LratError):
+        check_refutation(clauses, [proof_lines[0].replace(" 0 ", " 0 1 ", 1), *proof_lines[1:]])
+    monkeypatch.setattr(prover, "core_tree_nodes", lambda r: prover.CORE_TREE_NODES)
+    proof, files = prover.prove(view, r, 1, "lrat")
+    assert gzip.decompress(files[proof["file"]]) != text
+
+
+def test_the_wider_tree_bound_starts_at_r_8():
+    assert prover.core_tree_nodes(prover.CORE_TREE_WIDE_R - 1) == prover.CORE_TREE_NODES
+    assert prover.core_tree_nodes(prover.CORE_TREE_WIDE_R) == prover.CORE_TREE_WIDE > 128

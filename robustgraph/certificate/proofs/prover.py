@@ -41,7 +41,7 @@ from robustgraph.limits import (
 from solvers.cores import OutOfTime
 from solvers.extras import missing
 
-__all__ = ["MODES", "Made", "cadical_options", "lrat_additions", "prove"]
+__all__ = ["MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove"]
 
 MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
 
@@ -187,6 +187,20 @@ and tied on 2; at 576-120,000 nodes CaDiCaL won on all 10, by 1.6-26x (digraph G
 4312: 102.7 s against 3.9 s). Round 2's 500 was set against CaDiCaL's untrimmed log at gzip
 level 9."""
 
+CORE_TREE_WIDE_R = 8
+"""Least r at which the tree is written up to :data:`CORE_TREE_WIDE` dry-run nodes."""
+
+CORE_TREE_WIDE = 448
+"""The dry-run bound at r >= :data:`CORE_TREE_WIDE_R` (issue 40, round 6; a curve on scratch
+seeds 4341-4350 only, ER and digraph G(n, p), n = 30-50, p = 0.35 and 0.5, tree against trimmed
+CaDiCaL, each made, gzipped and checked, CPU seconds, 2026-12-04, load 1-3; docs/performance.md):
+at r = 8-9 with 411-428 dry-run nodes the tree took 0.71, 0.59 and 0.53 s against CaDiCaL's
+1.71, 0.64 and 0.57 s (2.4x, 1.09x and 1.07x); at 720 nodes (r = 9) it lost, 0.74 against 0.69
+s, and at 2,365 (r = 8) 1.57 against 0.73 s; at r = 7 it lost at 181-917 nodes (0.32-0.81x).
+The core search is not what makes the tree lose on the dense rows at r = 10-11 where certify
+costs most: there the dry run has 7,000-400,000 nodes and the tree writes 35-85 lemmas a node
+against CaDiCaL's 0.9-10 proof steps a node (round 6's profile)."""
+
 CORE_TREE_MIN_R = 7
 """Least r at which the tree is written when CaDiCaL is there: four of the five graphs the tree
 won above had r = 7 or 8 (the fifth, r = 6, by 0.01 s; CaDiCaL's work grows with the counters,
@@ -238,6 +252,19 @@ def cadical_options(r: int) -> dict[str, int]:
     return dict(UNSTABLE) if r >= UNSTABLE_MIN_R else {}
 
 
+def core_tree_nodes(r: int) -> int:
+    """The largest dry run (core-search nodes at k = r - 1) after which the proof at ``r`` is
+    left to CaDiCaL: :data:`CORE_TREE_NODES`, or :data:`CORE_TREE_WIDE` from
+    :data:`CORE_TREE_WIDE_R` on.
+
+    Examples
+    --------
+    >>> core_tree_nodes(7), core_tree_nodes(9)
+    (64, 448)
+    """
+    return max(CORE_TREE_NODES, CORE_TREE_WIDE) if r >= CORE_TREE_WIDE_R else CORE_TREE_NODES
+
+
 def _from_core_tree(
     in_neighbors: list[frozenset[int]],
     r: int,
@@ -246,11 +273,11 @@ def _from_core_tree(
     split: cubes.Split | None,
 ) -> bytes | None:
     """The LRAT text from the core search's tree, or None (not r-robustness, a split asked
-    for, r below :data:`CORE_TREE_MIN_R` or a large tree while CaDiCaL is there, out of time or
-    lemmas: the caller falls back to CaDiCaL)."""
+    for, r below :data:`CORE_TREE_MIN_R` or a tree over :func:`core_tree_nodes` while CaDiCaL
+    is there, out of time or lemmas: the caller falls back to CaDiCaL)."""
     if s != 1 or split is not None or len(in_neighbors) < 2:
         return None
-    nodes = CORE_TREE_NODES if sat.available() else CORE_TREE_NODES_ALONE
+    nodes = core_tree_nodes(r) if sat.available() else CORE_TREE_NODES_ALONE
     if sat.available() and r < CORE_TREE_MIN_R:
         return None
     if not coretree.small_tree(in_neighbors, r, nodes):
