@@ -197,9 +197,10 @@ CaDiCaL, each made, gzipped and checked, CPU seconds, 2026-12-04, load 1-3; docs
 at r = 8-9 with 411-428 dry-run nodes the tree took 0.71, 0.59 and 0.53 s against CaDiCaL's
 1.71, 0.64 and 0.57 s (2.4x, 1.09x and 1.07x); at 720 nodes (r = 9) it lost, 0.74 against 0.69
 s, and at 2,365 (r = 8) 1.57 against 0.73 s; at r = 7 it lost at 181-917 nodes (0.32-0.81x).
-The core search is not what makes the tree lose on the dense rows at r = 10-11 where certify
-costs most: there the dry run has 7,000-400,000 nodes and the tree writes 35-85 lemmas a node
-against CaDiCaL's 0.9-10 proof steps a node (round 6's profile)."""
+The dense rows at r = 10-11, where certify costs most, are far past this bound (dry runs of
+7,000-950,000 nodes): there the tree writes 35-85 lemmas a search node, twice (once per
+orientation), against CaDiCaL's 0.2-10 proof steps a node, and took 3-4x CaDiCaL's whole path
+(round 6's profile)."""
 
 CORE_TREE_MIN_R = 7
 """Least r at which the tree is written when CaDiCaL is there: four of the five graphs the tree
