@@ -192,12 +192,14 @@ CORE_TREE_WIDE_R = 8
 
 CORE_TREE_WIDE = 448
 """The dry-run bound at r >= :data:`CORE_TREE_WIDE_R` (issue 40, round 6; a curve on scratch
-seeds 4341-4350 only, ER and digraph G(n, p), n = 30-50, p = 0.35 and 0.5, tree against trimmed
-CaDiCaL, each made, gzipped and checked, CPU seconds, 2026-12-04, load 1-3; docs/performance.md):
-at r = 8-9 with 411-428 dry-run nodes the tree took 0.71, 0.59 and 0.53 s against CaDiCaL's
-1.71, 0.64 and 0.57 s (2.4x, 1.09x and 1.07x); at 720 nodes (r = 9) it lost, 0.74 against 0.69
-s, and at 2,365 (r = 8) 1.57 against 0.73 s; at r = 7 it lost at 181-917 nodes (0.32-0.81x).
-The dense rows at r = 10-11, where certify costs most, are far past this bound (dry runs of
+seeds 4341-4350 only: ER and digraph G(n, p), n = 30-50, p = 0.35-0.6, tree against trimmed
+CaDiCaL, each made, gzipped and checked, CPU seconds, one run each, load 1-3;
+docs/performance.md). At r = 8-10 with 128-511 dry-run nodes the tree was faster on 15 of 17
+graphs (by 1.08-3.7x; slower by 0.61x and 0.83x on two at 421-447 nodes), 8.95 s against 15.16 s
+in all; with 512-1,237 nodes on 4 of 11 (12.47 s against 10.93 s in all), and from 1,829 on on
+none. At r = 7 it lost on all 7 with 128-511 nodes, so :data:`CORE_TREE_NODES` stays there.
+Never below :data:`CORE_TREE_NODES` (a baseline that raises that one raises both). The dense
+rows at r = 10-11, where certify costs most, are far past this bound (dry runs of
 7,000-950,000 nodes): there the tree writes 35-85 lemmas a search node, twice (once per
 orientation), against CaDiCaL's 0.2-10 proof steps a node, and took 3-4x CaDiCaL's whole path
 (round 6's profile)."""
