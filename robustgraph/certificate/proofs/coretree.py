@@ -57,9 +57,9 @@ __all__ = ["Refuted", "refute", "small_tree"]
 _CHECK_EVERY = 256
 """Search nodes between two calls of ``stop``."""
 
-Fact = tuple[int, int | None]
-"""A literal's justification on the current path: (decision bitmask, lemma index or None for a
-decision)."""
+Fact = tuple[int, int | tuple[int, ...] | None]
+"""A literal's justification on the current path: (decision bitmask, lemma index, or the hints
+that derive it inside the step that uses it, or None for a decision)."""
 
 
 class Satisfiable(Exception):
@@ -205,18 +205,24 @@ class _Tree:
     ) -> Fact:
         """Record ``literal or not D`` (0: ``not D``; a tuple: those literals), D the facts'
         decisions but ``drop``; hints: the facts' lemmas, then ``clauses``."""
-        decisions, hints = 0, []
+        decisions, hints, inline = 0, [], False
         for deps, ref in facts:
             decisions |= deps
-            if ref is not None:
+            if isinstance(ref, int):
                 hints.append(-ref - 1)
+            elif ref is not None:
+                hints.extend(ref)
+                inline = True
         decisions &= ~drop
         lits = literal if isinstance(literal, tuple) else (literal,) if literal else ()
         key = (lits, decisions)
         ref = self.seen.get(key)
         if ref is None:
             ref = self.seen[key] = len(self.steps)
-            self.steps.append((lits, decisions, hints + list(clauses)))
+            hints += clauses
+            if inline:  # a lemma met again through an inlined fact: a hint is unit only once
+                hints = list(dict.fromkeys(hints))
+            self.steps.append((lits, decisions, hints))
         return decisions, ref
 
     def set(self, side: int, value: bool, v: int, fact: Fact) -> None:
@@ -267,9 +273,12 @@ class _Tree:
         return self.lemma(self.var(side, j), facts, chain)
 
     def other_side(self, side: int, v: int) -> Fact:
-        """``-y_v`` from ``x_v`` (or ``-x_v`` from ``y_v``): clause 1 of v."""
-        fact = self.facts[side][True][v]
-        return self.lemma(-self.var(1 - side, v), [fact], [self.canon[v] + 1])
+        """``-y_v`` from ``x_v`` (or ``-x_v`` from ``y_v``): clause 1 of v, written inside the
+        step that uses it (``x_v``'s lemma, if any, then clause 1) rather than as a lemma of its
+        own: a step with two hints was an eighth of the tree's proof (issue 40, round 6)."""
+        deps, ref = self.facts[side][True][v]  # a decision or a lemma, never inlined
+        clause = self.canon[v] + 1
+        return deps, (clause,) if ref is None else (-ref - 1, clause)
 
     def clash(self, side: int, v: int, no: Fact) -> Fact:
         """``not D``: v is forced into the set of ``side`` and ``no`` excludes it."""
