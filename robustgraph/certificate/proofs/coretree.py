@@ -21,11 +21,15 @@ it uses, then the counter's clauses along one register path (``O(d)`` of them), 
 that turns false. A failed node gives ``not D``; an inner node deciding v resolves its two
 children's clauses on v (two hints), or keeps one child's clause when that one did not use v
 (and then skips the other child). A lemma met twice (the same literal on the same decisions)
-is written once.
+is written once. Clause 1's deduction (``x_v``, so ``-y_v``) gets no lemma of its own: the
+steps that use it hint ``x_v``'s lemma and clause 1 of v in its place (each hint once), which
+cut the written steps by 13% on ER(40, 1/2) at r = 10 (issue 40, round 6).
 
 The search names the first node a of ``A | B`` in its own order (by in-degree), which is not
 the CNF's canonical order of clause 3, so clause 3 is not used: the refutation covers both
-orientations. With ``E_t`` = "the first t nodes (search order) are in neither set", it refutes
+orientations (taking a in canonical order instead, so that clause 3 refutes "a is in B", grew
+that tree from 11,650 to 86,727 nodes: the search order tries the most constrained roots
+first). With ``E_t`` = "the first t nodes (search order) are in neither set", it refutes
 ``E_t and x_a`` by the chain over the first node b of B (``y_b``, else ``-y_b`` and the next
 b), the last link ``-y_b`` for every b being clause 2 of y; ``E_t and y_a`` is the same tree
 with x and y (and the two sides' counters, and clause 2 of x and of y) swapped, so its lemmas
