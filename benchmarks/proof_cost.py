@@ -73,9 +73,10 @@ the prover of round 4 (``--baseline round4``: this tree with round 5's change sw
 Issue 40, round 6 (registered by the lead in docs/performance.md at 2026-12-04 08:10 UTC,
 before any change or measurement of this round): the same 20 graphs at the fresh seed **4305**
 (``--seed 4305``), "before" round 5's prover (``--baseline round5``: this tree with round 6's
-change switched off, i.e. the core-search tree bounded at 64 dry-run nodes at every r) and
-"after" this tree, with the limits of rounds 3-5; run once, by the lead, after the code is
-final. Scratch seeds **4341-4350** are the only ones round 6's change is argued on::
+changes switched off: the core-search tree bounded at 64 dry-run nodes at every r, and its
+clause-1 deductions written as lemmas of their own) and "after" this tree, with the limits of
+rounds 3-5; run once, by the lead, after the code is final. Scratch seeds **4341-4350** are
+the only ones round 6's changes are argued on::
 
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4305 \
         --solve-limit 90 --limit 200 --baseline round5
@@ -250,10 +251,20 @@ def _round4_path():
     return mock.patch.object(sat, "SLICE_SHARE", 0.0)
 
 
-def _round5_path():
-    """The proof path of round 5 (commit 17df221): the tree only up to 64 dry-run nodes, at any
-    r (round 6's wider bound at r >= 8, :func:`prover.core_tree_nodes`, switched off)."""
-    return mock.patch.object(prover, "core_tree_nodes", lambda r: prover.CORE_TREE_NODES)
+def _clause_1_lemma(tree, side: int, v: int):
+    """Round 5's ``coretree._Tree.other_side``: clause 1's deduction as a lemma of its own."""
+    fact = tree.facts[side][True][v]
+    return tree.lemma(-tree.var(1 - side, v), [fact], [tree.canon[v] + 1])
+
+
+@contextlib.contextmanager
+def _round5_path() -> Iterator[None]:
+    """The proof path of round 5 (commit 17df221): the tree only up to 64 dry-run nodes at any
+    r, and clause 1's deductions as lemmas of their own (round 6's wider bound at r >= 8,
+    :func:`prover.core_tree_nodes`, and its inlined clause-1 steps switched off)."""
+    with mock.patch.object(prover, "core_tree_nodes", lambda r: prover.CORE_TREE_NODES), \
+            mock.patch.object(coretree._Tree, "other_side", _clause_1_lemma):
+        yield
 
 
 BASELINES = {
