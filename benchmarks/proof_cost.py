@@ -91,6 +91,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gzip
+import itertools
 import statistics
 import time
 from collections.abc import Iterator
@@ -103,11 +104,15 @@ from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.proofs import coretree, prover, sat
 from robustgraph.certificate.proofs.checker import View, check_proof
+from robustgraph.certificate.proofs.cnf import encode
+from robustgraph.certificate.proofs.lrat import check_refutation
 from robustgraph.certificate.proofs.prover import own_budgets, prove
+from robustgraph.certificate.proofs.trim import trim
 from robustgraph.design.api import design
 from robustgraph.limits import budgets_set
 from robustgraph.topology import Topology
 from solvers import registry
+from solvers.cores import search_r
 from solvers.types import Question, Request
 
 __all__ = ["main"]
@@ -386,6 +391,50 @@ def phases_table(
                + " | ".join(cells) + " |")
 
 
+def _proof_cpu(make, clauses) -> tuple[float, int, int]:
+    """CPU seconds to make an LRAT text (``make()``), gzip it as the prover does and check it;
+    with its steps and gzip bytes."""
+    start = time.process_time()
+    data = gzip.compress(make(), compresslevel=prover.GZIP_LEVEL, mtime=0)
+    steps = check_refutation(clauses, gzip.decompress(data).decode().splitlines())
+    return time.process_time() - start, steps, len(data)
+
+
+def tree_curve(
+    families: list[tuple[int, float]], seeds: list[int], cap: int, solve_limit: float
+) -> Iterator[str]:
+    """The tree against CaDiCaL, by dry-run size (``--tree-curve``): ER and digraph G(n, p) of
+    ``families`` at ``seeds``, r* by the core search, each proof made, gzipped and checked."""
+    yield ("| graph | r* | dry run (polls x 64) | CaDiCaL CPU (s) | steps / gzip | tree CPU (s) "
+           "| steps / gzip |")
+    yield "| --- | --- | --- | --- | --- | --- | --- |"
+    for seed in seeds:
+        for (n, p), directed in itertools.product(families, (False, True)):
+            name = f"{'digraph' if directed else 'ER'}({n}, {p}) seed {seed}"
+            nb = View.of(gen.erdos_renyi(n, p, seed=seed, directed=directed)).canonical()
+            yield f"| {name} | " + _curve_row(nb, cap, solve_limit) + " |"
+
+
+def _curve_row(nb: list[frozenset[int]], cap: int, solve_limit: float) -> str:
+    deadline = time.monotonic() + solve_limit
+    masks = [sum(1 << j for j in x) for x in nb]
+    r, upper, _ = search_r(masks, stop=lambda: time.monotonic() > deadline)
+    if r != upper:
+        return f"[{r}, {upper}] | -"
+    nodes = coretree.dry_run(nb, r, cap)
+    if nodes is None:
+        return f"{r} | > {cap:,}"
+    cnf = encode(nb, r, 1)
+    cells = [f"{r}", f"{nodes:,}"]
+    for make in (
+        lambda: trim(sat.refute(cnf, None, options=prover.cadical_options(r))[1]),
+        lambda: coretree.refute(nb, r).text,
+    ):
+        cpu, steps, size = _proof_cpu(make, cnf.clauses)
+        cells.append(f"{cpu:.2f} | {steps:,} / {size / 1024:,.0f} KiB")
+    return " | ".join(cells)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3, help="Repetitions per cell (medians).")
@@ -398,7 +447,21 @@ def main() -> None:
     parser.add_argument(
         "--baseline", choices=sorted(BASELINES), default="round2", help="What 'before' is."
     )
+    parser.add_argument(
+        "--tree-curve", metavar="N:P,...",
+        help="The tree against CaDiCaL by dry-run size on ER and digraph G(N, P).",
+    )
+    parser.add_argument("--seeds", help="FIRST-LAST: the seeds of --tree-curve (else --seed).")
+    parser.add_argument("--cap", type=int, default=6000, help="--tree-curve: largest dry run.")
     args = parser.parse_args()
+    if args.tree_curve:
+        pairs = (f.split(":") for f in args.tree_curve.split(","))
+        families = [(int(n), float(p)) for n, p in pairs]
+        first, _, last = (args.seeds or str(args.seed)).partition("-")
+        seeds = list(range(int(first), int(last or first) + 1))
+        for line in tree_curve(families, seeds, args.cap, args.solve_limit):
+            print(line, flush=True)
+        return
     if args.phases:
         for line in phases_table(args.limit, args.solve_limit, args.only, args.seed):
             print(line, flush=True)

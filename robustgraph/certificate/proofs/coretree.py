@@ -56,7 +56,7 @@ from collections.abc import Callable, Sequence
 from robustgraph.certificate.proofs.cnf import Cnf, encode
 from solvers.cores import OutOfTime, order_by_in_degree, pair_within
 
-__all__ = ["Refuted", "refute", "small_tree"]
+__all__ = ["Refuted", "dry_run", "refute", "small_tree"]
 
 _CHECK_EVERY = 256
 """Search nodes between two calls of ``stop``."""
@@ -804,15 +804,29 @@ def refute(
 
 def small_tree(canonical: Sequence[frozenset[int]], r: int, nodes: int) -> bool:
     """True when the core search settles "r-robust" (no pair at k = r - 1) within about
-    ``nodes`` search nodes (rounded up to its polling interval of 64): the tree this module
-    turns into a proof then stays small (measured: 20-40 lemmas per search node, each about
-    100 bytes). Costs at most that search.
+    ``nodes`` search nodes (:func:`dry_run`): the tree this module turns into a proof then
+    stays small (measured: 35-85 lemmas per search node at r = 8-11, each about 100 bytes).
+    Costs at most that search.
 
     Examples
     --------
     >>> k4 = [frozenset(set(range(4)) - {i}) for i in range(4)]
     >>> small_tree(k4, 2, 100), small_tree(k4, 3, 100)
     (True, False)
+    """
+    return dry_run(canonical, r, nodes) is not None
+
+
+def dry_run(canonical: Sequence[frozenset[int]], r: int, nodes: int) -> int | None:
+    """The core search's nodes at k = r - 1, counted in its polls of 64 (0: fewer than 64), when
+    it settles "r-robust" within ``nodes`` of them (rounded up to a poll); else None (a pair,
+    or more nodes).
+
+    Examples
+    --------
+    >>> k4 = [frozenset(set(range(4)) - {i}) for i in range(4)]
+    >>> dry_run(k4, 2, 100), dry_run(k4, 3, 100)
+    (0, None)
     """
     polls = 0
 
@@ -823,6 +837,7 @@ def small_tree(canonical: Sequence[frozenset[int]], r: int, nodes: int) -> bool:
 
     masks = [sum(1 << j for j in nb) for nb in canonical]
     try:
-        return pair_within(masks, r - 1, stop=stop) is None
+        found = pair_within(masks, r - 1, stop=stop)
     except OutOfTime:
-        return False
+        return None
+    return None if found is not None else polls * 64
