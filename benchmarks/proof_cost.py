@@ -81,6 +81,10 @@ the only ones round 6's changes are argued on::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4305 \
         --solve-limit 90 --limit 200 --baseline round5
 
+``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
+gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
+the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
+
 ``--phases`` prints, for the same graphs (``--seed``, ``--only``), where certify's proof time
 goes: the CNF's encoding, the tree's dry run, the proof search (tree or CaDiCaL), trimming,
 gzip and the certifier's own check.
