@@ -46,7 +46,8 @@ of it and waits for the lane instead. An undirected 4-regular graph above :data:
 nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here with every
 thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
-with its pair; its child process is started before them (:data:`LANE_WARM_RULE`). When the
+with its pair; its child process is started before them (:data:`LANE_WARM_RULE`), and the
+first core runs the published model as printed beside it (:data:`BESIDE_LANE_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
 first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
@@ -93,6 +94,7 @@ __all__ = [
     "CORES_REGULAR_DEGREE",
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
+    "BESIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
@@ -185,6 +187,19 @@ k = 10, seeds 7261-7290) this process had used 0.09 s of CPU when :func:`_solve`
 when the lane was started, and the child needs 0.17-0.19 s of CPU to import CP-SAT: on two free
 cores about 0.07 s comes off the wall time; on a busy machine (load 6) no change was measured
 (docs/performance.md, "What changed in round 5")."""
+
+BESIDE_LANE_RULE = "a graph that skips the core search, two threads: the printed model beside"
+"""Issue 40, round 6: with two threads, a graph that skips the core search (:func:`_symmetric`)
+has its lane run the published model on CP-SAT told the quick bounds, hinted with their pair and
+least-first (:data:`LEAST_FIRST_RULE`); the first core, which until round 5 waited idle for it
+(:data:`REGULAR_SHARE` of the time left), now spends that wait on the published model exactly
+as printed (``milp_model.published_r``: no bound, no hint, no symmetry broken; one CP-SAT
+worker), a second, different configuration of the model, then waits for the lane only for what
+is left of it. The first proof wins. Measured on scratch seeds 7291-7310 (docs/performance.md,
+"Issue 40, round 6"): CP-SAT's time on the two configurations differs by up to 15x either way
+from graph to graph (random 10-regular, n = 60: the lane's configuration 5.3 s where the
+printed one took 1.3 s on seed 7293, 2.6 s against 7.7 s on 7292), so the two together take
+the smaller of the two."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -384,7 +399,13 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
         if regular:  # as long as the slice it replaces (REGULAR_SHARE)
             wait = REGULAR_SLICE if left is None else max(wait, REGULAR_SHARE * left)
-        lane.wait(wait if left is None else min(wait, left))
+        wait = wait if left is None else min(wait, left)
+        end = time.perf_counter() + wait
+        if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
+            cpsat.load()
+            search.published_slice(p, cpsat.run, wait, as_printed=True)
+        if not p.settled():  # what is left of the wait, if the slice ended early
+            lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
 
 

@@ -1,0 +1,159 @@
+"""Issue 40, round 6 (``portfolio.BESIDE_LANE_RULE``): with two threads, a graph that skips the
+core search (``portfolio._symmetric``) has its lane run the hinted least-first published model
+on CP-SAT; the first core, which used to wait idle for it, runs the published model as printed
+(a second, different configuration: no bound, no hint, no symmetry broken) for the same time,
+then waits for the lane only for what is left. On a fake clock, moved only by the fakes (no
+timing decides a pass or a fail)."""
+
+from __future__ import annotations
+
+import time
+
+import networkx as nx
+import pytest
+
+from robustgraph.generators import erdos_renyi
+from robustgraph.topology import Topology
+from solvers import cpsat, portfolio, search
+from solvers.milp_model import Outcome, published_r
+from solvers.search import Progress
+from solvers.types import Question, Request
+
+LIMIT = 10.0
+
+
+class _Clock:
+    """``perf_counter`` of ``solvers.search`` and ``solvers.portfolio``: moved only by fakes."""
+
+    thread_time = staticmethod(time.thread_time)
+    process_time = staticmethod(time.process_time)
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> _Clock:
+    fake = _Clock()
+    monkeypatch.setattr(search, "time", fake)
+    monkeypatch.setattr(portfolio, "time", fake)
+    return fake
+
+
+class _Lane:
+    """A lane that never answers: records each wait (and moves the clock by it)."""
+
+    def __init__(self, clock: _Clock) -> None:
+        self.clock = clock
+        self.waited: list[float] = []
+
+    def wait(self, timeout=None) -> bool:
+        self.waited.append(timeout)
+        self.clock.now += timeout
+        return False
+
+
+def _eight() -> Topology:
+    return Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
+
+
+def _slices(monkeypatch, clock: _Clock, spends: float, settles: bool = False) -> list:
+    """Record each published slice (its runner, seconds and configuration); each spends
+    ``spends`` seconds of the fake clock and, with ``settles``, closes the gap."""
+    calls = []
+
+    def published_slice(p, run, seconds, least=False, as_printed=False):
+        calls.append((run, seconds, least, as_printed))
+        clock.now += spends
+        if settles:
+            p.prove_lower(p.upper)
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    return calls
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize("spends", [2.0, 6.0])
+def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, clock, spends):
+    """The slice gets the lane's wait (REGULAR_SHARE of the time left); the lane is then
+    waited for only what the slice left of it (nothing when the slice used it all)."""
+    eight = _eight()
+    request = Request(eight, Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._symmetric(request)
+    calls = _slices(monkeypatch, clock, spends)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, lane)
+    share = portfolio.REGULAR_SHARE * LIMIT
+    ((run, seconds, least, as_printed),) = calls
+    assert run is cpsat.run and as_printed and not least
+    assert seconds == pytest.approx(share)
+    (waited,) = lane.waited
+    assert waited == pytest.approx(max(0.0, share - spends))
+    assert p.steps[-1]["step"] == "lane-wait"
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_slice_that_settles_the_question_is_not_followed_by_a_wait(monkeypatch, clock):
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls = _slices(monkeypatch, clock, 1.0, settles=True)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.prove_lower(2)
+    portfolio._published_slices(p, lane)
+    assert len(calls) == 1 and p.settled() and lane.waited == []
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
+    """A graph that gets the core search (30 nodes here) starts its lane beside it, unhinted;
+    the first core still only waits for it (the rule is measured on symmetric graphs only)."""
+    if directed:
+        kin = nx.DiGraph()
+        kin.add_edges_from((j, i) for i in range(30) for j in ((i + 1) % 30, (i + 7) % 30))
+        same = Topology.from_networkx(kin)
+    else:
+        same = Topology.from_networkx(nx.random_regular_graph(8, 30, seed=3))
+    for t in (same, erdos_renyi(30, 0.3, seed=3, directed=directed)):
+        request = Request(t, Question.max_r(), time_limit=LIMIT, threads=1)
+        assert not portfolio._symmetric(request)
+        calls = _slices(monkeypatch, clock, 1.0)
+        lane = _Lane(clock)
+        portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), lane)
+        assert calls == [] and len(lane.waited) == 1
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_one_thread_keeps_the_hinted_least_first_slice(monkeypatch, clock):
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls = _slices(monkeypatch, clock, 1.0)
+    portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
+    ((run, seconds, least, as_printed),) = calls
+    assert run is cpsat.run and least and not as_printed
+    assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)
+
+
+def test_the_printed_configuration_is_not_the_lanes():
+    """Never the same model with the same configuration twice at once: the first core's model
+    is ``published_r`` row for row, with no hint, while the lane's is bounded, hinted and
+    least-first (``lane.solve_payload``)."""
+    eight = _eight()
+    request = Request(eight, Question.max_r(), time_limit=LIMIT)
+    p = Progress(request, "portfolio", "strong", "t")
+    assert not search.quick_r(p) and p.witness is not None
+    models = []
+
+    def run(model, time_limit, threads, seed=0, **kw):
+        models.append(model)
+        return Outcome("unknown", None, None, 0.0, "fake")
+
+    search.published_slice(p, run, 1.0, as_printed=True)
+    search.published_slice(p, run, 1.0, least=True)
+    printed, lanes = models
+    plain = published_r(eight.in_neighbors)
+    assert printed.constraints == plain.constraints and printed.hint == {}
+    assert len(printed.vars) == len(plain.vars)
+    assert lanes.hint and len(lanes.vars) > len(plain.vars)  # the least-first flags
