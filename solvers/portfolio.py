@@ -402,11 +402,29 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = wait if left is None else min(wait, left)
         end = time.perf_counter() + wait
         if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
-            cpsat.load()
-            search.published_slice(p, cpsat.run, wait, as_printed=True)
+            _beside_lane(p, lane, wait)
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
+
+
+def _beside_lane(p: search.Progress, lane: lane_module.PublishedLane, seconds: float) -> None:
+    """The published model as printed on CP-SAT for up to ``seconds``, beside ``lane``, in a
+    thread at the lowest CPU priority (``solvers.idle``), stopped when the lane wins
+    (:data:`BESIDE_LANE_RULE`)."""
+    from solvers import cpsat, idle, search
+
+    cpsat.load()
+    lanes_stop = p.stop
+
+    def run(stop: StopSignal) -> None:
+        p.stop = stop  # this thread only touches p until it returns
+        search.published_slice(p, cpsat.run, seconds, as_printed=True)
+
+    try:
+        idle.run_idle(run, lane.won)
+    finally:
+        p.stop = lanes_stop
 
 
 def solve(request: Request) -> Result:

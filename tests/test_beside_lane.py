@@ -7,6 +7,9 @@ timing decides a pass or a fail)."""
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 
 import networkx as nx
@@ -14,7 +17,7 @@ import pytest
 
 from robustgraph.generators import erdos_renyi
 from robustgraph.topology import Topology
-from solvers import cpsat, portfolio, search
+from solvers import cpsat, idle, portfolio, search
 from solvers.milp_model import Outcome, published_r
 from solvers.search import Progress
 from solvers.types import Question, Request
@@ -55,6 +58,9 @@ class _Lane:
         self.clock.now += timeout
         return False
 
+    def won(self) -> bool:
+        return False
+
 
 def _eight() -> Topology:
     return Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
@@ -63,16 +69,24 @@ def _eight() -> Topology:
 def _slices(monkeypatch, clock: _Clock, spends: float, settles: bool = False) -> list:
     """Record each published slice (its runner, seconds and configuration); each spends
     ``spends`` seconds of the fake clock and, with ``settles``, closes the gap."""
-    calls = []
+    calls, nices = [], []
 
     def published_slice(p, run, seconds, least=False, as_printed=False):
         calls.append((run, seconds, least, as_printed))
+        nices.append(_nice())
         clock.now += spends
         if settles:
             p.prove_lower(p.upper)
 
     monkeypatch.setattr(search, "published_slice", published_slice)
-    return calls
+    return calls, nices
+
+
+def _nice() -> int | None:
+    """The calling thread's nice value (Linux: per thread), None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
@@ -83,7 +97,8 @@ def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, c
     eight = _eight()
     request = Request(eight, Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._symmetric(request)
-    calls = _slices(monkeypatch, clock, spends)
+    calls, nices = _slices(monkeypatch, clock, spends)
+    before = _nice()
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, lane)
@@ -91,6 +106,8 @@ def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, c
     ((run, seconds, least, as_printed),) = calls
     assert run is cpsat.run and as_printed and not least
     assert seconds == pytest.approx(share)
+    if sys.platform.startswith("linux"):  # in a thread of the lowest priority (solvers.idle)
+        assert nices == [idle.IDLE_NICE] and _nice() == before  # the caller's is unchanged
     (waited,) = lane.waited
     assert waited == pytest.approx(max(0.0, share - spends))
     assert p.steps[-1]["step"] == "lane-wait"
@@ -99,7 +116,7 @@ def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, c
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_a_slice_that_settles_the_question_is_not_followed_by_a_wait(monkeypatch, clock):
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
-    calls = _slices(monkeypatch, clock, 1.0, settles=True)
+    calls, nices = _slices(monkeypatch, clock, 1.0, settles=True)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     p.prove_lower(2)
@@ -120,7 +137,7 @@ def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
     for t in (same, erdos_renyi(30, 0.3, seed=3, directed=directed)):
         request = Request(t, Question.max_r(), time_limit=LIMIT, threads=1)
         assert not portfolio._symmetric(request)
-        calls = _slices(monkeypatch, clock, 1.0)
+        calls, nices = _slices(monkeypatch, clock, 1.0)
         lane = _Lane(clock)
         portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), lane)
         assert calls == [] and len(lane.waited) == 1
@@ -129,10 +146,11 @@ def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_one_thread_keeps_the_hinted_least_first_slice(monkeypatch, clock):
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
-    calls = _slices(monkeypatch, clock, 1.0)
+    calls, nices = _slices(monkeypatch, clock, 1.0)
     portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
     ((run, seconds, least, as_printed),) = calls
     assert run is cpsat.run and least and not as_printed
+    assert nices == [_nice()]  # in the caller's thread, at its priority
     assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)
 
 

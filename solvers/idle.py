@@ -1,0 +1,120 @@
+"""A solve for a core nobody else wants: run it in a thread at the lowest CPU priority.
+
+Issue 40, round 6 (``portfolio.BESIDE_LANE_RULE``): with two threads, on a graph that skips the
+core search, the first core runs a second configuration of the published model beside the
+lane. On an idle second core that takes the smaller of the two configurations' times; on a busy
+machine (scratch runs at load 3-3.5 on two cores, docs/performance.md) the second solve took
+CPU from the lane, which would have proven r* alone, and the command got slower (random
+10-regular, n = 60, seed 7315: 6.44 s against 3.35 s waiting idle). Run at nice 19, the solve
+gets a core only when no process of normal priority wants it (Linux's scheduler gives a nice-19
+thread about 1.5% of a core that a nice-0 one also wants), so the lane keeps its share of a busy
+machine as before.
+
+On Linux a nice value belongs to a thread, and the threads it starts (CP-SAT's) inherit it, so
+the caller's own thread keeps its priority; elsewhere the call runs at normal priority.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from solvers.interrupt import StopSignal
+
+__all__ = ["IDLE_NICE", "lower_priority", "run_idle"]
+
+T = TypeVar("T")
+
+IDLE_NICE = 19
+"""The nice value of the thread :func:`run_idle` runs its call in: the lowest priority."""
+
+_POLL = 0.05
+"""Seconds between the waiting thread's checks of ``ended`` (and resent stops)."""
+
+
+def lower_priority() -> bool:
+    """Give the calling thread (and the threads it starts from now on) nice :data:`IDLE_NICE`.
+
+    Returns
+    -------
+    bool
+        True on Linux, where a nice value is per thread; False elsewhere (nothing changed, since
+        the whole process would be lowered) or when the system refused.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), IDLE_NICE)
+    except OSError:
+        return False
+    return True
+
+
+def run_idle(call: Callable[[StopSignal], T], ended: Callable[[], bool]) -> T:
+    """Return ``call(stop)``, run in a new thread at the lowest priority (:func:`lower_priority`).
+
+    Parameters
+    ----------
+    call : callable
+        The solve; it watches the :class:`StopSignal` it is given (``cpsat.run(..., stop=...)``).
+    ended : callable
+        Polled every :data:`_POLL` seconds while ``call`` runs; once true (another core has the
+        answer) the stop is raised, and resent until ``call`` returns.
+
+    Returns
+    -------
+    Whatever ``call`` returns; an exception it raises is raised here.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C arrived while ``call`` ran: the stop is raised, ``call`` is waited for, and the
+        interrupt is raised again.
+
+    Examples
+    --------
+    >>> run_idle(lambda stop: 6 * 7, lambda: False)
+    42
+    """
+    stop = StopSignal()
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        lower_priority()
+        try:
+            box["value"] = call(stop)
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="idle-solve", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(_POLL):
+            if ended():
+                stop.set()  # set() resends to every registered stop function
+    except KeyboardInterrupt:
+        stop.set()
+        _wait(done, stop)
+        worker.join()
+        raise
+    worker.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _wait(done: threading.Event, stop: StopSignal) -> None:
+    """Wait for a stopped call, resending the stop; a further Ctrl-C does not cut it short."""
+    while True:
+        try:
+            while not done.wait(_POLL):
+                stop.poke()
+            return
+        except KeyboardInterrupt:
+            stop.poke()
