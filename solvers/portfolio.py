@@ -95,6 +95,7 @@ __all__ = [
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
     "BESIDE_LANE_RULE",
+    "BESIDE_LANE_AFTER",
     "LEAST_FIRST_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
@@ -200,6 +201,13 @@ is left of it. The first proof wins. Measured on scratch seeds 7291-7310 (docs/p
 from graph to graph (random 10-regular, n = 60: the lane's configuration 5.3 s where the
 printed one took 1.3 s on seed 7293, 2.6 s against 7.7 s on 7292), so the two together take
 the smaller of the two."""
+
+BESIDE_LANE_AFTER = 1.0
+"""Seconds the first core waits for the lane before :data:`BESIDE_LANE_RULE`'s second solve
+starts. In the scratch runs of the code before it (default threads, whole commands, random
+6-, 8- and 10-regular graphs and k-in digraphs, n = 60 and 80, seeds 7311-7320, load 3-3.9),
+14 of the 29 settled rows took 1 s of wall or less: there a second solve from the start would
+only double the command's CPU time (the comparisons count CPU as well as wall) for nothing."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -402,7 +410,9 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = wait if left is None else min(wait, left)
         end = time.perf_counter() + wait
         if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
-            _beside_lane(p, lane, wait)
+            lane.wait(min(wait, BESIDE_LANE_AFTER))  # most easy graphs: the lane alone
+            if not p.out_of_time():  # out of time too once the lane has won (p.halt)
+                _beside_lane(p, lane, max(0.0, end - time.perf_counter()))
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))

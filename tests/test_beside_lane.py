@@ -49,17 +49,21 @@ def clock(monkeypatch) -> _Clock:
 class _Lane:
     """A lane that never answers: records each wait (and moves the clock by it)."""
 
-    def __init__(self, clock: _Clock) -> None:
+    def __init__(self, clock: _Clock, wins_at: float | None = None) -> None:
         self.clock = clock
         self.waited: list[float] = []
+        self.wins_at = wins_at  # the lane proves r* at this fake time, if given
 
     def wait(self, timeout=None) -> bool:
         self.waited.append(timeout)
+        if self.wins_at is not None and self.clock.now + timeout >= self.wins_at:
+            self.clock.now = max(self.clock.now, self.wins_at)
+            return True
         self.clock.now += timeout
         return False
 
     def won(self) -> bool:
-        return False
+        return self.wins_at is not None and self.clock.now >= self.wins_at
 
 
 def _eight() -> Topology:
@@ -92,8 +96,9 @@ def _nice() -> int | None:
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 @pytest.mark.parametrize("spends", [2.0, 6.0])
 def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, clock, spends):
-    """The slice gets the lane's wait (REGULAR_SHARE of the time left); the lane is then
-    waited for only what the slice left of it (nothing when the slice used it all)."""
+    """The lane alone for BESIDE_LANE_AFTER seconds, then the slice for the rest of the lane's
+    wait (REGULAR_SHARE of the time left); the lane is then waited for only what the slice left
+    of it (nothing when the slice used it all)."""
     eight = _eight()
     request = Request(eight, Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._symmetric(request)
@@ -103,13 +108,15 @@ def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, c
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, lane)
     share = portfolio.REGULAR_SHARE * LIMIT
+    after = portfolio.BESIDE_LANE_AFTER
     ((run, seconds, least, as_printed),) = calls
     assert run is cpsat.run and as_printed and not least
-    assert seconds == pytest.approx(share)
+    assert seconds == pytest.approx(share - after)
     if sys.platform.startswith("linux"):  # in a thread of the lowest priority (solvers.idle)
         assert nices == [idle.IDLE_NICE] and _nice() == before  # the caller's is unchanged
-    (waited,) = lane.waited
-    assert waited == pytest.approx(max(0.0, share - spends))
+    first, rest = lane.waited
+    assert first == pytest.approx(after)
+    assert rest == pytest.approx(max(0.0, share - after - spends))
     assert p.steps[-1]["step"] == "lane-wait"
 
 
@@ -121,7 +128,20 @@ def test_a_slice_that_settles_the_question_is_not_followed_by_a_wait(monkeypatch
     p = Progress(request, "portfolio", "strong", "t")
     p.prove_lower(2)
     portfolio._published_slices(p, lane)
-    assert len(calls) == 1 and p.settled() and lane.waited == []
+    assert len(calls) == 1 and p.settled()
+    assert lane.waited == [pytest.approx(portfolio.BESIDE_LANE_AFTER)]  # none after the slice
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_lane_that_wins_within_the_first_wait_gets_no_second_solve(monkeypatch, clock):
+    """An easy graph: the lane proves r* before BESIDE_LANE_AFTER; no CPU is spent beside it."""
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls, _ = _slices(monkeypatch, clock, 1.0)
+    lane = _Lane(clock, wins_at=clock.now + portfolio.BESIDE_LANE_AFTER / 2)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.halt = lane.won  # as _solve sets it
+    portfolio._published_slices(p, lane)
+    assert calls == [] and lane.won()
 
 
 @pytest.mark.parametrize("directed", [False, True])
