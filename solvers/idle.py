@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from solvers.interrupt import StopSignal
+from solvers.interrupt import StopSignal, in_thread
 
 __all__ = ["IDLE_NICE", "lower_priority", "run_idle"]
 
@@ -30,9 +30,6 @@ T = TypeVar("T")
 
 IDLE_NICE = 19
 """The nice value of the thread :func:`run_idle` runs its call in: the lowest priority."""
-
-_POLL = 0.05
-"""Seconds between the waiting thread's checks of ``ended`` (and resent stops)."""
 
 
 def lower_priority() -> bool:
@@ -61,8 +58,8 @@ def run_idle(call: Callable[[StopSignal], T], ended: Callable[[], bool]) -> T:
     call : callable
         The solve; it watches the :class:`StopSignal` it is given (``cpsat.run(..., stop=...)``).
     ended : callable
-        Polled every :data:`_POLL` seconds while ``call`` runs; once true (another core has the
-        answer) the stop is raised, and resent until ``call`` returns.
+        Polled every 0.05 s while ``call`` runs; once true (another core has the answer) the
+        stop is raised, and resent until ``call`` returns.
 
     Returns
     -------
@@ -72,7 +69,7 @@ def run_idle(call: Callable[[StopSignal], T], ended: Callable[[], bool]) -> T:
     ------
     KeyboardInterrupt
         Ctrl-C arrived while ``call`` ran: the stop is raised, ``call`` is waited for, and the
-        interrupt is raised again.
+        interrupt is raised again (``interrupt.in_thread``).
 
     Examples
     --------
@@ -80,41 +77,11 @@ def run_idle(call: Callable[[StopSignal], T], ended: Callable[[], bool]) -> T:
     42
     """
     stop = StopSignal()
-    box: dict[str, object] = {}
-    done = threading.Event()
 
-    def work() -> None:
-        lower_priority()
-        try:
-            box["value"] = call(stop)
-        except BaseException as exc:  # handed to the caller's thread below
-            box["error"] = exc
-        finally:
-            done.set()
+    def tick() -> None:
+        if ended():
+            stop.set()  # set() resends to every registered stop function
 
-    worker = threading.Thread(target=work, name="idle-solve", daemon=True)
-    worker.start()
-    try:
-        while not done.wait(_POLL):
-            if ended():
-                stop.set()  # set() resends to every registered stop function
-    except KeyboardInterrupt:
-        stop.set()
-        _wait(done, stop)
-        worker.join()
-        raise
-    worker.join()
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
-
-
-def _wait(done: threading.Event, stop: StopSignal) -> None:
-    """Wait for a stopped call, resending the stop; a further Ctrl-C does not cut it short."""
-    while True:
-        try:
-            while not done.wait(_POLL):
-                stop.poke()
-            return
-        except KeyboardInterrupt:
-            stop.poke()
+    return in_thread(
+        lambda: call(stop), stop.set, name="idle-solve", setup=lower_priority, tick=tick
+    )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 
 import networkx as nx
 import pytest
@@ -21,29 +20,11 @@ from solvers import cpsat, idle, portfolio, search
 from solvers.milp_model import Outcome, published_r
 from solvers.search import Progress
 from solvers.types import Question, Request
+from tests import test_deadline_spent
 
+_Clock = test_deadline_spent._Clock
+clock = test_deadline_spent.clock  # the fake clock's fixture (search's and portfolio's time)
 LIMIT = 10.0
-
-
-class _Clock:
-    """``perf_counter`` of ``solvers.search`` and ``solvers.portfolio``: moved only by fakes."""
-
-    thread_time = staticmethod(time.thread_time)
-    process_time = staticmethod(time.process_time)
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def perf_counter(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch) -> _Clock:
-    fake = _Clock()
-    monkeypatch.setattr(search, "time", fake)
-    monkeypatch.setattr(portfolio, "time", fake)
-    return fake
 
 
 class _Lane:
