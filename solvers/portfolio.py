@@ -96,6 +96,7 @@ __all__ = [
     "LANE_WARM_RULE",
     "BESIDE_LANE_RULE",
     "BESIDE_LANE_AFTER",
+    "BESIDE_LANE_FREE",
     "LEAST_FIRST_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
@@ -193,10 +194,12 @@ BESIDE_LANE_RULE = "a graph that skips the core search, two threads: the printed
 """Issue 40, round 6: with two threads, a graph that skips the core search (:func:`_symmetric`)
 has its lane run the published model on CP-SAT told the quick bounds, hinted with their pair and
 least-first (:data:`LEAST_FIRST_RULE`); the first core, which until round 5 waited idle for it
-(:data:`REGULAR_SHARE` of the time left), now spends that wait on the published model exactly
-as printed (``milp_model.published_r``: no bound, no hint, no symmetry broken; one CP-SAT
-worker), a second, different configuration of the model, then waits for the lane only for what
-is left of it. The first proof wins. Measured on scratch seeds 7291-7310 (docs/performance.md,
+(:data:`REGULAR_SHARE` of the time left), now waits for it :data:`BESIDE_LANE_AFTER` seconds
+and then, if a core was free meanwhile (:data:`BESIDE_LANE_FREE`), spends the rest of that
+wait on the published model exactly as printed (``milp_model.published_r``: no bound, no hint,
+no symmetry broken; one CP-SAT worker, in a thread at nice 19: ``solvers.idle``), a second,
+different configuration of the model, then waits for the lane only for what is left of it.
+The first proof wins. Measured on scratch seeds 7291-7310 (docs/performance.md,
 "Issue 40, round 6"): CP-SAT's time on the two configurations differs by up to 15x either way
 from graph to graph (random 10-regular, n = 60: the lane's configuration 5.3 s where the
 printed one took 1.3 s on seed 7293, 2.6 s against 7.7 s on 7292), so the two together take
@@ -208,6 +211,13 @@ starts. In the scratch runs of the code before it (default threads, whole comman
 6-, 8- and 10-regular graphs and k-in digraphs, n = 60 and 80, seeds 7311-7320, load 3-3.9),
 14 of the 29 settled rows took 1 s of wall or less: there a second solve from the start would
 only double the command's CPU time (the comparisons count CPU as well as wall) for nothing."""
+
+BESIDE_LANE_FREE = 0.5
+"""Cores that must have been idle, on average, during the lane's first
+:data:`BESIDE_LANE_AFTER` seconds for :data:`BESIDE_LANE_RULE`'s second solve to start: on two
+free cores with the lane on one, about 1 is idle; with a second benchmark beside it, about 0.
+At nice 19 the second solve still took 0.3-0.6 CPU s from the lane on a busy machine
+(scratch, load 3.4: 10-30% slower on 5 of 5 hard rows; docs/performance.md)."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -410,20 +420,31 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = wait if left is None else min(wait, left)
         end = time.perf_counter() + wait
         if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
-            lane.wait(min(wait, BESIDE_LANE_AFTER))  # most easy graphs: the lane alone
-            if not p.out_of_time():  # out of time too once the lane has won (p.halt)
-                _beside_lane(p, lane, max(0.0, end - time.perf_counter()))
+            _beside_lane(p, lane, wait, end)
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
 
 
-def _beside_lane(p: search.Progress, lane: lane_module.PublishedLane, seconds: float) -> None:
-    """The published model as printed on CP-SAT for up to ``seconds``, beside ``lane``, in a
-    thread at the lowest CPU priority (``solvers.idle``), stopped when the lane wins
-    (:data:`BESIDE_LANE_RULE`)."""
+def _beside_lane(
+    p: search.Progress, lane: lane_module.PublishedLane, wait: float, end: float
+) -> None:
+    """:data:`BESIDE_LANE_RULE`: the lane alone for :data:`BESIDE_LANE_AFTER` of the ``wait``
+    seconds; then, if it has not won and a core was free meanwhile (at least
+    :data:`BESIDE_LANE_FREE` on average, ``idle.CpuSample``), the published model as printed on
+    CP-SAT until ``end`` (``time.perf_counter``), beside ``lane``, in a thread at the lowest
+    CPU priority (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
     from solvers import cpsat, idle, search
 
+    sample = idle.CpuSample()
+    lane.wait(min(wait, BESIDE_LANE_AFTER))  # most easy graphs: the lane alone
+    free = sample.free_cores()
+    due = free is not None and free >= BESIDE_LANE_FREE
+    if p.out_of_time() or not due:  # out of time too once the lane has won (p.halt)
+        p.note("beside-lane", free_cores=None if free is None else round(free, 2), ran=False)
+        return
+    p.note("beside-lane", free_cores=round(free, 2), ran=True)
+    seconds = max(0.0, end - time.perf_counter())
     cpsat.load()
     lanes_stop = p.stop
 

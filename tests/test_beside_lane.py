@@ -47,6 +47,23 @@ class _Lane:
         return self.wins_at is not None and self.clock.now >= self.wins_at
 
 
+class _Sample:
+    """``idle.CpuSample`` whose machine had ``FREE`` cores idle during the lane's first wait."""
+
+    FREE: float | None = 1.0
+
+    def free_cores(self) -> float | None:
+        return self.FREE
+
+
+@pytest.fixture(autouse=True)
+def free(monkeypatch):
+    """One core free unless a test says otherwise (``free.FREE = ...``)."""
+    monkeypatch.setattr(idle, "CpuSample", _Sample)
+    monkeypatch.setattr(_Sample, "FREE", 1.0)
+    return _Sample
+
+
 def _eight() -> Topology:
     return Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
 
@@ -176,3 +193,21 @@ def test_the_printed_configuration_is_not_the_lanes():
     assert printed.constraints == plain.constraints and printed.hint == {}
     assert len(printed.vars) == len(plain.vars)
     assert lanes.hint and len(lanes.vars) > len(plain.vars)  # the least-first flags
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize("cores", [0.2, None])
+def test_no_second_solve_without_a_free_core(monkeypatch, clock, free, cores):
+    """A busy machine (a fifth of a core idle during the lane's first second), or one whose
+    counters cannot be read: the first core only waits for the lane, as before round 6."""
+    free.FREE = cores
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls, _ = _slices(monkeypatch, clock, 1.0)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, lane)
+    assert calls == []
+    share = portfolio.REGULAR_SHARE * LIMIT
+    assert sum(lane.waited) == pytest.approx(share)  # the whole wait, for the lane
+    (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
+    assert step["ran"] is False and step["free_cores"] == cores

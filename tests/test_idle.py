@@ -49,3 +49,17 @@ def test_an_error_of_the_call_is_raised_in_the_caller():
 
     with pytest.raises(ValueError, match="solver broke"):
         idle.run_idle(call, lambda: False)
+
+
+def test_free_cores_reads_the_idle_share_of_the_cpu_counters(tmp_path, monkeypatch):
+    """``/proc/stat``'s first line before and after: 300 of 400 new jiffies idle or iowait on
+    a machine of 2 cores is 1.5 free cores; an unreadable file says nothing."""
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3\n")
+    monkeypatch.setattr(idle.CpuSample, "PATH", str(stat))
+    monkeypatch.setattr(idle.os, "cpu_count", lambda: 2)
+    sample = idle.CpuSample()
+    stat.write_text("cpu  150 0 100 1050 100 0 0 0 0 0\n")
+    assert sample.free_cores() == pytest.approx(1.5)
+    monkeypatch.setattr(idle.CpuSample, "PATH", str(tmp_path / "missing"))
+    assert idle.CpuSample().free_cores() is None
