@@ -5,10 +5,11 @@ core search, the first core runs a second configuration of the published model b
 lane. On an idle second core that takes the smaller of the two configurations' times; on a busy
 machine (scratch runs at load 3-3.5 on two cores, docs/performance.md) the second solve took
 CPU from the lane, which would have proven r* alone, and the command got slower (random
-10-regular, n = 60, seed 7315: 6.44 s against 3.35 s waiting idle). Run at nice 19, the solve
-gets a core only when no process of normal priority wants it (Linux's scheduler gives a nice-19
-thread about 1.5% of a core that a nice-0 one also wants), so the lane keeps its share of a busy
-machine as before.
+10-regular, n = 60, seed 7315: 6.44 s against 3.35 s waiting idle). At nice 19 (Linux's
+scheduler gives a nice-19 thread about 1.5% of a core that a nice-0 one also wants) it took
+less, but still 0.26-0.64 CPU s from the lane at load 2-3.7, so the portfolio starts it only
+after a free core was measured (:class:`CpuSample`); the nice value is kept for a machine that
+gets busy after that.
 
 On Linux a nice value belongs to a thread, and the threads it starts (CP-SAT's) inherit it, so
 the caller's own thread keeps its priority; elsewhere the call runs at normal priority.
@@ -37,9 +38,9 @@ class CpuSample:
     many cores were idle, on average, since.
 
     Issue 40, round 6: a second solve beside the lane helps only on a free core; at nice 19 it
-    still took 0.3-0.6 CPU s from a busy machine's lane (scratch, load 3.4: the command 10-30%
-    slower on 5 of 5 hard rows), so it starts only when the first second of the lane showed a
-    free core (``portfolio.BESIDE_LANE_FREE``).
+    still took 0.26-0.64 CPU s from a busy machine's lane (scratch, load 2.2-3.7: the command
+    4-34% slower on the 5 hard rows both versions settled), so it starts only when the lane's
+    first second showed a free core (``portfolio.BESIDE_LANE_FREE``).
 
     Examples
     --------

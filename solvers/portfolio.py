@@ -216,8 +216,8 @@ BESIDE_LANE_FREE = 0.5
 """Cores that must have been idle, on average, during the lane's first
 :data:`BESIDE_LANE_AFTER` seconds for :data:`BESIDE_LANE_RULE`'s second solve to start: on two
 free cores with the lane on one, about 1 is idle; with a second benchmark beside it, about 0.
-At nice 19 the second solve still took 0.3-0.6 CPU s from the lane on a busy machine
-(scratch, load 3.4: 10-30% slower on 5 of 5 hard rows; docs/performance.md)."""
+At nice 19 the second solve still took 0.26-0.64 CPU s from the lane on a busy machine
+(scratch, load 2.2-3.7: 4-34% slower on the 5 hard rows both settled; docs/performance.md)."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
