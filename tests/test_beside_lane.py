@@ -211,3 +211,30 @@ def test_no_second_solve_without_a_free_core(monkeypatch, clock, free, cores):
     assert sum(lane.waited) == pytest.approx(share)  # the whole wait, for the lane
     (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
     assert step["ran"] is False and step["free_cores"] == cores
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checked(monkeypatch):
+    """CP-SAT on both sides (a free core faked, no first wait): whichever side proves r*
+    first, the answer is exact, its witness checks, and the lane's child has ended."""
+    from solvers import lane as lane_module
+    from solvers.witness import refutes_r
+
+    monkeypatch.setattr(portfolio, "BESIDE_LANE_AFTER", 0.0)
+    lanes = []
+    real = lane_module.PublishedLane.start
+
+    def start(self):
+        lanes.append(self)
+        return real(self)
+
+    monkeypatch.setattr(lane_module.PublishedLane, "start", start)
+    eight = _eight()
+    res = portfolio.solve(Request(eight, Question.max_r(), threads=2, time_limit=60))
+    assert res.status.value == "exact" and res.value == 3
+    assert refutes_r(eight.in_neighbors, res.witness.s1, res.witness.s2, 4)
+    steps = res.params["steps"]
+    beside = [s for s in steps if s.get("step") == "beside-lane"]
+    assert [s["ran"] for s in beside] in ([True], [False])  # False: the lane won at once
+    (lane,) = lanes
+    assert lane._proc is not None and lane._proc.poll() is not None
