@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
-__all__ = ["run_interruptibly", "StopSignal", "watching", "ChildProcess", "STOP_GRACE"]
+__all__ = ["run_interruptibly", "in_thread", "StopSignal", "watching", "ChildProcess", "STOP_GRACE"]
 
 T = TypeVar("T")
 
@@ -71,22 +71,47 @@ def run_interruptibly(call: Callable[[], T], stop: Callable[[], None]) -> T:
     """
     if threading.current_thread() is not threading.main_thread():
         return call()
+    return in_thread(call, stop)
+
+
+def in_thread(
+    call: Callable[[], T],
+    stop: Callable[[], None],
+    *,
+    name: str = "solve",
+    setup: Callable[[], object] | None = None,
+    tick: Callable[[], None] | None = None,
+) -> T:
+    """Return ``call()``, run in a new thread while this one waits in short waits; on Ctrl-C
+    call ``stop()``, wait for ``call`` to return, re-raise (:func:`run_interruptibly`).
+
+    ``setup``, if given, runs first in the new thread (``solvers.idle``: its priority);
+    ``tick``, if given, runs in this thread every :data:`_POLL` seconds while ``call`` runs.
+
+    Examples
+    --------
+    >>> in_thread(lambda: 6 * 7, lambda: None, name="example")
+    42
+    """
     box: dict[str, object] = {}
     done = threading.Event()
 
     def work() -> None:
         try:
+            if setup is not None:
+                setup()
             box["value"] = call()
         except BaseException as exc:  # handed to the caller's thread below
             box["error"] = exc
         finally:
             done.set()
 
-    worker = threading.Thread(target=work, name="solve", daemon=True)
+    worker = threading.Thread(target=work, name=name, daemon=True)
     worker.start()
     try:
-        while not done.wait(0.1):  # not Thread.join: on 3.11 an interrupted join marks the
-            pass  # thread stopped while it runs, and the native solve outlives the interpreter
+        while not done.wait(_POLL):  # not Thread.join: on 3.11 an interrupted join marks the
+            if tick is not None:  # thread stopped while it runs, and the native solve
+                tick()  # outlives the interpreter
     except KeyboardInterrupt:
         stop()
         _wait_stopped(done, stop)

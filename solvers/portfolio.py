@@ -46,7 +46,8 @@ of it and waits for the lane instead. An undirected 4-regular graph above :data:
 nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here with every
 thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
-with its pair; its child process is started before them (:data:`LANE_WARM_RULE`). When the
+with its pair; its child process is started before them (:data:`LANE_WARM_RULE`), and the
+first core runs the published model as printed beside it (:data:`BESIDE_LANE_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
 first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
@@ -93,6 +94,9 @@ __all__ = [
     "CORES_REGULAR_DEGREE",
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
+    "BESIDE_LANE_RULE",
+    "BESIDE_LANE_AFTER",
+    "BESIDE_LANE_FREE",
     "LEAST_FIRST_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
@@ -185,6 +189,36 @@ k = 10, seeds 7261-7290) this process had used 0.09 s of CPU when :func:`_solve`
 when the lane was started, and the child needs 0.17-0.19 s of CPU to import CP-SAT: on two free
 cores about 0.07 s comes off the wall time; on a busy machine (load 6) no change was measured
 (docs/performance.md, "What changed in round 5")."""
+
+BESIDE_LANE_RULE = "a graph that skips the core search, two threads: the printed model beside"
+"""Issue 40, round 6: with two threads, a graph that skips the core search (:func:`_symmetric`)
+has its lane run the published model on CP-SAT told the quick bounds, hinted with their pair and
+least-first (:data:`LEAST_FIRST_RULE`); the first core, which until round 5 waited idle for it
+(:data:`REGULAR_SHARE` of the time left), now waits for it :data:`BESIDE_LANE_AFTER` seconds
+and then, if a core was free meanwhile (:data:`BESIDE_LANE_FREE`), spends the rest of that
+wait on the published model exactly as printed (``milp_model.published_r``: no bound, no hint,
+no symmetry broken; one CP-SAT worker, in a thread at nice 19: ``solvers.idle``), a second,
+different configuration of the model, then waits for the lane only for what is left of it.
+The first proof wins. Measured on scratch seeds 7291-7310 (docs/performance.md,
+"Issue 40, round 6"; the model alone, one worker): CP-SAT's time on the two configurations
+differs by up to 8x either way from graph to graph (random 10-regular, n = 60: the lane's
+configuration 5.4 s where the printed one took 1.3 s on seed 7293, 2.7 s against 7.7 s on
+7292), so on a free core the two together should take about the smaller of the two (estimated
+from those times; no idle machine was measured in round 6)."""
+
+BESIDE_LANE_AFTER = 1.0
+"""Seconds the first core waits for the lane before :data:`BESIDE_LANE_RULE`'s second solve
+starts. In the scratch runs of the code before it (default threads, whole commands, random
+6-, 8- and 10-regular graphs and k-in digraphs, n = 60 and 80, seeds 7311-7320, load 2-3.9),
+14 of the 29 settled rows of two runs took 1 s of wall or less: there a second solve from the
+start would only double the command's CPU time (the comparisons count CPU as well as wall)."""
+
+BESIDE_LANE_FREE = 0.5
+"""Cores that must have been idle, on average, during the lane's first
+:data:`BESIDE_LANE_AFTER` seconds for :data:`BESIDE_LANE_RULE`'s second solve to start: on two
+free cores with the lane on one, about 1 is idle; with a second benchmark beside it, about 0.
+At nice 19 the second solve still took 0.26-0.64 CPU s from the lane on a busy machine
+(scratch, load 2.2-3.7: 4-34% slower on the 5 hard rows both settled; docs/performance.md)."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -384,8 +418,45 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
         if regular:  # as long as the slice it replaces (REGULAR_SHARE)
             wait = REGULAR_SLICE if left is None else max(wait, REGULAR_SHARE * left)
-        lane.wait(wait if left is None else min(wait, left))
+        wait = wait if left is None else min(wait, left)
+        end = time.perf_counter() + wait
+        if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
+            _beside_lane(p, lane, wait, end)
+        if not p.settled():  # what is left of the wait, if the slice ended early
+            lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
+
+
+def _beside_lane(
+    p: search.Progress, lane: lane_module.PublishedLane, wait: float, end: float
+) -> None:
+    """:data:`BESIDE_LANE_RULE`: the lane alone for :data:`BESIDE_LANE_AFTER` of the ``wait``
+    seconds; then, if it has not won and a core was free meanwhile (at least
+    :data:`BESIDE_LANE_FREE` on average, ``idle.CpuSample``), the published model as printed on
+    CP-SAT until ``end`` (``time.perf_counter``), beside ``lane``, in a thread at the lowest
+    CPU priority (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
+    from solvers import cpsat, idle, search
+
+    sample = idle.CpuSample()
+    lane.wait(min(wait, BESIDE_LANE_AFTER))  # most easy graphs: the lane alone
+    free = sample.free_cores()
+    seconds = end - time.perf_counter()
+    due = free is not None and free >= BESIDE_LANE_FREE and seconds > 0
+    if p.out_of_time() or not due:  # out of time too once the lane has won (p.halt)
+        p.note("beside-lane", free_cores=None if free is None else round(free, 2), ran=False)
+        return
+    p.note("beside-lane", free_cores=round(free, 2), ran=True)
+    cpsat.load()
+    lanes_stop = p.stop
+
+    def run(stop: StopSignal) -> None:
+        p.stop = stop  # this thread only touches p until it returns
+        search.published_slice(p, cpsat.run, seconds, as_printed=True)
+
+    try:
+        idle.run_idle(run, lane.won)
+    finally:
+        p.stop = lanes_stop
 
 
 def solve(request: Request) -> Result:

@@ -607,7 +607,9 @@ def more_r(p: Progress) -> None:
         _extension(p)
 
 
-def published_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:
+def published_slice(
+    p: Progress, run: Runner, seconds: float, *, least: bool = False, as_printed: bool = False
+) -> None:
     """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
 
     The model is Usevitch & Panagou's (``milp_model.published_r``) with ``t <= upper`` (proven,
@@ -618,11 +620,14 @@ def published_slice(p: Progress, run: Runner, seconds: float, *, least: bool = F
     incumbent and its dual bound are kept (:func:`absorb_published`). It settles sparse and
     low-r* graphs in a fraction of a second where the strong model's infeasibility proof takes
     seconds (docs/performance.md). ``least``: the swap symmetry broken
-    (``milp_model.least_first``).
+    (``milp_model.least_first``). ``as_printed``: the model exactly as published instead
+    (``milp_model.published_r``: told nothing, no hint, no symmetry broken), the second
+    configuration that runs beside the lane (``portfolio.BESIDE_LANE_RULE``).
     """
+    nb = p.request.graph.in_neighbors
     w = p.witness  # not t >= lower: it made HiGHS 2-5x slower (note above)
     hint = None if w is None else (w.s1, w.s2)
-    model = published_r_below(p.request.graph.in_neighbors, p.upper, hint, least=least)
+    model = published_r(nb) if as_printed else published_r_below(nb, p.upper, hint, least=least)
     absorb_published(p, model, _call(p, run, model, None, seconds))
 
 

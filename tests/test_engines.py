@@ -128,7 +128,9 @@ def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, 
         pytest.skip("needs ortools and highspy")
     slices = []
     monkeypatch.setattr(
-        search, "published_slice", lambda p, run, s, least=False: slices.append((run, s))
+        search,
+        "published_slice",
+        lambda p, run, s, least=False, as_printed=False: slices.append((run, s)),
     )
     monkeypatch.setattr(portfolio, "EXHAUSTIVE_N", 18)
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
