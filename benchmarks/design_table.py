@@ -299,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
                          "up, so that a run stopped by the time limit keeps the highest level "
                          "it certified")
     ap.add_argument("--minimal-progress", action="store_true",
-                    help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
+                    help="with --minima: progress lines (level, pair clauses, candidates/s, CPU) "
+                         "on stderr")
     ap.add_argument("--minimal-out", default=None, metavar="DIR",
                     help="with --minima (not --s): write each design and its lower bound's "
                          "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json), and the "
