@@ -20,7 +20,9 @@ Two more tables (issue 43):
         input budgets where one file is not;
     python benchmarks/design_table.py --minima 12 --r 5 --minimal-climb --minimal-progress
         the same, each level from the closed-form bound up certified before the next, so that
-        a run the time limit stops still prints the highest level proven;
+        a run the time limit stops still prints the highest level proven; with
+        --minimal-out DIR it writes its pair clauses there when it ends, and a later run with
+        --minimal-resume DIR starts from them;
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -299,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                          "up, so that a run stopped by the time limit keeps the highest level "
                          "it certified")
     ap.add_argument("--minimal-progress", action="store_true",
-                    help="with --minima: progress lines (level, pair clauses, CPU) on stderr")
+                    help="with --minima: progress lines (level, pair clauses, candidates/s, CPU) "
+                         "on stderr")
     ap.add_argument("--minimal-out", default=None, metavar="DIR",
                     help="with --minima (not --s): write each design and its lower bound's "
                          "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json), and the "

@@ -5,6 +5,8 @@ certified, with a certificate the checker accepts on its own."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,3 +92,17 @@ def test_a_known_pair_clause_the_definition_does_not_give_is_refused() -> None:
     forged = mp.PairClause((0, 1), (2, 3), (2, 3))  # node 1 keeps 2 outside pairs at r = 2
     with pytest.raises(ParameterError, match="known pair clause 1: node 1 keeps"):
         prove_minimum(4, 2, 5, known=[forged])
+
+
+def test_progress_lines_say_how_fast_the_loop_runs() -> None:
+    lines: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(minimum, "PROGRESS_EVERY", 500)
+        result = prove_minimum(9, 3, 18, time_limit=300, climb=True, progress=lines.append)
+    counts = [re.fullmatch(r"level (\d+): ([\d,]+) pair clauses, ([\d,]+) candidates/s; "
+                           r"[\d.]+ s of CPU", line) for line in lines
+              if not line.startswith(("level 17 certified", "level 18 certified"))]
+    assert result.minimum and counts and all(counts)
+    assert [int(m[2].replace(",", "")) for m in counts] == [
+        500 * k for k in range(1, len(counts) + 1)]
+    assert all(int(m[3].replace(",", "")) > 0 for m in counts)

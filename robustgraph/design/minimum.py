@@ -351,6 +351,21 @@ def _report(progress: Callable[[str], None] | None, text: str) -> None:
         progress(f"{text}; {time.process_time():.1f} s of CPU")
 
 
+class _Rate:
+    """Candidates (the solver's models, one pair clause each) per CPU second between two
+    progress lines: how fast the counterexample loop runs as its pair clauses pile up."""
+
+    def __init__(self, clauses: int) -> None:
+        self.clauses, self.cpu = clauses, time.process_time()
+
+    def tick(self, clauses: int) -> str:
+        """The rate since the previous call (or since the level's search began), as text."""
+        now = time.process_time()
+        text = f"{(clauses - self.clauses) / max(now - self.cpu, 1e-9):,.0f} candidates/s"
+        self.clauses, self.cpu = clauses, now
+        return text
+
+
 def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budget: int,
             deadline: float, progress: Callable[[str], None] | None
             ) -> tuple[str, list[int] | None]:
@@ -358,6 +373,7 @@ def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budg
     clauses found appended to ``pairs``: ``("unsat", None)`` when none is left,
     ``("robust", masks)`` for a proven (r, s)-robust one, else ``(why it stopped, None)``."""
     solver = _new_solver(n, r, level, pairs)
+    rate = _Rate(len(pairs))
     try:
         while True:
             status = _solve(solver, deadline)
@@ -374,7 +390,8 @@ def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budg
             pairs.append(pair_clause(n, r, masks, *witness))
             solver.add_clause(list(pairs[-1].literals))
             if len(pairs) % PROGRESS_EVERY == 0:
-                _report(progress, f"level {level}: {len(pairs):,} pair clauses")
+                _report(progress, f"level {level}: {len(pairs):,} pair clauses, "
+                                  f"{rate.tick(len(pairs))}")
     finally:
         solver.delete()
 
@@ -451,7 +468,8 @@ def prove_minimum(
         and checked) before the next: a run the time limit stops still proves the highest
         level it certified (the result's ``lower_bound``, its certificate in ``document``).
     progress : callable, optional
-        Called with a line (level, pair clauses, CPU seconds) every :data:`PROGRESS_EVERY`
+        Called with a line (level, pair clauses, candidates per CPU second since the last
+        line, CPU seconds) every :data:`PROGRESS_EVERY`
         pair clauses and at each level certified.
     known : sequence of PairClause
         Pair clauses to start the search from (a stopped run's ``clauses``); each is checked
