@@ -64,6 +64,18 @@ def disjoint_pairs(n: int):
             yield s1, s2
 
 
+def in_regular_30(directed: bool, degree: int) -> Topology:
+    """A 30-node graph whose in-degrees are all equal: the 2-in digraph with arcs from i + 1 and
+    i + 7 (mod 30) into i, or a random ``degree``-regular graph (seed 3)."""
+    import networkx as nx
+
+    if directed:
+        kin = nx.DiGraph()
+        kin.add_edges_from((j, i) for i in range(30) for j in ((i + 1) % 30, (i + 7) % 30))
+        return Topology.from_networkx(kin)
+    return Topology.from_networkx(nx.random_regular_graph(degree, 30, seed=3))
+
+
 def naive_max_r(t: Topology) -> int:
     """r* straight from the definition (LeBlanc et al. 2013): O(3^n) pairs."""
     if t.n < 2:

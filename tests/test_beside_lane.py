@@ -13,6 +13,7 @@ import threading
 
 import networkx as nx
 import pytest
+from conftest import in_regular_30
 
 from robustgraph.generators import erdos_renyi
 from robustgraph.topology import Topology
@@ -146,12 +147,7 @@ def test_a_lane_that_wins_within_the_first_wait_gets_no_second_solve(monkeypatch
 def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
     """A graph that gets the core search (30 nodes here) starts its lane beside it, unhinted;
     the first core still only waits for it (the rule is measured on symmetric graphs only)."""
-    if directed:
-        kin = nx.DiGraph()
-        kin.add_edges_from((j, i) for i in range(30) for j in ((i + 1) % 30, (i + 7) % 30))
-        same = Topology.from_networkx(kin)
-    else:
-        same = Topology.from_networkx(nx.random_regular_graph(8, 30, seed=3))
+    same = in_regular_30(directed, 8)
     for t in (same, erdos_renyi(30, 0.3, seed=3, directed=directed)):
         request = Request(t, Question.max_r(), time_limit=LIMIT, threads=1)
         assert not portfolio._symmetric(request)

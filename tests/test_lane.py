@@ -8,7 +8,7 @@ from unittest.mock import patch
 
 import networkx as nx
 import pytest
-from conftest import naive_max_r, topologies
+from conftest import in_regular_30, naive_max_r, topologies
 from hypothesis import given, settings
 
 from robustgraph.topology import Topology
@@ -323,12 +323,7 @@ def test_one_published_model_at_a_time(monkeypatch, directed):
         calls.append((run, seconds))
 
     monkeypatch.setattr(search, "published_slice", published_slice)
-    if directed:
-        kin = nx.DiGraph()
-        kin.add_edges_from((j, i) for i in range(30) for j in ((i + 1) % 30, (i + 7) % 30))
-        same = Topology.from_networkx(kin)
-    else:
-        same = Topology.from_networkx(nx.random_regular_graph(4, 30, seed=3))
+    same = in_regular_30(directed, 4)
     other = erdos_renyi(30, 0.3, seed=3, directed=directed)
     assert portfolio._in_regular(same) and not portfolio._in_regular(other)
     for t in (same, other):
