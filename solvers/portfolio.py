@@ -98,6 +98,7 @@ __all__ = [
     "BESIDE_LANE_AFTER",
     "BESIDE_LANE_FREE",
     "LEAST_FIRST_S_RULE",
+    "BOTH_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -227,6 +228,13 @@ sets alike, so no optimum is cut off. At R = r* = 1 (where s*_R is 3-5, not 1) o
 0.2) graphs of r* = 1 among scratch seeds 7261-7290 (model alone, CP-SAT with one worker, told
 s <= the heuristic pair's value as the slice is; 2026-12-04, load 4-5): 3.09 -> 0.80 s of CPU in
 all, faster on 4, slower on 1 by 0.03 s (docs/performance.md, "What changed in round 5")."""
+
+BOTH_S_RULE = "two threads: both configurations of the published (r, s) slice, one per core"
+"""Issue 40, round 7: with two or more threads the published (r, s) slice
+(:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) and as printed at
+once, one CP-SAT worker each in a thread of its own, and the first proof stops the other
+(``solvers.first_proof``): the command's second core was idle during the slice, and neither
+configuration is the faster on every graph. MEASURED."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -772,14 +780,20 @@ def _step(res: Result, step: str) -> dict:
 def _published_s_slice(p: search.Progress) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
-    open (:func:`search.published_s_slice`)."""
-    from solvers import cpsat, search
+    open: with one thread least-first (:func:`search.published_s_slice`,
+    :data:`LEAST_FIRST_S_RULE`), with two or more both configurations at once, one worker each,
+    the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
         return
     cpsat.load()
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
+
+    if p.request.threads >= 2:  # BOTH_S_RULE: one worker per configuration, one per core
+        first_proof.published_s_both(p, cpsat.run, seconds)
+        return
 
     def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
         return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)

@@ -60,6 +60,8 @@ __all__ = [
     "more_r",
     "published_slice",
     "published_s_slice",
+    "published_s_model",
+    "record",
     "strong_r_loop",
     "strong_s_loop",
     "strong_r_model",
@@ -275,10 +277,18 @@ def _call(
         out = run(model, left, p.request.threads, p.request.seed, **stop)
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
         out = Outcome("invalid", None, None, 0.0, f"{type(exc).__name__}: {exc}")
+    record(p, model, probe, out)
+    return out
+
+
+def record(p: Progress, model: Model, probe: int | None, out: Outcome, **info: Any) -> None:
+    """Append a solve's step (model, probe, outcome, seconds and ``info``) to ``p``; an invalid
+    outcome marks ``p`` failed."""
     p.steps.append(
         {
             "model": model.name,
             "probe": probe,
+            **info,
             "outcome": out.status,
             "native": out.native,
             "seconds": round(out.seconds, 4),
@@ -286,7 +296,6 @@ def _call(
     )
     if out.status == "invalid":
         p.failed = True
-    return out
 
 
 def _published(p: Progress, run: Runner) -> None:
@@ -639,12 +648,20 @@ def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool =
     where the strong (r, s) loop took 0.9 and 3.1 s. ``least``: the swap symmetry broken
     (``milp_model.least_first``; the model's rows treat (S1, y1) and (S2, y2) alike and its
     objective sums both, so a swapped pair has the same value)."""
+    model = published_s_model(p, least=least)
+    absorb_published(p, model, _call(p, run, model, None, seconds))
+
+
+def published_s_model(p: Progress, *, least: bool = False) -> Model:
+    """The published (r, s) model of ``p``'s question told ``s <= upper``, as
+    :func:`published_s_slice` solves it; ``least``: its swap symmetry broken
+    (``milp_model.least_first``)."""
     model = published_model(p)
     s_var = [v.name for v in model.vars].index("s")
     model.add([(s_var, 1)], ub=p.upper)
     if least:
         least_first(model)
-    absorb_published(p, model, _call(p, run, model, None, seconds))
+    return model
 
 
 def _extension(p: Progress) -> bool:
