@@ -129,22 +129,28 @@ CONFIGS = (("least-first", True), ("as-printed", False))
 """The published (r, s) model's two configurations: its swap symmetry broken, and as printed."""
 
 
-def published_s_both(p: Progress, run: Runner, seconds: float) -> None:
-    """Both configurations of the published (r, s) slice (``search.published_s_model``: told
-    ``s <= upper``; :data:`CONFIGS`) for up to ``seconds`` each, at once, one CP-SAT worker
-    each (``run(model, limit, 1, seed, stop=...)``), the first proof winning
-    (:func:`first_proof`; ``p.stop`` stops both). Each solve's step names its ``config``; a
-    ``published-s-both`` step says which one proved the answer, if any; what both proved is kept.
+def published_s_both(p: Progress, run: Runner, seconds: float, window: float) -> None:
+    """The published (r, s) slice (``search.published_s_model``: told ``s <= upper``) least-first
+    for up to ``seconds`` and, beside it, as printed for up to ``window`` of them (:data:`CONFIGS`),
+    at once, one CP-SAT worker each (``run(model, limit, 1, seed, stop=...)``), the first proof
+    winning (:func:`first_proof`; ``p.stop`` stops both). Each solve's step names its ``config``;
+    a ``published-s-both`` step says which one proved the answer, if any; what both proved is
+    kept (``search.absorb_published``: checked incumbents, proven bounds).
     """
     from solvers import search
 
     left = p.remaining()
     budget = seconds if left is None else min(left, seconds)
+    limits = (budget, min(budget, window))
     models: list[Model] = [search.published_s_model(p, least=least) for _, least in CONFIGS]
     p.tell("published (r, s) model, two configurations")
     seed = p.request.seed
     outs = first_proof(
-        [lambda signal, m=m: run(m, budget, 1, seed, stop=signal) for m in models], p.stop
+        [
+            lambda signal, m=m, limit=limit: run(m, limit, 1, seed, stop=signal)
+            for m, limit in zip(models, limits, strict=True)
+        ],
+        p.stop,
     )
     proofs = []
     for (name, _), model, out in zip(CONFIGS, models, outs, strict=True):

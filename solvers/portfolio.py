@@ -99,6 +99,7 @@ __all__ = [
     "BESIDE_LANE_FREE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
+    "BOTH_S_WINDOW",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -235,6 +236,10 @@ BOTH_S_RULE = "two threads: both configurations of the published (r, s) slice, o
 once, one CP-SAT worker each in a thread of its own, and the first proof stops the other
 (``solvers.first_proof``): the command's second core was idle during the slice, and neither
 configuration is the faster on every graph. MEASURED."""
+
+BOTH_S_WINDOW = 0.3
+"""Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one.
+MEASURED."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -792,7 +797,7 @@ def _published_s_slice(p: search.Progress) -> None:
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
 
     if p.request.threads >= 2:  # BOTH_S_RULE: one worker per configuration, one per core
-        first_proof.published_s_both(p, cpsat.run, seconds)
+        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW)
         return
 
     def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``

@@ -83,10 +83,12 @@ def test_which_configurations_run_for_how_many_threads(monkeypatch, threads):
         search, "published_s_slice", lambda p, run, seconds, least=False: ran.append(("one", least))
     )
     monkeypatch.setattr(
-        first_proof, "published_s_both", lambda p, run, seconds: ran.append(("both", None))
+        first_proof,
+        "published_s_both",
+        lambda p, run, seconds, window: ran.append(("both", window)),
     )
     portfolio._published_s_slice(_progress(threads))
-    assert ran == ([("one", True)] if threads == 1 else [("both", None)])
+    assert ran == ([("one", True)] if threads == 1 else [("both", portfolio.BOTH_S_WINDOW)])
 
 
 def _is_least_first(model) -> bool:
@@ -101,13 +103,14 @@ def test_the_slice_keeps_the_winners_proof_and_stops_the_other(fast):
 
     def run(model, time_limit, threads, seed=0, *, stop):
         config = "least-first" if _is_least_first(model) else "as-printed"
-        solves.append((config, threads))
+        solves.append((config, time_limit, threads))
         if config == fast:
             return cpsat.run(model, None, 1, seed)  # the real proof
         return _waits_for_its_stop(stop)
 
-    first_proof.published_s_both(p, run, 10.0)
-    assert sorted(solves) == [("as-printed", 1), ("least-first", 1)]  # one worker each
+    first_proof.published_s_both(p, run, 10.0, 0.3)
+    # one worker each; the printed configuration only for its window
+    assert sorted(solves) == [("as-printed", 0.3, 1), ("least-first", 10.0, 1)]
     steps = {step["config"]: step for step in p.steps if "config" in step}
     assert steps[fast]["outcome"] == "optimal"
     other = "as-printed" if fast == "least-first" else "least-first"
@@ -120,7 +123,25 @@ def test_the_slice_keeps_the_winners_proof_and_stops_the_other(fast):
 @pytest.mark.parametrize(("n", "prob", "seed", "r"), [(9, 0.4, 7322, 1), (9, 0.6, 7323, 2)])
 def test_both_real_configurations_prove_s_star(n, prob, seed, r):
     p = _progress(2, r, n, prob, seed)
-    first_proof.published_s_both(p, cpsat.run, 30.0)
+    first_proof.published_s_both(p, cpsat.run, 30.0, 30.0)
     assert p.settled() and p.lower == naive_max_s(p.request.graph, r)
     assert {step.get("config") for step in p.steps} >= {"least-first", "as-printed"}
     assert p.steps[-1]["proved_by"] in ("least-first", "as-printed")
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs OR-Tools")
+def test_a_printed_window_that_ends_unproven_leaves_least_first_running():
+    p = _progress(2)
+    signals = {}
+
+    def run(model, time_limit, threads, seed=0, *, stop):
+        config = "least-first" if _is_least_first(model) else "as-printed"
+        signals[config] = stop
+        if config == "as-printed":  # its window over: CP-SAT's time limit, nothing proven
+            return Outcome("unknown", None, None, time_limit, "UNKNOWN")
+        return cpsat.run(model, None, 1, seed)
+
+    first_proof.published_s_both(p, run, 10.0, 0.3)
+    assert not signals["least-first"].is_set()  # never stopped: it proved s* on its own
+    assert p.steps[-1]["proved_by"] == "least-first"
+    assert p.settled() and p.lower == naive_max_s(p.request.graph, 1)
