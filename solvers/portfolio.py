@@ -59,8 +59,9 @@ For s*_r: exhaustive for small n, otherwise the core search's decision of r-robu
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
 heuristic pairs, the published (r, s) model on CP-SAT for half the time left
-(:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`) and the strong
-(r, s) model. Every bound is proven, every witness
+(:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
+threads the model as printed beside it for its first :data:`BOTH_S_WINDOW` seconds,
+:data:`BOTH_S_RULE`) and the strong (r, s) model. Every bound is proven, every witness
 checked; on a time limit the result is ``bounded``. No solver package is imported before a
 model is solved.
 """
@@ -230,16 +231,25 @@ sets alike, so no optimum is cut off. At R = r* = 1 (where s*_R is 3-5, not 1) o
 s <= the heuristic pair's value as the slice is; 2026-12-04, load 4-5): 3.09 -> 0.80 s of CPU in
 all, faster on 4, slower on 1 by 0.03 s (docs/performance.md, "What changed in round 5")."""
 
-BOTH_S_RULE = "two threads: both configurations of the published (r, s) slice, one per core"
+BOTH_S_RULE = "two threads: the printed (r, s) slice beside the least-first one, briefly"
 """Issue 40, round 7: with two or more threads the published (r, s) slice
-(:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) and as printed at
-once, one CP-SAT worker each in a thread of its own, and the first proof stops the other
-(``solvers.first_proof``): the command's second core was idle during the slice, and neither
-configuration is the faster on every graph. MEASURED."""
+(:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) for the whole slice
+and, at the same time on the second core, the model as printed for its first
+:data:`BOTH_S_WINDOW` seconds, one CP-SAT worker each in a thread of its own; the first proof
+stops the other (``solvers.first_proof``). Never one configuration twice. On scratch seeds
+7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of 26-40 nodes;
+each configuration alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7: (r, s) on
+two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the smaller of the two
+265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
+configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-first took
+0.12-1.19 s; the other a 10 s row), so both for the whole slice would double the CPU time of
+every row for 2% of wall time; whole commands at load 3-4 (67 rows): both for the whole slice
+slower than before by more than 10% + 0.1 s on 22 rows, the window on 6, faster on 5."""
 
 BOTH_S_WINDOW = 0.3
-"""Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one.
-MEASURED."""
+"""Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one: it
+covers the printed configuration's wins measured (the slowest 0.274 s) and costs at most that
+much CPU time where least-first proves s*_r alone."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
