@@ -243,8 +243,9 @@ two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the small
 265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
 configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-first took
 0.12-1.19 s; the other a 10 s row), so both for the whole slice would double the CPU time of
-every row for 2% of wall time; whole commands at load 3-4 (67 rows): both for the whole slice
-slower than before by more than 10% + 0.1 s on 22 rows, the window on 6, faster on 5."""
+every row for 2% of wall time. Whole commands (76 of those rows, before / window / both for the
+whole slice, interleaved, load 3.2-4.5): both for the whole slice slower than before by more than
+10% + 0.1 s in wall or CPU on 23 rows, the window on 6; each faster on 5 (the same rows)."""
 
 BOTH_S_WINDOW = 0.3
 """Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one: it
