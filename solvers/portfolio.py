@@ -237,7 +237,7 @@ BOTH_S_RULE = "two threads: the printed (r, s) slice beside the least-first one,
 and, at the same time on the second core, the model as printed for its first
 :data:`BOTH_S_WINDOW` seconds, one CP-SAT worker each in a thread of its own; the first proof
 stops the other (``solvers.first_proof``). Never one configuration twice. On scratch seeds
-7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of 26-40 nodes;
+7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of 26-35 nodes;
 each configuration alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7: (r, s) on
 two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the smaller of the two
 265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
