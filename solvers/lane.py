@@ -205,7 +205,8 @@ class PublishedLane:
 
 def spawn() -> subprocess.Popen[bytes]:
     """The lane's child process, started before its payload is known: it imports CP-SAT at
-    once (about 0.2 s of CPU, 0.17-0.19 s measured in issue 40's round 5) and then waits for
+    once (about 0.2 s of CPU, 0.17-0.19 s measured in issue 40's round 5; 0.11 s since round 7,
+    which took numpy out of the published models, ``milp_model.laplacian_row``) and then waits for
     the payload on stdin (:meth:`PublishedLane.start` sends it). Started while the
     first core computes the bounds that the payload carries, so that the start-up runs beside
     them (a graph that skips the core search: ``portfolio.LANE_WARM_RULE``). End it
