@@ -193,7 +193,7 @@ when the lane was started, and the child needs 0.17-0.19 s of CPU to import CP-S
 cores about 0.07 s comes off the wall time; on a busy machine (load 6) no change was measured
 (docs/performance.md, "What changed in round 5"). Round 7: the child imports no numpy
 (``milp_model.laplacian_row``): its start-up took 0.14 s of wall and 0.11 s of CPU instead of
-0.27 s and 0.19 s (median of 12 each, load 2.7), so it is ready about when the bounds end."""
+0.27 s and 0.19 s (median of 12 each, load 2.7): ready about 0.1 s sooner."""
 
 BESIDE_LANE_RULE = "a graph that skips the core search, two threads: the printed model beside"
 """Issue 40, round 6: with two threads, a graph that skips the core search (:func:`_symmetric`)
