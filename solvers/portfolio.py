@@ -247,7 +247,7 @@ configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-fir
 0.12-1.19 s; the other a 10 s row), so both for the whole slice would double the CPU time of
 every row for 2% of wall time. Whole commands (76 of those rows, before / window / both for the
 whole slice, interleaved, load 3.2-4.5): both for the whole slice slower than before by more than
-10% + 0.1 s in wall or CPU on 23 rows, the window on 6; each faster on 5 (the same rows)."""
+10% + 0.1 s in wall or CPU on 23 rows, the window on 6; each faster on 5 (4 of them shared)."""
 
 BOTH_S_WINDOW = 0.3
 """Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one: it
@@ -799,8 +799,9 @@ def _published_s_slice(p: search.Progress) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
-    :data:`LEAST_FIRST_S_RULE`), with two or more both configurations at once, one worker each,
-    the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    :data:`LEAST_FIRST_S_RULE`); with two or more least-first and, for its first
+    :data:`BOTH_S_WINDOW` seconds, as printed, at once, one worker each, the first proof
+    winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
     from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
