@@ -4,12 +4,12 @@ Issue 40, round 7 (``portfolio.BOTH_S_RULE``): CP-SAT's time on the published (r
 (Usevitch & Panagou, Automatica 2020) told ``s <= upper`` differs from graph to graph between
 its least-first configuration (``milp_model.least_first``) and the model as printed: the whole
 command 4.62 s against 0.22 s one way and 0.24 s against 0.97 s the other (docs/performance.md,
-"Issue 40, round 6: the registered runs"), the model alone up to 15x either way on round 7's
-scratch rows. With two threads the portfolio runs least-first for the slice and the printed
-model beside it for a short window, one CP-SAT worker each, each in a thread of its own (CP-SAT
-releases the GIL while it searches, so two threads use two cores); the first to prove its
-answer (``optimal`` or ``infeasible``) raises the other's :class:`StopSignal` at once, so the
-CPU time past the win is not doubled. Both outcomes are kept: each incumbent is checked and
+"Issue 40, round 6: the registered runs"), the model alone up to 8x one way and 15x the other on
+round 7's scratch rows. With two threads the portfolio runs least-first for the slice and the
+printed model beside it for a short window, one CP-SAT worker each, each in a thread of its own
+(CP-SAT releases the GIL while it searches, so two threads use two cores); the first to prove
+its answer (``optimal`` or ``infeasible``) raises the other's :class:`StopSignal` at once, so
+the CPU time past the win is not doubled. Both outcomes are kept: each incumbent is checked and
 each proven bound is a bound (``search.absorb_published``), as for one solve.
 
 The waiting thread never blocks in ``Thread.join`` (``solvers.interrupt``: an interrupted join
