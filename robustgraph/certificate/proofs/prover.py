@@ -26,6 +26,7 @@ from robustgraph.certificate.proofs import (
     exhaustive,
     sat,
     theorem,
+    tree_make,
 )
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
@@ -43,7 +44,7 @@ from solvers.extras import missing
 
 __all__ = ["MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove"]
 
-MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
+MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "coretree", "none")
 
 Made = tuple[dict[str, Any], dict[str, bytes]]
 """A proof object and the proof files it names (file name -> gzip bytes)."""
@@ -72,7 +73,8 @@ def _exhaustive(view: View, r: int, s: int) -> Made | None:
 
 def own_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> dict[Budget, int]:
     """The input budgets the in-process check of a proof this process has just made needs
-    raised: for an LRAT proof, its file's bytes, its text's bytes and its recorded steps, where
+    raised: for an LRAT proof (a core-tree one), its file's bytes, its text's bytes and its
+    recorded steps (tree nodes), where
     they exceed the budgets in force. The budgets guard ``verify`` against hostile files; a
     proof made here is not one, and refusing to check it would lose a finished proof (the
     certificate then says which budgets its ``verify`` needs: :func:`verify_budgets`).
@@ -82,12 +84,13 @@ def own_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> dict[Budget, 
     >>> own_budgets({"kind": "theorem"}, {})
     {}
     """
-    if proof.get("kind") != "lrat":
+    if proof.get("kind") not in ("lrat", "coretree"):
         return {}
     data = files[proof["file"]]
     with gzip.open(io.BytesIO(data), "rb") as stream:
         text = sum(len(chunk) for chunk in iter(lambda: stream.read(1 << 20), b""))
-    needs = {FILE_BYTES: len(data), INFLATED_BYTES: text, PROOF_STEPS: proof["steps"]}
+    steps = proof["steps"] if proof["kind"] == "lrat" else proof["nodes"]
+    needs = {FILE_BYTES: len(data), INFLATED_BYTES: text, PROOF_STEPS: steps}
     return {budget: value for budget, value in needs.items() if value > budget.value()}
 
 
@@ -331,6 +334,32 @@ def _lrat(
     return proof, {name: data}
 
 
+def _coretree(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
+    """A core-tree certificate (:mod:`.tree_make`) within ``time_limit``, or None (not
+    r-robustness, not r-robust, out of time)."""
+    if s != 1 or len(view.labels) < 2 or (time_limit is not None and time_limit <= 0):
+        return None
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    stop = None if deadline is None else (lambda: time.monotonic() >= deadline)
+    try:
+        made = tree_make.make(view.canonical(), r, stop)
+    except OutOfTime:
+        return None
+    if made is None:
+        return None
+    digest = hashlib.sha256(made.data).hexdigest()
+    name = f"coretree-{digest[:20]}.tree.gz"
+    proof = {
+        "kind": "coretree",
+        "format": tree_make.FORMAT,
+        "file": name,
+        "sha256": digest,
+        "bytes": len(made.data),
+        "nodes": made.nodes,
+    }
+    return proof, {name: made.data}
+
+
 def prove(
     view: View,
     r: int,
@@ -381,9 +410,12 @@ def prove(
         "construction": [lambda: _construction(view, r, s)],
         "exhaustive": [lambda: _exhaustive(view, r, s)],
         "lrat": [lambda: _lrat(view, r, s, time_limit, split)],
+        "coretree": [lambda: _coretree(view, r, s, time_limit)],
         "none": [],
     }
     makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
+    if split is None:  # a split asks for cube and conquer's LRAT proof
+        makers["auto"] += makers["coretree"]
     makers["auto"] += makers["lrat"]
     for make in makers[mode]:
         made = make()

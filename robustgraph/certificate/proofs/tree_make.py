@@ -16,10 +16,10 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable, Sequence
 
-from robustgraph.certificate.proofs.tree_check import MAGIC
+from robustgraph.certificate.proofs.tree_check import FORMAT, MAGIC
 from solvers.cores import _relabel, _Search, order_by_in_degree
 
-__all__ = ["Made", "make"]
+__all__ = ["FORMAT", "Made", "make"]
 
 GZIP_LEVEL = 6
 """zlib level of the stored file (the numbers are one byte each up to n = 63: cheap to pack)."""
