@@ -21,6 +21,7 @@ from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.tree_check import MAGIC, TreeRejected, check
 from robustgraph.cli import main
 from robustgraph.limits import PROOF_STEPS, OverBudget, budgets_set
+from solvers.cores import OutOfTime
 from solvers.exhaustive import exact_r
 
 SMALL = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -188,6 +189,24 @@ def test_check_proof_checks_record_hash_size_and_budget():
         check_proof(view, r, 1, proof, files.__getitem__)
     assert prover.prove(view, r + 1, 1, "coretree") is None  # not (r + 1)-robust
     assert prover.prove(view, r, 2, "coretree") is None  # (r, s) is not its claim
+
+
+def test_auto_takes_the_tree_for_r_robustness_and_lrat_when_the_tree_runs_out(monkeypatch):
+    view = View.of(gen.erdos_renyi(24, 0.5, seed=2, directed=True))  # no theorem, n > 20
+    r = r_star(view.canonical())
+    proof, _ = prover.prove(view, r, 1, "auto", 30.0)
+    assert proof["kind"] == "coretree"
+    pytest.importorskip("pysat")
+    limits = []
+
+    def out_of_time(nb, r, stop=None):
+        limits.append(stop)
+        raise OutOfTime
+
+    monkeypatch.setattr(tree_make, "make", out_of_time)
+    proof, _ = prover.prove(view, r, 1, "auto", 30.0)
+    assert proof["kind"] == "lrat" and limits and limits[0] is not None
+    assert prover.prove(view, r, 1, "coretree", 30.0) is None
 
 
 def run(*args):

@@ -2,7 +2,9 @@
 
 ``auto`` tries, cheapest to check first: a theorem family (:mod:`.theorem`), a construction
 found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
-recomputation (n <= 20), then an LRAT refutation: written from the core search's own tree when
+recomputation (n <= 20), then for r-robustness (s = 1, no ``--cubes``) a core-tree certificate
+(:mod:`.tree_make`, checked by :mod:`.tree_check`) within :data:`AUTO_TREE_SHARE` of the time
+limit, then an LRAT refutation with the time left: written from the core search's own tree when
 that tree is small and r large (:mod:`.coretree`, r-robustness only), else by CaDiCaL
 (:mod:`.sat`, within the time left, its log trimmed to the lemmas the refutation uses,
 :mod:`.trim`; or by cube and conquer, :mod:`.cubes`). Every proof made is checked by
@@ -334,6 +336,13 @@ def _lrat(
     return proof, {name: data}
 
 
+AUTO_TREE_SHARE = 0.5
+"""Share of the time limit ``auto`` gives the core-tree certificate before it turns to an LRAT
+proof with what is left (issue 40, round 7; docs/performance.md, "a core-tree certificate"):
+on the scratch rows measured the tree was the cheaper proof; where the core search stalls (it
+hands such graphs to the models when it answers them), the LRAT proof still gets half."""
+
+
 def _coretree(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
     """A core-tree certificate (:mod:`.tree_make`) within ``time_limit``, or None (not
     r-robustness, not r-robust, out of time)."""
@@ -381,7 +390,8 @@ def prove(
     mode : str
         One of :data:`MODES` (``none`` always gives None).
     time_limit : float, optional
-        Seconds for the SAT solver (``lrat`` and the last step of ``auto``).
+        Seconds for the SAT solver or the core tree (``lrat``, ``coretree`` and the last two
+        steps of ``auto``, which share it: :data:`AUTO_TREE_SHARE`).
     split : cubes.Split, optional
         Make an LRAT refutation by cube and conquer (:mod:`.cubes`) instead of in one solve;
         the combined proof is the same kind of record and is checked the same way.
@@ -405,6 +415,12 @@ def prove(
         raise ParameterError(f"unknown proof mode {mode!r}; expected one of {', '.join(MODES)}")
     if mode == "lrat" and not sat.available():  # asked for by name: say which extra it needs
         raise missing("pysat", "--proof lrat")
+    began = time.monotonic()
+
+    def left() -> float | None:  # auto's LRAT gets what the core tree left of the limit
+        return None if time_limit is None else time_limit - (time.monotonic() - began)
+
+    share = None if time_limit is None else time_limit * AUTO_TREE_SHARE
     makers = {
         "theorem": [lambda: _theorem(view, r, s)],
         "construction": [lambda: _construction(view, r, s)],
@@ -415,8 +431,10 @@ def prove(
     }
     makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
     if split is None:  # a split asks for cube and conquer's LRAT proof
-        makers["auto"] += makers["coretree"]
-    makers["auto"] += makers["lrat"]
+        makers["auto"] += [lambda: _coretree(view, r, s, share)]
+        makers["auto"] += [lambda: _lrat(view, r, s, left(), split)]
+    else:
+        makers["auto"] += makers["lrat"]
     for make in makers[mode]:
         made = make()
         if made is None:
