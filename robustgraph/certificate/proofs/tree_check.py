@@ -6,8 +6,8 @@ graph is r-robust iff no two disjoint members of F_k exist (Def. 7). ``S`` is in
 (kind ``coretree``) lists, for a fixed node order, one binary tree per root and per tree node
 only what it did: ``0`` (the node is closed) or ``1 + 2 v + side`` (it splits on node v: v in
 A or not, side 0; v in B or not, side 1), in pre-order. This module replays every tree and
-re-derives every deduction itself from the graph, with the rules of docs/theory.md ("Core-tree
-certificates"), each proven there:
+re-derives every deduction itself from the graph, with the rules of docs/theory.md, section 7
+("Core-tree certificates"), each proven there:
 
 - *roots*: for a pair (A, B), name a = the first node of ``A | B`` in the order (in A, by the
   swap symmetry) and b = the first node of B; nodes before a are in neither set, nodes between
@@ -31,7 +31,7 @@ argument) is not a rule here: the maker branches instead.
 
 Why our own code: the certificate is a proof by the definitions, so the checker must not share
 code with what made it (``solvers/cores.py``, :mod:`.coretree`, :mod:`.tree_make`); it imports
-neither. It trusts Python's integers (bitmasks), the graph it is given and the three rules.
+none of them. It trusts Python's integers (bitmasks), the graph it is given and the three rules.
 
 Hostile files: the file is inflated to at most the bytes its recorded node count allows (and the
 inflated-bytes budget); a number is at most the bytes its largest legal value takes; the walk is
