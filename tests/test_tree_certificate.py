@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import subprocess
+import sys
 
 import pytest
 from cli_checks import assert_error
@@ -237,3 +239,12 @@ def test_certify_and_verify_a_core_tree_and_reject_a_forged_one(tmp_path):
     assert rejected.exit_code == 1 and "does not check" in rejected.stdout
     assert "Traceback" not in rejected.output
     assert_error(run("certify", graph, "--r", r, "--proof", "treecore", "-o", cert))
+
+
+def test_the_checker_shares_no_code_with_the_maker():
+    code = (
+        "import sys, robustgraph.certificate.proofs.tree_check\n"
+        "print(sorted(m for m in sys.modules if m.endswith(('.cores', '.coretree', '.tree_make'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
