@@ -7,8 +7,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from cli_checks import assert_error
@@ -246,5 +248,9 @@ def test_the_checker_shares_no_code_with_the_maker():
         "import sys, robustgraph.certificate.proofs.tree_check\n"
         "print(sorted(m for m in sys.modules if m.endswith(('.cores', '.coretree', '.tree_make'))))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    root = str(Path(__file__).resolve().parents[1])  # this tree's code, not an installed copy
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert done.stdout.strip() == "[]"
