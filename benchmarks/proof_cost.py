@@ -96,6 +96,7 @@ import argparse
 import contextlib
 import gzip
 import itertools
+import resource
 import statistics
 import time
 from collections.abc import Iterator
@@ -276,28 +277,47 @@ def _round5_path() -> Iterator[None]:
         yield
 
 
+def _round6_path():
+    """The LRAT path of round 6 (commit 6784a26): round 7 (i40c) added a proof kind of its own
+    (``--proof coretree``) and left the LRAT path as it was, so nothing is switched off."""
+    return contextlib.nullcontext()
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
-    "round5": _round5_path,
+    "round5": _round5_path, "round6": _round6_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
 
-def _certified(t: Topology, r: int, limit: float) -> tuple[float, str, float]:
-    start = time.perf_counter()
-    cert = certify(t, Claim.r_robust(r), proof="lrat", time_limit=limit)
-    took = time.perf_counter() - start
+def _cpu() -> float:
+    """CPU seconds of this process and its waited-for children so far (the portfolio's lane
+    runs in a child process)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _certified(
+    t: Topology, r: int, limit: float, kind: str = "lrat"
+) -> tuple[float, str, float, float, float]:
+    """``certify --r r --proof kind`` and ``verify``: certify's wall seconds, the proof's size,
+    verify's wall seconds, then certify's and verify's CPU seconds (nan: no proof)."""
+    start, cpu = time.perf_counter(), _cpu()
+    cert = certify(t, Claim.r_robust(r), proof=kind, time_limit=limit)
+    took, took_cpu = time.perf_counter() - start, _cpu() - cpu
     proof = cert.claims[0].checks[0].proof
-    if proof is None or proof["kind"] != "lrat":
-        return took, "no proof", float("nan")
+    if proof is None or proof["kind"] != kind:
+        return took, "no proof", float("nan"), took_cpu, float("nan")
     over = own_budgets(proof, cert.files)  # a proof over verify's default budgets: said, checked
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     with budgets_set(over):
         report = cert.verify(t)
-    checked = time.perf_counter() - start
+    checked, checked_cpu = time.perf_counter() - start, _cpu() - cpu
     assert report.valid, report.reasons
     mark = " (over the default budgets)" if over else ""
-    return took, f"{proof['steps']:,} / {proof['bytes'] / 1024:,.0f} KiB{mark}", checked
+    size = proof["steps"] if kind == "lrat" else proof["nodes"]
+    shown = f"{size:,} / {proof['bytes'] / 1024:,.0f} KiB{mark}"
+    return took, shown, checked, took_cpu, checked_cpu
 
 
 def before_after_table(
@@ -310,21 +330,64 @@ def before_after_table(
     """The rows of the ``--before-after`` table, each as soon as it is measured."""
     yield from [
         "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
-        "| certify after (s) | ratio | steps / gzip | verify (s) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| certify after (s) | ratio | steps / gzip | verify (s) "
+        "| coretree certify (s) | ratio | tree nodes / gzip | verify (s) |",
+        "| --- " * 15 + "|",
     ]
     for name, t, res, bare in _answered(seed, solve_limit, only):
         if res.lower != res.upper:
-            yield (f"| {name} | [{res.lower}, {res.upper}] | {bare:.2f} (bounded) "
-                   "| - | - | - | - | - | - | - | - |")
+            bounds = f"[{res.lower}, {res.upper}]"
+            yield f"| {name} | {bounds} | {bare:.2f} (bounded) " + "| - " * 12 + "|"
             continue
         with BASELINES[baseline]():
-            old, old_size, old_check = _certified(t, res.lower, limit)
-        new, new_size, new_check = _certified(t, res.lower, limit)
+            old, old_size, old_check = _certified(t, res.lower, limit)[:3]
+        new, new_size, new_check = _certified(t, res.lower, limit)[:3]
+        tree, tree_size, tree_check = _certified(t, res.lower, limit, "coretree")[:3]
         yield (
             f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
-            f"| {old_check:.2f} | {new:.2f} | {new / bare:.1f} | {new_size} | {new_check:.2f} |"
+            f"| {old_check:.2f} | {new:.2f} | {new / bare:.1f} | {new_size} | {new_check:.2f} "
+            f"| {tree:.2f} | {tree / bare:.1f} | {tree_size} | {tree_check:.2f} |"
         )
+
+
+def _scratch_suite(seed: int) -> list[tuple[str, Topology]]:
+    """The graphs of ``--kinds``: ER and digraph G(40, 1/2), G(50, 0.35), G(60, 0.5)."""
+    return [
+        (f"{'digraph' if directed else 'ER'}({n}, {p}) seed {seed}",
+         gen.erdos_renyi(n, p, seed=seed, directed=directed))
+        for n, p in ((40, 0.5), (50, 0.35), (60, 0.5)) for directed in (False, True)
+    ]
+
+
+def kinds_table(
+    seeds: list[int], limit: float, solve_limit: float, lrat: bool, only: list[str] | None
+) -> Iterator[str]:
+    """``--kinds``: the bare answer, then ``certify --proof coretree`` (and ``--proof lrat``
+    with ``--lrat``) and ``verify``, wall and CPU seconds, on :func:`_scratch_suite`."""
+    kinds = ["coretree"] + (["lrat"] if lrat else [])
+    head = "| graph | r* | robustness wall / CPU (s) |"
+    for kind in kinds:
+        head += (f" {kind} certify wall / CPU (s) | ratio wall / CPU | size / gzip "
+                 "| verify wall / CPU (s) |")
+    yield head
+    yield "| --- " * (3 + 4 * len(kinds)) + "|"
+    for seed in seeds:
+        for name, t in _scratch_suite(seed):
+            if only and not any(name.startswith(o) for o in only):
+                continue
+            start, cpu = time.perf_counter(), _cpu()
+            res = registry.solve(Request(t, Question.max_r(), time_limit=solve_limit))
+            bare, bare_cpu = time.perf_counter() - start, _cpu() - cpu
+            if res.lower != res.upper:
+                yield f"| {name} | [{res.lower}, {res.upper}] | {bare:.2f} (bounded) |"
+                continue
+            cells = [name, str(res.lower), f"{bare:.2f} / {bare_cpu:.2f}"]
+            for kind in kinds:
+                took, size, checked, took_cpu, checked_cpu = _certified(t, res.lower, limit, kind)
+                cells += [f"{took:.2f} / {took_cpu:.2f}",
+                          f"{took / bare:.1f} / {took_cpu / bare_cpu:.1f}", size,
+                          f"{checked:.2f} / {checked_cpu:.2f}"]
+            yield "| " + " | ".join(cells) + " |"
 
 
 def _answered(seed: int, solve_limit: float, only: list[str] | None):
@@ -457,7 +520,19 @@ def main() -> None:
     )
     parser.add_argument("--seeds", help="FIRST-LAST: the seeds of --tree-curve (else --seed).")
     parser.add_argument("--cap", type=int, default=6000, help="--tree-curve: largest dry run.")
+    parser.add_argument(
+        "--kinds", action="store_true",
+        help="certify --proof coretree (and lrat with --lrat) against the bare answer, wall and "
+        "CPU, on ER and digraph G(40, 1/2), G(50, 0.35), G(60, 0.5) at --seeds.",
+    )
+    parser.add_argument("--lrat", action="store_true", help="--kinds: also --proof lrat.")
     args = parser.parse_args()
+    if args.kinds:
+        first, _, last = (args.seeds or str(args.seed)).partition("-")
+        seeds = list(range(int(first), int(last or first) + 1))
+        for line in kinds_table(seeds, args.limit, args.solve_limit, args.lrat, args.only):
+            print(line, flush=True)
+        return
     if args.tree_curve:
         pairs = (f.split(":") for f in args.tree_curve.split(","))
         families = [(int(n), float(p)) for n, p in pairs]

@@ -177,7 +177,7 @@ def proof_work(proof: dict[str, Any] | None, n: int, m: int) -> int:
     """The steps the checker of ``proof`` takes on a graph of ``n`` nodes and ``m`` edges, known
     before it runs, in the units the checkers report (``proofs.checker.check_proof``): ``2^n``
     subsets (exhaustive), ``m`` (theorem), the order plus the base's proof (construction), the
-    recorded steps (LRAT); 0 without a proof.
+    recorded steps (LRAT) or tree nodes (core tree); 0 without a proof.
 
     Examples
     --------
@@ -188,15 +188,15 @@ def proof_work(proof: dict[str, Any] | None, n: int, m: int) -> int:
     5
     """
     kind = (proof or {}).get("kind")
-    if proof is None or kind not in ("exhaustive", "construction", "lrat", "theorem"):
+    if proof is None or kind not in ("exhaustive", "construction", "lrat", "theorem", "coretree"):
         return 0
     if kind == "exhaustive":
         return 1 << min(n, 64)
     if kind == "construction":
         base = proof.get("base") or []
         return len(proof.get("order") or []) + proof_work(proof.get("base_proof"), len(base), m)
-    if kind == "lrat":
-        steps = proof.get("steps")
+    if kind in ("lrat", "coretree"):
+        steps = proof.get("steps" if kind == "lrat" else "nodes")
         return steps if isinstance(steps, int) and steps >= 0 else 0
     return m
 

@@ -186,7 +186,8 @@ checkable proof (verify rejects it); 2 usage or input error.
     default="auto",
     show_default=True,
     help="Proof of each lower bound: auto = the cheapest found (theorem, construction, "
-    "exhaustive, LRAT); none = the engine's word only.",
+    "exhaustive, core tree, LRAT); lrat = an LRAT refutation; coretree = the core search's "
+    "tree, replayed by verify (r-robustness only); none = the engine's word only.",
 )
 @click.option(
     "--cubes",

@@ -74,7 +74,8 @@ def _proofs_text(record: ClaimRecord) -> str:
         elif proof is None:
             parts.append(f"{head} NO PROOF (the engine's word only)")
         else:
-            size = f"{proof['steps']:,} steps, " if proof["kind"] == "lrat" else ""
+            size = {"lrat": f"{proof.get('steps', 0):,} steps, ",
+                    "coretree": f"{proof.get('nodes', 0):,} tree nodes, "}.get(proof["kind"], "")
             parts.append(f"{head} {proof['kind']} ({size}{proof['check_seconds']:.2g} s to check)")
     return "; ".join(parts)
 

@@ -17,7 +17,7 @@ DEFAULT_ENGINES = ("portfolio",)
 GENERATE_ENGINE = "portfolio"
 """``robustgraph.generators.DEFAULT_ENGINE``: the engine proving each ``er --r`` draw."""
 
-PROOF_MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
+PROOF_MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "coretree", "none")
 """``robustgraph.certificate.proofs.prover.MODES``: certify's ``--proof`` choices."""
 
 EXECUTORS = ("local", "ray")

@@ -5,6 +5,9 @@
 - :mod:`~robustgraph.certificate.proofs.construction`: orderings (LeBlanc et al. 2013, Thm. 5);
 - :mod:`~robustgraph.certificate.proofs.cnf` and :mod:`~robustgraph.certificate.proofs.lrat`:
   the CNF the verifier regenerates and the LRAT checker of its refutation;
+- :mod:`~robustgraph.certificate.proofs.tree_check` and
+  :mod:`~robustgraph.certificate.proofs.tree_make`: core-tree certificates (the core search's
+  tree, replayed rule by rule) and their maker (issue 40, round 7);
 - :mod:`~robustgraph.certificate.proofs.checker`: one entry point over the kinds;
 - :mod:`~robustgraph.certificate.proofs.minimality` and
   :mod:`~robustgraph.certificate.proofs.minimum_report`: minimality certificates of designs (no

@@ -4,7 +4,8 @@ A proof object (a JSON dict) proves that the certified graph is (r, s)-robust, w
 on r* means (L, 1) and a bound L on s*_r means (r, L) (LeBlanc et al. 2013: (r, 1)-robustness is
 r-robustness). Its ``kind`` picks the checker: ``exhaustive`` (:mod:`.exhaustive`), ``theorem``
 (:mod:`.theorem`), ``construction`` (:mod:`.construction`, with a nested proof of its base) or
-``lrat`` (:mod:`.lrat` on the CNF of :mod:`.cnf`, regenerated here). Nothing in a proof is taken
+``lrat`` (:mod:`.lrat` on the CNF of :mod:`.cnf`, regenerated here) or ``coretree`` (the core
+search's tree, replayed by :mod:`.tree_check`, r-robustness only). Nothing in a proof is taken
 on trust: sizes and counts it records are compared with what the check finds, and before any
 costly step (an LRAT proof's CNF is sized in closed form before it is encoded).
 """
@@ -22,13 +23,15 @@ from typing import Any
 from robustgraph.certificate.proofs import construction, exhaustive, theorem
 from robustgraph.certificate.proofs.cnf import ENCODING, encode, size
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
+from robustgraph.certificate.proofs.tree_check import FORMAT, TreeRejected
+from robustgraph.certificate.proofs.tree_check import check as check_tree
 from robustgraph.errors import CertificateError
 from robustgraph.limits import CNF_CLAUSES, FILE_BYTES, PROOF_STEPS, text_lines
 from robustgraph.topology import Label, Topology
 
 __all__ = ["KINDS", "ProofError", "ProofCheck", "View", "target", "check_proof"]
 
-KINDS = ("exhaustive", "theorem", "construction", "lrat")
+KINDS = ("exhaustive", "theorem", "construction", "lrat", "coretree")
 
 Reader = Callable[[str], bytes]
 """Returns the bytes of a proof file named in a certificate (raises CertificateError)."""
@@ -119,7 +122,7 @@ def check_proof(view: View, r: int, s: int, proof: dict[str, Any], read: Reader)
     Notes
     -----
     Exhaustive: O(n 2^n), n <= 20. Theorem and construction: O(n + m) (plus the base's proof).
-    LRAT: linear in the proof's size.
+    LRAT: linear in the proof's size. Core tree: O(n) n-bit popcounts per tree node and round.
     """
     start = time.perf_counter()
     n = len(view.labels)
@@ -136,6 +139,9 @@ def check_proof(view: View, r: int, s: int, proof: dict[str, Any], read: Reader)
     elif kind == "lrat":
         steps = _lrat(view, r, s, proof, read)
         text = f"LRAT proof checked, {steps:,} steps"
+    elif kind == "coretree":
+        steps = _coretree(view, r, s, proof, read)
+        text = f"core-tree certificate checked, {steps:,} tree nodes"
     else:
         raise ProofError(f"unknown proof kind {kind!r}; expected one of {', '.join(KINDS)}")
     return ProofCheck(kind, steps, text, time.perf_counter() - start)
@@ -189,16 +195,10 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
             f"the proof is for a CNF of {proof.get('variables')} variables and "
             f"{proof.get('clauses')} clauses; the graph's is {variables} and {clauses}"
         )
-    name, recorded = proof["file"], proof["bytes"]
+    name = proof["file"]
     CNF_CLAUSES.check(clauses, f"the clauses of the CNF LRAT proof {name} refutes")
     PROOF_STEPS.check(proof["steps"], f"the steps LRAT proof {name} records")
-    FILE_BYTES.check(recorded, f"the bytes LRAT proof {name} records")
-    data = read(name)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != proof.get("sha256"):
-        raise ProofError(f"proof file {name} has sha256 {digest}, not the one recorded")
-    if len(data) != recorded:
-        raise ProofError(f"proof file {name} has {len(data):,} bytes, not {recorded:,} as recorded")
+    data = _file(proof, read, "LRAT proof")
     cnf = encode(view.canonical(), r, s)
     try:
         with gzip.open(io.BytesIO(data), "rb") as stream:
@@ -211,3 +211,33 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
     if steps != proof["steps"]:
         raise ProofError(f"the LRAT proof has {steps} steps, not the {proof['steps']} recorded")
     return steps
+
+
+def _file(proof: dict[str, Any], read: Reader, what: str) -> bytes:
+    """The proof file, its recorded bytes checked against the budget before it is read and its
+    size and sha256 against the record after."""
+    name, recorded = proof["file"], proof["bytes"]
+    FILE_BYTES.check(recorded, f"the bytes {what} {name} records")
+    data = read(name)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != proof.get("sha256"):
+        raise ProofError(f"proof file {name} has sha256 {digest}, not the one recorded")
+    if len(data) != recorded:
+        raise ProofError(f"proof file {name} has {len(data):,} bytes, not {recorded:,} as recorded")
+    return data
+
+
+def _coretree(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> int:
+    """Check a core-tree certificate (:mod:`.tree_check`): r-robustness only, its recorded
+    nodes against the proof-steps budget, the file's size and hash, then the trees."""
+    if s != 1:
+        raise ProofError(f"a core-tree certificate proves r-robustness (s = 1), not s = {s}")
+    if proof.get("format") != FORMAT:
+        raise ProofError(f"unknown core-tree format {proof.get('format')!r}; expected {FORMAT}")
+    nodes = proof["nodes"]
+    PROOF_STEPS.check(nodes, f"the tree nodes core-tree proof {proof['file']} records")
+    data = _file(proof, read, "core-tree proof")
+    try:
+        return check_tree(view.canonical(), r, data, nodes)
+    except TreeRejected as exc:
+        raise ProofError(f"core-tree proof {proof['file']} does not check: {exc}") from None

@@ -2,7 +2,9 @@
 
 ``auto`` tries, cheapest to check first: a theorem family (:mod:`.theorem`), a construction
 found by peeling whose base a theorem or recomputation proves (:mod:`.construction`), exhaustive
-recomputation (n <= 20), then an LRAT refutation: written from the core search's own tree when
+recomputation (n <= 20), then for r-robustness (s = 1, no ``--cubes``) a core-tree certificate
+(:mod:`.tree_make`, checked by :mod:`.tree_check`) within :data:`AUTO_TREE_SHARE` of the time
+limit, then an LRAT refutation with the time left: written from the core search's own tree when
 that tree is small and r large (:mod:`.coretree`, r-robustness only), else by CaDiCaL
 (:mod:`.sat`, within the time left, its log trimmed to the lemmas the refutation uses,
 :mod:`.trim`; or by cube and conquer, :mod:`.cubes`). Every proof made is checked by
@@ -26,6 +28,7 @@ from robustgraph.certificate.proofs import (
     exhaustive,
     sat,
     theorem,
+    tree_make,
 )
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode
@@ -43,7 +46,7 @@ from solvers.extras import missing
 
 __all__ = ["MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove"]
 
-MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "none")
+MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "coretree", "none")
 
 Made = tuple[dict[str, Any], dict[str, bytes]]
 """A proof object and the proof files it names (file name -> gzip bytes)."""
@@ -72,7 +75,8 @@ def _exhaustive(view: View, r: int, s: int) -> Made | None:
 
 def own_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> dict[Budget, int]:
     """The input budgets the in-process check of a proof this process has just made needs
-    raised: for an LRAT proof, its file's bytes, its text's bytes and its recorded steps, where
+    raised: for an LRAT proof (a core-tree one), its file's bytes, its text's bytes and its
+    recorded steps (tree nodes), where
     they exceed the budgets in force. The budgets guard ``verify`` against hostile files; a
     proof made here is not one, and refusing to check it would lose a finished proof (the
     certificate then says which budgets its ``verify`` needs: :func:`verify_budgets`).
@@ -82,12 +86,13 @@ def own_budgets(proof: dict[str, Any], files: dict[str, bytes]) -> dict[Budget, 
     >>> own_budgets({"kind": "theorem"}, {})
     {}
     """
-    if proof.get("kind") != "lrat":
+    if proof.get("kind") not in ("lrat", "coretree"):
         return {}
     data = files[proof["file"]]
     with gzip.open(io.BytesIO(data), "rb") as stream:
         text = sum(len(chunk) for chunk in iter(lambda: stream.read(1 << 20), b""))
-    needs = {FILE_BYTES: len(data), INFLATED_BYTES: text, PROOF_STEPS: proof["steps"]}
+    steps = proof["steps"] if proof["kind"] == "lrat" else proof["nodes"]
+    needs = {FILE_BYTES: len(data), INFLATED_BYTES: text, PROOF_STEPS: steps}
     return {budget: value for budget, value in needs.items() if value > budget.value()}
 
 
@@ -331,6 +336,39 @@ def _lrat(
     return proof, {name: data}
 
 
+AUTO_TREE_SHARE = 0.5
+"""Share of the time limit ``auto`` gives the core-tree certificate before it turns to an LRAT
+proof with what is left (issue 40, round 7; docs/performance.md, "a core-tree certificate"):
+on the scratch rows measured the tree was the cheaper proof; where the core search stalls (it
+hands such graphs to the models when it answers them), the LRAT proof still gets half."""
+
+
+def _coretree(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
+    """A core-tree certificate (:mod:`.tree_make`) within ``time_limit``, or None (not
+    r-robustness, not r-robust, out of time)."""
+    if s != 1 or len(view.labels) < 2 or (time_limit is not None and time_limit <= 0):
+        return None
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    stop = None if deadline is None else (lambda: time.monotonic() >= deadline)
+    try:
+        made = tree_make.make(view.canonical(), r, stop)
+    except OutOfTime:
+        return None
+    if made is None:
+        return None
+    digest = hashlib.sha256(made.data).hexdigest()
+    name = f"coretree-{digest[:20]}.tree.gz"
+    proof = {
+        "kind": "coretree",
+        "format": tree_make.FORMAT,
+        "file": name,
+        "sha256": digest,
+        "bytes": len(made.data),
+        "nodes": made.nodes,
+    }
+    return proof, {name: made.data}
+
+
 def prove(
     view: View,
     r: int,
@@ -352,7 +390,8 @@ def prove(
     mode : str
         One of :data:`MODES` (``none`` always gives None).
     time_limit : float, optional
-        Seconds for the SAT solver (``lrat`` and the last step of ``auto``).
+        Seconds for the SAT solver or the core tree (``lrat``, ``coretree`` and the last two
+        steps of ``auto``, which share it: :data:`AUTO_TREE_SHARE`).
     split : cubes.Split, optional
         Make an LRAT refutation by cube and conquer (:mod:`.cubes`) instead of in one solve;
         the combined proof is the same kind of record and is checked the same way.
@@ -376,15 +415,26 @@ def prove(
         raise ParameterError(f"unknown proof mode {mode!r}; expected one of {', '.join(MODES)}")
     if mode == "lrat" and not sat.available():  # asked for by name: say which extra it needs
         raise missing("pysat", "--proof lrat")
+    began = time.monotonic()
+
+    def left() -> float | None:  # auto's LRAT gets what the core tree left of the limit
+        return None if time_limit is None else time_limit - (time.monotonic() - began)
+
+    share = None if time_limit is None else time_limit * AUTO_TREE_SHARE
     makers = {
         "theorem": [lambda: _theorem(view, r, s)],
         "construction": [lambda: _construction(view, r, s)],
         "exhaustive": [lambda: _exhaustive(view, r, s)],
         "lrat": [lambda: _lrat(view, r, s, time_limit, split)],
+        "coretree": [lambda: _coretree(view, r, s, time_limit)],
         "none": [],
     }
     makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
-    makers["auto"] += makers["lrat"]
+    if split is None:  # a split asks for cube and conquer's LRAT proof
+        makers["auto"] += [lambda: _coretree(view, r, s, share)]
+        makers["auto"] += [lambda: _lrat(view, r, s, left(), split)]
+    else:
+        makers["auto"] += makers["lrat"]
     for make in makers[mode]:
         made = make()
         if made is None:
