@@ -2,12 +2,13 @@
 
 One module: every proof kind of one certificate format (formula, lrat, lrat-parts) is checked
 against the same CNF, which this module alone regenerates; split apart, the encoding and its
-checkers could drift.
+checkers could drift. (The ``degree-split`` kind refutes other CNFs, one per degree sequence:
+its checker is :mod:`.minimality_split`, which the dispatch here calls.)
 
 A minimality certificate (``format: robustgraph-minimum``) is a JSON document about n, r and a
 lower bound L on the edges of every undirected r-robust graph on n nodes (LeBlanc et al. 2013,
 Def. 6), or, with a field ``s`` >= 2, of every (r, s)-robust graph (Def. 7; ``s`` absent or 1
-is r-robustness). Its proof is one of two kinds, both re-checked here without trusting any
+is r-robustness). Its proof is one of these kinds, each re-checked here without trusting any
 solver:
 
 - ``formula``: L is one of the closed-form bounds of docs/theory.md, section 4 ("Edge counts of
@@ -34,7 +35,7 @@ N = n(n-1)/2. Clauses, in this order:
    degree at least r (docs/theory.md, section 4: the pair ({i}, V - {i}));
 3. symmetry breaking, for each pair of nodes i < j (lexicographic order): row i of the
    adjacency matrix is lexicographically at most row j, both without columns i and j (false
-   before true; columns ascending), as the clauses of :func:`_lex_at_most`;
+   before true; columns ascending), as the clauses of :func:`lex_at_most`;
 4. the pair clauses in the order listed: clause (e_1 .. e_k) with its pair (S1, S2).
 
 Part 3 keeps a graph of every isomorphism class (Codish, Miller, Prosser & Stuckey, "Constraints
@@ -96,10 +97,14 @@ __all__ = [
     "encode",
     "forest_bound",
     "formula_bounds",
+    "lex_at_most",
     "pair_clause_problem",
     "parse_pairs",
     "part_cnf",
     "part_cube",
+    "proof_file",
+    "refutation_steps",
+    "shape",
     "write_pairs",
 ]
 
@@ -276,14 +281,14 @@ def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
     for i in range(n):
         for j in range(i + 1, n):
             rest = [k for k in range(n) if k not in (i, j)]
-            _lex_at_most(b, [edge_variable(n, i, k) for k in rest],
+            lex_at_most(b, [edge_variable(n, i, k) for k in rest],
                          [edge_variable(n, j, k) for k in rest])
     for pair in pairs:
         b.add(*pair.literals)
     return Cnf(b.top, tuple(b.clauses))
 
 
-def _lex_at_most(b: ClauseBuilder, xs: Sequence[int], ys: Sequence[int]) -> None:
+def lex_at_most(b: ClauseBuilder, xs: Sequence[int], ys: Sequence[int]) -> None:
     """Clauses for ``xs <= ys`` lexicographically (false < true): with q_k the fresh variable
     "the first k entries are equal" (q_0 true, left out), for k = 1..L: ``-q_{k-1} -x_k y_k``,
     and for k < L: ``-q_{k-1} -x_k -y_k q_k`` and ``-q_{k-1} x_k y_k q_k``."""
@@ -335,7 +340,9 @@ def parse_pairs(data: bytes, label: str) -> list[PairClause]:
     return pairs
 
 
-def _file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
+def proof_file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
+    """The bytes of the file ``proof[key + "_file"]``, once its recorded size is within the
+    byte budget and its SHA-256 and size match the record (else MinimalityError)."""
     name = proof[f"{key}_file"]
     FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {name} records")
     data = read(name)
@@ -359,7 +366,7 @@ def _cnf(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
     PROOF_STEPS.check(proof["steps"], "the steps the LRAT proof records")
     for key in _proof_files(proof):  # refused before the pair clauses are re-derived
         FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {proof[f'{key}_file']} records")
-    pairs = parse_pairs(_file(proof, "pairs", read), proof["pairs_file"])
+    pairs = parse_pairs(proof_file(proof, "pairs", read), proof["pairs_file"])
     if len(pairs) != proof["pairs"]:
         raise MinimalityError(f"{len(pairs)} pair clauses, not the {proof['pairs']} recorded")
     for k, pair in enumerate(pairs, 1):
@@ -383,7 +390,7 @@ def _proof_files(proof: dict[str, Any]) -> list[str]:
     return ["pairs", *(f"part{i}" for i in range(1, len(proof["parts"]) + 1))]
 
 
-def _refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str,
+def refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str,
                       steps: int) -> int:
     """Check that the gzip-compressed LRAT ``data`` refutes ``clauses`` in ``steps`` steps."""
     try:
@@ -403,7 +410,7 @@ def _refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str
 def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
           read: Reader) -> tuple[int, str]:
     cnf, pairs = _cnf(n, r, s, bound, proof, read)
-    steps = _refutation_steps(cnf.clauses, _file(proof, "lrat", read), proof["lrat_file"],
+    steps = refutation_steps(cnf.clauses, proof_file(proof, "lrat", read), proof["lrat_file"],
                               proof["steps"])
     text = (f"LRAT refutation checked, {steps:,} steps, over {pairs:,} pair clauses each "
             "re-derived from the definition")
@@ -452,7 +459,7 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError(f"a split on {len(split)} variables has {2 ** len(split)} parts, "
                               f"not {len(parts)}: the cubes must cover every assignment")
     for i, part in enumerate(parts, 1):
-        problem = _shape(part, _PART_FIELDS)
+        problem = shape(part, _PART_FIELDS)
         if problem:
             raise MinimalityError(f"part {i}: {problem}")
         proof = proof | {f"part{i}_{key}": part[key] for key in ("file", "sha256", "bytes")}
@@ -460,7 +467,7 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError("the parts' steps do not add up to the steps recorded")
     cnf, pairs = _cnf(n, r, s, bound, proof, read)
     for i, part in enumerate(parts):
-        _refutation_steps(part_cnf(cnf, split, i).clauses, _file(proof, f"part{i + 1}", read),
+        refutation_steps(part_cnf(cnf, split, i).clauses, proof_file(proof, f"part{i + 1}", read),
                           part["file"], part["steps"])
     variables = f"{len(split)} edge variable{'s' * (len(split) > 1)}"
     text = (f"LRAT refutations of all {len(parts)} cubes on {variables} checked, "
@@ -479,6 +486,7 @@ _PROOF_FIELDS = {
     "lrat-parts": {"encoding": str, "variables": int, "clauses": int, "steps": int,
                    "pairs": int, "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
                    "split": list, "parts": list},
+    "degree-split": {"encoding": str, "steps": int, "pairs": int, "cases": list},
 }
 _PART_FIELDS = {"file": str, "sha256": str, "bytes": int, "steps": int}
 
@@ -513,11 +521,11 @@ def _shape_problem(doc: Any) -> str | None:
     if fields is None:
         return (f"unknown proof kind {doc['proof'].get('kind')!r}; expected one of "
                 f"{', '.join(_PROOF_FIELDS)}")
-    problem = _shape(doc["proof"], fields)
+    problem = shape(doc["proof"], fields)
     return None if problem is None else f"proof {problem}"
 
 
-def _shape(obj: Any, fields: dict[str, type]) -> str | None:
+def shape(obj: Any, fields: dict[str, type]) -> str | None:
     """Why ``obj`` is not an object with these fields (non-negative integers), or None."""
     if not isinstance(obj, dict):
         return "not a JSON object"
@@ -581,6 +589,10 @@ def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
                          "section 4)"
     elif proof["kind"] == "lrat":
         steps, text = _lrat(n, r, s, bound, proof, read)
+    elif proof["kind"] == "degree-split":
+        from robustgraph.certificate.proofs.minimality_split import check_split
+
+        steps, text = check_split(n, r, s, bound, proof, read)
     else:
         steps, text = _lrat_parts(n, r, s, bound, dict(proof), read)
     return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start, s)
