@@ -169,7 +169,9 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
                                   cubes=args.minimal_cubes, parts=args.minimal_parts,
                                   climb=args.minimal_climb, progress=_progress(n, r, args),
-                                  known=_known(n, r, args))
+                                  known=_known(n, r, args),
+                                  split={"auto": None, "on": True, "off": False}[
+                                      args.minimal_split])
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
             if args.minimal_out:
                 _write_pair(Path(args.minimal_out), f"n{n}_r{r}", res.topology, proof)
@@ -310,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minimal-resume", default=None, metavar="DIR",
                     help="with --minima (not --s): start each search from the pair clauses "
                          "an earlier --minimal-out DIR wrote, where there are any")
+    ap.add_argument("--minimal-split", choices=["auto", "on", "off"], default="auto",
+                    help="split each level's refutation by degree sequence (a degree-split "
+                         "proof): auto = from n = 12 on, where it was measured cheaper")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")

@@ -57,7 +57,7 @@ __all__ = ["MAX_N_RS", "SPLIT_FROM", "UNKNOWN", "MinimumResult", "minimum_path",
            "overflow", "pair_clause", "prove_minimum", "report", "solve_until", "stored",
            "witness"]
 
-SPLIT_FROM = 11
+SPLIT_FROM = 12
 """Fewest nodes at which ``prove_minimum`` splits each level by degree sequence by default
 (``split=None``; docs/design.md, "The degree-sequence split")."""
 
