@@ -23,6 +23,9 @@ solver:
   together say l; CaDiCaL numbers appended unit clauses out of step with their order). The 2^k
   cubes cover every assignment of the k variables, so a graph satisfying the CNF would satisfy
   one cube and the CNF, which its part refutes: the parts together refute the CNF.
+- ``degree-split``: one LRAT refutation per degree sequence of the cover, each of its own CNF
+  (exact degrees instead of the edge counter and sb*_l) with its own pair clauses; checked by
+  :mod:`.minimality_split`, which re-enumerates the cover.
 
 The CNF (encoding ``robustgraph-minimum-cnf-1``). Edge variable ``e(u, v)`` for nodes
 u < v is the position of (u, v) among all pairs in lexicographic order, from 1 to

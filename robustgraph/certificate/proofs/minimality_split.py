@@ -2,8 +2,9 @@
 sequence, the cover of the cases re-enumerated here.
 
 A ``degree-split`` proof of "every r-robust graph on n nodes has at least L edges" (r >= 2;
-docs/theory.md, section 7, "The degree-sequence split") lists *cases*, one per degree sequence
-d_0 >= d_1 >= ... >= d_{n-1} in the cover (:func:`degree_sequences`), each with its own pair
+proofs in docs/theory.md, section 7, "The degree-sequence split of a minimality proof") lists
+*cases*, one per degree sequence d_0 >= d_1 >= ... >= d_{n-1} in the cover
+(:func:`degree_sequences`), each with its own pair
 clauses and its own LRAT refutation of the case CNF (encoding
 ``robustgraph-minimum-degree-cnf-1``; :func:`encode_case`). Edge variables are those of
 :func:`robustgraph.certificate.proofs.minimality.edge_variable`. Clauses, in this order:
