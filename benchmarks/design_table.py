@@ -22,7 +22,10 @@ Two more tables (issue 43):
         the same, each level from the closed-form bound up certified before the next, so that
         a run the time limit stops still prints the highest level proven; with
         --minimal-out DIR it writes its pair clauses there when it ends, and a later run with
-        --minimal-resume DIR starts from them;
+        --minimal-resume DIR starts from them (and then does not split by degree);
+    python benchmarks/design_table.py --minima 12 --r 3 --minimal-climb --minimal-split on
+        each level refuted case by case, one case per degree sequence (a degree-split proof;
+        --minimal-split auto, the default, splits from n = 12 on);
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
