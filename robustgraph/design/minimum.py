@@ -45,7 +45,7 @@ from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.certificate.proofs.trim import trim
-from robustgraph.design import minimum_cubes, minimum_split
+from robustgraph.design import minimum_cubes
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
@@ -575,6 +575,8 @@ def prove_minimum(
     level, note = (best + 1 if climb else edges), ""
     while level <= edges:
         if by_degree:
+            from robustgraph.design import minimum_split  # it builds on this module
+
             status, found = minimum_split.search_level(n, r, s, level, budget, deadline,
                                                        progress)
         else:
