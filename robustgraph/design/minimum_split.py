@@ -2,10 +2,10 @@
 search and an LRAT refutation per case.
 
 "No r-robust graph on n nodes has at most L - 1 edges" is refuted case by case over the cover
-of :func:`robustgraph.certificate.proofs.minimality_split.degree_sequences` (every graphical
+of :func:`robustgraph.certificate.proofs.minimality.degree_sequences` (every graphical
 non-increasing degree sequence with degrees >= r and sum <= 2(L - 1)). Each case runs the loop
 of :mod:`robustgraph.design.minimum` on the case CNF
-(:func:`~robustgraph.certificate.proofs.minimality_split.encode_case`: node i of degree exactly
+(:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly
 d_i, sb*_l within equal degrees): its own solver and its own pair clauses, then CaDiCaL refutes
 the case CNF with LRAT logging, trimmed. The pair clauses of a case are not carried to the next:
 measured, the cases stay small where one loop over all graphs stalls (docs/design.md, "The
@@ -20,11 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
-from robustgraph.certificate.proofs import minimality_split as ms
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.certificate.proofs.trim import trim
-from robustgraph.design import minimum as mm
+from robustgraph.design import minimum_loop as mm
 
 __all__ = ["search_level"]
 
@@ -37,7 +36,7 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
 
     solver, pairs = Cadical195(), []
     try:
-        for clause in ms.encode_case(n, degrees, []).clauses:
+        for clause in mp.encode_case(n, degrees, []).clauses:
             solver.add_clause(list(clause))
         while True:
             status = mm.solve_until(solver, deadline)
@@ -60,7 +59,7 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
 def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause],
                      deadline: float) -> tuple[dict[str, Any], dict[str, bytes]] | None:
     """The case's entry of the proof and its two files, or None at the deadline."""
-    cnf = ms.encode_case(n, degrees, pairs)
+    cnf = mp.encode_case(n, degrees, pairs)
     status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
     if status is not False or text is None:
         return None
@@ -103,7 +102,7 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     cases run one after another in this process.
     """
     cases, files = [], {}
-    cover = list(ms.degree_sequences(n, r, 2 * (level - 1)))
+    cover = list(mp.degree_sequences(n, r, 2 * (level - 1)))
     for k, degrees in enumerate(cover, 1):
         status, found = _case_search(n, r, s, degrees, budget, deadline)
         if status != "unsat":
@@ -115,7 +114,7 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
         files |= made[1]
         mm.report(progress, f"level {level}: case {k}/{len(cover)} ({' '.join(map(str, degrees))})"
                             f" refuted, {len(found):,} pair clauses, {made[0]['steps']:,} steps")
-    proof = {"kind": ms.KIND, "encoding": ms.ENCODING, "cases": cases,
+    proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,
              "steps": sum(case["steps"] for case in cases),
              "pairs": sum(case["pairs"] for case in cases)}
     return "unsat", (proof, files)
