@@ -320,11 +320,19 @@ def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
         for i in range(n):
             lits = [-edge_variable(n, i, j) for j in range(n) if j != i]
             b.at_most(lits, n - 1 - r)
+    return _ordered_rows(b, n, lambda i, j: True, pairs)
+
+
+def _ordered_rows(b: ClauseBuilder, n: int, which: Callable[[int, int], bool],
+                  pairs: Sequence[PairClause]) -> Cnf:
+    """Add, for each i < j with ``which(i, j)``, "row i <= row j without columns i and j"
+    (:func:`lex_at_most`), then the pair clauses; the CNF."""
     for i in range(n):
         for j in range(i + 1, n):
-            rest = [k for k in range(n) if k not in (i, j)]
-            lex_at_most(b, [edge_variable(n, i, k) for k in rest],
-                         [edge_variable(n, j, k) for k in rest])
+            if which(i, j):
+                rest = [k for k in range(n) if k not in (i, j)]
+                lex_at_most(b, [edge_variable(n, i, k) for k in rest],
+                            [edge_variable(n, j, k) for k in rest])
     for pair in pairs:
         b.add(*pair.literals)
     return Cnf(b.top, tuple(b.clauses))
@@ -587,15 +595,7 @@ def encode_case(n: int, degrees: Sequence[int], pairs: Sequence[PairClause]) -> 
             for x in lits:
                 b.add(x, y)
                 b.add(x, -y)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if degrees[i] == degrees[j]:
-                rest = [k for k in range(n) if k not in (i, j)]
-                lex_at_most(b, [edge_variable(n, i, k) for k in rest],
-                               [edge_variable(n, j, k) for k in rest])
-    for pair in pairs:
-        b.add(*pair.literals)
-    return Cnf(b.top, tuple(b.clauses))
+    return _ordered_rows(b, n, lambda i, j: degrees[i] == degrees[j], pairs)
 
 
 def _cover_problem(n: int, r: int, bound: int, cases: list[dict[str, Any]]) -> str | None:
