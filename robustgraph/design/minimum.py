@@ -78,8 +78,10 @@ class MinimumResult:
     edges of an r-robust graph known (the count asked about, or ``better``'s); the count is the
     exact minimum when the two are equal. ``better`` is a proven r-robust graph (neighbour
     bitmasks) with fewer edges than asked, found by the search. ``clauses`` are the pair
-    clauses the search held when it ended, finished or not: each holds for every r-robust graph
-    whatever the count, so a later run may start from them (``prove_minimum(..., known=...)``).
+    clauses the single search held when it ended, finished or not (none for a search split by
+    degree sequence, whose cases keep their own, in the certificate; ``pairs`` counts them):
+    each holds for every r-robust graph whatever the count, so a later run may start from them
+    (``prove_minimum(..., known=...)``).
     """
 
     n: int
