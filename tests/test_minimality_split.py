@@ -103,6 +103,21 @@ def test_a_count_above_the_minimum_is_beaten_by_the_split() -> None:
     assert result.minimum and result.edges == fewest and result.better is not None
 
 
+def test_a_climb_refutes_each_degree_sequence_once() -> None:
+    """n = 9, r = 3: the climb certifies levels 17 and 18 (the degree-r bound is 16); the cover
+    of 18 holds that of 17, whose cases are reused, not refuted again."""
+    lines: list[str] = []
+    result = prove_minimum(9, 3, 18, time_limit=120, split=True, climb=True,
+                           progress=lines.append)
+    assert result.minimum and result.document["proof"]["kind"] == "degree-split"
+    assert [line.split(" certified")[0] for line in lines if "certified" in line] == [
+        "level 17", "level 18"]
+    refuted = [line for line in lines if "refuted" in line]
+    assert len(refuted) == len(result.document["proof"]["cases"]) == len(
+        list(mp.degree_sequences(9, 3, 34)))
+    assert mp.check_minimum(result.document, result.files.__getitem__).lower_bound == 18
+
+
 def test_the_split_refuses_cubes_parts_and_known_clauses() -> None:
     with pytest.raises(ParameterError, match="degree-sequence split"):
         prove_minimum(N, R, 15, split=True, parts=1)

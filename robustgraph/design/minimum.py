@@ -489,10 +489,11 @@ def prove_minimum(
     better: list[int] | None = None
     last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
     level, note = (best + 1 if climb else edges), ""
+    refuted: dict[tuple[int, ...], Any] = {}  # degree-split cases, kept from level to level
     while level <= edges:
         if by_degree:
             status, found = minimum_split.search_level(n, r, s, level, budget, deadline,
-                                                       progress)
+                                                       progress, refuted)
         else:
             status, found = _search(n, r, s, level, pairs, budget, deadline, progress)
         if status == "robust":  # an r-robust graph below the level: the count to beat drops

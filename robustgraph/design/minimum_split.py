@@ -73,7 +73,9 @@ def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause
 
 
 def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: float,
-                 progress: Callable[[str], None] | None = None) -> tuple[str, Any]:
+                 progress: Callable[[str], None] | None = None,
+                 refuted: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, bytes]]]
+                 | None = None) -> tuple[str, Any]:
     """Refute "an (r, s)-robust graph on n nodes with at most ``level`` - 1 edges" case by case.
 
     Parameters
@@ -88,6 +90,10 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
         ``time.monotonic()`` at which to stop.
     progress : callable, optional
         Called with a line after each case.
+    refuted : dict, optional
+        Cases refuted before (degrees to the case's entry and files), reused as they are and
+        added to: a case's CNF does not depend on the level, so a climb refutes each degree
+        sequence once (the cover of level L holds that of every lower level).
 
     Returns
     -------
@@ -102,18 +108,22 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     cases run one after another in this process.
     """
     cases, files = [], {}
+    refuted = {} if refuted is None else refuted
     cover = list(mp.degree_sequences(n, r, 2 * (level - 1)))
     for k, degrees in enumerate(cover, 1):
-        status, found = _case_search(n, r, s, degrees, budget, deadline)
-        if status != "unsat":
-            return status, found
-        made = _case_refutation(n, degrees, found, deadline)
-        if made is None:
-            return "the time limit stopped the LRAT refutation", None
-        cases.append(made[0])
-        files |= made[1]
-        mm.report(progress, f"level {level}: case {k}/{len(cover)} ({' '.join(map(str, degrees))})"
-                            f" refuted, {len(found):,} pair clauses, {made[0]['steps']:,} steps")
+        if degrees not in refuted:
+            status, found = _case_search(n, r, s, degrees, budget, deadline)
+            if status != "unsat":
+                return status, found
+            made = _case_refutation(n, degrees, found, deadline)
+            if made is None:
+                return "the time limit stopped the LRAT refutation", None
+            refuted[degrees] = made
+            mm.report(progress, f"level {level}: case {k}/{len(cover)} "
+                                f"({' '.join(map(str, degrees))}) refuted, {len(found):,} pair "
+                                f"clauses, {made[0]['steps']:,} steps")
+        cases.append(refuted[degrees][0])
+        files |= refuted[degrees][1]
     proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,
              "steps": sum(case["steps"] for case in cases),
              "pairs": sum(case["pairs"] for case in cases)}
