@@ -22,7 +22,10 @@ Two more tables (issue 43):
         the same, each level from the closed-form bound up certified before the next, so that
         a run the time limit stops still prints the highest level proven; with
         --minimal-out DIR it writes its pair clauses there when it ends, and a later run with
-        --minimal-resume DIR starts from them;
+        --minimal-resume DIR starts from them (and then does not split by degree);
+    python benchmarks/design_table.py --minima 12 --r 3 --minimal-climb --minimal-split on
+        each level refuted case by case, one case per degree sequence (a degree-split proof;
+        --minimal-split auto, the default, splits from n = 12 on);
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -169,7 +172,9 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
                                   cubes=args.minimal_cubes, parts=args.minimal_parts,
                                   climb=args.minimal_climb, progress=_progress(n, r, args),
-                                  known=_known(n, r, args))
+                                  known=_known(n, r, args),
+                                  split={"auto": None, "on": True, "off": False}[
+                                      args.minimal_split])
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
             if args.minimal_out:
                 _write_pair(Path(args.minimal_out), f"n{n}_r{r}", res.topology, proof)
@@ -310,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minimal-resume", default=None, metavar="DIR",
                     help="with --minima (not --s): start each search from the pair clauses "
                          "an earlier --minimal-out DIR wrote, where there are any")
+    ap.add_argument("--minimal-split", choices=["auto", "on", "off"], default="auto",
+                    help="split each level's refutation by degree sequence (a degree-split "
+                         "proof): auto = from n = 12 on, where it was measured cheaper")
     ap.add_argument("--minimal-cubes", type=int, default=0,
                     help="with --minima: refute each CNF by cube and conquer on 2^K cubes "
                          "(design/minimum_cubes.py; 0: one CaDiCaL run)")

@@ -31,7 +31,6 @@ between modules at every step.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import math
 import time
@@ -45,15 +44,27 @@ from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.certificate.proofs.trim import trim
-from robustgraph.design import minimum_cubes
-from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
+from robustgraph.design import minimum_cubes, minimum_split
+from robustgraph.design.minimum_loop import (
+    UNKNOWN,
+    model_masks,
+    pair_clause,
+    report,
+    solve_until,
+    stored,
+    witness,
+)
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
 from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, OverBudget
-from solvers.exhaustive import exact_s
 from solvers.extras import missing
 
-__all__ = ["MAX_N_RS", "MinimumResult", "minimum_path", "overflow", "prove_minimum"]
+__all__ = ["MAX_N_RS", "SPLIT_FROM", "MinimumResult", "minimum_path", "overflow", "pair_clause",
+           "prove_minimum"]
+
+SPLIT_FROM = 12
+"""Fewest nodes at which ``prove_minimum`` splits each level by degree sequence by default
+(``split=None``; docs/design.md, "The degree-sequence split")."""
 
 MAX_N_RS = 16
 """Most nodes for an (r, s) proof, s >= 2: the oracle tabulates all 2^n node sets."""
@@ -67,8 +78,10 @@ class MinimumResult:
     edges of an r-robust graph known (the count asked about, or ``better``'s); the count is the
     exact minimum when the two are equal. ``better`` is a proven r-robust graph (neighbour
     bitmasks) with fewer edges than asked, found by the search. ``clauses`` are the pair
-    clauses the search held when it ended, finished or not: each holds for every r-robust graph
-    whatever the count, so a later run may start from them (``prove_minimum(..., known=...)``).
+    clauses the single search held when it ended, finished or not (none for a search split by
+    degree sequence, whose cases keep their own, in the certificate; ``pairs`` counts them):
+    each holds for every r-robust graph whatever the count, so a later run may start from them
+    (``prove_minimum(..., known=...)``).
     """
 
     n: int
@@ -125,91 +138,12 @@ def _document(n: int, r: int, bound: int, proof: dict[str, Any], s: int = 1) -> 
     }
 
 
-def _masks(n: int, model: list[int]) -> list[int]:
-    masks = [0] * n
-    true = {lit for lit in model if lit > 0}
-    for u in range(n):
-        for v in range(u + 1, n):
-            if mp.edge_variable(n, u, v) in true:
-                masks[u] |= 1 << v
-                masks[v] |= 1 << u
-    return masks
 
 
-def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairClause:
-    """The pair clause for witness (S1, S2) of graph ``masks``: the outside pairs of S1 and S2
-    the graph lacks, then shortened greedily (lowest pairs first) while every member keeps at
-    most r - 1 outside pairs out of it and two literals remain.
-
-    For a witness against (r, s)-robustness the members r-reachable in the graph (at most
-    s - 1 of them) are left out: the clause holds the others only (module notes of
-    :mod:`robustgraph.certificate.proofs.minimality`).
-
-    Examples
-    --------
-    >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # 0-1-2-3, witness ({0, 1}, {2, 3}) at r = 2
-    >>> pair_clause(4, 2, path, 0b0011, 0b1100).literals  # pairs (0, 2), (1, 3); (0, 3) dropped
-    (2, 5)
-    """
-    sides = [s1, s2]
-    kept = {}  # (node, side) -> outside pairs not in the clause
-    clause = []
-    for k, side in enumerate(sides):
-        for i in range(n):
-            if side >> i & 1 and (masks[i] & ~side).bit_count() < r:
-                kept[(i, k)] = (masks[i] & ~side).bit_count()
-    for u in range(n):
-        for v in range(u + 1, n):
-            cut = [(x, k) for k, side in enumerate(sides) for x, y in ((u, v), (v, u))
-                   if (x, k) in kept and not side >> y & 1]
-            if cut and not masks[u] >> v & 1:
-                clause.append(((u, v), cut))
-    literals = []
-    for index, ((u, v), cut) in enumerate(clause):
-        left = len(clause) - index + len(literals)
-        if left > 2 and all(kept[c] < r - 1 for c in cut):
-            for c in cut:
-                kept[c] += 1
-            continue
-        literals.append(mp.edge_variable(n, u, v))
-    # A wider clause holds too; padding with pairs the graph lacks keeps it refuted. Only when
-    # it lacks a single pair is the clause a unit (the complete graph is the fewest edges).
-    spare = (mp.edge_variable(n, u, v) for u in range(n) for v in range(u + 1, n)
-             if not masks[u] >> v & 1 and mp.edge_variable(n, u, v) not in literals)
-    while len(literals) < 2 and (pad := next(spare, None)):
-        literals.append(pad)
-    return mp.PairClause(
-        tuple(i for i in range(n) if s1 >> i & 1),
-        tuple(i for i in range(n) if s2 >> i & 1),
-        tuple(sorted(literals)),
-    )
 
 
-def _witness(masks: list[int], r: int, s: int, budget: int,
-             deadline: float) -> tuple[int, int] | None | Unknown:
-    """A pair violating (r, s)-robustness of ``masks`` (two bitmasks), None, or UNKNOWN: one
-    against r-robustness first (both sets wholly unreachable, so it violates (r, s) too), then,
-    for s >= 2, the exhaustive subset table."""
-    witness = find_pair(masks, r, budget=budget, deadline=deadline)
-    if witness is not None or s == 1:
-        return witness
-    most, pair = exact_s(masks, r)
-    if most >= s or pair is None:
-        return None
-    return sum(1 << i for i in pair.s1), sum(1 << i for i in pair.s2)
 
 
-def _solve(solver: Any, deadline: float) -> bool | None:
-    """Solve in conflict-budget slices until the deadline (as :mod:`.sat` does)."""
-    budget = sat.FIRST_SLICE
-    while (start := time.monotonic()) < deadline:
-        solver.conf_budget(budget)
-        status = solver.solve_limited()
-        if status is not None:
-            return status
-        now = time.monotonic()
-        budget = sat.next_budget(budget, now - start, deadline - now)
-    return None
 
 
 def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
@@ -221,13 +155,6 @@ def _new_solver(n: int, r: int, bound: int, pairs: list[mp.PairClause]) -> Any:
     return solver
 
 
-def _stored(key: str, data: bytes, suffix: str) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """A proof file named by its SHA-256: the proof fields ``{key}_file``, ``{key}_sha256``,
-    ``{key}_bytes`` and the file."""
-    digest = hashlib.sha256(data).hexdigest()
-    name = f"min-{digest[:20]}.{suffix}"
-    return ({f"{key}_file": name, f"{key}_sha256": digest, f"{key}_bytes": len(data)},
-            {name: data})
 
 
 def _head(n: int, r: int, bound: int, pairs: list[mp.PairClause],
@@ -236,7 +163,7 @@ def _head(n: int, r: int, bound: int, pairs: list[mp.PairClause],
     cnf = mp.encode(n, r, bound, pairs)
     proof: dict[str, Any] = {"kind": kind, "encoding": mp.ENCODING, "variables": cnf.variables,
                              "clauses": len(cnf.clauses), "pairs": len(pairs)}
-    fields, files = _stored("pairs", mp.write_pairs(pairs), "pairs.gz")
+    fields, files = stored("pairs", mp.write_pairs(pairs), "pairs.gz")
     return proof | fields, files
 
 
@@ -245,7 +172,7 @@ def _lrat_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause],
     """The ``lrat`` proof object and its files, for a gzip-compressed refutation of
     :func:`robustgraph.certificate.proofs.minimality.encode` of these pairs."""
     proof, files = _head(n, r, bound, pairs, "lrat")
-    fields, more = _stored("lrat", proof_data, "lrat.gz")
+    fields, more = stored("lrat", proof_data, "lrat.gz")
     return proof | fields | {"steps": steps}, files | more
 
 
@@ -256,7 +183,7 @@ def _parts_proof(n: int, r: int, bound: int, pairs: list[mp.PairClause], split: 
     proof, files = _head(n, r, bound, pairs, "lrat-parts")
     proof["split"], proof["parts"] = split, []
     for data, steps in parts:
-        fields, more = _stored("part", data, "lrat.gz")
+        fields, more = stored("part", data, "lrat.gz")
         proof["parts"].append({key[5:]: value for key, value in fields.items()} | {"steps": steps})
         files |= more
     proof["steps"] = sum(steps for _, steps in parts)
@@ -346,9 +273,6 @@ PROGRESS_EVERY = 10_000
 """Pair clauses between two progress lines of :func:`prove_minimum`."""
 
 
-def _report(progress: Callable[[str], None] | None, text: str) -> None:
-    if progress is not None:
-        progress(f"{text}; {time.process_time():.1f} s of CPU")
 
 
 class _Rate:
@@ -376,21 +300,21 @@ def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budg
     rate = _Rate(len(pairs))
     try:
         while True:
-            status = _solve(solver, deadline)
+            status = solve_until(solver, deadline)
             if status is None:
                 return "the time limit stopped the SAT search", None
             if status is False:
                 return "unsat", None
-            masks = _masks(n, solver.get_model())
-            witness = _witness(masks, r, s, budget, deadline)
-            if witness is UNKNOWN:
+            masks = model_masks(n, solver.get_model())
+            pair = witness(masks, r, s, budget, deadline)
+            if pair is UNKNOWN:
                 return "an exact check ran out of budget or time", None
-            if witness is None:
+            if pair is None:
                 return "robust", masks
-            pairs.append(pair_clause(n, r, masks, *witness))
+            pairs.append(pair_clause(n, r, masks, *pair))
             solver.add_clause(list(pairs[-1].literals))
             if len(pairs) % PROGRESS_EVERY == 0:
-                _report(progress, f"level {level}: {len(pairs):,} pair clauses, "
+                report(progress, f"level {level}: {len(pairs):,} pair clauses, "
                                   f"{rate.tick(len(pairs))}")
     finally:
         solver.delete()
@@ -415,6 +339,16 @@ def _certify(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], dea
     return proof, files
 
 
+def _checked(n: int, r: int, s: int, level: int, proof: dict[str, Any],
+             files: dict[str, bytes]) -> tuple[dict[str, Any], dict[str, bytes]] | str:
+    """A ``degree-split`` proof of ``level`` once the checker accepts it, or why not."""
+    try:
+        mp.check_minimum(_document(n, r, level, proof, s), files.__getitem__)
+    except (mp.MinimalityError, OverBudget) as exc:
+        return f"the proof did not check: {exc}"
+    return proof, files
+
+
 def prove_minimum(
     n: int,
     r: int,
@@ -429,6 +363,7 @@ def prove_minimum(
     climb: bool = False,
     progress: Callable[[str], None] | None = None,
     known: Sequence[mp.PairClause] = (),
+    split: bool | None = None,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -474,6 +409,11 @@ def prove_minimum(
     known : sequence of PairClause
         Pair clauses to start the search from (a stopped run's ``clauses``); each is checked
         against the definition first (:func:`.minimality.pair_clause_problem`).
+    split : bool or None
+        True: refute each level case by case over the degree sequences it allows, a
+        ``degree-split`` proof (:mod:`robustgraph.design.minimum_split`; r >= 2, not with
+        ``cubes``, ``parts`` or ``known``); False: one search and one CNF; None (default): the
+        split from :data:`SPLIT_FROM` nodes on, where it was measured cheaper.
 
     Returns
     -------
@@ -507,6 +447,11 @@ def prove_minimum(
     """
     if parts and cubes:
         raise ParameterError("cubes and parts are two ways to split the refutation: choose one")
+    if split and (parts or cubes or known):
+        raise ParameterError("the degree-sequence split refutes its own cases: not with cubes, "
+                             "parts or known pair clauses")
+    by_degree = (split if split is not None
+                 else n >= SPLIT_FROM and not (parts or cubes or known)) and r >= 2
     if not 0 <= parts <= mp.MAX_SPLIT:
         raise ParameterError(f"parts = {parts}: expected 0 to {mp.MAX_SPLIT} split variables")
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
@@ -544,8 +489,13 @@ def prove_minimum(
     better: list[int] | None = None
     last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
     level, note = (best + 1 if climb else edges), ""
+    refuted: dict[tuple[int, ...], Any] = {}  # degree-split cases, kept from level to level
     while level <= edges:
-        status, found = _search(n, r, s, level, pairs, budget, deadline, progress)
+        if by_degree:
+            status, found = minimum_split.search_level(n, r, s, level, budget, deadline,
+                                                       progress, refuted)
+        else:
+            status, found = _search(n, r, s, level, pairs, budget, deadline, progress)
         if status == "robust":  # an r-robust graph below the level: the count to beat drops
             better, edges = found, sum(m.bit_count() for m in found) // 2
             level = level if climb else edges  # climbing: edges = level - 1, proven just below
@@ -553,14 +503,16 @@ def prove_minimum(
         if status != "unsat":
             note = status
             break
-        made = _certify(n, r, s, level, pairs, deadline, cubes, parts)
+        made = (_checked(n, r, s, level, *found) if by_degree
+                else _certify(n, r, s, level, pairs, deadline, cubes, parts))
         if isinstance(made, str):
             note = made
             break
         last = (level, *made)
-        _report(progress, f"level {level} certified: at least {level} edges")
+        report(progress, f"level {level} certified: at least {level} edges")
         level += 1
+    held = last[1].get("pairs", 0) if by_degree and last else len(pairs)
     if last is None:
-        return done(best, formula, {}, better=better, pairs=len(pairs), note=note, clauses=pairs)
-    return done(*last, better=better, pairs=len(pairs), note=note if last[0] < edges else "",
+        return done(best, formula, {}, better=better, pairs=held, note=note, clauses=pairs)
+    return done(*last, better=better, pairs=held, note=note if last[0] < edges else "",
                 checked=True, clauses=pairs)

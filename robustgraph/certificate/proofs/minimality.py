@@ -2,12 +2,13 @@
 
 One module: every proof kind of one certificate format (formula, lrat, lrat-parts) is checked
 against the same CNF, which this module alone regenerates; split apart, the encoding and its
-checkers could drift.
+checkers could drift. (The ``degree-split`` kind refutes one CNF per degree sequence, built from
+the same edge variables, pair clauses and symmetry clauses.)
 
 A minimality certificate (``format: robustgraph-minimum``) is a JSON document about n, r and a
 lower bound L on the edges of every undirected r-robust graph on n nodes (LeBlanc et al. 2013,
 Def. 6), or, with a field ``s`` >= 2, of every (r, s)-robust graph (Def. 7; ``s`` absent or 1
-is r-robustness). Its proof is one of two kinds, both re-checked here without trusting any
+is r-robustness). Its proof is one of these kinds, each re-checked here without trusting any
 solver:
 
 - ``formula``: L is one of the closed-form bounds of docs/theory.md, section 4 ("Edge counts of
@@ -22,6 +23,9 @@ solver:
   together say l; CaDiCaL numbers appended unit clauses out of step with their order). The 2^k
   cubes cover every assignment of the k variables, so a graph satisfying the CNF would satisfy
   one cube and the CNF, which its part refutes: the parts together refute the CNF.
+- ``degree-split``: one LRAT refutation per degree sequence of the cover, each of its own CNF
+  (exact degrees instead of the edge counter and sb*_l) with its own pair clauses, the cover
+  re-enumerated here (below, "Degree-split proofs").
 
 The CNF (encoding ``robustgraph-minimum-cnf-1``). Edge variable ``e(u, v)`` for nodes
 u < v is the position of (u, v) among all pairs in lexicographic order, from 1 to
@@ -34,7 +38,7 @@ N = n(n-1)/2. Clauses, in this order:
    degree at least r (docs/theory.md, section 4: the pair ({i}, V - {i}));
 3. symmetry breaking, for each pair of nodes i < j (lexicographic order): row i of the
    adjacency matrix is lexicographically at most row j, both without columns i and j (false
-   before true; columns ascending), as the clauses of :func:`_lex_at_most`;
+   before true; columns ascending), as the clauses of :func:`lex_at_most`;
 4. the pair clauses in the order listed: clause (e_1 .. e_k) with its pair (S1, S2).
 
 Part 3 keeps a graph of every isomorphism class (Codish, Miller, Prosser & Stuckey, "Constraints
@@ -63,6 +67,36 @@ outside pairs are missing from the clause, S1 and S2 each have a held member and
 members of S1 and S2 together are not held. A graph H avoiding the clause then has no held
 member r-reachable: S1 and S2 are not wholly r-reachable and |X_S1^r| + |X_S2^r| <= s - 1,
 so (S1, S2) violates all three conditions of Def. 7 and H is not (r, s)-robust.
+
+*Degree-split proofs.* A ``degree-split`` proof (r >= 2; proofs in docs/theory.md, section 8,
+"The degree-sequence split of a minimality proof") lists *cases*, one per degree sequence
+d_0 >= d_1 >= ... >= d_{n-1} of the cover (:func:`degree_sequences`), each with its own pair
+clauses and its own LRAT refutation of its case CNF (encoding
+``robustgraph-minimum-degree-cnf-1``, :func:`encode_case`; the edge variables above). Its
+clauses, in this order:
+
+1. for each node i = 0 .. n-1: at most d_i of its n - 1 edge variables, then at most
+   n - 1 - d_i of their negations (the sequential counter of :mod:`.cnf`; registers numbered
+   from N + 1 on, in this order): node i has degree exactly d_i. When d_i = n - 1 the second
+   counter would be n - 1 unit clauses; instead a fresh variable y and, for each edge variable
+   x of node i, the clauses ``x y`` and ``x -y``, which together say x (CaDiCaL numbers unit
+   clauses out of step with their order, as for :func:`part_cnf`);
+2. symmetry breaking within equal degrees: for each pair i < j with d_i = d_j, row i of the
+   adjacency matrix is lexicographically at most row j, both without columns i and j (the
+   clauses of sb*_l, Codish et al. 2019, for these pairs only);
+3. the case's pair clauses in the order listed, each given by the definition
+   (:func:`pair_clause_problem`).
+
+*The cover.* Every r-robust graph G with at most L - 1 edges has every degree >= r (the degree
+lemma, docs/theory.md section 4) and degree sum 2|E| <= 2(L - 1); its degree sequence, sorted
+non-increasingly, is graphical (G realises it), so it passes the Erdos-Gallai test
+(Erdos & Gallai 1960). Relabel G so that node i has the i-th degree: parts 1 and 3 hold.
+Among the labellings that do so, the one whose upper-triangle bit string is least satisfies
+part 2: swapping two labels of equal degree keeps the degree order, and the swap's string is
+at least as large exactly when row i <= row j without columns i, j (the argument for part 3
+above). So some case's CNF is satisfied; a refutation of every case
+in the cover proves that no such G exists. The checker enumerates the cover itself and demands
+the cases in exactly its order.
 """
 
 from __future__ import annotations
@@ -72,7 +106,7 @@ import hashlib
 import io
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -85,6 +119,7 @@ from robustgraph.limits import CNF_CLAUSES, FILE_BYTES, PROOF_STEPS, text_lines
 
 __all__ = [
     "ENCODING",
+    "SPLIT_ENCODING",
     "FORMAT",
     "MAX_N",
     "MinimalityError",
@@ -92,14 +127,21 @@ __all__ = [
     "PairClause",
     "check_minimum",
     "degree_r_bound",
+    "degree_sequences",
     "edge_variable",
     "encode",
+    "encode_case",
     "forest_bound",
     "formula_bounds",
+    "graphical",
+    "lex_at_most",
     "pair_clause_problem",
     "parse_pairs",
     "part_cnf",
     "part_cube",
+    "proof_file",
+    "refutation_steps",
+    "shape",
     "write_pairs",
 ]
 
@@ -107,6 +149,11 @@ FORMAT = "robustgraph-minimum"
 ENCODING = "robustgraph-minimum-cnf-1"
 MAX_N = 24
 """Most nodes an ``lrat`` minimality proof may speak of (276 edge variables)."""
+SPLIT_ENCODING = "robustgraph-minimum-degree-cnf-1"
+"""The encoding of a ``degree-split`` proof's case CNFs (:func:`encode_case`)."""
+_CASE_FIELDS = {"degrees": list, "variables": int, "clauses": int, "steps": int, "pairs": int,
+                "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
+                "lrat_file": str, "lrat_sha256": str, "lrat_bytes": int}
 MAX_SPLIT = 10
 """Most split variables of an ``lrat-parts`` proof (1,024 parts)."""
 
@@ -273,17 +320,25 @@ def encode(n: int, r: int, bound: int, pairs: Sequence[PairClause]) -> Cnf:
         for i in range(n):
             lits = [-edge_variable(n, i, j) for j in range(n) if j != i]
             b.at_most(lits, n - 1 - r)
+    return _ordered_rows(b, n, lambda i, j: True, pairs)
+
+
+def _ordered_rows(b: ClauseBuilder, n: int, which: Callable[[int, int], bool],
+                  pairs: Sequence[PairClause]) -> Cnf:
+    """Add, for each i < j with ``which(i, j)``, "row i <= row j without columns i and j"
+    (:func:`lex_at_most`), then the pair clauses; the CNF."""
     for i in range(n):
         for j in range(i + 1, n):
-            rest = [k for k in range(n) if k not in (i, j)]
-            _lex_at_most(b, [edge_variable(n, i, k) for k in rest],
-                         [edge_variable(n, j, k) for k in rest])
+            if which(i, j):
+                rest = [k for k in range(n) if k not in (i, j)]
+                lex_at_most(b, [edge_variable(n, i, k) for k in rest],
+                            [edge_variable(n, j, k) for k in rest])
     for pair in pairs:
         b.add(*pair.literals)
     return Cnf(b.top, tuple(b.clauses))
 
 
-def _lex_at_most(b: ClauseBuilder, xs: Sequence[int], ys: Sequence[int]) -> None:
+def lex_at_most(b: ClauseBuilder, xs: Sequence[int], ys: Sequence[int]) -> None:
     """Clauses for ``xs <= ys`` lexicographically (false < true): with q_k the fresh variable
     "the first k entries are equal" (q_0 true, left out), for k = 1..L: ``-q_{k-1} -x_k y_k``,
     and for k < L: ``-q_{k-1} -x_k -y_k q_k`` and ``-q_{k-1} x_k y_k q_k``."""
@@ -335,7 +390,9 @@ def parse_pairs(data: bytes, label: str) -> list[PairClause]:
     return pairs
 
 
-def _file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
+def proof_file(proof: dict[str, Any], key: str, read: Reader) -> bytes:
+    """The bytes of the file ``proof[key + "_file"]``, once its recorded size is within the
+    byte budget and its SHA-256 and size match the record (else MinimalityError)."""
     name = proof[f"{key}_file"]
     FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {name} records")
     data = read(name)
@@ -359,7 +416,7 @@ def _cnf(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
     PROOF_STEPS.check(proof["steps"], "the steps the LRAT proof records")
     for key in _proof_files(proof):  # refused before the pair clauses are re-derived
         FILE_BYTES.check(proof[f"{key}_bytes"], f"the bytes {proof[f'{key}_file']} records")
-    pairs = parse_pairs(_file(proof, "pairs", read), proof["pairs_file"])
+    pairs = parse_pairs(proof_file(proof, "pairs", read), proof["pairs_file"])
     if len(pairs) != proof["pairs"]:
         raise MinimalityError(f"{len(pairs)} pair clauses, not the {proof['pairs']} recorded")
     for k, pair in enumerate(pairs, 1):
@@ -383,7 +440,7 @@ def _proof_files(proof: dict[str, Any]) -> list[str]:
     return ["pairs", *(f"part{i}" for i in range(1, len(proof["parts"]) + 1))]
 
 
-def _refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str,
+def refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str,
                       steps: int) -> int:
     """Check that the gzip-compressed LRAT ``data`` refutes ``clauses`` in ``steps`` steps."""
     try:
@@ -403,7 +460,7 @@ def _refutation_steps(clauses: Sequence[tuple[int, ...]], data: bytes, name: str
 def _lrat(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
           read: Reader) -> tuple[int, str]:
     cnf, pairs = _cnf(n, r, s, bound, proof, read)
-    steps = _refutation_steps(cnf.clauses, _file(proof, "lrat", read), proof["lrat_file"],
+    steps = refutation_steps(cnf.clauses, proof_file(proof, "lrat", read), proof["lrat_file"],
                               proof["steps"])
     text = (f"LRAT refutation checked, {steps:,} steps, over {pairs:,} pair clauses each "
             "re-derived from the definition")
@@ -452,7 +509,7 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError(f"a split on {len(split)} variables has {2 ** len(split)} parts, "
                               f"not {len(parts)}: the cubes must cover every assignment")
     for i, part in enumerate(parts, 1):
-        problem = _shape(part, _PART_FIELDS)
+        problem = shape(part, _PART_FIELDS)
         if problem:
             raise MinimalityError(f"part {i}: {problem}")
         proof = proof | {f"part{i}_{key}": part[key] for key in ("file", "sha256", "bytes")}
@@ -460,13 +517,177 @@ def _lrat_parts(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         raise MinimalityError("the parts' steps do not add up to the steps recorded")
     cnf, pairs = _cnf(n, r, s, bound, proof, read)
     for i, part in enumerate(parts):
-        _refutation_steps(part_cnf(cnf, split, i).clauses, _file(proof, f"part{i + 1}", read),
+        refutation_steps(part_cnf(cnf, split, i).clauses, proof_file(proof, f"part{i + 1}", read),
                           part["file"], part["steps"])
     variables = f"{len(split)} edge variable{'s' * (len(split) > 1)}"
     text = (f"LRAT refutations of all {len(parts)} cubes on {variables} checked, "
             f"{proof['steps']:,} steps, over {pairs:,} pair clauses each re-derived from the "
             "definition")
     return proof["steps"] + pairs, text
+
+
+def graphical(degrees: Sequence[int]) -> bool:
+    """Whether a non-increasing sequence of non-negative integers is the degree sequence of a
+    simple graph: an even sum and, for every k, the Erdos-Gallai inequality
+    sum_{i <= k} d_i <= k (k - 1) + sum_{i > k} min(d_i, k).
+
+    Examples
+    --------
+    >>> graphical([3, 3, 3, 3]), graphical([3, 3, 1, 1]), graphical([2, 2, 1])
+    (True, False, False)
+
+    Notes
+    -----
+    O(n^2). References: P. Erdos and T. Gallai, "Graphs with prescribed degrees of vertices"
+    (Mat. Lapok 11, 1960).
+    """
+    if sum(degrees) % 2:
+        return False
+    total = 0
+    for k in range(1, len(degrees) + 1):
+        total += degrees[k - 1]
+        if total > k * (k - 1) + sum(min(d, k) for d in degrees[k:]):
+            return False
+    return True
+
+
+def degree_sequences(n: int, r: int, most: int) -> Iterator[tuple[int, ...]]:
+    """The cover: every graphical non-increasing sequence of n degrees from r to n - 1 whose sum
+    is at most ``most``, in descending lexicographic order.
+
+    Examples
+    --------
+    >>> list(degree_sequences(5, 2, 12))
+    [(4, 2, 2, 2, 2), (3, 3, 2, 2, 2), (2, 2, 2, 2, 2)]
+    """
+
+    def extend(prefix: list[int], left: int) -> Iterator[tuple[int, ...]]:
+        if len(prefix) == n:
+            if graphical(prefix):
+                yield tuple(prefix)
+            return
+        rest = n - len(prefix) - 1
+        top = prefix[-1] if prefix else n - 1
+        for d in range(min(top, left - r * rest), r - 1, -1):
+            yield from extend([*prefix, d], left - d)
+
+    return extend([], most)
+
+
+def encode_case(n: int, degrees: Sequence[int], pairs: Sequence[PairClause]) -> Cnf:
+    """The CNF of one case (module notes): exact degrees, sb*_l within equal degrees, the pair
+    clauses (not checked here).
+
+    Examples
+    --------
+    >>> cnf = encode_case(4, [2, 2, 2, 2], [PairClause((0, 1), (2, 3), (2, 3, 4, 5))])
+    >>> cnf.clauses[-1], cnf.variables > 6
+    ((2, 3, 4, 5), True)
+    """
+    b = ClauseBuilder(n * (n - 1) // 2)
+    for i in range(n):
+        lits = [edge_variable(n, i, j) for j in range(n) if j != i]
+        b.at_most(lits, degrees[i])
+        if degrees[i] < n - 1:
+            b.at_most([-x for x in lits], n - 1 - degrees[i])
+        else:  # every edge present, as two clauses each: no unit clause (module notes)
+            y = b.fresh()
+            for x in lits:
+                b.add(x, y)
+                b.add(x, -y)
+    return _ordered_rows(b, n, lambda i, j: degrees[i] == degrees[j], pairs)
+
+
+def _cover_problem(n: int, r: int, bound: int, cases: list[dict[str, Any]]) -> str | None:
+    """Why the cases' degree sequences are not the cover, in its order, or None."""
+    cover = degree_sequences(n, r, 2 * (bound - 1))
+    for k, case in enumerate(cases, 1):
+        expected = next(cover, None)
+        if expected is None:
+            return f"case {k} is not in the cover, which has {k - 1} degree sequences"
+        if case["degrees"] != list(expected):
+            return (f"case {k} has degrees {case['degrees']}, where the cover's case {k} is "
+                    f"{list(expected)}")
+    missing = next(cover, None)
+    if missing is not None:
+        return (f"the cover's case {len(cases) + 1}, degrees {list(missing)}, has no case: the "
+                "cases must cover every degree sequence")
+    return None
+
+
+def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
+                read: Callable[[str], bytes]) -> tuple[int, str]:
+    """Check a ``degree-split`` proof of ``bound`` for (n, r, s): its steps and what it proves.
+
+    Parameters
+    ----------
+    n, r, s, bound : int
+        The certificate's nodes, robustness, s and lower bound L.
+    proof : dict
+        The proof object (``kind``, ``encoding``, ``cases``, ``steps``, ``pairs``).
+    read : callable
+        The bytes of a file the proof names.
+
+    Returns
+    -------
+    (int, str)
+        Steps checked (LRAT steps and pair clauses) and the text of the verdict.
+
+    Raises
+    ------
+    MinimalityError
+        A case missing, added, out of order or altered, a pair clause the definition does not
+        give, a refutation that does not check.
+
+    Notes
+    -----
+    The cover costs O(cases n^2); each case as an ``lrat`` proof (:mod:`.minimality`).
+    """
+    if proof["encoding"] != SPLIT_ENCODING:
+        raise MinimalityError(f"unknown encoding {proof['encoding']!r}; expected {SPLIT_ENCODING}")
+    if n > MAX_N or r < 2 or bound < 2:
+        raise MinimalityError(f"a degree-split proof covers r >= 2, L >= 2 and n <= "
+                                 f"{MAX_N}")
+    cases = proof["cases"]
+    PROOF_STEPS.check(len(cases), "the cases the degree-split proof records")
+    for k, case in enumerate(cases, 1):
+        problem = shape(case, _CASE_FIELDS)
+        if problem is None and not all(type(d) is int for d in case["degrees"]):
+            problem = "field 'degrees' not a list of integers"
+        if problem:
+            raise MinimalityError(f"case {k}: {problem}")
+        for key in ("pairs", "lrat"):
+            FILE_BYTES.check(case[f"{key}_bytes"], f"the bytes {case[f'{key}_file']} records")
+    problem = _cover_problem(n, r, bound, cases)
+    if problem:
+        raise MinimalityError(problem)
+    if sum(case["steps"] for case in cases) != proof["steps"] \
+            or sum(case["pairs"] for case in cases) != proof["pairs"]:
+        raise MinimalityError("the cases' steps or pair clauses do not add up to those "
+                                 "recorded")
+    PROOF_STEPS.check(proof["pairs"], "the pair clauses the proof records")
+    for k, case in enumerate(cases, 1):
+        pairs = parse_pairs(proof_file(case, "pairs", read), case["pairs_file"])
+        if len(pairs) != case["pairs"]:
+            raise MinimalityError(f"case {k}: {len(pairs)} pair clauses, not the "
+                                     f"{case['pairs']} recorded")
+        for i, pair in enumerate(pairs, 1):
+            problem = pair_clause_problem(n, r, pair, s)
+            if problem:
+                raise MinimalityError(f"case {k}: pair clause {i} is not given by the "
+                                         f"definition: {problem}")
+        cnf = encode_case(n, case["degrees"], pairs)
+        CNF_CLAUSES.check(len(cnf.clauses), f"the clauses of case {k}'s CNF")
+        if (cnf.variables, len(cnf.clauses)) != (case["variables"], case["clauses"]):
+            raise MinimalityError(
+                f"case {k} is for a CNF of {case['variables']} variables and {case['clauses']} "
+                f"clauses; the one regenerated has {cnf.variables} and {len(cnf.clauses)}")
+        refutation_steps(cnf.clauses, proof_file(case, "lrat", read), case["lrat_file"],
+                            case["steps"])
+    text = (f"LRAT refutations of all {len(cases)} degree-sequence cases checked (the cover "
+            f"re-enumerated), {proof['steps']:,} steps, over {proof['pairs']:,} pair clauses "
+            "each re-derived from the definition")
+    return proof["steps"] + proof["pairs"], text
 
 
 _FIELDS = {"format": str, "version": int, "n": int, "r": int, "directed": bool,
@@ -479,6 +700,7 @@ _PROOF_FIELDS = {
     "lrat-parts": {"encoding": str, "variables": int, "clauses": int, "steps": int,
                    "pairs": int, "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
                    "split": list, "parts": list},
+    "degree-split": {"encoding": str, "steps": int, "pairs": int, "cases": list},
 }
 _PART_FIELDS = {"file": str, "sha256": str, "bytes": int, "steps": int}
 
@@ -513,11 +735,11 @@ def _shape_problem(doc: Any) -> str | None:
     if fields is None:
         return (f"unknown proof kind {doc['proof'].get('kind')!r}; expected one of "
                 f"{', '.join(_PROOF_FIELDS)}")
-    problem = _shape(doc["proof"], fields)
+    problem = shape(doc["proof"], fields)
     return None if problem is None else f"proof {problem}"
 
 
-def _shape(obj: Any, fields: dict[str, type]) -> str | None:
+def shape(obj: Any, fields: dict[str, type]) -> str | None:
     """Why ``obj`` is not an object with these fields (non-negative integers), or None."""
     if not isinstance(obj, dict):
         return "not a JSON object"
@@ -581,6 +803,8 @@ def check_minimum(doc: Any, read: Reader) -> MinimumCheck:
                          "section 4)"
     elif proof["kind"] == "lrat":
         steps, text = _lrat(n, r, s, bound, proof, read)
+    elif proof["kind"] == "degree-split":
+        steps, text = _degree_split(n, r, s, bound, proof, read)
     else:
         steps, text = _lrat_parts(n, r, s, bound, dict(proof), read)
     return MinimumCheck(n, r, bound, proof["kind"], steps, text, time.perf_counter() - start, s)
