@@ -18,7 +18,7 @@ from robustgraph import io
 from robustgraph.certificate.batch import certify_file, exit_code
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.outcome import UNCHECKED_EXIT
-from robustgraph.certificate.proofs import coretree, sat
+from robustgraph.certificate.proofs import coretree, sat, tree_make
 from robustgraph.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,10 +36,12 @@ def _says_proven(stdout: str) -> bool:
 @pytest.fixture
 def no_python_sat(monkeypatch):
     """The default install before issue 44: no python-sat, so no LRAT proof from CaDiCaL. The
-    proof from the core search's tree (:mod:`.coretree`) needs no solver; it is turned off here
-    so that the claims reach the path that would need python-sat."""
+    proofs from the core search's tree (the LRAT one of :mod:`.coretree` and the core-tree
+    certificate of :mod:`.tree_make`) need no solver; they are turned off here so that the
+    claims reach the path that would need python-sat."""
     monkeypatch.setattr(sat, "available", lambda: False)
     monkeypatch.setattr(coretree, "small_tree", lambda *args: False)
+    monkeypatch.setattr(tree_make, "make", lambda *args: None)
 
 
 def test_python_sat_is_in_the_default_install():
