@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from solvers.interrupt import StopSignal, in_thread
@@ -34,29 +34,41 @@ IDLE_NICE = 19
 
 
 class CpuSample:
-    """The machine's CPU counters now (Linux's ``/proc/stat``); :meth:`free_cores` then says how
-    many cores were idle, on average, since.
+    """The machine's CPU counters now (Linux's ``/proc/stat``) and those of this process and of
+    ``pids`` (``/proc/PID/stat``); :meth:`others_busy` then says how many cores other processes
+    kept busy, on average, since.
 
     Issue 40, round 6: a second solve beside the lane helps only on a free core; at nice 19 it
     still took 0.26-0.64 CPU s from a busy machine's lane (scratch, load 2.2-3.7: the command
-    4-34% slower on the 5 hard rows both versions settled), so it starts only when the lane's
-    first second showed a free core (``portfolio.BESIDE_LANE_FREE``).
+    4-34% slower on the 5 hard rows both versions settled), so it starts only when the machine
+    had a core to spare (``portfolio.BESIDE_LANE_BUSY``). Round 8: this process and its lane's
+    child are subtracted, so the window may be one in which they work (the quick bounds, the
+    child's start-up) instead of a second of waiting.
+
+    Parameters
+    ----------
+    pids : iterable of int
+        Other processes of ours (the lane's child) whose CPU time is not the others'.
 
     Examples
     --------
     >>> sample = CpuSample()
-    >>> free = sample.free_cores()
-    >>> free is None or 0.0 <= free <= (os.cpu_count() or 1)
+    >>> busy = sample.others_busy()
+    >>> busy is None or 0.0 <= busy <= (os.cpu_count() or 1)
     True
     """
 
     PATH = "/proc/stat"
+    OWN = "/proc/{}/stat"
 
-    def __init__(self) -> None:
+    def __init__(self, pids: Iterable[int] = ()) -> None:
+        self.pids = ("self", *pids)
         self.start = self._read()
 
-    def _read(self) -> tuple[int, int] | None:
-        """(idle, total) jiffies of all CPUs, or None where there is no ``/proc/stat``."""
+    def _read(self) -> tuple[int, int, int] | None:
+        """(busy, total) jiffies of all CPUs and our processes' jiffies, or None where there
+        is no ``/proc/stat``. A process that has ended (or cannot be read) counts 0 from then
+        on, so its CPU time is counted as the others': never more free cores than there were."""
         try:
             with open(self.PATH) as f:
                 fields = f.readline().split()
@@ -65,15 +77,27 @@ class CpuSample:
         if len(fields) < 6 or fields[0] != "cpu":
             return None
         ticks = [int(x) for x in fields[1:9]]  # user .. steal (guest is inside user)
-        return ticks[3] + ticks[4], sum(ticks)  # idle + iowait, all
+        total = sum(ticks)
+        return total - ticks[3] - ticks[4], total, sum(map(self._own, self.pids))
 
-    def free_cores(self) -> float | None:
-        """Cores idle on average since this sample was taken; None when unknown."""
+    def _own(self, pid: int | str) -> int:
+        """User and system jiffies of one process (all its threads), 0 if unreadable."""
+        try:
+            with open(self.OWN.format(pid)) as f:
+                text = f.read()
+        except OSError:
+            return 0
+        fields = text[text.rfind(")") + 2 :].split()  # after "pid (comm) "
+        return int(fields[11]) + int(fields[12]) if len(fields) > 12 else 0
+
+    def others_busy(self) -> float | None:
+        """Cores kept busy by processes other than ours, on average, since this sample was
+        taken (never below 0); None when unknown."""
         end = self._read()
         if self.start is None or end is None or end[1] <= self.start[1]:
             return None
-        share = (end[0] - self.start[0]) / (end[1] - self.start[1])
-        return share * (os.cpu_count() or 1)
+        busy = (end[0] - self.start[0]) - (end[2] - self.start[2])
+        return max(0.0, busy / (end[1] - self.start[1]) * (os.cpu_count() or 1))
 
 
 def lower_priority() -> bool:

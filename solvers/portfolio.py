@@ -73,7 +73,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from solvers import cores
+from solvers import cores, idle
 from solvers import lane as lane_module
 from solvers.interrupt import StopSignal
 from solvers.types import Question, Request, Result, Status, Witness
@@ -96,8 +96,9 @@ __all__ = [
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
     "BESIDE_LANE_RULE",
-    "BESIDE_LANE_AFTER",
-    "BESIDE_LANE_FREE",
+    "BESIDE_LANE_BUSY",
+    "SWITCH_RULE",
+    "SWITCH_SLICES",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -199,31 +200,40 @@ BESIDE_LANE_RULE = "a graph that skips the core search, two threads: the printed
 """Issue 40, round 6: with two threads, a graph that skips the core search (:func:`_symmetric`)
 has its lane run the published model on CP-SAT told the quick bounds, hinted with their pair and
 least-first (:data:`LEAST_FIRST_RULE`); the first core, which until round 5 waited idle for it
-(:data:`REGULAR_SHARE` of the time left), now waits for it :data:`BESIDE_LANE_AFTER` seconds
-and then, if a core was free meanwhile (:data:`BESIDE_LANE_FREE`), spends the rest of that
-wait on the published model exactly as printed (``milp_model.published_r``: no bound, no hint,
-no symmetry broken; one CP-SAT worker, in a thread at nice 19: ``solvers.idle``), a second,
-different configuration of the model, then waits for the lane only for what is left of it.
-The first proof wins. Measured on scratch seeds 7291-7310 (docs/performance.md,
-"Issue 40, round 6"; the model alone, one worker): CP-SAT's time on the two configurations
-differs by up to 8x either way from graph to graph (random 10-regular, n = 60: the lane's
-configuration 5.4 s where the printed one took 1.3 s on seed 7293, 2.7 s against 7.7 s on
-7292), so on a free core the two together should take about the smaller of the two (estimated
-from those times; no idle machine was measured in round 6)."""
+(:data:`REGULAR_SHARE` of the time left), spends that wait on the published model exactly as
+printed (``milp_model.published_r``: no bound, no hint, no symmetry broken; one CP-SAT worker, in
+a thread at nice 19: ``solvers.idle``), a second, different configuration of the model, when the
+machine has a core to spare (:data:`BESIDE_LANE_BUSY`), then waits for the lane only for what is
+left of it. The first proof wins. CP-SAT's time on the two configurations differs by up to 8x
+either way from graph to graph (round 6, scratch seeds 7291-7310, the model alone, one worker:
+random 10-regular, n = 60, the lane's configuration 5.4 s where the printed one took 1.3 s on
+seed 7293, 2.7 s against 7.7 s on 7292), so on a free core the two together take about the
+smaller of the two. Round 8: the printed model starts as soon as the lane does (it waited 1 s
+for the lane until round 7, to measure the machine meanwhile; ``idle.CpuSample`` now measures
+it over the quick bounds, this process and the child not counted): at the round-7 test seed the
+idle two-thread row of a random 10-regular graph on 80 nodes (r* = 4) took 1.59 s against the
+two-worker script's 0.68 s, and a second solve that starts after 1 s cannot beat that
+(docs/performance.md, "Issue 40, round 8 (i40w)")."""
 
-BESIDE_LANE_AFTER = 1.0
-"""Seconds the first core waits for the lane before :data:`BESIDE_LANE_RULE`'s second solve
-starts. In the scratch runs of the code before it (default threads, whole commands, random
-6-, 8- and 10-regular graphs and k-in digraphs, n = 60 and 80, seeds 7311-7320, load 2-3.9),
-14 of the 29 settled rows of two runs took 1 s of wall or less: there a second solve from the
-start would only double the command's CPU time (the comparisons count CPU as well as wall)."""
+BESIDE_LANE_BUSY = 0.5
+"""At most this many cores kept busy by other processes (on average, from the lane's child's
+spawn to the end of the quick bounds, ``idle.CpuSample``) for :data:`BESIDE_LANE_RULE`'s second
+solve to start: on an idle two-core machine the others keep about 0 busy, with a second
+benchmark beside it about 1 or more. At nice 19 the second solve still took 0.26-0.64 CPU s from
+the lane on a busy machine (round 6, scratch, load 2.2-3.7: 4-34% slower on the 5 hard rows both
+settled; docs/performance.md)."""
 
-BESIDE_LANE_FREE = 0.5
-"""Cores that must have been idle, on average, during the lane's first
-:data:`BESIDE_LANE_AFTER` seconds for :data:`BESIDE_LANE_RULE`'s second solve to start: on two
-free cores with the lane on one, about 1 is idle; with a second benchmark beside it, about 0.
-At nice 19 the second solve still took 0.26-0.64 CPU s from the lane on a busy machine
-(scratch, load 2.2-3.7: 4-34% slower on the 5 hard rows both settled; docs/performance.md)."""
+SWITCH_RULE = "a graph that skips the core search, one thread: least-first, printed, least-first"
+"""Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
+(:func:`_symmetric`) gets its published slice on CP-SAT (:data:`REGULAR_ALONE_SHARE` of the time
+left) in the slices of :data:`SWITCH_SLICES` instead of least-first alone
+(:data:`LEAST_FIRST_RULE`): the two configurations of :data:`BESIDE_LANE_RULE` on one core, each
+restart from scratch. Argued on scratch seeds 7351-7380 (docs/performance.md, "Issue 40, round 8
+(i40w)"): FILLED IN BELOW."""
+
+SWITCH_SLICES = (("least-first", 0.3), ("as-printed", 0.3), ("least-first", None))
+""":data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
+of the slice)."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -395,7 +405,11 @@ def exact_backend():
     return None
 
 
-def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None = None) -> None:
+def _published_slices(
+    p: search.Progress,
+    lane: lane_module.PublishedLane | None = None,
+    sample: idle.CpuSample | None = None,
+) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`).
     On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
@@ -415,7 +429,8 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
     median 1.21x; random 8-regular on 60 nodes, seed 7001: exact in 4.65 s with
     ``--threads 1``, bounded at the 10 s limit by default while this core waited 2 s only). A
     graph that skips the core search (:func:`_symmetric`) gets the hint in its lane instead
-    (:func:`_solve`)."""
+    (:func:`_solve`); ``sample``: the machine's CPU counters since its lane's child was spawned
+    (:func:`_beside_lane`)."""
     from solvers import cpsat, highs, search
 
     versions = []
@@ -438,7 +453,10 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
             cap = left
         least = regular and module is cpsat  # LEAST_FIRST_RULE
         seconds = seconds if cap is None else min(seconds, cap)
-        search.published_slice(p, module.run, seconds, least=least)
+        if least and _symmetric(p.request):
+            _switch(p, seconds)
+        else:
+            search.published_slice(p, module.run, seconds, least=least)
     if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
@@ -447,31 +465,50 @@ def _published_slices(p: search.Progress, lane: lane_module.PublishedLane | None
         wait = wait if left is None else min(wait, left)
         end = time.perf_counter() + wait
         if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
-            _beside_lane(p, lane, wait, end)
+            _beside_lane(p, lane, end, sample)
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
 
 
-def _beside_lane(
-    p: search.Progress, lane: lane_module.PublishedLane, wait: float, end: float
-) -> None:
-    """:data:`BESIDE_LANE_RULE`: the lane alone for :data:`BESIDE_LANE_AFTER` of the ``wait``
-    seconds; then, if it has not won and a core was free meanwhile (at least
-    :data:`BESIDE_LANE_FREE` on average, ``idle.CpuSample``), the published model as printed on
-    CP-SAT until ``end`` (``time.perf_counter``), beside ``lane``, in a thread at the lowest
-    CPU priority (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
-    from solvers import cpsat, idle, search
+def _switch(p: search.Progress, seconds: float) -> None:
+    """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
+    ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left),
+    until one settles the question; each slice's step names its ``config``."""
+    from solvers import cpsat, search
 
-    sample = idle.CpuSample()
-    lane.wait(min(wait, BESIDE_LANE_AFTER))  # most easy graphs: the lane alone
-    free = sample.free_cores()
+    end = time.perf_counter() + seconds
+    for i, (config, window) in enumerate(SWITCH_SLICES):
+        left = end - time.perf_counter()
+        if p.settled() or p.out_of_time() or left <= 0:
+            return
+        span = left if i == len(SWITCH_SLICES) - 1 else min(window, left)
+        least, printed = config == "least-first", config == "as-printed"
+        search.published_slice(p, cpsat.run, span, least=least, as_printed=printed)
+        p.note("switch", config=config, seconds_given=round(span, 4))
+
+
+def _beside_lane(
+    p: search.Progress,
+    lane: lane_module.PublishedLane,
+    end: float,
+    sample: idle.CpuSample | None,
+) -> None:
+    """:data:`BESIDE_LANE_RULE`: unless the lane has already won, if other processes kept at
+    most :data:`BESIDE_LANE_BUSY` cores busy since ``sample`` was taken (``idle.CpuSample``,
+    this process and the lane's child not counted), the published model as printed on CP-SAT
+    until ``end`` (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU
+    priority (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
+    from solvers import cpsat, search
+
+    busy = None if sample is None else sample.others_busy()
     seconds = end - time.perf_counter()
-    due = free is not None and free >= BESIDE_LANE_FREE and seconds > 0
-    if p.out_of_time() or not due:  # out of time too once the lane has won (p.halt)
-        p.note("beside-lane", free_cores=None if free is None else round(free, 2), ran=False)
+    due = busy is not None and busy <= BESIDE_LANE_BUSY and seconds > 0
+    shown = None if busy is None else round(busy, 2)
+    if p.out_of_time() or lane.won() or not due:  # out of time too once the lane won (p.halt)
+        p.note("beside-lane", others_busy=shown, ran=False)
         return
-    p.note("beside-lane", free_cores=round(free, 2), ran=True)
+    p.note("beside-lane", others_busy=shown, ran=True)
     cpsat.load()
     lanes_stop = p.stop
 
@@ -584,11 +621,13 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     least = min(map(len, request.graph.in_neighbors))
     lane_due = lanes is not None and least <= LANE_MAX_UPPER
     child = None  # the hinted lane's child, started now (LANE_WARM_RULE)
+    sample = None  # the machine's CPU counters from then on (BESIDE_LANE_RULE)
     if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
     elif lane_due and not q.about_s:
         child = lane_module.spawn()
+        sample = idle.CpuSample((child.pid,))
     if q.about_s:  # is the graph r-robust? s*_r >= 1 if so, else s*_r = 0 (Def. 7)
         asked = q.r >= 1 and request.n > EXHAUSTIVE_S_N and request.known_lower < 1
         found = _cores_robust(request) if asked else None  # known_lower >= 1: r-robust
@@ -620,7 +659,7 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane, quick_done=quick)
+    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -668,10 +707,12 @@ def _gap(
     found: Result | None,
     lane: lane_module.PublishedLane | None,
     quick_done: bool = False,
+    sample: idle.CpuSample | None = None,
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
     ran. ``lane``: the published model runs on CP-SAT on the other core; ``quick_done``: the
-    quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them)."""
+    quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them);
+    ``sample``: the machine's CPU counters since that lane's child was spawned."""
     from solvers import race, search
 
     request = p.request
@@ -693,7 +734,7 @@ def _gap(
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         most = _published_max_upper(request)
         if p.upper <= most:
-            _published_slices(p, lane)
+            _published_slices(p, lane, sample)
         else:
             p.note("published-skipped", max_upper=most)
         search.more_r(p)
