@@ -2,8 +2,9 @@
 core search (``portfolio._symmetric``) has its lane run the hinted least-first published model
 on CP-SAT; the first core, which used to wait idle for it, runs the published model as printed
 (a second, different configuration: no bound, no hint, no symmetry broken) for the same time,
-then waits for the lane only for what is left. On a fake clock, moved only by the fakes (no
-timing decides a pass or a fail)."""
+then waits for the lane only for what is left. Round 8: from the lane's start (no first wait),
+when other processes kept at most ``BESIDE_LANE_BUSY`` cores busy since the child's spawn. On a
+fake clock, moved only by the fakes (no timing decides a pass or a fail)."""
 
 from __future__ import annotations
 
@@ -49,20 +50,13 @@ class _Lane:
 
 
 class _Sample:
-    """``idle.CpuSample`` whose machine had ``FREE`` cores idle during the lane's first wait."""
+    """``idle.CpuSample`` of a machine whose other processes kept ``busy`` cores busy."""
 
-    FREE: float | None = 1.0
+    def __init__(self, busy: float | None = 0.0) -> None:
+        self.busy = busy
 
-    def free_cores(self) -> float | None:
-        return self.FREE
-
-
-@pytest.fixture(autouse=True)
-def free(monkeypatch):
-    """One core free unless a test says otherwise (``free.FREE = ...``)."""
-    monkeypatch.setattr(idle, "CpuSample", _Sample)
-    monkeypatch.setattr(_Sample, "FREE", 1.0)
-    return _Sample
+    def others_busy(self) -> float | None:
+        return self.busy
 
 
 def _eight() -> Topology:
@@ -95,9 +89,8 @@ def _nice() -> int | None:
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 @pytest.mark.parametrize("spends", [2.0, 6.0])
 def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, clock, spends):
-    """The lane alone for BESIDE_LANE_AFTER seconds, then the slice for the rest of the lane's
-    wait (REGULAR_SHARE of the time left); the lane is then waited for only what the slice left
-    of it (nothing when the slice used it all)."""
+    """The slice beside the lane at once, for the lane's whole wait (REGULAR_SHARE of the time
+    left); the lane is then waited for only what the slice left of it."""
     eight = _eight()
     request = Request(eight, Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._symmetric(request)
@@ -105,17 +98,15 @@ def test_a_symmetric_graph_runs_the_printed_model_beside_its_lane(monkeypatch, c
     before = _nice()
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
-    portfolio._published_slices(p, lane)
+    portfolio._published_slices(p, lane, _Sample())
     share = portfolio.REGULAR_SHARE * LIMIT
-    after = portfolio.BESIDE_LANE_AFTER
     ((run, seconds, least, as_printed),) = calls
     assert run is cpsat.run and as_printed and not least
-    assert seconds == pytest.approx(share - after)
+    assert seconds == pytest.approx(share)
     if sys.platform.startswith("linux"):  # in a thread of the lowest priority (solvers.idle)
         assert nices == [idle.IDLE_NICE] and _nice() == before  # the caller's is unchanged
-    first, rest = lane.waited
-    assert first == pytest.approx(after)
-    assert rest == pytest.approx(max(0.0, share - after - spends))
+    (rest,) = lane.waited  # no wait before the slice
+    assert rest == pytest.approx(max(0.0, share - spends))
     assert p.steps[-1]["step"] == "lane-wait"
 
 
@@ -126,21 +117,22 @@ def test_a_slice_that_settles_the_question_is_not_followed_by_a_wait(monkeypatch
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     p.prove_lower(2)
-    portfolio._published_slices(p, lane)
+    portfolio._published_slices(p, lane, _Sample())
     assert len(calls) == 1 and p.settled()
-    assert lane.waited == [pytest.approx(portfolio.BESIDE_LANE_AFTER)]  # none after the slice
+    assert lane.waited == []  # none before the slice, none after it
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-def test_a_lane_that_wins_within_the_first_wait_gets_no_second_solve(monkeypatch, clock):
-    """An easy graph: the lane proves r* before BESIDE_LANE_AFTER; no CPU is spent beside it."""
+def test_a_lane_that_has_won_already_gets_no_second_solve(monkeypatch, clock):
+    """An easy graph: the lane proved r* during the quick bounds; no CPU is spent beside it."""
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
     calls, _ = _slices(monkeypatch, clock, 1.0)
-    lane = _Lane(clock, wins_at=clock.now + portfolio.BESIDE_LANE_AFTER / 2)
+    lane = _Lane(clock, wins_at=clock.now)
     p = Progress(request, "portfolio", "strong", "t")
-    p.halt = lane.won  # as _solve sets it
-    portfolio._published_slices(p, lane)
+    portfolio._published_slices(p, lane, _Sample())
     assert calls == [] and lane.won()
+    (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
+    assert step["ran"] is False
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -153,19 +145,10 @@ def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
         assert not portfolio._symmetric(request)
         calls, nices = _slices(monkeypatch, clock, 1.0)
         lane = _Lane(clock)
-        portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), lane)
+        portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), lane, _Sample())
         assert calls == [] and len(lane.waited) == 1
 
 
-@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-def test_one_thread_keeps_the_hinted_least_first_slice(monkeypatch, clock):
-    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
-    calls, nices = _slices(monkeypatch, clock, 1.0)
-    portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
-    ((run, seconds, least, as_printed),) = calls
-    assert run is cpsat.run and least and not as_printed
-    assert nices == [_nice()]  # in the caller's thread, at its priority
-    assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)
 
 
 def test_the_printed_configuration_is_not_the_lanes():
@@ -192,31 +175,47 @@ def test_the_printed_configuration_is_not_the_lanes():
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-@pytest.mark.parametrize("cores", [0.2, None])
-def test_no_second_solve_without_a_free_core(monkeypatch, clock, free, cores):
-    """A busy machine (a fifth of a core idle during the lane's first second), or one whose
-    counters cannot be read: the first core only waits for the lane, as before round 6."""
-    free.FREE = cores
+@pytest.mark.parametrize("cores", [0.9, None, "no sample"])
+def test_no_second_solve_without_a_free_core(monkeypatch, clock, cores):
+    """A busy machine (other processes kept 0.9 cores busy since the lane's child started), or
+    one whose counters cannot be read: the first core only waits for the lane, as before
+    round 6."""
+    sample = None if cores == "no sample" else _Sample(cores)
+    cores = None if cores == "no sample" else cores
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
     calls, _ = _slices(monkeypatch, clock, 1.0)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
-    portfolio._published_slices(p, lane)
+    portfolio._published_slices(p, lane, sample)
     assert calls == []
     share = portfolio.REGULAR_SHARE * LIMIT
     assert sum(lane.waited) == pytest.approx(share)  # the whole wait, for the lane
     (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
-    assert step["ran"] is False and step["free_cores"] == cores
+    assert step["ran"] is False and step["others_busy"] == cores
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_the_measured_busy_cores_decide_at_the_threshold(monkeypatch, clock):
+    """At most BESIDE_LANE_BUSY cores busy with other processes: the second solve runs; above
+    it, not."""
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    ran = []
+    for busy in (0.0, portfolio.BESIDE_LANE_BUSY, portfolio.BESIDE_LANE_BUSY + 0.01):
+        calls, _ = _slices(monkeypatch, clock, 1.0)
+        p = Progress(request, "portfolio", "strong", "t")
+        portfolio._published_slices(p, _Lane(clock), _Sample(busy))
+        ran.append(len(calls))
+    assert ran == [1, 1, 0]
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checked(monkeypatch):
-    """CP-SAT on both sides (a free core faked, no first wait): whichever side proves r*
-    first, the answer is exact, its witness checks, and the lane's child has ended."""
+    """CP-SAT on both sides (an idle machine faked): whichever side proves r* first, the
+    answer is exact, its witness checks, and the lane's child has ended."""
     from solvers import lane as lane_module
     from solvers.witness import refutes_r
 
-    monkeypatch.setattr(portfolio, "BESIDE_LANE_AFTER", 0.0)
+    monkeypatch.setattr(idle, "CpuSample", lambda pids=(): _Sample(0.0))
     lanes = []
     real = lane_module.PublishedLane.start
 
@@ -234,3 +233,85 @@ def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checke
     assert [s["ran"] for s in beside] in ([True], [False])  # False: the lane won at once
     (lane,) = lanes
     assert lane._proc is not None and lane._proc.poll() is not None
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_one_thread_switches_configurations_in_the_rules_slices(monkeypatch, clock):
+    """``portfolio.SWITCH_RULE``: without a lane, least-first for its window, the printed model
+    for its window, then least-first for the rest of REGULAR_ALONE_SHARE of the time left, each
+    in the caller's thread at its priority, each restarted from nothing (the printed model with
+    no hint)."""
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls, nices = [], []
+
+    def published_slice(p, run, seconds, least=False, as_printed=False):
+        calls.append((run, seconds, least, as_printed))
+        nices.append(_nice())
+        clock.now += seconds  # each slice runs to its limit, unsettled
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, None)
+    whole = portfolio.REGULAR_ALONE_SHARE * LIMIT
+    (first, a), (second, b), (third, _) = portfolio.SWITCH_SLICES
+    assert (first, second, third) == ("least-first", "as-printed", "least-first")
+    assert [(least, printed) for _, _, least, printed in calls] == [
+        (True, False), (False, True), (True, False)
+    ]
+    assert [seconds for _, seconds, _, _ in calls] == pytest.approx([a, b, whole - a - b])
+    assert {run for run, _, _, _ in calls} == {cpsat.run}
+    assert set(nices) == {_nice()}  # in the caller's thread, at its priority
+    switched = [s["config"] for s in p.steps if s.get("step") == "switch"]
+    assert switched == ["least-first", "as-printed", "least-first"]
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize("settled_by", [1, 2])
+def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, settled_by):
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls = []
+
+    def published_slice(p, run, seconds, least=False, as_printed=False):
+        calls.append(as_printed)
+        clock.now += seconds
+        if len(calls) == settled_by:
+            p.prove_lower(p.upper)
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.prove_lower(2)
+    portfolio._published_slices(p, None)
+    assert len(calls) == settled_by and p.settled()
+    assert calls == [False, True][:settled_by]
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_the_switch_keeps_to_a_short_slice(monkeypatch, clock):
+    """A slice shorter than the first window (a 0.2 s limit: the whole of it, since the slice
+    gets at least PUBLISHED_SLICE): least-first alone gets it all."""
+    request = Request(_eight(), Question.max_r(), time_limit=0.2, threads=1)
+    calls = []
+
+    def published_slice(p, run, seconds, least=False, as_printed=False):
+        calls.append((seconds, least))
+        clock.now += seconds
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
+    ((seconds, least),) = calls
+    assert least and seconds == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_in_regular_graphs_with_the_core_search_keep_least_first_alone(
+    monkeypatch, clock, directed
+):
+    """The switch is for graphs that skip the core search only (``portfolio._symmetric``)."""
+    request = Request(in_regular_30(directed, 8), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert not portfolio._symmetric(request)
+    calls, _ = _slices(monkeypatch, clock, 1.0)
+    portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
+    if cpsat.available():
+        ((run, seconds, least, as_printed),) = calls
+        assert run is cpsat.run and least and not as_printed
+        assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)

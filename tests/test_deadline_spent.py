@@ -172,7 +172,7 @@ def test_the_lane_keeps_the_time_the_first_core_left(monkeypatch, clock, wins_af
         return lanes[-1]
 
     def first_core(
-        p, found, lane, quick_done=False
+        p, found, lane, quick_done=False, sample=None
     ):  # 40 s of steps that prove only the degree witness
         clock.now += 40.0
         p.offer(truth.witness)

@@ -69,7 +69,7 @@ def test_portfolio_with_lane_matches_exhaustive(t):
     assert set(_lane_threads()) <= before
 
 
-def _idle(p, found, lane, quick_done=False):
+def _idle(p, found, lane, quick_done=False, sample=None):
     """A first core that proves nothing: it waits until the lane halts it (or time is up)."""
     while not p.out_of_time():
         time.sleep(0.01)
