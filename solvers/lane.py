@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +121,8 @@ class PublishedLane:
         self._closing = threading.Event()
         self._proc = child
         self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
+        self._dropped = threading.Event()
 
     def start(self) -> None:
         """Start the child (unless one was given) and the thread that waits for its answer."""
@@ -158,6 +161,29 @@ class PublishedLane:
                 self.signal.set()
                 self._closing.wait(_POKE)
 
+    def pid(self) -> int | None:
+        """The child's process id, once there is a child."""
+        return None if self._proc is None else self._proc.pid
+
+    def drop_after(self, seconds: float, due: Callable[[], bool]) -> None:
+        """After ``seconds``, stop the lane (:meth:`stop`) unless it has won or was stopped, if
+        ``due()`` then says so (``portfolio.LANE_BUSY_RULE``: no core to spare for it);
+        :meth:`dropped` then turns true. :meth:`stop` cancels a drop not yet due."""
+
+        def check() -> None:
+            if not self._closing.is_set() and not self.won() and due():
+                self._dropped.set()
+                self.stop()
+
+        self._timer = threading.Timer(seconds, check)
+        self._timer.name = "published-lane-drop"
+        self._timer.daemon = True
+        self._timer.start()
+
+    def dropped(self) -> bool:
+        """True once :meth:`drop_after` has stopped the lane before it answered."""
+        return self._dropped.is_set()
+
     def won(self) -> bool:
         """True once the child has returned a proven optimum (checked later, by :meth:`absorb`)."""
         return self._won.is_set()
@@ -176,6 +202,9 @@ class PublishedLane:
         """End the child (killed if still running) and the waiting thread; its outcome, if any
         (None for a child that was killed, crashed or wrote garbage)."""
         self._closing.set()
+        timer = self._timer
+        if timer is not None and timer is not threading.current_thread():
+            timer.cancel()
         if self._thread is None and self._proc is not None:  # spawned, never started
             discard(self._proc)
         elif self._proc is not None and self._proc.poll() is None:

@@ -97,6 +97,8 @@ __all__ = [
     "LANE_WARM_RULE",
     "BESIDE_LANE_RULE",
     "BESIDE_LANE_BUSY",
+    "LANE_BUSY_RULE",
+    "LANE_BUSY_AFTER",
     "SWITCH_RULE",
     "SWITCH_SLICES",
     "LEAST_FIRST_S_RULE",
@@ -222,6 +224,21 @@ solve to start: on an idle two-core machine the others keep about 0 busy, with a
 benchmark beside it about 1 or more. At nice 19 the second solve still took 0.26-0.64 CPU s from
 the lane on a busy machine (round 6, scratch, load 2.2-3.7: 4-34% slower on the 5 hard rows both
 settled; docs/performance.md)."""
+
+LANE_BUSY_RULE = "two threads, a lane started at once: dropped when no core is to spare"
+"""Issue 40, round 8: a lane started beside the core search (every graph with a lane but those
+of :func:`_symmetric`) is stopped after :data:`LANE_BUSY_AFTER` seconds, unless it has proven
+r*, when other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy meanwhile
+(``idle.CpuSample``; this process and the child not counted): the first core then runs the
+published slices itself (step ``lane-dropped``), as ``--threads 1`` does. With a second busy
+session the kernel gives this one about one core (autogroups, docs/performance.md "The
+machine"), which the lane and the first core then split, each at half speed: at the round-7
+test seed, ER(50, 0.35) beside a second benchmark ended bounded [6, 8] at 10 s with two threads
+where ``--threads 1`` proved r* in 6.18 s. Argued on scratch seeds 7351-7380 (docs/performance.md,
+"Issue 40, round 8 (i40w)"): FILLED IN BELOW."""
+
+LANE_BUSY_AFTER = 0.5
+"""Seconds of the lane's life over which :data:`LANE_BUSY_RULE` measures the machine."""
 
 SWITCH_RULE = "a graph that skips the core search, one thread: least-first, printed, least-first"
 """Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
@@ -436,6 +453,9 @@ def _published_slices(
     versions = []
     regular = _in_regular(p.request.graph)
     slices = [(highs, HIGHS_SLICE), (cpsat, PUBLISHED_SLICE)]
+    if lane is not None and lane.dropped() and not lane.won():  # LANE_BUSY_RULE
+        p.note("lane-dropped", after=LANE_BUSY_AFTER, max_busy=BESIDE_LANE_BUSY)
+        lane = None  # as with one thread
     if lane is not None:  # the published model runs on the other core: never a second copy
         slices = []
     elif regular and cpsat.available():
@@ -469,6 +489,19 @@ def _published_slices(
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
+
+
+def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
+    """:data:`LANE_BUSY_RULE`: ``lane`` (just started) is stopped after :data:`LANE_BUSY_AFTER`
+    seconds unless it has won, if other processes kept more than :data:`BESIDE_LANE_BUSY` cores
+    busy meanwhile (``idle.CpuSample``, this process and the lane's child not counted)."""
+    sample = idle.CpuSample(() if lane.pid() is None else (lane.pid(),))
+
+    def due() -> bool:
+        busy = sample.others_busy()
+        return busy is not None and busy > BESIDE_LANE_BUSY
+
+    lane.drop_after(LANE_BUSY_AFTER, due)
 
 
 def _switch(p: search.Progress, seconds: float) -> None:
@@ -625,6 +658,7 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     if lane_due and not _symmetric(request):
         lane = _start_lane(request)
         lanes.append(lane)
+        _drop_when_busy(lane)
     elif lane_due and not q.about_s:
         child = lane_module.spawn()
         sample = idle.CpuSample((child.pid,))
