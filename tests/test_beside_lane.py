@@ -48,6 +48,9 @@ class _Lane:
     def won(self) -> bool:
         return self.wins_at is not None and self.clock.now >= self.wins_at
 
+    def dropped(self) -> bool:
+        return False
+
 
 class _Sample:
     """``idle.CpuSample`` of a machine whose other processes kept ``busy`` cores busy."""

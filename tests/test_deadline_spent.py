@@ -151,6 +151,15 @@ class _FakeLane:
     def stop(self):
         self.stopped = True
 
+    def pid(self) -> None:
+        return None
+
+    def drop_after(self, seconds, due) -> None:  # a machine with a core to spare: never due
+        self.drop = seconds
+
+    def dropped(self) -> bool:
+        return False
+
     def absorb(self, p: Progress) -> None:
         if self.won():
             p.offer(self.truth.witness)

@@ -307,6 +307,12 @@ class _Waiting:
         self.waited.append(timeout)
         return False
 
+    def won(self) -> bool:
+        return False
+
+    def dropped(self) -> bool:
+        return False
+
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_one_published_model_at_a_time(monkeypatch, directed):
