@@ -240,7 +240,7 @@ where ``--threads 1`` proved r* in 6.18 s. Argued on scratch seeds 7351-7380 (do
 LANE_BUSY_AFTER = 0.5
 """Seconds of the lane's life over which :data:`LANE_BUSY_RULE` measures the machine."""
 
-SWITCH_RULE = "a graph that skips the core search, one thread: least-first, printed, least-first"
+SWITCH_RULE = "a graph that skips the core search, one thread: printed briefly, then least-first"
 """Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
 (:func:`_symmetric`) gets its published slice on CP-SAT (:data:`REGULAR_ALONE_SHARE` of the time
 left) in the slices of :data:`SWITCH_SLICES` instead of least-first alone
@@ -248,7 +248,7 @@ left) in the slices of :data:`SWITCH_SLICES` instead of least-first alone
 restart from scratch. Argued on scratch seeds 7351-7380 (docs/performance.md, "Issue 40, round 8
 (i40w)"): FILLED IN BELOW."""
 
-SWITCH_SLICES = (("least-first", 0.3), ("as-printed", 0.3), ("least-first", None))
+SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
 

@@ -240,10 +240,9 @@ def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checke
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_one_thread_switches_configurations_in_the_rules_slices(monkeypatch, clock):
-    """``portfolio.SWITCH_RULE``: without a lane, least-first for its window, the printed model
-    for its window, then least-first for the rest of REGULAR_ALONE_SHARE of the time left, each
-    in the caller's thread at its priority, each restarted from nothing (the printed model with
-    no hint)."""
+    """``portfolio.SWITCH_RULE``: without a lane, the printed model (no hint) for its window,
+    then least-first (hinted) for the rest of REGULAR_ALONE_SHARE of the time left, each in the
+    caller's thread at its priority."""
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
     calls, nices = [], []
 
@@ -256,16 +255,14 @@ def test_one_thread_switches_configurations_in_the_rules_slices(monkeypatch, clo
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, None)
     whole = portfolio.REGULAR_ALONE_SHARE * LIMIT
-    (first, a), (second, b), (third, _) = portfolio.SWITCH_SLICES
-    assert (first, second, third) == ("least-first", "as-printed", "least-first")
-    assert [(least, printed) for _, _, least, printed in calls] == [
-        (True, False), (False, True), (True, False)
-    ]
-    assert [seconds for _, seconds, _, _ in calls] == pytest.approx([a, b, whole - a - b])
+    (first, window), (second, _) = portfolio.SWITCH_SLICES
+    assert (first, second) == ("as-printed", "least-first")
+    assert [(least, printed) for _, _, least, printed in calls] == [(False, True), (True, False)]
+    assert [seconds for _, seconds, _, _ in calls] == pytest.approx([window, whole - window])
     assert {run for run, _, _, _ in calls} == {cpsat.run}
     assert set(nices) == {_nice()}  # in the caller's thread, at its priority
     switched = [s["config"] for s in p.steps if s.get("step") == "switch"]
-    assert switched == ["least-first", "as-printed", "least-first"]
+    assert switched == ["as-printed", "least-first"]
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
@@ -285,13 +282,13 @@ def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, se
     p.prove_lower(2)
     portfolio._published_slices(p, None)
     assert len(calls) == settled_by and p.settled()
-    assert calls == [False, True][:settled_by]
+    assert calls == [True, False][:settled_by]
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_the_switch_keeps_to_a_short_slice(monkeypatch, clock):
     """A slice shorter than the first window (a 0.2 s limit: the whole of it, since the slice
-    gets at least PUBLISHED_SLICE): least-first alone gets it all."""
+    gets at least PUBLISHED_SLICE): the printed model gets it all, and nothing follows."""
     request = Request(_eight(), Question.max_r(), time_limit=0.2, threads=1)
     calls = []
 
@@ -302,7 +299,7 @@ def test_the_switch_keeps_to_a_short_slice(monkeypatch, clock):
     monkeypatch.setattr(search, "published_slice", published_slice)
     portfolio._published_slices(Progress(request, "portfolio", "strong", "t"), None)
     ((seconds, least),) = calls
-    assert least and seconds == pytest.approx(0.2)
+    assert not least and seconds == pytest.approx(0.2)
 
 
 @pytest.mark.parametrize("directed", [False, True])
