@@ -234,8 +234,11 @@ published slices itself (step ``lane-dropped``), as ``--threads 1`` does. With a
 session the kernel gives this one about one core (autogroups, docs/performance.md "The
 machine"), which the lane and the first core then split, each at half speed: at the round-7
 test seed, ER(50, 0.35) beside a second benchmark ended bounded [6, 8] at 10 s with two threads
-where ``--threads 1`` proved r* in 6.18 s. Argued on scratch seeds 7351-7380 (docs/performance.md,
-"Issue 40, round 8 (i40w)"): FILLED IN BELOW."""
+where ``--threads 1`` proved r* in 6.18 s. On scratch seeds 7351-7354 (ER graphs and digraphs,
+n = 50, p = 0.35, the harness's five commands, machine at load 5.5-6.2 from other sessions;
+docs/performance.md, "Issue 40, round 8 (i40w)") ``--threads 1`` proved r* on 3 rows where two
+threads ended bounded at 10 s (1.57, 7.33 and 2.10 s), two threads beat one on none; both used
+about the same CPU time (4.6-5.5 s in 9.6 s of wall on the rows both left bounded)."""
 
 LANE_BUSY_AFTER = 0.5
 """Seconds of the lane's life over which :data:`LANE_BUSY_RULE` measures the machine."""
@@ -244,9 +247,19 @@ SWITCH_RULE = "a graph that skips the core search, one thread: printed briefly, 
 """Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
 (:func:`_symmetric`) gets its published slice on CP-SAT (:data:`REGULAR_ALONE_SHARE` of the time
 left) in the slices of :data:`SWITCH_SLICES` instead of least-first alone
-(:data:`LEAST_FIRST_RULE`): the two configurations of :data:`BESIDE_LANE_RULE` on one core, each
-restart from scratch. Argued on scratch seeds 7351-7380 (docs/performance.md, "Issue 40, round 8
-(i40w)"): FILLED IN BELOW."""
+(:data:`LEAST_FIRST_RULE`): the two configurations of :data:`BESIDE_LANE_RULE` on one core, the
+printed one first for a short window. Argued on scratch seeds 7351-7362 (docs/performance.md,
+"Issue 40, round 8 (i40w)"; each configuration alone, CP-SAT with one worker, 72 random 8- and
+10-regular graphs and k-in digraphs of k = 10, n = 60 and 80, 35 settled by either): least-first
+was the faster by more than 10% + 0.1 s on 28, the printed model on 2 (0.20 against 0.83 CPU s,
+and 3.14 s against unsettled); no cheap feature told them apart (r* = 3 or 4 on both kinds).
+Replayed from those times (a restarted slice settles when it is at least as long as its
+configuration's time alone) against a proxy of the one-worker script (the printed model plus
+its start-up), least-first alone is slower on 2 rows; a printed window of 0.3 s first on 1 (the
+3.14 s row, which no schedule that gives least-first most of the time can win), 9.0 CPU s more in
+all (+24%); alternating slices of doubling length, either first, on 9-23 rows; both at once on
+one core (half each) on 7; least-first, printed and least-first again, 0.3 s each, on 3 (k-in
+digraphs, where least-first almost always wins)."""
 
 SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
