@@ -47,7 +47,10 @@ nodes gets neither the core search nor a lane: its hinted CP-SAT slice runs here
 thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its symmetry
 (:func:`_symmetric`) starts the lane after the quick bounds, told the upper bound and hinted
 with its pair; its child process is started before them (:data:`LANE_WARM_RULE`), and the
-first core runs the published model as printed beside it (:data:`BESIDE_LANE_RULE`). When the
+first core runs the published model as printed beside it when the machine has a core to spare
+(:data:`BESIDE_LANE_RULE`); with one thread such a graph's published slice is cut into a short
+printed window and a least-first rest (:data:`SWITCH_RULE`). A lane started at once is dropped
+after half a second on a machine with no core to spare (:data:`LANE_BUSY_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
 first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
@@ -238,7 +241,7 @@ where ``--threads 1`` proved r* in 6.18 s. On scratch seeds 7351-7354 (ER graphs
 n = 50, p = 0.35, the harness's five commands, machine at load 5.5-6.2 from other sessions;
 docs/performance.md, "Issue 40, round 8 (i40w)") ``--threads 1`` proved r* on 3 rows where two
 threads ended bounded at 10 s (1.57, 7.33 and 2.10 s), two threads beat one on none; both used
-about the same CPU time (4.6-5.5 s in 9.6 s of wall on the rows both left bounded)."""
+about the same CPU time (4.3-5.3 s in 9.5-9.6 s of wall on the rows both left bounded)."""
 
 LANE_BUSY_AFTER = 0.5
 """Seconds of the lane's life over which :data:`LANE_BUSY_RULE` measures the machine."""
