@@ -523,17 +523,22 @@ def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
 def _switch(p: search.Progress, seconds: float) -> None:
     """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
     ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left),
-    until one settles the question; each slice's step names its ``config``."""
+    until one settles the question; each slice's step names its ``config``. The least-first
+    slice is told the upper bound and hinted with the witness held before the printed window
+    (``search.published_slice``'s ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
+    told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     for i, (config, window) in enumerate(SWITCH_SLICES):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
             return
         span = left if i == len(SWITCH_SLICES) - 1 else min(window, left)
-        least, printed = config == "least-first", config == "as-printed"
-        search.published_slice(p, cpsat.run, span, least=least, as_printed=printed)
+        if config == "as-printed":
+            search.published_slice(p, cpsat.run, span, as_printed=True)
+        else:
+            search.published_slice(p, cpsat.run, span, least=True, told=told)
         p.note("switch", config=config, seconds_given=round(span, 4))
 
 
