@@ -71,7 +71,7 @@ def _slices(monkeypatch, clock: _Clock, spends: float, settles: bool = False) ->
     ``spends`` seconds of the fake clock and, with ``settles``, closes the gap."""
     calls, nices = [], []
 
-    def published_slice(p, run, seconds, least=False, as_printed=False):
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None):
         calls.append((run, seconds, least, as_printed))
         nices.append(_nice())
         clock.now += spends
@@ -244,16 +244,22 @@ def test_one_thread_switches_configurations_in_the_rules_slices(monkeypatch, clo
     then least-first (hinted) for the rest of REGULAR_ALONE_SHARE of the time left, each in the
     caller's thread at its priority."""
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
-    calls, nices = [], []
+    calls, nices, tolds = [], [], []
+    p = Progress(request, "portfolio", "strong", "t")
+    assert not search.quick_r(p) and p.witness is not None
+    before = (p.upper, p.witness)
 
-    def published_slice(p, run, seconds, least=False, as_printed=False):
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None):
         calls.append((run, seconds, least, as_printed))
         nices.append(_nice())
+        tolds.append(told)
         clock.now += seconds  # each slice runs to its limit, unsettled
+        if as_printed:  # its incumbent replaces the held witness (faked: dropped)
+            p.witness = None
 
     monkeypatch.setattr(search, "published_slice", published_slice)
-    p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, None)
+    assert tolds == [None, before]  # least-first told what it had before the printed window
     whole = portfolio.REGULAR_ALONE_SHARE * LIMIT
     (first, window), (second, _) = portfolio.SWITCH_SLICES
     assert (first, second) == ("as-printed", "least-first")
@@ -271,7 +277,7 @@ def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, se
     request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
     calls = []
 
-    def published_slice(p, run, seconds, least=False, as_printed=False):
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None):
         calls.append(as_printed)
         clock.now += seconds
         if len(calls) == settled_by:
@@ -292,7 +298,7 @@ def test_the_switch_keeps_to_a_short_slice(monkeypatch, clock):
     request = Request(_eight(), Question.max_r(), time_limit=0.2, threads=1)
     calls = []
 
-    def published_slice(p, run, seconds, least=False, as_printed=False):
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None):
         calls.append((seconds, least))
         clock.now += seconds
 
