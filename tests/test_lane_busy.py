@@ -52,13 +52,19 @@ def _wait_until(flag, limit: float = 60.0) -> bool:
     return flag()
 
 
+def _started(due: bool, after: float = 0.0) -> tuple[lane.PublishedLane, list]:
+    """A lane on :func:`_hard`, started, whose drop after ``after`` seconds is ``due``; the
+    list records each time the drop asked."""
+    request = Request(_hard(), Question.max_r(), time_limit=60, threads=2)
+    started = lane.PublishedLane(request, StopSignal())
+    started.start()
+    asked: list = []
+    started.drop_after(after, lambda: asked.append(None) or due)
+    return started, asked
+
+
 def test_a_lane_whose_drop_is_due_is_stopped_and_proves_nothing():
-    t = _hard()
-    request = Request(t, Question.max_r(), time_limit=60, threads=2)
-    running = lane.PublishedLane(request, StopSignal())
-    running.start()
-    asked = []
-    running.drop_after(0.0, lambda: asked.append(None) or True)
+    running, asked = _started(True)
     assert _wait_until(running.dropped)
     assert asked == [None] and not running.won()
     assert running.stop() is None  # killed: no outcome
@@ -66,19 +72,11 @@ def test_a_lane_whose_drop_is_due_is_stopped_and_proves_nothing():
 
 
 def test_a_lane_whose_drop_is_not_due_runs_on_and_a_stop_cancels_a_pending_drop():
-    t = _hard()
-    request = Request(t, Question.max_r(), time_limit=60, threads=2)
-    kept = lane.PublishedLane(request, StopSignal())
-    kept.start()
-    asked = []
-    kept.drop_after(0.0, lambda: asked.append(None) or False)
+    kept, asked = _started(False)
     assert _wait_until(lambda: bool(asked))
     assert not kept.dropped() and kept._proc.poll() is None  # still solving
     kept.stop()
-    later = lane.PublishedLane(request, StopSignal())
-    later.start()
-    never = []
-    later.drop_after(60.0, lambda: never.append(None) or True)
+    later, never = _started(True, after=60.0)
     later.stop()
     later._timer.join()  # cancelled: it ends without asking
     assert never == [] and not later.dropped()
