@@ -37,7 +37,9 @@ def _degree_only(p) -> bool:
 def _slices_seen(monkeypatch, topology: Topology) -> list[int]:
     """The upper bounds at which ``_published_slices`` was called, with one thread."""
     seen: list[int] = []
-    monkeypatch.setattr(portfolio, "_published_slices", lambda p, lane=None: seen.append(p.upper))
+    monkeypatch.setattr(
+        portfolio, "_published_slices", lambda p, lane=None, sample=None: seen.append(p.upper)
+    )
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)  # no core search
     monkeypatch.setattr(search, "quick_r", _degree_only)
     monkeypatch.setattr(search, "more_r", lambda p: None)
