@@ -107,7 +107,7 @@ import networkx as nx
 from robustgraph import generators as gen
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
-from robustgraph.certificate.proofs import coretree, prover, rootcubes, sat
+from robustgraph.certificate.proofs import coretree, prover, sat
 from robustgraph.certificate.proofs.checker import View, check_proof
 from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import check_refutation
@@ -283,15 +283,9 @@ def _round6_path():
     return contextlib.nullcontext()
 
 
-def _round7_path():
-    """The LRAT path of round 7 (commit 0373ac6): one CaDiCaL run on the whole CNF where round 8
-    splits it at the core search's roots (:mod:`robustgraph.certificate.proofs.rootcubes`)."""
-    return mock.patch.object(prover, "ROOT_CUBES", False)
-
-
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
-    "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
+    "round5": _round5_path, "round6": _round6_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -332,10 +326,8 @@ def before_after_table(
     only: list[str] | None = None,
     seed: int = SEED,
     baseline: str = "round2",
-    tree: bool = True,
 ) -> Iterator[str]:
-    """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
-    columns, ``certify --proof coretree``, are dashes without ``tree``)."""
+    """The rows of the ``--before-after`` table, each as soon as it is measured."""
     yield from [
         "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
         "| certify after (s) | ratio | steps / gzip | verify (s) "
@@ -350,12 +342,6 @@ def before_after_table(
         with BASELINES[baseline]():
             old, old_size, old_check = _certified(t, res.lower, limit)[:3]
         new, new_size, new_check = _certified(t, res.lower, limit)[:3]
-        if not tree:
-            cells = [f"| {x} " for x in (name, res.lower, f"{bare:.2f}", f"{old:.2f}")]
-            cells += [f"| {old / bare:.1f} | {old_size} | {old_check:.2f} | {new:.2f} "
-                      f"| {new / bare:.1f} | {new_size} | {new_check:.2f} "]
-            yield "".join(cells) + "| - " * 4 + "|"
-            continue
         tree, tree_size, tree_check = _certified(t, res.lower, limit, "coretree")[:3]
         yield (
             f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
@@ -419,7 +405,6 @@ PHASES = {
     "dry run": (coretree, "small_tree"),
     "tree": (coretree, "refute"),
     "CaDiCaL": (sat, "refute"),
-    "root cubes": (rootcubes, "refute"),
     "trim": (prover, "trim"),
     "gzip": (gzip, "compress"),
     "check": (prover, "check_proof"),
@@ -541,9 +526,6 @@ def main() -> None:
         "CPU, on ER and digraph G(40, 1/2), G(50, 0.35), G(60, 0.5) at --seeds.",
     )
     parser.add_argument("--lrat", action="store_true", help="--kinds: also --proof lrat.")
-    parser.add_argument(
-        "--no-tree", action="store_true", help="--before-after: leave out --proof coretree."
-    )
     args = parser.parse_args()
     if args.kinds:
         first, _, last = (args.seeds or str(args.seed)).partition("-")
@@ -565,7 +547,7 @@ def main() -> None:
         return
     if args.before_after:
         rows = before_after_table(
-            args.limit, args.solve_limit, args.only, args.seed, args.baseline, not args.no_tree
+            args.limit, args.solve_limit, args.only, args.seed, args.baseline
         )
         for line in rows:
             print(line, flush=True)

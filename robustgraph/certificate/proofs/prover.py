@@ -26,7 +26,6 @@ from robustgraph.certificate.proofs import (
     coretree,
     cubes,
     exhaustive,
-    rootcubes,
     sat,
     theorem,
     tree_make,
@@ -313,11 +312,7 @@ def _lrat(
         left = None if time_limit is None else time_limit - (time.monotonic() - start)
         if not sat.available() or (left is not None and left <= 0):
             return None
-        if split is None and s == 1 and ROOT_CUBES:
-            deadline = None if left is None else time.time() + left
-            made = rootcubes.refute(in_neighbors, r, deadline, cadical_options(r))
-            status, text = (None, None) if made is None else (False, made.text)
-        elif split is None:
+        if split is None:
             status, text = sat.refute(cnf, left, options=cadical_options(r))
             text = None if text is None else trim(text)
         else:
@@ -339,12 +334,6 @@ def _lrat(
         "steps": lrat_additions(text),
     }
     return proof, {name: data}
-
-
-ROOT_CUBES = True
-"""Make the LRAT proof of r-robustness (past the small trees above, without ``--cubes``) by the
-core search's root split, 2n cubes on one incremental CaDiCaL (:mod:`.rootcubes`; issue 40,
-round 8, docs/performance.md), rather than by one CaDiCaL run on the whole CNF."""
 
 
 AUTO_TREE_SHARE = 0.5

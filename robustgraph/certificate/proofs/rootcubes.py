@@ -41,6 +41,7 @@ from robustgraph.certificate.proofs.cubes import (
     _Incremental,
     _lemmas,
     _not_cube,
+    _trim_log,
 )
 from robustgraph.certificate.proofs.trim import trim
 from solvers.cores import order_by_in_degree
@@ -200,8 +201,9 @@ def refute(
                 last = roots.add([-lit for lit in prefix[: 2 * t]], [*sides[t], last])
         except _Stop:
             if roots.empty is None:
-                return None  # the first empty clause of the log below is CaDiCaL's
-        text = trim(b"\n".join([*roots.solver.rows(0), *roots.steps, b""]))
+                return None
+            return Made(trim(b"\n".join(roots.solver.rows(0)) + b"\n"), roots.cubes)
+        text = _trim_log([*roots.solver.rows(0), *roots.steps], lambda count: len(cnf.clauses))[0]
     finally:
         roots.solver.close()
     return Made(text, roots.cubes)
