@@ -62,7 +62,7 @@ import heapq
 import itertools
 import tempfile
 import time
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -1100,16 +1100,13 @@ class _Incremental:
     over the CNF's clause ids; CaDiCaL 1.9.5 does not log the clause ``not cube`` when it
     fails under a cube (:func:`_not_cube` adds it)."""
 
-    def __init__(self, cnf: Cnf, options: Mapping[str, int] | None = None) -> None:
-        """``options``: CaDiCaL's options, set before the clauses (as :func:`.sat.solve`)."""
+    def __init__(self, cnf: Cnf) -> None:
         import pysolvers
         from pysat.solvers import Cadical195
 
         self.solver = Cadical195()
         pysolvers.cadical195_set(self.solver.cadical, "lrat", 1)
         pysolvers.cadical195_set(self.solver.cadical, "binary", 0)
-        for name, value in (options or {}).items():
-            pysolvers.cadical195_set(self.solver.cadical, name, value)
         self.solver.prfile = tempfile.TemporaryFile()
         self.solver.prfp = pysolvers.cadical195_tracepr(self.solver.cadical, self.solver.prfile)
         for clause in cnf.clauses:
