@@ -81,6 +81,13 @@ the only ones round 6's changes are argued on::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4305 \
         --solve-limit 90 --limit 200 --baseline round5
 
+Issue 40, round 8 (registered by the lead at 2026-12-04 15:44 UTC): seed **4307**, "before"
+round 7's prover (``--baseline round7``), "after" this tree, scratch seeds 4361-4370 only for any
+change. Round 8 changed no part of the LRAT path, so the two LRAT columns share one path::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4307 \
+        --solve-limit 90 --limit 200 --baseline round7
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
@@ -283,9 +290,16 @@ def _round6_path():
     return contextlib.nullcontext()
 
 
+def _round7_path():
+    """The LRAT path of round 7 (commit 0373ac6): round 8 (i40t) measured an LRAT proof split at
+    the core search's roots and did not keep it (docs/performance.md, "Issue 40, round 8: LRAT
+    from the core tree"), so the LRAT path is round 7's and nothing is switched off."""
+    return contextlib.nullcontext()
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
-    "round5": _round5_path, "round6": _round6_path,
+    "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
