@@ -83,7 +83,9 @@ the only ones round 6's changes are argued on::
 
 Issue 40, round 8 (registered by the lead at 2026-12-04 15:44 UTC): seed **4307**, "before"
 round 7's prover (``--baseline round7``), "after" this tree, scratch seeds 4361-4370 only for any
-change. Round 8 changed no part of the LRAT path, so the two LRAT columns share one path::
+change. Round 8's change: the CNF's clause 3 in the core search's order (encoding
+``robustgraph-cnf-2``); ``--baseline round7`` patches the encoding back to
+``robustgraph-cnf-1``::
 
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4307 \
         --solve-limit 90 --limit 200 --baseline round7
@@ -290,11 +292,15 @@ def _round6_path():
     return contextlib.nullcontext()
 
 
-def _round7_path():
-    """The LRAT path of round 7 (commit 0373ac6): round 8 (i40t) measured an LRAT proof split at
-    the core search's roots and did not keep it (docs/performance.md, "Issue 40, round 8: LRAT
-    from the core tree"), so the LRAT path is round 7's and nothing is switched off."""
-    return contextlib.nullcontext()
+@contextlib.contextmanager
+def _round7_path() -> Iterator[None]:
+    """The LRAT path of round 7 (commit 0373ac6): the CNF's clause 3 in the canonical order
+    (encoding ``robustgraph-cnf-1``) where round 8 takes the core search's order
+    (``robustgraph-cnf-2``)."""
+    old = "robustgraph-cnf-1"
+    with mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
+            mock.patch.object(prover, "ENCODING", old):
+        yield
 
 
 BASELINES = {

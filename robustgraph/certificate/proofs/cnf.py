@@ -138,9 +138,11 @@ def canonical_in_neighbors(topology: Topology) -> list[frozenset[int]]:
     return [frozenset(position[j] for j in topology.in_neighbors[i]) for i in order]
 
 
-def symmetry_order(in_neighbors: Sequence[frozenset[int]], encoding: str = ENCODING) -> list[int]:
-    """The order of clause 3 in ``encoding``: by in-degree, highest first, ties by index
-    (``robustgraph-cnf-2``), or the indices in order (``robustgraph-cnf-1``).
+def symmetry_order(
+    in_neighbors: Sequence[frozenset[int]], encoding: str | None = None
+) -> list[int]:
+    """The order of clause 3 in ``encoding`` (default :data:`ENCODING`): by in-degree, highest
+    first, ties by index (``robustgraph-cnf-2``), or the indices in order (``robustgraph-cnf-1``).
 
     Examples
     --------
@@ -165,7 +167,7 @@ def _pair(b: ClauseBuilder, order: Sequence[int]) -> None:
 
 
 def encode(
-    in_neighbors: Sequence[frozenset[int]], r: int, s: int, encoding: str = ENCODING
+    in_neighbors: Sequence[frozenset[int]], r: int, s: int, encoding: str | None = None
 ) -> Cnf:
     """The CNF (see the module notes) that is unsatisfiable iff the graph is (r, s)-robust.
 
@@ -175,8 +177,8 @@ def encode(
         In canonical order (:func:`canonical_in_neighbors`); at least two nodes.
     r, s : int
         At least 1 each (smaller values are trivially robust and need no CNF).
-    encoding : str
-        One of :data:`ENCODINGS` (the order of clause 3).
+    encoding : str, optional
+        One of :data:`ENCODINGS` (the order of clause 3); default :data:`ENCODING`.
 
     Returns
     -------
@@ -201,6 +203,7 @@ def encode(
     n = len(in_neighbors)
     if n < 2 or r < 1 or s < 1:
         raise ParameterError(f"the robustness CNF needs n >= 2, r >= 1, s >= 1 (n={n}, r={r})")
+    encoding = encoding or ENCODING
     if encoding not in ENCODINGS:
         raise ParameterError(f"unknown CNF encoding {encoding!r}; expected one of {ENCODINGS}")
     nbrs = [sorted(nb) for nb in in_neighbors]
