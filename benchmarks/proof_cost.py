@@ -346,8 +346,10 @@ def before_after_table(
     only: list[str] | None = None,
     seed: int = SEED,
     baseline: str = "round2",
+    tree: bool = True,
 ) -> Iterator[str]:
-    """The rows of the ``--before-after`` table, each as soon as it is measured."""
+    """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
+    columns, ``certify --proof coretree``, are dashes without ``tree``)."""
     yield from [
         "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
         "| certify after (s) | ratio | steps / gzip | verify (s) "
@@ -362,6 +364,12 @@ def before_after_table(
         with BASELINES[baseline]():
             old, old_size, old_check = _certified(t, res.lower, limit)[:3]
         new, new_size, new_check = _certified(t, res.lower, limit)[:3]
+        if not tree:
+            cells = [f"| {x} " for x in (name, res.lower, f"{bare:.2f}", f"{old:.2f}")]
+            cells += [f"| {old / bare:.1f} | {old_size} | {old_check:.2f} | {new:.2f} "
+                      f"| {new / bare:.1f} | {new_size} | {new_check:.2f} "]
+            yield "".join(cells) + "| - " * 4 + "|"
+            continue
         tree, tree_size, tree_check = _certified(t, res.lower, limit, "coretree")[:3]
         yield (
             f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
@@ -546,6 +554,9 @@ def main() -> None:
         "CPU, on ER and digraph G(40, 1/2), G(50, 0.35), G(60, 0.5) at --seeds.",
     )
     parser.add_argument("--lrat", action="store_true", help="--kinds: also --proof lrat.")
+    parser.add_argument(
+        "--no-tree", action="store_true", help="--before-after: leave out --proof coretree."
+    )
     args = parser.parse_args()
     if args.kinds:
         first, _, last = (args.seeds or str(args.seed)).partition("-")
@@ -567,7 +578,7 @@ def main() -> None:
         return
     if args.before_after:
         rows = before_after_table(
-            args.limit, args.solve_limit, args.only, args.seed, args.baseline
+            args.limit, args.solve_limit, args.only, args.seed, args.baseline, not args.no_tree
         )
         for line in rows:
             print(line, flush=True)
