@@ -16,8 +16,8 @@ is r-robustness (LeBlanc et al. 2013, Def. 6), the variables are ``x_i = i + 1``
    are symmetric in S1 and S2, so this keeps every pair up to swapping). In encoding
    ``robustgraph-cnf-2`` (:data:`ENCODING`, issue 40 round 8) the order is by in-degree, highest
    first, ties by index (:func:`symmetry_order`: the core search's order, in which CaDiCaL's
-   proofs were 14-36% cheaper); in ``robustgraph-cnf-1`` (certificates before round 8, still
-   checked) it is 0, 1, ..., n-1;
+   proofs were 14-46% cheaper on nine scratch graphs); in ``robustgraph-cnf-1`` (certificates
+   before round 8, still checked) it is 0, 1, ..., n-1;
 4. for S1, then S2, for every node i in order: ``x_i -> at most r-1 of (-x_j : j in N_i)``
    (i is not r-reachable: fewer than r in-neighbours outside S1), as a sequential counter.
 
