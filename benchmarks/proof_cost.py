@@ -81,6 +81,15 @@ the only ones round 6's changes are argued on::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4305 \
         --solve-limit 90 --limit 200 --baseline round5
 
+Issue 40, round 8 (registered by the lead at 2026-12-04 15:44 UTC): seed **4307**, "before"
+round 7's prover (``--baseline round7``), "after" this tree, scratch seeds 4361-4370 only for any
+change. Round 8's change: the CNF's clause 3 in the core search's order (encoding
+``robustgraph-cnf-2``); ``--baseline round7`` patches the encoding back to
+``robustgraph-cnf-1``::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4307 \
+        --solve-limit 90 --limit 200 --baseline round7
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
@@ -283,9 +292,20 @@ def _round6_path():
     return contextlib.nullcontext()
 
 
+@contextlib.contextmanager
+def _round7_path() -> Iterator[None]:
+    """The LRAT path of round 7 (commit 0373ac6): the CNF's clause 3 in the canonical order
+    (encoding ``robustgraph-cnf-1``) where round 8 takes the core search's order
+    (``robustgraph-cnf-2``)."""
+    old = "robustgraph-cnf-1"
+    with mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
+            mock.patch.object(prover, "ENCODING", old):
+        yield
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
-    "round5": _round5_path, "round6": _round6_path,
+    "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -326,8 +346,10 @@ def before_after_table(
     only: list[str] | None = None,
     seed: int = SEED,
     baseline: str = "round2",
+    tree: bool = True,
 ) -> Iterator[str]:
-    """The rows of the ``--before-after`` table, each as soon as it is measured."""
+    """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
+    columns, ``certify --proof coretree``, are dashes without ``tree``)."""
     yield from [
         "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
         "| certify after (s) | ratio | steps / gzip | verify (s) "
@@ -342,6 +364,12 @@ def before_after_table(
         with BASELINES[baseline]():
             old, old_size, old_check = _certified(t, res.lower, limit)[:3]
         new, new_size, new_check = _certified(t, res.lower, limit)[:3]
+        if not tree:
+            cells = [f"| {x} " for x in (name, res.lower, f"{bare:.2f}", f"{old:.2f}")]
+            cells += [f"| {old / bare:.1f} | {old_size} | {old_check:.2f} | {new:.2f} "
+                      f"| {new / bare:.1f} | {new_size} | {new_check:.2f} "]
+            yield "".join(cells) + "| - " * 4 + "|"
+            continue
         tree, tree_size, tree_check = _certified(t, res.lower, limit, "coretree")[:3]
         yield (
             f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
@@ -526,6 +554,9 @@ def main() -> None:
         "CPU, on ER and digraph G(40, 1/2), G(50, 0.35), G(60, 0.5) at --seeds.",
     )
     parser.add_argument("--lrat", action="store_true", help="--kinds: also --proof lrat.")
+    parser.add_argument(
+        "--no-tree", action="store_true", help="--before-after: leave out --proof coretree."
+    )
     args = parser.parse_args()
     if args.kinds:
         first, _, last = (args.seeds or str(args.seed)).partition("-")
@@ -547,7 +578,7 @@ def main() -> None:
         return
     if args.before_after:
         rows = before_after_table(
-            args.limit, args.solve_limit, args.only, args.seed, args.baseline
+            args.limit, args.solve_limit, args.only, args.seed, args.baseline, not args.no_tree
         )
         for line in rows:
             print(line, flush=True)

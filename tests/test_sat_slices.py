@@ -19,7 +19,7 @@ from test_proofs import robust
 from robustgraph import generators as gen
 from robustgraph.certificate.proofs import prover, sat
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
-from robustgraph.certificate.proofs.cnf import Cnf, encode
+from robustgraph.certificate.proofs.cnf import ENCODING, Cnf, encode
 from robustgraph.certificate.proofs.lrat import check_refutation
 from robustgraph.certificate.proofs.trim import trim
 
@@ -149,7 +149,7 @@ def test_a_forged_proof_made_in_slices_is_rejected():
         digest = hashlib.sha256(data).hexdigest()
         name = f"lrat-{digest[:20]}.lrat.gz"
         proof = {
-            "kind": "lrat", "encoding": "robustgraph-cnf-1", "variables": cnf.variables,
+            "kind": "lrat", "encoding": ENCODING, "variables": cnf.variables,
             "clauses": len(cnf.clauses), "file": name, "sha256": digest, "bytes": len(data),
             "steps": len(lrat_lines),
         }

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from robustgraph.certificate.proofs import construction, exhaustive, theorem
-from robustgraph.certificate.proofs.cnf import ENCODING, encode, size
+from robustgraph.certificate.proofs.cnf import ENCODINGS, encode, size
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.certificate.proofs.tree_check import FORMAT, TreeRejected
 from robustgraph.certificate.proofs.tree_check import check as check_tree
@@ -187,8 +187,9 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
     recorded ones and the CNF budget, the recorded steps and bytes against theirs, the file's
     size and hash, and only then the CNF is encoded and the proof streamed through the checker
     (lines and text bounded, at most the recorded steps)."""
-    if proof.get("encoding") != ENCODING:
-        raise ProofError(f"unknown CNF encoding {proof.get('encoding')!r}; expected {ENCODING}")
+    encoding = proof.get("encoding")
+    if encoding not in ENCODINGS:
+        raise ProofError(f"unknown CNF encoding {encoding!r}; expected one of {ENCODINGS}")
     variables, clauses = size([len(nb) for nb in view.in_neighbors], r, s)
     if (proof.get("variables"), proof.get("clauses")) != (variables, clauses):
         raise ProofError(
@@ -199,7 +200,7 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
     CNF_CLAUSES.check(clauses, f"the clauses of the CNF LRAT proof {name} refutes")
     PROOF_STEPS.check(proof["steps"], f"the steps LRAT proof {name} records")
     data = _file(proof, read, "LRAT proof")
-    cnf = encode(view.canonical(), r, s)
+    cnf = encode(view.canonical(), r, s, encoding)
     try:
         with gzip.open(io.BytesIO(data), "rb") as stream:
             lines = text_lines(stream, error=LratError, label=f"proof file {name}")

@@ -25,11 +25,14 @@ is written once. Clause 1's deduction (``x_v``, so ``-y_v``) gets no lemma of it
 steps that use it hint ``x_v``'s lemma and clause 1 of v in its place (each hint once), which
 cut the written steps by 13% on ER(40, 1/2) at r = 10 (issue 40, round 6).
 
-The search names the first node a of ``A | B`` in its own order (by in-degree), which is not
-the CNF's canonical order of clause 3, so clause 3 is not used: the refutation covers both
-orientations (taking a in canonical order instead, so that clause 3 refutes "a is in B", grew
-that tree from 11,650 to 86,727 nodes: the search order tries the most constrained roots
-first). With ``E_t`` = "the first t nodes (search order) are in neither set", it refutes
+The search names the first node a of ``A | B`` in its own order (by in-degree), which was not
+the order of clause 3 in encoding ``robustgraph-cnf-1``, so clause 3 is not used: the refutation
+covers both orientations (taking a in canonical order instead, so that clause 3 refutes "a is in
+B", grew that tree from 11,650 to 86,727 nodes: the search order tries the most constrained
+roots first). In ``robustgraph-cnf-2`` clause 3 is in the search order, so it could refute "a is
+in B" in one step and the mirror below could go; not done (issue 40, round 8).
+
+With ``E_t`` = "the first t nodes (search order) are in neither set", it refutes
 ``E_t and x_a`` by the chain over the first node b of B (``y_b``, else ``-y_b`` and the next
 b), the last link ``-y_b`` for every b being clause 2 of y; ``E_t and y_a`` is the same tree
 with x and y (and the two sides' counters, and clause 2 of x and of y) swapped, so its lemmas
