@@ -25,7 +25,7 @@ from robustgraph.generators import max_robustness
 from tests.exact_minima import minimum_edges
 from tests.test_minimality import _rejected
 
-N, R, FEWEST = 9, 3, 18  # the fewest edges of a 3-robust graph on 9 nodes (tests/test_minimality_split.py)
+N, R, FEWEST = 9, 3, 18  # 18: the fewest edges of a 3-robust graph on 9 nodes (docs/design.md)
 
 
 def _cells(top: int) -> list[tuple[int, int]]:
@@ -187,7 +187,8 @@ def test_a_stored_case_of_another_cell_is_refused(stored) -> None:
 def test_a_stored_case_forged_and_rehashed_fails_the_final_check(stored) -> None:
     """A stored case is not trusted: a pair clause the definition does not give, with hashes
     to match, leaves the proof unchecked and the bound at the formula's."""
-    entry = max(stored.glob("*.case.json"), key=lambda p: json.loads(p.read_text())["case"]["pairs"])
+    entry = max(stored.glob("*.case.json"),
+                key=lambda p: json.loads(p.read_text())["case"]["pairs"])
     doc = json.loads(entry.read_text())
     case = doc["case"]
     pairs = mp.parse_pairs((stored / case["pairs_file"]).read_bytes(), "pairs")
