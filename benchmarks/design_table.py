@@ -22,7 +22,7 @@ Two more tables (issue 43):
         the same, each level from the closed-form bound up certified before the next, so that
         a run the time limit stops still prints the highest level proven; with
         --minimal-out DIR it writes its pair clauses there when it ends, and a later run with
-        --minimal-resume DIR starts from them (and then does not split by degree);
+        --minimal-resume DIR starts from them (where the split does not apply: below);
     python benchmarks/design_table.py --minima 12 --r 3 --minimal-climb --minimal-split on
         each level refuted case by case, one case per degree sequence (a degree-split proof;
         --minimal-split auto, the default, splits from n = 12 on); --minimal-seed all or
