@@ -12,6 +12,9 @@ degree-sequence split"):
 - ``violated``: the case's solver starts with none; each model is first checked against the
   pool, and the pool clauses it violates are added (no oracle call) before the oracle is asked
   for a new one. A case then holds only pool clauses that some of its own models violated.
+  Only the clauses a model of the case can violate are checked (:meth:`Pool.within`): a clause
+  with k of its edges at node i is satisfied by every graph in which i has degree above
+  n - 1 - k.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ import numpy as np
 from robustgraph.certificate.proofs import minimality as mp
 
 __all__ = ["SEEDS", "Pool"]
+
+
+def _edge_nodes(n: int) -> list[tuple[int, int]]:
+    """The two nodes of each edge variable, at place v - 1."""
+    return [(u, v) for u in range(n) for v in range(u + 1, n)]
 
 SEEDS = ("off", "all", "violated")
 """The ways a case may be seeded from the pool: not at all, with every clause, with the
@@ -42,9 +50,10 @@ class Pool:
     """
 
     def __init__(self, n: int) -> None:
-        self.clauses: list[mp.PairClause] = []
+        self.n, self.clauses = n, []
         self._words = (n * (n - 1) // 2 + 63) // 64
         self._rows = np.zeros((0, self._words), dtype=np.uint64)
+        self._ends = np.zeros((0, n), dtype=np.uint8)  # a clause's edges at each node
         self._size = 0
 
     def __len__(self) -> int:
@@ -60,18 +69,46 @@ class Pool:
         """Append ``clauses`` to the pool (capacity doubled as it fills)."""
         need = self._size + len(clauses)
         if need > len(self._rows):
-            grown = np.zeros((max(need, 2 * len(self._rows), 1024), self._words), dtype=np.uint64)
-            grown[:self._size] = self._rows[:self._size]
-            self._rows = grown
+            size = max(need, 2 * len(self._rows), 1024)
+            rows = np.zeros((size, self._words), dtype=np.uint64)
+            ends = np.zeros((size, self.n), dtype=np.uint8)
+            rows[:self._size], ends[:self._size] = self._rows[:self._size], self._ends[:self._size]
+            self._rows, self._ends = rows, ends
+        nodes = _edge_nodes(self.n)
         for clause in clauses:
             self._rows[self._size] = self._row(clause.literals)
+            for v in clause.literals:
+                for i in nodes[v - 1]:
+                    self._ends[self._size, i] += 1
             self._size += 1
         self.clauses.extend(clauses)
 
+    def within(self, degrees: tuple[int, ...] | list[int]) -> Pool:
+        """The pool's clauses that a graph in which node i has degree ``degrees[i]`` can
+        violate: those with at most n - 1 - d_i edges at each node i (all of a clause's edges
+        missing leaves node i at most n - 1 - k neighbours). In pool order.
+
+        Examples
+        --------
+        >>> pool = Pool(4)
+        >>> pool.add([mp.PairClause((0, 1), (2, 3), (2, 5)),
+        ...           mp.PairClause((0,), (1, 2, 3), (1, 2, 3))])  # e1 e2 e3: node 0's edges
+        >>> len(pool.within([2, 2, 2, 2])), len(pool.within([0, 0, 0, 0]))
+        (1, 2)
+        """
+        room = np.array([self.n - 1 - d for d in degrees], dtype=np.int16)
+        keep = (self._ends[:self._size] <= room).all(axis=1)
+        part = Pool(self.n)
+        part._rows, part._ends = self._rows[:self._size][keep], self._ends[:self._size][keep]
+        part._size = len(part._rows)
+        part.clauses = [self.clauses[k] for k in np.flatnonzero(keep)]
+        return part
+
     def violated(self, model: list[int]) -> list[mp.PairClause]:
         """The pool's clauses that ``model`` (a SAT model over the edge variables) violates:
-        those with none of their edges in it, in pool order. O(pool) vectorised."""
-        present = np.array(self._row([v for v in model
-                                      if 0 < v <= 64 * self._words]), dtype=np.uint64)
+        those with none of their edges in it, in pool order. O(pool) vectorised; the model
+        lists variable v at place v - 1, as SAT solvers return it."""
+        edges = self.n * (self.n - 1) // 2
+        present = np.array(self._row([v for v in model[:edges] if v > 0]), dtype=np.uint64)
         hit = (self._rows[:self._size] & present).any(axis=1)
         return [self.clauses[k] for k in np.flatnonzero(~hit)]

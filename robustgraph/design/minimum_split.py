@@ -88,6 +88,7 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
     from pysat.solvers import Cadical195
 
     pairs = list(split.pool.clauses) if split.seed == "all" else []
+    pool = split.pool.within(degrees) if split.seed == "violated" else None
     seeds, solver = len(pairs), Cadical195()
     try:
         for clause in mp.encode_case(n, degrees, pairs).clauses:
@@ -99,7 +100,7 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
             if status is False:
                 return "unsat", (pairs, seeds)
             model = solver.get_model()
-            if split.seed == "violated" and (pulled := split.pool.violated(model)):
+            if pool is not None and (pulled := pool.violated(model)):
                 pairs[seeds:seeds] = pulled  # seeds first: new clauses join the pool later
                 seeds += len(pulled)
                 for pair in pulled:
