@@ -111,6 +111,28 @@ def test_the_pool_returns_exactly_the_clauses_a_model_violates() -> None:
         assert pool.violated(model) == [c for c in clauses if not set(c.literals) & present]
 
 
+@settings(max_examples=40)
+@given(st.integers(4, 12).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.lists(st.integers(1, n * (n - 1) // 2), min_size=1, max_size=12, unique=True),
+             max_size=30),
+    st.sets(st.integers(1, n * (n - 1) // 2)))))
+def test_the_pool_within_a_degree_sequence_loses_no_clause_a_graph_of_it_violates(case) -> None:
+    """Pool.within keeps every clause that some graph of the given degrees violates: for a
+    random graph, the clauses it violates are the same with and without the restriction."""
+    n, literal_sets, present = case
+    pool = Pool(n)
+    pool.add([mp.PairClause((0,), (1,), tuple(sorted(lits))) for lits in literal_sets])
+    degrees = [0] * n
+    for u in range(n):
+        for v in range(u + 1, n):
+            degrees[u] += mp.edge_variable(n, u, v) in present
+            degrees[v] += mp.edge_variable(n, u, v) in present
+    model = [v if v in present else -v for v in range(1, n * (n - 1) // 2 + 1)]
+    assert pool.within(degrees).violated(model) == pool.violated(model)
+    assert len(pool.within(degrees)) <= len(pool)
+
+
 # ------------------------------------------------------------------------------- resume
 class _Stop(Exception):
     """Stands for ^C or a restart between two cases."""
