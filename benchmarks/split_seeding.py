@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 from robustgraph.certificate.proofs import minimality as mp
@@ -64,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
             for mode in modes:
                 if (found := measure(n, r, level, mode, args.time_limit)) is not None:
                     runs[mode].append(found)
+                    print(f"n = {n}, r = {r}, L = {level}, {mode}: {found}", file=sys.stderr,
+                          flush=True)
         for mode, found in runs.items():
             if not found:
                 continue
