@@ -37,7 +37,8 @@ clauses its models violate."""
 
 class Pool:
     """The pair clauses found so far, in the order found, with each clause's literals as a bit
-    row (bit v - 1 for edge variable v) for a vectorised test against a model.
+    row (bit v - 1 for edge variable v, stored a 64-bit column per word) for a vectorised test
+    against a model, and its number of edges at each node.
 
     Examples
     --------
@@ -52,7 +53,7 @@ class Pool:
     def __init__(self, n: int) -> None:
         self.n, self.clauses = n, []
         self._words = (n * (n - 1) // 2 + 63) // 64
-        self._rows = np.zeros((0, self._words), dtype=np.uint64)
+        self._cols = [np.zeros(0, dtype=np.uint64) for _ in range(self._words)]  # by word
         self._ends = np.zeros((0, n), dtype=np.uint8)  # a clause's edges at each node
         self._size = 0
 
@@ -68,15 +69,18 @@ class Pool:
     def add(self, clauses: list[mp.PairClause]) -> None:
         """Append ``clauses`` to the pool (capacity doubled as it fills)."""
         need = self._size + len(clauses)
-        if need > len(self._rows):
-            size = max(need, 2 * len(self._rows), 1024)
-            rows = np.zeros((size, self._words), dtype=np.uint64)
+        if need > len(self._ends):
+            size = max(need, 2 * len(self._ends), 1024)
+            for k, col in enumerate(self._cols):
+                self._cols[k] = np.zeros(size, dtype=np.uint64)
+                self._cols[k][:self._size] = col[:self._size]
             ends = np.zeros((size, self.n), dtype=np.uint8)
-            rows[:self._size], ends[:self._size] = self._rows[:self._size], self._ends[:self._size]
-            self._rows, self._ends = rows, ends
+            ends[:self._size] = self._ends[:self._size]
+            self._ends = ends
         nodes = _edge_nodes(self.n)
         for clause in clauses:
-            self._rows[self._size] = self._row(clause.literals)
+            for k, word in enumerate(self._row(clause.literals)):
+                self._cols[k][self._size] = word
             for v in clause.literals:
                 for i in nodes[v - 1]:
                     self._ends[self._size, i] += 1
@@ -99,8 +103,9 @@ class Pool:
         room = np.array([self.n - 1 - d for d in degrees], dtype=np.int16)
         keep = (self._ends[:self._size] <= room).all(axis=1)
         part = Pool(self.n)
-        part._rows, part._ends = self._rows[:self._size][keep], self._ends[:self._size][keep]
-        part._size = len(part._rows)
+        part._cols = [col[:self._size][keep] for col in self._cols]
+        part._ends = self._ends[:self._size][keep]
+        part._size = len(part._ends)
         part.clauses = [self.clauses[k] for k in np.flatnonzero(keep)]
         return part
 
@@ -109,6 +114,8 @@ class Pool:
         those with none of their edges in it, in pool order. O(pool) vectorised; the model
         lists variable v at place v - 1, as SAT solvers return it."""
         edges = self.n * (self.n - 1) // 2
-        present = np.array(self._row([v for v in model[:edges] if v > 0]), dtype=np.uint64)
-        hit = (self._rows[:self._size] & present).any(axis=1)
-        return [self.clauses[k] for k in np.flatnonzero(~hit)]
+        present = self._row([v for v in model[:edges] if v > 0])
+        hit = np.zeros(self._size, dtype=np.uint64)
+        for col, word in zip(self._cols, present, strict=True):  # one column per word: fast
+            hit |= col[:self._size] & np.uint64(word)
+        return [self.clauses[k] for k in np.flatnonzero(hit == 0)]
