@@ -22,10 +22,13 @@ Two more tables (issue 43):
         the same, each level from the closed-form bound up certified before the next, so that
         a run the time limit stops still prints the highest level proven; with
         --minimal-out DIR it writes its pair clauses there when it ends, and a later run with
-        --minimal-resume DIR starts from them (and then does not split by degree);
+        --minimal-resume DIR starts from them (where the split does not apply: below);
     python benchmarks/design_table.py --minima 12 --r 3 --minimal-climb --minimal-split on
         each level refuted case by case, one case per degree sequence (a degree-split proof;
-        --minimal-split auto, the default, splits from n = 12 on);
+        --minimal-split auto, the default, splits from n = 12 on); --minimal-seed all or
+        violated seeds each case with the pair clauses of the cases before it; with the split,
+        --minimal-out DIR writes each case as soon as it is refuted (DIR/nN_rR.cases/) and
+        --minimal-resume DIR takes the cases found there first, so a stopped run resumes;
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -50,7 +53,7 @@ from robustgraph import io
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import bounds, design
 from robustgraph.design.common import to_topology
-from robustgraph.design.minimum import MinimumResult, overflow, prove_minimum
+from robustgraph.design.minimum import SPLIT_FROM, MinimumResult, overflow, prove_minimum
 from robustgraph.design.starts import construction
 from robustgraph.generators import gamma_merg_edge_count, max_robustness
 from robustgraph.topology import Topology
@@ -143,12 +146,22 @@ def _write_pair(folder: Path, stem: str, topology: Topology, proof: MinimumResul
     (folder / f"{stem}.pairs.gz").write_bytes(mp.write_pairs(proof.clauses))
 
 
-def _known(n: int, r: int, args: argparse.Namespace) -> list[mp.PairClause]:
-    """With --minimal-resume DIR: the pair clauses a stopped run wrote to DIR/nN_rR.pairs.gz."""
+def _splits(n: int, r: int, args: argparse.Namespace) -> bool:
+    """Whether prove_minimum splits this cell by degree sequence (its ``split`` rule)."""
+    chosen = {"auto": n >= SPLIT_FROM, "on": True, "off": False}[args.minimal_split]
+    return chosen and r >= 2 and not (args.minimal_parts or args.minimal_cubes)
+
+
+def _resume(n: int, r: int, args: argparse.Namespace) -> dict:
+    """The options of prove_minimum that --minimal-out, --minimal-resume and --minimal-seed
+    give: with the split, the seeding and the case store (the resume folder, else the out
+    folder); without it, the pair clauses a stopped run wrote to DIR/nN_rR.pairs.gz."""
+    if _splits(n, r, args):
+        return {"seed": args.minimal_seed, "store": args.minimal_resume or args.minimal_out}
     path = Path(args.minimal_resume or "") / f"n{n}_r{r}.pairs.gz"
     if not args.minimal_resume or not path.is_file():
-        return []
-    return mp.parse_pairs(path.read_bytes(), str(path))
+        return {}
+    return {"known": mp.parse_pairs(path.read_bytes(), str(path))}
 
 
 def _progress(n: int, r: int, args: argparse.Namespace):
@@ -172,7 +185,7 @@ def minima(ns: list[int], args: argparse.Namespace) -> int:
             proof = prove_minimum(n, r, res.edges, time_limit=args.minimal_time_limit,
                                   cubes=args.minimal_cubes, parts=args.minimal_parts,
                                   climb=args.minimal_climb, progress=_progress(n, r, args),
-                                  known=_known(n, r, args),
+                                  **_resume(n, r, args),
                                   split={"auto": None, "on": True, "off": False}[
                                       args.minimal_split])
             seconds, cpu = time.monotonic() - t0, time.process_time() - c0
@@ -311,10 +324,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minimal-out", default=None, metavar="DIR",
                     help="with --minima (not --s): write each design and its lower bound's "
                          "certificate to DIR (n{N}_r{R}.json, n{N}_r{R}.min.json), and the "
-                         "pair clauses the search held (n{N}_r{R}.pairs.gz)")
+                         "pair clauses the search held (n{N}_r{R}.pairs.gz); with the split, "
+                         "each case as it is refuted (n{N}_r{R}.cases/)")
     ap.add_argument("--minimal-resume", default=None, metavar="DIR",
                     help="with --minima (not --s): start each search from the pair clauses "
-                         "an earlier --minimal-out DIR wrote, where there are any")
+                         "an earlier --minimal-out DIR wrote, where there are any; with the "
+                         "split, from the cases refuted and stored there (new ones stored too)")
+    ap.add_argument("--minimal-seed", choices=["off", "all", "violated"], default="off",
+                    help="with the split: seed each case with every pair clause of the cases "
+                         "before it (all), or with those its models violate (violated)")
     ap.add_argument("--minimal-split", choices=["auto", "on", "off"], default="auto",
                     help="split each level's refutation by degree sequence (a degree-split "
                          "proof): auto = from n = 12 on, where it was measured cheaper")

@@ -54,6 +54,8 @@ from robustgraph.design.minimum_loop import (
     stored,
     witness,
 )
+from robustgraph.design.minimum_seeds import SEEDS
+from robustgraph.design.minimum_store import CaseStore
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
 from robustgraph.limits import FILE_BYTES, INFLATED_BYTES, OverBudget
@@ -364,6 +366,8 @@ def prove_minimum(
     progress: Callable[[str], None] | None = None,
     known: Sequence[mp.PairClause] = (),
     split: bool | None = None,
+    seed: str = "off",
+    store: str | Path | None = None,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -414,6 +418,17 @@ def prove_minimum(
         ``degree-split`` proof (:mod:`robustgraph.design.minimum_split`; r >= 2, not with
         ``cubes``, ``parts`` or ``known``); False: one search and one CNF; None (default): the
         split from :data:`SPLIT_FROM` nodes on, where it was measured cheaper.
+    seed : str
+        With the split: how each new case is seeded with the pair clauses of the cases refuted
+        before it (:mod:`robustgraph.design.minimum_seeds`): ``off``, ``all`` (every one) or
+        ``violated`` (those its models violate). Each case's certificate lists its seeds among
+        its pair clauses, re-derived by the checker like the others.
+    store : path, optional
+        With the split: a folder where each case is written as soon as it is refuted, and
+        from which the cases of an earlier run of the same n, r, s are taken first
+        (:mod:`robustgraph.design.minimum_store`), so a run stopped by its time limit, ^C or a
+        restart resumes from its finished cases. The whole proof is checked before it is
+        handed out, stored cases included.
 
     Returns
     -------
@@ -452,6 +467,11 @@ def prove_minimum(
                              "parts or known pair clauses")
     by_degree = (split if split is not None
                  else n >= SPLIT_FROM and not (parts or cubes or known)) and r >= 2
+    if seed not in SEEDS:
+        raise ParameterError(f"seed = {seed!r}: expected one of {', '.join(SEEDS)}")
+    if (seed != "off" or store is not None) and not by_degree:
+        raise ParameterError("seeding and a case store belong to the degree-sequence split "
+                             "(r >= 2, split not False)")
     if not 0 <= parts <= mp.MAX_SPLIT:
         raise ParameterError(f"parts = {parts}: expected 0 to {mp.MAX_SPLIT} split variables")
     if not (n >= 2 and 1 <= r <= max_robustness(n) and 1 <= s <= n) or edges < 1:
@@ -489,11 +509,13 @@ def prove_minimum(
     better: list[int] | None = None
     last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
     level, note = (best + 1 if climb else edges), ""
-    refuted: dict[tuple[int, ...], Any] = {}  # degree-split cases, kept from level to level
+    cases = minimum_split.Split(n, seed, None if store is None else CaseStore(store, n, r, s))
+    if by_degree and (taken := cases.resume()):
+        report(progress, f"{taken} refuted cases taken from {cases.store.path}")
     while level <= edges:
         if by_degree:
             status, found = minimum_split.search_level(n, r, s, level, budget, deadline,
-                                                       progress, refuted)
+                                                       progress, cases)
         else:
             status, found = _search(n, r, s, level, pairs, budget, deadline, progress)
         if status == "robust":  # an r-robust graph below the level: the count to beat drops

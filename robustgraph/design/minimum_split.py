@@ -7,9 +7,12 @@ non-increasing degree sequence with degrees >= r and sum <= 2(L - 1)). Each case
 of :mod:`robustgraph.design.minimum` on the case CNF
 (:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly
 d_i, sb*_l within equal degrees): its own solver and its own pair clauses, then CaDiCaL refutes
-the case CNF with LRAT logging, trimmed. The pair clauses of a case are not carried to the next:
-measured, the cases stay small where one loop over all graphs stalls (docs/design.md, "The
-degree-sequence split").
+the case CNF with LRAT logging, trimmed. Unseeded, the pair clauses of a case are not carried
+to the next: measured, the cases stay small where one loop over all graphs stalls; seeded
+(:mod:`robustgraph.design.minimum_seeds`), a case starts from the clauses of earlier ones
+(docs/design.md, "The degree-sequence split"). With a store
+(:mod:`robustgraph.design.minimum_store`) each refuted case is written to disk as it is
+refuted, and a later run reuses it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import gzip
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
@@ -24,27 +28,85 @@ from robustgraph.certificate.proofs import sat
 from robustgraph.certificate.proofs.prover import lrat_additions
 from robustgraph.certificate.proofs.trim import trim
 from robustgraph.design import minimum_loop as mm
+from robustgraph.design.minimum_seeds import Pool
+from robustgraph.design.minimum_store import CaseStore
+from robustgraph.errors import ParameterError
 
-__all__ = ["search_level"]
+__all__ = ["Split", "search_level"]
+
+Case = tuple[dict[str, Any], dict[str, bytes]]
+
+
+@dataclass
+class Split:
+    """What the levels of one split run share.
+
+    ``refuted``: the cases refuted so far (degrees to the case's entry and files), reused at
+    every level whose cover holds them; ``seed``: how a new case is seeded from ``pool``, the
+    pair clauses of the cases refuted so far (one of
+    :data:`robustgraph.design.minimum_seeds.SEEDS`); ``store``: where each refuted case is
+    written as soon as it is refuted (and read back from by :meth:`resume`).
+    """
+
+    n: int
+    seed: str = "off"
+    store: CaseStore | None = None
+    refuted: dict[tuple[int, ...], Case] = field(default_factory=dict)
+    pool: Pool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pool = Pool(self.n)
+
+    def resume(self) -> int:
+        """Take in the cases of the store (their pair clauses into the pool when seeding):
+        how many."""
+        found = self.store.load() if self.store is not None else {}
+        for degrees, case in found.items():
+            try:
+                self.keep(degrees, case, save=False)
+            except mp.MinimalityError as exc:
+                raise ParameterError(f"stored case {list(degrees)}: {exc}") from None
+        return len(found)
+
+    def keep(self, degrees: tuple[int, ...], case: Case, save: bool = True) -> None:
+        """A refuted case: kept for the levels to come, its pair clauses pooled when seeding
+        (each pool clause once: a seeded case lists its seeds first), written to the store."""
+        self.refuted[degrees] = case
+        if self.seed != "off":
+            entry, files = case
+            seeds = entry.get("seeds", 0)  # a stored entry's word: at worst a clause twice
+            pairs = mp.parse_pairs(files[entry["pairs_file"]], entry["pairs_file"])
+            self.pool.add(pairs[seeds if type(seeds) is int and seeds >= 0 else 0:])
+        if save and self.store is not None:
+            self.store.save(degrees, case)
 
 
 def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
-                 deadline: float) -> tuple[str, Any]:
-    """The counterexample-guided search of one case: ``("unsat", pair clauses)``,
-    ``("robust", masks)`` or ``(why it stopped, None)``."""
+                 deadline: float, split: Split) -> tuple[str, Any]:
+    """The counterexample-guided search of one case: ``("unsat", (pair clauses, seeds))``
+    (the seeds first among them), ``("robust", masks)`` or ``(why it stopped, None)``."""
     from pysat.solvers import Cadical195
 
-    solver, pairs = Cadical195(), []
+    pairs = list(split.pool.clauses) if split.seed == "all" else []
+    pool = split.pool.within(degrees) if split.seed == "violated" else None
+    seeds, solver = len(pairs), Cadical195()
     try:
-        for clause in mp.encode_case(n, degrees, []).clauses:
+        for clause in mp.encode_case(n, degrees, pairs).clauses:
             solver.add_clause(list(clause))
         while True:
             status = mm.solve_until(solver, deadline)
             if status is None:
                 return "the time limit stopped the SAT search", None
             if status is False:
-                return "unsat", pairs
-            masks = mm.model_masks(n, solver.get_model())
+                return "unsat", (pairs, seeds)
+            model = solver.get_model()
+            if pool is not None and (pulled := pool.violated(model)):
+                pairs[seeds:seeds] = pulled  # seeds first: new clauses join the pool later
+                seeds += len(pulled)
+                for pair in pulled:
+                    solver.add_clause(list(pair.literals))
+                continue
+            masks = mm.model_masks(n, model)
             witness = mm.witness(masks, r, s, budget, deadline)
             if witness is mm.UNKNOWN:
                 return "an exact check ran out of budget or time", None
@@ -56,9 +118,11 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
         solver.delete()
 
 
-def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause],
-                     deadline: float) -> tuple[dict[str, Any], dict[str, bytes]] | None:
-    """The case's entry of the proof and its two files, or None at the deadline."""
+def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause], seeds: int,
+                     deadline: float) -> Case | None:
+    """The case's entry of the proof and its two files, or None at the deadline. The entry
+    records how many of its pair clauses came from the pool (``seeds``, the first ones; not
+    read by the checker, which re-derives every pair clause alike)."""
     cnf = mp.encode_case(n, degrees, pairs)
     status, text = sat.refute(cnf, max(deadline - time.monotonic(), 0.01))
     if status is not False or text is None:
@@ -66,7 +130,7 @@ def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause
     text = trim(text)
     case: dict[str, Any] = {"degrees": list(degrees), "variables": cnf.variables,
                             "clauses": len(cnf.clauses), "steps": lrat_additions(text),
-                            "pairs": len(pairs)}
+                            "pairs": len(pairs), "seeds": seeds}
     fields, files = mm.stored("pairs", mp.write_pairs(pairs), "pairs.gz")
     more, lrat = mm.stored("lrat", gzip.compress(text, compresslevel=1, mtime=0), "lrat.gz")
     return case | fields | more, files | lrat
@@ -74,8 +138,7 @@ def _case_refutation(n: int, degrees: tuple[int, ...], pairs: list[mp.PairClause
 
 def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: float,
                  progress: Callable[[str], None] | None = None,
-                 refuted: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, bytes]]]
-                 | None = None) -> tuple[str, Any]:
+                 split: Split | None = None) -> tuple[str, Any]:
     """Refute "an (r, s)-robust graph on n nodes with at most ``level`` - 1 edges" case by case.
 
     Parameters
@@ -90,10 +153,12 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
         ``time.monotonic()`` at which to stop.
     progress : callable, optional
         Called with a line after each case.
-    refuted : dict, optional
-        Cases refuted before (degrees to the case's entry and files), reused as they are and
-        added to: a case's CNF does not depend on the level, so a climb refutes each degree
-        sequence once (the cover of level L holds that of every lower level).
+    split : Split, optional
+        What the levels of a run share (default: a fresh, unseeded one without a store): its
+        cases refuted before are reused as they are and added to (a case's CNF does not depend
+        on the level, so a climb refutes each degree sequence once: the cover of level L holds
+        that of every lower level); new cases are seeded from its pool and written to its
+        store as they are refuted.
 
     Returns
     -------
@@ -108,22 +173,23 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     cases run one after another in this process.
     """
     cases, files = [], {}
-    refuted = {} if refuted is None else refuted
+    split = Split(n) if split is None else split
     cover = list(mp.degree_sequences(n, r, 2 * (level - 1)))
     for k, degrees in enumerate(cover, 1):
-        if degrees not in refuted:
-            status, found = _case_search(n, r, s, degrees, budget, deadline)
+        if degrees not in split.refuted:
+            status, found = _case_search(n, r, s, degrees, budget, deadline, split)
             if status != "unsat":
                 return status, found
-            made = _case_refutation(n, degrees, found, deadline)
+            made = _case_refutation(n, degrees, *found, deadline)
             if made is None:
                 return "the time limit stopped the LRAT refutation", None
-            refuted[degrees] = made
+            split.keep(degrees, made)
             mm.report(progress, f"level {level}: case {k}/{len(cover)} "
-                                f"({' '.join(map(str, degrees))}) refuted, {len(found):,} pair "
-                                f"clauses, {made[0]['steps']:,} steps")
-        cases.append(refuted[degrees][0])
-        files |= refuted[degrees][1]
+                                f"({' '.join(map(str, degrees))}) refuted, {len(found[0]):,} "
+                                f"pair clauses ({found[1]:,} seeded), {made[0]['steps']:,} "
+                                "steps")
+        cases.append(split.refuted[degrees][0])
+        files |= split.refuted[degrees][1]
     proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,
              "steps": sum(case["steps"] for case in cases),
              "pairs": sum(case["pairs"] for case in cases)}
