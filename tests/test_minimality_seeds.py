@@ -24,6 +24,7 @@ from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
 from tests.exact_minima import minimum_edges
 from tests.test_minimality import _rejected
+from tests.test_minimality_split import forge_pair_clause
 
 N, R, FEWEST = 9, 3, 18  # 18: the fewest edges of a 3-robust graph on 9 nodes (docs/design.md)
 
@@ -85,18 +86,7 @@ def test_a_forged_seed_is_rejected(seeded) -> None:
     re-derives seeds like every other pair clause."""
     doc, files = copy.deepcopy(seeded[0]), dict(seeded[1])
     case = next(c for c in doc["proof"]["cases"] if c["seeds"])
-    pairs = mp.parse_pairs(files[case["pairs_file"]], "pairs")
-    for k in range(case["seeds"]):
-        forged = mp.PairClause(pairs[k].s1, pairs[k].s2, pairs[k].literals[1:])
-        if forged.literals and mp.pair_clause_problem(N, R, forged):
-            pairs[k] = forged
-            break
-    else:
-        pytest.fail("no seed could be forged")
-    data = mp.write_pairs(pairs)
-    files["forged.pairs.gz"] = data
-    case |= {"pairs_file": "forged.pairs.gz", "pairs_bytes": len(data),
-             "pairs_sha256": hashlib.sha256(data).hexdigest()}
+    forge_pair_clause(case, files, N, R, among=case["seeds"])  # the seeds come first
     _rejected(doc, files, "not given by the definition")
 
 
