@@ -103,6 +103,7 @@ __all__ = [
     "LANE_BUSY_RULE",
     "LANE_BUSY_AFTER",
     "SWITCH_RULE",
+    "KIN_LEAST_FIRST_RULE",
     "SWITCH_SLICES",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
@@ -267,6 +268,12 @@ digraphs, where least-first almost always wins)."""
 SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
+
+KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
+"""Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
+in-degree equal, as ``generate k-in`` makes them) gets the published model least-first only
+(:data:`LEAST_FIRST_RULE`): no printed model beside its lane (:data:`BESIDE_LANE_RULE`), no
+printed window before least-first (:data:`SWITCH_RULE`); :func:`_printed_too`. MEASURED_KIN"""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the
@@ -489,7 +496,7 @@ def _published_slices(
             cap = left
         least = regular and module is cpsat  # LEAST_FIRST_RULE
         seconds = seconds if cap is None else min(seconds, cap)
-        if least and _symmetric(p.request):
+        if least and _printed_too(p.request):
             _switch(p, seconds)
         else:
             search.published_slice(p, module.run, seconds, least=least)
@@ -500,7 +507,7 @@ def _published_slices(
             wait = REGULAR_SLICE if left is None else max(wait, REGULAR_SHARE * left)
         wait = wait if left is None else min(wait, left)
         end = time.perf_counter() + wait
-        if _symmetric(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
+        if _printed_too(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
             _beside_lane(p, lane, end, sample)
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
@@ -617,6 +624,13 @@ def _symmetric(request: Request) -> bool:
     graph = request.graph
     big = request.n > CORES_LARGE_N and _in_regular(graph)
     return big and len(graph.in_neighbors[0]) > CORES_REGULAR_DEGREE
+
+
+def _printed_too(request: Request) -> bool:
+    """True when a graph that skips the core search (:func:`_symmetric`) also gets the published
+    model as printed: beside its lane (:data:`BESIDE_LANE_RULE`) or in a window before
+    least-first (:data:`SWITCH_RULE`); not a k-in digraph (:data:`KIN_LEAST_FIRST_RULE`)."""
+    return _symmetric(request) and not request.graph.directed
 
 
 def _four_regular(request: Request) -> bool:

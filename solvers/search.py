@@ -668,7 +668,7 @@ def published_s_model(p: Progress, *, least: bool = False) -> Model:
     (``milp_model.least_first``)."""
     model = published_model(p)
     s_var = [v.name for v in model.vars].index("s")
-    model.add([(s_var, 1)], ub=p.upper)
+    model.add([(s_var, 1)], lb=p.lower, ub=p.upper)
     if least:
         least_first(model)
     return model

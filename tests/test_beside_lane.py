@@ -321,3 +321,46 @@ def test_in_regular_graphs_with_the_core_search_keep_least_first_alone(
         ((run, seconds, least, as_printed),) = calls
         assert run is cpsat.run and least and not as_printed
         assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)
+
+
+def _kin() -> Topology:
+    from robustgraph.generators import random_k_in
+
+    return random_k_in(60, 8, seed=7381)
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_k_in_digraph_runs_nothing_beside_its_lane(monkeypatch, clock):
+    """``portfolio.KIN_LEAST_FIRST_RULE``: a k-in digraph skips the core search like a regular
+    graph, but its first core only waits for the lane, on an idle machine too."""
+    request = Request(_kin(), Question.max_r(), time_limit=LIMIT, threads=2)
+    assert portfolio._symmetric(request) and not portfolio._printed_too(request)
+    calls, _ = _slices(monkeypatch, clock, 1.0)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, lane, _Sample(0.0))
+    assert calls == []
+    (wait,) = lane.waited
+    assert wait == pytest.approx(portfolio.REGULAR_SHARE * LIMIT)
+    assert "beside-lane" not in {s.get("step") for s in p.steps}
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_k_in_digraph_on_one_thread_gets_least_first_alone(monkeypatch, clock):
+    """No printed window (``portfolio.SWITCH_RULE``) for a k-in digraph: one least-first slice
+    of REGULAR_ALONE_SHARE of the time left, and no ``switch`` step."""
+    request = Request(_kin(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls, _ = _slices(monkeypatch, clock, 1.0)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, None)
+    ((run, seconds, least, as_printed),) = calls
+    assert run is cpsat.run and least and not as_printed
+    assert seconds == pytest.approx(portfolio.REGULAR_ALONE_SHARE * LIMIT)
+    assert "switch" not in {s.get("step") for s in p.steps}
+
+
+def test_only_undirected_symmetric_graphs_get_the_printed_model_too():
+    eight = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=2)
+    kin = Request(_kin(), Question.max_r(), time_limit=LIMIT, threads=2)
+    small = Request(in_regular_30(False, 8), Question.max_r(), time_limit=LIMIT, threads=2)
+    assert [portfolio._printed_too(r) for r in (eight, kin, small)] == [True, False, False]
