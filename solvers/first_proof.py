@@ -131,33 +131,40 @@ CONFIGS = (("least-first", True), ("as-printed", False))
 """The published (r, s) model's two configurations: its swap symmetry broken, and as printed."""
 
 
-def published_s_both(p: Progress, run: Runner, seconds: float, window: float) -> None:
-    """The published (r, s) slice (``search.published_s_model``: told ``s <= upper``) least-first
-    for up to ``seconds`` and, beside it, as printed for up to ``window`` of them (:data:`CONFIGS`),
-    at once, one CP-SAT worker each (``run(model, limit, 1, seed, stop=...)``), the first proof
-    winning (:func:`first_proof`; ``p.stop`` stops both). Each solve's step names its ``config``;
-    a ``published-s-both`` step says which one proved the answer, if any; what both proved is
-    kept (``search.absorb_published``: checked incumbents, proven bounds).
+def published_s_both(
+    p: Progress, run: Runner, seconds: float, window: float, delay: float = 0.0
+) -> None:
+    """The published (r, s) slice (``search.published_s_model``: told ``lower <= s <= upper``)
+    least-first for up to ``seconds`` and, beside it, as printed from ``delay`` seconds after it
+    for up to ``window`` more (:data:`CONFIGS`), one CP-SAT worker each (``run(model, limit, 1,
+    seed, stop=...)``), the first proof winning (:func:`first_proof`; ``p.stop`` stops both). A
+    printed solve whose start comes after least-first's proof (or an outside stop) is never
+    started: it costs no CPU time (its step says ``NOT-STARTED``). Each solve's step names its
+    ``config``; a ``published-s-both`` step says which one proved the answer, if any; what both
+    proved is kept (``search.absorb_published``: checked incumbents, proven bounds).
     """
     from solvers import search
 
     left = p.remaining()
     budget = seconds if left is None else min(left, seconds)
-    limits = (budget, min(budget, window))
+    limits = (budget, min(budget - delay, window))
     models: list[Model] = [search.published_s_model(p, least=least) for _, least in CONFIGS]
     p.tell("published (r, s) model, two configurations")
     seed = p.request.seed
-    outs = first_proof(
-        [
-            lambda signal, m=m, limit=limit: run(m, limit, 1, seed, stop=signal)
-            for m, limit in zip(models, limits, strict=True)
-        ],
-        p.stop,
-    )
+
+    def least_first(signal: StopSignal) -> Outcome:
+        return run(models[0], limits[0], 1, seed, stop=signal)
+
+    def printed(signal: StopSignal) -> Outcome:
+        if limits[1] <= 0 or (delay > 0 and signal.wait(delay)):
+            return Outcome("unknown", None, None, 0.0, "NOT-STARTED")
+        return run(models[1], limits[1], 1, seed, stop=signal)
+
+    outs = first_proof([least_first, printed], p.stop)
     proofs = []
     for (name, _), model, out in zip(CONFIGS, models, outs, strict=True):
         search.record(p, model, None, out, config=name)
         search.absorb_published(p, model, out)
         if out.status in PROVEN:
             proofs.append((out.seconds, name))
-    p.note("published-s-both", proved_by=min(proofs)[1] if proofs else None)
+    p.note("published-s-both", proved_by=min(proofs)[1] if proofs else None, delay=delay)

@@ -63,8 +63,9 @@ For s*_r: exhaustive for small n, otherwise the core search's decision of r-robu
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
 heuristic pairs, the published (r, s) model on CP-SAT for half the time left
 (:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
-threads the model as printed beside it for its first :data:`BOTH_S_WINDOW` seconds,
-:data:`BOTH_S_RULE`) and the strong (r, s) model. Every bound is proven, every witness
+threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
+:data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``lower <= s <= upper``) and the strong (r, s)
+model. Every bound is proven, every witness
 checked; on a time limit the result is ``bounded``. No solver package is imported before a
 model is solved.
 """
@@ -108,6 +109,7 @@ __all__ = [
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
+    "BOTH_S_DELAY",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -285,24 +287,35 @@ all, faster on 4, slower on 1 by 0.03 s (docs/performance.md, "What changed in r
 
 BOTH_S_RULE = "two threads: the printed (r, s) slice beside the least-first one, briefly"
 """Issue 40, round 7: with two or more threads the published (r, s) slice
-(:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) for the whole slice
-and, at the same time on the second core, the model as printed for its first
-:data:`BOTH_S_WINDOW` seconds, one CP-SAT worker each in a thread of its own; the first proof
-stops the other (``solvers.first_proof``). Never one configuration twice. On scratch seeds
-7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of 26-35 nodes;
-each configuration alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7: (r, s) on
-two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the smaller of the two
-265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
-configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-first took
-0.12-1.19 s; the other a 10 s row), so both for the whole slice would double the CPU time of
-every row for 2% of wall time. Whole commands (76 of those rows, before / window / both for the
-whole slice, interleaved, load 3.2-4.5): both for the whole slice slower than before by more than
-10% + 0.1 s in wall or CPU on 23 rows, the window on 6; each faster on 5 (4 of them shared)."""
+(:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) for the whole slice and
+on the second core the model as printed for :data:`BOTH_S_WINDOW` seconds (its first 0.3 s until
+round 8; round 9: 0.2 s from :data:`BOTH_S_DELAY` on), one CP-SAT worker each in a thread of its
+own; the first proof stops the other (``solvers.first_proof``). Never one configuration twice. On
+scratch seeds 7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of
+26-35 nodes; each configuration alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7:
+(r, s) on two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the smaller of the
+two 265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
+configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-first took 0.12-1.19 s;
+the other a 10 s row), so both for the whole slice would double the CPU time of every row for 2% of
+wall time. Whole commands (76 of those rows, before / window / both for the whole slice,
+interleaved, load 3.2-4.5): both for the whole slice slower than before by more than 10% + 0.1 s in
+wall or CPU on 23 rows, the window on 6; each faster on 5 (4 of them shared)."""
 
-BOTH_S_WINDOW = 0.3
-"""Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one: it
-covers the printed configuration's wins measured (the slowest 0.274 s) and costs at most that
-much CPU time where least-first proves s*_r alone."""
+BOTH_S_WINDOW = 0.2
+"""Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one, from
+:data:`BOTH_S_DELAY` on. Round 7: 0.3 s, from the start, covered the printed configuration's wins
+then measured (the slowest 0.274 s). Round 9, with the model told ``s >= lower`` as well
+(``search.published_s_model``; scratch seeds 7400-7403, 32 rows at R = r* that reach the slice,
+each configuration alone, CP-SAT with one worker, load 5-7; docs/performance.md, "Issue 40,
+round 9 (i40y)"): the printed configuration's wins over least-first were all under 0.2 s, and
+replayed from those times the window from 0.1 s to 0.3 s took 8.47 CPU s in all against 9.63 for
+0.3 s from the start (-12%), for 0.41 s more wall time in all (6.96 against 6.55 s)."""
+
+BOTH_S_DELAY = 0.1
+"""Seconds least-first runs alone before :data:`BOTH_S_RULE`'s printed configuration starts: a
+least-first proof within them (most rows of the replay above: 0.003-0.09 s) leaves the second
+solve unstarted, so it costs no CPU time there; at most :data:`BOTH_S_WINDOW` CPU seconds more
+elsewhere (0.3 s until round 8)."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -909,9 +922,9 @@ def _published_s_slice(p: search.Progress) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
-    :data:`LEAST_FIRST_S_RULE`); with two or more least-first and, for its first
-    :data:`BOTH_S_WINDOW` seconds, as printed, at once, one worker each, the first proof
-    winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    :data:`LEAST_FIRST_S_RULE`); with two or more least-first and, for
+    :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed, one worker each, the
+    first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
     from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
@@ -921,7 +934,7 @@ def _published_s_slice(p: search.Progress) -> None:
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
 
     if p.request.threads >= 2:  # BOTH_S_RULE: one worker per configuration, one per core
-        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW)
+        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
         return
 
     def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``

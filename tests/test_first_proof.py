@@ -85,10 +85,11 @@ def test_which_configurations_run_for_how_many_threads(monkeypatch, threads):
     monkeypatch.setattr(
         first_proof,
         "published_s_both",
-        lambda p, run, seconds, window: ran.append(("both", window)),
+        lambda p, run, seconds, window, delay: ran.append(("both", window, delay)),
     )
     portfolio._published_s_slice(_progress(threads))
-    assert ran == ([("one", True)] if threads == 1 else [("both", portfolio.BOTH_S_WINDOW)])
+    both = ("both", portfolio.BOTH_S_WINDOW, portfolio.BOTH_S_DELAY)
+    assert ran == ([("one", True)] if threads == 1 else [both])
 
 
 def _is_least_first(model) -> bool:
@@ -145,3 +146,53 @@ def test_a_printed_window_that_ends_unproven_leaves_least_first_running():
     assert not signals["least-first"].is_set()  # never stopped: it proved s* on its own
     assert p.steps[-1]["proved_by"] == "least-first"
     assert p.settled() and p.lower == naive_max_s(p.request.graph, 1)
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs OR-Tools")
+def test_a_least_first_proof_within_the_delay_leaves_the_printed_solve_unstarted():
+    """``portfolio.BOTH_S_DELAY``: the printed solve waits on its stop for the delay (60 s here:
+    a proof that does not stop it would make the test wait, then fail) and never starts when
+    least-first proves s* first: no CPU time is spent on it."""
+    p = _progress(2)
+    solves = []
+
+    def run(model, time_limit, threads, seed=0, *, stop):
+        solves.append("least-first" if _is_least_first(model) else "as-printed")
+        return cpsat.run(model, None, 1, seed)
+
+    first_proof.published_s_both(p, run, 10.0, 0.2, delay=60.0)
+    assert solves == ["least-first"]
+    steps = {step["config"]: step for step in p.steps if "config" in step}
+    assert steps["as-printed"]["native"] == "NOT-STARTED"
+    assert p.steps[-1]["proved_by"] == "least-first" and p.steps[-1]["delay"] == 60.0
+    assert p.settled() and p.lower == naive_max_s(p.request.graph, 1)
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs OR-Tools")
+def test_after_the_delay_the_printed_solve_gets_its_window_and_can_win():
+    p = _progress(2)
+    solves = []
+
+    def run(model, time_limit, threads, seed=0, *, stop):
+        config = "least-first" if _is_least_first(model) else "as-printed"
+        solves.append((config, time_limit))
+        if config == "as-printed":
+            return cpsat.run(model, None, 1, seed)  # the real proof
+        return _waits_for_its_stop(stop)
+
+    first_proof.published_s_both(p, run, 10.0, 0.2, delay=0.01)
+    assert sorted(solves) == [("as-printed", 0.2), ("least-first", 10.0)]
+    assert p.steps[-1]["proved_by"] == "as-printed"
+    assert p.settled() and p.lower == naive_max_s(p.request.graph, 1)
+
+
+def test_a_slice_shorter_than_the_delay_runs_least_first_alone():
+    p = _progress(2)
+    solves = []
+
+    def run(model, time_limit, threads, seed=0, *, stop):
+        solves.append(time_limit)
+        return Outcome("unknown", None, None, time_limit, "UNKNOWN")
+
+    first_proof.published_s_both(p, run, 0.05, 0.2, delay=0.1)
+    assert solves == [0.05]
