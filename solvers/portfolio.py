@@ -274,8 +274,17 @@ of the slice)."""
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
 in-degree equal, as ``generate k-in`` makes them) gets the published model least-first only
-(:data:`LEAST_FIRST_RULE`): no printed model beside its lane (:data:`BESIDE_LANE_RULE`), no
-printed window before least-first (:data:`SWITCH_RULE`); :func:`_printed_too`. MEASURED_KIN"""
+(:data:`LEAST_FIRST_RULE`): no printed model beside its lane (:data:`BESIDE_LANE_RULE`), no printed
+window before least-first (:data:`SWITCH_RULE`); :func:`_printed_too`. Round 8 (scratch seeds
+7351-7362, 24 k-in digraphs of k = 10, n = 60 and 80, each configuration alone, one worker):
+least-first the faster by more than 10% + 0.1 s on 11 of the 14 either settled, the printed model on
+none. Round 9 (scratch seeds 7381-7383, n = 60-100, k = 6-12, CP-SAT with one worker, 10 s each,
+load 5-7; docs/performance.md, "Issue 40, round 9 (i40y)"): on the 9 rows both settled least-first
+took 3.99 CPU s in all, printed 6.39, least-first the faster on 8 and equal on 1; whole commands
+with ``--threads 1`` (seeds 7384-7385, load 5.7-7.2) 6.90 -> 6.20 CPU s on the 6 settled rows. With
+two threads on an idle machine the printed solve beside the lane ran until the lane's proof,
+doubling the CPU time (round 8's idle ``kin-80-k10-7114``: 7.55 s of wall, 14.88 CPU s; 7.87 s with
+one thread)."""
 
 LEAST_FIRST_S_RULE = "every graph: the published (r, s) slice on CP-SAT with least_first"
 """Issue 40, round 5: the published (r, s) model's slice (:func:`_published_s_slice`) has the

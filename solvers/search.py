@@ -652,8 +652,9 @@ def published_slice(
 
 def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:
     """Spend up to ``seconds`` on the published (r, s) model (``milp_model.published_s``) with
-    ``s <= upper`` (proven by a checked pair, so the optimum s*_r is not cut off): its checked
-    incumbent and its dual bound are kept (:func:`absorb_published`). Issue 40: at r = r* the
+    ``lower <= s <= upper`` (both proven, so the optimum s*_r is not cut off; see
+    :func:`published_s_model`): its checked incumbent and its dual bound are kept
+    (:func:`absorb_published`). Issue 40: at r = r* the
     published (r, s) model on CP-SAT answered ER(25, 1/2) in 0.11 s and ER(30, 0.35) in 1.05 s,
     where the strong (r, s) loop took 0.9 and 3.1 s. ``least``: the swap symmetry broken
     (``milp_model.least_first``; the model's rows treat (S1, y1) and (S2, y2) alike and its
@@ -663,9 +664,17 @@ def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool =
 
 
 def published_s_model(p: Progress, *, least: bool = False) -> Model:
-    """The published (r, s) model of ``p``'s question told ``s <= upper``, as
+    """The published (r, s) model of ``p``'s question told ``lower <= s <= upper``, as
     :func:`published_s_slice` solves it; ``least``: its swap symmetry broken
-    (``milp_model.least_first``)."""
+    (``milp_model.least_first``).
+
+    Issue 40, round 9: with the proven lower bound too, CP-SAT ends at the first pair whose value
+    meets it instead of proving that no pair is below it. At R = r*, where s*_R >= 1 is known
+    from the r answer (``solvers.after_r``) and s*_R is often 1, that proof is R-robustness,
+    which the r answer had just established; on scratch rows (seeds 7398-7399) the least-first
+    solve of ``digraph-30-p0.35-7398`` took 0.027 s instead of 0.275 s and the whole ``--rs 10``
+    command of ``digraph-40-p0.5-7399`` 1.38 s instead of 10.15 s (docs/performance.md, "Issue
+    40, round 9 (i40y)"). The r model's slices are not told theirs (:func:`published_slice`)."""
     model = published_model(p)
     s_var = [v.name for v in model.vars].index("s")
     model.add([(s_var, 1)], lb=p.lower, ub=p.upper)
