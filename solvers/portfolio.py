@@ -110,6 +110,7 @@ __all__ = [
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
     "BOTH_S_DELAY",
+    "BOTH_S_MIN_R",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -298,33 +299,44 @@ BOTH_S_RULE = "two threads: the printed (r, s) slice beside the least-first one,
 """Issue 40, round 7: with two or more threads the published (r, s) slice
 (:func:`_published_s_slice`) runs least-first (:data:`LEAST_FIRST_S_RULE`) for the whole slice and
 on the second core the model as printed for :data:`BOTH_S_WINDOW` seconds (its first 0.3 s until
-round 8; round 9: 0.2 s from :data:`BOTH_S_DELAY` on), one CP-SAT worker each in a thread of its
-own; the first proof stops the other (``solvers.first_proof``). Never one configuration twice. On
-scratch seeds 7321-7330 (95 (r, s) rows at R = r* that reach the slice, ER graphs and digraphs of
-26-35 nodes; each configuration alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7:
-(r, s) on two cores (i40s)") least-first took 270.7 CPU s in all, printed 291.3, the smaller of the
-two 265.5: least-first was slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed
-configuration's wins were all under 0.3 s but one (0.015-0.274 s where least-first took 0.12-1.19 s;
-the other a 10 s row), so both for the whole slice would double the CPU time of every row for 2% of
-wall time. Whole commands (76 of those rows, before / window / both for the whole slice,
-interleaved, load 3.2-4.5): both for the whole slice slower than before by more than 10% + 0.1 s in
-wall or CPU on 23 rows, the window on 6; each faster on 5 (4 of them shared)."""
+round 8; from round 9 the 0.3 s after :data:`BOTH_S_DELAY`, and only where R is at least
+:data:`BOTH_S_MIN_R`), one CP-SAT worker each in a thread of its own; the first proof stops the
+other (``solvers.first_proof``). Never one configuration twice. On scratch seeds 7321-7330 (95 (r,
+s) rows at R = r* that reach the slice, ER graphs and digraphs of 26-35 nodes; each configuration
+alone, one worker, 10 s; docs/performance.md, "Issue 40, round 7: (r, s) on two cores (i40s)")
+least-first took 270.7 CPU s in all, printed 291.3, the smaller of the two 265.5: least-first was
+slower by more than 10% + 0.1 s on 7 rows, printed on 23. The printed configuration's wins were all
+under 0.3 s but one (0.015-0.274 s where least-first took 0.12-1.19 s; the other a 10 s row), so
+both for the whole slice would double the CPU time of every row for 2% of wall time. Whole commands
+(76 of those rows, before / window / both for the whole slice, interleaved, load 3.2-4.5): both for
+the whole slice slower than before by more than 10% + 0.1 s in wall or CPU on 23 rows, the window on
+6; each faster on 5 (4 of them shared)."""
 
-BOTH_S_WINDOW = 0.2
+BOTH_S_WINDOW = 0.3
 """Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one, from
-:data:`BOTH_S_DELAY` on. Round 7: 0.3 s, from the start, covered the printed configuration's wins
-then measured (the slowest 0.274 s). Round 9, with the model told ``s >= lower`` as well
-(``search.published_s_model``; scratch seeds 7400-7403, 32 rows at R = r* that reach the slice,
-each configuration alone, CP-SAT with one worker, load 5-7; docs/performance.md, "Issue 40,
-round 9 (i40y)"): the printed configuration's wins over least-first were all under 0.2 s, and
-replayed from those times the window from 0.1 s to 0.3 s took 8.47 CPU s in all against 9.63 for
-0.3 s from the start (-12%), for 0.41 s more wall time in all (6.96 against 6.55 s)."""
+:data:`BOTH_S_DELAY` on: it covers the printed configuration's wins measured (round 7: the slowest
+0.274 s; round 9, with the model told ``s >= lower`` too: 0.235 s, ``digraph-35-p0.5-7403``, where
+least-first took over 10 s) and costs at most that much CPU time where least-first proves s*_r
+alone."""
 
 BOTH_S_DELAY = 0.1
 """Seconds least-first runs alone before :data:`BOTH_S_RULE`'s printed configuration starts: a
-least-first proof within them (most rows of the replay above: 0.003-0.09 s) leaves the second
-solve unstarted, so it costs no CPU time there; at most :data:`BOTH_S_WINDOW` CPU seconds more
-elsewhere (0.3 s until round 8)."""
+least-first proof within them leaves the second solve unstarted, so it costs no CPU time there
+(until round 8 both started at once). Round 9 (scratch seeds 7400-7403, ER graphs and digraphs of
+26-40 nodes: the 38 rows at R = r* that reach the slice and that either configuration settled, each
+configuration alone, CP-SAT with one worker, told ``lower <= s <= upper``, 10 s, load 5-7;
+docs/performance.md, "Issue 40, round 9 (i40y)"), replayed: least-first proved s* within 0.1 s on 24
+of them; the delay took the CPU time of the window's rows from 13.18 to 12.31 s in all, for 0.53 s
+more wall time in all (9.28 -> 9.81 s), on the rows the printed configuration won."""
+
+BOTH_S_MIN_R = 2
+"""The least R of an s*_R question that gets :data:`BOTH_S_RULE`'s second configuration; at R = 1
+least-first runs alone, as with one thread. On the 7 rows of R = 1 in :data:`BOTH_S_DELAY`'s replay
+the printed configuration was the faster on 3 (0.056 against 0.087 s, 0.037 against 0.078 s, 0.506
+against 0.661 s, beyond the window) and the slower on 4 (2.03 against 0.37 s the most); round 8's
+window (0.3 s from the start) took their wall time from 1.51 to 1.44 s in all and their CPU time
+from 1.51 to 2.45 s. Round 8's four (r, s) rows slower than the published model included two of R =
+1 counted in CPU only, by about 0.3 s each (docs/performance.md)."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -931,9 +943,9 @@ def _published_s_slice(p: search.Progress) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
-    :data:`LEAST_FIRST_S_RULE`); with two or more least-first and, for
-    :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed, one worker each, the
-    first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    :data:`LEAST_FIRST_S_RULE`); with two or more and R at least :data:`BOTH_S_MIN_R`,
+    least-first and, for :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed,
+    one worker each, the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
     from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
@@ -942,7 +954,7 @@ def _published_s_slice(p: search.Progress) -> None:
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
 
-    if p.request.threads >= 2:  # BOTH_S_RULE: one worker per configuration, one per core
+    if p.request.threads >= 2 and p.request.question.r >= BOTH_S_MIN_R:  # BOTH_S_RULE
         first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
         return
 

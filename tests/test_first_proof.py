@@ -87,9 +87,12 @@ def test_which_configurations_run_for_how_many_threads(monkeypatch, threads):
         "published_s_both",
         lambda p, run, seconds, window, delay: ran.append(("both", window, delay)),
     )
-    portfolio._published_s_slice(_progress(threads))
+    portfolio._published_s_slice(_progress(threads, r=2))
     both = ("both", portfolio.BOTH_S_WINDOW, portfolio.BOTH_S_DELAY)
     assert ran == ([("one", True)] if threads == 1 else [both])
+    ran.clear()
+    portfolio._published_s_slice(_progress(threads, r=1))  # BOTH_S_MIN_R: least-first alone
+    assert ran == [("one", True)]
 
 
 def _is_least_first(model) -> bool:
