@@ -101,11 +101,19 @@ def run(
     seed: int = 0,
     *,
     stop: StopSignal | None = None,
+    stop_at: int | None = None,
 ) -> Outcome:
     """Solve ``model`` with CP-SAT; ``threads`` workers, deterministic for a given seed.
 
     ``stop``, when given, ends the search early from another thread (``SolveWrapper.stop_search``);
     a stopped search reports what it had, like a time limit (``feasible`` or ``unknown``).
+    ``stop_at``: a lower bound on the (minimised) objective that the caller has proven; the search
+    ends at the first solution whose value meets it, which is then optimal, and is reported so,
+    with that bound. Issue 40, round 9: the published (r, s) model at R = r* (s*_R >= 1 proven by
+    the r answer) finds a pair of value 1 fast and then spends seconds proving R-robustness
+    again; told ``s >= 1`` as a row instead, CP-SAT's search changed and some other rows got
+    slower (a scratch digraph G(26, 0.35), R = 2, s* = 2: 0.03 s -> 2.6 s), so the bound only
+    stops the search (docs/performance.md, "Issue 40, round 9 (i40y)").
     """
     start = time.perf_counter()  # the import and the model building count against the limit
     cmh = load()
@@ -122,6 +130,9 @@ def run(
     params.catch_sigint_signal = False
     solver = cmh.SolveWrapper()
     solver.set_parameters(params)
+    met = _stop_at_callback(cmh, stop_at) if stop_at is not None and model.objective else None
+    if met is not None:
+        solver.add_solution_callback(met)
     with watching(stop, solver.stop_search):
         response = run_interruptibly(lambda: solver.solve(written), solver.stop_search)
     native = response.status
@@ -135,7 +146,28 @@ def run(
     }.get(native, "unknown")
     values = list(response.solution) if mapped in ("optimal", "feasible") else None
     bound = response.best_objective_bound if model.objective and mapped != "invalid" else None
+    if met is not None and met.reached and values is not None:
+        if response.objective_value <= stop_at + 1e-6:  # the caller's proven bound is met
+            mapped, bound = "optimal", float(stop_at)
+            return Outcome(mapped, values, bound, time.perf_counter() - start, "STOP_AT")
     return Outcome(mapped, values, bound, time.perf_counter() - start, native.name)
+
+
+def _stop_at_callback(cmh, value: int):
+    """A CP-SAT solution callback that ends the search at the first solution of objective value at
+    most ``value`` (:func:`run`'s ``stop_at``); ``reached`` says whether it did."""
+
+    class StopAt(cmh.SolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.reached = False
+
+        def OnSolutionCallback(self) -> None:  # noqa: N802 (CP-SAT's name)
+            if self.ObjectiveValue() <= value + 1e-6:
+                self.reached = True
+                self.StopSearch()
+
+    return StopAt()
 
 
 def solve(request: Request) -> Result:

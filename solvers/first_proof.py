@@ -134,14 +134,16 @@ CONFIGS = (("least-first", True), ("as-printed", False))
 def published_s_both(
     p: Progress, run: Runner, seconds: float, window: float, delay: float = 0.0
 ) -> None:
-    """The published (r, s) slice (``search.published_s_model``: told ``lower <= s <= upper``)
-    least-first for up to ``seconds`` and, beside it, as printed from ``delay`` seconds after it
-    for up to ``window`` more (:data:`CONFIGS`), one CP-SAT worker each (``run(model, limit, 1,
-    seed, stop=...)``), the first proof winning (:func:`first_proof`; ``p.stop`` stops both). A
-    printed solve whose start comes after least-first's proof (or an outside stop) is never
-    started: it costs no CPU time (its step says ``NOT-STARTED``). Each solve's step names its
-    ``config``; a ``published-s-both`` step says which one proved the answer, if any; what both
-    proved is kept (``search.absorb_published``: checked incumbents, proven bounds).
+    """The published (r, s) slice (``search.published_s_model``: told ``s <= upper``, each solve
+    ending at a pair that meets the proven lower bound, ``stop_at``) least-first for up to
+    ``seconds`` and, beside it, as printed from ``delay`` seconds after it for up to ``window`` more
+    (:data:`CONFIGS`), one CP-SAT worker each (``run(model, limit, 1, seed, stop=...)``), the first
+    proof winning (:func:`first_proof`; ``p.stop`` stops both). A printed solve whose start comes
+    after least-first's proof (or an outside stop) is never started: it costs no CPU time (its step
+    says ``NOT-STARTED``). Each solve's step names its ``config``; a ``published-s-both`` step says
+    which one proved the answer, if any (a pair that meets the lower bound is a proof: ``cpsat.run``
+    reports it optimal); what both proved is kept (``search.absorb_published``: checked incumbents,
+    proven bounds).
     """
     from solvers import search
 
@@ -150,15 +152,15 @@ def published_s_both(
     limits = (budget, min(budget - delay, window))
     models: list[Model] = [search.published_s_model(p, least=least) for _, least in CONFIGS]
     p.tell("published (r, s) model, two configurations")
-    seed = p.request.seed
+    seed, lower = p.request.seed, p.lower
 
     def least_first(signal: StopSignal) -> Outcome:
-        return run(models[0], limits[0], 1, seed, stop=signal)
+        return run(models[0], limits[0], 1, seed, stop=signal, stop_at=lower)
 
     def printed(signal: StopSignal) -> Outcome:
         if limits[1] <= 0 or (delay > 0 and signal.wait(delay)):
             return Outcome("unknown", None, None, 0.0, "NOT-STARTED")
-        return run(models[1], limits[1], 1, seed, stop=signal)
+        return run(models[1], limits[1], 1, seed, stop=signal, stop_at=lower)
 
     outs = first_proof([least_first, printed], p.stop)
     proofs = []

@@ -266,7 +266,12 @@ def solve_with(request: Request, engine: str, run: Runner, version: str) -> Resu
 
 
 def _call(
-    p: Progress, run: Runner, model: Model, probe: int | None, budget: float | None = None
+    p: Progress,
+    run: Runner,
+    model: Model,
+    probe: int | None,
+    budget: float | None = None,
+    **options: Any,
 ) -> Outcome:
     left = p.remaining()
     if budget is not None:
@@ -274,7 +279,7 @@ def _call(
     p.tell(f"{model.name} model" if probe is None else f"probing {probe}")
     try:
         stop = {} if p.stop is None else {"stop": p.stop}
-        out = run(model, left, p.request.threads, p.request.seed, **stop)
+        out = run(model, left, p.request.threads, p.request.seed, **stop, **options)
     except Exception as exc:  # a solver crash is reported as an error result, never as a proof
         out = Outcome("invalid", None, None, 0.0, f"{type(exc).__name__}: {exc}")
     record(p, model, probe, out)
@@ -652,7 +657,8 @@ def published_slice(
 
 def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:
     """Spend up to ``seconds`` on the published (r, s) model (``milp_model.published_s``) with
-    ``lower <= s <= upper`` (both proven, so the optimum s*_r is not cut off; see
+    ``s <= upper`` (proven by a checked pair, so the optimum s*_r is not cut off), the search
+    ending at a pair that meets the proven lower bound (``run``'s ``stop_at``, see
     :func:`published_s_model`): its checked incumbent and its dual bound are kept
     (:func:`absorb_published`). Issue 40: at r = r* the
     published (r, s) model on CP-SAT answered ER(25, 1/2) in 0.11 s and ER(30, 0.35) in 1.05 s,
@@ -660,24 +666,24 @@ def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool =
     (``milp_model.least_first``; the model's rows treat (S1, y1) and (S2, y2) alike and its
     objective sums both, so a swapped pair has the same value)."""
     model = published_s_model(p, least=least)
-    absorb_published(p, model, _call(p, run, model, None, seconds))
+    absorb_published(p, model, _call(p, run, model, None, seconds, stop_at=p.lower))
 
 
 def published_s_model(p: Progress, *, least: bool = False) -> Model:
-    """The published (r, s) model of ``p``'s question told ``lower <= s <= upper``, as
+    """The published (r, s) model of ``p``'s question told ``s <= upper``, as
     :func:`published_s_slice` solves it; ``least``: its swap symmetry broken
     (``milp_model.least_first``).
 
-    Issue 40, round 9: with the proven lower bound too, CP-SAT ends at the first pair whose value
-    meets it instead of proving that no pair is below it. At R = r*, where s*_R >= 1 is known
-    from the r answer (``solvers.after_r``) and s*_R is often 1, that proof is R-robustness,
-    which the r answer had just established; on scratch rows (seeds 7398-7399) the least-first
-    solve of ``digraph-30-p0.35-7398`` took 0.027 s instead of 0.275 s and the whole ``--rs 10``
-    command of ``digraph-40-p0.5-7399`` 1.38 s instead of 10.15 s (docs/performance.md, "Issue
-    40, round 9 (i40y)"). The r model's slices are not told theirs (:func:`published_slice`)."""
+    Issue 40, round 9: the proven lower bound is not a row of the model but the solve's
+    ``stop_at`` (``cpsat.run``): the search ends at the first pair whose value meets it. At
+    R = r*, where s*_R >= 1 is known from the r answer (``solvers.after_r``) and s*_R is often 1,
+    CP-SAT otherwise goes on to prove that no pair has value 0, which is R-robustness, proven
+    already. Told ``s >= lower`` as a row, CP-SAT proved scratch rows of s* = 1 up to 20x faster
+    but took 2.6 s instead of 0.03 s on one of s* = 2 (docs/performance.md, "Issue 40, round 9
+    (i40y)")."""
     model = published_model(p)
     s_var = [v.name for v in model.vars].index("s")
-    model.add([(s_var, 1)], lb=p.lower, ub=p.upper)
+    model.add([(s_var, 1)], ub=p.upper)
     if least:
         least_first(model)
     return model

@@ -105,7 +105,7 @@ def test_the_slice_keeps_the_winners_proof_and_stops_the_other(fast):
     p = _progress(2)
     solves = []
 
-    def run(model, time_limit, threads, seed=0, *, stop):
+    def run(model, time_limit, threads, seed=0, *, stop, stop_at=None):
         config = "least-first" if _is_least_first(model) else "as-printed"
         solves.append((config, time_limit, threads))
         if config == fast:
@@ -138,7 +138,7 @@ def test_a_printed_window_that_ends_unproven_leaves_least_first_running():
     p = _progress(2)
     signals = {}
 
-    def run(model, time_limit, threads, seed=0, *, stop):
+    def run(model, time_limit, threads, seed=0, *, stop, stop_at=None):
         config = "least-first" if _is_least_first(model) else "as-printed"
         signals[config] = stop
         if config == "as-printed":  # its window over: CP-SAT's time limit, nothing proven
@@ -159,7 +159,7 @@ def test_a_least_first_proof_within_the_delay_leaves_the_printed_solve_unstarted
     p = _progress(2)
     solves = []
 
-    def run(model, time_limit, threads, seed=0, *, stop):
+    def run(model, time_limit, threads, seed=0, *, stop, stop_at=None):
         solves.append("least-first" if _is_least_first(model) else "as-printed")
         return cpsat.run(model, None, 1, seed)
 
@@ -176,7 +176,7 @@ def test_after_the_delay_the_printed_solve_gets_its_window_and_can_win():
     p = _progress(2)
     solves = []
 
-    def run(model, time_limit, threads, seed=0, *, stop):
+    def run(model, time_limit, threads, seed=0, *, stop, stop_at=None):
         config = "least-first" if _is_least_first(model) else "as-printed"
         solves.append((config, time_limit))
         if config == "as-printed":
@@ -193,7 +193,7 @@ def test_a_slice_shorter_than_the_delay_runs_least_first_alone():
     p = _progress(2)
     solves = []
 
-    def run(model, time_limit, threads, seed=0, *, stop):
+    def run(model, time_limit, threads, seed=0, *, stop, stop_at=None):
         solves.append(time_limit)
         return Outcome("unknown", None, None, time_limit, "UNKNOWN")
 
