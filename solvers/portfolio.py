@@ -64,10 +64,10 @@ s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.a
 heuristic pairs, the published (r, s) model on CP-SAT for half the time left
 (:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
 threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
-:data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``lower <= s <= upper``) and the strong (r, s)
-model. Every bound is proven, every witness
-checked; on a time limit the result is ``bounded``. No solver package is imported before a
-model is solved.
+:data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``s <= upper``, the search ended by a pair
+that meets the proven lower bound) and the strong (r, s) model. Every bound is proven, every
+witness checked; on a time limit the result is ``bounded``. No solver package is imported before
+a model is solved.
 """
 
 from __future__ import annotations
@@ -315,7 +315,8 @@ the whole slice slower than before by more than 10% + 0.1 s in wall or CPU on 23
 BOTH_S_WINDOW = 0.3
 """Seconds the printed configuration of :data:`BOTH_S_RULE` runs beside the least-first one, from
 :data:`BOTH_S_DELAY` on: it covers the printed configuration's wins measured (round 7: the slowest
-0.274 s; round 9, with the model told ``s >= lower`` too: 0.235 s, ``digraph-35-p0.5-7403``, where
+0.274 s; round 9, with the model told ``s >= lower`` as a row, the first version of round 9's lower
+bound, since replaced by ``cpsat.run``'s ``stop_at``: 0.235 s, ``digraph-35-p0.5-7403``, where
 least-first took over 10 s) and costs at most that much CPU time where least-first proves s*_r
 alone."""
 
@@ -324,10 +325,11 @@ BOTH_S_DELAY = 0.1
 least-first proof within them leaves the second solve unstarted, so it costs no CPU time there
 (until round 8 both started at once). Round 9 (scratch seeds 7400-7403, ER graphs and digraphs of
 26-40 nodes: the 38 rows at R = r* that reach the slice and that either configuration settled, each
-configuration alone, CP-SAT with one worker, told ``lower <= s <= upper``, 10 s, load 5-7;
-docs/performance.md, "Issue 40, round 9 (i40y)"), replayed: least-first proved s* within 0.1 s on 24
-of them; the delay took the CPU time of the window's rows from 13.18 to 12.31 s in all, for 0.53 s
-more wall time in all (9.28 -> 9.81 s), on the rows the printed configuration won."""
+configuration alone, CP-SAT with one worker, told ``lower <= s <= upper`` as rows (the first version
+of round 9's lower bound), 10 s, load 5-7; docs/performance.md, "Issue 40, round 9 (i40y)"),
+replayed: least-first proved s* within 0.1 s on 24 of them; the delay took the CPU time of the
+window's rows from 13.18 to 12.31 s in all, for 0.53 s more wall time in all (9.28 -> 9.81 s), on
+the rows the printed configuration won."""
 
 BOTH_S_MIN_R = 2
 """The least R of an s*_R question that gets :data:`BOTH_S_RULE`'s second configuration; at R = 1
