@@ -13,7 +13,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.certificate.proofs import sat
-from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair
+from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair, widest_pair
 from solvers.exhaustive import exact_s
 
 __all__ = ["UNKNOWN", "model_masks", "pair_clause", "report", "solve_until", "stored", "witness"]
@@ -83,9 +83,12 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
 def witness(masks: list[int], r: int, s: int, budget: int,
             deadline: float) -> tuple[int, int] | None | Unknown:
     """A pair violating (r, s)-robustness of ``masks`` (two bitmasks), None, or UNKNOWN: one
-    against r-robustness first (both sets wholly unreachable, so it violates (r, s) too), then,
+    against r-robustness first (both sets wholly unreachable, so it violates (r, s) too),
+    widened (:func:`robustgraph.design.oracle.widest_pair`: its pair clause is shorter), then,
     for s >= 2, the exhaustive subset table."""
     found = find_pair(masks, r, budget=budget, deadline=deadline)
+    if isinstance(found, tuple):
+        return widest_pair(masks, r, found)
     if found is not None or s == 1:
         return found
     most, pair = exact_s(masks, r)
