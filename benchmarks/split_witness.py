@@ -1,13 +1,16 @@
-"""Measured table: one degree case of the split refuted with the oracle's witness as found
-("plain") and widened (robustgraph/design/oracle.py, widest_pair; issue 43).
+"""Measured table: one degree case of the split refuted with one pair clause per model, of the
+oracle's witness as found ("plain") or widened ("wide", robustgraph/design/oracle.py,
+widest_pair), or with the shortest clauses of the witnesses near it ("shortest", the default:
+robustgraph/design/minimum_loop.py, pair_clauses; issue 43).
 
 For each case (a degree sequence of a level's cover), the modes run one after another in this
-process, their order alternating from case to case and round to round: the case's
+process, each first in turn from case to case and round to round: the case's
 counterexample-guided search (minimum_split's own loop, unseeded) and its LRAT refutation.
-"plain" is the same code with widest_pair replaced by the identity. Columns per case and mode:
-models (one oracle call and one pair clause each), mean literals per pair clause, search and
-refutation CPU seconds, LRAT steps; medians over --repeats rounds; then the totals over the cases
-and the ratio wide / plain. CPU seconds of this process; say the load (`uptime`) beside them.
+"plain" and "wide" are the same code with minimum_loop.pair_clauses replaced by one clause of
+the witness, as found or widened. Columns per case and mode: models (one oracle call each),
+pair clauses, mean literals per pair clause, search and refutation CPU seconds, LRAT steps;
+medians over --repeats rounds; then the totals over the cases every mode refuted and the ratios
+to plain. CPU seconds of this process; say the load (`uptime`) beside them.
 
     python benchmarks/split_witness.py --cell 11,4,28 --cases 1:74:8 --repeats 1
 
@@ -23,20 +26,34 @@ import time
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import minimum_loop, minimum_split
+from robustgraph.design.oracle import widest_pair
 
-MODES = ("plain", "wide")
+MODES = ("plain", "wide", "shortest")
 
 
-def _as_found(masks: list[int], r: int, pair: tuple[int, int]) -> tuple[int, int]:
-    return pair
+def _plain(n, r, s, masks, pair):
+    return [minimum_loop.pair_clause(n, r, masks, *pair)]
+
+
+def _wide(n, r, s, masks, pair):
+    return [minimum_loop.pair_clause(n, r, masks, *widest_pair(masks, r, pair))]
+
+
+_CLAUSES = {"plain": _plain, "wide": _wide, "shortest": minimum_loop.pair_clauses}
 
 
 def measure(n: int, r: int, degrees: tuple[int, ...], mode: str,
             time_limit: float) -> dict[str, float] | None:
     """One case refuted in ``mode``: its figures, or None when the time limit stopped it."""
-    widen = minimum_loop.widest_pair
-    if mode == "plain":
-        minimum_loop.widest_pair = _as_found
+    minimum_loop.pair_clauses = _CLAUSES[mode]
+    models = [0]
+    oracle = minimum_loop.witness
+
+    def counted(*args):
+        models[0] += 1
+        return oracle(*args)
+
+    minimum_loop.witness = counted
     try:
         deadline = time.monotonic() + time_limit
         c0 = time.process_time()
@@ -49,11 +66,12 @@ def measure(n: int, r: int, degrees: tuple[int, ...], mode: str,
         made = minimum_split._case_refutation(n, degrees, *found, deadline)
         c2 = time.process_time()
     finally:
-        minimum_loop.widest_pair = widen
+        minimum_loop.pair_clauses = _CLAUSES["shortest"]
+        minimum_loop.witness = oracle
     if made is None:
         return None
     pairs = found[0]
-    return {"models": len(pairs),
+    return {"models": models[0], "clauses": len(pairs),
             "literals": sum(len(p.literals) for p in pairs) / max(len(pairs), 1),
             "search": c1 - c0, "refute": c2 - c1, "cpu": c2 - c0, "steps": made[0]["steps"]}
 
@@ -87,38 +105,41 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"n = {n}, r = {r}, L = {level}: {len(cases)} of the cover's {len(cover)} cases, "
           f"{args.repeats} round(s)")
-    print("| degrees | mode | models | literals | search CPU s | refutation CPU s | CPU s "
-          "| LRAT steps |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| degrees | mode | models | pair clauses | literals | search CPU s | refutation CPU s "
+          "| CPU s | LRAT steps |")
+    print("|---|---|---|---|---|---|---|---|---|")
     totals = {mode: {} for mode in MODES}
     for k, degrees in enumerate(cases):
         runs = {mode: [] for mode in MODES}
         for round_ in range(args.repeats):
-            order = MODES if (k + round_) % 2 == 0 else MODES[::-1]
+            turn = (k + round_) % len(MODES)  # each mode first in turn
+            order = MODES[turn:] + MODES[:turn]
             for mode in order:
                 runs[mode].append(measure(n, r, degrees, mode, args.time_limit))
         both = all(run is not None for mode in MODES for run in runs[mode])
         for mode in MODES:
             if any(run is None for run in runs[mode]):
                 print(f"| {'-'.join(map(str, degrees))} | {mode} | not refuted in the time "
-                      "limit | | | | | |", flush=True)
+                      "limit | | | | | | |", flush=True)
                 continue
             med = {key: statistics.median(run[key] for run in runs[mode]) for key in runs[mode][0]}
             for key, value in med.items():  # totals over the cases both modes refuted
                 totals[mode][key] = totals[mode].get(key, 0) + value * both
             print(f"| {'-'.join(map(str, degrees))} | {mode} | {med['models']:,.0f} | "
-                  f"{med['literals']:.1f} | {med['search']:.2f} | {med['refute']:.2f} | "
-                  f"{med['cpu']:.2f} | {med['steps']:,.0f} |", flush=True)
+                  f"{med['clauses']:,.0f} | {med['literals']:.1f} | {med['search']:.2f} | "
+                  f"{med['refute']:.2f} | {med['cpu']:.2f} | {med['steps']:,.0f} |", flush=True)
     for mode in MODES:
         t = totals[mode]
         if t:
-            print(f"| total | {mode} | {t['models']:,.0f} | | {t['search']:.1f} | "
+            print(f"| total | {mode} | {t['models']:,.0f} | {t['clauses']:,.0f} | | "
+                  f"{t['search']:.1f} | "
                   f"{t['refute']:.1f} | {t['cpu']:.1f} | {t['steps']:,.0f} |")
-    plain, wide = totals["plain"], totals["wide"]
-    if plain and wide:
-        print("| ratio | wide / plain | " + " | ".join(
-            f"{wide[key] / plain[key]:.2f}" if key != "literals" else ""
-            for key in ("models", "literals", "search", "refute", "cpu", "steps")) + " |")
+    for mode in MODES[1:]:
+        if totals["plain"] and totals[mode]:
+            print(f"| ratio | {mode} / plain | " + " | ".join(
+                f"{totals[mode][key] / totals['plain'][key]:.2f}" if key != "literals" else ""
+                for key in ("models", "clauses", "literals", "search", "refute", "cpu", "steps"))
+                + " |")
     return 0
 
 

@@ -49,6 +49,7 @@ from robustgraph.design.minimum_loop import (
     UNKNOWN,
     model_masks,
     pair_clause,
+    pair_clauses,
     report,
     solve_until,
     stored,
@@ -313,9 +314,11 @@ def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budg
                 return "an exact check ran out of budget or time", None
             if pair is None:
                 return "robust", masks
-            pairs.append(pair_clause(n, r, masks, *pair))
-            solver.add_clause(list(pairs[-1].literals))
-            if len(pairs) % PROGRESS_EVERY == 0:
+            held = len(pairs)
+            for clause in pair_clauses(n, r, s, masks, pair):
+                pairs.append(clause)
+                solver.add_clause(list(clause.literals))
+            if len(pairs) // PROGRESS_EVERY > held // PROGRESS_EVERY:
                 report(progress, f"level {level}: {len(pairs):,} pair clauses, "
                                   f"{rate.tick(len(pairs))}")
     finally:
