@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="cases of the cover by their 1-based place (a slice, B included)")
     ap.add_argument("--degrees", action="append", default=[], metavar="D0-D1-...",
                     help="a case by its degree sequence instead (repeatable)")
+    ap.add_argument("--modes", default=",".join(MODES), help="modes, comma-separated")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=1800.0, help="seconds per case and mode")
     args = ap.parse_args(argv)
@@ -99,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print("split_witness: --cell N,R,L and --cases A:B[:STEP] take integers", file=sys.stderr)
         return 2
+    modes = tuple(args.modes.split(","))
+    if not set(modes) <= set(MODES):
+        print(f"split_witness: --modes takes {', '.join(MODES)}", file=sys.stderr)
+        return 2
     if not cases or any(len(c) != n or c not in cover for c in cases):
         print(f"split_witness: no such case in the cover of n = {n}, r = {r}, L = {level}",
               file=sys.stderr)
@@ -108,16 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     print("| degrees | mode | models | pair clauses | literals | search CPU s | refutation CPU s "
           "| CPU s | LRAT steps |")
     print("|---|---|---|---|---|---|---|---|---|")
-    totals = {mode: {} for mode in MODES}
+    totals = {mode: {} for mode in modes}
     for k, degrees in enumerate(cases):
-        runs = {mode: [] for mode in MODES}
+        runs = {mode: [] for mode in modes}
         for round_ in range(args.repeats):
-            turn = (k + round_) % len(MODES)  # each mode first in turn
-            order = MODES[turn:] + MODES[:turn]
+            turn = (k + round_) % len(modes)  # each mode first in turn
+            order = modes[turn:] + modes[:turn]
             for mode in order:
                 runs[mode].append(measure(n, r, degrees, mode, args.time_limit))
-        both = all(run is not None for mode in MODES for run in runs[mode])
-        for mode in MODES:
+        both = all(run is not None for mode in modes for run in runs[mode])
+        for mode in modes:
             if any(run is None for run in runs[mode]):
                 print(f"| {'-'.join(map(str, degrees))} | {mode} | not refuted in the time "
                       "limit | | | | | | |", flush=True)
@@ -128,14 +133,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {'-'.join(map(str, degrees))} | {mode} | {med['models']:,.0f} | "
                   f"{med['clauses']:,.0f} | {med['literals']:.1f} | {med['search']:.2f} | "
                   f"{med['refute']:.2f} | {med['cpu']:.2f} | {med['steps']:,.0f} |", flush=True)
-    for mode in MODES:
+    for mode in modes:
         t = totals[mode]
         if t:
             print(f"| total | {mode} | {t['models']:,.0f} | {t['clauses']:,.0f} | | "
                   f"{t['search']:.1f} | "
                   f"{t['refute']:.1f} | {t['cpu']:.1f} | {t['steps']:,.0f} |")
-    for mode in MODES[1:]:
-        if totals["plain"] and totals[mode]:
+    for mode in modes:
+        if mode != "plain" and totals.get("plain") and totals[mode]:
             print(f"| ratio | {mode} / plain | " + " | ".join(
                 f"{totals[mode][key] / totals['plain'][key]:.2f}" if key != "literals" else ""
                 for key in ("models", "clauses", "literals", "search", "refute", "cpu", "steps"))

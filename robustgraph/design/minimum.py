@@ -12,7 +12,9 @@ counterexample-guided SAT search over graphs with at most L - 1 edges:
    either proves H r-robust -- a graph with fewer edges, so L drops to H's count and the search
    goes on -- or gives a witness pair (S1, S2), and the pair clause "some edge leaving S1 or S2
    that H lacks" is added, shortened while the definition still gives it (a member of S1 or
-   S2 may keep up to r - 1 outside pairs out of the clause);
+   S2 may keep up to r - 1 outside pairs out of the clause): the shortest such clauses of the
+   witness widened and of its neighbours
+   (:func:`robustgraph.design.minimum_loop.pair_clauses`);
 3. when the solver answers UNSAT, the whole CNF is refuted once more by CaDiCaL with LRAT
    logging (:func:`robustgraph.certificate.proofs.sat.refute`), and the certificate is checked
    by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is returned.
