@@ -30,8 +30,10 @@ from robustgraph.design.oracle import (
     UNKNOWN,
     check_after_removal,
     find_pair,
+    is_closed,
     peel,
     twin_masks,
+    widest_pair,
 )
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg_edge_count, k_circulant
@@ -110,6 +112,24 @@ def test_budget_exhaustion_is_unknown_never_an_answer() -> None:
     masks = starts.construction(16, 6)  # robust, so proving it needs a search
     assert find_pair(masks, 6, budget=1) is UNKNOWN
     assert find_pair(masks, 6) is None
+
+
+@settings(max_examples=120, deadline=None)
+@given(topologies(max_n=7).filter(lambda t: t.n >= 2), st.integers(1, 4))
+def test_widest_pair_is_a_maximal_witness(t: Topology, r: int) -> None:
+    """Widened, the oracle's witness is still one, holds it, and neither side can grow: every
+    set that is not r-reachable and avoids one side lies in the other (all subsets checked)."""
+    masks = from_topology(t)
+    found = find_pair(masks, r)
+    if found is None:
+        return
+    s1, s2 = widest_pair(masks, r, found)
+    assert s1 & found[0] == found[0] and s2 & found[1] == found[1] and not s1 & s2
+    assert_answer(masks, r, (s1, s2))
+    for x in range(1, 1 << t.n):
+        if is_closed(masks, r, x):
+            assert x & s1 or x & ~s2 == 0
+            assert x & s2 or x & ~s1 == 0
 
 
 def test_peel_is_the_largest_closed_subset() -> None:

@@ -20,8 +20,11 @@ from robustgraph import io
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.cli import main
 from robustgraph.design.minimum import prove_minimum
+from robustgraph.design.minimum_loop import pair_clause, pair_clauses
+from robustgraph.design.oracle import find_pair
 from robustgraph.generators import max_robustness
 from solvers.exhaustive import exact_r
+from tests.conftest import topologies
 from tests.exact_minima import minimum_edges
 
 CELLS = [(n, r) for n in range(4, 9) for r in range(1, max_robustness(n) + 1)]
@@ -55,6 +58,26 @@ def test_a_count_above_the_minimum_is_beaten_by_a_robust_graph(case) -> None:
 
 
 # ----------------------------------------------------------------------------- forgeries
+@settings(max_examples=150, deadline=None)
+@given(topologies(max_n=8, directed=False).filter(lambda t: t.n >= 3), st.integers(2, 4))
+def test_the_shortest_pair_clauses_are_given_by_the_definition_and_cut_the_graph(t, r) -> None:
+    """Each clause pair_clauses hands out is given by the definition (the checker's test),
+    lacks every edge of the graph (so it cuts it off), and is no longer than the clause of the
+    oracle's own witness, whose widening is among the candidates."""
+    masks = [sum(1 << j for j in t.in_neighbors[i]) for i in range(t.n)]
+    found = find_pair(masks, r)
+    if found is None or r > max_robustness(t.n):  # the prover's range: r <= ceil(n/2)
+        return
+    clauses = pair_clauses(t.n, r, 1, masks, found)
+    assert clauses and len({c.literals for c in clauses}) == len(clauses)
+    edges = {mp.edge_variable(t.n, u, v) for u in range(t.n) for v in t.in_neighbors[u]}
+    for clause in clauses:
+        assert mp.pair_clause_problem(t.n, r, clause) is None
+        assert not edges & set(clause.literals)
+        assert len(clause.literals) == len(clauses[0].literals)
+    assert len(clauses[0].literals) <= len(pair_clause(t.n, r, masks, *found).literals)
+
+
 @pytest.fixture(scope="module")
 def lrat_proof():
     result = prove_minimum(7, 3, 14, time_limit=120)

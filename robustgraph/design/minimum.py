@@ -12,7 +12,9 @@ counterexample-guided SAT search over graphs with at most L - 1 edges:
    either proves H r-robust -- a graph with fewer edges, so L drops to H's count and the search
    goes on -- or gives a witness pair (S1, S2), and the pair clause "some edge leaving S1 or S2
    that H lacks" is added, shortened while the definition still gives it (a member of S1 or
-   S2 may keep up to r - 1 outside pairs out of the clause);
+   S2 may keep up to r - 1 outside pairs out of the clause): the shortest such clauses of the
+   witness widened and of its neighbours
+   (:func:`robustgraph.design.minimum_loop.pair_clauses`);
 3. when the solver answers UNSAT, the whole CNF is refuted once more by CaDiCaL with LRAT
    logging (:func:`robustgraph.certificate.proofs.sat.refute`), and the certificate is checked
    by :func:`robustgraph.certificate.proofs.minimality.check_minimum` before it is returned.
@@ -49,6 +51,7 @@ from robustgraph.design.minimum_loop import (
     UNKNOWN,
     model_masks,
     pair_clause,
+    pair_clauses,
     report,
     solve_until,
     stored,
@@ -313,9 +316,11 @@ def _search(n: int, r: int, s: int, level: int, pairs: list[mp.PairClause], budg
                 return "an exact check ran out of budget or time", None
             if pair is None:
                 return "robust", masks
-            pairs.append(pair_clause(n, r, masks, *pair))
-            solver.add_clause(list(pairs[-1].literals))
-            if len(pairs) % PROGRESS_EVERY == 0:
+            held = len(pairs)
+            for clause in pair_clauses(n, r, s, masks, pair):
+                pairs.append(clause)
+                solver.add_clause(list(clause.literals))
+            if len(pairs) // PROGRESS_EVERY > held // PROGRESS_EVERY:
                 report(progress, f"level {level}: {len(pairs):,} pair clauses, "
                                   f"{rate.tick(len(pairs))}")
     finally:

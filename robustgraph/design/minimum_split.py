@@ -112,8 +112,9 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
                 return "an exact check ran out of budget or time", None
             if witness is None:
                 return "robust", masks
-            pairs.append(mm.pair_clause(n, r, masks, *witness))
-            solver.add_clause(list(pairs[-1].literals))
+            for pair in mm.pair_clauses(n, r, s, masks, witness):
+                pairs.append(pair)
+                solver.add_clause(list(pair.literals))
     finally:
         solver.delete()
 
