@@ -2,15 +2,20 @@
 
 Each check whose lower bound asserts (r, s)-robustness with r, s >= 1 gets the proof that
 :func:`robustgraph.certificate.proofs.prover.prove` finds for the mode, or none; one proof per
-distinct (r, s) is searched for and shared by the checks that assert it.
+distinct (r, s) is searched for and shared by the checks that assert it. A decision claim's
+(r, s) is known before the engines answer: :func:`start_ahead` starts its proof then, in a child
+process on the second core (:mod:`robustgraph.certificate.proofs.ahead`), and
+:func:`attach_proofs` takes that proof for a check asserting the same (r, s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.proofs.ahead import MISSING, Ahead
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import prove
@@ -18,10 +23,42 @@ from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
 
-__all__ = ["LRAT_TIME_LIMIT", "attach_proofs"]
+__all__ = ["LRAT_TIME_LIMIT", "attach_proofs", "start_ahead"]
 
 LRAT_TIME_LIMIT = 60.0
 """Seconds the SAT solver gets per lower bound when ``certify`` has no time limit."""
+
+
+def start_ahead(
+    topology: Topology,
+    claims: Sequence[Claim],
+    mode: str,
+    deadline: Deadline,
+    threads: int,
+    split: Split | None = None,
+) -> dict[tuple[int, int], Ahead]:
+    """The proofs started ahead of the answers: one per distinct (r, s) that a decision claim
+    asserts, when ``threads >= 2`` (the second core is the call's to use), a proof is asked for
+    and no split (cube and conquer runs its own workers). Each is stopped by
+    :func:`attach_proofs` or, on any way out, by :func:`stop_ahead`."""
+    if mode == "none" or threads < 2 or split is not None:
+        return {}
+    view = View.of(topology)
+    started: dict[tuple[int, int], Ahead] = {}
+    for claim in claims:
+        question = claim.question()
+        if question is None:
+            continue
+        bound = (question.r, question.s if question.about_s else 1)
+        if bound not in started and min(bound) >= 1:
+            started[bound] = Ahead(view, *bound, mode, deadline.left)
+    return started
+
+
+def stop_ahead(started: Mapping[tuple[int, int], Ahead]) -> None:
+    """Stop every child of :func:`start_ahead` that still runs."""
+    for ahead in started.values():
+        ahead.stop()
 
 
 def attach_proofs(
@@ -31,6 +68,7 @@ def attach_proofs(
     deadline: Deadline,
     progress: Callable[[str], None] | None = None,
     split: Split | None = None,
+    ahead: Mapping[tuple[int, int], Ahead] | None = None,
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     """The records with a proof on every check one was found for, and the proof files.
 
@@ -49,12 +87,33 @@ def attach_proofs(
         Hears one line per proof search.
     split : Split, optional
         Make LRAT proofs by cube and conquer (``certify --cubes``; :mod:`.proofs.cubes`).
+    ahead : mapping, optional
+        :func:`start_ahead`'s proofs: a check asserting one's (r, s) takes its result (its
+        child ran the same ``prove``, with the time the deadline left at its start); one that
+        never started or died without a word is proven here instead. All are stopped on return.
 
     Returns
     -------
     (list of ClaimRecord, dict)
     """
+    try:
+        return _attach(topology, records, mode, deadline, progress, split, ahead or {})
+    finally:
+        stop_ahead(ahead or {})
+
+
+def _attach(
+    topology: Topology,
+    records: Sequence[ClaimRecord],
+    mode: str,
+    deadline: Deadline,
+    progress: Callable[[str], None] | None,
+    split: Split | None,
+    ahead: Mapping[tuple[int, int], Ahead],
+) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     view = View.of(topology)
+    asserted = {check.robustness for record in records for check in record.checks}
+    stop_ahead({b: a for b, a in ahead.items() if b not in asserted})  # no use for these
     found: dict[tuple[int, int], Any] = {}
     files: dict[str, bytes] = {}
     out = []
@@ -70,7 +129,14 @@ def attach_proofs(
                     progress(f"proof ({mode}): ({r}, {s})-robustness")
                 left = deadline.left()
                 limit = LRAT_TIME_LIMIT if left is None else left
-                found[(r, s)] = prove(view, r, s, mode, limit, split=split, progress=progress)
+                got = MISSING
+                if (r, s) in ahead:  # its child had no limit without a deadline: wait that long
+                    got = ahead[(r, s)].take(None if left is not None else limit)
+                if got is MISSING:
+                    got = prove(view, r, s, mode, limit, split=split, progress=progress), []
+                found[(r, s)], lines = got
+                for line in lines if progress else ():
+                    progress(line)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)
