@@ -87,8 +87,8 @@ class Ahead:
     left : callable
         Seconds the proof may take, asked when the child starts (None: no limit), as the
         in-process call would be given them.
-    delay : float
-        Seconds before the child starts (:data:`DELAY`).
+    delay : float, optional
+        Seconds before the child starts (default :data:`DELAY`).
 
     Examples
     --------
@@ -107,7 +107,7 @@ class Ahead:
         mode: str,
         left: Callable[[], float | None],
         *,
-        delay: float = DELAY,
+        delay: float | None = None,
     ) -> None:
         self.bound = (r, s)
         self._args = (view, r, s, mode)
@@ -115,7 +115,7 @@ class Ahead:
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
         self._closed = False
-        self._timer = threading.Timer(delay, self._start)
+        self._timer = threading.Timer(DELAY if delay is None else delay, self._start)
         self._timer.daemon = True
         self._timer.start()
 
@@ -133,9 +133,15 @@ class Ahead:
 
     @property
     def started(self) -> bool:
-        """True once the child has been started."""
+        """True once the child has been started (and not yet stopped)."""
         with self._lock:
             return self._child is not None
+
+    @property
+    def alive(self) -> bool:
+        """True while a child of this proof runs."""
+        with self._lock:
+            return self._child is not None and self._child.poll() is None
 
     def take(self, wait: float | None) -> Any:
         """The child's ``(proof, files)`` or None (it found no proof), with its progress lines
