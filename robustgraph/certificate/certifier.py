@@ -115,7 +115,9 @@ def certify(
         search of ``max``) is not. A claim not settled in time is ``undecided`` with its
         proven bounds.
     threads : int
-        Solver threads.
+        Solver threads. With 2 or more and a proof asked for (no ``split``), each decision
+        claim's proof starts ahead, on its own core, while the engines run with one thread
+        fewer (``proof_records.start_ahead``, :mod:`robustgraph.certificate.proofs.ahead`).
     seed : int
         Solver seed (CP-SAT, HiGHS, CBC and the heuristics are deterministic for a seed).
     progress : callable, optional
