@@ -135,8 +135,11 @@ def test_certify_on_two_threads_takes_the_proof_made_ahead(monkeypatch, recorded
     r = _r_star(t)
     _slow_solve(monkeypatch, recorded)
 
-    def not_here(*args, **kwargs):
-        raise AssertionError("the proof was made in process, not taken from the child")
+    quick = []
+
+    def not_here(view, r, s, mode, limit, **kwargs):  # race's quick try finds nothing in time
+        assert limit <= ahead_module.QUICK, "a whole proof was made in process, not in the child"
+        quick.append(limit)
 
     monkeypatch.setattr(proof_records, "prove", not_here)
     cert = certify(t, Claim.r_robust(r), engines="exhaustive", proof="lrat", threads=2,
@@ -146,6 +149,27 @@ def test_certify_on_two_threads_takes_the_proof_made_ahead(monkeypatch, recorded
     assert proof is not None and proof["kind"] == "lrat"
     assert cert.verify(t).valid
     assert len(recorded) == 1 and not recorded[0].alive
+    assert len(quick) <= 1
+
+
+def test_a_quick_proof_in_process_wins_the_race_and_stops_the_child(monkeypatch):
+    t = gen.erdos_renyi(12, 0.6, seed=4373)
+    view, r = View.of(t), _r_star(t)
+    ahead = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0))
+    made = proof_records.prove(view, r, 1, "lrat", 30.0)
+    asked = []
+
+    def here(seconds):
+        asked.append(seconds)
+        return made
+
+    if ahead.alive:  # the child may have finished already: then its own proof is taken
+        assert ahead.race(here, None) == (made, [])
+        assert asked == [ahead_module.QUICK]
+    else:
+        proof, files = ahead.race(here, None)[0]
+        assert check_proof(view, r, 1, proof, files.__getitem__).steps >= 1
+    assert not ahead.alive and not ahead.started
 
 
 def test_a_false_claim_gets_no_proof_and_its_child_is_stopped(monkeypatch, recorded):

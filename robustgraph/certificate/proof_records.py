@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from robustgraph.certificate.claims import Claim
@@ -102,6 +103,19 @@ def attach_proofs(
         stop_ahead(ahead or {})
 
 
+def _within(
+    view: View,
+    r: int,
+    s: int,
+    mode: str,
+    limit: float,
+    progress: Callable[[str], None] | None,
+    seconds: float,
+) -> Any:
+    """``prove`` in process within ``seconds`` (and ``limit``): :meth:`Ahead.race`'s try."""
+    return prove(view, r, s, mode, min(limit, seconds), progress=progress)
+
+
 def _attach(
     topology: Topology,
     records: Sequence[ClaimRecord],
@@ -131,7 +145,8 @@ def _attach(
                 limit = LRAT_TIME_LIMIT if left is None else left
                 got = MISSING
                 if (r, s) in ahead:  # its child had no limit without a deadline: wait that long
-                    got = ahead[(r, s)].take(None if left is not None else limit)
+                    here = partial(_within, view, r, s, mode, limit, progress)
+                    got = ahead[(r, s)].race(here, None if left is not None else limit)
                 if got is MISSING:
                     got = prove(view, r, s, mode, limit, split=split, progress=progress), []
                 found[(r, s)], lines = got
