@@ -235,3 +235,9 @@ def test_the_delay_is_read_when_a_proof_is_started(monkeypatch):
     ahead = Ahead(View.of(gen.erdos_renyi(8, 0.6, seed=1)), 2, 1, "lrat", lambda: 5.0)
     ahead.stop()
     assert not ahead.started
+
+
+def test_the_module_examples_pass():
+    from conftest import assert_doctests_pass_in_fresh_process
+
+    assert_doctests_pass_in_fresh_process("robustgraph.certificate.proofs.ahead")
