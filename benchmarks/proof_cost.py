@@ -90,6 +90,19 @@ change. Round 8's change: the CNF's clause 3 in the core search's order (encodin
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4307 \
         --solve-limit 90 --limit 200 --baseline round7
 
+Issue 40, round 9 (registered by the lead at 2026-12-04 18:33 UTC): seed **4308**, "before"
+round 8's prover (``--baseline round8``), "after" this tree, scratch seeds 4371-4380 only for any
+change. Round 9's change (i40z) is not in the prover but in when certify runs it: a decision
+claim's proof starts ahead, in a child process on the second core (``proofs.ahead``), with
+``--threads`` 2 or more; ``--baseline round8`` switches that off (the prover itself is the same
+code in both columns). So that the change is measured at all, ``--threads`` (default **2**, the
+CLI's default) now applies to the bare answer and to every certify; rounds 3-8 ran both with
+one thread (the API's default), which ``--threads 1`` repeats. Every time column gives wall and
+CPU seconds (this process and its waited-for children: the portfolio's lane, the proof's child)::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4308 \
+        --solve-limit 90 --limit 200 --baseline round8
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
