@@ -155,8 +155,9 @@ def test_certify_on_two_threads_takes_the_proof_made_ahead(monkeypatch, recorded
 def test_a_quick_proof_in_process_wins_the_race_and_stops_the_child(monkeypatch):
     t = gen.erdos_renyi(12, 0.6, seed=4373)
     view, r = View.of(t), _r_star(t)
-    ahead = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0))
     made = proof_records.prove(view, r, 1, "lrat", 30.0)
+    monkeypatch.setattr(ahead_module, "QUICK", 3600.0)  # the child counts as young throughout
+    ahead = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0))
     asked = []
 
     def here(seconds):
@@ -165,11 +166,23 @@ def test_a_quick_proof_in_process_wins_the_race_and_stops_the_child(monkeypatch)
 
     if ahead.alive:  # the child may have finished already: then its own proof is taken
         assert ahead.race(here, None) == (made, [])
-        assert asked == [ahead_module.QUICK]
+        assert len(asked) == 1 and 0 < asked[0] <= ahead_module.QUICK
     else:
         proof, files = ahead.race(here, None)[0]
         assert check_proof(view, r, 1, proof, files.__getitem__).steps >= 1
     assert not ahead.alive and not ahead.started
+
+
+def test_a_child_past_its_start_is_not_raced(monkeypatch):
+    t = gen.erdos_renyi(12, 0.6, seed=4373)
+    view, r = View.of(t), _r_star(t)
+    monkeypatch.setattr(ahead_module, "QUICK", 0.0)  # every child counts as past its start
+
+    def here(seconds):
+        raise AssertionError("a child past its start was raced in process")
+
+    proof, files = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0)).race(here, None)[0]
+    assert check_proof(view, r, 1, proof, files.__getitem__).steps >= 1
 
 
 def test_a_false_claim_gets_no_proof_and_its_child_is_stopped(monkeypatch, recorded):

@@ -45,11 +45,15 @@ DELAY = 0.3
 of more than 0.3 s; below that the in-process proof after the answer is the one made)."""
 
 QUICK = 1.0
-"""Seconds of a proof :meth:`Ahead.race` tries in process when the answer comes and the child is
-still at work: a child that started shortly before the answer spends most of a second importing
-the prover (0.8-0.9 s wall, 0.25 s CPU at load 6, 2026-12-04), in which the idle first core
-settles a small proof (6-regular n = 60 at scratch seed 4371: 93 steps; it waited 0.5 s longer
-for the child than the in-process proof took). At most this much CPU is spent twice."""
+"""The child's start, in seconds, as :meth:`Ahead.race` counts it: a child that started less
+than this before the answer may still be importing the prover (0.8-0.9 s wall, 0.25 s CPU at
+load 6, 2026-12-04), while the first core, idle once the answer is in, could already be proving.
+So the race tries the proof in process for what is left of this since the child's start (a
+proof the child, already past its start, would finish first is never tried twice): at most
+this much CPU is spent on both sides. On scratch seed 4371 the 6-regular graph on 60 nodes (93
+steps) waited 0.5 s longer for a child started just before its answer than the in-process
+proof took; with a flat 1 s try on every graph, graphs whose proof took more than a second
+spent up to a second of CPU twice (seed 4372, ER(60, 0.2): 2.45 -> 3.44 CPU s)."""
 
 MISSING = "missing"
 """What :meth:`Ahead.take` returns when the child has no answer to give (never started, or
@@ -121,6 +125,7 @@ class Ahead:
         self._left = left
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
+        self._born: float | None = None  # time.monotonic() at the child's start
         self._closed = False
         self._timer = threading.Timer(DELAY if delay is None else delay, self._start)
         self._timer.daemon = True
@@ -137,6 +142,7 @@ class Ahead:
                 self._child = subprocess.Popen(
                     command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
                 )
+                self._born = time.monotonic()
 
     @property
     def started(self) -> bool:
@@ -151,11 +157,14 @@ class Ahead:
             return self._child is not None and self._child.poll() is None
 
     def race(self, here: Callable[[float], Any], wait: float | None) -> Any:
-        """As :meth:`take`, but first, while the child still runs, ``here(QUICK)``: a proof
-        made in process within :data:`QUICK` seconds (None: none), which, if found, is taken
-        and the child stopped."""
-        if self.alive:
-            made = here(QUICK)
+        """As :meth:`take`, but first, while a child younger than :data:`QUICK` seconds runs,
+        ``here(seconds)``: a proof made in process within what is left of :data:`QUICK` since
+        the child's start (None: none), which, if found, is taken and the child stopped."""
+        with self._lock:
+            born = self._born
+        seconds = QUICK - (time.monotonic() - born) if born is not None else 0.0
+        if seconds > 0 and self.alive:
+            made = here(seconds)
             if made is not None:
                 self.stop()
                 return made, []
