@@ -21,6 +21,7 @@ from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.certificate.proofs.sat import available
+from robustgraph.topology import Topology
 from solvers import registry
 from solvers.deadline import Deadline
 from solvers.exhaustive import exact_r
@@ -241,6 +242,12 @@ def test_one_thread_or_a_split_or_no_proof_starts_nothing_ahead():
     finally:
         proof_records.stop_ahead(started)
     assert not any(a.alive for a in started.values())
+
+
+def test_no_proof_ahead_on_an_in_regular_graph():
+    circulant = Topology.from_edges([(i, (i + k) % 12) for i in range(12) for k in (1, 2)])
+    deadline = Deadline.after(10.0)
+    assert proof_records.start_ahead(circulant, [Claim.r_robust(2)], "lrat", deadline, 2) == {}
 
 
 def test_the_delay_is_read_when_a_proof_is_started(monkeypatch):

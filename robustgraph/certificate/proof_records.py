@@ -24,10 +24,20 @@ from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
 
-__all__ = ["LRAT_TIME_LIMIT", "attach_proofs", "start_ahead"]
+__all__ = ["AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "start_ahead", "stop_ahead"]
 
 LRAT_TIME_LIMIT = 60.0
 """Seconds the SAT solver gets per lower bound when ``certify`` has no time limit."""
+
+
+AHEAD_RULE = "two threads or more: a decision claim's proof ahead, but not on in-regular graphs"
+"""Issue 40, round 9 (scratch seeds 4371-4373 only; docs/performance.md, "Issue 40, round 9:
+proof cost (i40z)"). The proof ahead takes a thread from the engines; on a graph whose
+in-degrees all equal, the portfolio spends its second core on the published model (its lane,
+``solvers.portfolio``), and the proof is cheap beside the answer (certify/robustness 1.0-1.6x
+before at those seeds), so there is little to win and the lane to lose: certify was slower with
+the proof ahead on four of five random 6- and 8-regular rows (0.96 -> 1.17 s, 1.58 -> 2.17 s,
+1.63 -> 2.38 s, 0.85 -> 1.39 s; 0.78 -> 0.65 s the fifth; load 6-9)."""
 
 
 def start_ahead(
@@ -39,10 +49,12 @@ def start_ahead(
     split: Split | None = None,
 ) -> dict[tuple[int, int], Ahead]:
     """The proofs started ahead of the answers: one per distinct (r, s) that a decision claim
-    asserts, when ``threads >= 2`` (the second core is the call's to use), a proof is asked for
-    and no split (cube and conquer runs its own workers). Each is stopped by
-    :func:`attach_proofs` or, on any way out, by :func:`stop_ahead`."""
-    if mode == "none" or threads < 2 or split is not None:
+    asserts, when ``threads >= 2`` (the second core is the call's to use), a proof is asked for,
+    no split (cube and conquer runs its own workers) and the graph is not in-regular
+    (:data:`AHEAD_RULE`). Each is stopped by :func:`attach_proofs` or, on any way out, by
+    :func:`stop_ahead`."""
+    degrees = {len(nb) for nb in topology.in_neighbors}
+    if mode == "none" or threads < 2 or split is not None or len(degrees) <= 1:
         return {}
     view = View.of(topology)
     started: dict[tuple[int, int], Ahead] = {}
