@@ -108,6 +108,7 @@ class _Recorded(Ahead):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["delay"] = 0.0
+        kwargs["busy"] = None  # whatever else runs on the machine (tested on its own below)
         super().__init__(*args, **kwargs)
         _Recorded.made.append(self)
 
@@ -242,6 +243,35 @@ def test_one_thread_or_a_split_or_no_proof_starts_nothing_ahead():
     finally:
         proof_records.stop_ahead(started)
     assert not any(a.alive for a in started.values())
+
+
+def test_no_child_when_the_machine_has_no_core_to_spare_and_the_proof_is_made_here():
+    view = View.of(gen.erdos_renyi(8, 0.6, seed=1))
+    asked = []
+
+    def busy() -> bool:
+        asked.append(True)
+        return True
+
+    ahead = Ahead(view, 2, 1, "lrat", lambda: 5.0, delay=0.0, busy=busy)
+    while not asked:  # the timer has asked: the child was due and was not started
+        time.sleep(0.01)
+    assert ahead.take(None) == MISSING and not ahead.started
+
+
+def test_a_busy_machine_starts_no_child_in_certify(monkeypatch):
+    monkeypatch.setattr(proof_records, "AHEAD_BUSY", -1.0)  # any reading counts as busy
+    monkeypatch.setattr(proof_records.CpuSample, "others_busy", lambda self: 0.0)
+    t = gen.erdos_renyi(12, 0.6, seed=4373)
+    r = _r_star(t)
+    started = proof_records.start_ahead(t, [Claim.r_robust(r)], "lrat", Deadline.after(30.0), 2)
+    (ahead,) = started.values()
+    assert ahead._busy() is True
+    proof_records.stop_ahead(started)
+    cert = certify(t, Claim.r_robust(r), engines="exhaustive", proof="lrat", threads=2,
+                   time_limit=60)
+    assert cert.verdict == "proven" and cert.claims[0].checks[0].proof is not None
+    assert cert.verify(t).valid
 
 
 def test_no_proof_ahead_on_an_in_regular_graph():

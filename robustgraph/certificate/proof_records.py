@@ -23,8 +23,11 @@ from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
+from solvers.idle import CpuSample
 
-__all__ = ["AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "start_ahead", "stop_ahead"]
+__all__ = [
+    "AHEAD_BUSY", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "start_ahead", "stop_ahead",
+]
 
 LRAT_TIME_LIMIT = 60.0
 """Seconds the SAT solver gets per lower bound when ``certify`` has no time limit."""
@@ -38,6 +41,16 @@ in-degrees all equal, the portfolio spends its second core on the published mode
 before at those seeds), so there is little to win and the lane to lose: certify was slower with
 the proof ahead on four of five random 6- and 8-regular rows (0.96 -> 1.17 s, 1.58 -> 2.17 s,
 1.63 -> 2.38 s, 0.85 -> 1.39 s; 0.78 -> 0.65 s the fifth; load 6-9)."""
+
+
+AHEAD_BUSY = 0.5
+"""At most this many cores kept busy by other processes (``solvers.idle.CpuSample``, from the
+call's start to the child's due time, :data:`.proofs.ahead.DELAY`; this process not counted)
+for the proof's child to start, as for the portfolio's lane (``portfolio.BESIDE_LANE_BUSY``,
+``LANE_BUSY_RULE``). Issue 40, round 9, scratch seeds 4371-4373 at load 3-9: with no core to
+spare the child only shared this process's share, the same CPU either way (ER(40, 0.5) seed
+4371: 12.0-12.5 s) and no wall time gained; on nine non-regular rows with answers over 0.3 s
+certify's wall went 0.84-3.03x (median 1.06x) of the path without it, CPU up to 1.40x."""
 
 
 def start_ahead(
@@ -57,6 +70,12 @@ def start_ahead(
     if mode == "none" or threads < 2 or split is not None or len(degrees) <= 1:
         return {}
     view = View.of(topology)
+    sample = CpuSample()
+
+    def busy() -> bool:  # asked once per proof, when its child is due (ahead.DELAY)
+        others = sample.others_busy()
+        return others is not None and others > AHEAD_BUSY
+
     started: dict[tuple[int, int], Ahead] = {}
     for claim in claims:
         question = claim.question()
@@ -64,7 +83,7 @@ def start_ahead(
             continue
         bound = (question.r, question.s if question.about_s else 1)
         if bound not in started and min(bound) >= 1:
-            started[bound] = Ahead(view, *bound, mode, deadline.left)
+            started[bound] = Ahead(view, *bound, mode, deadline.left, busy=busy)
     return started
 
 

@@ -100,6 +100,9 @@ class Ahead:
         in-process call would be given them.
     delay : float, optional
         Seconds before the child starts (default :data:`DELAY`).
+    busy : callable, optional
+        Asked when the child is due: True leaves it unstarted (no core to spare; the caller
+        then proves in process after the answer, :meth:`take` giving :data:`MISSING`).
 
     Examples
     --------
@@ -119,8 +122,10 @@ class Ahead:
         left: Callable[[], float | None],
         *,
         delay: float | None = None,
+        busy: Callable[[], bool] | None = None,
     ) -> None:
         self.bound = (r, s)
+        self._busy = busy
         self._args = (view, r, s, mode)
         self._left = left
         self._lock = threading.Lock()
@@ -133,7 +138,7 @@ class Ahead:
 
     def _start(self) -> None:
         with self._lock:
-            if self._closed:
+            if self._closed or (self._busy is not None and self._busy()):
                 return
             command = [sys.executable, "-m", __name__, str(os.getpid())]
             with tempfile.TemporaryFile() as payload:  # no pipe to block on while locked
