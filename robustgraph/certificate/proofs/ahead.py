@@ -4,8 +4,8 @@ For a decision claim (``certify --r R``, ``--rs R S``, a tolerance) the bound a 
 establish is known before the engines answer: if they prove the claim, their check asserts
 exactly the claim's (r, s) (:attr:`ClaimRecord` checks' ``robustness``). :class:`Ahead` runs
 :func:`.prover.prove` for that (r, s) in a child process while the engines work, so that
-certify's wall time approaches ``max(answer, proof)`` rather than their sum (issue 40, round 9;
-docs/certificate.md, "A proof started ahead").
+certify's wall time approaches ``max(answer, proof)`` rather than their sum when a core is free
+(issue 40, round 9; docs/certificate.md, "What proofs cost", round 9).
 
 It is speculative and never trusted more than the in-process call: the child runs the very
 :func:`.prover.prove`, which checks every proof it makes with :func:`.checker.check_proof` before
@@ -15,13 +15,15 @@ claim, another bound). A claim that is false has no proof (its CNF is satisfiabl
 checker accepts nothing else), so a wrong candidate costs CPU time, never a wrong certificate.
 
 The child starts :data:`DELAY` seconds into the engines' run (a threading timer), so an answer
-that comes sooner never pays for its start (an interpreter importing the prover: about half a
-second). It is ``python -m robustgraph.certificate.proofs.ahead PARENT_PID`` (as
-``solvers.lane``: no fork of a process that may run threads, and no re-import of the caller's
-main module, which ``multiprocessing``'s spawn would do); it reads its arguments pickled on stdin
-and writes ``prove``'s result pickled on stdout (its own child's words, not input from outside),
-exits once its parent has gone, and is stopped with SIGKILL and reaped by :meth:`Ahead.stop`,
-which every caller reaches (``finally``).
+that comes sooner never pays for its start (an interpreter importing the prover: 0.8-0.9 s of
+wall, 0.25 s of CPU at load 6). It is ``python -m robustgraph.certificate.proofs.ahead
+PARENT_PID`` (as ``solvers.lane``: no fork of a process that may run threads, and no re-import
+of the caller's main module, which ``multiprocessing``'s spawn would do); it reads its arguments
+pickled on stdin and writes ``prove``'s result pickled on stdout (its own child's words, not
+input from outside), exits once its parent has gone (its watcher thread looks between CaDiCaL's
+time slices: a child without a time limit, whose solve is one call, outlives a parent killed
+with SIGKILL until that solve ends), and is stopped with SIGKILL and reaped by
+:meth:`Ahead.stop`, which every caller reaches (``finally``).
 """
 
 from __future__ import annotations
