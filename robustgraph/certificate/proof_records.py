@@ -47,10 +47,11 @@ AHEAD_BUSY = 0.5
 """At most this many cores kept busy by other processes (``solvers.idle.CpuSample``, from the
 call's start to the child's due time, :data:`.proofs.ahead.DELAY`; this process not counted)
 for the proof's child to start, as for the portfolio's lane (``portfolio.BESIDE_LANE_BUSY``,
-``LANE_BUSY_RULE``). Issue 40, round 9, scratch seeds 4371-4373 at load 3-9: with no core to
+``LANE_BUSY_RULE``). Issue 40, round 9, scratch seeds 4371-4374 at load 3-9: with no core to
 spare the child only shared this process's share, the same CPU either way (ER(40, 0.5) seed
-4371: 12.0-12.5 s) and no wall time gained; on nine non-regular rows with answers over 0.3 s
-certify's wall went 0.84-3.03x (median 1.06x) of the path without it, CPU up to 1.40x."""
+4371: 12.0-12.5 s) and no wall time gained; on 14 non-regular rows with answers over 0.3 s
+certify's wall went 0.60-3.03x (median 1.13x) of the path without it, CPU 0.95-1.40x (median
+1.08x). ``/proc/stat`` counts a niced process as busy like any other."""
 
 
 def start_ahead(
