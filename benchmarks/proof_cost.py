@@ -90,6 +90,19 @@ change. Round 8's change: the CNF's clause 3 in the core search's order (encodin
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4307 \
         --solve-limit 90 --limit 200 --baseline round7
 
+Issue 40, round 9 (registered by the lead at 2026-12-04 18:33 UTC): seed **4308**, "before"
+round 8's prover (``--baseline round8``), "after" this tree, scratch seeds 4371-4380 only for any
+change. Round 9's change (i40z) is not in the prover but in when certify runs it: a decision
+claim's proof starts ahead, in a child process on the second core (``proofs.ahead``), with
+``--threads`` 2 or more; ``--baseline round8`` switches that off (the prover itself is the same
+code in both columns). So that the change is measured at all, ``--threads`` (default **2**, the
+CLI's default) now applies to the bare answer and to every certify; rounds 3-8 ran both with
+one thread (the API's default), which ``--threads 1`` repeats. Every time column gives wall and
+CPU seconds (this process and its waited-for children: the portfolio's lane, the proof's child)::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4308 \
+        --solve-limit 90 --limit 200 --baseline round8
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
@@ -114,6 +127,7 @@ from unittest import mock
 import networkx as nx
 
 from robustgraph import generators as gen
+from robustgraph.certificate import certifier
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.proofs import coretree, prover, sat
@@ -303,9 +317,19 @@ def _round7_path() -> Iterator[None]:
         yield
 
 
+def _round8_path():
+    """The proof path of round 8 (commit bfc0638): round 9 (i40z) starts a decision claim's
+    proof ahead, in a child process on the second core (``proofs.ahead``, with ``--threads``
+    2 or more); switched off here, the proof comes after the answer, in process, and the
+    engines keep every thread. The prover itself is unchanged, so at ``--threads 1`` the two
+    columns measure the same code."""
+    return mock.patch.object(certifier, "start_ahead", lambda *args, **kwargs: {})
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
+    "round8": _round8_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -318,12 +342,13 @@ def _cpu() -> float:
 
 
 def _certified(
-    t: Topology, r: int, limit: float, kind: str = "lrat"
+    t: Topology, r: int, limit: float, kind: str = "lrat", threads: int = 1
 ) -> tuple[float, str, float, float, float]:
-    """``certify --r r --proof kind`` and ``verify``: certify's wall seconds, the proof's size,
-    verify's wall seconds, then certify's and verify's CPU seconds (nan: no proof)."""
+    """``certify --r r --proof kind --threads threads`` and ``verify``: certify's wall seconds,
+    the proof's size, verify's wall seconds, then certify's and verify's CPU seconds (nan: no
+    proof)."""
     start, cpu = time.perf_counter(), _cpu()
-    cert = certify(t, Claim.r_robust(r), proof=kind, time_limit=limit)
+    cert = certify(t, Claim.r_robust(r), proof=kind, time_limit=limit, threads=threads)
     took, took_cpu = time.perf_counter() - start, _cpu() - cpu
     proof = cert.claims[0].checks[0].proof
     if proof is None or proof["kind"] != kind:
@@ -340,6 +365,14 @@ def _certified(
     return took, shown, checked, took_cpu, checked_cpu
 
 
+def _cells(measured: tuple[float, str, float, float, float], bare: float, bare_cpu: float) -> str:
+    """One certify's cells of the ``--before-after`` table: wall / CPU, their ratios to the
+    bare answer's, the proof's size and verify's wall seconds."""
+    took, size, checked, took_cpu = measured[:4]
+    return (f"| {took:.2f} / {took_cpu:.2f} | {took / bare:.1f} / {took_cpu / bare_cpu:.1f} "
+            f"| {size} | {checked:.2f} ")
+
+
 def before_after_table(
     limit: float,
     solve_limit: float,
@@ -347,35 +380,34 @@ def before_after_table(
     seed: int = SEED,
     baseline: str = "round2",
     tree: bool = True,
+    threads: int = 1,
 ) -> Iterator[str]:
     """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
-    columns, ``certify --proof coretree``, are dashes without ``tree``)."""
+    columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
+    every certify run with ``threads``; "before" also without round 9's proof ahead
+    (:func:`_round8_path`), whatever the baseline."""
     yield from [
-        "| graph | r* | robustness (s) | certify before (s) | ratio | steps / gzip | verify (s) "
-        "| certify after (s) | ratio | steps / gzip | verify (s) "
-        "| coretree certify (s) | ratio | tree nodes / gzip | verify (s) |",
+        "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
+        "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
+        "| ratio wall / CPU | steps / gzip | verify (s) "
+        "| coretree certify wall / CPU (s) | ratio wall / CPU | tree nodes / gzip | verify (s) |",
         "| --- " * 15 + "|",
     ]
-    for name, t, res, bare in _answered(seed, solve_limit, only):
+    for name, t, res, bare, bare_cpu in _answered(seed, solve_limit, only, threads):
         if res.lower != res.upper:
             bounds = f"[{res.lower}, {res.upper}]"
             yield f"| {name} | {bounds} | {bare:.2f} (bounded) " + "| - " * 12 + "|"
             continue
-        with BASELINES[baseline]():
-            old, old_size, old_check = _certified(t, res.lower, limit)[:3]
-        new, new_size, new_check = _certified(t, res.lower, limit)[:3]
+        with _round8_path(), BASELINES[baseline]():
+            old = _certified(t, res.lower, limit, threads=threads)
+        new = _certified(t, res.lower, limit, threads=threads)
+        row = f"| {name} | {res.lower} | {bare:.2f} / {bare_cpu:.2f} "
+        row += _cells(old, bare, bare_cpu) + _cells(new, bare, bare_cpu)
         if not tree:
-            cells = [f"| {x} " for x in (name, res.lower, f"{bare:.2f}", f"{old:.2f}")]
-            cells += [f"| {old / bare:.1f} | {old_size} | {old_check:.2f} | {new:.2f} "
-                      f"| {new / bare:.1f} | {new_size} | {new_check:.2f} "]
-            yield "".join(cells) + "| - " * 4 + "|"
+            yield row + "| - " * 4 + "|"
             continue
-        tree, tree_size, tree_check = _certified(t, res.lower, limit, "coretree")[:3]
-        yield (
-            f"| {name} | {res.lower} | {bare:.2f} | {old:.2f} | {old / bare:.1f} | {old_size} "
-            f"| {old_check:.2f} | {new:.2f} | {new / bare:.1f} | {new_size} | {new_check:.2f} "
-            f"| {tree:.2f} | {tree / bare:.1f} | {tree_size} | {tree_check:.2f} |"
-        )
+        tree_run = _certified(t, res.lower, limit, "coretree", threads)
+        yield row + _cells(tree_run, bare, bare_cpu) + "|"
 
 
 def _scratch_suite(seed: int) -> list[tuple[str, Topology]]:
@@ -418,14 +450,17 @@ def kinds_table(
             yield "| " + " | ".join(cells) + " |"
 
 
-def _answered(seed: int, solve_limit: float, only: list[str] | None):
-    """Each graph of the suite (``only`` those named), its answer and the bare answer's time."""
+def _answered(seed: int, solve_limit: float, only: list[str] | None, threads: int = 1):
+    """Each graph of the suite (``only`` those named), its answer (``threads`` threads) and
+    the bare answer's wall and CPU seconds."""
     for name, t in _before_after_suite(seed):
         if only and name not in only:
             continue
-        start = time.perf_counter()
-        res = registry.solve(Request(t, Question.max_r(), time_limit=solve_limit))
-        yield name, t, res, time.perf_counter() - start
+        start, cpu = time.perf_counter(), _cpu()
+        res = registry.solve(
+            Request(t, Question.max_r(), time_limit=solve_limit, threads=threads)
+        )
+        yield name, t, res, time.perf_counter() - start, _cpu() - cpu
 
 
 PHASES = {
@@ -469,7 +504,7 @@ def phases_table(
     head = "| graph | r* | robustness (s) | certify (s) | answer + rest | "
     yield head + " | ".join(names) + " |"
     yield "| --- " * (5 + len(names)) + "|"
-    for name, t, res, bare in _answered(seed, solve_limit, only):
+    for name, t, res, bare, _ in _answered(seed, solve_limit, only):
         if res.lower != res.upper:
             yield f"| {name} | [{res.lower}, {res.upper}] | {bare:.2f} (bounded) |"
             continue
@@ -557,6 +592,11 @@ def main() -> None:
     parser.add_argument(
         "--no-tree", action="store_true", help="--before-after: leave out --proof coretree."
     )
+    parser.add_argument(
+        "--threads", type=int, default=2,
+        help="--before-after: threads of the bare answer and of every certify (the CLI's "
+        "default, 2; rounds 3-8 ran with 1, where round 9's proof ahead never starts).",
+    )
     args = parser.parse_args()
     if args.kinds:
         first, _, last = (args.seeds or str(args.seed)).partition("-")
@@ -578,7 +618,8 @@ def main() -> None:
         return
     if args.before_after:
         rows = before_after_table(
-            args.limit, args.solve_limit, args.only, args.seed, args.baseline, not args.no_tree
+            args.limit, args.solve_limit, args.only, args.seed, args.baseline, not args.no_tree,
+            args.threads,
         )
         for line in rows:
             print(line, flush=True)

@@ -15,7 +15,7 @@ from robustgraph.certificate.outcome import (
     question_text,
     run_problems,
 )
-from robustgraph.certificate.proof_records import attach_proofs
+from robustgraph.certificate.proof_records import attach_proofs, start_ahead, stop_ahead
 from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import MODES
 from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
@@ -115,7 +115,9 @@ def certify(
         search of ``max``) is not. A claim not settled in time is ``undecided`` with its
         proven bounds.
     threads : int
-        Solver threads.
+        Solver threads. With 2 or more and a proof asked for (no ``split``), each decision
+        claim's proof starts ahead, on its own core, while the engines run with one thread
+        fewer (``proof_records.start_ahead``, :mod:`robustgraph.certificate.proofs.ahead`).
     seed : int
         Solver seed (CP-SAT, HiGHS, CBC and the heuristics are deterministic for a seed).
     progress : callable, optional
@@ -199,23 +201,29 @@ def certify(
             topology,
             question,
             time_limit=deadline.left(),
-            threads=threads,
+            threads=engine_threads,
             formulation=formulation,
             seed=seed,
             listener=listener,
         )
 
+    # a decision claim's proof starts on the second core while the engines work on the rest
+    ahead = start_ahead(topology, claims, proof, deadline, threads, split)
+    engine_threads = threads - 1 if ahead else threads
     records = []
-    for claim in claims:
-        checks: list[Check] = []
-        while (question := next_question(topology, claim, checks)) is not None:
-            if checks and deadline.passed():  # no further question starts after the deadline
-                break
-            checks.append(_solve_check(topology, question, names, request, progress))
-        verdict, values = claim_outcome(topology, claim, checks)
-        seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
-        records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
-    records, files = attach_proofs(topology, records, proof, deadline, progress, split)
+    try:
+        for claim in claims:
+            checks: list[Check] = []
+            while (question := next_question(topology, claim, checks)) is not None:
+                if checks and deadline.passed():  # no further question starts after the deadline
+                    break
+                checks.append(_solve_check(topology, question, names, request, progress))
+            verdict, values = claim_outcome(topology, claim, checks)
+            seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
+            records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
+        records, files = attach_proofs(topology, records, proof, deadline, progress, split, ahead)
+    finally:
+        stop_ahead(ahead)
     parameters = {
         "engines": list(names),
         "formulation": formulation,

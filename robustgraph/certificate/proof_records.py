@@ -2,26 +2,96 @@
 
 Each check whose lower bound asserts (r, s)-robustness with r, s >= 1 gets the proof that
 :func:`robustgraph.certificate.proofs.prover.prove` finds for the mode, or none; one proof per
-distinct (r, s) is searched for and shared by the checks that assert it.
+distinct (r, s) is searched for and shared by the checks that assert it. A decision claim's
+(r, s) is known before the engines answer: :func:`start_ahead` starts its proof then, in a child
+process on the second core (:mod:`robustgraph.certificate.proofs.ahead`), and
+:func:`attach_proofs` takes that proof for a check asserting the same (r, s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.proofs.ahead import MISSING, Ahead
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
+from solvers.idle import CpuSample
 
-__all__ = ["LRAT_TIME_LIMIT", "attach_proofs"]
+__all__ = [
+    "AHEAD_BUSY", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "start_ahead", "stop_ahead",
+]
 
 LRAT_TIME_LIMIT = 60.0
 """Seconds the SAT solver gets per lower bound when ``certify`` has no time limit."""
+
+
+AHEAD_RULE = "two threads or more: a decision claim's proof ahead, but not on in-regular graphs"
+"""Issue 40, round 9 (scratch seeds 4371-4373 only; docs/performance.md, "Issue 40, round 9:
+proof cost (i40z)"). The proof ahead takes a thread from the engines; on a graph whose
+in-degrees all equal, the portfolio spends its second core on the published model (its lane,
+``solvers.portfolio``), and the proof is cheap beside the answer (certify/robustness 1.0-1.6x
+before at those seeds), so there is little to win and the lane to lose: certify was slower with
+the proof ahead on four of five random 6- and 8-regular rows (0.96 -> 1.17 s, 1.58 -> 2.17 s,
+1.63 -> 2.38 s, 0.85 -> 1.39 s; 0.78 -> 0.65 s the fifth; load 6-9)."""
+
+
+AHEAD_BUSY = 0.5
+"""At most this many cores kept busy by other processes (``solvers.idle.CpuSample``, from the
+call's start to the child's due time, :data:`.proofs.ahead.DELAY`; this process not counted)
+for the proof's child to start, as for the portfolio's lane (``portfolio.BESIDE_LANE_BUSY``,
+``LANE_BUSY_RULE``). Issue 40, round 9, scratch seeds 4371-4374 at load 3-9: with no core to
+spare the child only shared this process's share, the same CPU either way (ER(40, 0.5) seed
+4371: 12.0-12.5 s) and no wall time gained; on 14 non-regular rows with answers over 0.3 s
+certify's wall went 0.60-3.03x (median 1.13x) of the path without it, CPU 0.95-1.40x (median
+1.08x). ``/proc/stat`` counts a niced process as busy like any other."""
+
+
+def start_ahead(
+    topology: Topology,
+    claims: Sequence[Claim],
+    mode: str,
+    deadline: Deadline,
+    threads: int,
+    split: Split | None = None,
+) -> dict[tuple[int, int], Ahead]:
+    """The proofs started ahead of the answers: one per distinct (r, s) that a decision claim
+    asserts, when ``threads >= 2`` (the second core is the call's to use), a proof is asked for,
+    no split (cube and conquer runs its own workers) and the graph is not in-regular
+    (:data:`AHEAD_RULE`). Each is stopped by :func:`attach_proofs` or, on any way out, by
+    :func:`stop_ahead`."""
+    degrees = {len(nb) for nb in topology.in_neighbors}
+    if mode == "none" or threads < 2 or split is not None or len(degrees) <= 1:
+        return {}
+    view = View.of(topology)
+    sample = CpuSample()
+
+    def busy() -> bool:  # asked once per proof, when its child is due (ahead.DELAY)
+        others = sample.others_busy()
+        return others is not None and others > AHEAD_BUSY
+
+    started: dict[tuple[int, int], Ahead] = {}
+    for claim in claims:
+        question = claim.question()
+        if question is None:
+            continue
+        bound = (question.r, question.s if question.about_s else 1)
+        if bound not in started and min(bound) >= 1:
+            started[bound] = Ahead(view, *bound, mode, deadline.left, busy=busy)
+    return started
+
+
+def stop_ahead(started: Mapping[tuple[int, int], Ahead]) -> None:
+    """Stop every child of :func:`start_ahead` that still runs."""
+    for ahead in started.values():
+        ahead.stop()
 
 
 def attach_proofs(
@@ -31,6 +101,7 @@ def attach_proofs(
     deadline: Deadline,
     progress: Callable[[str], None] | None = None,
     split: Split | None = None,
+    ahead: Mapping[tuple[int, int], Ahead] | None = None,
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     """The records with a proof on every check one was found for, and the proof files.
 
@@ -49,12 +120,46 @@ def attach_proofs(
         Hears one line per proof search.
     split : Split, optional
         Make LRAT proofs by cube and conquer (``certify --cubes``; :mod:`.proofs.cubes`).
+    ahead : mapping, optional
+        :func:`start_ahead`'s proofs: a check asserting one's (r, s) takes its result (its
+        child ran the same ``prove``, with the time the deadline left at its start); one that
+        never started or died without a word is proven here instead. All are stopped on return.
 
     Returns
     -------
     (list of ClaimRecord, dict)
     """
+    try:
+        return _attach(topology, records, mode, deadline, progress, split, ahead or {})
+    finally:
+        stop_ahead(ahead or {})
+
+
+def _within(
+    view: View,
+    r: int,
+    s: int,
+    mode: str,
+    limit: float,
+    progress: Callable[[str], None] | None,
+    seconds: float,
+) -> Any:
+    """``prove`` in process within ``seconds`` (and ``limit``): :meth:`Ahead.race`'s try."""
+    return prove(view, r, s, mode, min(limit, seconds), progress=progress)
+
+
+def _attach(
+    topology: Topology,
+    records: Sequence[ClaimRecord],
+    mode: str,
+    deadline: Deadline,
+    progress: Callable[[str], None] | None,
+    split: Split | None,
+    ahead: Mapping[tuple[int, int], Ahead],
+) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     view = View.of(topology)
+    asserted = {check.robustness for record in records for check in record.checks}
+    stop_ahead({b: a for b, a in ahead.items() if b not in asserted})  # no use for these
     found: dict[tuple[int, int], Any] = {}
     files: dict[str, bytes] = {}
     out = []
@@ -70,7 +175,15 @@ def attach_proofs(
                     progress(f"proof ({mode}): ({r}, {s})-robustness")
                 left = deadline.left()
                 limit = LRAT_TIME_LIMIT if left is None else left
-                found[(r, s)] = prove(view, r, s, mode, limit, split=split, progress=progress)
+                got = MISSING
+                if (r, s) in ahead:  # its child had no limit without a deadline: wait that long
+                    here = partial(_within, view, r, s, mode, limit, progress)
+                    got = ahead[(r, s)].race(here, None if left is not None else limit)
+                if got is MISSING:
+                    got = prove(view, r, s, mode, limit, split=split, progress=progress), []
+                found[(r, s)], lines = got
+                for line in lines if progress else ():
+                    progress(line)
             made = found[(r, s)]
             if made is None:
                 checks.append(check)

@@ -1,0 +1,216 @@
+"""A lower bound's proof started before the answer, on the second core (``certify``).
+
+For a decision claim (``certify --r R``, ``--rs R S``, a tolerance) the bound a proof must
+establish is known before the engines answer: if they prove the claim, their check asserts
+exactly the claim's (r, s) (:attr:`ClaimRecord` checks' ``robustness``). :class:`Ahead` runs
+:func:`.prover.prove` for that (r, s) in a child process while the engines work, so that
+certify's wall time approaches ``max(answer, proof)`` rather than their sum when a core is free
+(issue 40, round 9; docs/certificate.md, "What proofs cost", round 9).
+
+It is speculative and never trusted more than the in-process call: the child runs the very
+:func:`.prover.prove`, which checks every proof it makes with :func:`.checker.check_proof` before
+returning it, for the claim's (r, s); the caller takes the result only for a check that asserts
+that same (r, s) (:meth:`Ahead.take`) and stops the child otherwise (a refuted or undecided
+claim, another bound). A claim that is false has no proof (its CNF is satisfiable, and the
+checker accepts nothing else), so a wrong candidate costs CPU time, never a wrong certificate.
+
+The child starts :data:`DELAY` seconds into the engines' run (a threading timer), so an answer
+that comes sooner never pays for its start (an interpreter importing the prover: 0.8-0.9 s of
+wall, 0.25 s of CPU at load 6). It is ``python -m robustgraph.certificate.proofs.ahead
+PARENT_PID`` (as ``solvers.lane``: no fork of a process that may run threads, and no re-import
+of the caller's main module, which ``multiprocessing``'s spawn would do); it reads its arguments
+pickled on stdin and writes ``prove``'s result pickled on stdout (its own child's words, not
+input from outside), exits once its parent has gone (its watcher thread looks between CaDiCaL's
+time slices: a child without a time limit, whose solve is one call, outlives a parent killed
+with SIGKILL until that solve ends), and is stopped with SIGKILL and reaped by
+:meth:`Ahead.stop`, which every caller reaches (``finally``).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from robustgraph.certificate.proofs.checker import View
+
+__all__ = ["DELAY", "MISSING", "QUICK", "Ahead", "main"]
+
+DELAY = 0.3
+"""Seconds into the engines' run at which the child starts (issue 40's target counts answers
+of more than 0.3 s; below that the in-process proof after the answer is the one made)."""
+
+QUICK = 1.0
+"""The child's start, in seconds, as :meth:`Ahead.race` counts it: a child that started less
+than this before the answer may still be importing the prover (0.8-0.9 s wall, 0.25 s CPU at
+load 6, 2026-12-04), while the first core, idle once the answer is in, could already be proving.
+So the race tries the proof in process for what is left of this since the child's start (a
+proof the child, already past its start, would finish first is never tried twice): at most
+this much CPU is spent on both sides. On scratch seed 4371 the 6-regular graph on 60 nodes (93
+steps) waited 0.5 s longer for a child started just before its answer than the in-process
+proof took; with a flat 1 s try on every graph, graphs whose proof took more than a second
+spent up to a second of CPU twice (seed 4372, ER(60, 0.2): 2.45 -> 3.44 CPU s)."""
+
+MISSING = "missing"
+"""What :meth:`Ahead.take` returns when the child has no answer to give (never started, or
+ended without one, e.g. killed): the caller then proves in process with the time left."""
+
+
+_PARENT_POLL = 0.5
+"""Seconds between the child's looks at whether its parent is still there."""
+
+
+def _watch(parent: int) -> None:
+    """Exit the child once ``parent`` has gone (the child is then reparented)."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL)
+    os._exit(1)
+
+
+def main() -> None:
+    """The child: ``prove`` on the pickled ``(view, r, s, mode, limit)`` from stdin; its
+    ``(made, progress lines)`` pickled on stdout."""
+    from robustgraph.certificate.proofs.prover import prove
+
+    threading.Thread(target=_watch, args=(int(sys.argv[1]),), daemon=True).start()
+    view, r, s, mode, limit = pickle.load(sys.stdin.buffer)
+    lines: list[str] = []
+    made = prove(view, r, s, mode, limit, progress=lines.append)
+    sys.stdout.buffer.write(pickle.dumps((made, lines), protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+
+
+class Ahead:
+    """``prove(view, r, s, mode, left())`` in a child process from :data:`DELAY` seconds on.
+
+    Parameters
+    ----------
+    view : View
+        The graph.
+    r, s : int
+        The bound the claim asserts.
+    mode : str
+        A proof mode other than ``none`` (``prover.MODES``).
+    left : callable
+        Seconds the proof may take, asked when the child starts (None: no limit), as the
+        in-process call would be given them.
+    delay : float, optional
+        Seconds before the child starts (default :data:`DELAY`).
+    busy : callable, optional
+        Asked when the child is due: True leaves it unstarted (no core to spare; the caller
+        then proves in process after the answer, :meth:`take` giving :data:`MISSING`).
+
+    Examples
+    --------
+    >>> from robustgraph.certificate.proofs.checker import View
+    >>> ahead = Ahead(View(("a", "b"), (frozenset({1}), frozenset({0}))), 1, 1, "auto",
+    ...               lambda: None, delay=60.0)
+    >>> ahead.take(0.0)  # asked for before it started: the caller proves in process
+    'missing'
+    """
+
+    def __init__(
+        self,
+        view: View,
+        r: int,
+        s: int,
+        mode: str,
+        left: Callable[[], float | None],
+        *,
+        delay: float | None = None,
+        busy: Callable[[], bool] | None = None,
+    ) -> None:
+        self.bound = (r, s)
+        self._busy = busy
+        self._args = (view, r, s, mode)
+        self._left = left
+        self._lock = threading.Lock()
+        self._child: subprocess.Popen[bytes] | None = None
+        self._born: float | None = None  # time.monotonic() at the child's start
+        self._closed = False
+        self._timer = threading.Timer(DELAY if delay is None else delay, self._start)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._closed or (self._busy is not None and self._busy()):
+                return
+            command = [sys.executable, "-m", __name__, str(os.getpid())]
+            with tempfile.TemporaryFile() as payload:  # no pipe to block on while locked
+                pickle.dump((*self._args, self._left()), payload)
+                payload.seek(0)
+                self._child = subprocess.Popen(
+                    command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                )
+                self._born = time.monotonic()
+
+    @property
+    def started(self) -> bool:
+        """True once the child has been started (and not yet stopped)."""
+        with self._lock:
+            return self._child is not None
+
+    @property
+    def alive(self) -> bool:
+        """True while a child of this proof runs."""
+        with self._lock:
+            return self._child is not None and self._child.poll() is None
+
+    def race(self, here: Callable[[float], Any], wait: float | None) -> Any:
+        """As :meth:`take`, but first, while a child younger than :data:`QUICK` seconds runs,
+        ``here(seconds)``: a proof made in process within what is left of :data:`QUICK` since
+        the child's start (None: none), which, if found, is taken and the child stopped."""
+        with self._lock:
+            born = self._born
+        seconds = QUICK - (time.monotonic() - born) if born is not None else 0.0
+        if seconds > 0 and self.alive:
+            made = here(seconds)
+            if made is not None:
+                self.stop()
+                return made, []
+        return self.take(wait)
+
+    def take(self, wait: float | None) -> Any:
+        """The child's ``(proof, files)`` or None (it found no proof), with its progress lines
+        as a second item; :data:`MISSING` when it never started or ended without a word.
+        Waits up to ``wait`` seconds (None: until the child ends), then stops the child: a
+        child still at work by then gives ``(None, [])``, as the in-process call out of time
+        would."""
+        with self._lock:
+            self._closed = True
+            self._timer.cancel()
+            child = self._child
+        if child is None:
+            return MISSING
+        try:
+            out, _ = child.communicate(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None, []
+        finally:
+            self.stop()
+        if child.returncode != 0 or not out:
+            return MISSING
+        return pickle.loads(out)
+
+    def stop(self) -> None:
+        """Stop the child (SIGKILL) if it runs, and reap it; the timer starts none after."""
+        with self._lock:
+            self._closed = True
+            self._timer.cancel()
+            child, self._child = self._child, None
+        if child is not None:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+            child.stdout.close()  # type: ignore[union-attr]
+
+
+if __name__ == "__main__":
+    main()
