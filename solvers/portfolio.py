@@ -838,11 +838,14 @@ def _gap(
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         most = _published_max_upper(request)
+        early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
+        if early:
+            search.heuristic_r(p)
         if p.upper <= most:
             _published_slices(p, lane, sample)
         else:
             p.note("published-skipped", max_upper=most)
-        search.more_r(p)
+        search.more_r(p, heuristic=not early)
     if p.settled() or p.out_of_time():
         return None
     racers = race.racers(published=0.0) if request.threads >= 2 else []
