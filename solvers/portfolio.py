@@ -22,14 +22,15 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
    C_100(1..16) in 0.1 s, where every model and the core search took 8 s or more), the
    spectral lower bound;
 3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (:data:`LANE_MAX_UPPER` when
-   the in-degrees all equal: :func:`_published_max_upper`), slices of the published model
+   the in-degrees all equal: :func:`_published_max_upper`; above it, the heuristic witness
+   search first, :data:`HEURISTIC_FIRST_RULE`), slices of the published model
    (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on HiGHS, then
    :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
    (:func:`solvers.search.published_slice`):
    it settles sparse and low-r* graphs far sooner than the strong model (ER(40, 0.3): about
    1 s against over 100 s), so the portfolio is never much slower than the published model;
 4. the dearer bounds of :func:`solvers.search.more_r`: extension lower bound, vertex-cut and
-   heuristic witnesses;
+   heuristic witnesses (the heuristic only if step 3 did not run it);
 5. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
    (``solvers.race``): CP-SAT and HiGHS on the strong loop, one core each, sharing bounds, the
@@ -115,6 +116,7 @@ __all__ = [
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
+    "HEURISTIC_FIRST_RULE",
     "LARGE_N",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
@@ -381,6 +383,17 @@ PUBLISHED_MAX_UPPER = 8
 (k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
 n >= 40 within a minute (docs/performance.md), where they only delay the strong model. A graph
 whose in-degrees all equal gets them up to :data:`LANE_MAX_UPPER` (:func:`_published_max_upper`)."""
+
+HEURISTIC_FIRST_RULE = "upper bound above the published limit: the heuristic pair before the skip"
+"""Issue 40, round 9 (i40v): when the quick bounds leave the upper bound above
+:func:`_published_max_upper`, the heuristic witness search (:func:`solvers.search.heuristic_r`,
+skipped under the twins rule as in :func:`solvers.search.more_r`) runs before the published
+slices are skipped, so the decision sees the bound it brings; :func:`solvers.search.more_r`
+then does not run it again. On ``sbm-80-3-p0.6-q0.05-7386`` (scratch seed; three blocks of 26-28
+nodes, p = 0.6 inside, 0.05 across) the quick bounds left [2, 10] and the heuristic pair 6
+only after the skip: ``--threads 1 --time-limit 10`` ended bounded [4, 6] at 9.6 s; with the
+pair first the slices run at 6 and prove r* = 4 in 3.4-3.9 s (load 5-6). Measured on scratch
+seeds 7381-7395 (docs/performance.md, "Issue 40, round 9: the sbm row (i40v)")."""
 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
