@@ -392,8 +392,11 @@ slices are skipped, so the decision sees the bound it brings; :func:`solvers.sea
 then does not run it again. On ``sbm-80-3-p0.6-q0.05-7386`` (scratch seed; three blocks of 26-28
 nodes, p = 0.6 inside, 0.05 across) the quick bounds left [2, 10] and the heuristic pair 6
 only after the skip: ``--threads 1 --time-limit 10`` ended bounded [4, 6] at 9.6 s; with the
-pair first the slices run at 6 and prove r* = 4 in 3.4-3.9 s (load 5-6). Measured on scratch
-seeds 7381-7395 (docs/performance.md, "Issue 40, round 9: the sbm row (i40v)")."""
+pair first the slices run at 6 and prove r* = 4 in 3.4-3.9 s (load 5-6). Then CP-SAT alone:
+the HiGHS slice ran its 1.5 s unsettled on this row and on the five sbm graphs of 100 nodes
+tried (scratch seeds 7381, 7382, 7387, 7390, 7393), where CP-SAT settled each in 0.05-0.56 s;
+HiGHS first pays on sparse graphs, whose degree bound is already under the limit. Measured on
+scratch seeds 7381-7395 (docs/performance.md, "Issue 40, round 9: the sbm row (i40v)")."""
 
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
@@ -498,9 +501,11 @@ def _published_slices(
     p: search.Progress,
     lane: lane_module.PublishedLane | None = None,
     sample: idle.CpuSample | None = None,
+    highs_first: bool = True,
 ) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
-    left if less), until one settles the question (:func:`solvers.search.published_slice`).
+    left if less), until one settles the question (:func:`solvers.search.published_slice`);
+    ``highs_first=False``: CP-SAT alone (:data:`HEURISTIC_FIRST_RULE`).
     On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
     :data:`REGULAR_ALONE_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
     of issue 32's benchmark (the HiGHS script took over 70 s on a random 8-regular graph on 60
@@ -530,7 +535,7 @@ def _published_slices(
         lane = None  # as with one thread
     if lane is not None:  # the published model runs on the other core: never a second copy
         slices = []
-    elif regular and cpsat.available():
+    elif (regular or not highs_first) and cpsat.available():
         slices = slices[1:]
     for module, seconds in slices:
         if p.settled() or p.out_of_time() or not module.available():
@@ -854,8 +859,8 @@ def _gap(
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:
             search.heuristic_r(p)
-        if p.upper <= most:
-            _published_slices(p, lane, sample)
+        if p.upper <= most:  # after an early heuristic, CP-SAT alone (HEURISTIC_FIRST_RULE)
+            _published_slices(p, lane, sample, highs_first=not early)
         else:
             p.note("published-skipped", max_upper=most)
         search.more_r(p, heuristic=not early)

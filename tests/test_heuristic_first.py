@@ -48,8 +48,8 @@ def _run(monkeypatch, topology: Topology, heuristic) -> tuple[list[tuple], list[
     """One-thread solve with every step faked; the calls seen, in order, and the step names."""
     seen: list[tuple] = []
 
-    def slices(p, lane=None, sample=None):
-        seen.append(("slices", p.upper))
+    def slices(p, lane=None, sample=None, highs_first=True):
+        seen.append(("slices", p.upper, highs_first))
 
     def more(p, heuristic=True):
         seen.append(("more_r", heuristic))
@@ -68,9 +68,9 @@ def _run(monkeypatch, topology: Topology, heuristic) -> tuple[list[tuple], list[
     return seen, [s.get("step") for s in res.params["steps"]]
 
 
-def test_a_heuristic_pair_below_the_limit_lets_the_slices_run(monkeypatch):
+def test_a_heuristic_pair_below_the_limit_lets_the_slices_run_cpsat_alone(monkeypatch):
     seen, steps = _run(monkeypatch, _two_cliques(), _clique_pair)
-    assert seen == [("heuristic_r", BLOCK - 1), ("slices", 1), ("more_r", False)]
+    assert seen == [("heuristic_r", BLOCK - 1), ("slices", 1, False), ("more_r", False)]
     assert "heuristic" in steps and "published-skipped" not in steps
 
 
@@ -83,7 +83,7 @@ def test_a_heuristic_pair_above_the_limit_still_skips_them(monkeypatch):
 def test_no_early_heuristic_when_the_upper_bound_is_already_low(monkeypatch):
     sparse = Topology.from_networkx(nx.cycle_graph(40))  # least degree 2
     seen, steps = _run(monkeypatch, sparse, _clique_pair)
-    assert seen == [("slices", 2), ("more_r", True)]
+    assert seen == [("slices", 2, True), ("more_r", True)]
     assert "published-skipped" not in steps
 
 
@@ -118,3 +118,25 @@ def test_the_rule_forced_on_every_graph_agrees_with_exhaustive(t):
         assert (res.status, res.value) == (Status.EXACT, truth)
         if res.witness is not None:
             assert refutes_r(t.in_neighbors, res.witness.s1, res.witness.s2, truth + 1)
+
+
+def test_highs_first_false_runs_the_cpsat_slice_alone(monkeypatch):
+    """``_published_slices(highs_first=False)`` on a graph whose in-degrees differ: one slice,
+    on CP-SAT, of PUBLISHED_SLICE seconds (recorded, not run)."""
+    from solvers import cpsat, highs
+
+    if not (cpsat.available() and highs.available()):
+        pytest.skip("needs ortools and highspy")
+    runs: list[tuple] = []
+    monkeypatch.setattr(
+        search,
+        "published_slice",
+        lambda p, run, s, least=False, as_printed=False: runs.append((run, s)),
+    )
+    t = _two_cliques()
+    for first, expected in ((True, [highs.run, cpsat.run]), (False, [cpsat.run])):
+        runs.clear()
+        p = search.Progress(Request(t, Question.max_r()), "portfolio", "strong", "test")
+        portfolio._published_slices(p, highs_first=first)
+        assert [run for run, _ in runs] == expected
+        assert runs[-1][1] == portfolio.PUBLISHED_SLICE
