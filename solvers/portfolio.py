@@ -22,14 +22,15 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
    C_100(1..16) in 0.1 s, where every model and the core search took 8 s or more), the
    spectral lower bound;
 3. while the upper bound is at most :data:`PUBLISHED_MAX_UPPER` (:data:`LANE_MAX_UPPER` when
-   the in-degrees all equal: :func:`_published_max_upper`), slices of the published model
+   the in-degrees all equal: :func:`_published_max_upper`; above it, the heuristic witness
+   search first, :data:`HEURISTIC_FIRST_RULE`), slices of the published model
    (Usevitch & Panagou 2020), :data:`HIGHS_SLICE` seconds on HiGHS, then
    :data:`PUBLISHED_SLICE` on CP-SAT, each told the bounds and the witness so far
    (:func:`solvers.search.published_slice`):
    it settles sparse and low-r* graphs far sooner than the strong model (ER(40, 0.3): about
    1 s against over 100 s), so the portfolio is never much slower than the published model;
 4. the dearer bounds of :func:`solvers.search.more_r`: extension lower bound, vertex-cut and
-   heuristic witnesses;
+   heuristic witnesses (the heuristic only if step 3 did not run it);
 5. the strong decision model on the best available model engine (CP-SAT, else HiGHS, else
    CBC), probing at the upper bound, with the time left; with ``threads >= 2``, a race
    (``solvers.race``): CP-SAT and HiGHS on the strong loop, one core each, sharing bounds, the
@@ -115,6 +116,7 @@ __all__ = [
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
+    "HEURISTIC_FIRST_RULE",
     "LARGE_N",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
@@ -382,6 +384,20 @@ PUBLISHED_MAX_UPPER = 8
 n >= 40 within a minute (docs/performance.md), where they only delay the strong model. A graph
 whose in-degrees all equal gets them up to :data:`LANE_MAX_UPPER` (:func:`_published_max_upper`)."""
 
+HEURISTIC_FIRST_RULE = "upper bound above the published limit: the heuristic pair before the skip"
+"""Issue 40, round 9 (i40v): when the quick bounds leave the upper bound above
+:func:`_published_max_upper`, the heuristic witness search (:func:`solvers.search.heuristic_r`,
+skipped under the twins rule as in :func:`solvers.search.more_r`) runs before the published
+slices are skipped, so the decision sees the bound it brings; :func:`solvers.search.more_r`
+then does not run it again. On ``sbm-80-3-p0.6-q0.05-7386`` (scratch seed; three blocks of 26-28
+nodes, p = 0.6 inside, 0.05 across) the quick bounds left [2, 10] and the heuristic pair 6
+only after the skip: ``--threads 1 --time-limit 10`` ended bounded [4, 6] at 9.6 s; with the
+pair first the slices run at 6 and prove r* = 4 in 3.4-3.9 s (load 5-6). Then CP-SAT alone:
+the HiGHS slice ran its 1.5 s unsettled on this row and on the five sbm graphs of 100 nodes
+tried (scratch seeds 7381, 7382, 7387, 7390, 7393), where CP-SAT settled each in 0.05-0.56 s;
+HiGHS first pays on sparse graphs, whose degree bound is already under the limit. Measured on
+scratch seeds 7381-7395 (docs/performance.md, "Issue 40, round 9: the sbm row (i40v)")."""
+
 PUBLISHED_SLICE = 2.0
 """Seconds the published model gets on CP-SAT next, before the dearer bounds and the strong
 model."""
@@ -485,9 +501,11 @@ def _published_slices(
     p: search.Progress,
     lane: lane_module.PublishedLane | None = None,
     sample: idle.CpuSample | None = None,
+    highs_first: bool = True,
 ) -> None:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
-    left if less), until one settles the question (:func:`solvers.search.published_slice`).
+    left if less), until one settles the question (:func:`solvers.search.published_slice`);
+    ``highs_first=False``: CP-SAT alone (:data:`HEURISTIC_FIRST_RULE`).
     On a graph whose in-degrees all equal (:func:`_in_regular`) CP-SAT alone, for
     :data:`REGULAR_ALONE_SHARE` of the time left: HiGHS's slice settled none of the regular graphs
     of issue 32's benchmark (the HiGHS script took over 70 s on a random 8-regular graph on 60
@@ -517,7 +535,7 @@ def _published_slices(
         lane = None  # as with one thread
     if lane is not None:  # the published model runs on the other core: never a second copy
         slices = []
-    elif regular and cpsat.available():
+    elif (regular or not highs_first) and cpsat.available():
         slices = slices[1:]
     for module, seconds in slices:
         if p.settled() or p.out_of_time() or not module.available():
@@ -838,11 +856,14 @@ def _gap(
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         most = _published_max_upper(request)
-        if p.upper <= most:
-            _published_slices(p, lane, sample)
+        early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
+        if early:
+            search.heuristic_r(p)
+        if p.upper <= most:  # after an early heuristic, CP-SAT alone (HEURISTIC_FIRST_RULE)
+            _published_slices(p, lane, sample, highs_first=not early)
         else:
             p.note("published-skipped", max_upper=most)
-        search.more_r(p)
+        search.more_r(p, heuristic=not early)
     if p.settled() or p.out_of_time():
         return None
     racers = race.racers(published=0.0) if request.threads >= 2 else []

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from solvers import bounds, circulant, heuristics, linear
@@ -57,6 +57,7 @@ __all__ = [
     "linear_r",
     "linear_s",
     "spend_large",
+    "heuristic_r",
     "more_r",
     "published_slice",
     "published_s_slice",
@@ -592,33 +593,50 @@ def spend_large(p: Progress) -> None:
         p.note("local-search", round=rounds, value=None if found is None else found[0])
 
 
-def more_r(p: Progress) -> None:
+def more_r(p: Progress, *, heuristic: bool = True) -> None:
     """The dearer bounds, each only while time is left: the extension lower bound at the probe
     value (the asked r, or the upper bound), a vertex-cut witness, the heuristic witness search
-    (stopped at the time limit), and the extension bound again if the heuristic lowered the
-    upper bound. When at most n/2 twin classes exist, the witness searches are skipped: the
-    strong model over class counts is then small and settles the question faster than they
-    would."""
+    (:func:`heuristic_r`; ``heuristic=False``: it already ran), and the extension bound again if
+    the heuristic lowered the upper bound. When at most n/2 twin classes exist, the witness
+    searches are skipped: the strong model over class counts is then small and settles the
+    question faster than they would."""
     nb = p.request.graph.in_neighbors
     target = p.request.question.target
     if p.settled() or p.out_of_time() or _extension(p) or p.out_of_time():
         return
-    if len(twin_classes(nb)) <= len(nb) // 2:
+    if _twins_rule(nb):
         p.note("twins")  # the count model is small: witness searches would cost more than it
         return
     cut = bounds.cut_pair(nb)
     if cut is not None:
         p.offer(cut[1])
         p.note("vertex-cut", value=cut[0])
-    if p.settled() or p.out_of_time():
+    if p.settled() or p.out_of_time() or not heuristic:
         return
     before = p.upper
+    heuristic_r(p)
+    if not p.settled() and p.upper < before and target is None and not p.out_of_time():
+        _extension(p)
+
+
+def _twins_rule(nb: Sequence[frozenset[int]]) -> bool:
+    """True when at most n/2 twin classes exist (``solvers.twins``): witness searches are then
+    skipped (:func:`more_r`)."""
+    return len(twin_classes(nb)) <= len(nb) // 2
+
+
+def heuristic_r(p: Progress) -> None:
+    """The heuristic witness search (``heuristics.search_r``, stopped at the time limit), its
+    pair offered (checked) and noted as ``heuristic``; nothing when the question is settled or
+    the twins rule of :func:`more_r` holds."""
+    nb = p.request.graph.in_neighbors
+    if p.settled() or p.out_of_time() or _twins_rule(nb):
+        return
+    target = p.request.question.target
     found = heuristics.search_r(nb, target=target, seed=p.request.seed, stop=p.out_of_time)
     if found is not None:
         p.offer(found[1])
         p.note("heuristic", value=found[0])
-    if not p.settled() and p.upper < before and target is None and not p.out_of_time():
-        _extension(p)
 
 
 def published_slice(

@@ -38,11 +38,14 @@ def _slices_seen(monkeypatch, topology: Topology) -> list[int]:
     """The upper bounds at which ``_published_slices`` was called, with one thread."""
     seen: list[int] = []
     monkeypatch.setattr(
-        portfolio, "_published_slices", lambda p, lane=None, sample=None: seen.append(p.upper)
+        portfolio,
+        "_published_slices",
+        lambda p, lane=None, sample=None, highs_first=True: seen.append(p.upper),
     )
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)  # no core search
     monkeypatch.setattr(search, "quick_r", _degree_only)
-    monkeypatch.setattr(search, "more_r", lambda p: None)
+    monkeypatch.setattr(search, "heuristic_r", lambda p: None)
+    monkeypatch.setattr(search, "more_r", lambda p, heuristic=True: None)
     monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
     portfolio.solve(Request(topology, Question.max_r(), time_limit=100.0, threads=1))
     return seen

@@ -1,0 +1,98 @@
+"""Our ``robustness`` command under two checkouts, interleaved, on vs_published.py's graphs.
+
+A rule change in ``solvers/`` is kept only if no row gets slower; this prints, per graph and
+per ``--threads`` value, each checkout's wall and CPU seconds (its own and its children's) and
+the bounds it reached, the two checkouts run one after the other on every graph (the order
+swapped from graph to graph), each stopped at ``--cap`` (``vs_published._timed``). The summary
+gives the median old/new wall ratio over the rows both checkouts proved, and the rows slower
+by more than 10% + 0.1 s (``vs_published._slower``) in wall or CPU. Not part of the test run.
+Issue 40, round 9 (i40v)::
+
+    PYTHONPATH=. .venv/bin/python benchmarks/robustness_before_after.py --old /tmp/base \\
+        --new . --cap 10 --struct-sizes 60,80 --seeds 7381,7382 --families sbm,ws
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vs_published as vs  # noqa: E402  (the graphs, the timer and the noise margin)
+
+__all__ = ["main"]
+
+
+def _run(tree: str, path: Path, cap: float, threads: int) -> vs.Timed:
+    """Our command from checkout ``tree`` (first on ``PYTHONPATH``) on ``path``."""
+    os.environ["PYTHONPATH"] = tree
+    cmd = vs._ours(path, ["--time-limit", str(cap), "--threads", str(threads)])
+    return vs._timed(cmd, cap, threads)
+
+
+def _early(got: vs.Timed) -> bool:
+    """True when the run took the heuristic pair before the skip decision
+    (``portfolio.HEURISTIC_FIRST_RULE``): its ``heuristic`` step comes before any
+    ``extension`` step (``search.more_r`` runs the extension bound first)."""
+    r = (got[0] or {}).get("r")
+    steps = [s.get("step") for s in r.get("steps", [])] if isinstance(r, dict) else []
+    if "heuristic" not in steps:
+        return False
+    return "extension" not in steps or steps.index("heuristic") < steps.index("extension")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", required=True, help="checkout before the change")
+    parser.add_argument("--new", default=".", help="checkout after the change")
+    parser.add_argument("--cap", type=float, default=10.0, help="--time-limit of every run")
+    parser.add_argument("--threads", default="1,2", help="comma list of --threads values")
+    parser.add_argument("--sizes", default="30,50")
+    parser.add_argument("--probs", default="0.2,0.35,0.5")
+    parser.add_argument("--er-seeds", default="7388")
+    parser.add_argument("--struct-sizes", default="60,80")
+    parser.add_argument("--families", default="sbm")
+    parser.add_argument("--seeds", default="7386")
+    parser.add_argument("--only", default="")
+    args = parser.parse_args(argv)
+    trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
+    threads = [int(t) for t in args.threads.split(",")]
+    start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"# {os.cpu_count()} cores; load {vs._uptime()} at the start, {start}")
+    print(f"# old {trees['old']}, new {trees['new']}, --cap {args.cap:g}, threads {threads}")
+    print("| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |")
+    print("|---|---|---|---|---|---|---|")
+    ratios, slower, k = [], [], 0
+    with tempfile.TemporaryDirectory() as folder:
+        for _family, _n, _param, _seed, path in vs._graphs(args, Path(folder)):
+            for t in threads:
+                order = ["old", "new"] if k % 2 == 0 else ["new", "old"]
+                k += 1
+                got = {side: _run(trees[side], path, args.cap, t) for side in order}
+                old, new = got["old"], got["new"]
+                print(
+                    f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
+                    f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
+                    f"{'yes' if _early(new) else '-'} |",
+                    flush=True,
+                )
+                if vs._proved(new) is not None and vs._proved(old) is not None:
+                    ratios.append(old[1] / new[1])
+                lost = vs._proved(old) is not None and vs._proved(new) is None
+                if lost or vs._slower(new[1], old[1]) or vs._slower(new[2], old[2]):
+                    slower.append(f"{path.stem} (threads {t})")
+    print(f"# load {vs._uptime()} at the end, {time.strftime('%H:%M UTC', time.gmtime())}")
+    if ratios:
+        mid = statistics.median(ratios)
+        print(f"# median old/new wall {mid:.2f} on {len(ratios)} rows both proved")
+    print(f"# new slower by more than 10% + 0.1 s, or bounded where old proved: {slower or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
