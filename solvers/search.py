@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from solvers import bounds, circulant, heuristics, linear
@@ -107,6 +107,16 @@ class Progress:
         ``solvers.lane``); nothing is proven by it."""
         self.stop: StopSignal | None = None
         """Raised with :attr:`halt`: stops the solve running then (``interrupt.StopSignal``)."""
+        self._few_twins: bool | None = None  # :meth:`few_twins`, computed once
+
+    def few_twins(self) -> bool:
+        """True when the graph has at most n/2 twin classes (``solvers.twins``): the witness
+        searches are then skipped (:func:`more_r`, :func:`heuristic_r`). Computed once per
+        request: on the heuristic-first path (``portfolio.HEURISTIC_FIRST_RULE``) both ask."""
+        if self._few_twins is None:
+            nb = self.request.graph.in_neighbors
+            self._few_twins = len(twin_classes(nb)) <= len(nb) // 2
+        return self._few_twins
 
     def remaining(self) -> float | None:
         if self.request.time_limit is None:
@@ -604,7 +614,7 @@ def more_r(p: Progress, *, heuristic: bool = True) -> None:
     target = p.request.question.target
     if p.settled() or p.out_of_time() or _extension(p) or p.out_of_time():
         return
-    if _twins_rule(nb):
+    if p.few_twins():
         p.note("twins")  # the count model is small: witness searches would cost more than it
         return
     cut = bounds.cut_pair(nb)
@@ -619,19 +629,13 @@ def more_r(p: Progress, *, heuristic: bool = True) -> None:
         _extension(p)
 
 
-def _twins_rule(nb: Sequence[frozenset[int]]) -> bool:
-    """True when at most n/2 twin classes exist (``solvers.twins``): witness searches are then
-    skipped (:func:`more_r`)."""
-    return len(twin_classes(nb)) <= len(nb) // 2
-
-
 def heuristic_r(p: Progress) -> None:
     """The heuristic witness search (``heuristics.search_r``, stopped at the time limit), its
     pair offered (checked) and noted as ``heuristic``; nothing when the question is settled or
     the twins rule of :func:`more_r` holds."""
-    nb = p.request.graph.in_neighbors
-    if p.settled() or p.out_of_time() or _twins_rule(nb):
+    if p.settled() or p.out_of_time() or p.few_twins():
         return
+    nb = p.request.graph.in_neighbors
     target = p.request.question.target
     found = heuristics.search_r(nb, target=target, seed=p.request.seed, stop=p.out_of_time)
     if found is not None:

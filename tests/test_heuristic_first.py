@@ -16,7 +16,7 @@ from conftest import topologies
 from hypothesis import given, settings
 
 from robustgraph.topology import Topology
-from solvers import bounds, exhaustive, portfolio, search
+from solvers import bounds, exhaustive, portfolio, search, twins
 from solvers.types import Question, Request, Status
 from solvers.witness import refutes_r
 
@@ -140,3 +140,27 @@ def test_highs_first_false_runs_the_cpsat_slice_alone(monkeypatch):
         portfolio._published_slices(p, highs_first=first)
         assert [run for run, _ in runs] == expected
         assert runs[-1][1] == portfolio.PUBLISHED_SLICE
+
+
+def test_twin_classes_are_computed_once_per_request(monkeypatch):
+    """The heuristic-first path asks the twins rule twice (``heuristic_r``, then ``more_r``):
+    ``Progress.few_twins`` computes the classes once and both get the same answer."""
+    calls = []
+
+    def counted(nb):
+        calls.append(len(nb))
+        return twins.twin_classes(nb)
+
+    monkeypatch.setattr(search, "twin_classes", counted)
+    kab = Topology.from_networkx(nx.complete_bipartite_graph(10, 20))  # two twin classes
+    p = search.Progress(Request(kab, Question.max_r()), "portfolio", "strong", "test")
+    search.heuristic_r(p)
+    search.more_r(p, heuristic=False)
+    assert calls == [30]
+    assert p.few_twins() and "heuristic" not in [s["step"] for s in p.steps]
+    assert [s["step"] for s in p.steps][-1] == "twins"
+    g = Topology.from_networkx(nx.cycle_graph(8))  # eight classes of one node: the rule fails
+    q = search.Progress(Request(g, Question.max_r()), "portfolio", "strong", "test")
+    search.heuristic_r(q)
+    search.more_r(q, heuristic=False)
+    assert calls == [30, 8] and not q.few_twins()
