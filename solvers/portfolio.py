@@ -107,6 +107,9 @@ __all__ = [
     "SWITCH_RULE",
     "KIN_LEAST_FIRST_RULE",
     "SWITCH_SLICES",
+    "WIDE_SWITCH_RULE",
+    "WIDE_DEGREE",
+    "WIDE_PRINTED_SHARE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -273,6 +276,30 @@ digraphs, where least-first almost always wins)."""
 SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
+
+WIDE_SWITCH_RULE = "one thread, regular of degree >= 10 above 64 nodes: printed first, most of it"
+"""Issue 40, round 10 (i40a): with one thread, an undirected regular graph of more than
+:data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets :data:`SWITCH_RULE`'s
+printed window for :data:`WIDE_PRINTED_SHARE` of its published slice instead of 0.3 s, then
+least-first (told, as before, the bound and pair held before the window) for the rest. On such
+graphs the two configurations win about equally often and neither often: CP-SAT with one worker,
+each configuration alone (docs/performance.md, "Issue 40, round 10: the 10-regular row (i40a)";
+random 10-regular graphs on 80 nodes, scratch seeds 7411-7424 and round 9's lost row
+``regular-wide-80-d10-7117``) proved r* = 4 of 7117 and 7416 as printed in 2.4 CPU s where
+least-first had not in 6-14 s, and of 7411 least-first in 2.0 s where the printed model had not;
+round 8 (scratch, n = 80): one win each. The one-worker script of the published model is the
+printed configuration, so a printed window as long as the script's solve keeps ``--threads 1``
+level with it wherever it proves r*; least-first keeps the rest, so a row it alone settles
+early still gets an answer, later. At 60 nodes (least-first the faster on every 10-regular row
+either settled in round 8, and on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the
+script's 2.16 s) and at degree 8 (least-first the faster on 14 rows of 16 in round 8) the 0.3 s
+window stays."""
+
+WIDE_DEGREE = 10
+"""The least degree that gets :data:`WIDE_SWITCH_RULE`."""
+
+WIDE_PRINTED_SHARE = 0.7
+"""The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -583,7 +610,8 @@ def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
 
 def _switch(p: search.Progress, seconds: float) -> None:
     """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
-    ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left),
+    ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left;
+    :data:`WIDE_SWITCH_RULE`: a printed window of :data:`WIDE_PRINTED_SHARE` of ``seconds``),
     until one settles the question; each slice's step names its ``config``. The least-first
     slice is told the upper bound and hinted with the witness held before the printed window
     (``search.published_slice``'s ``told``)."""
@@ -591,11 +619,14 @@ def _switch(p: search.Progress, seconds: float) -> None:
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
-    for i, (config, window) in enumerate(SWITCH_SLICES):
+    slices = SWITCH_SLICES
+    if _wide(p.request):  # WIDE_SWITCH_RULE
+        slices = (("as-printed", WIDE_PRINTED_SHARE * seconds), ("least-first", None))
+    for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
             return
-        span = left if i == len(SWITCH_SLICES) - 1 else min(window, left)
+        span = left if i == len(slices) - 1 else min(window, left)
         if config == "as-printed":
             search.published_slice(p, cpsat.run, span, as_printed=True)
         else:
@@ -685,6 +716,15 @@ def _printed_too(request: Request) -> bool:
     model as printed: beside its lane (:data:`BESIDE_LANE_RULE`) or in a window before
     least-first (:data:`SWITCH_RULE`); not a k-in digraph (:data:`KIN_LEAST_FIRST_RULE`)."""
     return _symmetric(request) and not request.graph.directed
+
+
+def _wide(request: Request) -> bool:
+    """True for an undirected regular graph of more than :data:`CORES_LONG_N` nodes and a degree
+    of at least :data:`WIDE_DEGREE` (:data:`WIDE_SWITCH_RULE`)."""
+    graph = request.graph
+    if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
+        return False
+    return len(graph.in_neighbors[0]) >= WIDE_DEGREE
 
 
 def _four_regular(request: Request) -> bool:

@@ -152,8 +152,6 @@ def test_other_graphs_beside_a_lane_run_no_slice(monkeypatch, clock, directed):
         assert calls == [] and len(lane.waited) == 1
 
 
-
-
 def test_the_printed_configuration_is_not_the_lanes():
     """Never the same model with the same configuration twice at once: the first core's model
     is ``published_r`` row for row, with no hint, while the lane's is bounded, hinted and
@@ -364,3 +362,57 @@ def test_only_undirected_symmetric_graphs_get_the_printed_model_too():
     kin = Request(_kin(), Question.max_r(), time_limit=LIMIT, threads=2)
     small = Request(in_regular_30(False, 8), Question.max_r(), time_limit=LIMIT, threads=2)
     assert [portfolio._printed_too(r) for r in (eight, kin, small)] == [True, False, False]
+
+
+def _regular(d: int, n: int) -> Topology:
+    return Topology.from_networkx(nx.random_regular_graph(d, n, seed=7411))
+
+
+def test_the_wide_rule_picks_undirected_regular_graphs_of_degree_ten_above_64_nodes():
+    """``portfolio.WIDE_SWITCH_RULE``'s graphs: degree >= WIDE_DEGREE, n > CORES_LONG_N,
+    undirected, every degree equal."""
+    assert portfolio.WIDE_DEGREE == 10 and portfolio.CORES_LONG_N == 64
+
+    def wide(t: Topology) -> bool:
+        return portfolio._wide(Request(t, Question.max_r(), time_limit=LIMIT, threads=1))
+
+    assert wide(_regular(10, 80)) and wide(_regular(12, 66))
+    assert not wide(_regular(10, 64)) and not wide(_regular(8, 80))
+    from robustgraph.generators import random_k_in
+
+    assert not wide(random_k_in(80, 10, seed=7411))  # directed: every in-degree 10
+    g = nx.random_regular_graph(10, 80, seed=7411)
+    g.remove_edge(*next(iter(g.edges)))
+    assert not wide(Topology.from_networkx(g))  # two degrees
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize(("d", "n", "wide"), [(10, 80, True), (10, 60, False), (8, 80, False)])
+def test_one_thread_wide_graphs_get_a_long_printed_window(monkeypatch, clock, d, n, wide):
+    """``portfolio.WIDE_SWITCH_RULE``: the printed window takes WIDE_PRINTED_SHARE of the slice
+    on a wide graph (then least-first the rest, told what was held before the window); other
+    graphs that skip the core search keep SWITCH_SLICES' 0.3 s window. Fake clock: each slice
+    runs to its limit, unsettled."""
+    request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._printed_too(request) and portfolio._wide(request) == wide
+    calls, tolds = [], []
+    p = Progress(request, "portfolio", "strong", "t")
+    assert not search.quick_r(p)
+    before = (p.upper, p.witness)
+
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None):
+        calls.append((seconds, least, as_printed))
+        tolds.append(told)
+        clock.now += seconds
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    portfolio._published_slices(p, None)
+    total = portfolio.REGULAR_ALONE_SHARE * LIMIT
+    window = portfolio.WIDE_PRINTED_SHARE * total if wide else portfolio.SWITCH_SLICES[0][1]
+    assert [(least, printed) for _, least, printed in calls] == [(False, True), (True, False)]
+    assert [seconds for seconds, _, _ in calls] == pytest.approx([window, total - window])
+    assert tolds == [None, before]
+    assert [s["config"] for s in p.steps if s.get("step") == "switch"] == [
+        "as-printed",
+        "least-first",
+    ]
