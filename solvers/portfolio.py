@@ -50,7 +50,8 @@ thread (:data:`FOUR_REGULAR_RULE`). A graph that skips the core search for its s
 with its pair; its child process is started before them (:data:`LANE_WARM_RULE`), and the
 first core runs the published model as printed beside it when the machine has a core to spare
 (:data:`BESIDE_LANE_RULE`); with one thread such a graph's published slice is cut into a short
-printed window and a least-first rest (:data:`SWITCH_RULE`). A lane started at once is dropped
+printed window and a least-first rest (:data:`SWITCH_RULE`; a long window at degree 10 and more
+above 64 nodes, :data:`WIDE_SWITCH_RULE`). A lane started at once is dropped
 after half a second on a machine with no core to spare (:data:`LANE_BUSY_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
