@@ -392,7 +392,7 @@ def test_one_thread_wide_graphs_get_least_first_briefly_then_the_printed_model(
     monkeypatch, clock, d, n, wide
 ):
     """``portfolio.WIDE_SWITCH_RULE``: on a wide graph least-first (told the quick bounds) for
-    0.3 s, then the printed model (told nothing) for the rest of the slice; other graphs that
+    0.5 s, then the printed model (told nothing) for the rest of the slice; other graphs that
     skip the core search keep SWITCH_SLICES (printed 0.3 s, then least-first). Fake clock: each
     slice runs to its limit, unsettled."""
     request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
@@ -415,7 +415,7 @@ def test_one_thread_wide_graphs_get_least_first_briefly_then_the_printed_model(
         ["least-first", "as-printed"] if wide else ["as-printed", "least-first"]
     )
     window = slices[0][1]
-    assert window == pytest.approx(0.3)
+    assert window == pytest.approx(0.5 if wide else 0.3)
     lf, printed = (True, False), (False, True)
     assert [(least, as_printed) for _, least, as_printed in calls] == (
         [lf, printed] if wide else [printed, lf]
