@@ -111,6 +111,7 @@ __all__ = [
     "WIDE_SWITCH_RULE",
     "WIDE_DEGREE",
     "WIDE_SWITCH_SLICES",
+    "WIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -300,7 +301,19 @@ script's 2.16 s) and at degree 8 (least-first the faster on 14 rows of 16 in rou
 window stays."""
 
 WIDE_DEGREE = 10
-"""The least degree that gets :data:`WIDE_SWITCH_RULE`."""
+"""The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
+
+WIDE_LANE_RULE = "two threads, regular, degree >= 10, n > 64: the lane printed, least-first beside"
+"""Issue 40, round 10 (i40a): with two threads, the graphs of :data:`WIDE_SWITCH_RULE` swap
+:data:`BESIDE_LANE_RULE`'s two configurations: the lane runs the published model as printed (no
+bound, no hint, no symmetry broken: the one-worker script's search), and the first core, when
+the machine has a core to spare, runs least-first beside it (told the quick bounds, hinted with
+their pair). On an idle machine both run as before, each on its core; on a busy one only the
+lane runs, now the printed model, which on these graphs proved r* of 4 of 15 scratch graphs in
+0.9-8.2 CPU s alone where least-first proved 4 others (docs/performance.md, "Issue 40, round 10:
+the 10-regular row (i40a)"). With a second benchmark beside it, ``regular-wide-80-d10-7416``
+(scratch) ended bounded at 10 s with least-first alone in the lane where the two-worker CP-SAT
+script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s."""
 
 WIDE_SWITCH_SLICES = (("least-first", 0.5), ("as-printed", None))
 """:data:`WIDE_SWITCH_RULE`'s slices, as :data:`SWITCH_SLICES`'s."""
@@ -645,8 +658,9 @@ def _beside_lane(
     """:data:`BESIDE_LANE_RULE`: unless the lane has already won, if other processes kept at
     most :data:`BESIDE_LANE_BUSY` cores busy since ``sample`` was taken (``idle.CpuSample``,
     this process and the lane's child not counted), the published model as printed on CP-SAT
-    until ``end`` (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU
-    priority (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
+    (least-first, told ``p``'s bounds, under :data:`WIDE_LANE_RULE`) until ``end``
+    (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU priority
+    (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
     from solvers import cpsat, search
 
     busy = None if sample is None else sample.others_busy()
@@ -656,13 +670,14 @@ def _beside_lane(
     if p.out_of_time() or lane.won() or not due:  # out of time too once the lane won (p.halt)
         p.note("beside-lane", others_busy=shown, ran=False)
         return
-    p.note("beside-lane", others_busy=shown, ran=True)
+    wide = _wide(p.request)  # WIDE_LANE_RULE: the lane runs the printed model
+    p.note("beside-lane", others_busy=shown, ran=True, least=wide)
     cpsat.load()
     lanes_stop = p.stop
 
     def run(stop: StopSignal) -> None:
         p.stop = stop  # this thread only touches p until it returns
-        search.published_slice(p, cpsat.run, seconds, as_printed=True)
+        search.published_slice(p, cpsat.run, seconds, least=wide, as_printed=not wide)
 
     try:
         idle.run_idle(run, lane.won)
@@ -765,12 +780,14 @@ def _start_lane(
     hint: Witness | None = None,
     *,
     child: subprocess.Popen[bytes] | None = None,
+    as_printed: bool = False,
 ) -> lane_module.PublishedLane:
     """The published model's lane on the second core, started; told the proven ``upper``
     bound and hinted with its pair ``hint`` when given (``lane.solve_payload``), in ``child``
-    when given (``lane.spawn``)."""
+    when given (``lane.spawn``); ``as_printed``: the swap symmetry left unbroken
+    (:data:`WIDE_LANE_RULE`; give no bound and no hint either)."""
     pair = None if hint is None else (hint.s1, hint.s2)
-    least = _in_regular(request.graph)  # LEAST_FIRST_RULE
+    least = _in_regular(request.graph) and not as_printed  # LEAST_FIRST_RULE
     lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child)
     lane.start()
     return lane
@@ -846,7 +863,10 @@ def _hinted_lane(
     try:
         if not search.quick_r(p) and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
-            lane = _start_lane(request, p.upper, p.witness, child=child)
+            if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
+                lane = _start_lane(request, child=child, as_printed=True)
+            else:
+                lane = _start_lane(request, p.upper, p.witness, child=child)
     finally:
         if lane is None:
             lane_module.discard(child)

@@ -424,3 +424,69 @@ def test_one_thread_wide_graphs_get_least_first_briefly_then_the_printed_model(
     assert tolds == ([before, None] if wide else [None, before])
     switched = [s["config"] for s in p.steps if s.get("step") == "switch"]
     assert switched == [config for config, _ in slices]
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_wide_graph_runs_least_first_beside_its_printed_lane(monkeypatch, clock):
+    """``portfolio.WIDE_LANE_RULE``: two threads on a wide graph swap the configurations; the
+    first core's solve beside the lane is least-first (told the quick bounds), not printed."""
+    request = Request(_regular(10, 80), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._wide(request)
+    calls, _ = _slices(monkeypatch, clock, 2.0)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, _Lane(clock), _Sample(0.0))
+    ((run, seconds, least, as_printed),) = calls
+    assert run is cpsat.run and least and not as_printed
+    assert seconds == pytest.approx(portfolio.REGULAR_SHARE * LIMIT)
+    (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
+    assert step["ran"] is True and step["least"] is True
+
+
+@pytest.mark.parametrize(("d", "n", "wide"), [(10, 80, True), (8, 80, False)])
+def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, wide):
+    """``portfolio.WIDE_LANE_RULE``: the hinted lane of a wide graph starts as printed (no
+    bound, no pair, no symmetry broken); other symmetric graphs keep the bound and pair of the
+    quick bounds, least-first."""
+    started = []
+
+    def start(request, upper=None, hint=None, *, child=None, as_printed=False):
+        started.append((upper, hint, as_printed, child))
+        return "lane"
+
+    monkeypatch.setattr(portfolio, "_start_lane", start)
+    request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
+    p = Progress(request, "portfolio", "strong", "t")
+    child = object()
+    assert portfolio._hinted_lane(p, child) == "lane"
+    ((upper, hint, as_printed, given),) = started
+    assert given is child and as_printed == wide
+    if wide:
+        assert upper is None and hint is None
+    else:
+        assert upper == p.upper and hint is p.witness is not None
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_real_solve_of_a_wide_graph_on_two_threads_is_exact_and_checked(monkeypatch):
+    """CP-SAT on both sides of ``WIDE_LANE_RULE`` (an idle machine faked) on a scratch
+    10-regular graph on 80 nodes (seed 7424: r* = 4, proved by both configurations and by the
+    one-worker script in round 10): exact, its witness checks, and no lane's child outlives it."""
+    from solvers import lane as lane_module
+    from solvers.witness import refutes_r
+
+    monkeypatch.setattr(idle, "CpuSample", lambda pids=(): _Sample(0.0))
+    lanes = []
+    real = lane_module.PublishedLane.start
+
+    def start(self):
+        lanes.append(self)
+        return real(self)
+
+    monkeypatch.setattr(lane_module.PublishedLane, "start", start)
+    g = Topology.from_networkx(nx.random_regular_graph(10, 80, seed=7424))
+    res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
+    assert res.status.value == "exact" and res.value == 4
+    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 5)
+    (lane,) = lanes
+    assert lane.least is False and lane.upper is None
+    assert lane._proc is not None and lane._proc.poll() is not None
