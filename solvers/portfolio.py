@@ -51,7 +51,7 @@ with its pair; its child process is started before them (:data:`LANE_WARM_RULE`)
 first core runs the published model as printed beside it when the machine has a core to spare
 (:data:`BESIDE_LANE_RULE`); with one thread such a graph's published slice is cut into a short
 printed window and a least-first rest (:data:`SWITCH_RULE`; at degree 10 and more above 64
-nodes a least-first window and a printed rest, :data:`WIDE_SWITCH_RULE`). A lane started at once
+nodes a long printed window, :data:`WIDE_SWITCH_RULE`). A lane started at once
 is dropped after half a second on a machine with no core to spare (:data:`LANE_BUSY_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
@@ -110,7 +110,7 @@ __all__ = [
     "SWITCH_SLICES",
     "WIDE_SWITCH_RULE",
     "WIDE_DEGREE",
-    "WIDE_SWITCH_SLICES",
+    "WIDE_PRINTED_SHARE",
     "WIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
@@ -279,25 +279,26 @@ SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
 
-WIDE_SWITCH_RULE = "one thread, regular, degree >= 10, n > 64: least-first briefly, printed"
+WIDE_SWITCH_RULE = "one thread, regular, degree >= 10, n > 64: printed first, least-first after"
 """Issue 40, round 10 (i40a): with one thread, an undirected regular graph of more than
 :data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets its published slice
-in the slices of :data:`WIDE_SWITCH_SLICES` instead of :data:`SWITCH_SLICES`: least-first (hinted,
-told the quick bounds) for 0.5 s, then the model as printed for the rest. On such graphs the two
-configurations win about equally often and neither often: CP-SAT with one worker, each
-configuration alone (docs/performance.md, "Issue 40, round 10: the 10-regular row (i40a)"; random
-10-regular graphs on 80 nodes, scratch seeds 7411-7424 and round 9's lost row
-``regular-wide-80-d10-7117``) proved r* = 4 as printed in 2.4, 2.4 and 8.2 CPU s where
-least-first had not in 6-14 s, and least-first in 0.26 and 2.0 s where the printed model had not;
-round 8 (scratch, n = 80): one win each. The one-worker script of the published model is the
-printed configuration, started afresh, so a printed slice of the whole time keeps
-``--threads 1`` level with it wherever it proves r* (our start-up before the slice was 0.4 CPU s
-shorter than the script's, which with the 10% + 0.1 s margin pays for the 0.5 s window); the
-window keeps least-first's fast wins (0.15-0.5 s; a 0.3 s window missed one on scratch seed 7425).
-Its slower wins (2.0 s) are lost, on rows where the script proves nothing either. At
-60 nodes (least-first the faster on every 10-regular row
-either settled in round 8, and on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the
-script's 2.16 s) and at degree 8 (least-first the faster on 14 rows of 16 in round 8) the 0.3 s
+as the model as printed for :data:`WIDE_PRINTED_SHARE` of it, then least-first (hinted, told the
+bound and pair held before the printed window, as :data:`SWITCH_RULE` tells it) for the rest,
+instead of :data:`SWITCH_SLICES`' 0.3 s printed window. On such graphs the two configurations win
+about equally often and neither often: CP-SAT with one worker, each configuration alone
+(docs/performance.md, "Issue 40, round 10: the 10-regular row (i40a)"; random 10-regular graphs
+on 80 nodes, scratch seeds 7411-7424 and round 9's lost row ``regular-wide-80-d10-7117``) proved
+r* = 4 as printed in 0.9, 2.4, 2.4 and 8.2 CPU s where least-first had not (but on the first) in
+6-14 s, and least-first in 0.15, 0.26, 0.52 and 2.0 s. The one-worker script of the published
+model is the printed configuration, started afresh, so a printed window that starts first and
+lasts about as long as the script may run keeps ``--threads 1`` level with it wherever it proves
+r*: our start-up before the slice was about 0.4 CPU s shorter than the script's. A least-first
+window of 0.5 s before it (the first version) left ours level with the script in CPU time, and
+slower in wall time on two rows of four at load 2-3 (docs/performance.md). Least-first's fast
+wins come after the printed window, late; its slower wins are lost, on rows where the script
+proves nothing either. At 60 nodes (least-first the faster on every 10-regular row either
+settled in round 8, and on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the script's
+2.16 s) and at degree 8 (least-first the faster on 14 rows of 16 in round 8) the 0.3 s printed
 window stays."""
 
 WIDE_DEGREE = 10
@@ -315,8 +316,9 @@ the 10-regular row (i40a)"). With a second benchmark beside it, ``regular-wide-8
 (scratch) ended bounded at 10 s with least-first alone in the lane where the two-worker CP-SAT
 script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s."""
 
-WIDE_SWITCH_SLICES = (("least-first", 0.5), ("as-printed", None))
-""":data:`WIDE_SWITCH_RULE`'s slices, as :data:`SWITCH_SLICES`'s."""
+WIDE_PRINTED_SHARE = 0.9
+"""The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
+``--time-limit 10`` on an idle machine about 8.2 s, the slowest printed win measured."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -628,7 +630,7 @@ def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
 def _switch(p: search.Progress, seconds: float) -> None:
     """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
     ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left;
-    :data:`WIDE_SWITCH_RULE`: those of :data:`WIDE_SWITCH_SLICES`),
+    :data:`WIDE_SWITCH_RULE`: a printed window of :data:`WIDE_PRINTED_SHARE` of ``seconds``),
     until one settles the question; each slice's step names its ``config``. The least-first
     slice is told the upper bound and hinted with the witness held before the printed window
     (``search.published_slice``'s ``told``)."""
@@ -636,7 +638,9 @@ def _switch(p: search.Progress, seconds: float) -> None:
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
-    slices = WIDE_SWITCH_SLICES if _wide(p.request) else SWITCH_SLICES  # WIDE_SWITCH_RULE
+    slices = SWITCH_SLICES
+    if _wide(p.request):  # WIDE_SWITCH_RULE
+        slices = (("as-printed", WIDE_PRINTED_SHARE * seconds), ("least-first", None))
     for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:

@@ -388,13 +388,12 @@ def test_the_wide_rule_picks_undirected_regular_graphs_of_degree_ten_above_64_no
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 @pytest.mark.parametrize(("d", "n", "wide"), [(10, 80, True), (10, 60, False), (8, 80, False)])
-def test_one_thread_wide_graphs_get_least_first_briefly_then_the_printed_model(
-    monkeypatch, clock, d, n, wide
-):
-    """``portfolio.WIDE_SWITCH_RULE``: on a wide graph least-first (told the quick bounds) for
-    0.5 s, then the printed model (told nothing) for the rest of the slice; other graphs that
-    skip the core search keep SWITCH_SLICES (printed 0.3 s, then least-first). Fake clock: each
-    slice runs to its limit, unsettled."""
+def test_one_thread_wide_graphs_get_a_long_printed_window(monkeypatch, clock, d, n, wide):
+    """``portfolio.WIDE_SWITCH_RULE``: on a wide graph the printed model (told nothing) for
+    WIDE_PRINTED_SHARE of the slice, then least-first (told what was held before the window) for
+    the rest; other graphs that skip the core search keep SWITCH_SLICES' 0.3 s window. Fake
+    clock: each slice runs to its limit, unsettled, and its incumbent (faked: dropped) does not
+    reach the least-first slice."""
     request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._printed_too(request) and portfolio._wide(request) == wide
     calls, tolds = [], []
@@ -406,24 +405,19 @@ def test_one_thread_wide_graphs_get_least_first_briefly_then_the_printed_model(
         calls.append((seconds, least, as_printed))
         tolds.append(told)
         clock.now += seconds
+        if as_printed:
+            p.witness = None
 
     monkeypatch.setattr(search, "published_slice", published_slice)
     portfolio._published_slices(p, None)
     total = portfolio.REGULAR_ALONE_SHARE * LIMIT
-    slices = portfolio.WIDE_SWITCH_SLICES if wide else portfolio.SWITCH_SLICES
-    assert [config for config, _ in slices] == (
-        ["least-first", "as-printed"] if wide else ["as-printed", "least-first"]
-    )
-    window = slices[0][1]
-    assert window == pytest.approx(0.5 if wide else 0.3)
-    lf, printed = (True, False), (False, True)
-    assert [(least, as_printed) for _, least, as_printed in calls] == (
-        [lf, printed] if wide else [printed, lf]
-    )
+    window = portfolio.WIDE_PRINTED_SHARE * total if wide else portfolio.SWITCH_SLICES[0][1]
+    assert window == pytest.approx(0.9 * 9.5 if wide else 0.3)
+    assert [(least, as_printed) for _, least, as_printed in calls] == [(False, True), (True, False)]
     assert [seconds for seconds, _, _ in calls] == pytest.approx([window, total - window])
-    assert tolds == ([before, None] if wide else [None, before])
+    assert tolds == [None, before]
     switched = [s["config"] for s in p.steps if s.get("step") == "switch"]
-    assert switched == [config for config, _ in slices]
+    assert switched == ["as-printed", "least-first"]
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
