@@ -281,25 +281,24 @@ of the slice)."""
 
 WIDE_SWITCH_RULE = "one thread, regular, degree >= 10, n > 64: printed first, least-first after"
 """Issue 40, round 10 (i40a): with one thread, an undirected regular graph of more than
-:data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets its published slice
-as the model as printed for :data:`WIDE_PRINTED_SHARE` of it, then least-first (hinted, told the
-bound and pair held before the printed window, as :data:`SWITCH_RULE` tells it) for the rest,
-instead of :data:`SWITCH_SLICES`' 0.3 s printed window. On such graphs the two configurations win
-about equally often and neither often: CP-SAT with one worker, each configuration alone
-(docs/performance.md, "Issue 40, round 10: the 10-regular row (i40a)"; random 10-regular graphs
-on 80 nodes, scratch seeds 7411-7424 and round 9's lost row ``regular-wide-80-d10-7117``) proved
-r* = 4 as printed in 0.9, 2.4, 2.4 and 8.2 CPU s where least-first had not (but on the first) in
-6-14 s, and least-first in 0.15, 0.26, 0.52 and 2.0 s. The one-worker script of the published
-model is the printed configuration, started afresh, so a printed window that starts first and
-lasts about as long as the script may run keeps ``--threads 1`` level with it wherever it proves
-r*: our start-up before the slice was about 0.4 CPU s shorter than the script's. A least-first
-window of 0.5 s before it (the first version) left ours level with the script in CPU time, and
-slower in wall time on two rows of four at load 2-3 (docs/performance.md). Least-first's fast
-wins come after the printed window, late; its slower wins are lost, on rows where the script
-proves nothing either. At 60 nodes (least-first the faster on every 10-regular row either
-settled in round 8, and on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the script's
-2.16 s) and at degree 8 (least-first the faster on 14 rows of 16 in round 8) the 0.3 s printed
-window stays."""
+:data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets its published slice as
+the model as printed for :data:`WIDE_PRINTED_SHARE` of it, then least-first (hinted, told the bound
+and pair held before the printed window, as :data:`SWITCH_RULE` tells it) for the rest, instead of
+:data:`SWITCH_SLICES`' 0.3 s printed window. On such graphs the two configurations win about equally
+often and neither often: CP-SAT with one worker, each configuration alone (docs/performance.md,
+"Issue 40, round 10: the 10-regular row (i40a)"; random 10-regular graphs on 80 nodes, scratch seeds
+7411-7424 and round 9's lost row ``regular-wide-80-d10-7117``) proved r* = 4 as printed in 2.4, 2.4
+and 8.2 CPU s where least-first had not in 6-14 s, least-first in 0.15, 0.26 and 2.0 s where the
+printed model had not, and both one graph (0.89 and 0.52 s). The one-worker script of the published
+model is the printed configuration, started afresh, so a printed window that starts first and lasts
+about as long as the script may run keeps ``--threads 1`` level with it wherever it proves r*: our
+start-up before the slice was about 0.4 CPU s shorter than the script's. A least-first window of 0.5
+s before it (a version dropped) left ours level with the script in CPU time, and slower in wall time
+on two of the three rows it proved at load 2-3 (docs/performance.md). Least-first's fast wins come
+after the printed window, late; its slower wins are lost, on rows where the script proves nothing
+either. At 60 nodes (least-first the faster on every 10-regular row either settled in round 8, and
+on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the script's 2.16 s) and at degree 8
+(least-first the faster on 14 rows of 16 in round 8) the 0.3 s printed window stays."""
 
 WIDE_DEGREE = 10
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
