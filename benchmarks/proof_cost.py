@@ -103,6 +103,19 @@ CPU seconds (this process and its waited-for children: the portfolio's lane, the
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4308 \
         --solve-limit 90 --limit 200 --baseline round8
 
+Issue 40, round 10 (registered by the lead at 2026-12-04 21:40 UTC): seed **4309**, "before"
+round 9's certify as merged (``--baseline round9``: its prover and its proof ahead, whose child
+took a core of its own and one thread from the engines), "after" this tree (the child at idle
+priority until the answer, the engines keeping every thread: ``proof_records.AHEAD_IDLE_RULE``),
+scratch seeds 4381-4390 only for any change; run at both thread counts::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4309 \
+        --solve-limit 90 --limit 200 --baseline round9 --threads 2
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4309 \
+        --solve-limit 90 --limit 200 --baseline round9 --threads 1 --no-tree
+
+With ``--threads 1`` no proof starts ahead on either side, so both columns run the same code.
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
@@ -130,7 +143,7 @@ from robustgraph import generators as gen
 from robustgraph.certificate import certifier
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
-from robustgraph.certificate.proofs import coretree, prover, sat
+from robustgraph.certificate.proofs import ahead, coretree, prover, sat
 from robustgraph.certificate.proofs.checker import View, check_proof
 from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import check_refutation
@@ -326,10 +339,17 @@ def _round8_path():
     return mock.patch.object(certifier, "start_ahead", lambda *args, **kwargs: {})
 
 
+def _round9_path():
+    """Round 9's certify as merged (commit 98b1a0d): its proof ahead's child at normal priority on
+    a core of its own, the engines one thread fewer (round 10's ``AHEAD_IDLE_RULE`` switched off,
+    as on a system without ``SCHED_IDLE``); the prover is unchanged."""
+    return mock.patch.object(ahead, "CAN_IDLE", False)
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
-    "round8": _round8_path,
+    "round8": _round8_path, "round9": _round9_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -385,7 +405,7 @@ def before_after_table(
     """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
-    (:func:`_round8_path`), whatever the baseline."""
+    (:func:`_round8_path`) for every baseline older than ``round9``."""
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
@@ -398,7 +418,8 @@ def before_after_table(
             bounds = f"[{res.lower}, {res.upper}]"
             yield f"| {name} | {bounds} | {bare:.2f} (bounded) " + "| - " * 12 + "|"
             continue
-        with _round8_path(), BASELINES[baseline]():
+        ahead_off = _round8_path() if baseline != "round9" else contextlib.nullcontext()
+        with ahead_off, BASELINES[baseline]():
             old = _certified(t, res.lower, limit, threads=threads)
         new = _certified(t, res.lower, limit, threads=threads)
         row = f"| {name} | {res.lower} | {bare:.2f} / {bare_cpu:.2f} "

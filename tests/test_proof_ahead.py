@@ -260,7 +260,7 @@ def test_no_child_when_the_machine_has_no_core_to_spare_and_the_proof_is_made_he
 
 
 def test_a_busy_machine_starts_no_child_in_certify(monkeypatch):
-    monkeypatch.setattr(proof_records, "AHEAD_BUSY", -1.0)  # any reading counts as busy
+    monkeypatch.setattr(proof_records, "BESIDE_LANE_BUSY", -1.0)  # any reading counts as busy
     monkeypatch.setattr(proof_records.CpuSample, "others_busy", lambda self: 0.0)
     t = gen.erdos_renyi(12, 0.6, seed=4373)
     r = _r_star(t)
