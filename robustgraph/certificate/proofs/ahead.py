@@ -5,7 +5,10 @@ establish is known before the engines answer: if they prove the claim, their che
 exactly the claim's (r, s) (:attr:`ClaimRecord` checks' ``robustness``). :class:`Ahead` runs
 :func:`.prover.prove` for that (r, s) in a child process while the engines work, so that
 certify's wall time approaches ``max(answer, proof)`` rather than their sum when a core is free
-(issue 40, round 9; docs/certificate.md, "What proofs cost", round 9).
+(issue 40, round 9; docs/certificate.md, "What proofs cost", rounds 9 and 10). Since round 10 the
+child runs at idle priority (``idle``: Linux's ``SCHED_IDLE``) until the answer is in, so the
+engines keep every thread and the proof gets only the CPU they leave; :meth:`Ahead.claim` gives
+it normal priority back once they are done.
 
 It is speculative and never trusted more than the in-process call: the child runs the very
 :func:`.prover.prove`, which checks every proof it makes with :func:`.checker.check_proof` before
