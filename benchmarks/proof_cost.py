@@ -103,6 +103,23 @@ CPU seconds (this process and its waited-for children: the portfolio's lane, the
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4308 \
         --solve-limit 90 --limit 200 --baseline round8
 
+Issue 40, round 10 (registered by the lead at 2026-12-04 21:40 UTC): seed **4309**, "before"
+round 9's certify as merged (``--baseline round9``: its prover and its proof ahead, whose child
+took a core of its own and one thread from the engines), "after" this tree (the child at idle
+priority until the answer, the engines keeping every thread: ``proof_records.AHEAD_IDLE_RULE``),
+scratch seeds 4381-4390 only for any change; run at both thread counts::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4309 \
+        --solve-limit 90 --limit 200 --baseline round9 --threads 2
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4309 \
+        --solve-limit 90 --limit 200 --baseline round9 --threads 1 --no-tree
+
+With ``--threads 1`` no proof starts ahead on either side, so both columns run the same code.
+
+``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
+three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
+docs/performance.md, "Issue 40, round 10: proof cost (i40b)".
+
 ``--tree-curve N:P,... --seeds A-B --cap C`` prints the tree against CaDiCaL (CPU seconds to make,
 gzip and check each proof) on ER and digraph G(N, P) whose dry run at r* stays within C nodes:
 the curve behind ``prover.CORE_TREE_WIDE`` (issue 40, round 6).
@@ -127,10 +144,10 @@ from unittest import mock
 import networkx as nx
 
 from robustgraph import generators as gen
-from robustgraph.certificate import certifier
+from robustgraph.certificate import certifier, proof_records
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
-from robustgraph.certificate.proofs import coretree, prover, sat
+from robustgraph.certificate.proofs import ahead, coretree, prover, sat
 from robustgraph.certificate.proofs.checker import View, check_proof
 from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import check_refutation
@@ -326,10 +343,17 @@ def _round8_path():
     return mock.patch.object(certifier, "start_ahead", lambda *args, **kwargs: {})
 
 
+def _round9_path():
+    """Round 9's certify as merged (commit 98b1a0d): its proof ahead's child at normal priority on
+    a core of its own, the engines one thread fewer (round 10's ``AHEAD_IDLE_RULE`` switched off,
+    as on a system without ``SCHED_IDLE``); the prover is unchanged."""
+    return mock.patch.object(ahead, "CAN_IDLE", False)
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
-    "round8": _round8_path,
+    "round8": _round8_path, "round9": _round9_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -385,7 +409,7 @@ def before_after_table(
     """The rows of the ``--before-after`` table, each as soon as it is measured (the last four
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
-    (:func:`_round8_path`), whatever the baseline."""
+    (:func:`_round8_path`) for every baseline older than ``round9``."""
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
@@ -398,7 +422,8 @@ def before_after_table(
             bounds = f"[{res.lower}, {res.upper}]"
             yield f"| {name} | {bounds} | {bare:.2f} (bounded) " + "| - " * 12 + "|"
             continue
-        with _round8_path(), BASELINES[baseline]():
+        ahead_off = _round8_path() if baseline != "round9" else contextlib.nullcontext()
+        with ahead_off, BASELINES[baseline]():
             old = _certified(t, res.lower, limit, threads=threads)
         new = _certified(t, res.lower, limit, threads=threads)
         row = f"| {name} | {res.lower} | {bare:.2f} / {bare_cpu:.2f} "
@@ -461,6 +486,56 @@ def _answered(seed: int, solve_limit: float, only: list[str] | None, threads: in
             Request(t, Question.max_r(), time_limit=solve_limit, threads=threads)
         )
         yield name, t, res, time.perf_counter() - start, _cpu() - cpu
+
+
+AHEAD_WAYS = {"idle": contextlib.nullcontext, "round9": _round9_path, "none": _round8_path}
+"""``--ahead``'s ways to certify: this tree (the proof ahead's child at idle priority), round 9's
+child (normal priority, the engines one thread fewer), no proof ahead (round 8's path)."""
+
+
+def ahead_table(
+    graphs: list[tuple[bool, int, float]],
+    seeds: list[int],
+    threads: int,
+    limit: float,
+    solve_limit: float,
+    force: bool = False,
+    keep_lane: bool = False,
+) -> Iterator[str]:
+    """``--ahead``: on ER (False) or digraph (True) G(n, p) at each seed, the bare answer, then
+    ``certify --r r* --proof lrat`` in each of :data:`AHEAD_WAYS`, interleaved in an order
+    rotated from row to row; rows whose answer is bounded or under 0.3 s are listed only.
+    ``force``: the proof's child starts however busy the machine is (``BESIDE_LANE_BUSY`` seen
+    as 99 by ``proof_records``); ``keep_lane``: the portfolio's lane is kept as well
+    (``solvers.portfolio``'s)."""
+    from solvers import portfolio
+
+    ways = list(AHEAD_WAYS)
+    yield "| graph | r* | robustness wall / CPU (s) | " + " | ".join(
+        f"{way}: certify wall / CPU (s), ratio wall, steps" for way in ways) + " |"
+    yield "| --- " * (3 + len(ways)) + "|"
+    rows = [(directed, n, p, seed) for seed in seeds for directed, n, p in graphs]
+    for row, (directed, n, p, seed) in enumerate(rows):
+        t = gen.erdos_renyi(n, p, seed=seed, directed=directed)
+        name = f"{'digraph' if directed else 'ER'}({n}, {p}) seed {seed}"
+        start, cpu = time.perf_counter(), _cpu()
+        res = registry.solve(Request(t, Question.max_r(), time_limit=solve_limit, threads=threads))
+        bare, bare_cpu = time.perf_counter() - start, _cpu() - cpu
+        head = f"| {name} | {res.lower}"
+        if res.lower != res.upper or bare < 0.3:
+            yield f"{head} (upper {res.upper}) | {bare:.2f} / {bare_cpu:.2f} (left out) |"
+            continue
+        cells = {}
+        for way in ways[row % len(ways):] + ways[:row % len(ways)]:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(AHEAD_WAYS[way]())
+                if force:
+                    stack.enter_context(mock.patch.object(proof_records, "BESIDE_LANE_BUSY", 99.0))
+                if keep_lane:
+                    stack.enter_context(mock.patch.object(portfolio, "BESIDE_LANE_BUSY", 99.0))
+                took, size, _, took_cpu, _ = _certified(t, res.lower, limit, threads=threads)
+            cells[way] = f"{took:.2f} / {took_cpu:.2f}, {took / bare:.1f}x, {size}"
+        yield f"{head} | {bare:.2f} / {bare_cpu:.2f} | " + " | ".join(cells[w] for w in ways) + " |"
 
 
 PHASES = {
@@ -597,7 +672,24 @@ def main() -> None:
         help="--before-after: threads of the bare answer and of every certify (the CLI's "
         "default, 2; rounds 3-8 ran with 1, where round 9's proof ahead never starts).",
     )
+    parser.add_argument(
+        "--ahead", metavar="KIND:N:P,...",
+        help="The proof ahead three ways (AHEAD_WAYS) on G(N, P) at --seeds, KIND u (ER) or d "
+        "(digraph), at --threads; --force-child, --keep-lane: past the busy rules.",
+    )
+    parser.add_argument("--force-child", action="store_true", help="--ahead: see ahead_table.")
+    parser.add_argument("--keep-lane", action="store_true", help="--ahead: see ahead_table.")
     args = parser.parse_args()
+    if args.ahead:
+        specs = (f.split(":") for f in args.ahead.split(","))
+        graphs = [(kind == "d", int(n), float(p)) for kind, n, p in specs]
+        first, _, last = (args.seeds or str(args.seed)).partition("-")
+        seeds = list(range(int(first), int(last or first) + 1))
+        rows = ahead_table(graphs, seeds, args.threads, args.limit, args.solve_limit,
+                           args.force_child, args.keep_lane)
+        for line in rows:
+            print(line, flush=True)
+        return
     if args.kinds:
         first, _, last = (args.seeds or str(args.seed)).partition("-")
         seeds = list(range(int(first), int(last or first) + 1))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import os
 import time
+from types import SimpleNamespace
 
 import pytest
 from conftest import naive_max_r, topologies
@@ -260,7 +262,7 @@ def test_no_child_when_the_machine_has_no_core_to_spare_and_the_proof_is_made_he
 
 
 def test_a_busy_machine_starts_no_child_in_certify(monkeypatch):
-    monkeypatch.setattr(proof_records, "AHEAD_BUSY", -1.0)  # any reading counts as busy
+    monkeypatch.setattr(proof_records, "BESIDE_LANE_BUSY", -1.0)  # any reading counts as busy
     monkeypatch.setattr(proof_records.CpuSample, "others_busy", lambda self: 0.0)
     t = gen.erdos_renyi(12, 0.6, seed=4373)
     r = _r_star(t)
@@ -285,6 +287,57 @@ def test_the_delay_is_read_when_a_proof_is_started(monkeypatch):
     ahead = Ahead(View.of(gen.erdos_renyi(8, 0.6, seed=1)), 2, 1, "lrat", lambda: 5.0)
     ahead.stop()
     assert not ahead.started
+
+
+@pytest.mark.skipif(not ahead_module.CAN_IDLE, reason="no SCHED_IDLE on this system")
+def test_an_idle_child_runs_at_idle_priority_until_the_answer_is_claimed():
+    view = View.of(gen.erdos_renyi(40, 0.5, seed=4372))  # its import alone outlasts the test
+    ahead = _started(Ahead(view, 8, 1, "lrat", lambda: 60.0, delay=0.0, idle=True))
+    try:
+        pid = ahead._child.pid
+        assert ahead.idle and os.sched_getscheduler(pid) == os.SCHED_IDLE
+        ahead.claim()  # the answer is in: normal priority again (this test runs as root or not)
+        assert os.sched_getscheduler(pid) in (os.SCHED_OTHER, os.SCHED_IDLE)
+        if os.geteuid() == 0:
+            assert os.sched_getscheduler(pid) == os.SCHED_OTHER
+    finally:
+        ahead.stop()
+    assert not ahead.alive
+    plain = _started(Ahead(view, 8, 1, "lrat", lambda: 60.0, delay=0.0))
+    try:  # round 9's child: normal priority on a core of its own
+        assert not plain.idle and os.sched_getscheduler(plain._child.pid) == os.SCHED_OTHER
+    finally:
+        plain.stop()
+
+
+def test_the_engines_keep_every_thread_beside_idle_children_only():
+    idle, own_core = SimpleNamespace(idle=True), SimpleNamespace(idle=False)
+    assert proof_records.engine_threads(2, {}) == 2
+    assert proof_records.engine_threads(2, {(3, 1): idle}) == 2
+    assert proof_records.engine_threads(3, {(3, 1): idle, (2, 1): own_core}) == 2
+
+
+@pytest.mark.parametrize("can_idle", [True, False])
+def test_certify_gives_the_engines_their_threads_by_the_childs_priority(
+    monkeypatch, recorded, can_idle
+):
+    monkeypatch.setattr(ahead_module, "CAN_IDLE", can_idle)  # False: round 9's rule
+    t = gen.erdos_renyi(12, 0.6, seed=4373)
+    r = _r_star(t)
+    _slow_solve(monkeypatch, recorded)
+    threads = []
+    solve = registry.solve
+
+    def counted(request, *args, **kwargs):
+        threads.append(request.threads)
+        return solve(request, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "solve", counted)
+    cert = certify(t, Claim.r_robust(r), engines="exhaustive", proof="lrat", threads=2,
+                   time_limit=60)
+    assert cert.verdict == "proven" and cert.verify(t).valid
+    assert threads and set(threads) == {2 if can_idle else 1}
+    assert len(recorded) == 1 and recorded[0].idle is can_idle and not recorded[0].alive
 
 
 def test_the_module_examples_pass():

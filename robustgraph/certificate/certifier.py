@@ -15,7 +15,12 @@ from robustgraph.certificate.outcome import (
     question_text,
     run_problems,
 )
-from robustgraph.certificate.proof_records import attach_proofs, start_ahead, stop_ahead
+from robustgraph.certificate.proof_records import (
+    attach_proofs,
+    engine_threads,
+    start_ahead,
+    stop_ahead,
+)
 from robustgraph.certificate.proofs.cubes import Split
 from robustgraph.certificate.proofs.prover import MODES
 from robustgraph.certificate.records import Check, ClaimRecord, GraphInfo, Run
@@ -116,8 +121,9 @@ def certify(
         proven bounds.
     threads : int
         Solver threads. With 2 or more and a proof asked for (no ``split``), each decision
-        claim's proof starts ahead, on its own core, while the engines run with one thread
-        fewer (``proof_records.start_ahead``, :mod:`robustgraph.certificate.proofs.ahead`).
+        claim's proof starts ahead in a child process at idle priority, the engines keeping
+        every thread (``proof_records.start_ahead``, ``AHEAD_IDLE_RULE``,
+        :mod:`robustgraph.certificate.proofs.ahead`).
     seed : int
         Solver seed (CP-SAT, HiGHS, CBC and the heuristics are deterministic for a seed).
     progress : callable, optional
@@ -201,15 +207,15 @@ def certify(
             topology,
             question,
             time_limit=deadline.left(),
-            threads=engine_threads,
+            threads=engines_threads,
             formulation=formulation,
             seed=seed,
             listener=listener,
         )
 
-    # a decision claim's proof starts on the second core while the engines work on the rest
+    # a decision claim's proof starts in a child that takes what CPU the engines leave
     ahead = start_ahead(topology, claims, proof, deadline, threads, split)
-    engine_threads = threads - 1 if ahead else threads
+    engines_threads = engine_threads(threads, ahead)
     records = []
     try:
         for claim in claims:

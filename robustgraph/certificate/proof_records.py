@@ -24,9 +24,11 @@ from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
 from solvers.idle import CpuSample
+from solvers.portfolio import BESIDE_LANE_BUSY
 
 __all__ = [
-    "AHEAD_BUSY", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "start_ahead", "stop_ahead",
+    "AHEAD_IDLE_RULE", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "engine_threads",
+    "start_ahead", "stop_ahead",
 ]
 
 LRAT_TIME_LIMIT = 60.0
@@ -43,15 +45,17 @@ the proof ahead on four of five random 6- and 8-regular rows (0.96 -> 1.17 s, 1.
 1.63 -> 2.38 s, 0.85 -> 1.39 s; 0.78 -> 0.65 s the fifth; load 6-9)."""
 
 
-AHEAD_BUSY = 0.5
-"""At most this many cores kept busy by other processes (``solvers.idle.CpuSample``, from the
-call's start to the child's due time, :data:`.proofs.ahead.DELAY`; this process not counted)
-for the proof's child to start, as for the portfolio's lane (``portfolio.BESIDE_LANE_BUSY``,
-``LANE_BUSY_RULE``). Issue 40, round 9, scratch seeds 4371-4374 at load 3-9: with no core to
-spare the child only shared this process's share, the same CPU either way (ER(40, 0.5) seed
-4371: 12.0-12.5 s) and no wall time gained; on 14 non-regular rows with answers over 0.3 s
-certify's wall went 0.60-3.03x (median 1.13x) of the path without it, CPU 0.95-1.40x (median
-1.08x). ``/proc/stat`` counts a niced process as busy like any other."""
+AHEAD_IDLE_RULE = "the proof's child at idle priority until the answer; engines keep every thread"
+"""Issue 40, round 10 (i40b): the child of a proof started ahead runs at idle priority
+(``ahead.Ahead``'s ``idle``, Linux's ``SCHED_IDLE``) until the engines answer, and the engines
+keep every thread (:func:`engine_threads`): where they use the second core (the published model's
+lane, ``solvers.portfolio``, or the strong model's race) the proof waits; where they leave it free
+(the core search alone on the first core) the proof takes it. Round 9 took a thread from the
+engines for the child instead: on seed 4308's digraph(40, 0.35) (r* = 8; the bare answer 21.7 s
+wall, 41.2 s CPU with two threads: the lane carried it) certify took 159.2 s where the proof after
+the answer took 43.9 s. Where the system has no ``SCHED_IDLE`` (:data:`.proofs.ahead.CAN_IDLE`) the
+child runs at normal priority and the engines get one thread fewer, as in round 9. Measured in
+docs/performance.md, "Issue 40, round 10: proof cost (i40b)"."""
 
 
 def start_ahead(
@@ -65,8 +69,13 @@ def start_ahead(
     """The proofs started ahead of the answers: one per distinct (r, s) that a decision claim
     asserts, when ``threads >= 2`` (the second core is the call's to use), a proof is asked for,
     no split (cube and conquer runs its own workers) and the graph is not in-regular
-    (:data:`AHEAD_RULE`). Each is stopped by :func:`attach_proofs` or, on any way out, by
-    :func:`stop_ahead`."""
+    (:data:`AHEAD_RULE`). Each child starts at its due time (``ahead.DELAY``) only if other
+    processes kept at most ``portfolio.BESIDE_LANE_BUSY`` cores busy since the call's start
+    (``solvers.idle.CpuSample``; the portfolio's lane rule, ``LANE_BUSY_RULE``, one constant for
+    both): round 9, scratch seeds 4371-4374 at load 3-9, with no core to spare the child only
+    shared this process's share (certify's wall 0.60-3.03x, median 1.13x, of the path without
+    it on 14 rows; CPU median 1.08x). Each runs at idle priority (:data:`AHEAD_IDLE_RULE`) and is
+    stopped by :func:`attach_proofs` or, on any way out, by :func:`stop_ahead`."""
     degrees = {len(nb) for nb in topology.in_neighbors}
     if mode == "none" or threads < 2 or split is not None or len(degrees) <= 1:
         return {}
@@ -75,7 +84,7 @@ def start_ahead(
 
     def busy() -> bool:  # asked once per proof, when its child is due (ahead.DELAY)
         others = sample.others_busy()
-        return others is not None and others > AHEAD_BUSY
+        return others is not None and others > BESIDE_LANE_BUSY  # as the portfolio's lane
 
     started: dict[tuple[int, int], Ahead] = {}
     for claim in claims:
@@ -84,8 +93,15 @@ def start_ahead(
             continue
         bound = (question.r, question.s if question.about_s else 1)
         if bound not in started and min(bound) >= 1:
-            started[bound] = Ahead(view, *bound, mode, deadline.left, busy=busy)
+            started[bound] = Ahead(view, *bound, mode, deadline.left, busy=busy, idle=True)
     return started
+
+
+def engine_threads(threads: int, started: Mapping[tuple[int, int], Ahead]) -> int:
+    """The engines' threads beside :func:`start_ahead`'s proofs: every one of ``threads`` when
+    each child yields to them (idle priority, :data:`AHEAD_IDLE_RULE`), else one fewer (a child
+    at normal priority takes a core of its own)."""
+    return threads - 1 if any(not ahead.idle for ahead in started.values()) else threads
 
 
 def stop_ahead(started: Mapping[tuple[int, int], Ahead]) -> None:

@@ -5,7 +5,10 @@ establish is known before the engines answer: if they prove the claim, their che
 exactly the claim's (r, s) (:attr:`ClaimRecord` checks' ``robustness``). :class:`Ahead` runs
 :func:`.prover.prove` for that (r, s) in a child process while the engines work, so that
 certify's wall time approaches ``max(answer, proof)`` rather than their sum when a core is free
-(issue 40, round 9; docs/certificate.md, "What proofs cost", round 9).
+(issue 40, round 9; docs/certificate.md, "What proofs cost", rounds 9 and 10). Since round 10 the
+child runs at idle priority (``idle``: Linux's ``SCHED_IDLE``) until the answer is in, so the
+engines keep every thread and the proof gets only the CPU they leave; :meth:`Ahead.claim` gives
+it normal priority back once they are done.
 
 It is speculative and never trusted more than the in-process call: the child runs the very
 :func:`.prover.prove`, which checks every proof it makes with :func:`.checker.check_proof` before
@@ -40,7 +43,7 @@ from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
 
-__all__ = ["DELAY", "MISSING", "QUICK", "Ahead", "main"]
+__all__ = ["CAN_IDLE", "DELAY", "MISSING", "QUICK", "Ahead", "main"]
 
 DELAY = 0.3
 """Seconds into the engines' run at which the child starts (issue 40's target counts answers
@@ -62,6 +65,11 @@ MISSING = "missing"
 ended without one, e.g. killed): the caller then proves in process with the time left."""
 
 
+CAN_IDLE = hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE")
+"""True where a child can be put at idle priority (Linux's ``SCHED_IDLE``: the scheduler runs it
+only on a core that no other thread wants; a thread at nice 19 still gets about 1.5% of a core
+that a nice-0 one wants, 12% of one that a nice-10 one wants)."""
+
 _PARENT_POLL = 0.5
 """Seconds between the child's looks at whether its parent is still there."""
 
@@ -71,6 +79,24 @@ def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(_PARENT_POLL)
     os._exit(1)
+
+
+def _set_policy(pid: int, policy: int) -> bool:
+    """Give every thread of process ``pid`` the scheduling ``policy``; False if one could not
+    be changed (it ended, or a process without ``CAP_SYS_NICE`` and with ``RLIMIT_NICE`` 0 may
+    not leave ``SCHED_IDLE``: its child then stays at idle priority, which costs nothing while
+    the machine has a free core)."""
+    try:
+        tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        tids = [pid]
+    done = True
+    for tid in tids:
+        try:
+            os.sched_setscheduler(tid, policy, os.sched_param(0))
+        except OSError:
+            done = False
+    return done
 
 
 def main() -> None:
@@ -105,6 +131,11 @@ class Ahead:
     busy : callable, optional
         Asked when the child is due: True leaves it unstarted (no core to spare; the caller
         then proves in process after the answer, :meth:`take` giving :data:`MISSING`).
+    idle : bool, optional
+        Run the child at idle priority (``SCHED_IDLE``, where :data:`CAN_IDLE`) until the
+        answer is in (:meth:`claim`, which :meth:`race` and :meth:`take` call first), so that
+        the engines, which then keep every thread, lose no CPU to it; the child gets only what
+        they leave (``proof_records.AHEAD_IDLE_RULE``). Default False: normal priority.
 
     Examples
     --------
@@ -125,8 +156,10 @@ class Ahead:
         *,
         delay: float | None = None,
         busy: Callable[[], bool] | None = None,
+        idle: bool = False,
     ) -> None:
         self.bound = (r, s)
+        self.idle = idle and CAN_IDLE
         self._busy = busy
         self._args = (view, r, s, mode)
         self._left = left
@@ -150,6 +183,8 @@ class Ahead:
                     command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
                 )
                 self._born = time.monotonic()
+                if self.idle:  # before its import ends: the threads it starts inherit it
+                    _set_policy(self._child.pid, os.SCHED_IDLE)
 
     @property
     def started(self) -> bool:
@@ -163,10 +198,20 @@ class Ahead:
         with self._lock:
             return self._child is not None and self._child.poll() is None
 
+    def claim(self) -> None:
+        """The answer is in and the engines are done: an idle child (``idle``) gets normal
+        priority back (``SCHED_OTHER``), as the in-process proof would have; if the system
+        refuses (no ``CAP_SYS_NICE``), it goes on at idle priority."""
+        with self._lock:
+            child = self._child if self.idle else None
+        if child is not None and child.poll() is None:
+            _set_policy(child.pid, os.SCHED_OTHER)
+
     def race(self, here: Callable[[float], Any], wait: float | None) -> Any:
         """As :meth:`take`, but first, while a child younger than :data:`QUICK` seconds runs,
         ``here(seconds)``: a proof made in process within what is left of :data:`QUICK` since
         the child's start (None: none), which, if found, is taken and the child stopped."""
+        self.claim()
         with self._lock:
             born = self._born
         seconds = QUICK - (time.monotonic() - born) if born is not None else 0.0
@@ -189,6 +234,7 @@ class Ahead:
             child = self._child
         if child is None:
             return MISSING
+        self.claim()
         try:
             out, _ = child.communicate(timeout=wait)
         except subprocess.TimeoutExpired:

@@ -1,0 +1,49 @@
+"""benchmarks/proof_cost.py's "before" columns: what each ``--baseline`` switches on or off."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from robustgraph import generators as gen
+from robustgraph.certificate import certifier
+from robustgraph.certificate.proofs import ahead
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+spec = importlib.util.spec_from_file_location("proof_cost", BENCH / "proof_cost.py")
+proof_cost = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(proof_cost)
+
+
+class _Answer:
+    lower = upper = 3
+
+
+@pytest.mark.parametrize(
+    ("baseline", "before_ahead", "before_idle"),
+    [("round9", True, False), ("round8", False, ahead.CAN_IDLE)],
+)
+def test_before_is_round9_with_its_child_and_after_is_this_tree(
+    monkeypatch, baseline, before_ahead, before_idle
+):
+    t = gen.erdos_renyi(12, 0.6, seed=4381)
+    seen = []
+    real_start = certifier.start_ahead
+
+    def answered(seed, solve_limit, only, threads):
+        yield "ER(12, 0.6)", t, _Answer(), 1.0, 1.0
+
+    def certified(t, r, limit, kind="lrat", threads=1):
+        seen.append((certifier.start_ahead is real_start, ahead.CAN_IDLE, threads))
+        return 1.0, "1 / 1 KiB", 0.1, 1.0, 0.1
+
+    monkeypatch.setattr(proof_cost, "_answered", answered)
+    monkeypatch.setattr(proof_cost, "_certified", certified)
+    rows = list(proof_cost.before_after_table(10.0, 10.0, baseline=baseline, tree=False,
+                                              threads=2))
+    assert len(rows) == 3 and rows[2].startswith("| ER(12, 0.6) | 3 |")
+    before, after = seen
+    assert before == (before_ahead, before_idle, 2)
+    assert after == (True, ahead.CAN_IDLE, 2)  # this tree: the proof ahead, idle where it can
