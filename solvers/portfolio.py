@@ -111,6 +111,7 @@ __all__ = [
     "WIDE_SWITCH_RULE",
     "WIDE_DEGREE",
     "WIDE_PRINTED_SHARE",
+    "WIDE_HEAD_WORK",
     "WIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
@@ -279,10 +280,11 @@ SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
 
-WIDE_SWITCH_RULE = "one thread, regular, degree >= 10, n > 64: printed first, least-first after"
+WIDE_SWITCH_RULE = "one thread, regular, degree >= 8, n > 64: least-first briefly, then printed"
 """Issue 40, round 10 (i40a): with one thread, an undirected regular graph of more than
 :data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets its published slice as
-the model as printed for :data:`WIDE_PRINTED_SHARE` of it, then least-first (hinted, told the bound
+least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work (round 11), then the model as printed for
+:data:`WIDE_PRINTED_SHARE` of what is left, then least-first (hinted, told the bound
 and pair held before the printed window, as :data:`SWITCH_RULE` tells it) for the rest, instead of
 :data:`SWITCH_SLICES`' 0.3 s printed window. On such graphs the two configurations win about equally
 often and neither often: CP-SAT with one worker, each configuration alone (docs/performance.md,
@@ -298,12 +300,25 @@ on two of the three rows it proved at load 2-3 (docs/performance.md). Least-firs
 after the printed window, late; its slower wins are lost, on rows where the script proves nothing
 either. At 60 nodes (least-first the faster on every 10-regular row either settled in round 8, and
 on round 9's ``regular-wide-60-d10-7117``: 0.62 s against the script's 2.16 s) and at degree 8
-(least-first the faster on 14 rows of 16 in round 8) the 0.3 s printed window stays."""
+(least-first the faster on 14 rows of 16 in round 8) the 0.3 s printed window stayed in round 10.
 
-WIDE_DEGREE = 10
+Round 11 (i41a; docs/performance.md, "Issue 40, round 11: the regular rows (i41a)"): degree 8 too
+(:data:`WIDE_DEGREE`; round 10's test pair lost ``regular-80-d8-7119``, r* = 3, which the printed
+model proves in 0.65 CPU s and least-first not in 4 s), and least-first first for
+:data:`WIDE_HEAD_WORK`: on random 8-regular graphs of 80 nodes (scratch seeds 7428-7450) most of
+least-first's wins where the printed model is slow take 0.01-0.12 of CP-SAT's deterministic seconds
+(0.06-0.17 CPU s), so a head window that short settles them and costs a printed win at most that,
+inside the margin of our shorter start-up."""
+
+WIDE_HEAD_WORK = 0.2
+"""CP-SAT deterministic seconds (``max_deterministic_time``, its own work measure: about a CPU
+second each on these models, the same on an idle or a busy machine) of the least-first head
+window of :data:`WIDE_SWITCH_RULE` and, on a busy machine, :data:`WIDE_LANE_RULE`."""
+
+WIDE_DEGREE = 8
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
 
-WIDE_LANE_RULE = "two threads, regular, degree >= 10, n > 64: the lane printed, least-first beside"
+WIDE_LANE_RULE = "two threads, regular, degree >= 8, n > 64: the lane printed, least-first beside"
 """Issue 40, round 10 (i40a): with two threads, the graphs of :data:`WIDE_SWITCH_RULE` swap
 :data:`BESIDE_LANE_RULE`'s two configurations: the lane runs the published model as printed (no
 bound, no hint, no symmetry broken: the one-worker script's search), and the first core, when
@@ -313,7 +328,10 @@ lane runs, now the printed model, which on these graphs proved r* of 4 of 15 scr
 0.9-8.2 CPU s alone where least-first proved 4 others (docs/performance.md, "Issue 40, round 10:
 the 10-regular row (i40a)"). With a second benchmark beside it, ``regular-wide-80-d10-7416``
 (scratch) ended bounded at 10 s with least-first alone in the lane where the two-worker CP-SAT
-script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s."""
+script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s. Round 11: degree 8
+too (:data:`WIDE_DEGREE`), and on a busy machine the first core still runs least-first for
+:data:`WIDE_HEAD_WORK` of CP-SAT's work, at normal priority, beside the lane (the fast least-first
+wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a busy machine)."""
 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
@@ -629,17 +647,21 @@ def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
 def _switch(p: search.Progress, seconds: float) -> None:
     """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
     ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left;
-    :data:`WIDE_SWITCH_RULE`: a printed window of :data:`WIDE_PRINTED_SHARE` of ``seconds``),
-    until one settles the question; each slice's step names its ``config``. The least-first
-    slice is told the upper bound and hinted with the witness held before the printed window
-    (``search.published_slice``'s ``told``)."""
+    :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first, then
+    a printed window of :data:`WIDE_PRINTED_SHARE` of what is left), until one settles the
+    question; each slice's step names its ``config``. The least-first slices are told the upper
+    bound and hinted with the witness held before the printed window (``search.published_slice``'s
+    ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
     if _wide(p.request):  # WIDE_SWITCH_RULE
-        slices = (("as-printed", WIDE_PRINTED_SHARE * seconds), ("least-first", None))
+        search.published_slice(p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK)
+        p.note("switch", config="least-first", work=WIDE_HEAD_WORK)
+        share = WIDE_PRINTED_SHARE * (end - time.perf_counter())
+        slices = (("as-printed", share), ("least-first", None))
     for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
@@ -663,17 +685,26 @@ def _beside_lane(
     this process and the lane's child not counted), the published model as printed on CP-SAT
     (least-first, told ``p``'s bounds, under :data:`WIDE_LANE_RULE`) until ``end``
     (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU priority
-    (``solvers.idle``), stopped when the lane wins. Notes a ``beside-lane`` step."""
+    (``solvers.idle``), stopped when the lane wins; under :data:`WIDE_LANE_RULE` on a busy
+    machine least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work only, in this thread. Notes a
+    ``beside-lane`` step."""
     from solvers import cpsat, search
 
     busy = None if sample is None else sample.others_busy()
     seconds = end - time.perf_counter()
     due = busy is not None and busy <= BESIDE_LANE_BUSY and seconds > 0
     shown = None if busy is None else round(busy, 2)
-    if p.out_of_time() or lane.won() or not due:  # out of time too once the lane won (p.halt)
+    wide = _wide(p.request)  # WIDE_LANE_RULE: the lane runs the printed model
+    if p.out_of_time() or lane.won() or seconds <= 0:  # out of time once the lane won (p.halt)
         p.note("beside-lane", others_busy=shown, ran=False)
         return
-    wide = _wide(p.request)  # WIDE_LANE_RULE: the lane runs the printed model
+    if not due and wide:  # WIDE_LANE_RULE on a busy machine: a short least-first head only
+        p.note("beside-lane", others_busy=shown, ran=True, least=True, work=WIDE_HEAD_WORK)
+        search.published_slice(p, cpsat.run, seconds, least=True, work=WIDE_HEAD_WORK)
+        return
+    if not due:
+        p.note("beside-lane", others_busy=shown, ran=False)
+        return
     p.note("beside-lane", others_busy=shown, ran=True, least=wide)
     cpsat.load()
     lanes_stop = p.stop

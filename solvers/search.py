@@ -651,6 +651,7 @@ def published_slice(
     least: bool = False,
     as_printed: bool = False,
     told: tuple[int, Witness | None] | None = None,
+    work: float | None = None,
 ) -> None:
     """Spend up to ``seconds`` on the published r model, told what ``p`` already proved.
 
@@ -669,11 +670,15 @@ def published_slice(
     valid): ``portfolio.SWITCH_RULE`` tells the least-first slice those it had before the printed
     window, whose incumbent, as hint and bound, made CP-SAT take over 8.8 s instead of 1.15 s on a
     scratch random 10-regular graph (n = 60, seed 7363; docs/performance.md, round 8).
+    ``work``: CP-SAT's deterministic time limit too (``max_deterministic_time``, seconds of its
+    own work measure, the same on an idle or a busy machine; ``portfolio.WIDE_HEAD_WORK``).
     """
     nb = p.request.graph.in_neighbors
     upper, w = (p.upper, p.witness) if told is None else told  # not t >= lower: note above
     hint = None if w is None else (w.s1, w.s2)
     model = published_r(nb) if as_printed else published_r_below(nb, upper, hint, least=least)
+    if work is not None:
+        model.tuning["cpsat"] = {**model.tuning.get("cpsat", {}), "max_deterministic_time": work}
     absorb_published(p, model, _call(p, run, model, None, seconds))
 
 
