@@ -112,6 +112,7 @@ __all__ = [
     "WIDE_DEGREE",
     "WIDE_PRINTED_SHARE",
     "WIDE_HEAD_WORK",
+    "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
@@ -280,11 +281,12 @@ SWITCH_SLICES = (("as-printed", 0.3), ("least-first", None))
 """:data:`SWITCH_RULE`'s slices in order: the configuration and its seconds (the last: the rest
 of the slice)."""
 
-WIDE_SWITCH_RULE = "one thread, regular, degree >= 8, n > 64: least-first briefly, then printed"
+WIDE_SWITCH_RULE = "one thread, regular, degree >= 8, n > 64: a long printed window"
 """Issue 40, round 10 (i40a): with one thread, an undirected regular graph of more than
 :data:`CORES_LONG_N` nodes and a degree of at least :data:`WIDE_DEGREE` gets its published slice as
-least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work (round 11), then the model as printed for
-:data:`WIDE_PRINTED_SHARE` of what is left, then least-first (hinted, told the bound
+least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work (round 11, below degree
+:data:`WIDE_HEAD_BELOW` only), then the model as printed for :data:`WIDE_PRINTED_SHARE` of what
+is left, then least-first (hinted, told the bound
 and pair held before the printed window, as :data:`SWITCH_RULE` tells it) for the rest, instead of
 :data:`SWITCH_SLICES`' 0.3 s printed window. On such graphs the two configurations win about equally
 often and neither often: CP-SAT with one worker, each configuration alone (docs/performance.md,
@@ -315,6 +317,13 @@ WIDE_HEAD_WORK = 0.2
 second each on these models, the same on an idle or a busy machine) of the least-first head
 window of :data:`WIDE_SWITCH_RULE` and, on a busy machine, :data:`WIDE_LANE_RULE`."""
 
+WIDE_HEAD_BELOW = 10
+"""The head window (:data:`WIDE_HEAD_WORK`) runs on graphs of a degree below this only: at
+degree 10 the one-worker script proved none of least-first's fast wins of round 10 (i40a), and
+on scratch ``regular-wide-80-d10-7464`` (r* = 4, the printed model's win) the head cost 0.2-0.4
+CPU s and made both thread counts slower than round 10's code by more than 10% + 0.1 s in wall
+(docs/performance.md, "Issue 40, round 11: the regular rows (i41a)")."""
+
 WIDE_DEGREE = 8
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
 
@@ -329,8 +338,9 @@ lane runs, now the printed model, which on these graphs proved r* of 4 of 15 scr
 the 10-regular row (i40a)"). With a second benchmark beside it, ``regular-wide-80-d10-7416``
 (scratch) ended bounded at 10 s with least-first alone in the lane where the two-worker CP-SAT
 script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s. Round 11: degree 8
-too (:data:`WIDE_DEGREE`), and on a busy machine the first core still runs least-first for
-:data:`WIDE_HEAD_WORK` of CP-SAT's work, at normal priority, beside the lane (the fast least-first
+too (:data:`WIDE_DEGREE`), and on a busy machine the first core of a graph of a degree below
+:data:`WIDE_HEAD_BELOW` still runs least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, at
+normal priority, beside the lane (the fast least-first
 wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a busy machine)."""
 
 WIDE_PRINTED_SHARE = 0.9
@@ -646,20 +656,23 @@ def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
 
 def _switch(p: search.Progress, seconds: float) -> None:
     """:data:`SWITCH_RULE`: the published model on CP-SAT (one worker, this core) for up to
-    ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left;
-    :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first, then
-    a printed window of :data:`WIDE_PRINTED_SHARE` of what is left), until one settles the
-    question; each slice's step names its ``config``. The least-first slices are told the upper
-    bound and hinted with the witness held before the printed window (``search.published_slice``'s
-    ``told``)."""
+    ``seconds`` in all, in the slices of :data:`SWITCH_SLICES` (the last one gets what is left),
+    until one settles the question; each slice's step names its ``config``. Under
+    :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first (below
+    degree :data:`WIDE_HEAD_BELOW`), then a printed window of :data:`WIDE_PRINTED_SHARE` of what
+    is left, then least-first. The least-first slices are told the upper bound and hinted with the
+    witness held before the printed window (``search.published_slice``'s ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
     if _wide(p.request):  # WIDE_SWITCH_RULE
-        search.published_slice(p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK)
-        p.note("switch", config="least-first", work=WIDE_HEAD_WORK)
+        if _head(p.request):
+            search.published_slice(
+                p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK
+            )
+            p.note("switch", config="least-first", work=WIDE_HEAD_WORK)
         share = WIDE_PRINTED_SHARE * (end - time.perf_counter())
         slices = (("as-printed", share), ("least-first", None))
     for i, (config, window) in enumerate(slices):
@@ -686,7 +699,8 @@ def _beside_lane(
     (least-first, told ``p``'s bounds, under :data:`WIDE_LANE_RULE`) until ``end``
     (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU priority
     (``solvers.idle``), stopped when the lane wins; under :data:`WIDE_LANE_RULE` on a busy
-    machine least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work only, in this thread. Notes a
+    machine, below degree :data:`WIDE_HEAD_BELOW`, least-first for :data:`WIDE_HEAD_WORK` of
+    CP-SAT's work only, in this thread. Notes a
     ``beside-lane`` step."""
     from solvers import cpsat, search
 
@@ -698,7 +712,7 @@ def _beside_lane(
     if p.out_of_time() or lane.won() or seconds <= 0:  # out of time once the lane won (p.halt)
         p.note("beside-lane", others_busy=shown, ran=False)
         return
-    if not due and wide:  # WIDE_LANE_RULE on a busy machine: a short least-first head only
+    if not due and wide and _head(p.request):  # WIDE_LANE_RULE, busy: a least-first head only
         p.note("beside-lane", others_busy=shown, ran=True, least=True, work=WIDE_HEAD_WORK)
         search.published_slice(p, cpsat.run, seconds, least=True, work=WIDE_HEAD_WORK)
         return
@@ -776,6 +790,12 @@ def _wide(request: Request) -> bool:
     if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
         return False
     return len(graph.in_neighbors[0]) >= WIDE_DEGREE
+
+
+def _head(request: Request) -> bool:
+    """True when a graph of :func:`_wide` gets the least-first head window
+    (:data:`WIDE_HEAD_WORK`): a degree below :data:`WIDE_HEAD_BELOW`."""
+    return len(request.graph.in_neighbors[0]) < WIDE_HEAD_BELOW
 
 
 def _four_regular(request: Request) -> bool:

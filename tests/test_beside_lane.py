@@ -411,11 +411,12 @@ def test_one_thread_wide_graphs_get_a_head_then_a_long_printed_window(
     monkeypatch, clock, d, n, wide
 ):
     """``portfolio.WIDE_SWITCH_RULE``: on a wide graph least-first (told the quick bounds) for
-    WIDE_HEAD_WORK of CP-SAT's work, then the printed model (told nothing) for
-    WIDE_PRINTED_SHARE of what is left, then least-first (told what was held before the window)
-    for the rest; other graphs that skip the core search keep SWITCH_SLICES' 0.3 s window. Fake
-    clock: a work-limited slice spends that many seconds, any other runs to its limit, unsettled,
-    and the printed incumbent (faked: dropped) does not reach the least-first slice."""
+    WIDE_HEAD_WORK of CP-SAT's work (below degree WIDE_HEAD_BELOW only), then the printed model
+    (told nothing) for WIDE_PRINTED_SHARE of what is left, then least-first (told what was held
+    before the window) for the rest; other graphs that skip the core search keep SWITCH_SLICES'
+    0.3 s window. Fake clock: a work-limited slice spends that many seconds, any other runs to
+    its limit, unsettled, and the printed incumbent (faked: dropped) does not reach the
+    least-first slice."""
     request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._printed_too(request) and portfolio._wide(request) == wide
     calls, tolds, works = [], [], []
@@ -442,14 +443,17 @@ def test_one_thread_wide_graphs_get_a_head_then_a_long_printed_window(
         assert tolds == [None, before] and works == [None, None] and window == 0.3
         assert switched == ["as-printed", "least-first"]
         return
-    head = portfolio.WIDE_HEAD_WORK
+    assert portfolio.WIDE_HEAD_WORK == 0.2 and portfolio.WIDE_HEAD_BELOW == 10
+    head = portfolio.WIDE_HEAD_WORK if d < 10 else 0.0
     window = portfolio.WIDE_PRINTED_SHARE * (total - head)
-    assert head == 0.2 and window == pytest.approx(0.9 * (9.5 - 0.2))
-    assert [(lf, pr) for _, lf, pr in calls] == [(True, False), (False, True), (True, False)]
-    expected = [total, window, total - head - window]
+    assert window == pytest.approx(0.9 * (9.5 - head))
+    heads = [(True, False)] if head else []
+    assert [(lf, pr) for _, lf, pr in calls] == [*heads, (False, True), (True, False)]
+    expected = [total] * bool(head) + [window, total - head - window]
     assert [seconds for seconds, _, _ in calls] == pytest.approx(expected)
-    assert tolds == [before, None, before] and works == [head, None, None]
-    assert switched == ["least-first", "as-printed", "least-first"]
+    assert tolds == [before] * bool(head) + [None, before]
+    assert works == [head] * bool(head) + [None, None]
+    assert switched == ["least-first"] * bool(head) + ["as-printed", "least-first"]
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
@@ -499,6 +503,7 @@ def test_a_wide_graph_on_a_busy_machine_runs_a_least_first_head_beside_its_lane(
     whose counters cannot be read: least-first for WIDE_HEAD_WORK of CP-SAT's work, in the
     caller's thread at its priority, then the lane is waited for the rest of the wait."""
     request = Request(_regular(8, 80), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._head(request)
     calls, nices = _slices(monkeypatch, clock, 0.2)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
@@ -510,6 +515,20 @@ def test_a_wide_graph_on_a_busy_machine_runs_a_least_first_head_beside_its_lane(
     assert lane.waited == pytest.approx([share - 0.2])
     (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
     assert step["ran"] is True and step["work"] == portfolio.WIDE_HEAD_WORK
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+def test_a_ten_regular_graph_on_a_busy_machine_only_waits_for_its_lane(monkeypatch, clock):
+    """``portfolio.WIDE_HEAD_BELOW``: degree 10 gets no head window; busy, it waits (round 10)."""
+    request = Request(_regular(10, 80), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._wide(request) and not portfolio._head(request)
+    calls, _ = _slices(monkeypatch, clock, 0.2)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    portfolio._published_slices(p, lane, _Sample(0.9))
+    assert calls == [] and sum(lane.waited) == pytest.approx(portfolio.REGULAR_SHARE * LIMIT)
+    (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
+    assert step["ran"] is False
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
