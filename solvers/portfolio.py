@@ -315,11 +315,10 @@ inside the margin of our shorter start-up."""
 WIDE_HEAD_WORK = 0.2
 """CP-SAT deterministic seconds (``max_deterministic_time``, its own work measure: about a CPU
 second each on these models, the same on an idle or a busy machine) of the least-first head
-window of :data:`WIDE_SWITCH_RULE`."""
+window of :data:`WIDE_SWITCH_RULE` and, on a busy machine, :data:`WIDE_LANE_RULE`."""
 
 WIDE_HEAD_BELOW = 10
-"""The head window (:data:`WIDE_HEAD_WORK`), and least-first beside a busy machine's lane
-(:data:`WIDE_LANE_RULE`), run on graphs of a degree below this only: at
+"""The head window (:data:`WIDE_HEAD_WORK`) runs on graphs of a degree below this only: at
 degree 10 the one-worker script proved none of least-first's fast wins of round 10 (i40a), and
 on scratch ``regular-wide-80-d10-7464`` (r* = 4, the printed model's win) the head cost 0.2-0.4
 CPU s and made both thread counts slower than round 10's code by more than 10% + 0.1 s in wall
@@ -340,11 +339,9 @@ the 10-regular row (i40a)"). With a second benchmark beside it, ``regular-wide-8
 (scratch) ended bounded at 10 s with least-first alone in the lane where the two-worker CP-SAT
 script proved r* = 4 in 8.8 s; the printed model alone proves it in 2.4 CPU s. Round 11: degree 8
 too (:data:`WIDE_DEGREE`), and on a busy machine the first core of a graph of a degree below
-:data:`WIDE_HEAD_BELOW` still runs least-first beside the lane, at normal priority: the two
-configurations then share what the machine gives this command, as the two-worker script's two
-workers share it; with the lane alone, scratch ``regular-80-d8-7466`` and ``-7457`` (least-first
-proves r* = 3 with 0.2-0.9 CPU s) were bounded or slower where that script proved r*
-(docs/performance.md, "Issue 40, round 11: the regular rows (i41a)")."""
+:data:`WIDE_HEAD_BELOW` still runs least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, at
+normal priority, beside the lane (the fast least-first
+wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a busy machine)."""
 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
@@ -702,8 +699,9 @@ def _beside_lane(
     (least-first, told ``p``'s bounds, under :data:`WIDE_LANE_RULE`) until ``end``
     (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU priority
     (``solvers.idle``), stopped when the lane wins; under :data:`WIDE_LANE_RULE` on a busy
-    machine, below degree :data:`WIDE_HEAD_BELOW`, least-first in this thread, at its priority.
-    Notes a ``beside-lane`` step."""
+    machine, below degree :data:`WIDE_HEAD_BELOW`, least-first for :data:`WIDE_HEAD_WORK` of
+    CP-SAT's work only, in this thread. Notes a
+    ``beside-lane`` step."""
     from solvers import cpsat, search
 
     busy = None if sample is None else sample.others_busy()
@@ -714,9 +712,9 @@ def _beside_lane(
     if p.out_of_time() or lane.won() or seconds <= 0:  # out of time once the lane won (p.halt)
         p.note("beside-lane", others_busy=shown, ran=False)
         return
-    if not due and wide and _head(p.request):  # WIDE_LANE_RULE, busy: least-first, nice 0
-        p.note("beside-lane", others_busy=shown, ran=True, least=True, busy=True)
-        search.published_slice(p, cpsat.run, seconds, least=True)
+    if not due and wide and _head(p.request):  # WIDE_LANE_RULE, busy: a least-first head only
+        p.note("beside-lane", others_busy=shown, ran=True, least=True, work=WIDE_HEAD_WORK)
+        search.published_slice(p, cpsat.run, seconds, least=True, work=WIDE_HEAD_WORK)
         return
     if not due:
         p.note("beside-lane", others_busy=shown, ran=False)
@@ -796,8 +794,7 @@ def _wide(request: Request) -> bool:
 
 def _head(request: Request) -> bool:
     """True when a graph of :func:`_wide` gets the least-first head window
-    (:data:`WIDE_HEAD_WORK`) and least-first beside a busy machine's lane: a degree below
-    :data:`WIDE_HEAD_BELOW`."""
+    (:data:`WIDE_HEAD_WORK`): a degree below :data:`WIDE_HEAD_BELOW`."""
     return len(request.graph.in_neighbors[0]) < WIDE_HEAD_BELOW
 
 

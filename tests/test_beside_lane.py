@@ -496,26 +496,25 @@ def test_a_wide_graph_runs_least_first_beside_its_printed_lane(monkeypatch, cloc
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 @pytest.mark.parametrize("cores", [0.9, None])
-def test_an_eight_regular_graph_on_a_busy_machine_runs_least_first_beside_its_lane(
+def test_a_wide_graph_on_a_busy_machine_runs_a_least_first_head_beside_its_lane(
     monkeypatch, clock, cores
 ):
     """``portfolio.WIDE_LANE_RULE`` on a busy machine (0.9 cores kept busy by others) or one
-    whose counters cannot be read, below degree WIDE_HEAD_BELOW: least-first (no work limit)
-    for the lane's wait, in the caller's thread at its priority, then the lane is waited for
-    what the slice left of it."""
+    whose counters cannot be read: least-first for WIDE_HEAD_WORK of CP-SAT's work, in the
+    caller's thread at its priority, then the lane is waited for the rest of the wait."""
     request = Request(_regular(8, 80), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._head(request)
-    calls, nices = _slices(monkeypatch, clock, 2.0)
+    calls, nices = _slices(monkeypatch, clock, 0.2)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, lane, _Sample(cores))
     share = portfolio.REGULAR_SHARE * LIMIT
     ((run, seconds, least, as_printed),) = calls
-    assert run is cpsat.run and least and not as_printed and _WORKS == [None]
+    assert run is cpsat.run and least and not as_printed and _WORKS == [portfolio.WIDE_HEAD_WORK]
     assert seconds == pytest.approx(share) and nices == [_nice()]
-    assert lane.waited == pytest.approx([share - 2.0])
+    assert lane.waited == pytest.approx([share - 0.2])
     (step,) = [s for s in p.steps if s.get("step") == "beside-lane"]
-    assert step["ran"] is True and step["busy"] is True
+    assert step["ran"] is True and step["work"] == portfolio.WIDE_HEAD_WORK
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
