@@ -149,7 +149,27 @@ def _candidates(
             break
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
-    return found
+    return found + _connector_candidates(n, r, found)
+
+
+def _connector_candidates(
+    n: int, r: int, found: list[tuple[str, list[int], bool]]
+) -> list[tuple[str, list[int], bool]]:
+    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
+    oracle checks them) with the hub count of the sparsest proven hub design and one more, and
+    k - 1, k or 2k connector pairs (the counts that did best at n = 20-100, r = 2; issue 43)."""
+    proven = [c for c in found if c[2] and c[0].startswith("hubs")]
+    if not proven:
+        return []
+    best = min(proven, key=lambda c: starts.edge_count(c[1], False))
+    hubs = int(best[0][len("hubs(k="):-1])
+    extra = []
+    for k in (hubs, hubs + 1):
+        for g in sorted({k - 1, k, 2 * k}):
+            if k >= 2 * r - 1 and g >= 1 and k + 2 * g <= n:
+                extra.append((f"connectors(k={k},g={g})", starts.connector_design(n, r, k, g),
+                              False))
+    return extra
 
 
 def _best_start(
