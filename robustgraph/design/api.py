@@ -157,7 +157,7 @@ def _connector_candidates(
 ) -> list[tuple[str, list[int], bool]]:
     """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
     oracle checks them) with the hub count of the sparsest proven hub design and one more, and
-    k - 1, k or 2k connector pairs (the counts that did best at n = 20-100, r = 2; issue 43)."""
+    1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3; issue 43)."""
     proven = [c for c in found if c[2] and c[0].startswith("hubs")]
     if not proven:
         return []
@@ -165,7 +165,7 @@ def _connector_candidates(
     hubs = int(best[0][len("hubs(k="):-1])
     extra = []
     for k in (hubs, hubs + 1):
-        for g in sorted({k - 1, k, 2 * k}):
+        for g in sorted({1, k - 1, k}):
             if k >= 2 * r - 1 and g >= 1 and k + 2 * g <= n:
                 extra.append((f"connectors(k={k},g={g})", starts.connector_design(n, r, k, g),
                               False))
