@@ -197,10 +197,11 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
     A connector pair is two adjacent nodes x, y: x is joined to r hubs A, y to r - 1 other hubs
     C, so the pair has 2r edges like two leaves (x has degree r + 1, y degree r). It gives the
     hub pairs inside A and inside C a common neighbour each, and every pair of A x C a path
-    a - x - y - c. The smallest graph where this beats every hub design is the proven minimum
-    for n = 11, r = 2 (16 edges; the common-neighbour lemma needs 17): there hubs a, c with
-    only 2r - 2 common neighbours are held together by such a path. This generalises it
-    greedily: hub pair (u, v) counts as covered when it has 2r - 1 common neighbours, or
+    a - x - y - c. The proven minimum for n = 11, r = 2 is such a graph (16 edges; the hub
+    designs the common-neighbour lemma proves need 17): there hubs a, c with only 2r - 2
+    common neighbours are held together by such a path. This generalises it greedily (and
+    gives the proven minima at n = 10, 11 for r = 2, docs/design.md): hub pair (u, v) counts
+    as covered when it has 2r - 1 common neighbours, or
     2r - 2 and a connector path; each unit takes the hubs that add most coverage (ties: the
     least used, then the lowest index), connectors first, and pairs still short are joined.
     Unlike :func:`hub_design` this is a heuristic, not a lemma: the graph must be proven
