@@ -35,7 +35,9 @@ Two more tables (issue 43):
         the design, the best proven lower bound and their ratio, beside the preferential-
         attachment construction (PA) and the gamma-MERG (defined at r = ceil(n/2) only);
     python benchmarks/design_table.py --random-starts 20,50 --r 2:5 --time-limit 12
-        the same local search from random 2r-regular graphs, against the design.
+        the same local search from random 2r-regular graphs, against the design;
+    python benchmarks/design_table.py --search-time 20,50 --r 2,3 --search-times 20,60,180
+        certified design edges against the search's time limit, interleaved per seed.
 
 Not part of the test run.
 """
@@ -264,6 +266,27 @@ def frontier(ns: list[int], rs: list[int], args: argparse.Namespace) -> int:
     return 0
 
 
+def search_time(ns: list[int], rs: list[int], args: argparse.Namespace) -> int:
+    """Edges against search time (issue 43): ``design`` with each time limit of
+    ``--search-times``, interleaved per (seed, n, r) so that every budget meets the same load,
+    seeds ``--seed`` .. ``--seed + --seeds - 1``. Every row is certified; ``used_s`` is the
+    search time actually used (a search that stalls stops early)."""
+    limits = [float(x) for x in args.search_times.split(",")]
+    _print_header(["n", "r", "seed", "time_limit", "design", "start", "used_s", "certified"],
+                  args.format)
+    for seed in range(args.seed, args.seed + args.seeds):
+        for n in ns:
+            for r in rs:
+                for limit in limits:
+                    res = design(n, r, time_limit=limit, seed=seed,
+                                 certify_time_limit=args.certify_time_limit)
+                    _print_row([n, r, seed, f"{limit:g}", res.edges, res.start,
+                                f"{res.seconds:.1f}",
+                                res.certificate.verdict if res.certificate else "-"],
+                               args.format)
+    return 0
+
+
 def random_starts(ns: list[int], rs: list[int], args: argparse.Namespace) -> int:
     """Evidence for docs/design.md ("Which side is loose?"): the same certified local search
     started from random 2r-regular graphs (networkx, seeds 0..seeds-1) that the exact oracle
@@ -347,7 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frontier", default=None, help="node counts for the gap table")
     ap.add_argument("--random-starts", default=None,
                     help="node counts: local search from random 2r-regular graphs vs the design")
-    ap.add_argument("--seeds", type=int, default=3, help="random graphs per cell (--random-starts)")
+    ap.add_argument("--seeds", type=int, default=3,
+                    help="random graphs per cell (--random-starts), seeds per cell (--search-time)")
+    ap.add_argument("--search-time", default=None,
+                    help="node counts: certified design edges against --search-times")
+    ap.add_argument("--search-times", default="20,60,180",
+                    help="comma-separated search time limits (--search-time)")
     args = ap.parse_args(argv)
     if args.minima:
         if args.s:
@@ -356,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.random_starts:
         return random_starts(_span(args.random_starts),
                              _span(args.r) if args.r else [2, 3, 4, 5], args)
+    if args.search_time:
+        return search_time(_span(args.search_time), _span(args.r) if args.r else [2, 3], args)
     if args.frontier:
         return frontier(_span(args.frontier), _span(args.r) if args.r else [2, 3, 4, 5], args)
 

@@ -1,7 +1,8 @@
 """``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
-:mod:`robustgraph.design.starts`, or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
+:mod:`robustgraph.design.starts` and its connector designs once the oracle proves them, or at
+r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
 it stalls first, again from the circulant C_n(1..r) with the time left), then certify the
 result with :func:`robustgraph.certificate.certifier`. A degree cap that no start meets is
@@ -149,7 +150,27 @@ def _candidates(
             break
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
-    return found
+    return found + _connector_candidates(n, r, found)
+
+
+def _connector_candidates(
+    n: int, r: int, found: list[tuple[str, list[int], bool]]
+) -> list[tuple[str, list[int], bool]]:
+    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
+    oracle checks them) with the hub count of the sparsest proven hub design and one more, and
+    1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3; issue 43)."""
+    proven = [c for c in found if c[2] and c[0].startswith("hubs")]
+    if not proven:
+        return []
+    best = min(proven, key=lambda c: starts.edge_count(c[1], False))
+    hubs = int(best[0][len("hubs(k="):-1])
+    extra = []
+    for k in (hubs, hubs + 1):
+        for g in sorted({1, k - 1, k}):
+            if k >= 2 * r - 1 and g >= 1 and k + 2 * g <= n:
+                extra.append((f"connectors(k={k},g={g})", starts.connector_design(n, r, k, g),
+                              False))
+    return extra
 
 
 def _best_start(

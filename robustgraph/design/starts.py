@@ -1,6 +1,6 @@
 """Structured r-robust starting graphs for the design search, each with a proof of robustness.
 
-Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Two constructions:
+Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Three constructions:
 
 - :func:`construction`: the preferential-attachment construction of LeBlanc et al. (2013,
   Theorem 5) with every new node joined to the same r + s - 1 seed nodes. It is the reference
@@ -9,6 +9,8 @@ Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Two constructions
   chosen to spread common neighbours evenly over hub pairs, and hub pairs that still lack common
   neighbours are joined. Robustness follows from the common-neighbour lemma below, checked by
   :func:`common_neighbour_proof`.
+- :func:`connector_design`: a hub design where some pairs of leaves are replaced by connector
+  pairs (issue 43). It has no proof of its own: a start only after the exact oracle proves it.
 
 **Common-neighbour lemma.** Let L be an independent set of nodes of degree at least r in an
 undirected graph G, and H = V - L. If every pair of distinct hubs u, v in H has
@@ -34,6 +36,7 @@ __all__ = [
     "common_neighbour_proof",
     "edge_count",
     "hub_counts",
+    "connector_design",
 ]
 
 
@@ -184,5 +187,99 @@ def hub_design(n: int, r: int, k: int) -> list[int]:
             _join(masks, h, leaf)
     for (u, v), _ in sorted(cover.items()):
         if (masks[u] & masks[v]).bit_count() < need:
+            _join(masks, u, v)
+    return masks
+
+
+def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
+    """k hubs, g connector pairs and n - k - 2g leaves (issue 43); r-robust only if checked.
+
+    A connector pair is two adjacent nodes x, y: x is joined to r hubs A, y to r - 1 other hubs
+    C, so the pair has 2r edges like two leaves (x has degree r + 1, y degree r). It gives the
+    hub pairs inside A and inside C a common neighbour each, and every pair of A x C a path
+    a - x - y - c. The proven minimum for n = 11, r = 2 is such a graph (16 edges; the hub
+    designs the common-neighbour lemma proves need 17): there hubs a, c with only 2r - 2
+    common neighbours are held together by such a path. This generalises it greedily (and
+    gives the proven minima at n = 10, 11 for r = 2, docs/design.md): hub pair (u, v) counts
+    as covered when it has 2r - 1 common neighbours, or
+    2r - 2 and a connector path; each unit takes the hubs that add most coverage (ties: the
+    least used, then the lowest index), connectors first, and pairs still short are joined.
+    Unlike :func:`hub_design` this is a heuristic, not a lemma: the graph must be proven
+    r-robust by the exact oracle (:func:`robustgraph.design.oracle.find_pair`) before use, and
+    for some (n, r, k, g) it is not r-robust.
+
+    Parameters
+    ----------
+    n, r : int
+        Nodes and target robustness, r >= 2.
+    k : int
+        Number of hubs ``0..k-1``, 2r - 1 <= k <= n - 1.
+    g : int
+        Connector pairs, 2g <= n - k; nodes ``k..k+2g-1`` (x then y), then the leaves.
+
+    Returns
+    -------
+    list of int
+        In-neighbour bitmasks of an undirected graph.
+
+    Examples
+    --------
+    >>> edge_count(connector_design(20, 2, 4, 3), False)  # hub designs: 33 at best
+    32
+
+    Notes
+    -----
+    O((n - k) r k^2) time.
+    """
+    need = 2 * r - 1
+    masks = [0] * n
+    direct = {pair: 0 for pair in itertools.combinations(range(k), 2)}
+    path = dict.fromkeys(direct, 0)
+    used = [0] * k
+
+    def pair(u: int, v: int) -> tuple[int, int]:
+        return (u, v) if u < v else (v, u)
+
+    def value(d: int, c: int) -> int:
+        return min(d, need - 1) + min(d + min(c, 1), need)
+
+    def gain(h: int, inside: list[int], across: list[int]) -> int:
+        total = 0
+        for a in inside:
+            d, c = direct[pair(h, a)], path[pair(h, a)]
+            total += value(d + 1, c) - value(d, c)
+        for a in across:
+            d, c = direct[pair(h, a)], path[pair(h, a)]
+            total += value(d, c + 1) - value(d, c)
+        return total
+
+    def pick(size: int, across: list[int], taken: list[int]) -> list[int]:
+        chosen: list[int] = []
+        for _ in range(size):
+            free = (h for h in range(k) if h not in chosen and h not in taken)
+            chosen.append(max(free, key=lambda h: (gain(h, chosen, across), -used[h], -h)))
+            used[chosen[-1]] += 1
+        for a, b in itertools.combinations(chosen, 2):
+            direct[pair(a, b)] += 1
+        return chosen
+
+    node = k
+    for _ in range(g):
+        x, y = node, node + 1
+        hubs_x = pick(r, [], [])
+        hubs_y = pick(r - 1, hubs_x, hubs_x)
+        for a in hubs_x:
+            _join(masks, a, x)
+            for c in hubs_y:
+                path[pair(a, c)] += 1
+        for c in hubs_y:
+            _join(masks, c, y)
+        _join(masks, x, y)
+        node += 2
+    for leaf in range(node, n):
+        for h in pick(r, [], []):
+            _join(masks, h, leaf)
+    for (u, v), d in direct.items():
+        if d < need and not (d == need - 1 and path[(u, v)]):
             _join(masks, u, v)
     return masks
