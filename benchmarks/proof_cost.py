@@ -116,6 +116,17 @@ scratch seeds 4381-4390 only for any change; run at both thread counts::
 
 With ``--threads 1`` no proof starts ahead on either side, so both columns run the same code.
 
+Issue 40, round 11 (registered by the lead at 2026-12-05 00:30 UTC): seed **4310**, "before"
+round 10's certify as merged (``--baseline round10``: CaDiCaL's proofs under the CNF encoding
+``robustgraph-cnf-2``, sequential counters, in process and in the proof ahead's child), "after"
+this tree (``robustgraph-cnf-3``, totalizers), scratch seeds 4391-4400 and seed 4309's graphs
+only for any change; run at both thread counts::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4310 \
+        --solve-limit 90 --limit 200 --baseline round10 --threads 2
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4310 \
+        --solve-limit 90 --limit 200 --baseline round10 --threads 1 --no-tree
+
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)".
