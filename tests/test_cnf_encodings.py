@@ -7,6 +7,7 @@ their sizes in closed form equal to what is built."""
 
 from __future__ import annotations
 
+import gzip
 import itertools
 from unittest import mock
 
@@ -20,7 +21,7 @@ from robustgraph.certificate.proofs import cnf as cnf_module
 from robustgraph.certificate.proofs import prover
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODINGS, encode, symmetry_order
-from robustgraph.certificate.proofs.lrat import check_refutation
+from robustgraph.certificate.proofs.lrat import LratError, check_refutation
 from robustgraph.errors import ParameterError
 from solvers.exhaustive import exact_r, exact_s
 
@@ -122,3 +123,28 @@ def test_the_tree_refutes_cnf_2_and_certify_names_it():
     assert proof["encoding"] == prover.coretree.ENCODING == "robustgraph-cnf-2"
     assert check_proof(k5, 4, 1, proof, files.__getitem__).steps == proof["steps"]
     assert cnf_module.ENCODING == "robustgraph-cnf-3"
+
+
+@SMALL
+@given(topologies(max_n=9), st.integers(1, 4), st.data())
+def test_cnf_3_proofs_check_exactly_for_robust_graphs_and_a_cut_one_is_rejected(t, r, data):
+    if t.n < 2:
+        return
+    view = View.of(t)
+    with mock.patch.object(prover, "_from_core_tree", lambda *args: None):  # CaDiCaL's proof
+        made = prover.prove(view, r, 1, "lrat", 30)
+    assert (made is not None) == (r <= exact_r(_masks(view.canonical()))[0])
+    if made is None:
+        return
+    proof, files = made
+    assert proof["encoding"] == "robustgraph-cnf-3"
+    clauses = encode(view.canonical(), r, 1).clauses
+    lines = gzip.decompress(files[proof["file"]]).decode().splitlines()
+    assert check_refutation(clauses, lines) == proof["steps"]
+    k = data.draw(st.integers(0, len(lines) - 1))
+    tokens = lines[k].split()  # the step's last hint dropped: no conflict is reached
+    with pytest.raises(LratError):
+        check_refutation(clauses, [*lines[:k], " ".join(tokens[:-2] + ["0"]), *lines[k + 1:]])
+    if k < len(lines) - 1:  # a trimmed proof uses every step before the empty clause
+        with pytest.raises(LratError):
+            check_refutation(clauses, lines[:k] + lines[k + 1:])
