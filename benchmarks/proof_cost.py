@@ -116,6 +116,17 @@ scratch seeds 4381-4390 only for any change; run at both thread counts::
 
 With ``--threads 1`` no proof starts ahead on either side, so both columns run the same code.
 
+Issue 40, round 11 (registered by the lead at 2026-12-05 00:30 UTC): seed **4310**, "before"
+round 10's certify as merged (``--baseline round10``: CaDiCaL's proofs under the CNF encoding
+``robustgraph-cnf-2``, sequential counters, in process and in the proof ahead's child), "after"
+this tree (``robustgraph-cnf-3``, totalizers), scratch seeds 4391-4400 and seed 4309's graphs
+only for any change; run at both thread counts::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4310 \
+        --solve-limit 90 --limit 200 --baseline round10 --threads 2
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4310 \
+        --solve-limit 90 --limit 200 --baseline round10 --threads 1 --no-tree
+
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)".
@@ -135,10 +146,13 @@ import argparse
 import contextlib
 import gzip
 import itertools
+import os
 import resource
 import statistics
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from unittest import mock
 
 import networkx as nx
@@ -323,15 +337,33 @@ def _round6_path():
     return contextlib.nullcontext()
 
 
+CHILD = """from robustgraph.certificate.proofs import ahead, cnf, prover
+cnf.ENCODING = prover.ENCODING = {encoding!r}
+ahead.main()
+"""
+"""The proof ahead's child under :func:`_encoding` (a module on the child's PYTHONPATH)."""
+
+
 @contextlib.contextmanager
-def _round7_path() -> Iterator[None]:
+def _encoding(old: str) -> Iterator[None]:
+    """CaDiCaL's proofs under the CNF encoding ``old``, in this process and in the proof
+    ahead's child: its command names a module (:data:`CHILD`) that sets the encoding before it
+    runs ``ahead.main`` (the portfolio's lane, a child too, is not touched)."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "proof_cost_child.py").write_text(CHILD.format(encoding=old))
+        path = os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))
+        with mock.patch.dict(os.environ, {"PYTHONPATH": path}), \
+                mock.patch.object(ahead, "__name__", "proof_cost_child"), \
+                mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
+                mock.patch.object(prover, "ENCODING", old):
+            yield
+
+
+def _round7_path():
     """The LRAT path of round 7 (commit 0373ac6): the CNF's clause 3 in the canonical order
     (encoding ``robustgraph-cnf-1``) where round 8 takes the core search's order
     (``robustgraph-cnf-2``)."""
-    old = "robustgraph-cnf-1"
-    with mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
-            mock.patch.object(prover, "ENCODING", old):
-        yield
+    return _encoding("robustgraph-cnf-1")
 
 
 def _round8_path():
@@ -350,10 +382,18 @@ def _round9_path():
     return mock.patch.object(ahead, "CAN_IDLE", False)
 
 
+def _round10_path():
+    """Round 10's certify as merged (commit bb26be2, where round 11 branched): CaDiCaL's
+    proofs under ``robustgraph-cnf-2`` (sequential counters) where round 11 (i41b) writes
+    ``robustgraph-cnf-3`` (totalizers), in process and in the proof ahead's child; the rest
+    of certify is the same code."""
+    return _encoding("robustgraph-cnf-2")
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
-    "round8": _round8_path, "round9": _round9_path,
+    "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -410,6 +450,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
+    keeps_ahead = baseline in ("round9", "round10")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
@@ -422,7 +463,7 @@ def before_after_table(
             bounds = f"[{res.lower}, {res.upper}]"
             yield f"| {name} | {bounds} | {bare:.2f} (bounded) " + "| - " * 12 + "|"
             continue
-        ahead_off = _round8_path() if baseline != "round9" else contextlib.nullcontext()
+        ahead_off = contextlib.nullcontext() if keeps_ahead else _round8_path()
         with ahead_off, BASELINES[baseline]():
             old = _certified(t, res.lower, limit, threads=threads)
         new = _certified(t, res.lower, limit, threads=threads)

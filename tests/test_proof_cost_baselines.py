@@ -23,7 +23,8 @@ class _Answer:
 
 @pytest.mark.parametrize(
     ("baseline", "before_ahead", "before_idle"),
-    [("round9", True, False), ("round8", False, ahead.CAN_IDLE)],
+    [("round10", True, ahead.CAN_IDLE), ("round9", True, False),
+     ("round8", False, ahead.CAN_IDLE)],
 )
 def test_before_is_round9_with_its_child_and_after_is_this_tree(
     monkeypatch, baseline, before_ahead, before_idle
@@ -47,3 +48,28 @@ def test_before_is_round9_with_its_child_and_after_is_this_tree(
     before, after = seen
     assert before == (before_ahead, before_idle, 2)
     assert after == (True, ahead.CAN_IDLE, 2)  # this tree: the proof ahead, idle where it can
+
+
+@pytest.mark.parametrize(
+    ("baseline", "encoding"),
+    [("round10", "robustgraph-cnf-2"), ("round7", "robustgraph-cnf-1"),
+     (None, "robustgraph-cnf-3")],
+)
+def test_the_encoding_of_before_reaches_the_proof_ahead_child(baseline, encoding):
+    pytest.importorskip("pysat")
+    from robustgraph.certificate.proofs import prover
+    from robustgraph.certificate.proofs.checker import View, check_proof
+
+    view = View.of(gen.erdos_renyi(14, 0.6, seed=4391))  # r = 4: CaDiCaL's proof, not the tree
+    path = proof_cost.BASELINES[baseline]() if baseline else proof_cost.contextlib.nullcontext()
+    with path:
+        child = ahead.Ahead(view, 4, 1, "lrat", lambda: 60.0, delay=0.0)
+        try:
+            made, _ = child.take(120.0)
+        finally:
+            child.stop()
+        assert prover.ENCODING == encoding  # and in this process
+    proof, files = made
+    assert proof["encoding"] == encoding
+    assert check_proof(view, 4, 1, proof, files.__getitem__).steps == proof["steps"]
+    assert not child.alive

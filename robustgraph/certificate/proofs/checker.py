@@ -190,7 +190,7 @@ def _lrat(view: View, r: int, s: int, proof: dict[str, Any], read: Reader) -> in
     encoding = proof.get("encoding")
     if encoding not in ENCODINGS:
         raise ProofError(f"unknown CNF encoding {encoding!r}; expected one of {ENCODINGS}")
-    variables, clauses = size([len(nb) for nb in view.in_neighbors], r, s)
+    variables, clauses = size([len(nb) for nb in view.in_neighbors], r, s, encoding)
     if (proof.get("variables"), proof.get("clauses")) != (variables, clauses):
         raise ProofError(
             f"the proof is for a CNF of {proof.get('variables')} variables and "

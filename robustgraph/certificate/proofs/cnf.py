@@ -19,7 +19,10 @@ is r-robustness (LeBlanc et al. 2013, Def. 6), the variables are ``x_i = i + 1``
    proofs were 14-46% cheaper on nine scratch graphs); in ``robustgraph-cnf-1`` (certificates
    before round 8, still checked) it is 0, 1, ..., n-1;
 4. for S1, then S2, for every node i in order: ``x_i -> at most r-1 of (-x_j : j in N_i)``
-   (i is not r-reachable: fewer than r in-neighbours outside S1), as a sequential counter.
+   (i is not r-reachable: fewer than r in-neighbours outside S1), as a sequential counter
+   (``robustgraph-cnf-1``, ``-2``) or a totalizer (``robustgraph-cnf-3``, :data:`ENCODING`
+   since issue 40 round 11: on held-out scratch graphs CaDiCaL's proof path was cheaper with
+   it; docs/performance.md, "Issue 40, round 11: proof cost (i41b)").
 
 For (r, s) with s >= 2 (Def. 7) there are also ``a_i = 2n+i+1``, ``b_i = 3n+i+1`` (i counted in
 X_S1^r, X_S2^r) and ``u_i = 4n+i+1``, ``w_i = 5n+i+1`` (i a member of S1, S2 that is not
@@ -35,17 +38,29 @@ clauses ``g -l_p`` when k = 0; otherwise fresh registers s(p, c) ("at least c of
 only for c <= min(p, k), numbered p-major), and ``-l_1 s(1,1)``; for p = 2..d-1: ``-l_p s(p,1)``,
 ``-s(p-1,1) s(p,1)``, for c = 2..min(p, k): ``-l_p -s(p-1,c-1) s(p,c)`` and, when
 c <= p-1, ``-s(p-1,c) s(p,c)``; for p = 2..d with p-1 >= k the overflow ``g -l_p -s(p-1,k)``.
+The totalizer (Bailleux and Boufkhad 2003; :meth:`ClauseBuilder.at_most_tree`) for the same
+guarded constraint, k >= 1, d > k: split l_1..l_d at h = d // 2; each half of t >= 2 literals
+has fresh outputs o_1..o_m, m = min(t, k + 1) ("at least c of its literals", a single literal
+being its own output), made from its halves' outputs a_i, b_j by ``-a_i -b_j o_{i+j}`` for
+1 <= i + j <= m (a_0, b_0 omitted); the top has ``g -a_i -b_j`` for i + j = k + 1. Registers
+are numbered as made (left half first, depth first). In ``robustgraph-cnf-3`` every guarded
+counter (s = 1: clause 4; s >= 2: the per-node counters) is a totalizer; the unguarded total
+count of (r, s) stays a sequential counter. Either counter admits exactly the assignments where
+the guard holds or at most k literals are true (extended by its registers), so the three
+encodings are unsatisfiable for the same graphs.
 No clause is a unit (CaDiCaL renumbers an original clause it simplifies on input, which would
 break the LRAT numbering of original clauses as 1..C).
 
 References
 ----------
 C. Sinz, "Towards an optimal CNF encoding of Boolean cardinality constraints", CP 2005.
+O. Bailleux and Y. Boufkhad, "Efficient CNF encoding of Boolean cardinality constraints", CP 2003.
 H. J. LeBlanc et al., "Resilient asymptotic consensus in robust networks", IEEE JSAC 31(4), 2013.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,12 +73,16 @@ __all__ = [
     "encode", "size", "symmetry_order",
 ]
 
-ENCODING = "robustgraph-cnf-2"
+ENCODING = "robustgraph-cnf-3"
 """Name and version of the encoding that ``certify`` writes (a certificate names it; a change
 renames it)."""
 
-ENCODINGS = ("robustgraph-cnf-1", ENCODING)
-"""The encodings :func:`encode` makes and ``verify`` checks (only clause 3's order differs)."""
+ENCODINGS = ("robustgraph-cnf-1", "robustgraph-cnf-2", ENCODING)
+"""The encodings :func:`encode` makes and ``verify`` checks (cnf-1 and cnf-2 differ in clause 3's
+order, cnf-2 and cnf-3 in the counters of clause 4)."""
+
+TOTALIZER = "robustgraph-cnf-3"
+"""The encoding whose guarded counters are totalizers (:meth:`ClauseBuilder.at_most_tree`)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,38 @@ class ClauseBuilder:
             if len(s[p - 1]) == k:
                 self.add(*guard, -lits[p], -s[p - 1][k - 1])
 
+    def at_most_tree(self, lits: Sequence[int], k: int, guard: tuple[int, ...]) -> None:
+        """As :meth:`at_most`, as a totalizer (Bailleux and Boufkhad 2003) whose counts stop at
+        k + 1; ``guard`` must not be empty (no clause is then a unit). Halves split at
+        ``len // 2``; a half's output c means "at least c of its literals" (a single literal is
+        its own output); for outputs a_i, b_j of the two halves (a_0, b_0: true) the node has
+        ``-a_i -b_j o_{i+j}`` for 1 <= i + j <= its outputs, min(size, k + 1); the top has
+        ``guard -a_i -b_j`` for i + j = k + 1."""
+        d = len(lits)
+        if d <= k:
+            return
+        if k <= 0:
+            self.at_most(lits, k, guard)
+            return
+        half = d // 2
+        left, right = self._count(lits[:half], k + 1), self._count(lits[half:], k + 1)
+        for i in range(max(0, k + 1 - len(right)), min(len(left), k + 1) + 1):
+            j = k + 1 - i
+            self.add(*guard, *([-left[i - 1]] if i else []), *([-right[j - 1]] if j else []))
+
+    def _count(self, lits: Sequence[int], cap: int) -> list[int]:
+        """The totalizer's outputs for ``lits`` (see :meth:`at_most_tree`), at most ``cap``."""
+        if len(lits) == 1:
+            return [lits[0]]
+        half = len(lits) // 2
+        left, right = self._count(lits[:half], cap), self._count(lits[half:], cap)
+        out = [self.fresh() for _ in range(min(len(left) + len(right), cap))]
+        for i in range(len(left) + 1):
+            for j in range(max(0, 1 - i), min(len(right), len(out) - i) + 1):
+                self.add(*([-left[i - 1]] if i else []), *([-right[j - 1]] if j else []),
+                         out[i + j - 1])
+        return out
+
 
 def canonical_order(topology: Topology) -> list[int]:
     """Node indices sorted by label text (the order of the content hash)."""
@@ -151,7 +202,7 @@ def symmetry_order(
     ([1, 0, 2], [0, 1, 2])
     """
     n = len(in_neighbors)
-    if encoding == "robustgraph-cnf-1":
+    if encoding == "robustgraph-cnf-1":  # cnf-2 and cnf-3 (the default) by in-degree
         return list(range(n))
     return sorted(range(n), key=lambda i: (-len(in_neighbors[i]), i))
 
@@ -192,8 +243,9 @@ def encode(
     Examples
     --------
     >>> triangle = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
-    >>> len(encode(triangle, 2, 1).clauses)
-    20
+    >>> old = encode(triangle, 2, 1, "robustgraph-cnf-2")
+    >>> len(encode(triangle, 2, 1).clauses), len(old.clauses)
+    (14, 20)
 
     Notes
     -----
@@ -208,16 +260,16 @@ def encode(
         raise ParameterError(f"unknown CNF encoding {encoding!r}; expected one of {ENCODINGS}")
     nbrs = [sorted(nb) for nb in in_neighbors]
     order = symmetry_order(in_neighbors, encoding)
+    b = ClauseBuilder(2 * n if s == 1 else 6 * n)
+    counter = b.at_most_tree if encoding == TOTALIZER else b.at_most
     if s == 1:
-        b = ClauseBuilder(2 * n)
         _pair(b, order)
         for side in (0, 1):
             for i in range(n):
                 member = side * n + i + 1
                 lits = [-(side * n + j + 1) for j in nbrs[i]]
-                b.at_most(lits, r - 1, guard=(-member,))
+                counter(lits, r - 1, guard=(-member,))
         return Cnf(b.top, tuple(b.clauses))
-    b = ClauseBuilder(6 * n)
     _pair(b, order)
     for side in (0, 1):
         member = [side * n + i + 1 for i in range(n)]
@@ -229,7 +281,7 @@ def encode(
         b.add(*unreached)
         for i in range(n):
             lits = [-member[j] for j in nbrs[i]]
-            b.at_most(lits, r - 1, guard=(-member[i], counted[i]))
+            counter(lits, r - 1, guard=(-member[i], counted[i]))
     b.at_most(list(range(2 * n + 1, 4 * n + 1)), s - 1)
     return Cnf(b.top, tuple(b.clauses))
 
@@ -252,24 +304,58 @@ def _counter_size(d: int, k: int) -> tuple[int, int]:
     return total(d - 1), total(d - 1) + total(d - 2) + d - k
 
 
-def size(in_degrees: Sequence[int], r: int, s: int) -> tuple[int, int]:
+@functools.lru_cache(maxsize=4096)
+def _tree_count_size(d: int, cap: int) -> tuple[int, int]:
+    """(fresh variables, clauses) of ``ClauseBuilder._count`` on ``d`` literals, at most ``cap``
+    outputs (its output count is ``min(d, cap)``)."""
+    if d == 1:
+        return 0, 0
+    a, b = d // 2, d - d // 2
+    va, ca = _tree_count_size(a, cap)
+    vb, cb = _tree_count_size(b, cap)
+    la, lb = min(a, cap), min(b, cap)
+    out = min(la + lb, cap)
+    pairs = sum(max(0, min(lb, out - i) - max(0, 1 - i) + 1) for i in range(la + 1))
+    return va + vb + out, ca + cb + pairs
+
+
+def _tree_size(d: int, k: int) -> tuple[int, int]:
+    """(fresh variables, clauses) of ``ClauseBuilder.at_most_tree`` on ``d`` literals, bound
+    ``k``: the two halves' counts, then one top clause per split i + j = k + 1."""
+    if d <= k or k <= 0:
+        return _counter_size(d, k)
+    a, b = d // 2, d - d // 2
+    va, ca = _tree_count_size(a, k + 1)
+    vb, cb = _tree_count_size(b, k + 1)
+    la, lb = min(a, k + 1), min(b, k + 1)
+    top = sum(1 for i in range(la + 1) if 0 <= k + 1 - i <= lb)
+    return va + vb, ca + cb + top
+
+
+def size(
+    in_degrees: Sequence[int], r: int, s: int, encoding: str | None = None
+) -> tuple[int, int]:
     """``(variables, len(clauses))`` of :func:`encode` for a graph with these in-degrees, in
-    closed form: O(n), nothing built. The verifier compares it with a proof's recorded sizes
+    closed form: O(n), nothing built (the totalizer's sizes of ``robustgraph-cnf-3`` are
+    remembered per in-degree). The verifier compares it with a proof's recorded sizes
     and the CNF budget before it encodes anything (issue 31: a certificate edited to an LRAT
     proof for n = 400 encoded millions of clauses before the proof file was opened).
 
     Examples
     --------
     >>> triangle = [frozenset({1, 2}), frozenset({0, 2}), frozenset({0, 1})]
-    >>> size([2, 2, 2], 2, 1) == (encode(triangle, 2, 1).variables, 20)
+    >>> size([2, 2, 2], 2, 1) == (encode(triangle, 2, 1).variables, 14)
     True
     """
     n = len(in_degrees)
     if n < 2 or r < 1 or s < 1:
         raise ParameterError(f"the robustness CNF needs n >= 2, r >= 1, s >= 1 (n={n}, r={r})")
+    if (encoding or ENCODING) not in ENCODINGS:
+        raise ParameterError(f"unknown CNF encoding {encoding!r}; expected one of {ENCODINGS}")
+    counter = _tree_size if (encoding or ENCODING) == TOTALIZER else _counter_size
     fresh = clauses = 0
     for d in in_degrees:
-        v, c = _counter_size(d, r - 1)
+        v, c = counter(d, r - 1)
         fresh, clauses = fresh + 2 * v, clauses + 2 * c
     clauses += 2 * n + 2  # the pair: disjoint, both nonempty, the lowest node in S1
     if s == 1:

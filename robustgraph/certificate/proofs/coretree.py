@@ -59,7 +59,11 @@ from collections.abc import Callable, Sequence
 from robustgraph.certificate.proofs.cnf import Cnf, encode
 from solvers.cores import OutOfTime, order_by_in_degree, pair_within
 
-__all__ = ["Refuted", "dry_run", "refute", "small_tree"]
+__all__ = ["ENCODING", "Refuted", "dry_run", "refute", "small_tree"]
+
+ENCODING = "robustgraph-cnf-2"
+"""The CNF the tree's lemmas refute: their hints name the sequential counters' clauses, so the
+tree stays on ``robustgraph-cnf-2`` when CaDiCaL's proofs move to another encoding."""
 
 _CHECK_EVERY = 256
 """Search nodes between two calls of ``stop``."""
@@ -761,8 +765,8 @@ def refute(
     stop: Callable[[], bool] | None = None,
     max_lemmas: float = math.inf,
 ) -> Refuted | None:
-    """An LRAT refutation of ``encode(canonical, r, 1)`` from the core search, or None when the
-    graph is not r-robust.
+    """An LRAT refutation of ``encode(canonical, r, 1, ENCODING)`` from the core search, or None
+    when the graph is not r-robust.
 
     Parameters
     ----------
@@ -785,14 +789,14 @@ def refute(
     >>> from robustgraph.certificate.proofs.lrat import check_refutation
     >>> k4 = [frozenset(set(range(4)) - {i}) for i in range(4)]
     >>> made = refute(k4, 2)
-    >>> check_refutation(encode(k4, 2, 1).clauses, made.text.decode().splitlines()) > 0
+    >>> check_refutation(encode(k4, 2, 1, ENCODING).clauses, made.text.decode().splitlines()) > 0
     True
 
     Notes
     -----
     Exponential in the worst case, as the core search; each lemma costs O(d) hints.
     """
-    cnf = encode(canonical, r, 1)
+    cnf = encode(canonical, r, 1, ENCODING)
     tree = _Tree(canonical, r - 1, cnf, stop, max_lemmas)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 4 * len(canonical) + 200))

@@ -31,7 +31,7 @@ from robustgraph.certificate.proofs import (
     tree_make,
 )
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
-from robustgraph.certificate.proofs.cnf import ENCODING, encode
+from robustgraph.certificate.proofs.cnf import ENCODING, encode, size
 from robustgraph.certificate.proofs.trim import trim
 from robustgraph.errors import ParameterError
 from robustgraph.limits import (
@@ -306,14 +306,15 @@ def _lrat(
         return None  # no time left: not even the encoding (0.4 s on ER(60, 1/2), r = 10)
     start = time.monotonic()
     in_neighbors = view.canonical()
-    cnf = encode(in_neighbors, r, s)
+    encoding = coretree.ENCODING
     text = _from_core_tree(in_neighbors, r, s, time_limit, split)
     if text is None:
+        encoding = ENCODING
         left = None if time_limit is None else time_limit - (time.monotonic() - start)
         if not sat.available() or (left is not None and left <= 0):
             return None
         if split is None:
-            status, text = sat.refute(cnf, left, options=cadical_options(r))
+            status, text = sat.refute(encode(in_neighbors, r, s), left, options=cadical_options(r))
             text = None if text is None else trim(text)
         else:
             conquered = cubes.refute(in_neighbors, r, s, split, left)
@@ -323,11 +324,12 @@ def _lrat(
     data = gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0)
     digest = hashlib.sha256(data).hexdigest()
     name = f"lrat-{digest[:20]}.lrat.gz"
+    variables, clauses = size([len(nb) for nb in in_neighbors], r, s, encoding)
     proof = {
         "kind": "lrat",
-        "encoding": ENCODING,
-        "variables": cnf.variables,
-        "clauses": len(cnf.clauses),
+        "encoding": encoding,
+        "variables": variables,
+        "clauses": clauses,
         "file": name,
         "sha256": digest,
         "bytes": len(data),
