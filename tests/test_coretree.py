@@ -43,7 +43,7 @@ def test_the_tree_proves_exactly_the_r_the_exhaustive_engine_finds(t):
             assert made is None  # not r-robust: no refutation, and none is claimed
             continue
         assert made is not None
-        steps = check_refutation(encode(nb, r, 1).clauses, lines(made.text))
+        steps = check_refutation(encode(nb, r, 1, coretree.ENCODING).clauses, lines(made.text))
         assert steps == made.text.count(b"\n")  # trimmed: the empty clause is the last line
 
 
@@ -75,7 +75,7 @@ def _flip_first_literal(line: str) -> str:
 @pytest.mark.parametrize("change", [_drop_last_hint, _flip_first_literal])
 def test_a_forged_line_anywhere_in_the_proof_is_rejected(proved, change):
     nb, r, proof = proved
-    clauses = encode(nb, r, 1).clauses
+    clauses = encode(nb, r, 1, coretree.ENCODING).clauses
     assert check_refutation(clauses, proof) == len(proof)
     for forged in _every_line(proof, change):
         with pytest.raises(LratError):
@@ -85,7 +85,7 @@ def test_a_forged_line_anywhere_in_the_proof_is_rejected(proved, change):
 def test_the_proof_refutes_only_its_own_cnf(proved):
     nb, r, proof = proved
     with pytest.raises(LratError):  # the same lines against r + 1's CNF: other clause ids
-        check_refutation(encode(nb, r + 1, 1).clauses, proof)
+        check_refutation(encode(nb, r + 1, 1, coretree.ENCODING).clauses, proof)
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -203,7 +203,7 @@ def test_at_r_8_a_tree_of_a_few_hundred_nodes_is_written_and_a_forgery_of_it_is_
     text = gzip.decompress(files[proof["file"]])
     assert text == coretree.refute(nb, r).text  # the tree's proof, not CaDiCaL's
     assert check_proof(view, r, 1, proof, files.__getitem__).steps == proof["steps"]
-    clauses = encode(nb, r, 1).clauses
+    clauses = encode(nb, r, 1, coretree.ENCODING).clauses
     proof_lines = lines(text)
     dropped = proof_lines[:10] + proof_lines[11:]  # a later hint names the missing step
     with pytest.raises(LratError):
