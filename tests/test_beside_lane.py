@@ -286,15 +286,15 @@ def test_one_thread_switches_configurations_in_the_rules_slices(monkeypatch, clo
     assert switched == ["as-printed", "least-first"]
 
 
-@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-@pytest.mark.parametrize("settled_by", [1, 2])
-def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, settled_by):
-    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+def _settle_at(monkeypatch, clock, request, settled_by, shown, step=None):
+    """Run ``request``'s published slices (one thread, lower bound 2) on fake slices that each
+    move ``clock`` by ``step`` (None: by the seconds given) and record ``shown(arguments)``;
+    the ``settled_by``-th settles the question. Returns the records and the progress."""
     calls = []
 
     def published_slice(p, run, seconds, least=False, as_printed=False, told=None, work=None):
-        calls.append(as_printed)
-        clock.now += seconds
+        calls.append(shown({"least": least, "as_printed": as_printed, "work": work}))
+        clock.now += seconds if step is None else step
         if len(calls) == settled_by:
             p.prove_lower(p.upper)
 
@@ -302,6 +302,14 @@ def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, se
     p = Progress(request, "portfolio", "strong", "t")
     p.prove_lower(2)
     portfolio._published_slices(p, None)
+    return calls, p
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize("settled_by", [1, 2])
+def test_the_switch_stops_at_the_first_slice_that_settles(monkeypatch, clock, settled_by):
+    request = Request(_eight(), Question.max_r(), time_limit=LIMIT, threads=1)
+    calls, p = _settle_at(monkeypatch, clock, request, settled_by, lambda kw: kw["as_printed"])
     assert len(calls) == settled_by and p.settled()
     assert calls == [True, False][:settled_by]
 
@@ -462,18 +470,11 @@ def test_the_wide_switch_stops_at_the_first_slice_that_settles(monkeypatch, cloc
     """``portfolio.WIDE_SWITCH_RULE``: a head window that settles the question is followed by
     nothing; so is the printed window."""
     request = Request(_regular(8, 80), Question.max_r(), time_limit=LIMIT, threads=1)
-    calls = []
 
-    def published_slice(p, run, seconds, least=False, as_printed=False, told=None, work=None):
-        calls.append((as_printed, work))
-        clock.now += 0.1
-        if len(calls) == settled_by:
-            p.prove_lower(p.upper)
+    def shown(kw):
+        return kw["as_printed"], kw["work"]
 
-    monkeypatch.setattr(search, "published_slice", published_slice)
-    p = Progress(request, "portfolio", "strong", "t")
-    p.prove_lower(2)
-    portfolio._published_slices(p, None)
+    calls, p = _settle_at(monkeypatch, clock, request, settled_by, shown, step=0.1)
     assert p.settled()
     assert calls == [(False, portfolio.WIDE_HEAD_WORK), (True, None)][:settled_by]
 
