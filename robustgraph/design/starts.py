@@ -133,6 +133,14 @@ def common_neighbour_proof(masks: list[int], r: int) -> bool:
     )
 
 
+def _hub_setup(
+    n: int, r: int, k: int
+) -> tuple[int, list[int], dict[tuple[int, int], int], list[int]]:
+    """Shared start of the hub constructions: the lemma's need ``2r - 1``, the empty graph on n
+    nodes, a zero count for every pair of hubs ``0..k-1`` and a zero use count for every hub."""
+    return 2 * r - 1, [0] * n, dict.fromkeys(itertools.combinations(range(k), 2), 0), [0] * k
+
+
 def hub_design(n: int, r: int, k: int) -> list[int]:
     """k hubs ``0..k-1`` and n - k independent leaves joined to r hubs each; needy hub pairs joined.
 
@@ -163,10 +171,7 @@ def hub_design(n: int, r: int, k: int) -> list[int]:
     -----
     O((n - k) r k^2) time.
     """
-    need = 2 * r - 1
-    masks = [0] * n
-    cover = {pair: 0 for pair in itertools.combinations(range(k), 2)}
-    used = [0] * k
+    need, masks, cover, used = _hub_setup(n, r, k)
     for leaf in range(k, n):
         chosen: list[int] = []
         for _ in range(r):
@@ -231,11 +236,8 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
     -----
     O((n - k) r k^2) time.
     """
-    need = 2 * r - 1
-    masks = [0] * n
-    direct = {pair: 0 for pair in itertools.combinations(range(k), 2)}
+    need, masks, direct, used = _hub_setup(n, r, k)
     path = dict.fromkeys(direct, 0)
-    used = [0] * k
 
     def pair(u: int, v: int) -> tuple[int, int]:
         return (u, v) if u < v else (v, u)
