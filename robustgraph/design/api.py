@@ -150,20 +150,40 @@ def _candidates(
             break
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
-    return found + _connector_candidates(n, r, found)
+    hubs = _proven_hubs(found)
+    if hubs is None:
+        return found
+    return found + _connector_candidates(n, r, hubs) + _hub_graph_candidates(n, r, hubs)
 
 
-def _connector_candidates(
-    n: int, r: int, found: list[tuple[str, list[int], bool]]
-) -> list[tuple[str, list[int], bool]]:
-    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
-    oracle checks them) with the hub count of the sparsest proven hub design and one more, and
-    1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3; issue 43)."""
+def _proven_hubs(found: list[tuple[str, list[int], bool]]) -> int | None:
+    """The hub count of the sparsest hub design the lemma proves, if any."""
     proven = [c for c in found if c[2] and c[0].startswith("hubs")]
     if not proven:
-        return []
+        return None
     best = min(proven, key=lambda c: starts.edge_count(c[1], False))
-    hubs = int(best[0][len("hubs(k="):-1])
+    return int(best[0][len("hubs(k="):-1])
+
+
+def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+    """Hub-graph designs (:func:`robustgraph.design.starts.hub_graph_design`, unproven: the
+    oracle checks them) with ``hubs`` and ``hubs + 1`` hubs and a star or path of e <= r hub
+    edges, each distinct graph once: the parameters that gave the sparsest starts at n = 8-13
+    and n = 20, r = 4 (issue 43; every one had e <= 3)."""
+    extra: dict[tuple[int, ...], tuple[str, list[int], bool]] = {}
+    for k in (hubs, hubs + 1) if r >= 2 else ():
+        for kind in ("star", "path"):
+            for e in range(min(k, r + 1) if k < n else 0):
+                masks = starts.hub_graph_design(n, r, k, starts.hub_graph_edges(k, e, kind))
+                extra.setdefault(tuple(masks), (f"hub-graph(k={k},{kind}={e})", masks, False))
+    return list(extra.values())
+
+
+def _connector_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
+    oracle checks them) with ``hubs`` hubs (those of the sparsest proven hub design) and one
+    more, and 1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3;
+    issue 43)."""
     extra = []
     for k in (hubs, hubs + 1):
         for g in sorted({1, k - 1, k}):
