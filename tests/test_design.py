@@ -10,7 +10,7 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from robustgraph import io
@@ -319,6 +319,32 @@ def test_a_hub_graph_start_is_taken_only_when_the_oracle_proves_it() -> None:
     options = sorted(_candidates(12, 3, 1, False), key=lambda c: starts.edge_count(c[1], False))
     before = [m for nm, m, _ in options[:[c[1] for c in options].index(masks)]]
     assert before and all(r_star(m) < 3 for m in before)
+
+
+@settings(max_examples=80, deadline=None)
+@given(topologies(max_n=9), st.integers(1, 4), st.sampled_from([1, 20_000]))
+def test_a_start_is_proven_exactly_when_it_is_r_robust(topology, r, budget) -> None:
+    """design's start check (the oracle, then the cores search when the oracle answers
+    UNKNOWN: budget 1 forces that path on most graphs) says r-robust exactly when the subset DP
+    does, on graphs and digraphs."""
+    from robustgraph.design.api import _proves
+
+    assume(topology.n >= 2)  # design's domain: a robustness pair needs two nodes
+    masks = from_topology(topology)
+    assert _proves(masks, r, budget, math.inf) == (r_star(masks) >= r)
+
+
+def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
+    """n = 50, r = 4: the start is a hub-graph design with 167 edges (the lemma's hub designs
+    168), which the oracle leaves UNKNOWN at design's budget; the cores search proves it, and
+    so does the certifier, whose proof is checked independently."""
+    from robustgraph.design.api import _best_start
+    from robustgraph.design.common import certify_design, to_topology
+
+    name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
+    assert name.startswith("hub-graph") and starts.edge_count(masks, False) == 167
+    assert find_pair(masks, 4, budget=20_000) is UNKNOWN
+    assert certify_design(to_topology(masks, False), 4, time_limit=60).verdict == "proven"
 
 
 def test_bounds() -> None:
