@@ -335,14 +335,14 @@ def test_a_start_is_proven_exactly_when_it_is_r_robust(topology, r, budget) -> N
 
 
 def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
-    """n = 50, r = 4: the start is a hub-graph design with 167 edges (the lemma's hub designs
+    """n = 50, r = 4: the start is a hub-graph design with 166 edges (the lemma's hub designs
     168), which the oracle leaves UNKNOWN at design's budget; the cores search proves it, and
     so does the certifier, whose proof is checked independently."""
     from robustgraph.design.api import _best_start
     from robustgraph.design.common import certify_design, to_topology
 
     name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
-    assert name.startswith("hub-graph") and starts.edge_count(masks, False) == 167
+    assert name.startswith("hub-graph") and starts.edge_count(masks, False) == 166
     assert find_pair(masks, 4, budget=20_000) is UNKNOWN
     assert certify_design(to_topology(masks, False), 4, time_limit=60).verdict == "proven"
 

@@ -171,13 +171,13 @@ def _proven_hubs(found: list[tuple[str, list[int], bool]]) -> int | None:
 
 def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
     """Hub-graph designs (:func:`robustgraph.design.starts.hub_graph_design`, unproven: the
-    oracle checks them) with ``hubs`` and ``hubs + 1`` hubs and a star or path of e <= r hub
-    edges, each distinct graph once: the parameters that gave the sparsest starts at n = 8-13
-    and n = 20, r = 4 (issue 43; every one had e <= 3)."""
+    oracle checks them) with ``hubs`` to ``hubs + 2`` hubs and a star or path of e < 2r hub
+    edges, each distinct graph once: the range that held the sparsest proven ones at n = 8-13,
+    20 and 50 (issue 43)."""
     extra: dict[tuple[int, ...], tuple[str, list[int], bool]] = {}
-    for k in (hubs, hubs + 1) if r >= 2 else ():
+    for k in range(hubs, min(hubs + 3, n)) if r >= 2 else ():
         for kind in ("star", "path"):
-            for e in range(min(k, r + 1) if k < n else 0):
+            for e in range(min(k, 2 * r)):
                 masks = starts.hub_graph_design(n, r, k, starts.hub_graph_edges(k, e, kind))
                 extra.setdefault(tuple(masks), (f"hub-graph(k={k},{kind}={e})", masks, False))
     return list(extra.values())
