@@ -1,7 +1,8 @@
 """``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
-:mod:`robustgraph.design.starts` and its connector designs once the oracle proves them, or at
+:mod:`robustgraph.design.starts` and its connector and hub-graph designs once the oracle, or
+where it answers unknown the cores search of :mod:`solvers.cores`, proves them, or at
 r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
 it stalls first, again from the circulant C_n(1..r) with the time left), then certify the

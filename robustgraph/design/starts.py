@@ -1,6 +1,6 @@
 """Structured r-robust starting graphs for the design search, each with a proof of robustness.
 
-Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Three constructions:
+Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Four constructions:
 
 - :func:`construction`: the preferential-attachment construction of LeBlanc et al. (2013,
   Theorem 5) with every new node joined to the same r + s - 1 seed nodes. It is the reference
@@ -11,6 +11,8 @@ Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Three constructio
   :func:`common_neighbour_proof`.
 - :func:`connector_design`: a hub design where some pairs of leaves are replaced by connector
   pairs (issue 43). It has no proof of its own: a start only after the exact oracle proves it.
+- :func:`hub_graph_design`: k hubs joined by a few hub edges (:func:`hub_graph_edges`) and
+  leaves spread to meet a necessary two-hub condition (issue 43); also a start only once proven.
 
 **Common-neighbour lemma.** Let L be an independent set of nodes of degree at least r in an
 undirected graph G, and H = V - L. If every pair of distinct hubs u, v in H has
