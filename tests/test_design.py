@@ -10,7 +10,7 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from robustgraph import io
@@ -273,8 +273,8 @@ def test_hub_graph_designs_are_judged_exactly(data) -> None:
 def test_the_two_hub_condition_is_necessary(data) -> None:
     """The necessary condition (*) of starts.hub_graph_design: a random graph of k hubs (any
     hub edges) and leaves joined to r hubs each, with a hub pair short of (*), is not r-robust
-    by the subset DP. Graphs that meet (*) everywhere are drawn too and checked not to be
-    claimed either way."""
+    by the subset DP (graphs that meet (*) everywhere can go either way; nothing is asserted
+    for them; ``--hypothesis-show-statistics`` shows how many draws were short)."""
     r = data.draw(st.integers(2, 3), label="r")
     k = data.draw(st.integers(r, 6), label="k")
     n = data.draw(st.integers(k + 1, 12), label="n")
@@ -289,8 +289,10 @@ def test_the_two_hub_condition_is_necessary(data) -> None:
         for h in hubs:
             masks[h] |= 1 << leaf
             masks[leaf] |= 1 << h
-    if any(d > 0 for _, _, d in _hub_pair_deficits(masks, r, k)):
+    short = any(d > 0 for _, _, d in _hub_pair_deficits(masks, r, k))
+    if short:
         assert r_star(masks) < r
+    event(f"short of (*): {short}")
 
 
 @pytest.mark.parametrize("n,r,k,kind,e,minimum", [
