@@ -1,7 +1,8 @@
 """``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
-:mod:`robustgraph.design.starts` and its connector designs once the oracle proves them, or at
+:mod:`robustgraph.design.starts` and its connector and hub-graph designs once the oracle, or
+where it answers unknown the cores search of :mod:`solvers.cores`, proves them, or at
 r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
 it stalls first, again from the circulant C_n(1..r) with the time left), then certify the
@@ -23,16 +24,20 @@ from robustgraph.design import bounds, starts
 from robustgraph.design.augmentation import grow
 from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.minimum import MinimumResult, prove_minimum
-from robustgraph.design.oracle import find_pair
+from robustgraph.design.oracle import UNKNOWN, find_pair
 from robustgraph.design.search import DesignGraph, Moves, SearchStats, local_search
 from robustgraph.errors import ParameterError
 from robustgraph.generators import gamma_merg, k_circulant, max_robustness
 from robustgraph.topology import Topology
+from solvers import cores
 
 __all__ = ["DesignResult", "design"]
 
 RESTARTS = 4
 """Most restarts from the circulant after a stalled search (each ends at a stall too)."""
+
+START_CHECK_SECONDS = 5.0
+"""Most seconds the cores search gets for one start candidate the oracle leaves unknown."""
 
 
 @dataclass
@@ -150,20 +155,40 @@ def _candidates(
             break
         masks = starts.hub_design(n, r, k)
         found.append((f"hubs(k={k})", masks, starts.common_neighbour_proof(masks, r)))
-    return found + _connector_candidates(n, r, found)
+    hubs = _proven_hubs(found)
+    if hubs is None:
+        return found
+    return found + _connector_candidates(n, r, hubs) + _hub_graph_candidates(n, r, hubs)
 
 
-def _connector_candidates(
-    n: int, r: int, found: list[tuple[str, list[int], bool]]
-) -> list[tuple[str, list[int], bool]]:
-    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
-    oracle checks them) with the hub count of the sparsest proven hub design and one more, and
-    1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3; issue 43)."""
+def _proven_hubs(found: list[tuple[str, list[int], bool]]) -> int | None:
+    """The hub count of the sparsest hub design the lemma proves, if any."""
     proven = [c for c in found if c[2] and c[0].startswith("hubs")]
     if not proven:
-        return []
+        return None
     best = min(proven, key=lambda c: starts.edge_count(c[1], False))
-    hubs = int(best[0][len("hubs(k="):-1])
+    return int(best[0][len("hubs(k="):-1])
+
+
+def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+    """Hub-graph designs (:func:`robustgraph.design.starts.hub_graph_design`, unproven: the
+    oracle checks them) with ``hubs`` to ``hubs + 2`` hubs and a star or path of e < 2r hub
+    edges, each distinct graph once: the range that held the sparsest proven ones at n = 8-13,
+    20 and 50 (issue 43)."""
+    extra: dict[tuple[int, ...], tuple[str, list[int], bool]] = {}
+    for k in range(hubs, min(hubs + 3, n)) if r >= 2 else ():
+        for kind in ("star", "path"):
+            for e in range(min(k, 2 * r)):
+                masks = starts.hub_graph_design(n, r, k, starts.hub_graph_edges(k, e, kind))
+                extra.setdefault(tuple(masks), (f"hub-graph(k={k},{kind}={e})", masks, False))
+    return list(extra.values())
+
+
+def _connector_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+    """Connector designs (:func:`robustgraph.design.starts.connector_design`, unproven: the
+    oracle checks them) with ``hubs`` hubs (those of the sparsest proven hub design) and one
+    more, and 1, k - 1 or k connector pairs (the counts that did best at n = 11-50, r = 2, 3;
+    issue 43)."""
     extra = []
     for k in (hubs, hubs + 1):
         for g in sorted({1, k - 1, k}):
@@ -183,11 +208,26 @@ def _best_start(
     for name, masks, proven in options:
         if not _within_cap(masks, directed, cap):
             continue
-        if proven or find_pair(masks, r, budget=budget, deadline=deadline) is None:
+        if proven or _proves(masks, r, budget, deadline):
             return name, masks
-        # UNKNOWN or a witness: the lemma's sufficient condition failed and the search could not
-        # prove the graph either; try the next candidate.
+        # A witness, or no proof in time: try the next candidate.
     return None
+
+
+def _proves(masks: list[int], r: int, budget: int, deadline: float) -> bool:
+    """True if the oracle proves the graph r-robust, or, when it answers UNKNOWN, the exact
+    cores search of :mod:`solvers.cores` (LeBlanc et al. 2013, Def. 7: no two disjoint sets of
+    reach at most r - 1) finds no pair within :data:`START_CHECK_SECONDS`. The hub-graph
+    designs at n = 50 are unknown to the oracle at its budget and take the cores search
+    milliseconds (issue 43)."""
+    answer = find_pair(masks, r, budget=budget, deadline=deadline)
+    if answer is not UNKNOWN:
+        return answer is None
+    stop_at = min(deadline, time.monotonic() + START_CHECK_SECONDS)
+    try:
+        return cores.pair_within(masks, r - 1, stop=lambda: time.monotonic() > stop_at) is None
+    except cores.OutOfTime:
+        return False
 
 
 def _restart(

@@ -1,6 +1,6 @@
 """Structured r-robust starting graphs for the design search, each with a proof of robustness.
 
-Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Three constructions:
+Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Four constructions:
 
 - :func:`construction`: the preferential-attachment construction of LeBlanc et al. (2013,
   Theorem 5) with every new node joined to the same r + s - 1 seed nodes. It is the reference
@@ -11,6 +11,8 @@ Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Three constructio
   :func:`common_neighbour_proof`.
 - :func:`connector_design`: a hub design where some pairs of leaves are replaced by connector
   pairs (issue 43). It has no proof of its own: a start only after the exact oracle proves it.
+- :func:`hub_graph_design`: k hubs joined by a few hub edges (:func:`hub_graph_edges`) and
+  leaves spread to meet a necessary two-hub condition (issue 43); also a start only once proven.
 
 **Common-neighbour lemma.** Let L be an independent set of nodes of degree at least r in an
 undirected graph G, and H = V - L. If every pair of distinct hubs u, v in H has
@@ -37,6 +39,8 @@ __all__ = [
     "edge_count",
     "hub_counts",
     "connector_design",
+    "hub_graph_design",
+    "hub_graph_edges",
 ]
 
 
@@ -133,6 +137,14 @@ def common_neighbour_proof(masks: list[int], r: int) -> bool:
     )
 
 
+def _hub_setup(
+    n: int, r: int, k: int
+) -> tuple[int, list[int], dict[tuple[int, int], int], list[int]]:
+    """Shared start of the hub constructions: the lemma's need ``2r - 1``, the empty graph on n
+    nodes, a zero count for every pair of hubs ``0..k-1`` and a zero use count for every hub."""
+    return 2 * r - 1, [0] * n, dict.fromkeys(itertools.combinations(range(k), 2), 0), [0] * k
+
+
 def hub_design(n: int, r: int, k: int) -> list[int]:
     """k hubs ``0..k-1`` and n - k independent leaves joined to r hubs each; needy hub pairs joined.
 
@@ -163,31 +175,112 @@ def hub_design(n: int, r: int, k: int) -> list[int]:
     -----
     O((n - k) r k^2) time.
     """
-    need = 2 * r - 1
-    masks = [0] * n
-    cover = {pair: 0 for pair in itertools.combinations(range(k), 2)}
-    used = [0] * k
-    for leaf in range(k, n):
+    need, masks, short, used = _hub_setup(n, r, k)
+    _spread_leaves(masks, r, dict.fromkeys(short, need), used)
+    for u, v in sorted(short):
+        if (masks[u] & masks[v]).bit_count() < need:
+            _join(masks, u, v)
+    return masks
+
+
+def _spread_leaves(
+    masks: list[int], r: int, short: dict[tuple[int, int], int], used: list[int]
+) -> None:
+    """Join every node from ``len(used)`` on to r of the hubs ``0..len(used)-1``, greedily.
+
+    ``short`` holds, for every hub pair, the common neighbours it still lacks. Each leaf takes
+    the hub that covers the most still-short pairs with the hubs already taken (ties: the pairs
+    that lack most, then the least used hub, then the lowest index); ``short`` and ``used`` are
+    updated in place.
+    """
+    k = len(used)
+    for leaf in range(k, len(masks)):
         chosen: list[int] = []
         for _ in range(r):
             best = max(
                 (h for h in range(k) if h not in chosen),
                 key=lambda h: (
-                    sum(cover[(min(h, c), max(h, c))] < need for c in chosen),
-                    -sum(cover[(min(h, c), max(h, c))] for c in chosen),
+                    sum(short[(min(h, c), max(h, c))] > 0 for c in chosen),
+                    sum(short[(min(h, c), max(h, c))] for c in chosen),
                     -used[h],
                     -h,
                 ),
             )
             chosen.append(best)
         for a, b in itertools.combinations(sorted(chosen), 2):
-            cover[(a, b)] += 1
+            short[(a, b)] -= 1
         for h in chosen:
             used[h] += 1
             _join(masks, h, leaf)
-    for (u, v), _ in sorted(cover.items()):
-        if (masks[u] & masks[v]).bit_count() < need:
-            _join(masks, u, v)
+
+
+def hub_graph_edges(k: int, e: int, kind: str) -> list[tuple[int, int]]:
+    """The e hub edges of :func:`hub_graph_design`: a ``"star"`` at hub 0 (hubs 1..e) or a
+    ``"path"`` through hubs 0..e, on hubs ``0..k-1`` (e <= k - 1)."""
+    if kind == "star":
+        return [(0, i) for i in range(1, e + 1)]
+    return [(i, i + 1) for i in range(e)]
+
+
+def hub_graph_design(n: int, r: int, k: int, hub_edges: list[tuple[int, int]]) -> list[int]:
+    """k hubs joined by ``hub_edges``, n - k leaves joined to r hubs each (issue 43); exact check.
+
+    Generalises the proven minima at n = 8, 9 (r = 2) and 11 (r = 3), where a few hub edges
+    replace common leaves (docs/design.md, "Structured starts"). When every leaf is joined to
+    hubs only, two single hubs u, v need
+
+        ``|N(u) & N(v) & L| + d_H(u) + d_H(v) >= 2r - 1``        (*)
+
+    with d_H the degree among the hubs: otherwise split the common leaves C into C1, C2 with
+    ``|C2| <= r - 1 - d_H(u)`` and ``|C1| <= r - 1 - d_H(v)``; then S1 = {u} + N_L(u) - C2 and
+    S2 = {v} + N_L(v) - S1 are disjoint and not r-reachable (u hears its d_H(u) hubs and C2
+    outside S1, each leaf of S1 its other r - 1 hubs). A hub edge adds one to (*) for every pair
+    at either end, 2(k - 1) in all, where the common-neighbour lemma credits it to one pair.
+    The leaves are spread by :func:`hub_design`'s greedy over the pairs' deficits in (*), and
+    pairs still short are joined, first in order, until (*) holds everywhere. (*) is necessary,
+    not sufficient (sets of several hubs can still split): the graph must be proven r-robust
+    by the exact oracle (:func:`robustgraph.design.oracle.find_pair`) before use.
+
+    Parameters
+    ----------
+    n, r : int
+        Nodes and target robustness, r >= 2.
+    k : int
+        Number of hubs ``0..k-1``, r <= k <= n - 1.
+    hub_edges : list of (int, int)
+        Edges among the hubs to start from (:func:`hub_graph_edges`).
+
+    Returns
+    -------
+    list of int
+        In-neighbour bitmasks of an undirected graph with
+        ``r (n - k) + |hub edges|`` edges (the given ones and those the repair adds).
+
+    Examples
+    --------
+    >>> edge_count(hub_graph_design(8, 2, 3, hub_graph_edges(3, 1, "star")), False)
+    11
+    >>> edge_count(hub_graph_design(11, 3, 4, hub_graph_edges(4, 1, "star")), False)
+    23
+
+    Notes
+    -----
+    O((n - k) r k^2 + k^4) time.
+    """
+    need, masks, pairs, used = _hub_setup(n, r, k)
+    for u, v in hub_edges:
+        _join(masks, u, v)
+
+    hub_mask = (1 << k) - 1
+
+    def deficit(u: int, v: int) -> int:
+        common = (masks[u] & masks[v] & ~hub_mask).bit_count()
+        return need - common - (masks[u] & hub_mask).bit_count() - (masks[v] & hub_mask).bit_count()
+
+    _spread_leaves(masks, r, {(u, v): deficit(u, v) for u, v in pairs}, used)
+    repairable = [(u, v) for u, v in pairs if not masks[u] >> v & 1]
+    while short := [p for p in repairable if not masks[p[0]] >> p[1] & 1 and deficit(*p) > 0]:
+        _join(masks, *short[0])
     return masks
 
 
@@ -231,11 +324,8 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
     -----
     O((n - k) r k^2) time.
     """
-    need = 2 * r - 1
-    masks = [0] * n
-    direct = {pair: 0 for pair in itertools.combinations(range(k), 2)}
+    need, masks, direct, used = _hub_setup(n, r, k)
     path = dict.fromkeys(direct, 0)
-    used = [0] * k
 
     def pair(u: int, v: int) -> tuple[int, int]:
         return (u, v) if u < v else (v, u)
