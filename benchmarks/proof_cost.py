@@ -128,8 +128,10 @@ only for any change; run at both thread counts::
         --solve-limit 90 --limit 200 --baseline round10 --threads 1 --no-tree
 
 Issue 40, round 12 (registered by the lead at 2026-12-05 03:40 UTC): seed **4401**, "before"
-round 11's certify as merged (``--baseline round11``), "after" this tree, scratch seeds
-4402-4410 and seeds 4309 and 4310's graphs only for any change; run at both thread counts::
+round 11's certify as merged (``--baseline round11``: the proof ahead's race by the child's age,
+``ROUND11_QUICK``), "after" this tree (the race by the child's ``ahead.STARTED`` byte),
+scratch seeds 4402-4410 and seeds 4309 and 4310's graphs only for any change; run at both
+thread counts::
 
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4401 \
         --solve-limit 90 --limit 200 --baseline round11 --threads 2
@@ -399,9 +401,37 @@ def _round10_path():
     return _encoding("robustgraph-cnf-2")
 
 
+ROUND11_QUICK = 1.0
+"""Round 11's ``ahead.QUICK``: the child's start, in seconds, as its race counted it."""
+
+
+def _round11_start(self: ahead.Ahead, start=ahead.Ahead._start) -> None:
+    """``Ahead._start``, noting when the child was started (round 11's ``_born``)."""
+    start(self)
+    self.round11_born = time.monotonic() if self.started else None
+
+
+def _round11_race(self: ahead.Ahead, here, wait: float | None):
+    """Round 11's ``Ahead.race``: while a child younger than :data:`ROUND11_QUICK` seconds
+    runs, ``here`` for what is left of that since its start; a proof found so is taken and the
+    child stopped, else (the work dropped) the child's proof is waited for."""
+    self.claim()
+    born = getattr(self, "round11_born", None)
+    seconds = ROUND11_QUICK - (time.monotonic() - born) if born is not None else 0.0
+    if seconds > 0 and self.alive:
+        made = here(seconds)
+        if made is not None:
+            self.stop()
+            return made, []
+    return self.take(wait)
+
+
 def _round11_path():
-    """Round 11's certify as merged (commit 76cc4a9, where round 12 branched)."""
-    return contextlib.nullcontext()
+    """Round 11's certify as merged (commit 76cc4a9, where round 12 branched): its proof ahead's
+    race guessed from the child's age whether it was past its start (round 12 (i42b) reads the
+    child's ``ahead.STARTED`` byte instead, and proves in process with all the time when it is
+    not); the prover is the same code."""
+    return mock.patch.multiple(ahead.Ahead, _start=_round11_start, race=_round11_race)
 
 
 BASELINES = {
