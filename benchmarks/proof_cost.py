@@ -127,6 +127,17 @@ only for any change; run at both thread counts::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4310 \
         --solve-limit 90 --limit 200 --baseline round10 --threads 1 --no-tree
 
+Issue 40, round 12 (registered by the lead at 2026-12-05 03:40 UTC): seed **4401**, "before"
+round 11's certify as merged (``--baseline round11``: the proof ahead's race by the child's age,
+``ROUND11_QUICK``), "after" this tree (the race by the child's ``ahead.STARTED`` byte),
+scratch seeds 4402-4410 and seeds 4309 and 4310's graphs only for any change; run at both
+thread counts::
+
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4401 \
+        --solve-limit 90 --limit 200 --baseline round11 --threads 2
+    nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4401 \
+        --solve-limit 90 --limit 200 --baseline round11 --threads 1 --no-tree
+
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)".
@@ -390,10 +401,44 @@ def _round10_path():
     return _encoding("robustgraph-cnf-2")
 
 
+ROUND11_QUICK = 1.0
+"""Round 11's ``ahead.QUICK``: the child's start, in seconds, as its race counted it."""
+
+
+def _round11_start(self: ahead.Ahead, start=ahead.Ahead._start) -> None:
+    """``Ahead._start``, noting when the child was started (round 11's ``_born``)."""
+    start(self)
+    self.round11_born = time.monotonic() if self.started else None
+
+
+def _round11_race(self: ahead.Ahead, here, wait: float | None):
+    """Round 11's ``Ahead.race``: while a child younger than :data:`ROUND11_QUICK` seconds
+    runs, ``here`` for what is left of that since its start; a proof found so is taken and the
+    child stopped, else (the work dropped) the child's proof is waited for."""
+    self.claim()
+    born = getattr(self, "round11_born", None)
+    seconds = ROUND11_QUICK - (time.monotonic() - born) if born is not None else 0.0
+    if seconds > 0 and self.alive:
+        made = here(seconds)
+        if made is not None:
+            self.stop()
+            return made, []
+    return self.take(wait)
+
+
+def _round11_path():
+    """Round 11's certify as merged (commit 76cc4a9, where round 12 branched): its proof ahead's
+    race guessed from the child's age whether it was past its start (round 12 (i42b) reads the
+    child's ``ahead.STARTED`` byte instead, and proves in process with all the time when it is
+    not); the prover is the same code."""
+    return mock.patch.multiple(ahead.Ahead, _start=_round11_start, race=_round11_race)
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
+    "round11": _round11_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -450,7 +495,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10")
+    keeps_ahead = baseline in ("round9", "round10", "round11")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
@@ -670,13 +715,13 @@ def _curve_row(nb: list[frozenset[int]], cap: int, solve_limit: float) -> str:
     nodes = coretree.dry_run(nb, r, cap)
     if nodes is None:
         return f"{r} | > {cap:,}"
-    cnf = encode(nb, r, 1)
+    cnf, tree_cnf = encode(nb, r, 1), encode(nb, r, 1, coretree.ENCODING)
     cells = [f"{r}", f"{nodes:,}"]
-    for make in (
-        lambda: trim(sat.refute(cnf, None, options=prover.cadical_options(r))[1]),
-        lambda: coretree.refute(nb, r).text,
+    for make, clauses in (
+        (lambda: trim(sat.refute(cnf, None, options=prover.cadical_options(r))[1]), cnf.clauses),
+        (lambda: coretree.refute(nb, r).text, tree_cnf.clauses),  # the tree's own encoding
     ):
-        cpu, steps, size = _proof_cpu(make, cnf.clauses)
+        cpu, steps, size = _proof_cpu(make, clauses)
         cells.append(f"{cpu:.2f} | {steps:,} / {size / 1024:,.0f} KiB")
     return " | ".join(cells)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import time
 from types import SimpleNamespace
@@ -44,6 +45,14 @@ def _r_star(t) -> int:
 def _started(ahead: Ahead) -> Ahead:
     """``ahead`` once its timer has started the child (waiting on the fact, not on a time)."""
     while not ahead.started:
+        time.sleep(0.01)
+    return ahead
+
+
+def _past_start(ahead: Ahead) -> Ahead:
+    """``ahead`` once its child has written ``STARTED`` (imported the prover), or ended."""
+    _started(ahead)
+    while not ahead.past_start() and ahead.alive:
         time.sleep(0.01)
     return ahead
 
@@ -123,12 +132,12 @@ def recorded(monkeypatch):
 
 
 def _slow_solve(monkeypatch, children: list[Ahead]) -> None:
-    """The engines answer only once the proof's child has started (no timing in the test)."""
+    """The engines answer only once the proof's child is past its start (no timing in the test)."""
     solve = registry.solve
 
     def waiting(request, *args, **kwargs):
         for child in children:
-            _started(child)
+            _past_start(child)
         return solve(request, *args, **kwargs)
 
     monkeypatch.setattr(registry, "solve", waiting)
@@ -139,11 +148,8 @@ def test_certify_on_two_threads_takes_the_proof_made_ahead(monkeypatch, recorded
     r = _r_star(t)
     _slow_solve(monkeypatch, recorded)
 
-    quick = []
-
-    def not_here(view, r, s, mode, limit, **kwargs):  # race's quick try finds nothing in time
-        assert limit <= ahead_module.QUICK, "a whole proof was made in process, not in the child"
-        quick.append(limit)
+    def not_here(view, r, s, mode, limit, **kwargs):
+        raise AssertionError("a proof was made in process beside a child past its start")
 
     monkeypatch.setattr(proof_records, "prove", not_here)
     cert = certify(t, Claim.r_robust(r), engines="exhaustive", proof="lrat", threads=2,
@@ -153,40 +159,42 @@ def test_certify_on_two_threads_takes_the_proof_made_ahead(monkeypatch, recorded
     assert proof is not None and proof["kind"] == "lrat"
     assert cert.verify(t).valid
     assert len(recorded) == 1 and not recorded[0].alive
-    assert len(quick) <= 1
 
 
-def test_a_quick_proof_in_process_wins_the_race_and_stops_the_child(monkeypatch):
+@pytest.mark.parametrize("found", [True, False])
+def test_a_child_still_starting_is_stopped_and_the_proof_made_in_process(monkeypatch, found):
     t = gen.erdos_renyi(12, 0.6, seed=4373)
     view, r = View.of(t), _r_star(t)
-    made = proof_records.prove(view, r, 1, "lrat", 30.0)
-    monkeypatch.setattr(ahead_module, "QUICK", 3600.0)  # the child counts as young throughout
+    made = proof_records.prove(view, r, 1, "lrat", 30.0) if found else None
+    monkeypatch.setattr(Ahead, "past_start", lambda self: False)  # still importing, throughout
     ahead = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0))
     asked = []
 
     def here(seconds):
+        assert not ahead.alive, "the child was not stopped before the proof in process"
         asked.append(seconds)
         return made
 
     if ahead.alive:  # the child may have finished already: then its own proof is taken
-        assert ahead.race(here, None) == (made, [])
-        assert len(asked) == 1 and 0 < asked[0] <= ahead_module.QUICK
+        assert ahead.race(here, None) == (made, [])  # with all its time; none found: none
+        assert asked == [math.inf]
     else:
         proof, files = ahead.race(here, None)[0]
         assert check_proof(view, r, 1, proof, files.__getitem__).steps >= 1
     assert not ahead.alive and not ahead.started
 
 
-def test_a_child_past_its_start_is_not_raced(monkeypatch):
+def test_a_child_past_its_start_is_waited_for_and_its_proof_taken():
     t = gen.erdos_renyi(12, 0.6, seed=4373)
     view, r = View.of(t), _r_star(t)
-    monkeypatch.setattr(ahead_module, "QUICK", 0.0)  # every child counts as past its start
 
     def here(seconds):
-        raise AssertionError("a child past its start was raced in process")
+        raise AssertionError("a proof was made in process beside a child past its start")
 
-    proof, files = _started(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0)).race(here, None)[0]
+    ahead = _past_start(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0))
+    proof, files = ahead.race(here, None)[0]  # its STARTED byte read: the pickle still loads
     assert check_proof(view, r, 1, proof, files.__getitem__).steps >= 1
+    assert not ahead.alive and not ahead.started
 
 
 def test_a_false_claim_gets_no_proof_and_its_child_is_stopped(monkeypatch, recorded):

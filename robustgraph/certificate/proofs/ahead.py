@@ -22,17 +22,20 @@ that comes sooner never pays for its start (an interpreter importing the prover:
 wall, 0.25 s of CPU at load 6). It is ``python -m robustgraph.certificate.proofs.ahead
 PARENT_PID`` (as ``solvers.lane``: no fork of a process that may run threads, and no re-import
 of the caller's main module, which ``multiprocessing``'s spawn would do); it reads its arguments
-pickled on stdin and writes ``prove``'s result pickled on stdout (its own child's words, not
-input from outside), exits once its parent has gone (its watcher thread looks between CaDiCaL's
-time slices: a child without a time limit, whose solve is one call, outlives a parent killed
-with SIGKILL until that solve ends), and is stopped with SIGKILL and reaped by
-:meth:`Ahead.stop`, which every caller reaches (``finally``).
+pickled on stdin, writes :data:`STARTED` on stdout once it has imported the prover and read
+them, then ``prove``'s result pickled (its own child's words, not input from outside), exits
+once its parent has gone (its watcher thread looks between CaDiCaL's time slices: a child
+without a time limit, whose solve is one call, outlives a parent killed with SIGKILL until that
+solve ends), and is stopped with SIGKILL and reaped by :meth:`Ahead.stop`, which every caller
+reaches (``finally``).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
+import select
 import subprocess
 import sys
 import tempfile
@@ -43,22 +46,21 @@ from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
 
-__all__ = ["CAN_IDLE", "DELAY", "MISSING", "QUICK", "Ahead", "main"]
+__all__ = ["CAN_IDLE", "DELAY", "MISSING", "STARTED", "Ahead", "main"]
 
 DELAY = 0.3
 """Seconds into the engines' run at which the child starts (issue 40's target counts answers
 of more than 0.3 s; below that the in-process proof after the answer is the one made)."""
 
-QUICK = 1.0
-"""The child's start, in seconds, as :meth:`Ahead.race` counts it: a child that started less
-than this before the answer may still be importing the prover (0.8-0.9 s wall, 0.25 s CPU at
-load 6, 2026-12-04), while the first core, idle once the answer is in, could already be proving.
-So the race tries the proof in process for what is left of this since the child's start (a
-proof the child, already past its start, would finish first is never tried twice): at most
-this much CPU is spent on both sides. On scratch seed 4371 the 6-regular graph on 60 nodes (93
-steps) waited 0.5 s longer for a child started just before its answer than the in-process
-proof took; with a flat 1 s try on every graph, graphs whose proof took more than a second
-spent up to a second of CPU twice (seed 4372, ER(60, 0.2): 2.45 -> 3.44 CPU s)."""
+STARTED = b"+"
+"""The child's first byte on stdout, written once it has imported the prover and read its
+arguments, before it proves (a pickle begins with another byte). :meth:`Ahead.race` proves in
+process when the answer comes before it: a child still importing (0.8-0.9 s of wall at load 6)
+has no proof work done, while the first core, idle once the answer is in, can prove at once.
+Round 11's race (``QUICK``) guessed that from the child's age instead: it tried the proof in
+process for what was left of 1 s since the child's start and, when that was too short, dropped
+the work and waited for the child (issue 40, round 12: 0.8-1.0 s of wall dropped on scratch
+seeds 4405-4406, where answers came 0.02-0.23 s after the child's start)."""
 
 MISSING = "missing"
 """What :meth:`Ahead.take` returns when the child has no answer to give (never started, or
@@ -106,6 +108,8 @@ def main() -> None:
 
     threading.Thread(target=_watch, args=(int(sys.argv[1]),), daemon=True).start()
     view, r, s, mode, limit = pickle.load(sys.stdin.buffer)
+    sys.stdout.buffer.write(STARTED)
+    sys.stdout.buffer.flush()
     lines: list[str] = []
     made = prove(view, r, s, mode, limit, progress=lines.append)
     sys.stdout.buffer.write(pickle.dumps((made, lines), protocol=pickle.HIGHEST_PROTOCOL))
@@ -165,7 +169,7 @@ class Ahead:
         self._left = left
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
-        self._born: float | None = None  # time.monotonic() at the child's start
+        self._past_start = False  # STARTED read from the child's stdout
         self._closed = False
         self._timer = threading.Timer(DELAY if delay is None else delay, self._start)
         self._timer.daemon = True
@@ -182,7 +186,6 @@ class Ahead:
                 self._child = subprocess.Popen(
                     command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
                 )
-                self._born = time.monotonic()
                 if self.idle:  # before its import ends: the threads it starts inherit it
                     _set_policy(self._child.pid, os.SCHED_IDLE)
 
@@ -208,19 +211,26 @@ class Ahead:
             _set_policy(child.pid, os.SCHED_OTHER)
 
     def race(self, here: Callable[[float], Any], wait: float | None) -> Any:
-        """As :meth:`take`, but first, while a child younger than :data:`QUICK` seconds runs,
-        ``here(seconds)``: a proof made in process within what is left of :data:`QUICK` since
-        the child's start (None: none), which, if found, is taken and the child stopped."""
+        """As :meth:`take` for a child past its start (:data:`STARTED`) or ended; for a child
+        still starting, the child is stopped and ``here(math.inf)``, the proof made in process
+        with all its time (None: none), is returned (with no progress lines)."""
         self.claim()
-        with self._lock:
-            born = self._born
-        seconds = QUICK - (time.monotonic() - born) if born is not None else 0.0
-        if seconds > 0 and self.alive:
-            made = here(seconds)
-            if made is not None:
-                self.stop()
-                return made, []
+        if self.alive and not self.past_start():
+            self.stop()
+            return here(math.inf), []
         return self.take(wait)
+
+    def past_start(self) -> bool:
+        """True once the child has written :data:`STARTED` (read here without waiting)."""
+        with self._lock:
+            child, seen = self._child, self._past_start
+        if seen or child is None:
+            return seen
+        fd = child.stdout.fileno()  # type: ignore[union-attr]
+        if select.select([fd], [], [], 0)[0] and os.read(fd, 1) == STARTED:  # b"": it ended
+            with self._lock:
+                self._past_start = True
+        return self._past_start
 
     def take(self, wait: float | None) -> Any:
         """The child's ``(proof, files)`` or None (it found no proof), with its progress lines
@@ -241,6 +251,7 @@ class Ahead:
             return None, []
         finally:
             self.stop()
+        out = out.removeprefix(STARTED)  # unless past_start read it
         if child.returncode != 0 or not out:
             return MISSING
         return pickle.loads(out)
