@@ -114,9 +114,6 @@ __all__ = [
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
-    "TWO_WORKER_RULE",
-    "TWO_WORKER_DEGREES",
-    "TWO_WORKER_MAX_N",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -349,26 +346,6 @@ wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
 ``--time-limit 10`` on an idle machine about 8.2 s, the slowest printed win measured."""
-
-TWO_WORKER_RULE = "two threads, regular, degree 8-10, 49-80 nodes: the printed model, two workers"
-"""Issue 40, round 12 (i42a): with two threads, an undirected regular graph of more than
-:data:`CORES_LARGE_N` and at most :data:`TWO_WORKER_MAX_N` nodes whose degree lies in
-:data:`TWO_WORKER_DEGREES` gets, after the quick bounds, one search on both cores: the published
-model as printed (no bound, no hint, no symmetry broken) in one CP-SAT solve with two workers in
-the lane (``lane.PublishedLane``'s ``workers``), for the whole time left, and nothing on the first
-core, which waits for it. That is the two-worker script's own search (CP-SAT's portfolio of two
-workers sharing solutions and bounds), so the default is no slower than that script apart from
-our start-up. Round 11 lost ``regular-wide-60-d10-7120`` (r* = 4; 1.92 s, CPU 3.69, against the
-script's 0.64 s, CPU 0.95: two separate one-worker searches, least-first in the lane and the
-printed model beside it) and, in CPU, ``regular-80-d8-7120`` (12.20 against 10.72 CPU s). Measured
-in docs/performance.md, "Issue 40, round 12: the two-worker regular rows (i42a)"."""
-
-TWO_WORKER_DEGREES = (8, 10)
-"""The least and the largest degree of :data:`TWO_WORKER_RULE` (the random regular graphs of
-degree 8-10 that rounds 7-11 lost to the two-worker script)."""
-
-TWO_WORKER_MAX_N = 80
-"""The most nodes of :data:`TWO_WORKER_RULE`: the largest graphs it was measured on."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -815,17 +792,6 @@ def _wide(request: Request) -> bool:
     return len(graph.in_neighbors[0]) >= WIDE_DEGREE
 
 
-def _two_workers(request: Request) -> bool:
-    """True for an undirected regular graph of more than :data:`CORES_LARGE_N` and at most
-    :data:`TWO_WORKER_MAX_N` nodes with a degree in :data:`TWO_WORKER_DEGREES`
-    (:data:`TWO_WORKER_RULE`; asked only of a graph that gets a lane)."""
-    graph = request.graph
-    if graph.directed or not CORES_LARGE_N < request.n <= TWO_WORKER_MAX_N:
-        return False
-    least, most = TWO_WORKER_DEGREES
-    return _in_regular(graph) and least <= len(graph.in_neighbors[0]) <= most
-
-
 def _head(request: Request) -> bool:
     """True when a graph of :func:`_wide` gets the least-first head window
     (:data:`WIDE_HEAD_WORK`): a degree below :data:`WIDE_HEAD_BELOW`."""
@@ -869,16 +835,14 @@ def _start_lane(
     *,
     child: subprocess.Popen[bytes] | None = None,
     as_printed: bool = False,
-    workers: int = 1,
 ) -> lane_module.PublishedLane:
     """The published model's lane on the second core, started; told the proven ``upper``
     bound and hinted with its pair ``hint`` when given (``lane.solve_payload``), in ``child``
     when given (``lane.spawn``); ``as_printed``: the swap symmetry left unbroken
-    (:data:`WIDE_LANE_RULE`; give no bound and no hint either); ``workers``: CP-SAT's workers
-    in the child (:data:`TWO_WORKER_RULE`)."""
+    (:data:`WIDE_LANE_RULE`; give no bound and no hint either)."""
     pair = None if hint is None else (hint.s1, hint.s2)
     least = _in_regular(request.graph) and not as_printed  # LEAST_FIRST_RULE
-    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child, workers)
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child)
     lane.start()
     return lane
 
@@ -931,11 +895,7 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = None
-    if lane is not None and lane.workers > 1:  # TWO_WORKER_RULE: both cores are the lane's
-        p.note("two-worker-lane", workers=lane.workers)
-    else:
-        exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
+    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -957,9 +917,7 @@ def _hinted_lane(
     try:
         if not search.quick_r(p) and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
-            if _two_workers(request):  # TWO_WORKER_RULE: the two-worker script's search
-                lane = _start_lane(request, child=child, as_printed=True, workers=2)
-            elif _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
+            if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
                 lane = _start_lane(request, child=child, as_printed=True)
             else:
                 lane = _start_lane(request, p.upper, p.witness, child=child)
