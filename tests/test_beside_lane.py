@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from types import SimpleNamespace
 
 import networkx as nx
 import pytest
@@ -241,10 +240,8 @@ def _idle_machine_recording_lanes(monkeypatch) -> list:
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checked(monkeypatch):
     """CP-SAT on both sides (an idle machine faked): whichever side proves r* first, the
-    answer is exact, its witness checks, and the lane's child has ended (``TWO_WORKER_RULE``
-    faked off: the graph is in its domain)."""
+    answer is exact, its witness checks, and the lane's child has ended."""
     lanes = _idle_machine_recording_lanes(monkeypatch)
-    monkeypatch.setattr(portfolio, "_two_workers", lambda request: False)
     eight = _eight()
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2, time_limit=60))
     assert res.status.value == "exact" and res.value == 3
@@ -546,20 +543,15 @@ def test_a_wide_graphs_lane_that_has_won_gets_no_head(monkeypatch, clock):
     assert step["ran"] is False
 
 
-@pytest.mark.parametrize(
-    ("d", "n", "printed", "workers"),
-    [(10, 80, True, 2), (8, 80, True, 2), (8, 60, True, 2), (10, 60, True, 2), (12, 80, True, 1)]
-    + [(6, 80, False, 1), (8, 84, True, 1), (6, 60, False, 1)],
-)
-def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, printed, workers):
+@pytest.mark.parametrize(("d", "n", "wide"), [(10, 80, True), (8, 80, True), (8, 60, False)])
+def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, wide):
     """``portfolio.WIDE_LANE_RULE``: the hinted lane of a wide graph starts as printed (no
-    bound, no pair, no symmetry broken), and so does that of ``TWO_WORKER_RULE`` (degree 8-10,
-    49-80 nodes) with two workers; other symmetric graphs keep the bound and pair of the quick
-    bounds, least-first, one worker."""
+    bound, no pair, no symmetry broken); other symmetric graphs keep the bound and pair of the
+    quick bounds, least-first."""
     started = []
 
-    def start(request, upper=None, hint=None, *, child=None, as_printed=False, workers=1):
-        started.append((upper, hint, as_printed, child, workers))
+    def start(request, upper=None, hint=None, *, child=None, as_printed=False):
+        started.append((upper, hint, as_printed, child))
         return "lane"
 
     monkeypatch.setattr(portfolio, "_start_lane", start)
@@ -567,89 +559,26 @@ def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, printed, workers)
     p = Progress(request, "portfolio", "strong", "t")
     child = object()
     assert portfolio._hinted_lane(p, child) == "lane"
-    ((upper, hint, as_printed, given, lane_workers),) = started
-    assert given is child and as_printed == printed and lane_workers == workers
-    if printed:
+    ((upper, hint, as_printed, given),) = started
+    assert given is child and as_printed == wide
+    if wide:
         assert upper is None and hint is None
     else:
         assert upper == p.upper and hint is p.witness is not None
 
 
-def test_the_two_worker_rule_picks_undirected_regular_graphs_of_degree_8_to_10_on_49_to_80():
-    """``portfolio.TWO_WORKER_RULE``'s domain, from the degrees and n alone (faked features: no
-    solve): degree 8-10, more than CORES_LARGE_N and at most TWO_WORKER_MAX_N nodes, undirected,
-    every degree equal."""
-    assert portfolio.TWO_WORKER_DEGREES == (8, 10) and portfolio.TWO_WORKER_MAX_N == 80
-    assert portfolio.CORES_LARGE_N == 48
-
-    def two(t: Topology) -> bool:
-        return portfolio._two_workers(Request(t, Question.max_r(), time_limit=LIMIT, threads=1))
-
-    assert all(two(_regular(d, n)) for d in (8, 9, 10) for n in (50, 60, 64, 80))
-    assert not any(two(_regular(d, 60)) for d in (6, 7, 11, 12))
-    assert not two(_regular(8, 48)) and not two(_regular(8, 82)) and not two(_regular(10, 100))
-    from robustgraph.generators import random_k_in
-
-    assert not two(random_k_in(60, 10, seed=7471))  # directed: every in-degree 10
-    g = nx.random_regular_graph(10, 60, seed=7471)
-    g.remove_edge(*next(iter(g.edges)))
-    assert not two(Topology.from_networkx(g))  # two degrees
-
-
-class _TwoWorkerLane(_Lane):
-    """A lane with CP-SAT workers, as ``lane.PublishedLane`` has (fake: never answers)."""
-
-    workers = 2
-    signal = None
-
-    def stop(self):
-        return None
-
-    def absorb(self, p) -> None:
-        p.note("published-lane", engine="cpsat", outcome=None, solve_seconds=None)
-
-
-def test_a_two_worker_lane_runs_alone_and_keeps_the_time_left(monkeypatch, clock):
-    """``portfolio.TWO_WORKER_RULE`` on a fake clock: after the quick bounds nothing runs on the
-    first core (no published slice, no further bound, no probe); it waits for the two-worker lane
-    for all the time left, and the bounds stay the quick bounds'."""
-    calls, _ = _slices(monkeypatch, clock, 1.0)
-    lane = _TwoWorkerLane(clock)
-    monkeypatch.setattr(portfolio, "_hinted_lane", lambda p, child: search.quick_r(p) or lane)
-    monkeypatch.setattr(portfolio.lane_module, "spawn", lambda: SimpleNamespace(pid=0))
-    monkeypatch.setattr(idle, "CpuSample", lambda pids=(): _Sample(0.0))
-    monkeypatch.setattr(search, "more_r", lambda *a, **k: pytest.fail("more_r ran"))
-    g = _regular(10, 60, 7471)
-    began = clock.now
-    res = portfolio._solve(Request(g, Question.max_r(), time_limit=LIMIT, threads=1), [])
-    assert calls == []
-    assert lane.waited == [pytest.approx(LIMIT)]  # the fake clock moved by the wait alone
-    assert clock.now - began == pytest.approx(LIMIT)
-    steps = [s.get("step") for s in res.params["steps"]]
-    assert "two-worker-lane" in steps and "lane-rest" in steps and "published-lane" in steps
-    assert res.status.value != "exact" and res.lower < res.upper
-
-
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-@pytest.mark.parametrize("two_workers", [True, False])
-def test_a_real_solve_of_a_wide_graph_on_two_threads_is_exact_and_checked(monkeypatch, two_workers):
-    """CP-SAT on both sides of ``WIDE_LANE_RULE`` (an idle machine faked; ``TWO_WORKER_RULE``
-    faked off) and in ``TWO_WORKER_RULE``'s two-worker lane, on a scratch 10-regular graph on
-    80 nodes (seed 7424: r* = 4, proved by both configurations and by the one-worker script in
-    round 10): exact, its witness checks, and no lane's child outlives it."""
+def test_a_real_solve_of_a_wide_graph_on_two_threads_is_exact_and_checked(monkeypatch):
+    """CP-SAT on both sides of ``WIDE_LANE_RULE`` (an idle machine faked) on a scratch
+    10-regular graph on 80 nodes (seed 7424: r* = 4, proved by both configurations and by the
+    one-worker script in round 10): exact, its witness checks, and no lane's child outlives it."""
     lanes = _idle_machine_recording_lanes(monkeypatch)
-    if not two_workers:
-        monkeypatch.setattr(portfolio, "_two_workers", lambda request: False)
     g = Topology.from_networkx(nx.random_regular_graph(10, 80, seed=7424))
     res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
     assert res.status.value == "exact" and res.value == 4
     assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 5)
     (lane,) = lanes
     assert lane.least is False and lane.upper is None
-    assert lane.workers == (2 if two_workers else 1)
-    steps = [s.get("step") for s in res.params["steps"]]
-    assert ("two-worker-lane" in steps) == two_workers
-    assert ("beside-lane" in steps) != two_workers
     assert lane._proc is not None and lane._proc.poll() is not None
 
 
