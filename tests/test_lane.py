@@ -10,7 +10,6 @@ import networkx as nx
 import pytest
 from conftest import in_regular_30, naive_max_r, topologies
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
 from solvers import cores, exhaustive, lane, portfolio, search
@@ -34,13 +33,11 @@ def _exact_and_checked(t: Topology, res, expected: int) -> None:
 
 
 @settings(max_examples=40)
-@given(topologies(max_n=9).filter(lambda g: g.n >= 2), st.sampled_from([1, 2]))
-def test_child_outcome_matches_exhaustive(t, workers):
-    """What the child computes (run here, in this process), absorbed as the portfolio does; with
-    one CP-SAT worker and with two (``portfolio.TWO_WORKER_RULE``'s lane: the model as printed)."""
+@given(topologies(max_n=9).filter(lambda g: g.n >= 2))
+def test_child_outcome_matches_exhaustive(t):
+    """What the child computes (run here, in this process), absorbed as the portfolio does."""
     request = Request(t, Question.max_r())
     payload = {"in_neighbors": [sorted(s) for s in t.in_neighbors], "time_limit": None, "seed": 0}
-    payload["workers"] = workers
     fake = lane.PublishedLane(request, StopSignal())
     fake.outcome = lane._outcome(lane.solve_payload(payload))
     p = Progress(request, "portfolio", "strong", "test")
