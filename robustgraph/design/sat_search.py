@@ -1,0 +1,137 @@
+"""The minimality prover's counterexample-guided SAT loop used as a search: an r-robust graph
+with a given degree sequence, or a checked proof that there is none (docs/design.md, "Which
+side is loose?", point 8).
+
+For each degree sequence the case CNF of the degree-sequence split
+(:func:`robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly d_i,
+sb*_l symmetry breaking within equal degrees) goes to the split's own loop
+(:mod:`robustgraph.design.minimum_split`): each model is a graph, the exact oracle either
+proves it r-robust (found) or gives a witness pair whose pair clause cuts it off. Pair clauses
+hold for every r-robust graph (the module notes of
+:mod:`robustgraph.certificate.proofs.minimality`), so an UNSAT answer says that no r-robust
+graph has that degree sequence; it is claimed only once CaDiCaL's LRAT refutation of the case
+CNF, and every pair clause, pass the certificate module's own checks (:func:`checked_case`).
+A graph found is r-robust by the oracle's completed search; callers certify it again.
+
+The sequences tried are restricted (:func:`restricted_sequences`): degree-r nodes, at most a
+few of degree r + 1 and a few hubs, the shape of the proven minima at n = 8-12 (point 4).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from robustgraph.certificate.proofs import minimality as mp
+from robustgraph.design import minimum_split
+from robustgraph.errors import ParameterError
+
+__all__ = ["CaseOutcome", "checked_case", "restricted_sequences", "search_sequence"]
+
+
+def restricted_sequences(n: int, r: int, edges: int, *, hubs: int, middle: int,
+                         top: int | None = None) -> Iterator[tuple[int, ...]]:
+    """Every graphical non-increasing degree sequence of n nodes with degree sum 2 ``edges``,
+    least degree r, at most ``middle`` nodes of degree r + 1, at most ``hubs`` nodes of degree
+    r + 2 or more, each at most ``top`` (default n - 1); in descending lexicographic order.
+
+    Examples
+    --------
+    >>> list(restricted_sequences(6, 2, 7, hubs=1, middle=2))
+    [(4, 2, 2, 2, 2, 2), (3, 3, 2, 2, 2, 2)]
+    """
+    if n < 1 or r < 1 or hubs < 0 or middle < 0:
+        raise ParameterError("restricted_sequences needs n, r >= 1 and hubs, middle >= 0")
+    top = n - 1 if top is None else min(top, n - 1)
+    excess = 2 * edges - r * n
+
+    def extend(prefix: list[int], left: int, most: int) -> Iterator[tuple[int, ...]]:
+        # left: degree above r still to place; most: the largest degree still allowed
+        if left == 0:
+            sequence = tuple(prefix) + (r,) * (n - len(prefix))
+            if mp.graphical(sequence):
+                yield sequence
+            return
+        big = sum(d >= r + 2 for d in prefix)
+        mid = sum(d == r + 1 for d in prefix)
+        room = (hubs - big) * max(most - r, 0) if most >= r + 2 else 0
+        if left > room + min(middle - mid, n - len(prefix)) or len(prefix) == n:
+            return
+        for d in range(min(most, r + left), r, -1):
+            if (d >= r + 2 and big == hubs) or (d == r + 1 and mid == middle):
+                continue
+            yield from extend([*prefix, d], left - (d - r), d)
+
+    if excess >= 0:
+        yield from extend([], excess, top)
+
+
+@dataclass
+class CaseOutcome:
+    """One degree sequence searched: ``status`` is ``"robust"`` (``masks`` is an r-robust
+    graph with these degrees, by the oracle's completed search), ``"none"`` (a checked LRAT
+    refutation: no r-robust graph has them; ``steps`` LRAT steps), or why the search stopped
+    (nothing claimed). ``pairs``: pair clauses the loop added; ``seconds``: wall time."""
+
+    degrees: tuple[int, ...]
+    status: str
+    seconds: float
+    pairs: int = 0
+    steps: int = 0
+    masks: list[int] | None = field(default=None, repr=False)
+
+
+def checked_case(n: int, r: int, degrees: tuple[int, ...], entry: dict,
+                 files: dict[str, bytes]) -> int:
+    """Check one refuted case with the certificate module's own checks: every pair clause given
+    by the definition, the case CNF regenerated, its LRAT refutation checked. The steps.
+
+    Raises
+    ------
+    robustgraph.certificate.proofs.minimality.MinimalityError
+        A pair clause the definition does not give, or a refutation that does not check.
+    """
+    pairs = mp.parse_pairs(mp.proof_file(entry, "pairs", files.__getitem__), entry["pairs_file"])
+    for k, pair in enumerate(pairs, 1):
+        if problem := mp.pair_clause_problem(n, r, pair):
+            raise mp.MinimalityError(f"pair clause {k}: {problem}")
+    cnf = mp.encode_case(n, degrees, pairs)
+    return mp.refutation_steps(cnf.clauses, mp.proof_file(entry, "lrat", files.__getitem__),
+                               entry["lrat_file"], entry["steps"])
+
+
+def search_sequence(n: int, r: int, degrees: tuple[int, ...], *, time_limit: float,
+                    budget: int = 2_000_000) -> CaseOutcome:
+    """Search for an r-robust graph on n nodes with exactly these degrees (node i of degree
+    ``degrees[i]``, non-increasing), within ``time_limit`` seconds for the search and its
+    refutation together.
+
+    Examples
+    --------
+    >>> search_sequence(5, 2, (3, 3, 2, 2, 2), time_limit=10).status  # K_{2,3}
+    'robust'
+    >>> search_sequence(5, 2, (4, 2, 2, 2, 2), time_limit=10).status  # only K_{1,4} + a matching
+    'none'
+
+    Notes
+    -----
+    Exponential in the worst case; one solver in this process.
+    """
+    if r < 2 or len(degrees) != n or list(degrees) != sorted(degrees, reverse=True):
+        raise ParameterError("search_sequence needs r >= 2 and n non-increasing degrees")
+    start = time.monotonic()
+    deadline = start + time_limit
+    status, found = minimum_split._case_search(n, r, 1, degrees, budget, deadline,
+                                               minimum_split.Split(n))
+    if status == "robust":
+        return CaseOutcome(degrees, "robust", time.monotonic() - start, masks=found)
+    if status != "unsat":
+        return CaseOutcome(degrees, status, time.monotonic() - start)
+    pairs, _ = found
+    made = minimum_split._case_refutation(n, degrees, pairs, 0, deadline)
+    if made is None:
+        return CaseOutcome(degrees, "the time limit stopped the LRAT refutation",
+                           time.monotonic() - start, len(pairs))
+    steps = checked_case(n, r, degrees, *made)
+    return CaseOutcome(degrees, "none", time.monotonic() - start, len(pairs), steps)
