@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.design import minimum_split
+from robustgraph.design.bounds import check_target
 from robustgraph.errors import ParameterError
 
 __all__ = ["CaseOutcome", "checked_case", "restricted_sequences", "search_sequence"]
@@ -114,10 +115,16 @@ def search_sequence(n: int, r: int, degrees: tuple[int, ...], *, time_limit: flo
     >>> search_sequence(5, 2, (4, 2, 2, 2, 2), time_limit=10).status  # only K_{1,4} + a matching
     'none'
 
+    Raises
+    ------
+    robustgraph.errors.ParameterError
+        r < 2 or r > ceil(n/2) (no graph is r-robust), or degrees not n non-increasing ones.
+
     Notes
     -----
     Exponential in the worst case; one solver in this process.
     """
+    check_target(n, r)
     if r < 2 or len(degrees) != n or list(degrees) != sorted(degrees, reverse=True):
         raise ParameterError("search_sequence needs r >= 2 and n non-increasing degrees")
     start = time.monotonic()
