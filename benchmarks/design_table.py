@@ -334,10 +334,9 @@ def sat_search(spec: str, args: argparse.Namespace) -> int:
     --case-time-limit. Prints a row per case (the degrees above r, status, seconds, pair
     clauses, LRAT steps of the checked refutation) and a summary; a graph found is certified
     by the portfolio and written to --sat-out if given. Exit 0 when one is found, 1 if not."""
+    from robustgraph.design.bounds import check_target
     from robustgraph.design.common import certify_design
     from robustgraph.design.sat_search import restricted_sequences, search_sequence
-
-    from robustgraph.design.bounds import check_target
     from robustgraph.errors import ParameterError
 
     try:
