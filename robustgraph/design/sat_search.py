@@ -13,6 +13,13 @@ graph has that degree sequence; it is claimed only once CaDiCaL's LRAT refutatio
 CNF, and every pair clause, pass the certificate module's own checks (:func:`checked_case`).
 A graph found is r-robust by the oracle's completed search; callers certify it again.
 
+:func:`restricted_search` is the same loop on a lighter CNF for larger n, where the case CNF's
+symmetry clauses over all pairs of equal degree stall the solver (n = 50: no first model in
+60 s): symmetry breaking between consecutive nodes of equal degree only (a subset of sb*_l,
+so the least labelling of every graph still satisfies it) and, optionally, no edge between
+two nodes of degree r (the hub designs' leaves). Its "no model" is the solver's word about that
+restricted class, with no proof; only a graph it finds is a result.
+
 The sequences tried are restricted (:func:`restricted_sequences`): degree-r nodes, at most a
 few of degree r + 1 and a few hubs, the shape of the proven minima at n = 8-12 (point 4).
 """
@@ -24,11 +31,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from robustgraph.certificate.proofs import minimality as mp
-from robustgraph.design import minimum_split
+from robustgraph.certificate.proofs.cnf import ClauseBuilder
+from robustgraph.design import minimum_loop, minimum_split
 from robustgraph.design.bounds import check_target
 from robustgraph.errors import ParameterError
 
-__all__ = ["CaseOutcome", "checked_case", "restricted_sequences", "search_sequence"]
+__all__ = ["CaseOutcome", "checked_case", "restricted_search", "restricted_sequences",
+           "search_sequence"]
 
 
 def restricted_sequences(n: int, r: int, edges: int, *, hubs: int, middle: int,
@@ -142,3 +151,69 @@ def search_sequence(n: int, r: int, degrees: tuple[int, ...], *, time_limit: flo
                            time.monotonic() - start, len(pairs))
     steps = checked_case(n, r, degrees, *made)
     return CaseOutcome(degrees, "none", time.monotonic() - start, len(pairs), steps)
+
+
+def _light_cnf(n: int, r: int, degrees: tuple[int, ...], leaf_edges: bool) -> list[list[int]]:
+    """The clauses of :func:`restricted_search`: exact degrees, row i <= row i + 1 (without
+    columns i, i + 1) for consecutive nodes of equal degree, no edge between two degree-r nodes
+    unless ``leaf_edges``."""
+    b = ClauseBuilder(n * (n - 1) // 2)
+    for i in range(n):
+        lits = [mp.edge_variable(n, i, j) for j in range(n) if j != i]
+        b.at_most(lits, degrees[i])
+        b.at_most([-x for x in lits], n - 1 - degrees[i])
+        if i + 1 < n and degrees[i] == degrees[i + 1]:
+            rest = [k for k in range(n) if k not in (i, i + 1)]
+            mp.lex_at_most(b, [mp.edge_variable(n, i, k) for k in rest],
+                           [mp.edge_variable(n, i + 1, k) for k in rest])
+    if not leaf_edges:
+        leaves = [i for i in range(n) if degrees[i] == r]
+        for k, u in enumerate(leaves):
+            for v in leaves[k + 1:]:
+                b.add(-mp.edge_variable(n, u, v))
+    return [list(clause) for clause in b.clauses]
+
+
+def restricted_search(n: int, r: int, degrees: tuple[int, ...], *, time_limit: float,
+                      leaf_edges: bool = True, budget: int = 2_000_000) -> CaseOutcome:
+    """Search for an r-robust graph on n nodes with exactly these degrees on the light CNF
+    (module notes): status ``"robust"`` with the graph (proven by the oracle's completed
+    search), ``"no model"`` (the solver's word about the restricted class; no proof) or why it
+    stopped.
+
+    Examples
+    --------
+    >>> restricted_search(5, 2, (3, 3, 2, 2, 2), time_limit=10, leaf_edges=False).status
+    'robust'
+    >>> restricted_search(5, 2, (4, 2, 2, 2, 2), time_limit=10).status
+    'no model'
+    """
+    from pysat.solvers import Cadical195
+
+    check_target(n, r)
+    if r < 2 or len(degrees) != n or list(degrees) != sorted(degrees, reverse=True):
+        raise ParameterError("restricted_search needs r >= 2 and n non-increasing degrees")
+    start = time.monotonic()
+    deadline, pairs = start + time_limit, 0
+    solver = Cadical195(bootstrap_with=_light_cnf(n, r, degrees, leaf_edges))
+    try:
+        while True:
+            status = minimum_loop.solve_until(solver, deadline)
+            if status is None:
+                return CaseOutcome(degrees, "the time limit stopped the SAT search",
+                                   time.monotonic() - start, pairs)
+            if status is False:
+                return CaseOutcome(degrees, "no model", time.monotonic() - start, pairs)
+            masks = minimum_loop.model_masks(n, solver.get_model())
+            pair = minimum_loop.witness(masks, r, 1, budget, deadline)
+            if pair is minimum_loop.UNKNOWN:
+                return CaseOutcome(degrees, "an exact check ran out of budget or time",
+                                   time.monotonic() - start, pairs)
+            if pair is None:
+                return CaseOutcome(degrees, "robust", time.monotonic() - start, pairs,
+                                   masks=masks)
+            for clause in minimum_loop.pair_clauses(n, r, 1, masks, pair):
+                pairs += 1
+                solver.add_clause(list(clause.literals))
+    finally:
+        solver.delete()
