@@ -698,6 +698,32 @@ def test_sat_search_matches_brute_force_on_each_degree_sequence(n: int, r: int, 
         assert outcome.steps > 0
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 6), st.integers(2, 3), st.booleans(), st.data())
+def test_restricted_search_matches_brute_force(n: int, r: int, leaf_edges: bool, data) -> None:
+    """Issue 43c: the light CNF keeps a graph of every class: restricted_search finds an
+    r-robust graph with these degrees (and, unless leaf_edges, no edge between two degree-r
+    nodes) iff brute force with the subset DP finds one, and what it finds is one."""
+    from robustgraph.certificate.proofs.minimality import degree_sequences
+    from robustgraph.design.sat_search import restricted_search
+
+    assume(r <= math.ceil(n / 2))
+    degrees = data.draw(st.sampled_from(list(degree_sequences(n, r, n * (n - 1)))))
+    leaves = [i for i in range(n) if degrees[i] == r]
+
+    def allowed(masks: list[int]) -> bool:
+        return leaf_edges or not any(masks[u] >> v & 1 for u in leaves for v in leaves)
+
+    outcome = restricted_search(n, r, degrees, time_limit=60, leaf_edges=leaf_edges)
+    exists = any(allowed(masks) and r_star(masks) >= r
+                 for masks in _graphs_with_degrees(n, degrees))
+    event(outcome.status)
+    assert outcome.status == ("robust" if exists else "no model")
+    if exists:
+        assert [m.bit_count() for m in outcome.masks] == list(degrees)
+        assert allowed(outcome.masks) and r_star(outcome.masks) >= r
+
+
 @pytest.mark.parametrize("n,r,edges,hubs,middle", [(7, 2, 9, 2, 1), (8, 2, 11, 3, 2),
                                                    (9, 3, 15, 3, 0), (10, 2, 15, 4, 3)])
 def test_restricted_sequences_are_the_cover_filtered(n, r, edges, hubs, middle) -> None:
