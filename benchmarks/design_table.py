@@ -37,7 +37,13 @@ Two more tables (issue 43):
     python benchmarks/design_table.py --random-starts 20,50 --r 2:5 --time-limit 12
         the same local search from random 2r-regular graphs, against the design;
     python benchmarks/design_table.py --search-time 20,50 --r 2,3 --search-times 20,60,180
-        certified design edges against the search's time limit, interleaved per seed.
+        certified design edges against the search's time limit, interleaved per seed;
+    python benchmarks/design_table.py --sat-search 20:2:31 --hubs 4 --middle 4 --case-time-limit 60
+        the minimality prover's SAT loop as a search, one degree sequence at a time (at most
+        --hubs degrees >= r + 2, --middle degrees r + 1, the rest r): per case an r-robust
+        graph (then certified by the portfolio) or a checked refutation or a time-out;
+        --light or --no-leaf-edges: the lighter CNF, whose "no model" is unchecked; --degrees
+        '7 7 7 7 3 3;...' only these cases (the degrees above r).
 
 Not part of the test run.
 """
@@ -323,6 +329,69 @@ def random_starts(ns: list[int], rs: list[int], args: argparse.Namespace) -> int
     return 0
 
 
+def sat_search(spec: str, args: argparse.Namespace) -> int:
+    """Point 8 of docs/design.md ("Which side is loose?"): an r-robust graph on n nodes with
+    ``edges`` edges searched by the counterexample-guided SAT loop over the restricted degree
+    sequences (:mod:`robustgraph.design.sat_search`), one case at a time, each within
+    --case-time-limit. Prints a row per case (the degrees above r, status, seconds, pair
+    clauses, LRAT steps of the checked refutation; --light: "no model" is the solver's word
+    about the restricted class, not checked) and a summary; a graph found is certified
+    by the portfolio and written to --sat-out if given. Exit 0 when one is found, 1 if not."""
+    from robustgraph.design.bounds import check_target
+    from robustgraph.design.common import certify_design
+    from robustgraph.design.sat_search import (
+        restricted_search,
+        restricted_sequences,
+        search_sequence,
+    )
+    from robustgraph.errors import ParameterError
+
+    try:
+        n, r, edges = (int(x) for x in spec.split(":"))
+        check_target(n, r)
+        if r < 2:
+            raise ParameterError("r must be >= 2")
+        cases = list(restricted_sequences(n, r, edges, hubs=args.hubs, middle=args.middle,
+                                          top=args.top))
+        if args.degrees:
+            chosen = [tuple(int(d) for d in part.split()) for part in args.degrees.split(";")]
+            chosen = [tuple(sorted(c, reverse=True)) + (r,) * (n - len(c)) for c in chosen]
+            cases = [c for c in chosen if c in cases]
+            if len(cases) != len(chosen):
+                raise ParameterError("--degrees: each case needs degrees > r summing to "
+                                     "2 EDGES with the rest r, within --hubs and --middle")
+    except (ValueError, ParameterError) as exc:
+        print(f"design_table.py: --sat-search N:R:EDGES: {exc}", file=sys.stderr)
+        return 2
+    if args.order == "balanced":
+        cases.sort(key=lambda d: (d[0], d))
+    _print_header(["case", "degrees>r", "status", "seconds", "pairs", "steps"], args.format)
+    counts: dict[str, int] = {}
+    began = time.monotonic()
+    for k, degrees in enumerate(cases, 1):
+        if args.light or args.no_leaf_edges:
+            out = restricted_search(n, r, degrees, time_limit=args.case_time_limit,
+                                    leaf_edges=not args.no_leaf_edges)
+        else:
+            out = search_sequence(n, r, degrees, time_limit=args.case_time_limit)
+        status = out.status if out.status in ("robust", "none", "no model") else "stopped"
+        counts[status] = counts.get(status, 0) + 1
+        _print_row([k, " ".join(str(d) for d in degrees if d > r), status, f"{out.seconds:.1f}",
+                    out.pairs, out.steps], args.format)
+        if out.masks is not None:
+            topology = to_topology(out.masks, False)
+            cert = certify_design(topology, r, time_limit=args.certify_time_limit)
+            print(f"found: {topology.m} edges, certificate {cert.verdict}", flush=True)
+            if args.sat_out:
+                io.write(topology, args.sat_out)
+            return 0
+    print(f"n = {n}, r = {r}, {edges} edges, hubs <= {args.hubs}, degree r + 1 <= "
+          f"{args.middle}, degrees <= {args.top or n - 1}: {len(cases)} degree sequences, "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f", wall {time.monotonic() - began:.0f} s", flush=True)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--n", default="10:30", help="node counts: 10:30, 14 or 10,20,30")
@@ -376,7 +445,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="node counts: certified design edges against --search-times")
     ap.add_argument("--search-times", default="20,60,180",
                     help="comma-separated search time limits (--search-time)")
+    ap.add_argument("--sat-search", default=None, metavar="N:R:EDGES",
+                    help="the SAT loop as a search for an r-robust graph with EDGES edges")
+    ap.add_argument("--hubs", type=int, default=4, help="--sat-search: most degrees >= r + 2")
+    ap.add_argument("--middle", type=int, default=4, help="--sat-search: most degrees r + 1")
+    ap.add_argument("--case-time-limit", type=float, default=60.0,
+                    help="--sat-search: seconds per degree sequence")
+    ap.add_argument("--order", choices=["lex", "balanced"], default="lex",
+                    help="--sat-search: descending lexicographic, or smallest top degree first")
+    ap.add_argument("--light", action="store_true",
+                    help="--sat-search: the light CNF (no proof: 'no model' is unchecked)")
+    ap.add_argument("--no-leaf-edges", action="store_true",
+                    help="--sat-search: the light CNF without edges between degree-r nodes")
+    ap.add_argument("--top", type=int, default=None, help="--sat-search: the largest degree")
+    ap.add_argument("--degrees", default=None,
+                    help="--sat-search: only these cases, e.g. '7 7 7 7 3 3;8 7 7 6 3 3' "
+                         "(the degrees above r; the rest are r)")
+    ap.add_argument("--sat-out", default=None, help="--sat-search: write a graph found here")
     args = ap.parse_args(argv)
+    if args.sat_search:
+        return sat_search(args.sat_search, args)
     if args.minima:
         if args.s:
             return minima_rs(_span(args.minima), args)

@@ -660,3 +660,99 @@ def test_a_stalled_search_spends_the_time_left_on_restarts_from_the_circulant(mo
         masks[u] |= 1 << v
         masks[v] |= 1 << u
     assert exact_r(masks)[0] >= 2
+
+
+# ----------------------------------------------------------------------------- SAT as a search
+def _graphs_with_degrees(n: int, degrees: tuple[int, ...]):
+    """Every labelled simple graph on n nodes whose node i has degree degrees[i] (brute force)."""
+    pairs = list(itertools.combinations(range(n), 2))
+    for chosen in itertools.combinations(pairs, sum(degrees) // 2):
+        masks = [0] * n
+        for u, v in chosen:
+            masks[u] |= 1 << v
+            masks[v] |= 1 << u
+        if all(masks[i].bit_count() == degrees[i] for i in range(n)):
+            yield masks
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 6), st.integers(2, 3), st.data())
+def test_sat_search_matches_brute_force_on_each_degree_sequence(n: int, r: int, data) -> None:
+    """Issue 43c: for a degree sequence, search_sequence finds an r-robust graph with exactly
+    those degrees iff the subset DP finds one among all graphs with them, and its 'none' comes
+    with a checked refutation."""
+    from robustgraph.certificate.proofs.minimality import degree_sequences
+    from robustgraph.design.sat_search import search_sequence
+
+    assume(r <= math.ceil(n / 2))
+    cover = list(degree_sequences(n, r, n * (n - 1)))
+    degrees = data.draw(st.sampled_from(cover))
+    outcome = search_sequence(n, r, degrees, time_limit=60)
+    exists = any(r_star(masks) >= r for masks in _graphs_with_degrees(n, degrees))
+    event(outcome.status)
+    assert outcome.status == ("robust" if exists else "none")
+    if exists:
+        assert [m.bit_count() for m in outcome.masks] == list(degrees)
+        assert r_star(outcome.masks) >= r
+    else:
+        assert outcome.steps > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 6), st.integers(2, 3), st.booleans(), st.data())
+def test_restricted_search_matches_brute_force(n: int, r: int, leaf_edges: bool, data) -> None:
+    """Issue 43c: the light CNF keeps a graph of every class: restricted_search finds an
+    r-robust graph with these degrees (and, unless leaf_edges, no edge between two degree-r
+    nodes) iff brute force with the subset DP finds one, and what it finds is one."""
+    from robustgraph.certificate.proofs.minimality import degree_sequences
+    from robustgraph.design.sat_search import restricted_search
+
+    assume(r <= math.ceil(n / 2))
+    degrees = data.draw(st.sampled_from(list(degree_sequences(n, r, n * (n - 1)))))
+    leaves = [i for i in range(n) if degrees[i] == r]
+
+    def allowed(masks: list[int]) -> bool:
+        return leaf_edges or not any(masks[u] >> v & 1 for u in leaves for v in leaves)
+
+    outcome = restricted_search(n, r, degrees, time_limit=60, leaf_edges=leaf_edges)
+    exists = any(allowed(masks) and r_star(masks) >= r
+                 for masks in _graphs_with_degrees(n, degrees))
+    event(outcome.status)
+    assert outcome.status == ("robust" if exists else "no model")
+    if exists:
+        assert [m.bit_count() for m in outcome.masks] == list(degrees)
+        assert allowed(outcome.masks) and r_star(outcome.masks) >= r
+
+
+@pytest.mark.parametrize("n,r,edges,hubs,middle", [(7, 2, 9, 2, 1), (8, 2, 11, 3, 2),
+                                                   (9, 3, 15, 3, 0), (10, 2, 15, 4, 3)])
+def test_restricted_sequences_are_the_cover_filtered(n, r, edges, hubs, middle) -> None:
+    """Issue 43c: the restricted sequences are exactly the cover's sequences of sum 2 edges with
+    at most ``middle`` degrees r + 1 and ``hubs`` degrees >= r + 2."""
+    from robustgraph.certificate.proofs.minimality import degree_sequences
+    from robustgraph.design.sat_search import restricted_sequences
+
+    expected = [d for d in degree_sequences(n, r, 2 * edges) if sum(d) == 2 * edges
+                and sum(x == r + 1 for x in d) <= middle and sum(x >= r + 2 for x in d) <= hubs]
+    assert list(restricted_sequences(n, r, edges, hubs=hubs, middle=middle)) == expected
+    assert expected
+
+
+def test_a_forged_refutation_of_a_case_is_rejected() -> None:
+    """Issue 43c: checked_case re-derives the pair clauses and checks the LRAT: a case whose
+    pair clause is forged (its sets swapped for ones the definition does not give) fails."""
+    from robustgraph.certificate.proofs import minimality as mp
+    from robustgraph.design import minimum_split
+    from robustgraph.design.minimum_loop import stored
+    from robustgraph.design.sat_search import checked_case
+
+    degrees = (2, 2, 2, 2, 2)  # C_5, not 2-robust
+    status, (pairs, _) = minimum_split._case_search(5, 2, 1, degrees, 10_000, math.inf,
+                                                   minimum_split.Split(5))
+    assert status == "unsat"
+    entry, files = minimum_split._case_refutation(5, degrees, pairs, 0, math.inf)
+    assert checked_case(5, 2, degrees, entry, files) == entry["steps"]
+    forged = [mp.PairClause((0,), (1, 2, 3, 4), pairs[0].literals), *pairs[1:]]
+    fields, more = stored("pairs", mp.write_pairs(forged), "pairs.gz")
+    with pytest.raises(mp.MinimalityError):
+        checked_case(5, 2, degrees, entry | fields, files | more)
