@@ -10,6 +10,10 @@ Issue 40, round 9 (i40v)::
 
     PYTHONPATH=. .venv/bin/python benchmarks/robustness_before_after.py --old /tmp/base \\
         --new . --cap 10 --struct-sizes 60,80 --seeds 7381,7382 --families sbm,ws
+
+``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
+``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``);
+``--sbm-shapes`` as in ``vs_published.py``.
 """
 
 from __future__ import annotations
@@ -35,15 +39,29 @@ def _run(tree: str, path: Path, cap: float, threads: int) -> vs.Timed:
     return vs._timed(cmd, cap, threads)
 
 
+def _steps(got: vs.Timed) -> list[dict]:
+    """The steps of the run's r* solve (its ``--json`` output), or none."""
+    r = (got[0] or {}).get("r")
+    return list(r.get("steps", [])) if isinstance(r, dict) else []
+
+
 def _early(got: vs.Timed) -> bool:
     """True when the run took the heuristic pair before the skip decision
     (``portfolio.HEURISTIC_FIRST_RULE``): its ``heuristic`` step comes before any
     ``extension`` step (``search.more_r`` runs the extension bound first)."""
-    r = (got[0] or {}).get("r")
-    steps = [s.get("step") for s in r.get("steps", [])] if isinstance(r, dict) else []
+    steps = [s.get("step") for s in _steps(got)]
     if "heuristic" not in steps:
         return False
     return "extension" not in steps or steps.index("heuristic") < steps.index("extension")
+
+
+def _bisected(got: vs.Timed) -> bool:
+    """True when the run's core search bisected over k (``portfolio.CORES_BISECT_RULE``)."""
+    return any(s.get("step") == "cores" and s.get("bisect") for s in _steps(got))
+
+
+RULES = {"heuristic-first": _early, "cores-bisect": _bisected}
+"""``--rule``: what the "rule" column says of the new run."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", default="sbm")
     parser.add_argument("--seeds", default="7386")
     parser.add_argument("--only", default="")
+    parser.add_argument("--sbm-shapes", default=vs.SBM_SHAPES, help="sbm's BLOCKS:P:Q,...")
+    parser.add_argument("--rule", choices=sorted(RULES), default="heuristic-first")
     args = parser.parse_args(argv)
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
     threads = [int(t) for t in args.threads.split(",")]
@@ -68,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |")
     print("|---|---|---|---|---|---|---|")
     ratios, slower, k = [], [], 0
+    took = RULES[args.rule]
     with tempfile.TemporaryDirectory() as folder:
         for _family, _n, _param, _seed, path in vs._graphs(args, Path(folder)):
             for t in threads:
@@ -78,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
                     f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
-                    f"{'yes' if _early(new) else '-'} |",
+                    f"{'yes' if took(new) else '-'} |",
                     flush=True,
                 )
                 if vs._proved(new) is not None and vs._proved(old) is not None:

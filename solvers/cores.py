@@ -357,9 +357,9 @@ def search_r(
     middle k = (lower + upper - 1) // 2 of the bounds instead: a pair there lowers the upper
     bound to its value, none raises the lower bound to k + 1, so both bounds move and no single
     search at a k far above r* (where the cores are large and the deductions weak) holds up
-    the rest (``portfolio.CORES_BISECT_RULE``). The witness refutes ``(upper + 1)``-robustness. ``tell(lower, upper, witness)`` hears the
-    bounds after each search at one k (the witness unchecked: check it before showing it).
-    Needs n >= 2.
+    the rest (``portfolio.CORES_BISECT_RULE``). The witness refutes ``(upper + 1)``-robustness.
+    ``tell(lower, upper, witness)`` hears the bounds after each search at one k (the witness
+    unchecked: check it before showing it). Needs n >= 2.
 
     Examples
     --------

@@ -13,9 +13,9 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (less for small, large, dense and regular graphs:
    ``_cores_budget``; above :data:`CORES_LONG_N` nodes its probes bisect over k,
-   :data:`CORES_BISECT_RULE`), up to :data:`CORES_MAX_N` nodes: it answers every sparse irregular graph
-   of the benchmarks up to 100 nodes and most dense ones up to 40, importing no numpy and no
-   solver; otherwise its proven bounds and witness go on to the next steps;
+   :data:`CORES_BISECT_RULE`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
+   irregular graph of the benchmarks up to 100 nodes and most dense ones up to 40, importing no
+   numpy and no solver; otherwise its proven bounds and witness go on to the next steps;
 1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second;
    :data:`EXHAUSTIVE_S_N` for s*_r);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
@@ -985,7 +985,7 @@ def _gap(
         p.prove_lower(found.lower)
         if found.witness is not None:
             p.offer(found.witness)
-        p.note("cores", cpu_limit=found.params["cpu_limit"])
+        p.note("cores", cpu_limit=found.params["cpu_limit"], bisect=found.params.get("bisect"))
     if q.about_s:
         _bounds_s(p)
         _published_s_slice(p)
@@ -1095,6 +1095,8 @@ def _as_portfolio(request: Request, res: Result, step: str, before: Result | Non
 
 def _step(res: Result, step: str) -> dict:
     found = {"step": step, "lower": res.lower, "upper": res.upper}
+    if res.params.get("bisect"):  # CORES_BISECT_RULE
+        found["bisect"] = True
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
