@@ -79,27 +79,52 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--sbm-shapes", default=vs.SBM_SHAPES, help="sbm's BLOCKS:P:Q,...")
     parser.add_argument("--rule", choices=sorted(RULES), default="heuristic-first")
+    parser.add_argument(
+        "--scripts", default="", help="also the published scripts, e.g. cpsat1,highs1,cpsat2"
+    )
     args = parser.parse_args(argv)
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
     threads = [int(t) for t in args.threads.split(",")]
+    scripts = [name for name in args.scripts.split(",") if name]
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# {os.cpu_count()} cores; load {vs._uptime()} at the start, {start}")
     print(f"# old {trees['old']}, new {trees['new']}, --cap {args.cap:g}, threads {threads}")
-    print("| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |")
-    print("|---|---|---|---|---|---|---|")
+    extra = "".join(f" {name} |" for name in scripts)
+    print(
+        "| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |"
+        + extra
+        + (" vs scripts old / new |" if scripts else "")
+    )
+    print("|---" * (7 + len(scripts) + bool(scripts)) + "|")
     ratios, slower, k = [], [], 0
+    behind = {"old": [], "new": []}
     took = RULES[args.rule]
     with tempfile.TemporaryDirectory() as folder:
         for _family, _n, _param, _seed, path in vs._graphs(args, Path(folder)):
+            runs = [(side, t) for t in threads for side in ("old", "new")] + scripts
+            shift = k % len(runs)
+            k += 1
+            got = {}
+            for run in runs[shift:] + runs[:shift]:  # interleaved: the order rotates
+                got[run] = (
+                    _script(run, path, args.cap)
+                    if run in scripts
+                    else _run(trees[run[0]], path, args.cap, run[1])
+                )
+            cells = "".join(f" {got[x][1]:.2f} ({got[x][2]:.2f}) |" for x in scripts)
             for t in threads:
-                order = ["old", "new"] if k % 2 == 0 else ["new", "old"]
-                k += 1
-                got = {side: _run(trees[side], path, args.cap, t) for side in order}
-                old, new = got["old"], got["new"]
+                old, new = got[("old", t)], got[("new", t)]
+                against = _against(t, {x: got[x] for x in scripts})
+                kinds = {side: against(got[(side, t)]) for side in ("old", "new")}
+                for side, kind in kinds.items():
+                    if kind in ("slower", "lost"):
+                        behind[side].append(f"{path.stem} (threads {t})")
                 print(
                     f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
                     f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
-                    f"{'yes' if took(new) else '-'} |",
+                    f"{'yes' if took(new) else '-'} |"
+                    + cells
+                    + (f" {kinds['old']} / {kinds['new']} |" if scripts else ""),
                     flush=True,
                 )
                 if vs._proved(new) is not None and vs._proved(old) is not None:
@@ -112,7 +137,28 @@ def main(argv: list[str] | None = None) -> int:
         mid = statistics.median(ratios)
         print(f"# median old/new wall {mid:.2f} on {len(ratios)} rows both proved")
     print(f"# new slower by more than 10% + 0.1 s, or bounded where old proved: {slower or 'none'}")
+    for side in ("old", "new") if scripts else ():
+        rows = behind[side]
+        print(f"# {side} slower than the scripts or bounded where one proved: {len(rows)} {rows}")
     return 0
+
+
+def _script(name: str, path: Path, cap: float) -> vs.Timed:
+    """One published script of ``vs_published.py``'s ``--workers`` comparisons on ``path``."""
+    return vs._timed(vs.script_command(name, path), cap, vs.WORKERS[name])
+
+
+def _against(threads: int, scripts: dict[str, vs.Timed]):
+    """How a run at ``threads`` fared against the scripts of its comparison (``vs.COMPARISONS``:
+    one thread against the one-worker scripts, two against the two-worker one) that ran:
+    ``vs._outcome``'s kind, or ``-`` when none of them ran."""
+    _label, _ours, names = vs.COMPARISONS[0 if threads == 1 else 1]
+    mine = {name: got for name, got in scripts.items() if name in names}
+
+    def kind(ours: vs.Timed) -> str:
+        return vs._outcome(ours, mine)[0] if mine else "-"
+
+    return kind
 
 
 if __name__ == "__main__":

@@ -489,6 +489,15 @@ COMPARISONS = (("one worker", "ours1", ("cpsat1", "highs1")), ("two workers", "o
 """Issue 40's two comparisons: (label, our command, the scripts it is measured against)."""
 
 
+def script_command(name: str, path: Path) -> list[str]:
+    """The published script of the ``--workers`` comparisons called ``name`` (``cpsat1``,
+    ``highs1``, ``cpsat2``: :data:`WORKERS`) on the graph file ``path``."""
+    if name == "highs1":
+        return [sys.executable, str(BASELINE), str(path), "highs"]
+    workers = {"cpsat1": "1", "cpsat2": "2"}[name]
+    return [sys.executable, str(BASELINE), str(path), "cpsat", workers, "--progress"]
+
+
 def _proved(got: Timed) -> int | None:
     """r* as a command proved it, or None: ours when its status is exact, a script when it
     printed its answer (a progress line, or no line, when the cap stopped it)."""
@@ -607,9 +616,7 @@ def compare_workers(args: argparse.Namespace) -> int:
             cmds = {
                 "ours1": _ours(path, ["--time-limit", cap, "--threads", "1"]),
                 "ours2": _ours(path, ["--time-limit", cap, "--threads", "2"]),
-                "cpsat1": [sys.executable, str(BASELINE), str(path), "cpsat", "1", "--progress"],
-                "highs1": [sys.executable, str(BASELINE), str(path), "highs"],
-                "cpsat2": [sys.executable, str(BASELINE), str(path), "cpsat", "2", "--progress"],
+                **{name: script_command(name, path) for name in ("cpsat1", "highs1", "cpsat2")},
             }
             order = names[k % 5 :] + names[: k % 5]
             got = {name: _timed(cmds[name], args.cap, WORKERS[name]) for name in order}
