@@ -10,6 +10,10 @@ Issue 40, round 9 (i40v)::
 
     PYTHONPATH=. .venv/bin/python benchmarks/robustness_before_after.py --old /tmp/base \\
         --new . --cap 10 --struct-sizes 60,80 --seeds 7381,7382 --families sbm,ws
+
+``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
+``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``);
+``--sbm-shapes`` as in ``vs_published.py``.
 """
 
 from __future__ import annotations
@@ -35,15 +39,29 @@ def _run(tree: str, path: Path, cap: float, threads: int) -> vs.Timed:
     return vs._timed(cmd, cap, threads)
 
 
+def _steps(got: vs.Timed) -> list[dict]:
+    """The steps of the run's r* solve (its ``--json`` output), or none."""
+    r = (got[0] or {}).get("r")
+    return list(r.get("steps", [])) if isinstance(r, dict) else []
+
+
 def _early(got: vs.Timed) -> bool:
     """True when the run took the heuristic pair before the skip decision
     (``portfolio.HEURISTIC_FIRST_RULE``): its ``heuristic`` step comes before any
     ``extension`` step (``search.more_r`` runs the extension bound first)."""
-    r = (got[0] or {}).get("r")
-    steps = [s.get("step") for s in r.get("steps", [])] if isinstance(r, dict) else []
+    steps = [s.get("step") for s in _steps(got)]
     if "heuristic" not in steps:
         return False
     return "extension" not in steps or steps.index("heuristic") < steps.index("extension")
+
+
+def _bisected(got: vs.Timed) -> bool:
+    """True when the run's core search bisected over k (``portfolio.CORES_BISECT_RULE``)."""
+    return any(s.get("step") == "cores" and s.get("bisect") for s in _steps(got))
+
+
+RULES = {"heuristic-first": _early, "cores-bisect": _bisected}
+"""``--rule``: what the "rule" column says of the new run."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,26 +77,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", default="sbm")
     parser.add_argument("--seeds", default="7386")
     parser.add_argument("--only", default="")
+    parser.add_argument("--sbm-shapes", default=vs.SBM_SHAPES, help="sbm's BLOCKS:P:Q,...")
+    parser.add_argument("--rule", choices=sorted(RULES), default="heuristic-first")
+    parser.add_argument(
+        "--scripts", default="", help="also the published scripts, e.g. cpsat1,highs1,cpsat2"
+    )
     args = parser.parse_args(argv)
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
     threads = [int(t) for t in args.threads.split(",")]
+    scripts = [name for name in args.scripts.split(",") if name]
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# {os.cpu_count()} cores; load {vs._uptime()} at the start, {start}")
     print(f"# old {trees['old']}, new {trees['new']}, --cap {args.cap:g}, threads {threads}")
-    print("| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |")
-    print("|---|---|---|---|---|---|---|")
+    extra = "".join(f" {name} |" for name in scripts)
+    print(
+        "| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |"
+        + extra
+        + (" vs scripts old / new |" if scripts else "")
+    )
+    print("|---" * (7 + len(scripts) + bool(scripts)) + "|")
     ratios, slower, k = [], [], 0
+    behind = {"old": [], "new": []}
+    took = RULES[args.rule]
     with tempfile.TemporaryDirectory() as folder:
         for _family, _n, _param, _seed, path in vs._graphs(args, Path(folder)):
+            runs = [(side, t) for t in threads for side in ("old", "new")] + scripts
+            shift = k % len(runs)
+            k += 1
+            got = {}
+            for run in runs[shift:] + runs[:shift]:  # interleaved: the order rotates
+                got[run] = (
+                    _script(run, path, args.cap)
+                    if run in scripts
+                    else _run(trees[run[0]], path, args.cap, run[1])
+                )
+            cells = "".join(f" {got[x][1]:.2f} ({got[x][2]:.2f}) |" for x in scripts)
             for t in threads:
-                order = ["old", "new"] if k % 2 == 0 else ["new", "old"]
-                k += 1
-                got = {side: _run(trees[side], path, args.cap, t) for side in order}
-                old, new = got["old"], got["new"]
+                old, new = got[("old", t)], got[("new", t)]
+                against = _against(t, {x: got[x] for x in scripts})
+                kinds = {side: against(got[(side, t)]) for side in ("old", "new")}
+                for side, kind in kinds.items():
+                    if kind in ("slower", "lost"):
+                        behind[side].append(f"{path.stem} (threads {t})")
                 print(
                     f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
                     f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
-                    f"{'yes' if _early(new) else '-'} |",
+                    f"{'yes' if took(new) else '-'} |"
+                    + cells
+                    + (f" {kinds['old']} / {kinds['new']} |" if scripts else ""),
                     flush=True,
                 )
                 if vs._proved(new) is not None and vs._proved(old) is not None:
@@ -91,7 +137,28 @@ def main(argv: list[str] | None = None) -> int:
         mid = statistics.median(ratios)
         print(f"# median old/new wall {mid:.2f} on {len(ratios)} rows both proved")
     print(f"# new slower by more than 10% + 0.1 s, or bounded where old proved: {slower or 'none'}")
+    for side in ("old", "new") if scripts else ():
+        rows = behind[side]
+        print(f"# {side} slower than the scripts or bounded where one proved: {len(rows)} {rows}")
     return 0
+
+
+def _script(name: str, path: Path, cap: float) -> vs.Timed:
+    """One published script of ``vs_published.py``'s ``--workers`` comparisons on ``path``."""
+    return vs._timed(vs.script_command(name, path), cap, vs.WORKERS[name])
+
+
+def _against(threads: int, scripts: dict[str, vs.Timed]):
+    """How a run at ``threads`` fared against the scripts of its comparison (``vs.COMPARISONS``:
+    one thread against the one-worker scripts, two against the two-worker one) that ran:
+    ``vs._outcome``'s kind, or ``-`` when none of them ran."""
+    _label, _ours, names = vs.COMPARISONS[0 if threads == 1 else 1]
+    mine = {name: got for name, got in scripts.items() if name in names}
+
+    def kind(ours: vs.Timed) -> str:
+        return vs._outcome(ours, mine)[0] if mine else "-"
+
+    return kind
 
 
 if __name__ == "__main__":

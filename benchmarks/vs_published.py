@@ -220,13 +220,19 @@ torus nearest n), ``kin`` (``generate k-in``, k = 4 and 10), ``regular-wide`` (r
 d-regular, d = 6 and 10)."""
 
 ER = ("er", "digraph")
+SBM_SHAPES = "3:0.6:0.05"
+"""``--sbm-shapes``: the ``sbm`` family's shapes, ``BLOCKS:P:Q`` comma-separated (equal blocks, the
+last taking the remainder; P inside a block, Q across). The default is issue 40's family; round 13
+(i43a) measured 2-4 blocks and neighbouring p/q on scratch seeds with other shapes."""
+
 UNSEEDED = ("circulant", "kab", "merg")
 """Families and parameters without a seed: one graph per n, with the first seed."""
 
 
-def _structured(family: str, n: int, seed: int, first: bool):
+def _structured(family: str, n: int, seed: int, first: bool, sbm_shapes: str = SBM_SHAPES):
     """``(parameter label, graph)`` pairs of one structured family at n (networkx or Topology);
-    the unseeded ones (:data:`UNSEEDED`) only for the ``first`` seed."""
+    the unseeded ones (:data:`UNSEEDED`) only for the ``first`` seed; ``sbm`` in each shape of
+    ``sbm_shapes`` (:data:`SBM_SHAPES`)."""
     import networkx as nx
 
     from robustgraph import design, generators  # design: the function
@@ -254,9 +260,15 @@ def _structured(family: str, n: int, seed: int, first: bool):
     if family == "issue32":
         return [("d=8", nx.random_regular_graph(8, 60, seed=8105))]
     if family == "sbm":
-        sizes = [n // 3, n // 3, n - 2 * (n // 3)]
-        probs = [[0.6 if a == b else 0.05 for b in range(3)] for a in range(3)]
-        return [("3-p0.6-q0.05", nx.stochastic_block_model(sizes, probs, seed=rng_seed))]
+        made = []
+        for shape in sbm_shapes.split(","):
+            blocks, p, q = shape.split(":")
+            k = int(blocks)
+            sizes = [n // k] * (k - 1) + [n - (k - 1) * (n // k)]
+            probs = [[float(p) if a == b else float(q) for b in range(k)] for a in range(k)]
+            graph = nx.stochastic_block_model(sizes, probs, seed=rng_seed)
+            made.append((f"{k}-p{p}-q{q}", graph))
+        return made
     if family == "grid":
         side = max(2, round(n**0.5))
         return [
@@ -306,7 +318,8 @@ def _graphs(args: argparse.Namespace, folder: Path):
                         for p in probs
                     ]
                 else:
-                    pairs = _structured(family, n, seed, first=k == 0)
+                    shapes = getattr(args, "sbm_shapes", SBM_SHAPES)
+                    pairs = _structured(family, n, seed, first=k == 0, sbm_shapes=shapes)
                 for param, g in pairs:
                     name = f"{family}-{n}-{param}-{seed}".replace("=", "").replace(",", "-")
                     name = name.replace(" ", "")
@@ -476,6 +489,15 @@ COMPARISONS = (("one worker", "ours1", ("cpsat1", "highs1")), ("two workers", "o
 """Issue 40's two comparisons: (label, our command, the scripts it is measured against)."""
 
 
+def script_command(name: str, path: Path) -> list[str]:
+    """The published script of the ``--workers`` comparisons called ``name`` (``cpsat1``,
+    ``highs1``, ``cpsat2``: :data:`WORKERS`) on the graph file ``path``."""
+    if name == "highs1":
+        return [sys.executable, str(BASELINE), str(path), "highs"]
+    workers = {"cpsat1": "1", "cpsat2": "2"}[name]
+    return [sys.executable, str(BASELINE), str(path), "cpsat", workers, "--progress"]
+
+
 def _proved(got: Timed) -> int | None:
     """r* as a command proved it, or None: ours when its status is exact, a script when it
     printed its answer (a progress line, or no line, when the cap stopped it)."""
@@ -594,9 +616,7 @@ def compare_workers(args: argparse.Namespace) -> int:
             cmds = {
                 "ours1": _ours(path, ["--time-limit", cap, "--threads", "1"]),
                 "ours2": _ours(path, ["--time-limit", cap, "--threads", "2"]),
-                "cpsat1": [sys.executable, str(BASELINE), str(path), "cpsat", "1", "--progress"],
-                "highs1": [sys.executable, str(BASELINE), str(path), "highs"],
-                "cpsat2": [sys.executable, str(BASELINE), str(path), "cpsat", "2", "--progress"],
+                **{name: script_command(name, path) for name in ("cpsat1", "highs1", "cpsat2")},
             }
             order = names[k % 5 :] + names[: k % 5]
             got = {name: _timed(cmds[name], args.cap, WORKERS[name]) for name in order}
@@ -784,6 +804,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--struct-sizes", default="30,45,60,80,100", help="n of the other families")
     ap.add_argument("--families", default=",".join(FAMILIES), help=f"comma list of {FAMILIES}")
     ap.add_argument("--seeds", default="1001,1002", help="seeds of the structured families")
+    ap.add_argument("--sbm-shapes", default=SBM_SHAPES, help="sbm's BLOCKS:P:Q,... shapes")
     ap.add_argument("--only", default=None, metavar="NAME,NAME", help="just these rows")
     ap.add_argument(
         "--cap", type=float, default=20.0, help="our --time-limit; the scripts' CPU seconds"

@@ -348,13 +348,18 @@ def search_r(
     target: int | None = None,
     stop: Callable[[], bool] | None = None,
     tell: Callable[[int, int, Witness], None] | None = None,
+    bisect: bool = False,
 ) -> tuple[int, int, Witness | None]:
     """Proven ``(lower, upper, witness)`` on r*: exact unless ``stop`` cut the search short.
 
-    For ``target`` r (the decision ``is_r_robust(r)``) it searches at k = r - 1 only. The
-    witness refutes ``(upper + 1)``-robustness. ``tell(lower, upper, witness)`` hears the
-    bounds after each search at one k (the witness unchecked: check it before showing it).
-    Needs n >= 2.
+    For ``target`` r (the decision ``is_r_robust(r)``) it searches at k = r - 1 only. For r*
+    it searches at k = upper - 1, from the degree or halves pair down; with ``bisect``, at the
+    middle k = (lower + upper - 1) // 2 of the bounds instead: a pair there lowers the upper
+    bound to its value, none raises the lower bound to k + 1, so both bounds move and no single
+    search at a k far above r* (where the cores are large and the deductions weak) holds up
+    the rest (``portfolio.CORES_BISECT_RULE``). The witness refutes ``(upper + 1)``-robustness.
+    ``tell(lower, upper, witness)`` hears the bounds after each search at one k (the witness
+    unchecked: check it before showing it). Needs n >= 2.
 
     Examples
     --------
@@ -374,6 +379,8 @@ def search_r(
     try:
         while lower < upper:
             k = upper - 1 if target is None else target - 1
+            if target is None and bisect:
+                k = (lower + upper - 1) // 2
             if target is not None and not lower < target <= upper:
                 break
             found = pair_within(in_masks, k, stop=stop)
@@ -394,13 +401,15 @@ def solve(
     cpu: float | None = None,
     *,
     halt: Callable[[], bool] | None = None,
+    bisect: bool = False,
 ) -> Result:
     """Answer an r question (``max_r`` or ``is_r_robust``) by the core search.
 
     ``seconds`` (default: the request's time limit) bounds the search's wall time and ``cpu``
     its CPU time (this thread's: a busy machine stretches the one, not the other); when either
     runs out, or ``halt()`` turns true (another core has the answer), the result holds the
-    bounds proven so far (``bounded``).
+    bounds proven so far (``bounded``). ``bisect``: the order of the searches over k for r*
+    (:func:`search_r`).
 
     Raises
     ------
@@ -436,7 +445,9 @@ def solve(
         lower, upper, witness = 0, 0, None
     else:
         masks = [sum(1 << j for j in s) for s in nbrs]
-        lower, upper, witness = search_r(masks, target=q.target, stop=stop, tell=tell)
+        lower, upper, witness = search_r(
+            masks, target=q.target, stop=stop, tell=tell, bisect=bisect
+        )
         tell(lower, upper, witness)  # a bounded search's last pair is checked here too
     if listener is not None:
         try:
@@ -453,5 +464,5 @@ def solve(
         formulation=None,
         wall_time=time.perf_counter() - began,
         engine_version="cores (pure Python)",
-        params={"time_limit": limit, "cpu_limit": cpu},
+        params={"time_limit": limit, "cpu_limit": cpu, "bisect": bisect},
     )

@@ -12,9 +12,10 @@ extension bound (:func:`solvers.search.spend_large`). Otherwise:
 
 0. the core search (``solvers.cores``: branch and bound, plain Python, no numpy) for up to
    :data:`CORES_SECONDS` of CPU (less for small, large, dense and regular graphs:
-   ``_cores_budget``), up to :data:`CORES_MAX_N` nodes: it answers every sparse irregular graph
-   of the benchmarks up to 100 nodes and most dense ones up to 40, importing no numpy and no
-   solver; otherwise its proven bounds and witness go on to the next steps;
+   ``_cores_budget``; above :data:`CORES_LONG_N` nodes its probes bisect over k,
+   :data:`CORES_BISECT_RULE`), up to :data:`CORES_MAX_N` nodes: it answers every sparse
+   irregular graph of the benchmarks up to 100 nodes and most dense ones up to 40, importing no
+   numpy and no solver; otherwise its proven bounds and witness go on to the next steps;
 1. the exhaustive subset DP when n <= :data:`EXHAUSTIVE_N` (exact, under half a second;
    :data:`EXHAUSTIVE_S_N` for s*_r);
 2. the quick bounds of :func:`solvers.search.quick_r`: rooted check (exact for r* = 0),
@@ -99,6 +100,7 @@ __all__ = [
     "CORES_SHORT_SECONDS",
     "CORES_GLANCE_SECONDS",
     "CORES_REGULAR_DEGREE",
+    "CORES_BISECT_RULE",
     "FOUR_REGULAR_RULE",
     "LANE_WARM_RULE",
     "BESIDE_LANE_RULE",
@@ -188,6 +190,27 @@ core search: it settled none of the random 8-regular or k-circulant graphs (k = 
 nodes in 3 s (random 4-regular: 3 of 4 in 0.01-0.9 s), and the 0.25 s it spent there delayed
 the hinted published slice that settles them (``_published_slices``), and changed its hint:
 on the random 8-regular graph on 80 nodes of networkx seed 1002, 17 s instead of 0.6 s."""
+
+CORES_BISECT_RULE = "above CORES_LONG_N nodes: the core search bisects over k for r*"
+"""Issue 40, round 13 (i43a): an r* question on more than :data:`CORES_LONG_N` nodes (core
+budget :data:`CORES_SHORT_SECONDS`) runs the core search's probes at the middle of its bounds
+(``cores.search_r``'s ``bisect``) instead of from the degree bound down. Round 12's one-worker
+row ``sbm-80-3-p0.6-q0.05-7122`` (three blocks, r* = 6, degree bound 11): the search for a pair
+at k = 10 alone took 0.93 s, every other k 0.001-0.13 s (k = 6: 0.02 s; none at k = 5: 0.13 s),
+so the 0.5 s budget ran out with [0, 11], and ``--threads 1`` took 0.97 s (the heuristic pair
+and the published slice then proved r* = 6) against the one-worker script's 0.43 s. On scratch
+stochastic block models (seeds 7501-7506, n = 60, 80, 100; 2, 3 and 4 blocks; p/q = 0.5/0.05,
+0.6/0.05, 0.5/0.1, 0.7/0.05; 72 graphs, the core search alone, 3 s each, load 4;
+docs/performance.md, "Issue 40, round 13: one thread on stochastic block models (i43a)") the
+bisecting search was the faster on 11 of the 12 three-block p = 0.6 graphs above 64 nodes
+(e.g. 0.54 -> 0.02 s, 1.6 -> 0.37 s, unsettled in 3 s -> 0.22 s; the twelfth +0.004 s), within
+0.013 s on the other shapes' graphs it settled, and left unsettled none that the descending
+search settled. Whole commands, held out (seeds 7507-7510 and the family list at 7507, main
+against this rule, registered before they ran): ``--threads 1`` slower than the one-worker
+script on 7 rows against main's 9, slower than main on one family-list row (bounded on both
+sides). Up to :data:`CORES_LONG_N` nodes the
+search keeps its order: there its budget is :data:`CORES_SECONDS`, and on the rows it leaves
+open (ER(50, 0.35-0.5)) the descending order's upper bound was the lower (9 against 11)."""
 
 LEAST_FIRST_RULE = "in-degrees all equal: the published model on CP-SAT with least_first"
 """Issue 40, round 4: on a graph whose in-degrees all equal (:func:`_in_regular`) the published
@@ -966,7 +989,7 @@ def _gap(
         p.prove_lower(found.lower)
         if found.witness is not None:
             p.offer(found.witness)
-        p.note("cores", cpu_limit=found.params["cpu_limit"])
+        p.note("cores", cpu_limit=found.params["cpu_limit"], bisect=found.params.get("bisect"))
     if q.about_s:
         _bounds_s(p)
         _published_s_slice(p)
@@ -1016,7 +1039,8 @@ def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result |
     limit = None if request.time_limit is None else request.time_limit / 4
     q = request.question
     if q.target is None or n > EXHAUSTIVE_N:
-        return cores.solve(request, seconds=limit, cpu=cpu, halt=halt)
+        bisect = q.target is None and n > CORES_LONG_N  # CORES_BISECT_RULE
+        return cores.solve(request, seconds=limit, cpu=cpu, halt=halt, bisect=bisect)
     res = cores.solve(replace(request, question=Question.max_r()), seconds=limit, cpu=cpu)
     return replace(res, question=q, status=Status.of(q, res.lower, res.upper, (n + 1) // 2))
 
@@ -1075,6 +1099,8 @@ def _as_portfolio(request: Request, res: Result, step: str, before: Result | Non
 
 def _step(res: Result, step: str) -> dict:
     found = {"step": step, "lower": res.lower, "upper": res.upper}
+    if res.params.get("bisect"):  # CORES_BISECT_RULE
+        found["bisect"] = True
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
