@@ -249,8 +249,8 @@ def frontier(ns: list[int], rs: list[int], args: argparse.Namespace) -> int:
 
     ``certified_lower`` is the bound the design's minimality certificate (NAME.min.json)
     states, ``proven_lower`` the best bound of docs/theory.md section 4
-    (:func:`robustgraph.design.bounds.lower_bound`, which holds the low-degree-forest bound the
-    certificate checker does not know yet), and ``bound`` names it.
+    (:func:`robustgraph.design.bounds.lower_bound`), and ``bound`` names it; the checker of
+    minimality certificates knows every such bound as a formula, so the two are equal.
     """
     _print_header(["n", "r", "design", "certified_lower", "proven_lower", "bound", "ratio", "PA",
                    "gamma-MERG", "start", "search_s", "certified"], args.format)
