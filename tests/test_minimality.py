@@ -174,18 +174,18 @@ def test_a_formula_certificate_one_above_its_formula_is_rejected() -> None:
 
 @pytest.mark.parametrize("shift", [0, 1])
 def test_a_forest_formula_certificate_checks_only_at_its_value(shift: int) -> None:
-    """The low-degree-forest bound (docs/theory.md, section 4) at n = 30, r = 2 is 39, above
-    the degree-r bound's 36: a certificate may state 39 and not 40."""
+    """The low-degree-forest bound (docs/theory.md, section 4) at n = 30, r = 2 is 40, above
+    the degree-r bound's 36: a certificate may state 40 and not 41."""
     n, r = 30, 2
     bound = mp.formula_bounds(n, r)["forest"] + shift
-    assert mp.formula_bounds(n, r)["forest"] == 39 > mp.formula_bounds(n, r)["degree-r"] == 36
+    assert mp.formula_bounds(n, r)["forest"] == 40 > mp.formula_bounds(n, r)["degree-r"] == 36
     doc = {"format": mp.FORMAT, "version": 1, "n": n, "r": r, "directed": False,
            "lower_bound": bound, "statement": mp.statement(n, r, bound),
            "proof": {"kind": "formula", "formula": "forest"}}
     if shift:
         _rejected(doc, {}, "gives")
     else:
-        assert mp.check_minimum(doc, {}.__getitem__).lower_bound == 39
+        assert mp.check_minimum(doc, {}.__getitem__).lower_bound == 40
 
 
 def test_a_tampered_statement_or_proof_file_is_rejected(lrat_proof) -> None:

@@ -121,22 +121,25 @@ def forest_charges(r: int) -> tuple[Fraction, Fraction, Fraction]:
 
 def forest_lower_bound(n: int, r: int) -> int:
     """The low-degree-forest bound on the edges of an undirected r-robust graph, r >= 2:
-    ``ceil((r (r+3) n - (r^2 + 14 r - 2)) / (2r + 3))``, about ``r(r+3)/(2r+3)`` edges a node
+    ``ceil((r (r+3) n - (r^2 + 10 r - 2)) / (2r + 3))`` for r >= 3 and ``ceil((10 n - 23) / 7)``
+    for r = 2, about ``r(r+3)/(2r+3)`` edges a node
     (10/7 at r = 2, 2 at r = 3, 28/11 at r = 4, 40/13 at r = 5).
 
     Proof: docs/theory.md, section 4 ("The low-degree forest"): the nodes of degree at most
     r + 1 induce a graph whose cycles, and whose paths between two nodes of degree r, are
     closed sets, so after removing at most four nodes it is a forest with at most one node of
     degree r per tree; the discharging of :func:`forest_charges` then leaves at most
-    ``(2r^2 + 28 r - 4) / (2r + 3)`` of charge unpaid (issue 43, round 14: a removed node is
-    charged together with the edges it takes from the trees, ``-6r/(2r+3)`` each, where
-    rounds 11-13 charged the two apart, ``-(6r+3)/(2r+3)``). It beats the degree-r bound at
-    every n >= 20 (r = 2), 24 (r = 3), 49 (r = 4; first at n = 45) and 48 (r = 5).
+    ``(2r^2 + 20 r - 4) / (2r + 3)`` of charge unpaid (46/7 at r = 2). Issue 43, round 14: a
+    removed node is charged together with what the trees lose on its own edges, at most
+    ``4r/(2r+3)`` (one node ``10/7`` at r = 2), where rounds 11-13 charged the two apart,
+    ``(6r+3)/(2r+3)``, with the constant ``r^2 + 14 r + 4``. It beats the degree-r bound at
+    every n >= 18 (r = 2; first at n = 15), 20 (r = 3), 39 (r = 4; first at n = 35) and
+    36 (r = 5).
 
     Examples
     --------
     >>> forest_lower_bound(100, 2), forest_lower_bound(100, 3), forest_lower_bound(100, 5)
-    (139, 195, 301)
+    (140, 196, 303)
     """
     check_target(n, r)
     if r < 2:
@@ -153,7 +156,7 @@ def proven_bounds(n: int, r: int) -> dict[str, int]:
     Examples
     --------
     >>> proven_bounds(100, 3)
-    {'connectivity': 99, 'degree': 150, 'degree-r': 175, 'forest': 195}
+    {'connectivity': 99, 'degree': 150, 'degree-r': 175, 'forest': 196}
     """
     check_target(n, r)
     return formula_bounds(n, r)
@@ -170,7 +173,7 @@ def lower_bound(n: int, r: int, *, directed: bool = False) -> int:
     Examples
     --------
     >>> lower_bound(14, 4), lower_bound(30, 14), lower_bound(9, 5), lower_bound(100, 2)
-    (34, 224, 30, 139)
+    (34, 224, 30, 140)
 
     References
     ----------

@@ -209,7 +209,8 @@ def degree_r_bound(n: int, r: int) -> int:
 
 def forest_bound(n: int, r: int) -> int:
     """The low-degree-forest bound for r >= 2:
-    ``ceil((r (r+3) n - (r^2 + 14 r - 2)) / (2r + 3))`` (0 when that is negative).
+    ``ceil((r (r+3) n - (r^2 + 10 r - 2)) / (2r + 3))`` for r >= 3 and ``ceil((10 n - 23) / 7)``
+    for r = 2 (0 when that is negative).
 
     Proof: docs/theory.md, section 4 ("The low-degree forest"); the discharging's charges are
     :func:`robustgraph.design.bounds.forest_charges`.
@@ -217,10 +218,11 @@ def forest_bound(n: int, r: int) -> int:
     Examples
     --------
     >>> forest_bound(100, 2), forest_bound(100, 3), forest_bound(100, 5)
-    (139, 195, 301)
+    (140, 196, 303)
     """
     q = 2 * r + 3
-    return max(0, -(-(r * (r + 3) * n - (r * r + 14 * r - 2)) // q))
+    constant = r * r + 10 * r - 2 + (1 if r == 2 else 0)
+    return max(0, -(-(r * (r + 3) * n - constant) // q))
 
 
 def formula_bounds(n: int, r: int) -> dict[str, int]:
@@ -234,7 +236,7 @@ def formula_bounds(n: int, r: int) -> dict[str, int]:
     Examples
     --------
     >>> formula_bounds(9, 3)
-    {'connectivity': 8, 'degree': 14, 'degree-r': 16, 'forest': 13}
+    {'connectivity': 8, 'degree': 14, 'degree-r': 16, 'forest': 14}
     """
     found = {"connectivity": n - 1}
     if r >= 2:
