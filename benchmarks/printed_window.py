@@ -10,7 +10,9 @@ CP-SAT with one worker in this process, each to ``--cap`` seconds:
   solution and best-bound callbacks): the best objective value found by then (``inc``), the
   best proven bound (``bnd``) and the upper bound of the quick bounds (``up``);
 - ``least``: least-first told the quick bounds and hinted with their pair, ``SWITCH_RULE``'s
-  second slice alone.
+  second slice alone;
+- ``told inc``: least-first told the printed solve's incumbent at the window (as the bound,
+  and its pair as the hint), a restart that keeps what the window found.
 
 Wall seconds each (CPU of this process beside it). Not part of the test run::
 
@@ -37,7 +39,7 @@ def _solve(model, cap: float, window: float) -> dict:
     params.num_workers = 1
     params.max_time_in_seconds = cap
     params.catch_sigint_signal = False
-    seen = {"inc": None, "bnd": None}
+    seen = {"inc": None, "bnd": None, "values": None}
     start, cpu = time.perf_counter(), time.process_time()
 
     class Watch(cmh.SolutionCallback):
@@ -47,6 +49,7 @@ def _solve(model, cap: float, window: float) -> dict:
         def OnSolutionCallback(self) -> None:  # noqa: N802 (CP-SAT's name)
             if time.perf_counter() - start <= window:
                 seen["inc"] = self.ObjectiveValue()
+                seen["values"] = list(self.Response().solution)
 
     def bound(value: float) -> None:
         if time.perf_counter() - start <= window:
@@ -86,23 +89,32 @@ def _row(name: str, topo, cap: float, window: float, k: int) -> str:
         return f"| {name} | settled by the quick bounds ({p.lower}) |"
     nb = topo.in_neighbors
     hint = None if p.witness is None else (p.witness.s1, p.witness.s2)
+    printed = milp_model.published_r(nb)
     models = {
-        "printed": lambda: milp_model.published_r(nb),
+        "printed": lambda: printed,
         "least": lambda: milp_model.published_r_below(nb, p.upper, hint, least=True),
     }
     names = list(models)[k % 2 :] + list(models)[: k % 2]
     got = {key: _solve(models[key](), cap, window) for key in names}
     pr, le = got["printed"], got["least"]
+    inc = "-"
+    if pr["values"] is not None:  # least-first told the window's incumbent, hinted with it
+        pair = milp_model.pair_from_values(printed, pr["values"])
+        told = milp_model.published_r_below(nb, round(pr["inc"]), pair, least=True)
+        inc = _cell(_solve(told, cap, window))
 
-    def cell(x: dict) -> str:
-        done = x["status"] in ("OPTIMAL", "INFEASIBLE")
-        return f"{'' if done else '>'}{x['wall']:.2f} ({x['cpu']:.2f})"
-
+    cell = _cell
     load = os.getloadavg()[0]
     return (
         f"| {name} | {p.lower}..{p.upper} | {cell(pr)} | {pr['inc']} | {pr['bnd']} "
-        f"| {cell(le)} | {load:.2f} |"
+        f"| {cell(le)} | {inc} | {load:.2f} |"
     )
+
+
+def _cell(x: dict) -> str:
+    """A solve's wall (CPU) seconds, ``>`` when it ended unsettled."""
+    done = x["status"] in ("OPTIMAL", "INFEASIBLE")
+    return f"{'' if done else '>'}{x['wall']:.2f} ({x['cpu']:.2f})"
 
 
 def _seeds(text: str) -> list[int]:
@@ -123,11 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     degrees = [int(x) for x in args.degrees.split(",")]
     sizes = [int(x) for x in args.sizes.split(",")]
-    print(f"# load {os.getloadavg()[0]:.2f} at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    print(f"# load {os.getloadavg()[0]:.2f} at {now}")
     print(f"# CP-SAT, one worker, cap {args.cap:g} s; window {args.window:g} s")
     print("| graph | quick bounds | printed s (cpu) | inc at window | bnd at window "
-          "| least-first s (cpu) | load |")
-    print("|---" * 7 + "|")
+          "| least-first s (cpu) | least-first told inc s (cpu) | load |")
+    print("|---" * 8 + "|")
     for k, (name, topo) in enumerate(_graphs(degrees, sizes, _seeds(args.seeds))):
         print(_row(name, topo, args.cap, args.window, k), flush=True)
     print(f"# load {os.getloadavg()[0]:.2f} at the end")
