@@ -112,6 +112,9 @@ __all__ = [
     "SWITCH_SLICES",
     "WIDE_SWITCH_RULE",
     "WIDE_DEGREE",
+    "SIX_WIDE_RULE",
+    "WIDE_SWITCH_DEGREE",
+    "SIX_PRINTED_WORK",
     "WIDE_PRINTED_SHARE",
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
@@ -349,6 +352,35 @@ CPU s and made both thread counts slower than round 10's code by more than 10% +
 
 WIDE_DEGREE = 8
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
+
+SIX_WIDE_RULE = "one thread, regular, degree 6 or 7, n > 64: WIDE_SWITCH_RULE's long window too"
+"""Issue 40, round 14 (i44a): with one thread, :data:`WIDE_SWITCH_RULE`'s schedule (least-first for
+:data:`WIDE_HEAD_WORK` of CP-SAT's work, the model as printed for :data:`WIDE_PRINTED_SHARE` of
+what is left, least-first for the rest) reaches down to degree :data:`WIDE_SWITCH_DEGREE`,
+instead of :data:`SWITCH_SLICES`' 0.3 s printed window; two threads keep :data:`WIDE_DEGREE`.
+Round 13 lost ``regular-wide-80-d6-7124`` (6-regular, n = 80, r* = 2) at one thread: 1.11 s
+against the one-worker script's 0.62 s. Its printed solve alone took 0.26 CPU s and held r* as
+its incumbent at 0.3 s with a bound of 0 (proven nothing); least-first alone 0.68 s. So the 0.3 s
+window is a cliff: landing inside it gives 0.42 s, missing it restarts on least-first (1.18 s).
+On scratch random 6-regular graphs (seeds 7561-7572, CP-SAT with one worker, each configuration
+alone, ``benchmarks/printed_window.py``; docs/performance.md, "Issue 40, round 14: the printed
+window (i44a)") the window's state told nothing: at 0.3 s every printed solve held an incumbent
+below the quick upper bound, and a bound of 0 on all but one; least-first told that incumbent
+(as bound and hint) instead of the quick bounds was faster on some graphs and up to 30x slower
+on others. What separates the graphs is n: at 60 nodes both configurations take 0.02-0.54 s;
+at 80 least-first is under 0.2 CPU s on most graphs (which the head keeps), and the printed
+model's time is the script's; at 100 the printed model won by 1.1-5.8x on ...
+(the table)."""
+
+WIDE_SWITCH_DEGREE = 6
+"""The least degree that gets :data:`WIDE_SWITCH_RULE` (:data:`SIX_WIDE_RULE`); the lane rule
+(:data:`WIDE_LANE_RULE`) keeps :data:`WIDE_DEGREE`."""
+
+SIX_PRINTED_WORK = 3.0
+"""CP-SAT deterministic seconds that :data:`SIX_WIDE_RULE`'s printed window may use at most (below
+:data:`WIDE_DEGREE`), so that least-first still gets the rest of a 10 s limit: on the scratch
+6-regular graphs of 100 nodes the printed wins took 0.19-2.12 CPU s, least-first's wins where
+the printed model had none in 5 s 1.33-1.47 CPU s."""
 
 WIDE_LANE_RULE = "two threads, regular, degree >= 8, n > 64: the lane printed, least-first beside"
 """Issue 40, round 10 (i40a): with two threads, the graphs of :data:`WIDE_SWITCH_RULE` swap
@@ -690,7 +722,8 @@ def _switch(p: search.Progress, seconds: float) -> None:
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
-    if _wide(p.request):  # WIDE_SWITCH_RULE
+    work = None  # the printed window's CP-SAT work limit
+    if _wide(p.request, WIDE_SWITCH_DEGREE):  # WIDE_SWITCH_RULE, SIX_WIDE_RULE
         if _head(p.request):
             search.published_slice(
                 p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK
@@ -698,13 +731,15 @@ def _switch(p: search.Progress, seconds: float) -> None:
             p.note("switch", config="least-first", work=WIDE_HEAD_WORK)
         share = WIDE_PRINTED_SHARE * (end - time.perf_counter())
         slices = (("as-printed", share), ("least-first", None))
+        if not _wide(p.request):  # SIX_WIDE_RULE: below WIDE_DEGREE, a work-limited window
+            work = SIX_PRINTED_WORK
     for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
             return
         span = left if i == len(slices) - 1 else min(window, left)
         if config == "as-printed":
-            search.published_slice(p, cpsat.run, span, as_printed=True)
+            search.published_slice(p, cpsat.run, span, as_printed=True, work=work)
         else:
             search.published_slice(p, cpsat.run, span, least=True, told=told)
         p.note("switch", config=config, seconds_given=round(span, 4))
@@ -806,13 +841,14 @@ def _printed_too(request: Request) -> bool:
     return _symmetric(request) and not request.graph.directed
 
 
-def _wide(request: Request) -> bool:
+def _wide(request: Request, least: int = WIDE_DEGREE) -> bool:
     """True for an undirected regular graph of more than :data:`CORES_LONG_N` nodes and a degree
-    of at least :data:`WIDE_DEGREE` (:data:`WIDE_SWITCH_RULE`)."""
+    of at least ``least`` (:data:`WIDE_LANE_RULE`; :data:`WIDE_SWITCH_RULE` with
+    :data:`WIDE_SWITCH_DEGREE`, :data:`SIX_WIDE_RULE`)."""
     graph = request.graph
     if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
         return False
-    return len(graph.in_neighbors[0]) >= WIDE_DEGREE
+    return len(graph.in_neighbors[0]) >= least
 
 
 def _head(request: Request) -> bool:
