@@ -376,11 +376,14 @@ WIDE_SWITCH_DEGREE = 6
 """The least degree that gets :data:`WIDE_SWITCH_RULE` (:data:`SIX_WIDE_RULE`); the lane rule
 (:data:`WIDE_LANE_RULE`) keeps :data:`WIDE_DEGREE`."""
 
-SIX_PRINTED_WORK = 3.0
+SIX_PRINTED_WORK = 5.0
 """CP-SAT deterministic seconds that :data:`SIX_WIDE_RULE`'s printed window may use at most (below
-:data:`WIDE_DEGREE`), so that least-first still gets the rest of a 10 s limit: on the scratch
-6-regular graphs of 100 nodes the printed wins took 0.19-2.12 CPU s, least-first's wins where
-the printed model had none in 5 s 1.33-1.47 CPU s."""
+:data:`WIDE_DEGREE`), so that least-first still gets the rest of a 10 s limit. On the scratch
+6-regular graphs (seeds 7561-7572) the printed wins took up to 2.5 CPU s, 4.3 of CP-SAT's
+deterministic seconds (about 1.7 per CPU second on this model: 80-d6-7569 4.28 / 2.51,
+80-d6-7571 3.39 / 2.01, 100-d6-7565 3.47 / 2.11); least-first's wins on 100 nodes where the
+printed model had none in 5 s took 1.3-1.5 CPU s. A first value of 3.0 cut the printed solve of
+``regular-wide-80-d6-7571`` short (r* = 3: 4.55 s against the script's 3.79 s)."""
 
 WIDE_LANE_RULE = "two threads, regular, degree >= 8, n > 64: the lane printed, least-first beside"
 """Issue 40, round 10 (i40a): with two threads, the graphs of :data:`WIDE_SWITCH_RULE` swap
@@ -742,7 +745,8 @@ def _switch(p: search.Progress, seconds: float) -> None:
             search.published_slice(p, cpsat.run, span, as_printed=True, work=work)
         else:
             search.published_slice(p, cpsat.run, span, least=True, told=told)
-        p.note("switch", config=config, seconds_given=round(span, 4))
+        limited = {"work": work} if config == "as-printed" and work is not None else {}
+        p.note("switch", config=config, seconds_given=round(span, 4), **limited)
 
 
 def _beside_lane(

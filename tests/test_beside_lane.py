@@ -629,3 +629,94 @@ def test_a_real_one_thread_solve_of_an_eight_regular_graph_is_exact_and_checked(
     assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, r + 1)
     configs = [s.get("config") for s in res.params["steps"] if s.get("step") == "switch"]
     assert configs[0] == "least-first" and set(configs) <= {"least-first", "as-printed"}
+
+
+def test_the_six_rule_picks_one_thread_regular_graphs_of_degree_six_above_64_nodes():
+    """``portfolio.SIX_WIDE_RULE``: the one-thread switch takes WIDE_SWITCH_RULE's schedule from
+    degree WIDE_SWITCH_DEGREE (6) above CORES_LONG_N nodes; the lane rule keeps WIDE_DEGREE."""
+    assert portfolio.WIDE_SWITCH_DEGREE == 6 < portfolio.WIDE_DEGREE
+
+    def wide(t: Topology, least: int) -> bool:
+        return portfolio._wide(Request(t, Question.max_r(), time_limit=LIMIT), least)
+
+    six = portfolio.WIDE_SWITCH_DEGREE
+    assert wide(_regular(6, 80), six) and wide(_regular(6, 100), six) and wide(_regular(8, 80), six)
+    assert not wide(_regular(6, 60), six) and not wide(_regular(4, 80), six)
+    assert not wide(_regular(6, 80), portfolio.WIDE_DEGREE)  # two threads: BESIDE_LANE_RULE
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@pytest.mark.parametrize(("d", "n", "six"), [(6, 80, True), (6, 100, True), (6, 60, False)])
+def test_one_thread_six_regular_graphs_get_a_head_then_a_work_limited_printed_window(
+    monkeypatch, clock, d, n, six
+):
+    """``portfolio.SIX_WIDE_RULE`` on a fake clock: a 6-regular graph above 64 nodes gets the
+    least-first head (WIDE_HEAD_WORK, told the quick bounds), the printed model (told nothing)
+    for WIDE_PRINTED_SHARE of what is left but at most SIX_PRINTED_WORK of CP-SAT's work, then
+    least-first (told what was held before the window); at 60 nodes SWITCH_SLICES' 0.3 s window
+    stays. A work-limited slice spends that many fake seconds, any other its whole limit."""
+    request = Request(_regular(d, n, 7561), Question.max_r(), time_limit=LIMIT, threads=1)
+    assert portfolio._printed_too(request) and not portfolio._wide(request)
+    calls = []
+    p = Progress(request, "portfolio", "strong", "t")
+    assert not search.quick_r(p)
+    before = (p.upper, p.witness)
+
+    def published_slice(p, run, seconds, least=False, as_printed=False, told=None, work=None):
+        calls.append((round(seconds, 6), least, as_printed, told, work))
+        clock.now += seconds if work is None else min(seconds, work)
+        if as_printed:
+            p.witness = None  # its incumbent (faked: dropped) does not reach least-first
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    portfolio._published_slices(p, None)
+    total = portfolio.REGULAR_ALONE_SHARE * LIMIT
+    configs = [(least, printed) for _, least, printed, _, _ in calls]
+    if not six:
+        assert configs == [(False, True), (True, False)]
+        assert [c[4] for c in calls] == [None, None] and calls[0][0] == pytest.approx(0.3)
+        return
+    head, work = portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK
+    window = portfolio.WIDE_PRINTED_SHARE * (total - head)
+    assert work < window  # the work limit, not the share, ends the window at a 10 s limit
+    assert configs == [(True, False), (False, True), (True, False)]
+    assert [c[4] for c in calls] == [head, work, None]
+    assert [c[3] for c in calls] == [before, None, before]
+    assert [c[0] for c in calls] == pytest.approx([total, window, total - head - work])
+    switched = [s["config"] for s in p.steps if s.get("step") == "switch"]
+    assert switched == ["least-first", "as-printed", "least-first"]
+
+
+@pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
+@given(
+    topologies(max_n=7),
+    st.sampled_from([1e-4, portfolio.WIDE_HEAD_WORK]),
+    st.sampled_from([1e-4, portfolio.SIX_PRINTED_WORK]),
+)
+def test_the_six_rules_switch_forced_agrees_with_the_subset_enumeration(t, head, printed):
+    """``portfolio._switch`` with ``SIX_WIDE_RULE`` forced on random small graphs and digraphs
+    (every graph taken for a 6-regular one above 64 nodes; work limits that end each window at
+    once or not): the bounds it leaves hold r* of the subset enumeration, its witness checks,
+    and an exact answer is r*."""
+    if t.n < 2:
+        return
+    request = Request(t, Question.max_r(), time_limit=30, threads=1)
+    p = Progress(request, "portfolio", "strong", "t")
+    search.initial_r(p)
+    saved = (portfolio._wide, portfolio._head, portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK)
+    portfolio._wide = lambda request, least=portfolio.WIDE_DEGREE: least < portfolio.WIDE_DEGREE
+    portfolio._head = lambda request: True
+    portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK = head, printed
+    try:
+        portfolio._switch(p, 10.0)
+    finally:
+        (portfolio._wide, portfolio._head) = saved[:2]
+        portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK = saved[2:]
+    truth = naive_max_r(t)
+    assert p.lower <= truth <= p.upper
+    assert refutes_r(t.in_neighbors, p.witness.s1, p.witness.s2, p.upper + 1)
+    works = [s.get("work") for s in p.steps if s.get("step") == "switch"]
+    configs = [s["config"] for s in p.steps if s.get("step") == "switch"]
+    assert configs[:1] == ["least-first"] and works[:1] == [head]
+    if p.settled():
+        assert p.lower == truth
