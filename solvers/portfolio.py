@@ -114,6 +114,7 @@ __all__ = [
     "WIDE_DEGREE",
     "SIX_WIDE_RULE",
     "WIDE_SWITCH_DEGREE",
+    "SIX_MIN_N",
     "SIX_PRINTED_WORK",
     "WIDE_PRINTED_SHARE",
     "WIDE_HEAD_WORK",
@@ -353,24 +354,32 @@ CPU s and made both thread counts slower than round 10's code by more than 10% +
 WIDE_DEGREE = 8
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
 
-SIX_WIDE_RULE = "one thread, regular, degree 6 or 7, n > 64: WIDE_SWITCH_RULE's long window too"
-"""Issue 40, round 14 (i44a): with one thread, :data:`WIDE_SWITCH_RULE`'s schedule (least-first for
-:data:`WIDE_HEAD_WORK` of CP-SAT's work, the model as printed for :data:`WIDE_PRINTED_SHARE` of
-what is left, least-first for the rest) reaches down to degree :data:`WIDE_SWITCH_DEGREE`,
-instead of :data:`SWITCH_SLICES`' 0.3 s printed window; two threads keep :data:`WIDE_DEGREE`.
-Round 13 lost ``regular-wide-80-d6-7124`` (6-regular, n = 80, r* = 2) at one thread: 1.11 s
-against the one-worker script's 0.62 s. Its printed solve alone took 0.26 CPU s and held r* as
-its incumbent at 0.3 s with a bound of 0 (proven nothing); least-first alone 0.68 s. So the 0.3 s
-window is a cliff: landing inside it gives 0.42 s, missing it restarts on least-first (1.18 s).
-On scratch random 6-regular graphs (seeds 7561-7572, CP-SAT with one worker, each configuration
-alone, ``benchmarks/printed_window.py``; docs/performance.md, "Issue 40, round 14: the printed
-window (i44a)") the window's state told nothing: at 0.3 s every printed solve held an incumbent
-below the quick upper bound, and a bound of 0 on all but one; least-first told that incumbent
-(as bound and hint) instead of the quick bounds was faster on some graphs and up to 30x slower
-on others. What separates the graphs is n: at 60 nodes both configurations take 0.02-0.54 s;
-at 80 least-first is under 0.2 CPU s on most graphs (which the head keeps), and the printed
-model's time is the script's; at 100 the printed model won by 1.1-5.8x on ...
-(the table)."""
+SIX_WIDE_RULE = "one thread, regular, degree 6 or 7, n > SIX_MIN_N: WIDE_SWITCH_RULE's schedule"
+"""Issue 40, round 14 (i44a): with one thread, an undirected regular graph of degree
+:data:`WIDE_SWITCH_DEGREE` or more and more than :data:`SIX_MIN_N` nodes gets
+:data:`WIDE_SWITCH_RULE`'s schedule (least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, the
+model as printed for :data:`WIDE_PRINTED_SHARE` of what is left but, below :data:`WIDE_DEGREE`, at
+most :data:`SIX_PRINTED_WORK` of CP-SAT's work, least-first for the rest) instead of
+:data:`SWITCH_SLICES`' 0.3 s printed window; two threads keep :data:`WIDE_DEGREE`.
+
+Round 13 lost ``regular-wide-80-d6-7124`` (r* = 2) at one thread, 1.11 s against the one-worker
+script's 0.62 s: its printed solve alone takes 0.26 CPU s, at the window's edge, and least-first
+0.68 s. On scratch random 6-regular graphs (seeds 7561-7572, n = 60, 80, 100; CP-SAT with one
+worker, each configuration alone, ``benchmarks/printed_window.py``; docs/performance.md, "Issue
+40, round 14: the printed window (i44a)") the window's state separates nothing: at 0.3 s every
+printed solve held an incumbent below the quick upper bound and a proven bound of 0 (all but
+one), whether it then took 0.2 s or more than 5 s; least-first told that incumbent instead of
+the quick bounds was up to 10x faster on some graphs and up to 26x slower on others. n does:
+at 100 nodes the printed model proved r* in 0.19-2.1 CPU s on 4 of 12 graphs where least-first
+took 0.49-3.6 s, and whole commands at ``--threads 1`` (load 3-4) were slower than the one-worker
+script on 3 of the 12 under :data:`SWITCH_RULE` (e.g. 7.96 s against 1.76 s) and on 2 with this
+schedule; at 80 nodes :data:`SWITCH_RULE` was slower on none of 13 (7124 included) and this
+schedule on one (80-d6-7569: 4.03 s against 3.03 s), slower than :data:`SWITCH_RULE` on most
+rows of both sizes (least-first's wins after the head come after the printed window). At 60
+nodes both configurations take under 0.6 CPU s. Kept only on held-out seeds (see the docs)."""
+
+SIX_MIN_N = 90
+"""Above this many nodes :data:`SIX_WIDE_RULE` applies (between the 80 and 100 of its data)."""
 
 WIDE_SWITCH_DEGREE = 6
 """The least degree that gets :data:`WIDE_SWITCH_RULE` (:data:`SIX_WIDE_RULE`); the lane rule
@@ -718,15 +727,17 @@ def _switch(p: search.Progress, seconds: float) -> None:
     until one settles the question; each slice's step names its ``config``. Under
     :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first (below
     degree :data:`WIDE_HEAD_BELOW`), then a printed window of :data:`WIDE_PRINTED_SHARE` of what
-    is left, then least-first. The least-first slices are told the upper bound and hinted with the
-    witness held before the printed window (``search.published_slice``'s ``told``)."""
+    is left, then least-first; under :data:`SIX_WIDE_RULE` the same, the printed window also
+    limited to :data:`SIX_PRINTED_WORK` of CP-SAT's work. The least-first slices are told the
+    upper bound and hinted with the witness held before the printed window
+    (``search.published_slice``'s ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
     work = None  # the printed window's CP-SAT work limit
-    if _wide(p.request, WIDE_SWITCH_DEGREE):  # WIDE_SWITCH_RULE, SIX_WIDE_RULE
+    if _wide(p.request) or _six(p.request):  # WIDE_SWITCH_RULE, SIX_WIDE_RULE
         if _head(p.request):
             search.published_slice(
                 p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK
@@ -845,14 +856,19 @@ def _printed_too(request: Request) -> bool:
     return _symmetric(request) and not request.graph.directed
 
 
-def _wide(request: Request, least: int = WIDE_DEGREE) -> bool:
-    """True for an undirected regular graph of more than :data:`CORES_LONG_N` nodes and a degree
-    of at least ``least`` (:data:`WIDE_LANE_RULE`; :data:`WIDE_SWITCH_RULE` with
-    :data:`WIDE_SWITCH_DEGREE`, :data:`SIX_WIDE_RULE`)."""
+def _wide(request: Request, least: int = WIDE_DEGREE, above: int = CORES_LONG_N) -> bool:
+    """True for an undirected regular graph of more than ``above`` nodes and a degree of at
+    least ``least`` (:data:`WIDE_SWITCH_RULE`, :data:`WIDE_LANE_RULE`)."""
     graph = request.graph
-    if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
+    if graph.directed or request.n <= above or not _in_regular(graph):
         return False
     return len(graph.in_neighbors[0]) >= least
+
+
+def _six(request: Request) -> bool:
+    """True for a graph of :data:`SIX_WIDE_RULE`: undirected regular, a degree of at least
+    :data:`WIDE_SWITCH_DEGREE`, more than :data:`SIX_MIN_N` nodes."""
+    return _wide(request, WIDE_SWITCH_DEGREE, SIX_MIN_N)
 
 
 def _head(request: Request) -> bool:

@@ -631,30 +631,33 @@ def test_a_real_one_thread_solve_of_an_eight_regular_graph_is_exact_and_checked(
     assert configs[0] == "least-first" and set(configs) <= {"least-first", "as-printed"}
 
 
-def test_the_six_rule_picks_one_thread_regular_graphs_of_degree_six_above_64_nodes():
+def test_the_six_rule_picks_one_thread_regular_graphs_of_degree_six_above_90_nodes():
     """``portfolio.SIX_WIDE_RULE``: the one-thread switch takes WIDE_SWITCH_RULE's schedule from
-    degree WIDE_SWITCH_DEGREE (6) above CORES_LONG_N nodes; the lane rule keeps WIDE_DEGREE."""
-    assert portfolio.WIDE_SWITCH_DEGREE == 6 < portfolio.WIDE_DEGREE
+    degree WIDE_SWITCH_DEGREE (6) above SIX_MIN_N nodes; the lane rule keeps WIDE_DEGREE."""
+    assert portfolio.WIDE_SWITCH_DEGREE == 6 < portfolio.WIDE_DEGREE and portfolio.SIX_MIN_N == 90
 
-    def wide(t: Topology, least: int) -> bool:
-        return portfolio._wide(Request(t, Question.max_r(), time_limit=LIMIT), least)
+    def six(t: Topology) -> bool:
+        return portfolio._six(Request(t, Question.max_r(), time_limit=LIMIT))
 
-    six = portfolio.WIDE_SWITCH_DEGREE
-    assert wide(_regular(6, 80), six) and wide(_regular(6, 100), six) and wide(_regular(8, 80), six)
-    assert not wide(_regular(6, 60), six) and not wide(_regular(4, 80), six)
-    assert not wide(_regular(6, 80), portfolio.WIDE_DEGREE)  # two threads: BESIDE_LANE_RULE
+    assert six(_regular(6, 100)) and six(_regular(6, 92)) and six(_regular(8, 100))
+    assert not six(_regular(6, 90)) and not six(_regular(6, 80)) and not six(_regular(4, 100))
+    request = Request(_regular(6, 100), Question.max_r(), time_limit=LIMIT)
+    assert not portfolio._wide(request)  # two threads: BESIDE_LANE_RULE, as before
+    from robustgraph.generators import random_k_in
+
+    assert not six(random_k_in(100, 6, seed=7561))  # directed: every in-degree 6
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-@pytest.mark.parametrize(("d", "n", "six"), [(6, 80, True), (6, 100, True), (6, 60, False)])
+@pytest.mark.parametrize(("d", "n", "six"), [(6, 100, True), (6, 80, False), (6, 60, False)])
 def test_one_thread_six_regular_graphs_get_a_head_then_a_work_limited_printed_window(
     monkeypatch, clock, d, n, six
 ):
-    """``portfolio.SIX_WIDE_RULE`` on a fake clock: a 6-regular graph above 64 nodes gets the
+    """``portfolio.SIX_WIDE_RULE`` on a fake clock: a 6-regular graph above 90 nodes gets the
     least-first head (WIDE_HEAD_WORK, told the quick bounds), the printed model (told nothing)
     for WIDE_PRINTED_SHARE of what is left but at most SIX_PRINTED_WORK of CP-SAT's work, then
-    least-first (told what was held before the window); at 60 nodes SWITCH_SLICES' 0.3 s window
-    stays. A work-limited slice spends that many fake seconds, any other its whole limit."""
+    least-first (told what was held before the window); at 80 and 60 nodes SWITCH_SLICES' 0.3 s
+    window stays. A work-limited slice spends that many fake seconds, any other its whole limit."""
     request = Request(_regular(d, n, 7561), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._printed_too(request) and not portfolio._wide(request)
     calls = []
@@ -695,7 +698,7 @@ def test_one_thread_six_regular_graphs_get_a_head_then_a_work_limited_printed_wi
 )
 def test_the_six_rules_switch_forced_agrees_with_the_subset_enumeration(t, head, printed):
     """``portfolio._switch`` with ``SIX_WIDE_RULE`` forced on random small graphs and digraphs
-    (every graph taken for a 6-regular one above 64 nodes; work limits that end each window at
+    (every graph taken for a 6-regular one above 90 nodes; work limits that end each window at
     once or not): the bounds it leaves hold r* of the subset enumeration, its witness checks,
     and an exact answer is r*."""
     if t.n < 2:
@@ -703,15 +706,16 @@ def test_the_six_rules_switch_forced_agrees_with_the_subset_enumeration(t, head,
     request = Request(t, Question.max_r(), time_limit=30, threads=1)
     p = Progress(request, "portfolio", "strong", "t")
     search.initial_r(p)
-    saved = (portfolio._wide, portfolio._head, portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK)
-    portfolio._wide = lambda request, least=portfolio.WIDE_DEGREE: least < portfolio.WIDE_DEGREE
-    portfolio._head = lambda request: True
+    saved = (portfolio._wide, portfolio._six, portfolio._head)
+    works = (portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK)
+    portfolio._wide = lambda request: False
+    portfolio._six = portfolio._head = lambda request: True
     portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK = head, printed
     try:
         portfolio._switch(p, 10.0)
     finally:
-        (portfolio._wide, portfolio._head) = saved[:2]
-        portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK = saved[2:]
+        portfolio._wide, portfolio._six, portfolio._head = saved
+        portfolio.WIDE_HEAD_WORK, portfolio.SIX_PRINTED_WORK = works
     truth = naive_max_r(t)
     assert p.lower <= truth <= p.upper
     assert refutes_r(t.in_neighbors, p.witness.s1, p.witness.s2, p.upper + 1)
