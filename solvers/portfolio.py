@@ -736,7 +736,7 @@ def _switch(p: search.Progress, seconds: float) -> None:
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
-    work = None  # the printed window's CP-SAT work limit
+    limited = {}  # the printed window's CP-SAT work limit, if any (SIX_WIDE_RULE)
     if _wide(p.request) or _six(p.request):  # WIDE_SWITCH_RULE, SIX_WIDE_RULE
         if _head(p.request):
             search.published_slice(
@@ -746,18 +746,18 @@ def _switch(p: search.Progress, seconds: float) -> None:
         share = WIDE_PRINTED_SHARE * (end - time.perf_counter())
         slices = (("as-printed", share), ("least-first", None))
         if not _wide(p.request):  # SIX_WIDE_RULE: below WIDE_DEGREE, a work-limited window
-            work = SIX_PRINTED_WORK
+            limited = {"work": SIX_PRINTED_WORK}
     for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
             return
         span = left if i == len(slices) - 1 else min(window, left)
         if config == "as-printed":
-            search.published_slice(p, cpsat.run, span, as_printed=True, work=work)
+            search.published_slice(p, cpsat.run, span, as_printed=True, **limited)
         else:
             search.published_slice(p, cpsat.run, span, least=True, told=told)
-        limited = {"work": work} if config == "as-printed" and work is not None else {}
-        p.note("switch", config=config, seconds_given=round(span, 4), **limited)
+        shown = limited if config == "as-printed" else {}
+        p.note("switch", config=config, seconds_given=round(span, 4), **shown)
 
 
 def _beside_lane(
