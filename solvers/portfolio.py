@@ -112,10 +112,6 @@ __all__ = [
     "SWITCH_SLICES",
     "WIDE_SWITCH_RULE",
     "WIDE_DEGREE",
-    "SIX_WIDE_RULE",
-    "WIDE_SWITCH_DEGREE",
-    "SIX_MIN_N",
-    "SIX_PRINTED_WORK",
     "WIDE_PRINTED_SHARE",
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
@@ -353,46 +349,6 @@ CPU s and made both thread counts slower than round 10's code by more than 10% +
 
 WIDE_DEGREE = 8
 """The least degree that gets :data:`WIDE_SWITCH_RULE` and :data:`WIDE_LANE_RULE`."""
-
-SIX_WIDE_RULE = "one thread, regular, degree 6 or 7, n > SIX_MIN_N: WIDE_SWITCH_RULE's schedule"
-"""Issue 40, round 14 (i44a): with one thread, an undirected regular graph of degree
-:data:`WIDE_SWITCH_DEGREE` or more and more than :data:`SIX_MIN_N` nodes gets
-:data:`WIDE_SWITCH_RULE`'s schedule (least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, the
-model as printed for :data:`WIDE_PRINTED_SHARE` of what is left but, below :data:`WIDE_DEGREE`, at
-most :data:`SIX_PRINTED_WORK` of CP-SAT's work, least-first for the rest) instead of
-:data:`SWITCH_SLICES`' 0.3 s printed window; two threads keep :data:`WIDE_DEGREE`.
-
-Round 13 lost ``regular-wide-80-d6-7124`` (r* = 2) at one thread, 1.11 s against the one-worker
-script's 0.62 s: its printed solve alone takes 0.26 CPU s, at the window's edge, and least-first
-0.68 s. On scratch random 6-regular graphs (seeds 7561-7572, n = 60, 80, 100; CP-SAT with one
-worker, each configuration alone, ``benchmarks/printed_window.py``; docs/performance.md, "Issue
-40, round 14: the printed window (i44a)") the window's state separates nothing: at 0.3 s every
-printed solve held an incumbent below the quick upper bound and a proven bound of 0 (all but
-one), whether it then took 0.2 s or more than 5 s; least-first told that incumbent instead of
-the quick bounds was up to 10x faster on some graphs and up to 26x slower on others. n does:
-at 100 nodes the printed model proved r* in 0.19-2.1 CPU s on 4 of 12 graphs where least-first
-took 0.49-3.6 s, and whole commands at ``--threads 1`` (load 3-4) were slower than the one-worker
-script on 3 of the 12 under :data:`SWITCH_RULE` (e.g. 7.96 s against 1.76 s) and on 2 with this
-schedule; at 80 nodes :data:`SWITCH_RULE` was slower on none of 13 (7124 included) and this
-schedule on one (80-d6-7569: 4.03 s against 3.03 s), slower than :data:`SWITCH_RULE` on most
-rows of both sizes (least-first's wins after the head come after the printed window). At 60
-nodes both configurations take under 0.6 CPU s. Kept only on held-out seeds (see the docs)."""
-
-SIX_MIN_N = 90
-"""Above this many nodes :data:`SIX_WIDE_RULE` applies (between the 80 and 100 of its data)."""
-
-WIDE_SWITCH_DEGREE = 6
-"""The least degree that gets :data:`WIDE_SWITCH_RULE` (:data:`SIX_WIDE_RULE`); the lane rule
-(:data:`WIDE_LANE_RULE`) keeps :data:`WIDE_DEGREE`."""
-
-SIX_PRINTED_WORK = 5.0
-"""CP-SAT deterministic seconds that :data:`SIX_WIDE_RULE`'s printed window may use at most (below
-:data:`WIDE_DEGREE`), so that least-first still gets the rest of a 10 s limit. On the scratch
-6-regular graphs (seeds 7561-7572) the printed wins took up to 2.5 CPU s, 4.3 of CP-SAT's
-deterministic seconds (about 1.7 per CPU second on this model: 80-d6-7569 4.28 / 2.51,
-80-d6-7571 3.39 / 2.01, 100-d6-7565 3.47 / 2.11); least-first's wins on 100 nodes where the
-printed model had none in 5 s took 1.3-1.5 CPU s. A first value of 3.0 cut the printed solve of
-``regular-wide-80-d6-7571`` short (r* = 3: 4.55 s against the script's 3.79 s)."""
 
 WIDE_LANE_RULE = "two threads, regular, degree >= 8, n > 64: the lane printed, least-first beside"
 """Issue 40, round 10 (i40a): with two threads, the graphs of :data:`WIDE_SWITCH_RULE` swap
@@ -727,17 +683,14 @@ def _switch(p: search.Progress, seconds: float) -> None:
     until one settles the question; each slice's step names its ``config``. Under
     :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first (below
     degree :data:`WIDE_HEAD_BELOW`), then a printed window of :data:`WIDE_PRINTED_SHARE` of what
-    is left, then least-first; under :data:`SIX_WIDE_RULE` the same, the printed window also
-    limited to :data:`SIX_PRINTED_WORK` of CP-SAT's work. The least-first slices are told the
-    upper bound and hinted with the witness held before the printed window
-    (``search.published_slice``'s ``told``)."""
+    is left, then least-first. The least-first slices are told the upper bound and hinted with the
+    witness held before the printed window (``search.published_slice``'s ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
-    limited = {}  # the printed window's CP-SAT work limit, if any (SIX_WIDE_RULE)
-    if _wide(p.request) or _six(p.request):  # WIDE_SWITCH_RULE, SIX_WIDE_RULE
+    if _wide(p.request):  # WIDE_SWITCH_RULE
         if _head(p.request):
             search.published_slice(
                 p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK
@@ -745,19 +698,16 @@ def _switch(p: search.Progress, seconds: float) -> None:
             p.note("switch", config="least-first", work=WIDE_HEAD_WORK)
         share = WIDE_PRINTED_SHARE * (end - time.perf_counter())
         slices = (("as-printed", share), ("least-first", None))
-        if not _wide(p.request):  # SIX_WIDE_RULE: below WIDE_DEGREE, a work-limited window
-            limited = {"work": SIX_PRINTED_WORK}
     for i, (config, window) in enumerate(slices):
         left = end - time.perf_counter()
         if p.settled() or p.out_of_time() or left <= 0:
             return
         span = left if i == len(slices) - 1 else min(window, left)
         if config == "as-printed":
-            search.published_slice(p, cpsat.run, span, as_printed=True, **limited)
+            search.published_slice(p, cpsat.run, span, as_printed=True)
         else:
             search.published_slice(p, cpsat.run, span, least=True, told=told)
-        shown = limited if config == "as-printed" else {}
-        p.note("switch", config=config, seconds_given=round(span, 4), **shown)
+        p.note("switch", config=config, seconds_given=round(span, 4))
 
 
 def _beside_lane(
@@ -856,19 +806,13 @@ def _printed_too(request: Request) -> bool:
     return _symmetric(request) and not request.graph.directed
 
 
-def _wide(request: Request, least: int = WIDE_DEGREE, above: int = CORES_LONG_N) -> bool:
-    """True for an undirected regular graph of more than ``above`` nodes and a degree of at
-    least ``least`` (:data:`WIDE_SWITCH_RULE`, :data:`WIDE_LANE_RULE`)."""
+def _wide(request: Request) -> bool:
+    """True for an undirected regular graph of more than :data:`CORES_LONG_N` nodes and a degree
+    of at least :data:`WIDE_DEGREE` (:data:`WIDE_SWITCH_RULE`)."""
     graph = request.graph
-    if graph.directed or request.n <= above or not _in_regular(graph):
+    if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
         return False
-    return len(graph.in_neighbors[0]) >= least
-
-
-def _six(request: Request) -> bool:
-    """True for a graph of :data:`SIX_WIDE_RULE`: undirected regular, a degree of at least
-    :data:`WIDE_SWITCH_DEGREE`, more than :data:`SIX_MIN_N` nodes."""
-    return _wide(request, WIDE_SWITCH_DEGREE, SIX_MIN_N)
+    return len(graph.in_neighbors[0]) >= WIDE_DEGREE
 
 
 def _head(request: Request) -> bool:
