@@ -349,25 +349,33 @@ def _round6_path():
 
 
 CHILD = """from robustgraph.certificate.proofs import ahead, cnf, prover
-cnf.ENCODING = prover.ENCODING = {encoding!r}
+{setup}
 ahead.main()
 """
-"""The proof ahead's child under :func:`_encoding` (a module on the child's PYTHONPATH)."""
+"""The proof ahead's child under :func:`_in_child` (a module on the child's PYTHONPATH)."""
+
+
+@contextlib.contextmanager
+def _in_child(setup: str) -> Iterator[None]:
+    """The proof ahead's child runs ``setup`` (a statement on ``cnf`` and ``prover``) before
+    ``ahead.main``: its command names a module (:data:`CHILD`) on its PYTHONPATH (the
+    portfolio's lane, a child too, is not touched)."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "proof_cost_child.py").write_text(CHILD.format(setup=setup))
+        path = os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))
+        with mock.patch.dict(os.environ, {"PYTHONPATH": path}), \
+                mock.patch.object(ahead, "__name__", "proof_cost_child"):
+            yield
 
 
 @contextlib.contextmanager
 def _encoding(old: str) -> Iterator[None]:
     """CaDiCaL's proofs under the CNF encoding ``old``, in this process and in the proof
-    ahead's child: its command names a module (:data:`CHILD`) that sets the encoding before it
-    runs ``ahead.main`` (the portfolio's lane, a child too, is not touched)."""
-    with tempfile.TemporaryDirectory() as folder:
-        Path(folder, "proof_cost_child.py").write_text(CHILD.format(encoding=old))
-        path = os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))
-        with mock.patch.dict(os.environ, {"PYTHONPATH": path}), \
-                mock.patch.object(ahead, "__name__", "proof_cost_child"), \
-                mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
-                mock.patch.object(prover, "ENCODING", old):
-            yield
+    ahead's child (:func:`_in_child`)."""
+    with _in_child(f"cnf.ENCODING = prover.ENCODING = {old!r}"), \
+            mock.patch("robustgraph.certificate.proofs.cnf.ENCODING", old), \
+            mock.patch.object(prover, "ENCODING", old):
+        yield
 
 
 def _round7_path():
@@ -434,11 +442,21 @@ def _round11_path():
     return mock.patch.multiple(ahead.Ahead, _start=_round11_start, race=_round11_race)
 
 
+@contextlib.contextmanager
+def _round12_path() -> Iterator[None]:
+    """Round 12's certify as merged (commit 5e8fb1e, where round 14 branched; round 13 changed
+    no prover): CaDiCaL with failed-literal probing (round 14 (i44b) switches it off,
+    ``prover.NO_PROBE``), in this process and in the proof ahead's child (:func:`_in_child`);
+    the rest of certify is the same code."""
+    with _in_child("prover.NO_PROBE = {}"), mock.patch.object(prover, "NO_PROBE", {}):
+        yield
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
-    "round11": _round11_path,
+    "round11": _round11_path, "round12": _round12_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -495,7 +513,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10", "round11")
+    keeps_ahead = baseline in ("round9", "round10", "round11", "round12")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
