@@ -24,7 +24,8 @@ class _Answer:
 
 @pytest.mark.parametrize(
     ("baseline", "before_ahead", "before_idle"),
-    [("round11", True, ahead.CAN_IDLE), ("round10", True, ahead.CAN_IDLE),
+    [("round12", True, ahead.CAN_IDLE), ("round11", True, ahead.CAN_IDLE),
+     ("round10", True, ahead.CAN_IDLE),
      ("round9", True, False),
      ("round8", False, ahead.CAN_IDLE)],
 )
@@ -54,7 +55,8 @@ def test_before_is_round9_with_its_child_and_after_is_this_tree(
 
 @pytest.mark.parametrize(
     ("baseline", "encoding"),
-    [("round11", "robustgraph-cnf-3"), ("round10", "robustgraph-cnf-2"),
+    [("round12", "robustgraph-cnf-3"), ("round11", "robustgraph-cnf-3"),
+     ("round10", "robustgraph-cnf-2"),
      ("round7", "robustgraph-cnf-1"),
      (None, "robustgraph-cnf-3")],
 )
@@ -116,35 +118,3 @@ def test_round11_races_by_the_childs_age_and_drops_a_short_try():
     proof, files = made  # the child's, although the try in process found none
     assert check_proof(view, 4, 1, proof, files.__getitem__).steps == proof["steps"]
     assert not child.alive and ahead.Ahead.race is not proof_cost._round11_race
-
-
-def test_round12_probes_in_this_process_and_in_the_proof_ahead_child():
-    """``--baseline round12``: CaDiCaL with probing (round 14 switches it off), in this process
-    and in the proof ahead's child, whose proof still checks; after it, this tree's options."""
-    pytest.importorskip("pysat")
-    import os
-    import subprocess
-    import sys
-
-    from robustgraph.certificate.proofs import prover
-    from robustgraph.certificate.proofs.checker import View, check_proof
-
-    view = View.of(gen.erdos_renyi(14, 0.6, seed=4391))
-    # the child's module, run as the child runs it, with ahead.main replaced by a print
-    probe = ("from unittest import mock; from robustgraph.certificate.proofs import ahead, prover; "
-             "mock.patch.object(ahead, 'main', lambda: print(prover.cadical_options(11))).start(); "
-             "import proof_cost_child")
-    with proof_cost.BASELINES["round12"]():
-        assert prover.cadical_options(11) == {"stabilize": 0}
-        said = subprocess.run([sys.executable, "-c", probe], env=dict(os.environ),
-                              capture_output=True, text=True, check=True).stdout
-        child = ahead.Ahead(view, 4, 1, "lrat", lambda: 60.0, delay=0.0)
-        try:
-            made, _ = child.take(120.0)
-        finally:
-            child.stop()
-    assert said.strip() == "{'stabilize': 0}"
-    proof, files = made
-    assert check_proof(view, 4, 1, proof, files.__getitem__).steps == proof["steps"]
-    assert not child.alive
-    assert prover.cadical_options(11) == {"probe": 0, "stabilize": 0}

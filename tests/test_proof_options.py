@@ -1,7 +1,6 @@
-"""CaDiCaL's options for the LRAT proof (issue 40, round 4: no stabilising phases at large r;
-round 14: no probing at any r): the proofs made with them refute the same CNF, exist exactly
-for robust graphs and digraphs (the exhaustive engine or the definition decides), and a forged
-one is rejected."""
+"""CaDiCaL's options for the LRAT proof (issue 40, round 4): the proofs made with them refute
+the same CNF, exist exactly for robust graphs and digraphs (the exhaustive engine or the
+definition decides), and a forged one is rejected."""
 
 from __future__ import annotations
 
@@ -50,34 +49,18 @@ def test_lrat_proofs_with_the_options_exist_exactly_for_robust_graphs_and_check(
         proof, files = made
         assert proof["kind"] == "lrat"
         assert check_proof(View.of(t), r, s, proof, files.__getitem__).steps >= 1
-    assert all(options == {**prover.NO_PROBE, **prover.UNSTABLE} for options in seen)
-
-
-@SLOW
-@given(topologies(max_n=8), st.integers(1, 4))
-def test_proofs_without_probing_exist_exactly_for_robust_graphs_and_check(t, r):
-    """Round 14's options at r below ``UNSTABLE_MIN_R``: probing off, stabilising on."""
-    if t.n < 2:
-        return
-    seen: list[dict[str, int] | None] = []
-    with mock.patch.object(prover.sat, "refute", _recording(seen)):
-        made = prover.prove(View.of(t), r, 1, "lrat", 10.0)
-    assert (made is not None) == robust(t, r, 1)
-    if made is not None:
-        proof, files = made
-        assert check_proof(View.of(t), r, 1, proof, files.__getitem__).steps == proof["steps"]
-    assert all(options == {"probe": 0} for options in seen)
+    assert all(options == prover.UNSTABLE for options in seen)
 
 def test_the_options_follow_r():
-    assert prover.cadical_options(prover.UNSTABLE_MIN_R - 1) == prover.NO_PROBE
-    assert prover.cadical_options(prover.UNSTABLE_MIN_R) == {**prover.NO_PROBE, **prover.UNSTABLE}
+    assert prover.cadical_options(prover.UNSTABLE_MIN_R - 1) == {}
+    assert prover.cadical_options(prover.UNSTABLE_MIN_R) == prover.UNSTABLE
     seen: list[dict[str, int] | None] = []
     t = gen.erdos_renyi(12, 0.9, seed=3)
     with mock.patch.object(prover, "UNSTABLE_MIN_R", 3), \
             mock.patch.object(prover.sat, "refute", _recording(seen)):
         assert prover.prove(View.of(t), 3, 1, "lrat", 10.0) is not None
         assert prover.prove(View.of(t), 2, 1, "lrat", 10.0) is not None
-    assert seen == [{**prover.NO_PROBE, **prover.UNSTABLE}, prover.NO_PROBE]
+    assert seen == [prover.UNSTABLE, {}]
 
 def test_a_forged_proof_made_with_the_options_is_rejected():
     t = gen.erdos_renyi(12, 0.9, seed=3)

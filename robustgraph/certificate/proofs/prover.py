@@ -249,25 +249,15 @@ against 8.82 s). Options
 change the search, not what is checked: the proof is still an LRAT refutation of the CNF."""
 
 
-NO_PROBE = {"probe": 0}
-"""CaDiCaL's options at every r: no failed-literal probing (issue 40, round 14, i44b; scratch
-seeds 4411 and 4431-4435 only, docs/performance.md, "Issue 40, round 14: proof cost on fast
-answers (i44b)"). On the fast-answer graphs measured, probing's work did not shorten the
-refutation: without it CaDiCaL's solve, our trim and our check of its trimmed proof took less
-CPU on every graph measured (the proof had a few per cent fewer steps). Options change the
-search, not what is checked: the proof is still an LRAT refutation of the CNF."""
-
-
 def cadical_options(r: int) -> dict[str, int]:
-    """CaDiCaL's options for the robustness CNF at ``r``: :data:`NO_PROBE`, and
-    :data:`UNSTABLE` from :data:`UNSTABLE_MIN_R` on.
+    """CaDiCaL's options for the robustness CNF at ``r`` (:data:`UNSTABLE_MIN_R`).
 
     Examples
     --------
     >>> cadical_options(9), cadical_options(11)
-    ({'probe': 0}, {'probe': 0, 'stabilize': 0})
+    ({}, {'stabilize': 0})
     """
-    return {**NO_PROBE, **UNSTABLE} if r >= UNSTABLE_MIN_R else dict(NO_PROBE)
+    return dict(UNSTABLE) if r >= UNSTABLE_MIN_R else {}
 
 
 def core_tree_nodes(r: int) -> int:
