@@ -138,6 +138,9 @@ thread counts::
     nice -n 10 /work/venv/bin/python benchmarks/proof_cost.py --before-after --seed 4401 \
         --solve-limit 90 --limit 200 --baseline round11 --threads 1 --no-tree
 
+Issue 40, round 14: ``--baseline round12`` is round 12's certify as merged (commit 5e8fb1e);
+round 14 (i44b) kept no prover change, so "before" and "after" are the same code.
+
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)".
@@ -434,11 +437,20 @@ def _round11_path():
     return mock.patch.multiple(ahead.Ahead, _start=_round11_start, race=_round11_race)
 
 
+def _round12_path():
+    """Round 12's certify as merged (commit 5e8fb1e, where round 14 branched; round 13 changed
+    no prover). Round 14 (i44b) measured CaDiCaL without probing (``probe=0``) and did not keep
+    it (its pre-registered rule failed on the held-out seeds; docs/performance.md, "Issue 40,
+    round 14: proof cost on fast answers (i44b)"), so nothing is switched off: the two columns
+    measure the same code, in this process and in the proof ahead's child."""
+    return contextlib.nullcontext()
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
-    "round11": _round11_path,
+    "round11": _round11_path, "round12": _round12_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -495,7 +507,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10", "round11")
+    keeps_ahead = baseline in ("round9", "round10", "round11", "round12")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
