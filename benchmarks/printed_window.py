@@ -43,9 +43,6 @@ def _solve(model, cap: float, window: float) -> dict:
     start, cpu = time.perf_counter(), time.process_time()
 
     class Watch(cmh.SolutionCallback):
-        def __init__(self) -> None:
-            super().__init__()
-
         def OnSolutionCallback(self) -> None:  # noqa: N802 (CP-SAT's name)
             if time.perf_counter() - start <= window:
                 seen["inc"] = self.ObjectiveValue()
