@@ -1,9 +1,9 @@
 """``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
-:mod:`robustgraph.design.starts` and its connector and hub-graph designs once the oracle, or
-where it answers unknown the cores search of :mod:`solvers.cores`, proves them, or at
-r = ceil(n/2) the gamma-MERG, which is edge-minimal),
+:mod:`robustgraph.design.starts` and its connector, hub-graph and (r = 2) cherry designs once
+the oracle, or where it answers unknown the cores search of :mod:`solvers.cores`, proves them,
+or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
 it stalls first, again from the circulant C_n(1..r) with the time left), then certify the
 result with :func:`robustgraph.certificate.certifier`. A degree cap that no start meets is
@@ -158,7 +158,8 @@ def _candidates(
     hubs = _proven_hubs(found)
     if hubs is None:
         return found
-    return found + _connector_candidates(n, r, hubs) + _hub_graph_candidates(n, r, hubs)
+    return (found + _connector_candidates(n, r, hubs) + _hub_graph_candidates(n, r, hubs)
+            + _cherry_candidates(n, r, hubs))
 
 
 def _proven_hubs(found: list[tuple[str, list[int], bool]]) -> int | None:
@@ -182,6 +183,17 @@ def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int
                 masks = starts.hub_graph_design(n, r, k, starts.hub_graph_edges(k, e, kind))
                 extra.setdefault(tuple(masks), (f"hub-graph(k={k},{kind}={e})", masks, False))
     return list(extra.values())
+
+
+def _cherry_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+    """At r = 2, cherry designs (:func:`robustgraph.design.starts.cherry_design`, unproven: the
+    oracle checks them) with ``hubs`` to ``hubs + 2`` hubs: planned connectors fit one or two
+    hubs more than the lemma's sparsest hub design on the same nodes (n = 100: 9 against 8;
+    issue 43)."""
+    if r != 2:
+        return []
+    return [(f"cherries(k={k})", starts.cherry_design(n, k), False)
+            for k in range(max(hubs, 3), min(hubs + 3, n))]
 
 
 def _connector_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
