@@ -174,21 +174,29 @@ def test_complete_bipartite_hub_counts() -> None:
     assert starts.common_neighbour_proof(masks, 3)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_connector_designs_are_judged_exactly(data) -> None:
-    """Issue 43: a connector design has no proof of its own; over the family's parameters the
-    oracle's verdict on it agrees with the subset DP, and its edges are r per non-hub node plus
-    the joined hub pairs. (Up to n = 14 every one is r-robust; the next test has one that is
-    not.)"""
+    """Issue 43: a connector design (and, since round 15, a planned connector design) has no
+    proof of its own; over the family's parameters the oracle's verdict on it agrees with the
+    subset DP, every x hears r hubs and y, every y r - 1 other hubs and x, every leaf r hubs,
+    and its edges are r per non-hub node plus the joined hub pairs. (Up to n = 14 every
+    connector design is r-robust; the next test has one that is not.)"""
+    family = data.draw(st.sampled_from(["connector_design", "planned_connector_design"]),
+                       label="family")
     r = data.draw(st.integers(2, 3), label="r")
     n = data.draw(st.integers(2 * r + 3, 14), label="n")
     k = data.draw(st.integers(2 * r - 1, n - 3), label="k")
     g = data.draw(st.integers(1, (n - k) // 2), label="g")
-    masks = starts.connector_design(n, r, k, g)
+    masks = getattr(starts, family)(n, r, k, g)
     assert all(not m >> i & 1 for i, m in enumerate(masks))
     assert all(masks[v] >> u & 1 for u in range(n) for v in range(n) if masks[u] >> v & 1)
-    assert min(m.bit_count() for m in masks) >= r
+    hubs = (1 << k) - 1
+    for x in range(k, k + 2 * g, 2):
+        assert masks[x] & ~hubs == 1 << (x + 1) and (masks[x] & hubs).bit_count() == r
+        assert masks[x + 1] & ~hubs == 1 << x and (masks[x + 1] & hubs).bit_count() == r - 1
+        assert not masks[x] & masks[x + 1] & hubs
+    assert all(masks[v] & ~hubs == 0 and masks[v].bit_count() == r for v in range(k + 2 * g, n))
     hub_edges = sum((masks[u] >> v & 1) for u, v in itertools.combinations(range(k), 2))
     assert starts.edge_count(masks, False) == r * (n - k) + hub_edges
     assert_answer(masks, r, find_pair(masks, r))
@@ -232,6 +240,20 @@ def test_a_connector_start_is_taken_only_when_the_oracle_proves_it() -> None:
     name, masks = _best_start(21, 3, 1, False, None, 20_000, math.inf)
     assert name.startswith("hub-graph") and starts.edge_count(masks, False) == 50
     assert r_star(masks) >= 3
+
+
+@pytest.mark.parametrize("n,r,k,g,edges", [
+    (50, 3, 8, 6, 128), (50, 4, 9, 5, 164), (50, 5, 10, 3, 200), (100, 3, 11, 6, 267),
+    (100, 4, 13, 9, 349)])
+def test_planned_connector_designs_at_the_frontier(n: int, r: int, k: int, g: int, edges: int):
+    """The frontier starts of round 15 (docs/design.md), each below round 14's design: its edge
+    count, and exactly r-robust by the exact cores search (no time limit)."""
+    from solvers import cores
+
+    masks = starts.planned_connector_design(n, r, k, g)
+    assert starts.edge_count(masks, False) == edges
+    assert cores.pair_within(masks, r - 1) is None
+    assert cores.pair_within(masks, r) is not None
 
 
 @settings(max_examples=40, deadline=None)
@@ -295,7 +317,7 @@ def test_the_cherry_design_meets_the_frontier_target_at_n_100() -> None:
     assert cores.pair_within(masks, 2) is not None  # exactly 2-robust: degree-2 nodes
     assert [name for name, _, _ in _cherry_candidates(100, 2, 8)] == [
         "cherries(k=8)", "cherries(k=9)", "cherries(k=10)"]
-    assert _cherry_candidates(100, 3, 8) == []
+    assert all(name.startswith("planned") for name, _, _ in _cherry_candidates(100, 3, 8))
 
 
 def _hub_pair_deficits(masks: list[int], r: int, k: int) -> list[tuple[int, int, int]]:
@@ -401,14 +423,15 @@ def test_a_start_is_proven_exactly_when_it_is_r_robust(topology, r, budget) -> N
 
 
 def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
-    """n = 50, r = 4: the start is a hub-graph design with 166 edges (the lemma's hub designs
-    168), which the oracle leaves UNKNOWN at design's budget; the cores search proves it, and
-    so does the certifier, whose proof is checked independently."""
+    """n = 50, r = 4: the start is a planned connector design with 164 edges (round 14's
+    hub-graph design 166, the lemma's hub designs 168), which the oracle leaves UNKNOWN at
+    design's budget; the cores search proves it, and so does the certifier, whose proof is
+    checked independently."""
     from robustgraph.design.api import _best_start
     from robustgraph.design.common import certify_design, to_topology
 
     name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
-    assert name.startswith("hub-graph") and starts.edge_count(masks, False) == 166
+    assert name == "planned(k=9,g=5)" and starts.edge_count(masks, False) == 164
     assert find_pair(masks, 4, budget=20_000) is UNKNOWN
     assert certify_design(to_topology(masks, False), 4, time_limit=60).verdict == "proven"
 

@@ -1,9 +1,9 @@
 """``design(n, r)``: the sparsest r-robust graph the search finds, certified by the exact engines.
 
 Pipeline: pick the sparsest proven start (the construction, the hub designs of
-:mod:`robustgraph.design.starts` and its connector, hub-graph and (r = 2) cherry designs once
-the oracle, or where it answers unknown the cores search of :mod:`solvers.cores`, proves them,
-or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
+:mod:`robustgraph.design.starts` and its connector, hub-graph, cherry and planned connector
+designs once the oracle, or where it answers unknown the cores search of
+:mod:`solvers.cores`, proves them, or at r = ceil(n/2) the gamma-MERG, which is edge-minimal),
 run the certified local search of :mod:`robustgraph.design.search` until the time limit (when
 it stalls first, again from the circulant C_n(1..r) with the time left), then certify the
 result with :func:`robustgraph.certificate.certifier`. A degree cap that no start meets is
@@ -186,14 +186,16 @@ def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int
 
 
 def _cherry_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
-    """At r = 2, cherry designs (:func:`robustgraph.design.starts.cherry_design`, unproven: the
-    oracle checks them) with ``hubs`` to ``hubs + 2`` hubs: planned connectors fit one or two
-    hubs more than the lemma's sparsest hub design on the same nodes (n = 100: 9 against 8;
-    issue 43)."""
-    if r != 2:
-        return []
-    return [(f"cherries(k={k})", starts.cherry_design(n, k), False)
-            for k in range(max(hubs, 3), min(hubs + 3, n))]
+    """Planned connectors (unproven: the oracle checks them) with ``hubs`` to ``hubs + 2``
+    hubs, which they fit on the nodes of the lemma's sparsest hub design with ``hubs`` hubs
+    (n = 100, r = 2: 9 against 8; issue 43): at r = 2 the cherry designs
+    (:func:`robustgraph.design.starts.cherry_design`), for r >= 3 the planned connector designs
+    (:func:`robustgraph.design.starts.planned_connector_design`) with g = 1..k pairs."""
+    ks = range(max(hubs, 2 * r - 1), min(hubs + 3, n))
+    if r == 2:
+        return [(f"cherries(k={k})", starts.cherry_design(n, k), False) for k in ks]
+    return [(f"planned(k={k},g={g})", starts.planned_connector_design(n, r, k, g), False)
+            for k in ks for g in range(1, min(k, (n - k) // 2) + 1)]
 
 
 def _connector_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:

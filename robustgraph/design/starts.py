@@ -1,6 +1,6 @@
 """Structured r-robust starting graphs for the design search, each with a proof of robustness.
 
-Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Five constructions:
+Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Six constructions:
 
 - :func:`construction`: the preferential-attachment construction of LeBlanc et al. (2013,
   Theorem 5) with every new node joined to the same r + s - 1 seed nodes. It is the reference
@@ -13,6 +13,9 @@ Graphs are lists of in-neighbour bitmasks on nodes ``0..n-1``. Five construction
   pairs (issue 43). It has no proof of its own: a start only after the exact oracle proves it.
 - :func:`hub_graph_design`: k hubs joined by a few hub edges (:func:`hub_graph_edges`) and
   leaves spread to meet a necessary two-hub condition (issue 43); also a start only once proven.
+- :func:`planned_connector_design` (r >= 3): connector pairs placed first where they give
+  hub pairs new connector paths, then leaves over what each pair still lacks (issue 43); a
+  start only once proven.
 - :func:`cherry_design` (r = 2): connector pairs planned over an edge-disjoint packing of
   paths a - c - b in the complete graph on the hubs (:func:`cherry_packing`), so that every
   hub pair gets a connector path and no leaf is wasted (issue 43); a start only once proven.
@@ -45,6 +48,7 @@ __all__ = [
     "connector_design",
     "hub_graph_design",
     "hub_graph_edges",
+    "planned_connector_design",
     "cherry_packing",
     "cherry_design",
 ]
@@ -54,6 +58,10 @@ def edge_count(masks: list[int], directed: bool) -> int:
     """Edges (arcs for a digraph) of a bitmask graph."""
     total = sum(m.bit_count() for m in masks)
     return total if directed else total // 2
+
+
+def _pair(u: int, v: int) -> tuple[int, int]:
+    return (u, v) if u < v else (v, u)
 
 
 def _join(masks: list[int], u: int, v: int) -> None:
@@ -190,9 +198,11 @@ def hub_design(n: int, r: int, k: int) -> list[int]:
 
 
 def _spread_leaves(
-    masks: list[int], r: int, short: dict[tuple[int, int], int], used: list[int]
+    masks: list[int], r: int, short: dict[tuple[int, int], int], used: list[int],
+    first: int | None = None,
 ) -> None:
-    """Join every node from ``len(used)`` on to r of the hubs ``0..len(used)-1``, greedily.
+    """Join every node from ``first`` (default ``len(used)``) on to r of the hubs
+    ``0..len(used)-1``, greedily.
 
     ``short`` holds, for every hub pair, the common neighbours it still lacks. Each leaf takes
     the hub that covers the most still-short pairs with the hubs already taken (ties: the pairs
@@ -200,7 +210,7 @@ def _spread_leaves(
     updated in place.
     """
     k = len(used)
-    for leaf in range(k, len(masks)):
+    for leaf in range(k if first is None else first, len(masks)):
         chosen: list[int] = []
         for _ in range(r):
             best = max(
@@ -332,20 +342,16 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
     """
     need, masks, direct, used = _hub_setup(n, r, k)
     path = dict.fromkeys(direct, 0)
-
-    def pair(u: int, v: int) -> tuple[int, int]:
-        return (u, v) if u < v else (v, u)
-
     def value(d: int, c: int) -> int:
         return min(d, need - 1) + min(d + min(c, 1), need)
 
     def gain(h: int, inside: list[int], across: list[int]) -> int:
         total = 0
         for a in inside:
-            d, c = direct[pair(h, a)], path[pair(h, a)]
+            d, c = direct[_pair(h, a)], path[_pair(h, a)]
             total += value(d + 1, c) - value(d, c)
         for a in across:
-            d, c = direct[pair(h, a)], path[pair(h, a)]
+            d, c = direct[_pair(h, a)], path[_pair(h, a)]
             total += value(d, c + 1) - value(d, c)
         return total
 
@@ -356,7 +362,7 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
             chosen.append(max(free, key=lambda h: (gain(h, chosen, across), -used[h], -h)))
             used[chosen[-1]] += 1
         for a, b in itertools.combinations(chosen, 2):
-            direct[pair(a, b)] += 1
+            direct[_pair(a, b)] += 1
         return chosen
 
     node = k
@@ -367,7 +373,7 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
         for a in hubs_x:
             _join(masks, a, x)
             for c in hubs_y:
-                path[pair(a, c)] += 1
+                path[_pair(a, c)] += 1
         for c in hubs_y:
             _join(masks, c, y)
         _join(masks, x, y)
@@ -378,6 +384,66 @@ def connector_design(n: int, r: int, k: int, g: int) -> list[int]:
     for (u, v), d in direct.items():
         if d < need and not (d == need - 1 and path[(u, v)]):
             _join(masks, u, v)
+    return masks
+
+
+def planned_connector_design(n: int, r: int, k: int, g: int) -> list[int]:
+    """k hubs, g connector pairs placed for new paths, then leaves on what pairs lack (issue 43,
+    r >= 3); r-robust only if checked.
+
+    The units and the coverage rule are :func:`connector_design`'s (x joined to r hubs A, y to
+    r - 1 others C, x ~ y; a hub pair is covered with 2r - 1 common neighbours, or 2r - 2 and
+    a path a - x - y - c). The order differs: each connector takes, hub by hub, for A the hubs
+    with the fewest common neighbours with those taken, for C the hubs giving the most pairs
+    of A x C their first path (ties: the least used hub, then the lowest index); then the
+    leaves are spread by :func:`hub_design`'s greedy over each pair's remaining need
+    (2r - 2 with a path, 2r - 1 without, less its common neighbours), and pairs still short
+    are joined. Measured (docs/design.md): 1-2 edges below the starts of round 14 at n = 50,
+    r = 3-5 and n = 100, r = 3. A heuristic, not a lemma: the graph must be proven r-robust
+    by the exact oracle before use.
+
+    Parameters and node order are :func:`connector_design`'s. Returns in-neighbour bitmasks
+    of an undirected graph with ``r (n - k)`` edges plus the hub pairs joined.
+
+    Examples
+    --------
+    >>> edge_count(planned_connector_design(50, 3, 8, 6), False)
+    128
+
+    Notes
+    -----
+    O((n - k) r k^2) time.
+    """
+    need, masks, direct, used = _hub_setup(n, r, k)
+    path = dict.fromkeys(direct, 0)
+    def take(size: int, side: list[int], across: list[int], taken: list[int]) -> None:
+        for _ in range(size):
+            side.append(max(
+                (h for h in range(k) if h not in taken and h not in side),
+                key=lambda h: (sum(path[_pair(h, a)] == 0 for a in across),
+                               -sum(direct[_pair(h, a)] for a in side), -used[h], -h),
+            ))
+            used[side[-1]] += 1
+
+    for x in range(k, k + 2 * g, 2):
+        hubs_x: list[int] = []
+        hubs_y: list[int] = []
+        take(r, hubs_x, [], [])
+        take(r - 1, hubs_y, hubs_x, hubs_x)
+        for group, node in ((hubs_x, x), (hubs_y, x + 1)):
+            for h in group:
+                _join(masks, h, node)
+            for a, b in itertools.combinations(group, 2):
+                direct[_pair(a, b)] += 1
+        for a in hubs_x:
+            for c in hubs_y:
+                path[_pair(a, c)] += 1
+        _join(masks, x, x + 1)
+    short = {p: need - (path[p] > 0) - d for p, d in direct.items()}
+    _spread_leaves(masks, r, short, used, first=k + 2 * g)
+    for p, lack in short.items():
+        if lack > 0:
+            _join(masks, *p)
     return masks
 
 
@@ -481,8 +547,8 @@ def cherry_design(n: int, k: int) -> list[int]:
         x, y = node, node + 1
         for u, v in ((a, x), (b, x), (x, y), (c, y)):
             _join(masks, u, v)
-        for pair in ((a, b), (min(a, c), max(a, c)), (min(b, c), max(b, c))):
-            short[pair] -= 1
+        for p in ((a, b), _pair(a, c), _pair(b, c)):
+            short[p] -= 1
         node += 2
     for leaf in range(node, n):
         u, v = max(short, key=lambda p: (short[p], -p[0], -p[1]))
