@@ -159,7 +159,7 @@ def _candidates(
     if hubs is None:
         return found
     return (found + _connector_candidates(n, r, hubs) + _hub_graph_candidates(n, r, hubs)
-            + _cherry_candidates(n, r, hubs))
+            + _cherry_candidates(n, r, hubs, deadline))
 
 
 def _proven_hubs(found: list[tuple[str, list[int], bool]]) -> int | None:
@@ -185,17 +185,26 @@ def _hub_graph_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int
     return list(extra.values())
 
 
-def _cherry_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
+def _cherry_candidates(
+    n: int, r: int, hubs: int, deadline: float = float("inf")
+) -> list[tuple[str, list[int], bool]]:
     """Planned connectors (unproven: the oracle checks them) with ``hubs`` to ``hubs + 2``
     hubs, which they fit on the nodes of the lemma's sparsest hub design with ``hubs`` hubs
     (n = 100, r = 2: 9 against 8; issue 43): at r = 2 the cherry designs
     (:func:`robustgraph.design.starts.cherry_design`), for r >= 3 the planned connector designs
-    (:func:`robustgraph.design.starts.planned_connector_design`) with g = 1..k pairs."""
-    ks = range(max(hubs, 2 * r - 1), min(hubs + 3, n))
-    if r == 2:
-        return [(f"cherries(k={k})", starts.cherry_design(n, k), False) for k in ks]
-    return [(f"planned(k={k},g={g})", starts.planned_connector_design(n, r, k, g), False)
-            for k in ks for g in range(1, min(k, (n - k) // 2) + 1)]
+    (:func:`robustgraph.design.starts.planned_connector_design`) with g = 1..k pairs. None is
+    built after ``deadline`` (``time.monotonic``)."""
+    found: list[tuple[str, list[int], bool]] = []
+    for k in range(max(hubs, 2 * r - 1), min(hubs + 3, n)):
+        for g in [0] if r == 2 else range(1, min(k, (n - k) // 2) + 1):
+            if time.monotonic() > deadline:
+                return found
+            if r == 2:
+                found.append((f"cherries(k={k})", starts.cherry_design(n, k), False))
+            else:
+                found.append((f"planned(k={k},g={g})",
+                              starts.planned_connector_design(n, r, k, g), False))
+    return found
 
 
 def _connector_candidates(n: int, r: int, hubs: int) -> list[tuple[str, list[int], bool]]:
