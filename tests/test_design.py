@@ -22,6 +22,7 @@ from robustgraph.design import (
     construction_edges,
     design,
     lower_bound,
+    planned,
     reference_edges,
     starts,
 )
@@ -182,13 +183,13 @@ def test_connector_designs_are_judged_exactly(data) -> None:
     subset DP, every x hears r hubs and y, every y r - 1 other hubs and x, every leaf r hubs,
     and its edges are r per non-hub node plus the joined hub pairs. (Up to n = 14 every
     connector design is r-robust; the next test has one that is not.)"""
-    family = data.draw(st.sampled_from(["connector_design", "planned_connector_design"]),
-                       label="family")
+    family = data.draw(st.sampled_from([starts.connector_design,
+                                        planned.planned_connector_design]), label="family")
     r = data.draw(st.integers(2, 3), label="r")
     n = data.draw(st.integers(2 * r + 3, 14), label="n")
     k = data.draw(st.integers(2 * r - 1, n - 3), label="k")
     g = data.draw(st.integers(1, (n - k) // 2), label="g")
-    masks = getattr(starts, family)(n, r, k, g)
+    masks = family(n, r, k, g)
     assert all(not m >> i & 1 for i, m in enumerate(masks))
     assert all(masks[v] >> u & 1 for u in range(n) for v in range(n) if masks[u] >> v & 1)
     hubs = (1 << k) - 1
@@ -250,7 +251,7 @@ def test_planned_connector_designs_at_the_frontier(n: int, r: int, k: int, g: in
     count, and exactly r-robust by the exact cores search (no time limit)."""
     from solvers import cores
 
-    masks = starts.planned_connector_design(n, r, k, g)
+    masks = planned.planned_connector_design(n, r, k, g)
     assert starts.edge_count(masks, False) == edges
     assert cores.pair_within(masks, r - 1) is None
     assert cores.pair_within(masks, r) is not None
@@ -261,13 +262,13 @@ def test_planned_connector_designs_at_the_frontier(n: int, r: int, k: int, g: in
 def test_cherry_packing_is_a_packing_with_distinct_end_pairs(k: int) -> None:
     """Issue 43 (i46c): the plan of cherry_design uses each hub pair at most once as an edge
     of a path and at most once as a path's end pair, and reaches floor(C(k, 2) / 2) paths."""
-    plan = starts.cherry_packing(k)
+    plan = planned.cherry_packing(k)
     edges = [frozenset(e) for a, c, b in plan for e in ((a, c), (c, b))]
     ends = [frozenset((a, b)) for a, c, b in plan]
     assert all(len({a, c, b}) == 3 and max(a, c, b) < k for a, c, b in plan)
     assert len(set(edges)) == len(edges) and len(set(ends)) == len(ends)
     assert len(plan) == k * (k - 1) // 4
-    assert starts.cherry_packing(k) == plan  # deterministic
+    assert planned.cherry_packing(k) == plan  # deterministic
 
 
 @settings(max_examples=60, deadline=None)
@@ -280,7 +281,7 @@ def test_cherry_designs_are_judged_exactly(data) -> None:
     (n - k >= 3 C(k, 2) - p, p the planned paths, and 2g <= n - k)."""
     k = data.draw(st.integers(3, 5), label="k")
     n = data.draw(st.integers(k + 2, 22), label="n")
-    masks = starts.cherry_design(n, k)
+    masks = planned.cherry_design(n, k)
     assert all(not m >> i & 1 for i, m in enumerate(masks))
     assert all(masks[v] >> u & 1 for u in range(n) for v in range(n) if masks[u] >> v & 1)
     hubs = (1 << k) - 1
@@ -288,7 +289,7 @@ def test_cherry_designs_are_judged_exactly(data) -> None:
         assert (masks[v].bit_count(), (masks[v] & ~hubs).bit_count()) in ((2, 0), (3, 1), (2, 1))
     hub_edges = sum((masks[u] >> v & 1) for u, v in itertools.combinations(range(k), 2))
     assert starts.edge_count(masks, False) == 2 * (n - k) + hub_edges
-    pairs, plan = k * (k - 1) // 2, len(starts.cherry_packing(k))
+    pairs, plan = k * (k - 1) // 2, len(planned.cherry_packing(k))
     g = 3 * pairs - (n - k)
     if 0 <= g <= plan and 2 * g <= n - k or g < 0:
         assert hub_edges == 0
@@ -299,7 +300,7 @@ def test_cherry_designs_are_judged_exactly(data) -> None:
 def test_cherry_designs_are_2_robust_where_measured(n: int, k: int, edges: int) -> None:
     """The cherry designs that design takes or that match its starts: 16 edges at n = 11 (the
     proven minimum), 32 at n = 20 (the connector start's count), by the subset DP."""
-    masks = starts.cherry_design(n, k)
+    masks = planned.cherry_design(n, k)
     assert starts.edge_count(masks, False) == edges
     assert r_star(masks) == 2
 
@@ -311,7 +312,7 @@ def test_the_cherry_design_meets_the_frontier_target_at_n_100() -> None:
     from robustgraph.design.api import _cherry_candidates
     from solvers import cores
 
-    masks = starts.cherry_design(100, 9)
+    masks = planned.cherry_design(100, 9)
     assert starts.edge_count(masks, False) == 182 == 2 * (100 - 9)
     assert cores.pair_within(masks, 1) is None
     assert cores.pair_within(masks, 2) is not None  # exactly 2-robust: degree-2 nodes

@@ -20,7 +20,7 @@ from typing import Any
 
 from robustgraph.certificate.certifier import DEFAULT_ENGINES
 from robustgraph.certificate.document import Certificate
-from robustgraph.design import bounds, starts
+from robustgraph.design import bounds, planned, starts
 from robustgraph.design.augmentation import grow
 from robustgraph.design.common import certify_design, from_topology, to_topology
 from robustgraph.design.minimum import MinimumResult, prove_minimum
@@ -191,8 +191,8 @@ def _cherry_candidates(
     """Planned connectors (unproven: the oracle checks them) with ``hubs`` to ``hubs + 2``
     hubs, which they fit on the nodes of the lemma's sparsest hub design with ``hubs`` hubs
     (n = 100, r = 2: 9 against 8; issue 43): at r = 2 the cherry designs
-    (:func:`robustgraph.design.starts.cherry_design`), for r >= 3 the planned connector designs
-    (:func:`robustgraph.design.starts.planned_connector_design`) with g = 1..k pairs. None is
+    (:func:`robustgraph.design.planned.cherry_design`), for r >= 3 the planned connector designs
+    (:func:`robustgraph.design.planned.planned_connector_design`) with g = 1..k pairs. None is
     built after ``deadline`` (``time.monotonic``)."""
     found: list[tuple[str, list[int], bool]] = []
     for k in range(max(hubs, 2 * r - 1), min(hubs + 3, n)):
@@ -200,10 +200,10 @@ def _cherry_candidates(
             if time.monotonic() > deadline:
                 return found
             if r == 2:
-                found.append((f"cherries(k={k})", starts.cherry_design(n, k), False))
+                found.append((f"cherries(k={k})", planned.cherry_design(n, k), False))
             else:
                 found.append((f"planned(k={k},g={g})",
-                              starts.planned_connector_design(n, r, k, g), False))
+                              planned.planned_connector_design(n, r, k, g), False))
     return found
 
 
