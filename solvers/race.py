@@ -183,7 +183,7 @@ class _Board:
             if budget > 0:
                 return p.upper, budget
             lane.climbing = True  # restarted after a stop, with the first phase over
-        if lane.retry_due and p.upper - p.lower >= 1:  # DEFAULT_LEVEL_RETRY_RULE
+        if lane.retry_due:  # DEFAULT_LEVEL_RETRY_RULE
             lane.retry_due, lane.retrying = False, True
             left = p.remaining()
             return p.upper, None if left is None else RETRY_SHARE * left
