@@ -268,7 +268,7 @@ class _Board:
         level (:data:`~solvers.search.DEFAULT_LEVEL_RETRY_RULE`)."""
         from solvers import cpsat
 
-        return lane.racer.name == cpsat.NAME and retries_at_default(model)
+        return lane.racer.name == cpsat.NAME and retries_at_default(self.p, model)
 
     def model(self, lane: _Lane, probe: int) -> Model:
         """The model of ``lane``'s next probe: the default-level decision when it retries."""

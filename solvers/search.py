@@ -78,6 +78,7 @@ __all__ = [
     "IMPROVE_SHARE",
     "DEFAULT_LEVEL_RETRY_RULE",
     "RETRY_SHARE",
+    "RETRY_MAX_DEGREE",
     "default_level_model",
     "retries_at_default",
 ]
@@ -407,7 +408,7 @@ def _probe_loop(
         first = False
         if not absorb_probe(p, model, probe, out):
             if climb and out.status == "unknown":
-                if retry and retries_at_default(model) and _retry(p, run, probe):
+                if retry and retries_at_default(p, model) and _retry(p, run, probe):
                     continue  # DEFAULT_LEVEL_RETRY_RULE moved a bound: probe again
                 if improve is not None:
                     improve(IMPROVE_SHARE * p.remaining())
@@ -435,13 +436,26 @@ RETRY_SHARE = 0.5
 """Share of the time left that :data:`DEFAULT_LEVEL_RETRY_RULE`'s decision may use (i45a's
 "half the time left"; scratch seeds only)."""
 
+RETRY_MAX_DEGREE = 12.0
+"""The largest mean in-degree (m / n) at which :data:`DEFAULT_LEVEL_RETRY_RULE` retries. Round
+14's probes (i45a, seeds 7591-7595, 3 s each): the printed decision at the default level settled
+regular graphs of degree 8, k-in digraphs of k = 10 (n = 45, 60), 6-regular graphs of 80 nodes,
+ER graphs and digraphs of p = 0.2 (mean in-degree 8-12) and a few of p = 0.35, n = 40 (13.6), and
+none of the 46 ER graphs and digraphs of p = 0.35-0.5 at n = 40-60 (mean in-degree 14-30); on
+those (scratch seeds 7601-7603, ER(50, 0.35) and ER(50, 0.5), first cut without this bound) it
+was unknown in every retry and its half of the time left cost the climb's lower bound (e.g.
+[10, 13] on main, [7, 13] with the retry): docs/performance.md, round 15 (i46a)."""
 
-def retries_at_default(model: Model) -> bool:
-    """True when a stalled probe of ``model`` is retried at the default level
+
+def retries_at_default(p: Progress, model: Model) -> bool:
+    """True when a stalled probe of ``model`` on ``p``'s graph is retried at the default level
     (:data:`DEFAULT_LEVEL_RETRY_RULE`): a strong r model tuned to CP-SAT's
-    ``linearization_level`` 2. Other engines ignore that tuning, so the rule is for CP-SAT."""
+    ``linearization_level`` 2 (other engines ignore that tuning, so the rule is for CP-SAT), on
+    a graph of mean in-degree at most :data:`RETRY_MAX_DEGREE`."""
     level = model.tuning.get("cpsat", {}).get("linearization_level")
-    return model.name.startswith("strong-r") and level == 2
+    nb = p.request.graph.in_neighbors
+    sparse = sum(len(heard) for heard in nb) <= RETRY_MAX_DEGREE * len(nb)
+    return model.name.startswith("strong-r") and level == 2 and sparse
 
 
 def default_level_model(p: Progress, probe: int) -> Model:

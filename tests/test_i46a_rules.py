@@ -84,14 +84,20 @@ def _stalls_at_top(clock: _Clock, truth: int, decision: str, calls: list):
     return run
 
 
-def test_the_rule_retries_only_a_level_2_strong_r_probe():
-    nb = _graph().in_neighbors
-    assert search.retries_at_default(milp_model.strong_r(nb, 4))
-    assert not search.retries_at_default(milp_model.published_r(nb))
-    assert not search.retries_at_default(milp_model.strong_s(nb, 2, 3))
+def test_the_rule_retries_only_a_level_2_strong_r_probe_on_a_sparse_graph():
+    p, _ = _start(_graph())  # K9: mean in-degree 8
+    nb = p.request.graph.in_neighbors
+    assert search.retries_at_default(p, milp_model.strong_r(nb, 4))
+    assert not search.retries_at_default(p, milp_model.published_r(nb))
+    assert not search.retries_at_default(p, milp_model.strong_s(nb, 2, 3))
     untuned = milp_model.strong_r(nb, 4)
     untuned.tuning = {}
-    assert not search.retries_at_default(untuned)
+    assert not search.retries_at_default(p, untuned)
+    at, over = (int(search.RETRY_MAX_DEGREE) + k for k in (1, 2))  # K_at: mean in-degree at max
+    for n, retried in ((at, True), (over, False)):
+        dense, _ = _start(Topology.from_networkx(nx.complete_graph(n)))
+        model = milp_model.strong_r(dense.request.graph.in_neighbors, 4)
+        assert search.retries_at_default(dense, model) is retried
 
 
 def test_the_default_level_model_is_the_printed_decision_hinted_with_the_held_pair():
@@ -190,12 +196,12 @@ def _pair_values(model, pair: Witness) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    ("seconds", "spent", "budget"), [(2.0, 0.0, 0.5), (0.2, 0.0, 0.2), (2.0, 59.9, 0.1)]
+    ("seconds", "spent", "budget"), [(2.0, 0.0, 0.5), (0.2, 0.0, 0.1), (2.0, 59.9, 0.1)]
 )
 def test_the_local_search_budget_and_its_stop_at_the_lower_bound(
     monkeypatch, clock, seconds, spent, budget
 ):
-    """At most LS_WITNESS_SECONDS, of the seconds given and of the time left; one worker, the
+    """At most LS_WITNESS_SECONDS, half the seconds given and the time left; one worker, the
     local search alone on the printed model, stopped at the proven lower bound; its pair (the
     true witness here) is kept after the check."""
     p, truth = _start(_graph())
