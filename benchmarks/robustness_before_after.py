@@ -12,9 +12,7 @@ Issue 40, round 9 (i40v)::
         --new . --cap 10 --struct-sizes 60,80 --seeds 7381,7382 --families sbm,ws
 
 ``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
-``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``;
-``i46a``: which of round 15's ``search.DEFAULT_LEVEL_RETRY_RULE`` and
-``portfolio.LS_WITNESS_RULE`` ran);
+``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``);
 ``--sbm-shapes`` as in ``vs_published.py``.
 """
 
@@ -62,18 +60,7 @@ def _bisected(got: vs.Timed) -> bool:
     return any(s.get("step") == "cores" and s.get("bisect") for s in _steps(got))
 
 
-def _i46a(got: vs.Timed) -> str:
-    """Which of round 15's rules ran (issue 40, i46a): ``retry`` when the run asked the printed
-    decision at the default level (``search.DEFAULT_LEVEL_RETRY_RULE``), ``ls`` when CP-SAT's
-    local search ran before a long witness search (``portfolio.LS_WITNESS_RULE``); ``-``: none."""
-    models = {s.get("model") for s in _steps(got)}
-    fired = [name for name, model in _I46A if model in models]
-    return "+".join(fired) or "-"
-
-
-_I46A = (("retry", "published-r-decision"), ("ls", "published-r-ls"))
-
-RULES = {"heuristic-first": _early, "cores-bisect": _bisected, "i46a": _i46a}
+RULES = {"heuristic-first": _early, "cores-bisect": _bisected}
 """``--rule``: what the "rule" column says of the new run."""
 
 
@@ -135,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
                     f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
-                    f"{_said(took(new))} |"
+                    f"{'yes' if took(new) else '-'} |"
                     + cells
                     + (f" {kinds['old']} / {kinds['new']} |" if scripts else ""),
                     flush=True,
@@ -154,11 +141,6 @@ def main(argv: list[str] | None = None) -> int:
         rows = behind[side]
         print(f"# {side} slower than the scripts or bounded where one proved: {len(rows)} {rows}")
     return 0
-
-
-def _said(took: bool | str) -> str:
-    """The "rule" cell: a rule's own words, or yes / - for a rule that answers True / False."""
-    return took if isinstance(took, str) else ("yes" if took else "-")
 
 
 def _script(name: str, path: Path, cap: float) -> vs.Timed:

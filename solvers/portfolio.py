@@ -126,8 +126,6 @@ __all__ = [
     "EXHAUSTIVE_S_N",
     "PUBLISHED_MAX_UPPER",
     "HEURISTIC_FIRST_RULE",
-    "LS_WITNESS_RULE",
-    "LS_WITNESS_SECONDS",
     "LARGE_N",
     "HIGHS_SLICE",
     "PUBLISHED_SLICE",
@@ -481,22 +479,6 @@ PUBLISHED_MAX_UPPER = 8
 (k-in digraphs, digraph G(50, 0.3) with r* = 7) in seconds, and never settled r* >= 9 at
 n >= 40 within a minute (docs/performance.md), where they only delay the strong model. A graph
 whose in-degrees all equal gets them up to :data:`LANE_MAX_UPPER` (:func:`_published_max_upper`)."""
-
-LS_WITNESS_RULE = "one engine loop on CP-SAT: its local search before each long witness search"
-"""Issue 40, round 15 (i46a), from round 14's measurements (docs/performance.md, "Issue 40, round
-14: CP-SAT's local search as a witness heuristic (i45a)", section 1): on scratch seeds 7591-7595,
-CP-SAT's violation local search alone on the printed model reached our final upper bound within
-2 s on 257 of 273 rows (median 0.01 s), and on 4 of the 7 rows whose bound came from our long
-witness search far sooner (``digraph-40-p0.35-7591``: 0.07 s against 6.58 s; ``er-60-p0.35-7595``:
-0.07 against 7.67 s), slower on 3. So wherever the strong loop on CP-SAT runs its long witness
-search (``search._improve_r``: after a first probe not settled at once, or a stalled probe at the
-upper bound), :func:`_ls_witness` runs first for at most :data:`LS_WITNESS_SECONDS` of those
-seconds, and the long search gets what is left. Not in a race (``solvers.race``, two threads and
-two engines): its long search is unchanged."""
-
-LS_WITNESS_SECONDS = 0.5
-"""At most this much of a long witness search's seconds goes to :data:`LS_WITNESS_RULE`'s local
-search (i45a's proposal; its median to our bound was 0.01 s, 1.36 s at most within 2 s)."""
 
 HEURISTIC_FIRST_RULE = "upper bound above the published limit: the heuristic pair before the skip"
 """Issue 40, round 9 (i40v): when the quick bounds leave the upper bound above
@@ -1040,41 +1022,8 @@ def _gap(
     else:  # past the skipped published slices the first probe needs seconds: search first
         noted = {step.get("step") for step in p.steps}
         first = "published-skipped" in noted and "twins" not in noted  # twins: the model is small
-        on_cpsat = backend[0] == "cpsat"  # DEFAULT_LEVEL_RETRY_RULE, LS_WITNESS_RULE
-        search.strong_r_loop(
-            p,
-            backend[1],
-            search_first=first,
-            retry=on_cpsat,
-            witness=_ls_witness if on_cpsat else None,
-        )
+        search.strong_r_loop(p, backend[1], search_first=first)
     return backend[0]
-
-
-def _ls_witness(p: search.Progress, seconds: float) -> None:
-    """:data:`LS_WITNESS_RULE`: CP-SAT's violation local search alone (``use_ls_only``, one worker)
-    on the published model as printed (``milp_model.published_r``) for at most
-    :data:`LS_WITNESS_SECONDS` and half of ``seconds`` (the long search keeps the other half:
-    given all of a brief search's 0.36 s, the local search found no better pair than the
-    heuristic's where the long search had, ER(50, 0.35) scratch seed 7601), ended at the first
-    pair whose value meets the proven lower bound (``cpsat.run``'s ``stop_at``); its best pair
-    is offered to ``p`` and checked there as every witness (``Progress.offer``). Only its pair
-    is kept: the solve's bound, a local search's, proves nothing."""
-    from solvers import cpsat, milp_model, search
-
-    left = p.remaining()
-    budget = min(LS_WITNESS_SECONDS, seconds / 2, LS_WITNESS_SECONDS if left is None else left)
-    if budget <= 0 or p.settled():
-        return
-    model = milp_model.published_r(p.request.graph.in_neighbors)
-    model.name = "published-r-ls"
-    model.tuning["cpsat"] = {"use_ls_only": True}
-    stop = {} if p.stop is None else {"stop": p.stop}
-    out = cpsat.run(model, budget, 1, p.request.seed, stop_at=p.lower, **stop)
-    search.record(p, model, None, out)
-    if out.values is not None:
-        p.note("ls-witness", value=p.offer(milp_model.pair_from_values(model, out.values)))
-        p.tell()
 
 
 def _cores(request: Request, halt: Callable[[], bool] | None = None) -> Result | None:

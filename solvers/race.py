@@ -21,21 +21,18 @@ outcome or a pair that fails the witness check, drops out with a step saying so;
 on, and nothing it returned becomes a bound. On the time limit the result holds what every
 racer proved, merged, and is ``bounded`` unless the bounds meet.
 
-A max question under a time limit with a gap of more than one runs in two phases, as the one-thread
-loop does (``search._probe_loop``): every racer probes at the shared upper bound until
-:data:`~solvers.search.TOP_SHARE` of the time left at the race's start is spent. A racer whose top
-probe stalls (``unknown``) then climbs from below (``search.climb_probe``: halfway between the lower
-bound and the lowest stalled probe or the lowest probe another racer is running, half the time left
-each); the second racer first spends :data:`~solvers.search.IMPROVE_SHARE` of the time left on the
-long witness search (``search.long_search``, for r only) and then climbs too. A CP-SAT racer whose
-strong top probe stalls first asks the printed decision at the default level for
-:data:`~solvers.search.RETRY_SHARE` of the time left
-(:data:`~solvers.search.DEFAULT_LEVEL_RETRY_RULE`). When no probe is left below, a racer takes the
-lowest open probe (the lower bound + 1) with all the time left. A racer whose probe is at or below
-the lower bound, or above the upper bound, is stopped. A race that settles in the first phase never
-climbs; a stalled probe never proves anything. As with one thread, a top probe that would need more
-than that share of the time is cut off: such a race now ends ``bounded`` instead of ``exact`` near
-its limit.
+A max question under a time limit with a gap of more than one runs in two phases, as the
+one-thread loop does (``search._probe_loop``): every racer probes at the shared upper bound until
+:data:`~solvers.search.TOP_SHARE` of the time left at the race's start is spent. A racer whose
+top probe stalls (``unknown``) then climbs from below (``search.climb_probe``: halfway between
+the lower bound and the lowest stalled probe or the lowest probe another racer is running, half
+the time left each); the second racer first spends :data:`~solvers.search.IMPROVE_SHARE` of the
+time left on the long witness search (``search.long_search``, for r only) and then climbs too.
+When no probe is left below, a racer takes the lowest open probe (the lower bound + 1) with all
+the time left. A racer whose probe is at or below the lower bound, or above the upper bound, is
+stopped. A race that settles in the first phase never climbs; a stalled probe never proves
+anything. As with one thread, a top probe that would need more than that share of the time is
+cut off: such a race now ends ``bounded`` instead of ``exact`` near its limit.
 
 The racers are threads: CP-SAT and HiGHS release the GIL while they search (measured:
 docs/performance.md), so two racers use two cores.
@@ -52,17 +49,14 @@ from solvers.interrupt import StopSignal
 from solvers.milp_model import Model, Outcome
 from solvers.search import (
     IMPROVE_SHARE,
-    RETRY_SHARE,
     TOP_SHARE,
     Progress,
     absorb_probe,
     absorb_published,
     climb_probe,
-    default_level_model,
     keep_long_search,
     long_search,
     published_model,
-    retries_at_default,
     strong_r_model,
     strong_s_model,
 )
@@ -119,8 +113,6 @@ class _Lane:
         self.racer = racer
         self.probe: int | None = None
         self.climbing = False  # past its top probe: probes from below (second phase)
-        self.retry_due = False  # its top probe stalled: DEFAULT_LEVEL_RETRY_RULE next
-        self.retrying = False  # its solve is that rule's decision
         self.signal = StopSignal()
         self.cpu = 0.0  # CPU seconds of this thread in its last solve (one worker: the solve's)
         self.thread: threading.Thread | None = None
@@ -183,10 +175,6 @@ class _Board:
             if budget > 0:
                 return p.upper, budget
             lane.climbing = True  # restarted after a stop, with the first phase over
-        if lane.retry_due:  # DEFAULT_LEVEL_RETRY_RULE
-            lane.retry_due, lane.retrying = False, True
-            left = p.remaining()
-            return p.upper, None if left is None else RETRY_SHARE * left
         running = [other.probe for other in self.lanes if other.probe is not None]
         probe = climb_probe(p.lower, p.upper, min([self.stalled, *running]))
         if probe is None:
@@ -255,26 +243,11 @@ class _Board:
                     if signal.is_set():
                         go_on = True  # stopped because another racer moved a bound: re-probe
                     elif out.status == "unknown" and self.top_until is not None:
-                        lane.retry_due = not lane.climbing and self._retries(lane, model)
                         go_on = lane.climbing = True  # stalled: climb from below
                         self.stalled = min(self.stalled, probe)
             lane.probe = None
-            lane.retrying = False
             self._after_update(lane)
             return go_on and self._open()
-
-    def _retries(self, lane: _Lane, model: Model) -> bool:
-        """True when ``lane``'s stalled top probe of ``model`` is retried at CP-SAT's default
-        level (:data:`~solvers.search.DEFAULT_LEVEL_RETRY_RULE`)."""
-        from solvers import cpsat
-
-        return lane.racer.name == cpsat.NAME and retries_at_default(self.p, model)
-
-    def model(self, lane: _Lane, probe: int) -> Model:
-        """The model of ``lane``'s next probe: the default-level decision when it retries."""
-        if lane.retrying:
-            return default_level_model(self.p, probe)
-        return self.build(self.p, probe)
 
     def crashed(self, lane: _Lane, exc: Exception) -> None:
         """A racer's own code raised outside a solve: note it, leave the bounds alone."""
@@ -346,7 +319,7 @@ def _lane_main(board: _Board, lane: _Lane) -> None:
             if begun is None:
                 return
             probe, signal, budget = begun
-            model = board.model(lane, probe)
+            model = board.build(board.p, probe)
             out = board.solve(lane, model, signal, budget)
             if not board.absorb(lane, model, probe, out, signal):
                 return

@@ -76,11 +76,6 @@ __all__ = [
     "keep_long_search",
     "TOP_SHARE",
     "IMPROVE_SHARE",
-    "DEFAULT_LEVEL_RETRY_RULE",
-    "RETRY_SHARE",
-    "RETRY_MAX_DEGREE",
-    "default_level_model",
-    "retries_at_default",
 ]
 
 Runner = Callable[[Model, float | None, int, int], Outcome]
@@ -370,7 +365,6 @@ def _probe_loop(
     build: Callable[[int], Model],
     improve: Callable[[float], None] | None = None,
     search_first: bool = False,
-    retry: bool = False,
 ) -> None:
     """Decide at probe = target (decisions) or the upper bound (max questions) until settled.
 
@@ -382,9 +376,7 @@ def _probe_loop(
     and :func:`_climb` spends what is left raising the lower bound, so a time-out reports
     bounds as tight as the time allowed. With ``search_first``, ``improve`` runs that brief
     search before the first probe instead, and the first probe gets the full budget (for
-    graphs whose first probe is known to need more than :data:`FIRST_PROBE_SECONDS`). With
-    ``retry``, a stalled probe at the upper bound on CP-SAT is first asked again as the printed
-    decision at the default level (:data:`DEFAULT_LEVEL_RETRY_RULE`, :func:`_retry`).
+    graphs whose first probe is known to need more than :data:`FIRST_PROBE_SECONDS`).
     """
     target = p.request.question.target
     first = target is None and improve is not None
@@ -408,67 +400,10 @@ def _probe_loop(
         first = False
         if not absorb_probe(p, model, probe, out):
             if climb and out.status == "unknown":
-                if retry and retries_at_default(p, model) and _retry(p, run, probe):
-                    continue  # DEFAULT_LEVEL_RETRY_RULE moved a bound: probe again
                 if improve is not None:
                     improve(IMPROVE_SHARE * p.remaining())
                 _climb(p, run, build, stalled=probe)
             return
-
-
-DEFAULT_LEVEL_RETRY_RULE = (
-    "a strong probe at linearization level 2 stalls at the upper bound U: the printed decision "
-    "t <= U - 1 at CP-SAT's default level, before the climb"
-)
-"""Issue 40, round 15 (i46a), from round 14's measurements (docs/performance.md, "Issue 40, round
-14: CP-SAT's local search as a witness heuristic (i45a)", section 2): asked at our final upper
-bound U on 93 scratch rows (seeds 7591-7595) for 3 s each, the published decision ``t <= U - 1``
-(:func:`default_level_model`) at CP-SAT's default linearization proved r* >= U on 32 where the
-strong probe at ``linearization_level`` 2 (:func:`strong_r_model`, how every probe runs) did
-on 7; on the retired ``digraph-50-p0.2-7126`` (r* = 5) it is infeasible in 0.11-0.14 s where the
-strong probe at level 2 stayed unknown for 2.75 s (round 14's registered runs: ours bounded
-[4, 5] at 9.5 s). So when the strong probe at the upper bound stalls on CP-SAT, that decision
-gets :data:`RETRY_SHARE` of the time left, hinted with the held pair (of value U), before the
-witness search and the climb from below (:func:`_probe_loop`; in a race, the CP-SAT racer:
-``solvers.race``). Infeasible proves r* >= U; a solution is a checked pair below U."""
-
-RETRY_SHARE = 0.5
-"""Share of the time left that :data:`DEFAULT_LEVEL_RETRY_RULE`'s decision may use (i45a's
-"half the time left"; scratch seeds only)."""
-
-RETRY_MAX_DEGREE = 12.0
-"""The largest mean in-degree (m / n) at which :data:`DEFAULT_LEVEL_RETRY_RULE` retries. Round
-14's probes (i45a, seeds 7591-7595, 3 s each): the printed decision at the default level settled
-regular graphs of degree 8, k-in digraphs of k = 10 (n = 45, 60), 6-regular graphs of 80 nodes,
-ER graphs and digraphs of p = 0.2 (mean in-degree 8-12) and a few of p = 0.35, n = 40 (13.6), and
-none of the 46 ER graphs and digraphs of p = 0.35-0.5 at n = 40-60 (mean in-degree 14-30); on
-those (scratch seeds 7601-7603, ER(50, 0.35) and ER(50, 0.5), first cut without this bound) it
-was unknown in every retry and its half of the time left cost the climb's lower bound (e.g.
-[10, 13] on main, [7, 13] with the retry): docs/performance.md, round 15 (i46a)."""
-
-
-def retries_at_default(p: Progress, model: Model) -> bool:
-    """True when a stalled probe of ``model`` on ``p``'s graph is retried at the default level
-    (:data:`DEFAULT_LEVEL_RETRY_RULE`): a strong r model tuned to CP-SAT's
-    ``linearization_level`` 2 (other engines ignore that tuning, so the rule is for CP-SAT), on
-    a graph of mean in-degree at most :data:`RETRY_MAX_DEGREE`."""
-    level = model.tuning.get("cpsat", {}).get("linearization_level")
-    nb = p.request.graph.in_neighbors
-    sparse = sum(len(heard) for heard in nb) <= RETRY_MAX_DEGREE * len(nb)
-    return model.name.startswith("strong-r") and level == 2 and sparse
-
-
-def default_level_model(p: Progress, probe: int) -> Model:
-    """The published decision ``t <= probe - 1`` (``milp_model.published_r_below`` without its
-    objective) at CP-SAT's default linearization, hinted with ``p``'s held pair: infeasible
-    proves r* >= ``probe`` (as the strong probe at ``probe`` does), a solution is a pair of value
-    below ``probe`` (:data:`DEFAULT_LEVEL_RETRY_RULE`)."""
-    w = p.witness
-    hint = None if w is None else (w.s1, w.s2)
-    model = published_r_below(p.request.graph.in_neighbors, probe - 1, hint)
-    model.objective = ()
-    model.name = "published-r-decision"
-    return model
 
 
 RETRIES = 3
@@ -504,18 +439,6 @@ def _climb(p: Progress, run: Runner, build: Callable[[int], Model], stalled: int
             if out.status != "unknown":
                 return
             stalled = probe
-
-
-def _retry(p: Progress, run: Runner, probe: int) -> bool:
-    """:data:`DEFAULT_LEVEL_RETRY_RULE` after the probe at ``probe`` (the upper bound) stalled:
-    the default-level decision for :data:`RETRY_SHARE` of the time left; True when it moved a
-    bound (proven or checked, as every probe)."""
-    if p.out_of_time() or p.settled():
-        return False
-    left = p.remaining()
-    model = default_level_model(p, probe)
-    out = _call(p, run, model, probe, None if left is None else RETRY_SHARE * left)
-    return absorb_probe(p, model, probe, out)
 
 
 def climb_probe(lower: int, upper: int, stalled: int) -> int | None:
@@ -809,43 +732,22 @@ def _strong_r(p: Progress, run: Runner) -> None:
     strong_r_loop(p, run)
 
 
-def strong_r_loop(
-    p: Progress,
-    run: Runner,
-    *,
-    search_first: bool = False,
-    retry: bool = False,
-    witness: Callable[[Progress, float], None] | None = None,
-) -> None:
+def strong_r_loop(p: Progress, run: Runner, *, search_first: bool = False) -> None:
     """Probe the strong r model until ``p`` is settled, the time is up or the solver gives up.
 
     ``search_first``: the brief long witness search runs before the first probe, not after a
-    first probe of :data:`FIRST_PROBE_SECONDS` (see :func:`_probe_loop`). ``retry``: a stalled
-    probe at the upper bound is asked again at CP-SAT's default level
-    (:data:`DEFAULT_LEVEL_RETRY_RULE`; ``run`` must be CP-SAT's). ``witness``: a search that
-    runs first wherever the long witness search runs, within the same seconds, offering its pair
-    to ``p`` itself (``portfolio.LS_WITNESS_RULE``)."""
+    first probe of :data:`FIRST_PROBE_SECONDS` (see :func:`_probe_loop`)."""
     _probe_loop(
         p,
         run,
         lambda probe: strong_r_model(p, probe),
-        lambda s: _improve_r(p, s, witness),
+        lambda s: _improve_r(p, s),
         search_first=search_first,
-        retry=retry,
     )
 
 
-def _improve_r(
-    p: Progress, seconds: float, witness: Callable[[Progress, float], None] | None = None
-) -> None:
-    """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair;
-    ``witness`` first, when given, the long search then getting what is left of ``seconds``."""
-    if witness is not None:
-        end = time.perf_counter() + seconds
-        witness(p, seconds)
-        seconds = end - time.perf_counter()
-        if p.settled() or seconds <= 0:
-            return
+def _improve_r(p: Progress, seconds: float) -> None:
+    """A longer witness search (:func:`heuristics.long_search_r`), checked like every pair."""
     p.tell("long witness search")
     attempt = sum(step.get("step") == "long-heuristic" for step in p.steps)
     keep_long_search(p, long_search(p, seconds, attempt, stop=p.out_of_time))

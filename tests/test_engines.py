@@ -136,7 +136,7 @@ def test_a_regular_graph_gives_the_published_model_a_fair_share(graph, regular, 
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)
     monkeypatch.setattr(search, "heuristic_r", lambda p: None)
     monkeypatch.setattr(search, "more_r", lambda p, heuristic=True: None)
-    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, **options: None)
+    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
     t = Topology.from_networkx(graph)
     portfolio.solve(Request(t, Question.max_r(), time_limit=100.0))
     cpsat_slice = slices[-1][1]
@@ -276,9 +276,9 @@ def test_twin_classes_skip_the_witness_search_before_the_first_probe(monkeypatch
     calls = []
     loop = search.strong_r_loop
 
-    def spy(p, run, *, search_first=False, **rules):
+    def spy(p, run, *, search_first=False):
         calls.append(search_first)
-        return loop(p, run, search_first=search_first, **rules)
+        return loop(p, run, search_first=search_first)
 
     monkeypatch.setattr(search, "strong_r_loop", spy)
     monkeypatch.setattr(portfolio, "CORES_MAX_N", 0)

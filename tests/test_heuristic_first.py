@@ -63,7 +63,7 @@ def _run(monkeypatch, topology: Topology, heuristic) -> tuple[list[tuple], list[
     monkeypatch.setattr(search, "quick_r", _degree_only)
     monkeypatch.setattr(search, "heuristic_r", early)
     monkeypatch.setattr(search, "more_r", more)
-    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, **options: None)
+    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
     res = portfolio.solve(Request(topology, Question.max_r(), time_limit=100.0, threads=1))
     return seen, [s.get("step") for s in res.params["steps"]]
 

@@ -46,7 +46,7 @@ def _slices_seen(monkeypatch, topology: Topology) -> list[int]:
     monkeypatch.setattr(search, "quick_r", _degree_only)
     monkeypatch.setattr(search, "heuristic_r", lambda p: None)
     monkeypatch.setattr(search, "more_r", lambda p, heuristic=True: None)
-    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, **options: None)
+    monkeypatch.setattr(search, "strong_r_loop", lambda p, run, search_first=False: None)
     portfolio.solve(Request(topology, Question.max_r(), time_limit=100.0, threads=1))
     return seen
 
