@@ -141,7 +141,7 @@ thread counts::
 Issue 40, round 14: ``--baseline round12`` is round 12's certify as merged (commit 5e8fb1e);
 round 14 (i44b) kept no prover change, so "before" and "after" are the same code.
 Issue 40, round 15: ``--baseline round13`` is main's certify at commit 9f90c87 (round 15's
-start), registered as BASE for seed 4422 if round 15 merges a prover change.
+start): the registration's BASE for seed 4422 if round 15 merges a prover change (i46b kept none).
 
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
@@ -451,8 +451,8 @@ def _round12_path():
 def _round13_path():
     """Round 13's certify as main had it when round 15 began (commit 9f90c87; rounds 13-14
     merged no prover, proof-ahead or ``--proof auto`` change, so this is round 12's certify).
-    Round 15 (i46b) changes nothing that this would switch off unless docs/performance.md's
-    "Issue 40, round 15: the proof of a slow answer (i46b)" says it kept a change."""
+    Round 15 (i46b) kept no prover change (docs/performance.md, "Issue 40, round 15: the proof
+    of a slow answer (i46b)"), so nothing is switched off: both columns measure the same code."""
     return contextlib.nullcontext()
 
 
