@@ -140,6 +140,8 @@ thread counts::
 
 Issue 40, round 14: ``--baseline round12`` is round 12's certify as merged (commit 5e8fb1e);
 round 14 (i44b) kept no prover change, so "before" and "after" are the same code.
+Issue 40, round 15: ``--baseline round13`` is main's certify at commit 9f90c87 (round 15's
+start): the registration's BASE for seed 4422 if round 15 merges a prover change (i46b kept none).
 
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
@@ -446,11 +448,19 @@ def _round12_path():
     return contextlib.nullcontext()
 
 
+def _round13_path():
+    """Round 13's certify as main had it when round 15 began (commit 9f90c87; rounds 13-14
+    merged no prover, proof-ahead or ``--proof auto`` change, so this is round 12's certify).
+    Round 15 (i46b) kept no prover change (docs/performance.md, "Issue 40, round 15: the proof
+    of a slow answer (i46b)"), so nothing is switched off: both columns measure the same code."""
+    return contextlib.nullcontext()
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
-    "round11": _round11_path, "round12": _round12_path,
+    "round11": _round11_path, "round12": _round12_path, "round13": _round13_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -507,7 +517,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10", "round11", "round12")
+    keeps_ahead = baseline in ("round9", "round10", "round11", "round12", "round13")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "

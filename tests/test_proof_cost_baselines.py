@@ -24,8 +24,8 @@ class _Answer:
 
 @pytest.mark.parametrize(
     ("baseline", "before_ahead", "before_idle"),
-    [("round12", True, ahead.CAN_IDLE), ("round11", True, ahead.CAN_IDLE),
-     ("round10", True, ahead.CAN_IDLE),
+    [("round13", True, ahead.CAN_IDLE), ("round12", True, ahead.CAN_IDLE),
+     ("round11", True, ahead.CAN_IDLE), ("round10", True, ahead.CAN_IDLE),
      ("round9", True, False),
      ("round8", False, ahead.CAN_IDLE)],
 )
@@ -55,8 +55,8 @@ def test_before_is_round9_with_its_child_and_after_is_this_tree(
 
 @pytest.mark.parametrize(
     ("baseline", "encoding"),
-    [("round12", "robustgraph-cnf-3"), ("round11", "robustgraph-cnf-3"),
-     ("round10", "robustgraph-cnf-2"),
+    [("round13", "robustgraph-cnf-3"), ("round12", "robustgraph-cnf-3"),
+     ("round11", "robustgraph-cnf-3"), ("round10", "robustgraph-cnf-2"),
      ("round7", "robustgraph-cnf-1"),
      (None, "robustgraph-cnf-3")],
 )
