@@ -444,15 +444,10 @@ def _round12_path():
     no prover). Round 14 (i44b) measured CaDiCaL without probing (``probe=0``) and did not keep
     it (its pre-registered rule failed on the held-out seeds; docs/performance.md, "Issue 40,
     round 14: proof cost on fast answers (i44b)"), so nothing is switched off: the two columns
-    measure the same code, in this process and in the proof ahead's child."""
-    return contextlib.nullcontext()
-
-
-def _round13_path():
-    """Round 13's certify as main had it when round 15 began (commit 9f90c87; rounds 13-14
-    merged no prover, proof-ahead or ``--proof auto`` change, so this is round 12's certify).
-    Round 15 (i46b) kept no prover change (docs/performance.md, "Issue 40, round 15: the proof
-    of a slow answer (i46b)"), so nothing is switched off: both columns measure the same code."""
+    measure the same code, in this process and in the proof ahead's child. ``round13`` (main's
+    certify at 9f90c87, round 15's start) is the same code: rounds 13-15 kept no prover,
+    proof-ahead or ``--proof auto`` change (round 15: docs/performance.md, "Issue 40, round 15:
+    the proof of a slow answer (i46b)")."""
     return contextlib.nullcontext()
 
 
@@ -460,7 +455,7 @@ BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
-    "round11": _round11_path, "round12": _round12_path, "round13": _round13_path,
+    "round11": _round11_path, "round12": _round12_path, "round13": _round12_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
