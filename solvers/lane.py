@@ -58,7 +58,7 @@ def available() -> bool:
 
 
 class PublishedLane:
-    """The published r model on CP-SAT (one worker unless told) in a child process, stoppable.
+    """The published r model on CP-SAT (one worker) in a child process, stoppable at any time.
 
     Parameters
     ----------
@@ -74,8 +74,6 @@ class PublishedLane:
     child : subprocess.Popen, optional
         A child started before the payload was known (:func:`spawn`), adopted by :meth:`start`
         instead of starting one there; stopped with the lane.
-    workers : int, optional
-        CP-SAT's workers in the child (default 1; ``portfolio.WIDE_TWO_WORKERS_RULE``: 2).
 
     Notes
     -----
@@ -111,11 +109,9 @@ class PublishedLane:
         hint: tuple[frozenset[int], frozenset[int]] | None = None,
         least: bool = False,
         child: subprocess.Popen[bytes] | None = None,
-        workers: int = 1,
     ) -> None:
         self.request = request
         self.least = least
-        self.workers = workers
         self.signal = signal
         self.upper = upper
         self.hint = hint
@@ -135,7 +131,6 @@ class PublishedLane:
             "time_limit": self.request.time_limit,
             "seed": self.request.seed,
             "least": self.least,
-            "workers": self.workers,
         }
         if self.upper is not None:
             payload["upper"] = self.upper
@@ -287,8 +282,7 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         optionally ``upper`` (a proven upper bound on r*) and ``hint`` (two index lists, a pair
         of value ``upper``, or None): the model is then ``milp_model.published_r_below``, told
         the bound and hinted with the pair, as the first core's published slice is; ``least``
-        (true or false, default false): the swap symmetry broken (``milp_model.least_first``);
-        ``workers`` (default 1): CP-SAT's workers (``portfolio.WIDE_TWO_WORKERS_RULE``).
+        (true or false, default false): the swap symmetry broken (``milp_model.least_first``).
 
     Returns
     -------
@@ -306,7 +300,7 @@ def solve_payload(payload: dict[str, Any]) -> dict[str, Any]:
         model = published_r_below(nb, payload["upper"], pair)
     if payload.get("least"):
         least_first(model)
-    out = cpsat.run(model, payload["time_limit"], payload.get("workers", 1), payload["seed"])
+    out = cpsat.run(model, payload["time_limit"], 1, payload["seed"])
     return {
         "status": out.status,
         "values": out.values,

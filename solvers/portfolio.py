@@ -116,8 +116,6 @@ __all__ = [
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
-    "WIDE_TWO_WORKERS_RULE",
-    "WIDE_LANE_WORKERS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -367,19 +365,6 @@ too (:data:`WIDE_DEGREE`), and on a busy machine the first core of a graph of a 
 :data:`WIDE_HEAD_BELOW` still runs least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, at
 normal priority, beside the lane (the fast least-first
 wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a busy machine)."""
-
-WIDE_TWO_WORKERS_RULE = "two threads, regular, degree >= 8, n > 64: one two-worker printed solve"
-"""Issue 40, round 16 (i47a): with two threads, the graphs of :data:`WIDE_LANE_RULE` get one
-CP-SAT solve of the published model as printed (``milp_model.published_r``: no bound, no hint,
-no symmetry broken) with :data:`WIDE_LANE_WORKERS` workers in the lane's child (CP-SAT's own
-portfolio: the two-worker script's search), its payload sent once the quick bounds are in
-(:data:`LANE_WARM_RULE`), and the first core waits for it for the whole time left
-(:func:`_lane_keeps_the_rest`) instead of running least-first beside a one-worker lane
-(:data:`WIDE_LANE_RULE`), which on a busy machine ran nothing beside it (:data:`BESIDE_LANE_BUSY`).
-Candidate under measurement: see docs/performance.md, "Issue 40, round 16"."""
-
-WIDE_LANE_WORKERS = 2
-"""CP-SAT's workers in the lane of :data:`WIDE_TWO_WORKERS_RULE`."""
 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
@@ -873,16 +858,14 @@ def _start_lane(
     *,
     child: subprocess.Popen[bytes] | None = None,
     as_printed: bool = False,
-    workers: int = 1,
 ) -> lane_module.PublishedLane:
     """The published model's lane on the second core, started; told the proven ``upper``
     bound and hinted with its pair ``hint`` when given (``lane.solve_payload``), in ``child``
     when given (``lane.spawn``); ``as_printed``: the swap symmetry left unbroken
-    (:data:`WIDE_LANE_RULE`; give no bound and no hint either); ``workers``: CP-SAT's workers
-    in the child (:data:`WIDE_TWO_WORKERS_RULE`)."""
+    (:data:`WIDE_LANE_RULE`; give no bound and no hint either)."""
     pair = None if hint is None else (hint.s1, hint.s2)
     least = _in_regular(request.graph) and not as_printed  # LEAST_FIRST_RULE
-    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child, workers)
+    lane = lane_module.PublishedLane(request, StopSignal(), upper, pair, least, child)
     lane.start()
     return lane
 
@@ -935,8 +918,6 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    if lane is not None and lane.workers > 1:  # WIDE_TWO_WORKERS_RULE: the lane has both cores
-        _lane_keeps_the_rest(p, lane)
     exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
@@ -959,8 +940,8 @@ def _hinted_lane(
     try:
         if not search.quick_r(p) and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
-            if _wide(request):  # WIDE_TWO_WORKERS_RULE: as printed, told nothing, two workers
-                lane = _start_lane(request, child=child, as_printed=True, workers=WIDE_LANE_WORKERS)
+            if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
+                lane = _start_lane(request, child=child, as_printed=True)
             else:
                 lane = _start_lane(request, p.upper, p.witness, child=child)
     finally:

@@ -550,7 +550,7 @@ def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, wide):
     quick bounds, least-first."""
     started = []
 
-    def start(request, upper=None, hint=None, *, child=None, as_printed=False, workers=1):
+    def start(request, upper=None, hint=None, *, child=None, as_printed=False):
         started.append((upper, hint, as_printed, child))
         return "lane"
 
