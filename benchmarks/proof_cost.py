@@ -142,6 +142,8 @@ Issue 40, round 14: ``--baseline round12`` is round 12's certify as merged (comm
 round 14 (i44b) kept no prover change, so "before" and "after" are the same code.
 Issue 40, round 15: ``--baseline round13`` is main's certify at commit 9f90c87 (round 15's
 start): the registration's BASE for seed 4422 if round 15 merges a prover change (i46b kept none).
+Issue 40, round 16: ``--baseline round15`` is main's certify at commit 2d78f1a, before i47b's
+race of CaDiCaL's other setting beside the proof ahead's child (``proof_records.AHEAD_RACE_RULE``).
 
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
@@ -451,11 +453,19 @@ def _round12_path():
     return contextlib.nullcontext()
 
 
+def _round15_path():
+    """Main's certify before round 16 (commit 2d78f1a): the proof ahead's child alone, no
+    second child racing it with CaDiCaL's other setting (``proof_records.AHEAD_RACE_RULE``).
+    The race is started by this process, so the patch reaches it."""
+    return mock.patch.object(proof_records, "rival_options", lambda r: None)
+
+
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
     "round11": _round11_path, "round12": _round12_path, "round13": _round12_path,
+    "round15": _round15_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -512,7 +522,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10", "round11", "round12", "round13")
+    keeps_ahead = baseline in ("round9", "round10", "round11", "round12", "round13", "round15")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
