@@ -501,6 +501,20 @@ def _certified(
     return took, shown, checked, took_cpu, checked_cpu
 
 
+@contextlib.contextmanager
+def _rivals(raced: list[bool]) -> Iterator[None]:
+    """Record in ``raced`` whether each ``ahead.Ahead.take`` started a rival child
+    (``proof_records.AHEAD_RACE_RULE``; the machine's busy rule may keep it from starting)."""
+    start = ahead.Ahead._start_rival
+
+    def recorded(self: ahead.Ahead) -> None:
+        start(self)
+        raced.append(self._rival is not None)
+
+    with mock.patch.object(ahead.Ahead, "_start_rival", recorded):
+        yield
+
+
 def _cells(measured: tuple[float, str, float, float, float], bare: float, bare_cpu: float) -> str:
     """One certify's cells of the ``--before-after`` table: wall / CPU, their ratios to the
     bare answer's, the proof's size and verify's wall seconds."""
@@ -538,7 +552,11 @@ def before_after_table(
         ahead_off = contextlib.nullcontext() if keeps_ahead else _round8_path()
         with ahead_off, BASELINES[baseline]():
             old = _certified(t, res.lower, limit, threads=threads)
-        new = _certified(t, res.lower, limit, threads=threads)
+        raced: list[bool] = []
+        with _rivals(raced):
+            new = _certified(t, res.lower, limit, threads=threads)
+        if any(raced):
+            new = (new[0], f"{new[1]} (rival raced)", *new[2:])
         row = f"| {name} | {res.lower} | {bare:.2f} / {bare_cpu:.2f} "
         row += _cells(old, bare, bare_cpu) + _cells(new, bare, bare_cpu)
         if not tree:
