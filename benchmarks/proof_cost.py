@@ -142,8 +142,6 @@ Issue 40, round 14: ``--baseline round12`` is round 12's certify as merged (comm
 round 14 (i44b) kept no prover change, so "before" and "after" are the same code.
 Issue 40, round 15: ``--baseline round13`` is main's certify at commit 9f90c87 (round 15's
 start): the registration's BASE for seed 4422 if round 15 merges a prover change (i46b kept none).
-Issue 40, round 16: ``--baseline round15`` is main's certify at commit 2d78f1a, before i47b's
-race of CaDiCaL's other setting beside the proof ahead's child (``proof_records.AHEAD_RACE_RULE``).
 
 ``--ahead u:40:0.5,d:60:0.2 --seeds A-B [--force-child] [--keep-lane]`` certifies each graph
 three ways (round 10's idle child, round 9's child, none), interleaved: the scratch tables of
@@ -453,19 +451,11 @@ def _round12_path():
     return contextlib.nullcontext()
 
 
-def _round15_path():
-    """Main's certify before round 16 (commit 2d78f1a): the proof ahead's child alone, no
-    second child racing it with CaDiCaL's other setting (``proof_records.AHEAD_RACE_RULE``).
-    The race is started by this process, so the patch reaches it."""
-    return mock.patch.object(proof_records, "rival_options", lambda r: None)
-
-
 BASELINES = {
     "part-b": _old_path, "round2": _round2_path, "round3": _round3_path, "round4": _round4_path,
     "round5": _round5_path, "round6": _round6_path, "round7": _round7_path,
     "round8": _round8_path, "round9": _round9_path, "round10": _round10_path,
     "round11": _round11_path, "round12": _round12_path, "round13": _round12_path,
-    "round15": _round15_path,
 }
 """``--baseline``: what "before" means (the seed-4201 table of docs/certificate.md: part-b)."""
 
@@ -501,20 +491,6 @@ def _certified(
     return took, shown, checked, took_cpu, checked_cpu
 
 
-@contextlib.contextmanager
-def _rivals(raced: list[bool]) -> Iterator[None]:
-    """Record in ``raced`` whether each ``ahead.Ahead.take`` started a rival child
-    (``proof_records.AHEAD_RACE_RULE``; the machine's busy rule may keep it from starting)."""
-    start = ahead.Ahead._start_rival
-
-    def recorded(self: ahead.Ahead) -> None:
-        start(self)
-        raced.append(self._rival is not None)
-
-    with mock.patch.object(ahead.Ahead, "_start_rival", recorded):
-        yield
-
-
 def _cells(measured: tuple[float, str, float, float, float], bare: float, bare_cpu: float) -> str:
     """One certify's cells of the ``--before-after`` table: wall / CPU, their ratios to the
     bare answer's, the proof's size and verify's wall seconds."""
@@ -536,7 +512,7 @@ def before_after_table(
     columns, ``certify --proof coretree``, are dashes without ``tree``). The bare answer and
     every certify run with ``threads``; "before" also without round 9's proof ahead
     (:func:`_round8_path`) for every baseline older than ``round9``."""
-    keeps_ahead = baseline in ("round9", "round10", "round11", "round12", "round13", "round15")
+    keeps_ahead = baseline in ("round9", "round10", "round11", "round12", "round13")
     yield from [
         "| graph | r* | robustness wall / CPU (s) | certify before wall / CPU (s) "
         "| ratio wall / CPU | steps / gzip | verify (s) | certify after wall / CPU (s) "
@@ -552,11 +528,7 @@ def before_after_table(
         ahead_off = contextlib.nullcontext() if keeps_ahead else _round8_path()
         with ahead_off, BASELINES[baseline]():
             old = _certified(t, res.lower, limit, threads=threads)
-        raced: list[bool] = []
-        with _rivals(raced):
-            new = _certified(t, res.lower, limit, threads=threads)
-        if any(raced):
-            new = (new[0], f"{new[1]} (rival raced)", *new[2:])
+        new = _certified(t, res.lower, limit, threads=threads)
         row = f"| {name} | {res.lower} | {bare:.2f} / {bare_cpu:.2f} "
         row += _cells(old, bare, bare_cpu) + _cells(new, bare, bare_cpu)
         if not tree:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import gzip
 import math
 import os
-import subprocess
-import sys
 import time
 from types import SimpleNamespace
 
@@ -21,8 +19,7 @@ from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.proof_records import attach_proofs
 from robustgraph.certificate.proofs import ahead as ahead_module
-from robustgraph.certificate.proofs import prover
-from robustgraph.certificate.proofs.ahead import MISSING, STARTED, Ahead
+from robustgraph.certificate.proofs.ahead import MISSING, Ahead
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import encode
 from robustgraph.certificate.proofs.lrat import LratError, check_refutation
@@ -349,91 +346,6 @@ def test_certify_gives_the_engines_their_threads_by_the_childs_priority(
     assert cert.verdict == "proven" and cert.verify(t).valid
     assert threads and set(threads) == {2 if can_idle else 1}
     assert len(recorded) == 1 and recorded[0].idle is can_idle and not recorded[0].alive
-
-
-def _fake_child(result: object, delay: float = 0.0) -> subprocess.Popen[bytes]:
-    """A child that writes ``STARTED``, then ``result`` pickled after ``delay`` seconds
-    (``MISSING``: it exits with code 1 and no word)."""
-    said = "sys.exit(1)" if result is MISSING else f"out.write(pickle.dumps({result!r}))"
-    code = (f"import pickle, sys, time; out = sys.stdout.buffer; out.write({STARTED!r}); "
-            f"out.flush(); time.sleep({delay}); {said}")
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
-
-
-@pytest.mark.parametrize(
-    ("children", "wait", "expected"),
-    [
-        ([(("slow", []), 60.0), (("fast", []), 0.0)], None, ("fast", [])),  # first proof wins
-        ([((None, ["no"]), 0.0), (("late", []), 0.5)], None, ("late", [])),  # a proof waited for
-        ([(MISSING, 0.0), (("late", []), 0.5)], None, ("late", [])),
-        ([(MISSING, 0.0), (MISSING, 0.0)], None, MISSING),
-        ([(MISSING, 0.0), ((None, ["no"]), 0.0)], None, (None, ["no"])),
-        ([(("slow", []), 60.0)], 0.0, (None, [])),  # out of time
-        ([((None, ["no"]), 0.0), (("slow", []), 60.0)], 5.0, (None, ["no"])),
-    ],
-)
-def test_the_first_proof_of_two_children_is_taken(children, wait, expected):
-    started = [_fake_child(result, delay) for result, delay in children]
-    try:
-        assert ahead_module._first(started, wait) == expected
-    finally:
-        for child in started:
-            child.kill()
-            child.wait()
-            child.stdout.close()
-
-
-def _spawned(monkeypatch) -> list[object]:
-    """The CaDiCaL options of every child an :class:`Ahead` starts, in order."""
-    seen: list[object] = []
-    spawn = Ahead._spawn
-
-    def recorded(self, cadical):
-        seen.append(cadical)
-        return spawn(self, cadical)
-
-    monkeypatch.setattr(Ahead, "_spawn", recorded)
-    return seen
-
-
-def test_a_rival_races_a_child_at_work_once_the_answer_is_in_and_a_checked_proof_is_taken(
-    monkeypatch,
-):
-    view = View.of(gen.erdos_renyi(40, 0.5, seed=4372))
-    seen = _spawned(monkeypatch)
-    monkeypatch.setattr(Ahead, "alive", property(lambda self: self._child is not None))
-    ahead = _past_start(Ahead(view, 8, 1, "lrat", lambda: 60.0, delay=0.0, rival={}))
-    assert seen == [None]  # no rival before the answer
-    proof, files = ahead.take(None)[0]
-    assert seen == [None, {}]
-    assert check_proof(view, 8, 1, proof, files.__getitem__).steps >= 1
-    assert ahead._child is None and ahead._rival is None  # both stopped and reaped
-
-
-def test_no_rival_on_a_busy_machine_or_beside_a_child_that_has_ended(monkeypatch):
-    t = gen.erdos_renyi(12, 0.6, seed=4373)
-    view, r = View.of(t), _r_star(t)
-    seen = _spawned(monkeypatch)
-    asked = iter([False, True])  # a core to spare at the child's start, none at the answer
-    busy = _past_start(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0, rival={},
-                             busy=lambda: next(asked)))
-    monkeypatch.setattr(Ahead, "alive", property(lambda self: self._child is not None))
-    assert busy.take(None)[0] is not None and seen == [None]
-    monkeypatch.undo()
-    seen = _spawned(monkeypatch)
-    ended = _past_start(Ahead(view, r, 1, "lrat", lambda: 60.0, delay=0.0, rival={}))
-    ended._child.wait()
-    assert ended.take(None)[0] is not None and seen == [None]
-
-
-def test_certify_races_cadicals_other_setting_by_the_rule():
-    assert proof_records.AHEAD_RACE_RULE
-    t = gen.erdos_renyi(12, 0.6, seed=4373)
-    started = proof_records.start_ahead(t, [Claim.r_robust(3)], "lrat", Deadline.after(10.0), 2)
-    try:
-        assert started[(3, 1)]._rival_options == prover.rival_options(3)
-    finally:
-        proof_records.stop_ahead(started)
 
 
 def test_the_module_examples_pass():

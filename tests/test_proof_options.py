@@ -82,22 +82,3 @@ def test_a_forged_proof_made_with_the_options_is_rejected():
     # the proof of r = 3 offered for r = 4 (another CNF) is rejected
     with pytest.raises(ProofError):
         check_proof(view, 4, 1, proof, files.__getitem__)
-
-
-@SLOW
-@given(topologies(max_n=8), st.integers(1, 4), st.integers(1, 3))
-def test_the_rivals_options_reach_cadical_and_its_proofs_exist_exactly_for_robust_graphs(t, r, s):
-    s = min(s, t.n)
-    if t.n < 2:
-        return
-    seen: list[dict[str, int] | None] = []
-    with mock.patch.object(prover, "UNSTABLE_MIN_R", 3), \
-            mock.patch.object(prover.sat, "refute", _recording(seen)):
-        rival = prover.rival_options(r)  # the default at r >= 3, stabilize=0 below
-        made = prover.prove(View.of(t), r, s, "lrat", 10.0, cadical=rival)
-        assert rival != prover.cadical_options(r)
-    assert (made is not None) == robust(t, r, s)
-    if made is not None:
-        proof, files = made
-        assert check_proof(View.of(t), r, s, proof, files.__getitem__).steps >= 1
-    assert all(options == rival for options in seen)

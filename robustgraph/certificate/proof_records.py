@@ -19,7 +19,7 @@ from robustgraph.certificate.claims import Claim
 from robustgraph.certificate.proofs.ahead import MISSING, Ahead
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
-from robustgraph.certificate.proofs.prover import prove, rival_options
+from robustgraph.certificate.proofs.prover import prove
 from robustgraph.certificate.records import ClaimRecord
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
@@ -27,8 +27,8 @@ from solvers.idle import CpuSample
 from solvers.portfolio import BESIDE_LANE_BUSY
 
 __all__ = [
-    "AHEAD_IDLE_RULE", "AHEAD_RACE_RULE", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs",
-    "engine_threads", "start_ahead", "stop_ahead",
+    "AHEAD_IDLE_RULE", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "engine_threads",
+    "start_ahead", "stop_ahead",
 ]
 
 LRAT_TIME_LIMIT = 60.0
@@ -56,15 +56,6 @@ wall, 41.2 s CPU with two threads: the lane carried it) certify took 159.2 s whe
 the answer took 43.9 s. Where the system has no ``SCHED_IDLE`` (:data:`.proofs.ahead.CAN_IDLE`) the
 child runs at normal priority and the engines get one thread fewer, as in round 9. Measured in
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)"."""
-
-
-AHEAD_RACE_RULE = "once the answer is in, CaDiCaL's other setting races the proof ahead's child"
-"""Issue 40, round 16 (i47b): when the engines answer and the proof ahead's child is still at
-work, a second child proves the same bound with CaDiCaL's other setting
-(``prover.rival_options``: the default where the prover runs ``stabilize=0``, and the other way
-round) on the core the engines leave, and the first proof made is taken (``ahead.Ahead``'s
-``rival``). Both are checked by the prover before they are returned. Measured in
-docs/performance.md, "Issue 40, round 16: racing CaDiCaL's two settings (i47b)"."""
 
 
 def start_ahead(
@@ -102,10 +93,7 @@ def start_ahead(
             continue
         bound = (question.r, question.s if question.about_s else 1)
         if bound not in started and min(bound) >= 1:
-            rival = rival_options(bound[0])  # AHEAD_RACE_RULE
-            started[bound] = Ahead(
-                view, *bound, mode, deadline.left, busy=busy, idle=True, rival=rival
-            )
+            started[bound] = Ahead(view, *bound, mode, deadline.left, busy=busy, idle=True)
     return started
 
 

@@ -8,9 +8,7 @@ certify's wall time approaches ``max(answer, proof)`` rather than their sum when
 (issue 40, round 9; docs/certificate.md, "What proofs cost", rounds 9 and 10). Since round 10 the
 child runs at idle priority (``idle``: Linux's ``SCHED_IDLE``) until the answer is in, so the
 engines keep every thread and the proof gets only the CPU they leave; :meth:`Ahead.claim` gives
-it normal priority back once they are done. With ``rival`` options, a second child with those
-CaDiCaL options starts once the answer is in, beside a first still at work (the core the
-engines used is then free), and the first proof either makes is taken (issue 40, round 16).
+it normal priority back once they are done.
 
 It is speculative and never trusted more than the in-process call: the child runs the very
 :func:`.prover.prove`, which checks every proof it makes with :func:`.checker.check_proof` before
@@ -37,14 +35,13 @@ from __future__ import annotations
 import math
 import os
 import pickle
-import queue
 import select
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from robustgraph.certificate.proofs.checker import View
@@ -105,16 +102,16 @@ def _set_policy(pid: int, policy: int) -> bool:
 
 
 def main() -> None:
-    """The child: ``prove`` on the pickled ``(view, r, s, mode, limit, cadical)`` from stdin;
-    its ``(made, progress lines)`` pickled on stdout."""
+    """The child: ``prove`` on the pickled ``(view, r, s, mode, limit)`` from stdin; its
+    ``(made, progress lines)`` pickled on stdout."""
     from robustgraph.certificate.proofs.prover import prove
 
     threading.Thread(target=_watch, args=(int(sys.argv[1]),), daemon=True).start()
-    view, r, s, mode, limit, cadical = pickle.load(sys.stdin.buffer)
+    view, r, s, mode, limit = pickle.load(sys.stdin.buffer)
     sys.stdout.buffer.write(STARTED)
     sys.stdout.buffer.flush()
     lines: list[str] = []
-    made = prove(view, r, s, mode, limit, progress=lines.append, cadical=cadical)
+    made = prove(view, r, s, mode, limit, progress=lines.append)
     sys.stdout.buffer.write(pickle.dumps((made, lines), protocol=pickle.HIGHEST_PROTOCOL))
     sys.stdout.buffer.flush()
 
@@ -143,11 +140,6 @@ class Ahead:
         answer is in (:meth:`claim`, which :meth:`race` and :meth:`take` call first), so that
         the engines, which then keep every thread, lose no CPU to it; the child gets only what
         they leave (``proof_records.AHEAD_IDLE_RULE``). Default False: normal priority.
-    rival : mapping, optional
-        CaDiCaL options (``prover.rival_options``) of a second child that :meth:`take` starts,
-        at normal priority, beside a first child past its start and still at work, unless
-        ``busy``; the first of the two to end with a proof gives it, the other is stopped.
-        Default None: no second child.
 
     Examples
     --------
@@ -169,7 +161,6 @@ class Ahead:
         delay: float | None = None,
         busy: Callable[[], bool] | None = None,
         idle: bool = False,
-        rival: Mapping[str, int] | None = None,
     ) -> None:
         self.bound = (r, s)
         self.idle = idle and CAN_IDLE
@@ -177,9 +168,7 @@ class Ahead:
         self._args = (view, r, s, mode)
         self._left = left
         self._lock = threading.Lock()
-        self._rival_options = None if rival is None else dict(rival)
         self._child: subprocess.Popen[bytes] | None = None
-        self._rival: subprocess.Popen[bytes] | None = None
         self._past_start = False  # STARTED read from the child's stdout
         self._closed = False
         self._timer = threading.Timer(DELAY if delay is None else delay, self._start)
@@ -190,29 +179,15 @@ class Ahead:
         with self._lock:
             if self._closed or (self._busy is not None and self._busy()):
                 return
-            self._child = self._spawn(None)
-            if self.idle:  # before its import ends: the threads it starts inherit it
-                _set_policy(self._child.pid, os.SCHED_IDLE)
-
-    def _spawn(self, cadical: Mapping[str, int] | None) -> subprocess.Popen[bytes]:
-        """A child proving with ``cadical`` options (None: the prover's), ``left()`` seconds."""
-        command = [sys.executable, "-m", __name__, str(os.getpid())]
-        with tempfile.TemporaryFile() as payload:  # no pipe to block on while locked
-            pickle.dump((*self._args, self._left(), cadical), payload)
-            payload.seek(0)
-            return subprocess.Popen(
-                command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
-
-    def _start_rival(self) -> None:
-        """Start the ``rival`` child beside a first child past its start and still at work,
-        unless ``busy`` (called once the answer is in)."""
-        if self._rival_options is None or not (self.alive and self.past_start()):
-            return
-        if self._busy is not None and self._busy():
-            return
-        with self._lock:
-            self._rival = self._spawn(self._rival_options)
+            command = [sys.executable, "-m", __name__, str(os.getpid())]
+            with tempfile.TemporaryFile() as payload:  # no pipe to block on while locked
+                pickle.dump((*self._args, self._left()), payload)
+                payload.seek(0)
+                self._child = subprocess.Popen(
+                    command, stdin=payload, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                )
+                if self.idle:  # before its import ends: the threads it starts inherit it
+                    _set_policy(self._child.pid, os.SCHED_IDLE)
 
     @property
     def started(self) -> bool:
@@ -260,10 +235,9 @@ class Ahead:
     def take(self, wait: float | None) -> Any:
         """The child's ``(proof, files)`` or None (it found no proof), with its progress lines
         as a second item; :data:`MISSING` when it never started or ended without a word.
-        Starts the ``rival`` child first (:meth:`_start_rival`), and then gives the first
-        proof either child makes. Waits up to ``wait`` seconds (None: until the children
-        end), then stops them: children still at work by then give ``(None, [])``, as the
-        in-process call out of time would."""
+        Waits up to ``wait`` seconds (None: until the child ends), then stops the child: a
+        child still at work by then gives ``(None, [])``, as the in-process call out of time
+        would."""
         with self._lock:
             self._closed = True
             self._timer.cancel()
@@ -271,59 +245,28 @@ class Ahead:
         if child is None:
             return MISSING
         self.claim()
-        self._start_rival()
-        children = [c for c in (child, self._rival) if c is not None]
         try:
-            return _first(children, wait)
+            out, _ = child.communicate(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None, []
         finally:
             self.stop()
+        out = out.removeprefix(STARTED)  # unless past_start read it
+        if child.returncode != 0 or not out:
+            return MISSING
+        return pickle.loads(out)
 
     def stop(self) -> None:
         """Stop the child (SIGKILL) if it runs, and reap it; the timer starts none after."""
         with self._lock:
             self._closed = True
             self._timer.cancel()
-            children = [c for c in (self._child, self._rival) if c is not None]
-            self._child = self._rival = None
-        for child in children:
+            child, self._child = self._child, None
+        if child is not None:
             if child.poll() is None:
                 child.kill()
             child.wait()
             child.stdout.close()  # type: ignore[union-attr]
-
-
-def _said(child: subprocess.Popen[bytes]) -> Any:
-    """What ``child`` wrote once it ended, unpickled; :data:`MISSING` if it ended without a
-    word (or was stopped)."""
-    try:
-        out = child.stdout.read()  # type: ignore[union-attr]
-    except (OSError, ValueError):  # stopped and closed by Ahead.stop meanwhile
-        return MISSING
-    out = out.removeprefix(STARTED)  # unless past_start read it
-    if child.wait() != 0 or not out:
-        return MISSING
-    return pickle.loads(out)
-
-
-def _first(children: list[subprocess.Popen[bytes]], wait: float | None) -> Any:
-    """The first result (:func:`_said`) of ``children`` that holds a proof, else the last
-    word any gave (:data:`MISSING`: none); ``(None, [])`` if ``wait`` seconds (None: no
-    limit) pass before a proof or the end of every child."""
-    said: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    for child in children:
-        threading.Thread(target=lambda c=child: said.put(_said(c)), daemon=True).start()
-    end = None if wait is None else time.monotonic() + wait
-    got = MISSING
-    for _ in children:
-        try:
-            result = said.get(timeout=None if end is None else max(0.0, end - time.monotonic()))
-        except queue.Empty:
-            return (None, []) if got is MISSING else got
-        if result is not MISSING:
-            got = result
-            if result[0] is not None:
-                return result
-    return got
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import gzip
 import hashlib
 import io
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from robustgraph.certificate.proofs import (
@@ -44,10 +44,7 @@ from robustgraph.limits import (
 from solvers.cores import OutOfTime
 from solvers.extras import missing
 
-__all__ = [
-    "MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove",
-    "rival_options",
-]
+__all__ = ["MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove"]
 
 MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "coretree", "none")
 
@@ -263,20 +260,6 @@ def cadical_options(r: int) -> dict[str, int]:
     return dict(UNSTABLE) if r >= UNSTABLE_MIN_R else {}
 
 
-def rival_options(r: int) -> dict[str, int]:
-    """The CaDiCaL options :func:`cadical_options` does not choose at ``r``: the second
-    setting of the race the proof ahead runs once the answer is in (``ahead.Ahead``'s
-    ``rival``). Neither setting refuted faster on every graph (issue 40, round 15: the default
-    against ``stabilize=0`` at r = 12-13, 0.75-1.23x of the proof path on four graphs).
-
-    Examples
-    --------
-    >>> rival_options(9), rival_options(11)
-    ({'stabilize': 0}, {})
-    """
-    return {} if r >= UNSTABLE_MIN_R else dict(UNSTABLE)
-
-
 def core_tree_nodes(r: int) -> int:
     """The largest dry run (core-search nodes at k = r - 1) after which the proof at ``r`` is
     left to CaDiCaL: :data:`CORE_TREE_NODES`, or :data:`CORE_TREE_WIDE` from
@@ -317,12 +300,7 @@ def _from_core_tree(
 
 
 def _lrat(
-    view: View,
-    r: int,
-    s: int,
-    time_limit: float | None,
-    split: cubes.Split | None = None,
-    options: Mapping[str, int] | None = None,
+    view: View, r: int, s: int, time_limit: float | None, split: cubes.Split | None = None
 ) -> Made | None:
     if time_limit is not None and time_limit <= 0:
         return None  # no time left: not even the encoding (0.4 s on ER(60, 1/2), r = 10)
@@ -336,8 +314,7 @@ def _lrat(
         if not sat.available() or (left is not None and left <= 0):
             return None
         if split is None:
-            chosen = cadical_options(r) if options is None else options
-            status, text = sat.refute(encode(in_neighbors, r, s), left, options=chosen)
+            status, text = sat.refute(encode(in_neighbors, r, s), left, options=cadical_options(r))
             text = None if text is None else trim(text)
         else:
             conquered = cubes.refute(in_neighbors, r, s, split, left)
@@ -403,7 +380,6 @@ def prove(
     *,
     split: cubes.Split | None = None,
     progress: Callable[[str], None] | None = None,
-    cadical: Mapping[str, int] | None = None,
 ) -> Made | None:
     """A checked proof that ``view`` is (r, s)-robust, made the way ``mode`` says, or None.
 
@@ -423,9 +399,6 @@ def prove(
         the combined proof is the same kind of record and is checked the same way.
     progress : callable, optional
         Hears :func:`verify_budgets`'s line when the proof is over the input budgets.
-    cadical : mapping, optional
-        CaDiCaL's options for an LRAT proof it makes (default :func:`cadical_options`); they
-        change the search, not the proof's check.
 
     Returns
     -------
@@ -454,14 +427,14 @@ def prove(
         "theorem": [lambda: _theorem(view, r, s)],
         "construction": [lambda: _construction(view, r, s)],
         "exhaustive": [lambda: _exhaustive(view, r, s)],
-        "lrat": [lambda: _lrat(view, r, s, time_limit, split, cadical)],
+        "lrat": [lambda: _lrat(view, r, s, time_limit, split)],
         "coretree": [lambda: _coretree(view, r, s, time_limit)],
         "none": [],
     }
     makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
     if split is None:  # a split asks for cube and conquer's LRAT proof
         makers["auto"] += [lambda: _coretree(view, r, s, share)]
-        makers["auto"] += [lambda: _lrat(view, r, s, left(), split, cadical)]
+        makers["auto"] += [lambda: _lrat(view, r, s, left(), split)]
     else:
         makers["auto"] += makers["lrat"]
     for make in makers[mode]:
