@@ -65,12 +65,12 @@ For s*_r: exhaustive for small n, otherwise the core search's decision of r-robu
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
 heuristic pairs, the published (r, s) model on CP-SAT for half the time left
-(:data:`PUBLISHED_S_SHARE`; all of it at R >= 2, :data:`WHOLE_S_RULE`; its swap symmetry
-broken, :data:`LEAST_FIRST_S_RULE`; with two threads the model as printed beside it for
-:data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told
-``s <= upper``, the search ended by a pair that meets the proven lower bound) and the strong
-(r, s) model. Every bound is proven, every witness checked; on a time limit the result is
-``bounded``. No solver package is imported before a model is solved.
+(:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
+threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
+:data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``s <= upper``, the search ended by a pair
+that meets the proven lower bound) and the strong (r, s) model. Every bound is proven, every
+witness checked; on a time limit the result is ``bounded``. No solver package is imported before
+a model is solved.
 """
 
 from __future__ import annotations
@@ -134,8 +134,6 @@ __all__ = [
     "REGULAR_SLICE",
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
-    "WHOLE_S_RULE",
-    "WHOLE_S_MIN_R",
     "PUBLISHED_S_WORKERS",
     "LANE_MAX_UPPER",
     "available",
@@ -571,24 +569,7 @@ the two settings; one worker was kept because the comparison is the one-worker s
 second worker only competes for the second core."""
 
 PUBLISHED_S_SHARE = 0.5
-"""Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit, at R below
-:data:`WHOLE_S_MIN_R` (:data:`WHOLE_S_RULE`)."""
-
-WHOLE_S_RULE = "a time limit, R >= WHOLE_S_MIN_R: the published (r, s) slice has all the time left"
-"""Issue 40, round 16: under a time limit an s*_R question of R at least :data:`WHOLE_S_MIN_R`
-gives the published (r, s) slice (:func:`_published_s_slice`) the whole time left instead of
-:data:`PUBLISHED_S_SHARE` of it; the strong (r, s) race then runs only when the slice ends early
-unsettled. At R = r* on ER graphs of 35-40 nodes, p = 0.35-0.5, where s*_R >= 2, the published
-model needs about 19-40 of CP-SAT's deterministic seconds (8-15 CPU s) with one worker and the
-slice's half (about 9.5 s) ended unproven; the strong race on two cores after it proved none of
-them in the other half (round 15, seed 7128: ``er-35-p0.5``, the script 15.3 s, ours bounded at
-20 s with 29.4 CPU s; scratch seeds 7661-7663 here: the race settled none of 6 such rows). At
-R = 1 the strong model's probes have proved rows the slice had not (round 9,
-``digraph-40-p0.2-7406``), so R = 1 keeps the half. docs/performance.md, "Issue 40, round 16:
-(r, s) at R = r* on dense ER graphs (i47c)"."""
-
-WHOLE_S_MIN_R = 2
-"""The least R of an s*_R question that :data:`WHOLE_S_RULE` applies to."""
+"""Share of the time left that :data:`PUBLISHED_S_SLICE` becomes under a time limit."""
 
 REGULAR_SLICE = 20.0
 """The published slice of a regular graph without a time limit (see :data:`REGULAR_SHARE`)."""
@@ -1124,9 +1105,8 @@ def _step(res: Result, step: str) -> dict:
 
 
 def _published_s_slice(p: search.Progress) -> None:
-    """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds (under a limit
-    :data:`PUBLISHED_S_SHARE` of the time left, all of it at R of at least
-    :data:`WHOLE_S_MIN_R`: :data:`WHOLE_S_RULE`), when the question is still
+    """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
+    (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
     :data:`LEAST_FIRST_S_RULE`); with two or more and R at least :data:`BOTH_S_MIN_R`,
     least-first and, for :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed,
@@ -1137,8 +1117,7 @@ def _published_s_slice(p: search.Progress) -> None:
         return
     cpsat.load()
     left = p.remaining()
-    whole = p.request.question.r >= WHOLE_S_MIN_R  # WHOLE_S_RULE
-    seconds = PUBLISHED_S_SLICE if left is None else left if whole else PUBLISHED_S_SHARE * left
+    seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
 
     if p.request.threads >= 2 and p.request.question.r >= BOTH_S_MIN_R:  # BOTH_S_RULE
         first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
