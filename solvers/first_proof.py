@@ -20,7 +20,6 @@ is raised again.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -133,12 +132,7 @@ CONFIGS = (("least-first", True), ("as-printed", False))
 
 
 def published_s_both(
-    p: Progress,
-    run: Runner,
-    seconds: float,
-    window: float,
-    delay: float = 0.0,
-    then: Callable[[StopSignal], bool] | None = None,
+    p: Progress, run: Runner, seconds: float, window: float, delay: float = 0.0
 ) -> None:
     """The published (r, s) slice (``search.published_s_model``: told ``s <= upper``, each solve
     ending at a pair that meets the proven lower bound, ``stop_at``) least-first for up to
@@ -150,49 +144,29 @@ def published_s_both(
     which one proved the answer, if any (a pair that meets the lower bound is a proof: ``cpsat.run``
     reports it optimal); what both proved is kept (``search.absorb_published``: checked incumbents,
     proven bounds).
-
-    ``then`` (``portfolio.STRONG_BESIDE_S_RULE``): least-first keeps all the time left instead of
-    ``seconds``, and the second thread, once ``seconds`` have passed without a proof, calls
-    ``then(signal)`` (the strong (r, s) loop on ``p``, stopped by ``signal``), which returns True
-    when it settled ``p``; that stops least-first, as a proof does. The step says
-    ``proved_by="then"``.
     """
     from solvers import search
 
     left = p.remaining()
     budget = seconds if left is None else min(left, seconds)
-    first = budget if then is None or left is None else left
-    limits = (first, min(budget - delay, window))
+    limits = (budget, min(budget - delay, window))
     models: list[Model] = [search.published_s_model(p, least=least) for _, least in CONFIGS]
     p.tell("published (r, s) model, two configurations")
     seed, lower = p.request.seed, p.lower
-    start = time.perf_counter()
-    printed_out: list[Outcome] = []
 
     def least_first(signal: StopSignal) -> Outcome:
         return run(models[0], limits[0], 1, seed, stop=signal, stop_at=lower)
 
     def printed(signal: StopSignal) -> Outcome:
-        out = Outcome("unknown", None, None, 0.0, "NOT-STARTED")
-        if limits[1] > 0 and not (delay > 0 and signal.wait(delay)):
-            out = run(models[1], limits[1], 1, seed, stop=signal, stop_at=lower)
-        printed_out.append(out)
-        if then is None or out.status in PROVEN:
-            return out
-        if signal.wait(max(0.0, start + budget - time.perf_counter())):
-            return Outcome("unknown", None, None, 0.0, "STOPPED")
-        settled = then(signal)
-        return Outcome("optimal" if settled else "unknown", None, None, 0.0, "THEN")
+        if limits[1] <= 0 or (delay > 0 and signal.wait(delay)):
+            return Outcome("unknown", None, None, 0.0, "NOT-STARTED")
+        return run(models[1], limits[1], 1, seed, stop=signal, stop_at=lower)
 
     outs = first_proof([least_first, printed], p.stop)
-    if printed_out:  # the printed solve's own outcome, not what ``then`` returned
-        outs[1] = printed_out[0]
     proofs = []
     for (name, _), model, out in zip(CONFIGS, models, outs, strict=True):
         search.record(p, model, None, out, config=name)
         search.absorb_published(p, model, out)
         if out.status in PROVEN:
             proofs.append((out.seconds, name))
-    if then is not None and not proofs and p.settled():
-        proofs.append((0.0, "then"))
     p.note("published-s-both", proved_by=min(proofs)[1] if proofs else None, delay=delay)

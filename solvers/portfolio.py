@@ -118,7 +118,6 @@ __all__ = [
     "WIDE_LANE_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
-    "STRONG_BESIDE_S_RULE",
     "BOTH_S_WINDOW",
     "BOTH_S_DELAY",
     "BOTH_S_MIN_R",
@@ -438,20 +437,6 @@ against 0.661 s, beyond the window) and the slower on 4 (2.03 against 0.37 s the
 window (0.3 s from the start) took their wall time from 1.51 to 1.44 s in all and their CPU time
 from 1.51 to 2.45 s. Round 8's four (r, s) rows slower than the published model included two of R =
 1 counted in CPU only, by about 0.3 s each (docs/performance.md)."""
-
-STRONG_BESIDE_S_RULE = "two threads, a limit: least-first keeps the slice, strong (r, s) beside"
-"""Issue 40, round 16 (i48a): under a time limit, where :data:`BOTH_S_RULE` applies, the
-least-first published (r, s) solve is given all the time left, not :data:`PUBLISHED_S_SHARE` of
-it, and once that share has passed without a proof the second core (idle after the printed
-window) runs the strong (r, s) loop on CP-SAT with one worker (:func:`_strong_s_beside`); the
-first proof stops the other (``first_proof.published_s_both``'s ``then``). Until the share has
-passed nothing changes, so rows settled in it cost what they did; past it two cores work, as in
-the race they replace (CP-SAT and HiGHS on the strong model, from nothing: on scratch rows
-er-35-p0.5-7128 and er-40-p0.5-7129 every strong probe the race settled was CP-SAT's, HiGHS's
-stopped). Round 16's i47c found the published slice cut at half time on dense ER graphs of s* >= 2
-(the script, on one model, proved them) and the strong race after it settling rows of s* = 1
-that least-first did not (docs/performance.md, "Issue 40, round 16: (r, s) at R = r* on dense ER
-graphs (i47c)"); this keeps both. Without a time limit the slice and race are unchanged."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published
@@ -1135,34 +1120,13 @@ def _published_s_slice(p: search.Progress) -> None:
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
 
     if p.request.threads >= 2 and p.request.question.r >= BOTH_S_MIN_R:  # BOTH_S_RULE
-        then = None if left is None else lambda signal: _strong_s_beside(p, cpsat.run, signal)
-        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY, then)
+        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
         return
 
     def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
         return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
 
     search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
-
-
-def _strong_s_beside(p: search.Progress, run: search.Runner, signal: StopSignal) -> bool:
-    """:data:`STRONG_BESIDE_S_RULE`: the strong (r, s) loop (``search.strong_s_loop``) on
-    ``run`` with one worker, until ``p`` is settled, its time is up or ``signal`` is raised (the
-    least-first solve beside it proved the answer, or an outside stop); True when it settled
-    ``p``. ``p.stop`` is ``signal`` meanwhile, so its running solve stops at once, and ``p.halt``
-    sees it, so the loop starts no further probe."""
-    from solvers import search
-
-    def one(model, time_limit, threads, seed=0, **kw):  # one core: least-first has the other
-        return run(model, time_limit, 1, seed, **kw)
-
-    outer, halt = p.stop, p.halt
-    p.stop, p.halt = signal, lambda: signal.is_set() or (halt is not None and halt())
-    try:
-        search.strong_s_loop(p, one)
-    finally:
-        p.stop, p.halt = outer, halt
-    return p.settled()
 
 
 def _bounds_s(p: search.Progress) -> None:

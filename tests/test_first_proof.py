@@ -85,7 +85,7 @@ def test_which_configurations_run_for_how_many_threads(monkeypatch, threads):
     monkeypatch.setattr(
         first_proof,
         "published_s_both",
-        lambda p, run, seconds, window, delay, then: ran.append(("both", window, delay)),
+        lambda p, run, seconds, window, delay: ran.append(("both", window, delay)),
     )
     portfolio._published_s_slice(_progress(threads, r=2))
     both = ("both", portfolio.BOTH_S_WINDOW, portfolio.BOTH_S_DELAY)
