@@ -423,17 +423,21 @@ def test_a_start_is_proven_exactly_when_it_is_r_robust(topology, r, budget) -> N
 
 
 def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
-    """n = 50, r = 4: the start is a planned connector design with 164 edges (round 14's
-    hub-graph design 166, the lemma's hub designs 168), which the oracle leaves UNKNOWN at
-    design's budget; the cores search proves it, and so does the certifier, whose proof is
-    checked independently."""
-    from robustgraph.design.api import _best_start
+    """n = 50, r = 4: round 15's start, a planned connector design with 164 edges (round 14's
+    hub-graph design 166, the lemma's hub designs 168), is left UNKNOWN by the oracle at
+    design's budget; the start check's cores search proves it, and so does the certifier,
+    whose proof is checked independently. Since round 17 the start is a repaired skeleton
+    with 163 edges, proven as it is built."""
+    from robustgraph.design.api import _best_start, _proves
     from robustgraph.design.common import certify_design, to_topology
 
-    name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
-    assert name == "planned(k=9,g=5)" and starts.edge_count(masks, False) == 164
+    masks = planned.planned_connector_design(50, 4, 9, 5)
+    assert starts.edge_count(masks, False) == 164
     assert find_pair(masks, 4, budget=20_000) is UNKNOWN
+    assert _proves(masks, 4, 20_000, math.inf)
     assert certify_design(to_topology(masks, False), 4, time_limit=60).verdict == "proven"
+    name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
+    assert name == "repaired(k=12,seed=1)" and starts.edge_count(masks, False) == 163
 
 
 def test_bounds() -> None:
