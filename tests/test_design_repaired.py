@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from robustgraph.design import repaired, starts
 from robustgraph.design.api import _repaired_candidates
+from robustgraph.design.search import DesignGraph, Moves
 from solvers import cores
 from solvers.exhaustive import exact_r
 
@@ -55,6 +56,35 @@ def test_repaired_designs_are_r_robust_and_edge_minimal(data) -> None:
             fewer[v] &= ~(1 << u)
             assert _r_star(fewer) < r
     assert repaired.repaired_design(n, r, k, seed=seed) == masks  # deterministic
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_trim_decides_each_edge_as_the_subset_dp(data) -> None:
+    """The trim's shortcuts (low-degree ends, earlier witnesses) change no decision: from an
+    r-robust graph it gives the graph of the plain loop that asks the subset DP for each edge
+    in sorted order (solvers.exhaustive)."""
+    r = data.draw(st.integers(2, 3), label="r")
+    n = data.draw(st.integers(2 * r + 1, 10), label="n")
+    rng = random.Random(data.draw(st.integers(0, 99), label="seed"))
+    masks = [((1 << n) - 1) ^ (1 << i) for i in range(n)]
+    for u, v in itertools.combinations(range(n), 2):
+        if rng.random() < 0.4:
+            masks[u] &= ~(1 << v)
+            masks[v] &= ~(1 << u)
+    if _r_star(masks) < r:
+        return
+    expected = list(masks)
+    for u, v in itertools.combinations(range(n), 2):
+        if expected[u] >> v & 1:
+            expected[u] &= ~(1 << v)
+            expected[v] &= ~(1 << u)
+            if _r_star(expected) < r:
+                expected[u] |= 1 << v
+                expected[v] |= 1 << u
+    graph = DesignGraph(list(masks), Moves(r=r, directed=False))
+    repaired._trim(graph, r, lambda: False)
+    assert graph.masks == expected
 
 
 def test_a_passed_deadline_gives_no_graph() -> None:
