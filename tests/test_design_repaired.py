@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph.design import repaired, starts
-from robustgraph.design.api import _repaired_candidates
+from robustgraph.design.api import REPAIR_HUBS, _repaired_candidates
 from robustgraph.design.search import DesignGraph, Moves
 from solvers import cores
 from solvers.exhaustive import exact_r
@@ -92,7 +92,8 @@ def test_a_passed_deadline_gives_no_graph() -> None:
 
 
 @pytest.mark.parametrize("n,r,k,seed,edges,before", [
-    (50, 3, 11, 8, 125, 128), (50, 4, 12, 1, 163, 164), (100, 3, 14, 1, 266, 267)])
+    (50, 3, 11, 8, 125, 128), (50, 4, 12, 1, 163, 164), (100, 3, 14, 1, 266, 267),
+    (100, 3, 16, 1, 265, 267)])
 def test_repaired_designs_at_the_frontier(
     n: int, r: int, k: int, seed: int, edges: int, before: int
 ) -> None:
@@ -108,5 +109,6 @@ def test_repaired_designs_at_the_frontier(
 def test_repaired_candidates_are_named_and_only_for_r_at_least_3() -> None:
     assert _repaired_candidates(30, 2, 5) == []
     found = _repaired_candidates(30, 3, 5)
-    assert [name for name, _, _ in found] == [f"repaired(k=9,seed={s})" for s in range(12)]
+    assert [name for name, _, _ in found] == [
+        f"repaired(k={5 + extra},seed={s})" for s in range(12) for extra in REPAIR_HUBS]
     assert all(proven and cores.pair_within(masks, 2) is None for _, masks, proven in found)
