@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph.design import repaired, starts
-from robustgraph.design.api import _repaired_candidates
+from robustgraph.design.api import REPAIR_HUBS, _repaired_candidates
+from robustgraph.design.search import DesignGraph, Moves
 from solvers import cores
 from solvers.exhaustive import exact_r
 
@@ -57,12 +58,42 @@ def test_repaired_designs_are_r_robust_and_edge_minimal(data) -> None:
     assert repaired.repaired_design(n, r, k, seed=seed) == masks  # deterministic
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_trim_decides_each_edge_as_the_subset_dp(data) -> None:
+    """The trim's shortcuts (low-degree ends, earlier witnesses) change no decision: from an
+    r-robust graph it gives the graph of the plain loop that asks the subset DP for each edge
+    in sorted order (solvers.exhaustive)."""
+    r = data.draw(st.integers(2, 3), label="r")
+    n = data.draw(st.integers(2 * r + 1, 10), label="n")
+    rng = random.Random(data.draw(st.integers(0, 99), label="seed"))
+    masks = [((1 << n) - 1) ^ (1 << i) for i in range(n)]
+    for u, v in itertools.combinations(range(n), 2):
+        if rng.random() < 0.4:
+            masks[u] &= ~(1 << v)
+            masks[v] &= ~(1 << u)
+    if _r_star(masks) < r:
+        return
+    expected = list(masks)
+    for u, v in itertools.combinations(range(n), 2):
+        if expected[u] >> v & 1:
+            expected[u] &= ~(1 << v)
+            expected[v] &= ~(1 << u)
+            if _r_star(expected) < r:
+                expected[u] |= 1 << v
+                expected[v] |= 1 << u
+    graph = DesignGraph(list(masks), Moves(r=r, directed=False))
+    repaired._trim(graph, r, lambda: False)
+    assert graph.masks == expected
+
+
 def test_a_passed_deadline_gives_no_graph() -> None:
     assert repaired.repaired_design(30, 3, 8, deadline=-math.inf) is None
 
 
 @pytest.mark.parametrize("n,r,k,seed,edges,before", [
-    (50, 3, 11, 8, 125, 128), (50, 4, 12, 1, 163, 164), (100, 3, 14, 1, 266, 267)])
+    (50, 3, 11, 8, 125, 128), (50, 4, 12, 1, 163, 164), (100, 3, 14, 1, 266, 267),
+    (100, 3, 16, 1, 265, 267)])
 def test_repaired_designs_at_the_frontier(
     n: int, r: int, k: int, seed: int, edges: int, before: int
 ) -> None:
@@ -78,5 +109,6 @@ def test_repaired_designs_at_the_frontier(
 def test_repaired_candidates_are_named_and_only_for_r_at_least_3() -> None:
     assert _repaired_candidates(30, 2, 5) == []
     found = _repaired_candidates(30, 3, 5)
-    assert [name for name, _, _ in found] == [f"repaired(k=9,seed={s})" for s in range(12)]
+    assert [name for name, _, _ in found] == [
+        f"repaired(k={5 + extra},seed={s})" for s in range(12) for extra in REPAIR_HUBS]
     assert all(proven and cores.pair_within(masks, 2) is None for _, masks, proven in found)
