@@ -427,8 +427,9 @@ def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
     hub-graph design 166, the lemma's hub designs 168), is left UNKNOWN by the oracle at
     design's budget; the start check's cores search proves it, and so does the certifier,
     whose proof is checked independently. Since round 17 the start is a repaired skeleton
-    with 163 edges, proven as it is built."""
-    from robustgraph.design.api import _best_start, _proves
+    with 163 edges, proven as it is built (tests/test_design_repaired.py checks that graph; the
+    whole start choice at n = 50 is left to the frontier benchmark, as it builds 24 skeletons)."""
+    from robustgraph.design.api import _proves
     from robustgraph.design.common import certify_design, to_topology
 
     masks = planned.planned_connector_design(50, 4, 9, 5)
@@ -436,8 +437,6 @@ def test_the_cores_search_proves_starts_the_oracle_leaves_unknown() -> None:
     assert find_pair(masks, 4, budget=20_000) is UNKNOWN
     assert _proves(masks, 4, 20_000, math.inf)
     assert certify_design(to_topology(masks, False), 4, time_limit=60).verdict == "proven"
-    name, masks = _best_start(50, 4, 1, False, None, 20_000, math.inf)
-    assert name == "repaired(k=12,seed=1)" and starts.edge_count(masks, False) == 163
 
 
 def test_bounds() -> None:
