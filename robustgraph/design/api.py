@@ -222,12 +222,11 @@ def _repaired_candidates(
 ) -> list[tuple[str, list[int], bool]]:
     """Repaired hub skeletons (:func:`robustgraph.design.repaired.repaired_design`) with
     ``hubs`` plus each of :data:`REPAIR_HUBS` hubs, seeds 0 to :data:`REPAIR_SEEDS` - 1 in
-    turn, for r >= 3 (where the
-    planned designs stay above the family count of docs/design.md, point 10), until
-    :data:`REPAIR_SHARE` of the time left to ``deadline`` has passed (issue 43, round 17): so
-    the same call gives the same candidates while the builds finish in time, and fewer seeds
-    under heavy load. Each is proven r-robust by the exact cores search as it is built, so
-    it is marked proven."""
+    turn, for r >= 3 (where the planned designs stay above the family count of
+    docs/design.md, point 10), until :data:`REPAIR_SHARE` of the time left to ``deadline``
+    has passed (issue 43, round 17). The same call gives the same candidates while the
+    builds finish in time, and fewer seeds under heavy load. Each is proven r-robust by the
+    exact cores search as it is built, so it is marked proven."""
     found: list[tuple[str, list[int], bool]] = []
     if r < 3:
         return found
