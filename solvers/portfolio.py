@@ -373,17 +373,22 @@ regular, more than :data:`CORES_LONG_N` nodes, degree at least :data:`WIDE_DEGRE
 core, while it waits for the lane (step ``lane-wait``: after the ``beside-lane`` step, for what is
 left of the wait), search for a pair of value at most ``upper - 1`` with CP-SAT's local search
 alone on the published constraints (``search.published_ls_probe``: a decision, one worker,
-``use_ls_only``), stopped when the lane proves r* (its stop signal) or the wait ends (the time
-limit of the solve); a pair it finds is checked like every pair, lowers the upper bound, and ends
-the wait, so that the first core's next steps (the strong probes) prove the lower bound. Step
-``ls-during-lane-wait``. Round 17 (i50b; docs/performance.md, "Issue 40, round 17: the 8-regular
-row at two workers, diagnosis (i50b)"): on ``regular-80-d8-7132`` (r* = 3) the first core waited
-idle about 5 s for the lane and the command ended bounded [2, 4] at 9.5 s, where the two-worker
-CP-SAT script proved r* in 3.3 s (idle) with a value-3 pair from CP-SAT's violation local search;
-this decision on one worker found it in 1.2 s, and on scratch ``regular-80-d8-7704`` in 3.7 s,
-where neither our tabu (``heuristics.search_r``, 0 of 13 runs) nor the printed model's default
-search did in 10 s. On a machine with a core to spare the ``beside-lane`` solve fills the wait
-(:data:`BESIDE_LANE_RULE`), so the local search runs only in what it leaves."""
+``use_ls_only``), stopped when the lane proves r* (its stop signal) or the wait ends (the
+search's time limit). A pair it finds is checked like every pair and lowers the upper bound; the
+search is then asked again below the new bound while more than one value is left open, and the
+wait ends, so that the first core's next steps (the strong probes) prove the lower bound. Step
+``ls-during-lane-wait``, one per search.
+
+Round 17 (i50b; docs/performance.md, "Issue 40, round 17: the 8-regular row at two workers,
+diagnosis (i50b)"): on ``regular-80-d8-7132`` (r* = 3) the first core waited idle about 5 s for
+the lane and the command ended bounded [2, 4] at 9.5 s, where the two-worker CP-SAT script
+proved r* in 3.3 s (idle) with a value-3 pair from CP-SAT's violation local search; this
+decision on one worker found it in 1.2 s, and on scratch ``regular-80-d8-7704`` in 3.7 s, where
+neither our tabu (``heuristics.search_r``, 0 of 13 runs) nor the printed model's default search
+did in 10 s. On a machine with a core to spare the ``beside-lane`` solve fills the wait
+(:data:`BESIDE_LANE_RULE`), so the local search runs only in what it leaves. Round 18's decision
+and held-out figures: docs/performance.md, "Issue 40, round 18: the lane-wait local search, built
+and tested (i51a)"."""
 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
@@ -693,24 +698,28 @@ def _ls_due(request: Request) -> bool:
     return _wide(request) and request.threads == 1
 
 
-def _ls_during_wait(
-    p: search.Progress, lane: lane_module.PublishedLane, end: float
-) -> bool:
+def _ls_during_wait(p: search.Progress, lane: lane_module.PublishedLane, end: float) -> bool:
     """:data:`LS_DURING_LANE_WAIT_RULE`: CP-SAT's local search for a pair below ``p.upper``
     (``search.published_ls_probe``) until ``end`` (``time.perf_counter``), stopped early by the
-    lane's proof (``p.stop``, the lane's signal: ``_solve``); True when it lowered the upper
-    bound. Not started once the lane has won or the wait is over. Notes an
-    ``ls-during-lane-wait`` step."""
+    lane's proof (``p.stop``, the lane's signal: ``_solve``); after a pair, asked again below
+    the new upper bound while more than one value is left open. True when it lowered the upper
+    bound (the wait then ends). Not started once the lane has won or the wait is over. Notes an
+    ``ls-during-lane-wait`` step per search."""
     from solvers import cpsat, search
 
-    seconds = end - time.perf_counter()
-    if p.out_of_time() or lane.won() or seconds <= 0:
-        return False
-    before = p.upper
+    found = False
     cpsat.load()  # the import is not the search's: it counts against the wait only
-    search.published_ls_probe(p, cpsat.run, end - time.perf_counter())
-    found = p.upper < before
-    p.note("ls-during-lane-wait", rule="LS_DURING_LANE_WAIT_RULE", found=found)
+    while not (p.settled() or p.out_of_time() or lane.won()):
+        seconds = end - time.perf_counter()
+        if seconds <= 0:
+            break
+        before = p.upper
+        search.published_ls_probe(p, cpsat.run, seconds)
+        lowered = p.upper < before
+        p.note("ls-during-lane-wait", rule="LS_DURING_LANE_WAIT_RULE", found=lowered)
+        found = found or lowered
+        if not lowered or p.upper - p.lower <= 1:  # one value open: the strong probes' turn
+            break
     return found
 
 

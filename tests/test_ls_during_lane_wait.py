@@ -2,7 +2,8 @@
 regular graph (undirected regular, n > 64, degree >= 8) has its first core, while it waits for
 the lane, run CP-SAT's local search alone on the published constraints as a decision at
 ``t <= upper - 1`` (``search.published_ls_probe``), stopped when the lane proves r* or the wait
-ends; a pair it finds is checked, lowers the upper bound and ends the wait.
+ends; a pair it finds is checked and lowers the upper bound, the search is asked again below it
+while more than one value is open, and the wait ends.
 
 Which graphs and thread counts get it, and what the wait does around it, on the fake clock of
 ``test_deadline_spent`` with a fake lane; its answers against the exhaustive engine on small
@@ -135,6 +136,23 @@ def test_a_pair_it_finds_ends_the_wait(monkeypatch, clock):
 
 
 @needs_cpsat
+def test_after_a_pair_it_searches_again_while_more_than_one_value_is_open(monkeypatch, clock):
+    """[3, 6]: a pair of value 5 leaves [3, 5], so it searches below 5; a pair of value 4
+    leaves one value open, and the wait ends."""
+    request = Request(_regular(10, 80), Question.max_r(), time_limit=LIMIT, threads=1)
+    given_seconds = _fake_probe(monkeypatch, clock, spends=0.5, lowers=True)
+    lane = _Lane(clock)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.upper, p.lower = 6, 3
+    start = clock.now
+    portfolio._published_slices(p, lane, _Sample(2.0))
+    assert p.upper == 4 and len(given_seconds) == 2 and lane.waited == []
+    assert given_seconds[0] - given_seconds[1] == pytest.approx(0.5)  # the same wait's end
+    found = [s["found"] for s in p.steps if s.get("step") == "ls-during-lane-wait"]
+    assert found == [True, True] and clock.now - start == pytest.approx(1.0)
+
+
+@needs_cpsat
 @pytest.mark.parametrize("busy", [0.0, 2.0])
 def test_no_local_search_once_the_lane_has_won_or_the_wait_is_spent(monkeypatch, clock, busy):
     """A lane that proved r* before the wait: no search. On a machine with a core to spare the
@@ -172,8 +190,9 @@ def test_bounds_after_the_wait_hold_r_star_of_the_exhaustive_engine(t, quick):
     """Thresholds lowered so that a small regular graph is "wide" (and gets no head window):
     from the trivial bounds, or from the quick bounds when ``quick``, the wait with the real
     local search (a lane that never answers, a busy machine): the bounds hold r* of the
-    exhaustive engine, a witness held is a true one of value ``upper``, and a search that
-    reports a pair lowered the upper bound below its probe's."""
+    exhaustive engine, a witness held is a true one of value ``upper``, a search that reports a
+    pair lowered the upper bound to its probe or below, and a search follows one only below
+    the pair it found."""
     saved = portfolio.CORES_LONG_N, portfolio.WIDE_DEGREE, portfolio.WIDE_HEAD_BELOW
     portfolio.CORES_LONG_N, portfolio.WIDE_DEGREE, portfolio.WIDE_HEAD_BELOW = 4, 3, 3
     try:
@@ -190,15 +209,18 @@ def test_bounds_after_the_wait_hold_r_star_of_the_exhaustive_engine(t, quick):
     assert p.lower <= r_star <= p.upper
     w = p.witness
     assert w is None or refutes_r(t.in_neighbors, w.s1, w.s2, p.upper + 1)
-    (step,) = [s for s in p.steps if s.get("step") == "ls-during-lane-wait"]
-    (ls,) = [s for s in p.steps if s.get("model") == "published-r"]
-    assert ls["probe"] == before - 1
-    if ls["outcome"] in ("optimal", "feasible"):
-        assert step["found"] and w is not None and p.upper <= ls["probe"]
-    elif ls["outcome"] == "infeasible":
-        assert p.lower == before == r_star
-    else:
-        assert not step["found"] and p.upper == before
+    named = [s for s in p.steps if s.get("step") == "ls-during-lane-wait"]
+    solves = [s for s in p.steps if s.get("model") == "published-r"]
+    assert len(named) == len(solves) >= 1 and solves[0]["probe"] == before - 1
+    for k, (step, ls) in enumerate(zip(named, solves, strict=True)):
+        if k:  # asked again just below the pair found before, while [lower, upper] is wide
+            assert ls["probe"] == named[k - 1]["upper"] - 1 and named[k - 1]["found"]
+        if ls["outcome"] in ("optimal", "feasible"):
+            assert step["found"] and w is not None and step["upper"] <= ls["probe"]
+        elif ls["outcome"] == "infeasible":
+            assert p.lower == ls["probe"] + 1 == r_star
+        else:
+            assert not step["found"]
 
 
 class _NeverAnswers:
