@@ -373,11 +373,11 @@ regular, more than :data:`CORES_LONG_N` nodes, degree at least :data:`WIDE_DEGRE
 core, while it waits for the lane (step ``lane-wait``: after the ``beside-lane`` step, for what is
 left of the wait), search for a pair of value at most ``upper - 1`` with CP-SAT's local search
 alone on the published constraints (``search.published_ls_probe``: a decision, one worker,
-``use_ls_only``), stopped when the lane proves r* (its stop signal) or the wait ends (the
-search's time limit). A pair it finds is checked like every pair and lowers the upper bound; the
-search is then asked again below the new bound while more than one value is left open, and the
-wait ends, so that the first core's next steps (the strong probes) prove the lower bound. Step
-``ls-during-lane-wait``, one per search.
+``use_ls_only``; in a thread at the lowest CPU priority, ``solvers.idle``), stopped when the lane
+proves r* or the wait ends (the search's time limit). A pair it finds is checked like every pair
+and lowers the upper bound; the search is then asked again below the new bound while more than
+one value is left open, and the wait ends, so that the first core's next steps (the strong
+probes) prove the lower bound. Step ``ls-during-lane-wait``, one per search.
 
 Round 17 (i50b; docs/performance.md, "Issue 40, round 17: the 8-regular row at two workers,
 diagnosis (i50b)"): on ``regular-80-d8-7132`` (r* = 3) the first core waited idle about 5 s for
@@ -700,27 +700,37 @@ def _ls_due(request: Request) -> bool:
 
 def _ls_during_wait(p: search.Progress, lane: lane_module.PublishedLane, end: float) -> bool:
     """:data:`LS_DURING_LANE_WAIT_RULE`: CP-SAT's local search for a pair below ``p.upper``
-    (``search.published_ls_probe``) until ``end`` (``time.perf_counter``), stopped early by the
-    lane's proof (``p.stop``, the lane's signal: ``_solve``); after a pair, asked again below
-    the new upper bound while more than one value is left open. True when it lowered the upper
-    bound (the wait then ends). Not started once the lane has won or the wait is over. Notes an
-    ``ls-during-lane-wait`` step per search."""
+    (``search.published_ls_probe``) until ``end`` (``time.perf_counter``), in a thread at the
+    lowest CPU priority (``solvers.idle``: the lane keeps its core on a busy machine), stopped
+    early once the lane has won; after a pair, asked again below the new upper bound while more
+    than one value is left open. True when it lowered the upper bound (the wait then ends). Not
+    started once the lane has won or the wait is over. Notes an ``ls-during-lane-wait`` step
+    per search."""
     from solvers import cpsat, search
 
-    found = False
     cpsat.load()  # the import is not the search's: it counts against the wait only
-    while not (p.settled() or p.out_of_time() or lane.won()):
-        seconds = end - time.perf_counter()
-        if seconds <= 0:
-            break
-        before = p.upper
-        search.published_ls_probe(p, cpsat.run, seconds)
-        lowered = p.upper < before
-        p.note("ls-during-lane-wait", rule="LS_DURING_LANE_WAIT_RULE", found=lowered)
-        found = found or lowered
-        if not lowered or p.upper - p.lower <= 1:  # one value open: the strong probes' turn
-            break
-    return found
+
+    def searches(stop: StopSignal) -> bool:
+        p.stop = stop  # this thread only touches p until it returns
+        found = False
+        while not (p.settled() or p.out_of_time() or lane.won()):
+            seconds = end - time.perf_counter()
+            if seconds <= 0:
+                break
+            before = p.upper
+            search.published_ls_probe(p, cpsat.run, seconds)
+            lowered = p.upper < before
+            p.note("ls-during-lane-wait", rule="LS_DURING_LANE_WAIT_RULE", found=lowered)
+            found = found or lowered
+            if not lowered or p.upper - p.lower <= 1:  # one value open: the strong probes' turn
+                break
+        return found
+
+    lanes_stop = p.stop
+    try:
+        return idle.run_idle(searches, lane.won)
+    finally:
+        p.stop = lanes_stop
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:

@@ -239,23 +239,25 @@ class _NeverAnswers:
 @needs_cpsat
 def test_the_local_search_stops_when_the_lane_answers():
     """No time limit and a question the local search cannot settle (t <= 1 on an 8-regular
-    graph of 80 nodes, whose r* is at least 2): only the lane's signal (``p.stop``, set by
-    ``_solve`` to the lane's) can end the search; it ends with nothing proven."""
+    graph of 80 nodes, whose r* is at least 2): only the lane's proof can end the search (its
+    thread is stopped once ``lane.won()``); it ends with nothing proven, and the caller's stop
+    signal is back in place."""
     request = Request(_regular(8, 80), Question.max_r(), threads=1)
     p = Progress(request, "portfolio", "strong", "t")
     p.upper, p.lower = 2, 1
-    p.stop = StopSignal()
+    own = p.stop = StopSignal()
+    proved = threading.Event()
 
     class Lane(_NeverAnswers):
         def won(self) -> bool:
-            return p.stop.is_set()
+            return proved.is_set()
 
-    timer = threading.Timer(0.3, p.stop.set)
+    timer = threading.Timer(0.3, proved.set)
     timer.start()
     try:
         found = portfolio._ls_during_wait(p, Lane(), float("inf"))
     finally:
         timer.cancel()
-    assert found is False and (p.lower, p.upper) == (1, 2)
+    assert found is False and (p.lower, p.upper) == (1, 2) and p.stop is own
     (solve,) = [s for s in p.steps if s.get("model") == "published-r"]
     assert solve["probe"] == 1 and solve["outcome"] == "unknown"
