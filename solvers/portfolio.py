@@ -116,7 +116,6 @@ __all__ = [
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
-    "LS_DURING_LANE_WAIT_RULE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -366,29 +365,6 @@ too (:data:`WIDE_DEGREE`), and on a busy machine the first core of a graph of a 
 :data:`WIDE_HEAD_BELOW` still runs least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work, at
 normal priority, beside the lane (the fast least-first
 wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a busy machine)."""
-
-LS_DURING_LANE_WAIT_RULE = "two threads, regular, degree >= 8, n > 64: local search in the wait"
-"""Issue 40, round 18 (i51a): at ``--threads 2``, a graph of :data:`WIDE_LANE_RULE` (undirected
-regular, more than :data:`CORES_LONG_N` nodes, degree at least :data:`WIDE_DEGREE`) has its first
-core, while it waits for the lane (step ``lane-wait``: after the ``beside-lane`` step, for what is
-left of the wait), search for a pair of value at most ``upper - 1`` with CP-SAT's local search
-alone on the published constraints (``search.published_ls_probe``: a decision, one worker,
-``use_ls_only``; in a thread at the lowest CPU priority, ``solvers.idle``), stopped when the lane
-proves r* or the wait ends (the search's time limit). A pair it finds is checked like every pair
-and lowers the upper bound; the search is then asked again below the new bound while more than
-one value is left open, and the wait ends, so that the first core's next steps (the strong
-probes) prove the lower bound. Step ``ls-during-lane-wait``, one per search.
-
-Round 17 (i50b; docs/performance.md, "Issue 40, round 17: the 8-regular row at two workers,
-diagnosis (i50b)"): on ``regular-80-d8-7132`` (r* = 3) the first core waited idle about 5 s for
-the lane and the command ended bounded [2, 4] at 9.5 s, where the two-worker CP-SAT script
-proved r* in 3.3 s (idle) with a value-3 pair from CP-SAT's violation local search; this
-decision on one worker found it in 1.2 s, and on scratch ``regular-80-d8-7704`` in 3.7 s, where
-neither our tabu (``heuristics.search_r``, 0 of 13 runs) nor the printed model's default search
-did in 10 s. On a machine with a core to spare the ``beside-lane`` solve fills the wait
-(:data:`BESIDE_LANE_RULE`), so the local search runs only in what it leaves. Round 18's decision
-and held-out figures: docs/performance.md, "Issue 40, round 18: the lane-wait local search, built
-and tested (i51a)"."""
 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
@@ -683,54 +659,9 @@ def _published_slices(
         end = time.perf_counter() + wait
         if _printed_too(p.request) and cpsat.available():  # BESIDE_LANE_RULE: not idle
             _beside_lane(p, lane, end, sample)
-        found = False  # LS_DURING_LANE_WAIT_RULE: a pair found ends the wait
-        if not p.settled() and _ls_due(p.request) and cpsat.available():
-            found = _ls_during_wait(p, lane, end)
-        if not p.settled() and not found:  # what is left of the wait, if the slice ended early
+        if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
-
-
-def _ls_due(request: Request) -> bool:
-    """True when the first core's wait for the lane gets :data:`LS_DURING_LANE_WAIT_RULE`: a
-    graph of :func:`_wide` at ``--threads 2`` (``request`` is the first core's, the lane holding
-    the other thread: ``solve``)."""
-    return _wide(request) and request.threads == 1
-
-
-def _ls_during_wait(p: search.Progress, lane: lane_module.PublishedLane, end: float) -> bool:
-    """:data:`LS_DURING_LANE_WAIT_RULE`: CP-SAT's local search for a pair below ``p.upper``
-    (``search.published_ls_probe``) until ``end`` (``time.perf_counter``), in a thread at the
-    lowest CPU priority (``solvers.idle``: the lane keeps its core on a busy machine), stopped
-    early once the lane has won; after a pair, asked again below the new upper bound while more
-    than one value is left open. True when it lowered the upper bound (the wait then ends). Not
-    started once the lane has won or the wait is over. Notes an ``ls-during-lane-wait`` step
-    per search."""
-    from solvers import cpsat, search
-
-    cpsat.load()  # the import is not the search's: it counts against the wait only
-
-    def searches(stop: StopSignal) -> bool:
-        p.stop = stop  # this thread only touches p until it returns
-        found = False
-        while not (p.settled() or p.out_of_time() or lane.won()):
-            seconds = end - time.perf_counter()
-            if seconds <= 0:
-                break
-            before = p.upper
-            search.published_ls_probe(p, cpsat.run, seconds)
-            lowered = p.upper < before
-            p.note("ls-during-lane-wait", rule="LS_DURING_LANE_WAIT_RULE", found=lowered)
-            found = found or lowered
-            if not lowered or p.upper - p.lower <= 1:  # one value open: the strong probes' turn
-                break
-        return found
-
-    lanes_stop = p.stop
-    try:
-        return idle.run_idle(searches, lane.won)
-    finally:
-        p.stop = lanes_stop
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:

@@ -60,7 +60,6 @@ __all__ = [
     "heuristic_r",
     "more_r",
     "published_slice",
-    "published_ls_probe",
     "published_s_slice",
     "published_s_model",
     "record",
@@ -681,31 +680,6 @@ def published_slice(
     if work is not None:
         model.tuning["cpsat"] = {**model.tuning.get("cpsat", {}), "max_deterministic_time": work}
     absorb_published(p, model, _call(p, run, model, None, seconds))
-
-
-def published_ls_probe(p: Progress, run: Runner, seconds: float) -> None:
-    """Spend up to ``seconds`` on a pair of value at most ``p.upper - 1``, searched for by
-    CP-SAT's violation local search alone (``use_ls_only``) on the published constraints.
-
-    The model is :func:`published_r_below` at ``upper - 1`` without its objective: a decision
-    (``portfolio.LS_DURING_LANE_WAIT_RULE``). Issue 40, round 17 (i50b; docs/performance.md, "the
-    8-regular row at two workers, diagnosis"): on random 8-regular graphs of 80 nodes whose
-    value-3 pairs neither our tabu nor the printed model's default search found in 10 s, this
-    decision on one worker found one in 1.2-3.7 s. A pair it returns is checked by
-    ``p.offer`` like every pair; ``infeasible`` (CP-SAT's presolve can prove it on small graphs;
-    the local search itself proves nothing) proves r* >= upper; a time limit or ``p.stop``
-    (``unknown``) proves nothing. The run's step is a model record at probe ``upper - 1``.
-    """
-    probe = p.upper - 1
-    model = published_r_below(p.request.graph.in_neighbors, probe)
-    model.objective = ()  # a decision: the first pair of value <= probe ends the search
-    model.tuning["cpsat"] = {**model.tuning.get("cpsat", {}), "use_ls_only": True}
-    out = _call(p, run, model, probe, seconds)
-    if out.status == "infeasible":
-        p.prove_lower(probe + 1)
-    elif out.values is not None:
-        p.offer(pair_from_values(model, out.values))
-    p.tell()
 
 
 def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:

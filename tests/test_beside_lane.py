@@ -93,12 +93,6 @@ def _slices(monkeypatch, clock: _Clock, spends: float, settles: bool = False) ->
     return calls, nices
 
 
-def _no_local_search(monkeypatch) -> None:
-    """The local search in a wide graph's wait (``portfolio.LS_DURING_LANE_WAIT_RULE``) as a
-    fake that finds nothing and takes no time (tested in tests/test_ls_during_lane_wait.py)."""
-    monkeypatch.setattr(search, "published_ls_probe", lambda p, run, seconds: None)
-
-
 def _nice() -> int | None:
     """The calling thread's nice value (Linux: per thread), None elsewhere."""
     if not sys.platform.startswith("linux"):
@@ -512,7 +506,6 @@ def test_a_wide_graph_on_a_busy_machine_runs_a_least_first_head_beside_its_lane(
     request = Request(_regular(8, 80), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._head(request)
     calls, nices = _slices(monkeypatch, clock, 0.2)
-    _no_local_search(monkeypatch)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, lane, _Sample(cores))
@@ -531,7 +524,6 @@ def test_a_ten_regular_graph_on_a_busy_machine_only_waits_for_its_lane(monkeypat
     request = Request(_regular(10, 80), Question.max_r(), time_limit=LIMIT, threads=1)
     assert portfolio._wide(request) and not portfolio._head(request)
     calls, _ = _slices(monkeypatch, clock, 0.2)
-    _no_local_search(monkeypatch)
     lane = _Lane(clock)
     p = Progress(request, "portfolio", "strong", "t")
     portfolio._published_slices(p, lane, _Sample(0.9))
