@@ -116,8 +116,6 @@ __all__ = [
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
-    "LOWER_PROBE_RULE",
-    "LOWER_PROBE_SECONDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -371,27 +369,6 @@ wins of :data:`WIDE_SWITCH_RULE`; the two-worker script races two searches on a 
 WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
 ``--time-limit 10`` on an idle machine about 8.2 s, the slowest printed win measured."""
-
-LOWER_PROBE_RULE = "two threads, regular, degree >= 8, n > 64: t <= lower asked as a decision"
-"""Issue 40, round 19 (i53a): with a lane (two threads or more), a graph of :func:`_wide` asks,
-as soon as the quick bounds are in and before the lane's wait (``beside-lane``), the published
-constraints as a decision at ``t <= lower`` (``milp_model.published_r_below`` with its objective
-removed, one CP-SAT worker, at most :data:`LOWER_PROBE_SECONDS` per ask and never past the
-deadline): infeasible proves ``r* >= lower + 1`` (no pair of value ``lower`` or less), and it asks
-again at the raised bound while ``lower < upper - 1``; a solution (a pair of value ``lower``,
-checked by ``Progress.offer``) or an unknown ends it (:func:`_lower_probe`). The diagnosis of
-round 18 (i52a; docs/performance.md, "the 10-regular rows at two workers, diagnosis (i52a)"):
-on random 10-regular graphs of 80 nodes (scratch seeds 7741-7746) ours ended at [3, 5] in 5 of 6
-rows at a 10 s limit (the spectral bound 3, the halves and heuristic pairs 5), the lane and
-the two-worker script minimising ``t`` proved no bound above 0 in 10 s, and the same constraints
-asked at ``t <= 3`` on one worker were infeasible in 0.14-0.65 s of CP-SAT (held out, seeds
-7751-7758: 8 of 8, 0.56-0.93 s for the whole process). Kept or not by the keep rule registered
-before it was built (docs/performance.md, "LOWER_PROBE_RULE, keep rule registered before it is
-built")."""
-
-LOWER_PROBE_SECONDS = 1.0
-"""The time limit of one ask of :data:`LOWER_PROBE_RULE` (``cpsat.run``'s, so the model's writing
-counts against it too): i52a's asks took 0.12-0.65 s of CP-SAT on one worker."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -685,28 +662,6 @@ def _published_slices(
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
-
-
-def _lower_probe(p: search.Progress) -> None:
-    """:data:`LOWER_PROBE_RULE`: ask the published constraints at ``t <= p.lower`` (one CP-SAT
-    worker, up to :data:`LOWER_PROBE_SECONDS` and the deadline, stopped with ``p.stop`` when the
-    lane wins: ``search.published_below``); while the answer is infeasible (``r* >= lower + 1``,
-    kept) ask again at the raised bound, as long as ``lower < upper - 1``. A solution or an
-    unknown ends the asks; so does the question being settled or the time being up. Each ask is a
-    step record (``probe``: the ``t`` asked; ``outcome``; ``seconds``: its ``cpsat.run``) with
-    ``rule: LOWER_PROBE_RULE``."""
-    from solvers import cpsat, search
-
-    if not cpsat.available():
-        return
-    cpsat.load()  # the import is not the ask's: it counts against the deadline only
-    run = _cpsat_workers(1)
-    while not p.settled() and not p.out_of_time():
-        left = p.remaining()
-        seconds = LOWER_PROBE_SECONDS if left is None else min(LOWER_PROBE_SECONDS, left)
-        refuted = search.published_below(p, run, p.lower, seconds, rule="LOWER_PROBE_RULE")
-        if not refuted or p.lower >= p.upper - 1:
-            return
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -1039,8 +994,6 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if lane is not None and _wide(request):  # LOWER_PROBE_RULE: before the lane's wait
-            _lower_probe(p)
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:
@@ -1170,18 +1123,10 @@ def _published_s_slice(p: search.Progress) -> None:
         first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
         return
 
-    run = _cpsat_workers(PUBLISHED_S_WORKERS)  # not the request's ``threads``
+    def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
+        return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
+
     search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
-
-
-def _cpsat_workers(most: int) -> search.Runner:
-    """``cpsat.run`` on at most ``most`` CP-SAT workers, whatever the ``threads`` it is given."""
-    from solvers import cpsat
-
-    def run(model, time_limit, threads, seed=0, **kw):
-        return cpsat.run(model, time_limit, min(threads, most), seed, **kw)
-
-    return run
 
 
 def _bounds_s(p: search.Progress) -> None:
