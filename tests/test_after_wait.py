@@ -392,3 +392,25 @@ def test_the_rule_on_small_wide_graphs_proves_true_bounds(t):
     for ask in asks:
         assert ask["probe"] < truth or ask["outcome"] != "infeasible"
         assert ask["probe"] >= truth or ask["outcome"] not in ("feasible", "optimal")
+
+
+@needs_cpsat
+@given(_small_regular())
+def test_the_asks_from_a_wide_gap_reach_the_local_search_and_prove_true_bounds(t):
+    """``_after_wait`` for real on [0, r* + 1] (the upper bound from the exhaustive engine, the
+    local search's cap lowered to 0.3 s): the lower asks are infeasible at 0 .. r* - 1, which
+    leaves lower = r* = upper - 1, so the local search asks t <= r* (if r* = 0 the first lower
+    ask, always made, is that question and finds the pair); a pair found is checked and settles
+    r*; every ask is recorded and no bound crosses r*."""
+    truth = _exact(t)
+    p = _progress(Request(t, Question.max_r(), time_limit=60.0, threads=1), 0, truth + 1)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(portfolio, "AFTER_WAIT_LS_SECONDS", 0.3)
+        portfolio._after_wait(p)
+    asks = [(s["probe"], s["ask"], s["outcome"]) for s in _asks(p)]
+    lower = [(k, "lower", "infeasible") for k in range(truth)]
+    assert asks[:-1] == lower and asks[-1][:2] == (truth, "ls" if truth else "lower")
+    assert p.lower == truth and p.upper in (truth, truth + 1)
+    if asks[-1][2] in ("feasible", "optimal"):
+        assert p.upper == truth and p.settled()
+        assert refutes_r(t.in_neighbors, p.witness.s1, p.witness.s2, truth + 1)
