@@ -252,6 +252,8 @@ def published_r_below(
     """:func:`published_r` with ``t <= upper`` (a proven upper bound on r*, so no optimum is cut
     off) and, when given, ``hint`` (a pair of value ``upper``) as the solution hint, ``t`` too;
     with ``least``, the swap symmetry broken by :func:`least_first` (the hint oriented to it).
+    With its objective removed and ``upper`` a value asked rather than proven, it is the decision
+    "is there a pair of value at most ``upper``?" (``search.published_below``).
 
     Examples
     --------

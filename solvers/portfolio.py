@@ -116,6 +116,9 @@ __all__ = [
     "WIDE_HEAD_WORK",
     "WIDE_HEAD_BELOW",
     "WIDE_LANE_RULE",
+    "AFTER_WAIT_RULE",
+    "AFTER_WAIT_LOWER_SECONDS",
+    "AFTER_WAIT_LS_SECONDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -370,6 +373,35 @@ WIDE_PRINTED_SHARE = 0.9
 """The share of the published slice that :data:`WIDE_SWITCH_RULE`'s printed window gets: at
 ``--time-limit 10`` on an idle machine about 8.2 s, the slowest printed win measured."""
 
+AFTER_WAIT_RULE = "two threads, regular, degree >= 8, n > 64: after the lane's wait, two asks"
+"""Issue 40, round 20: with a lane (two threads or more), a graph of :func:`_wide` whose question
+is still open after the lane's wait (the ``lane-wait`` step) asks, on the first core and before
+the dearer bounds (``search.more_r``), the published constraints as decisions
+(``search.published_below``: ``milp_model.published_r_below`` with its objective removed, one
+CP-SAT worker, stopped with the lane's stop signal when the lane wins; :func:`_after_wait`):
+first at ``t <= lower``, at most :data:`AFTER_WAIT_LOWER_SECONDS` per ask, again at the raised
+bound while infeasible (``r* >= lower + 1``) and ``lower < upper - 1``; then, if still open, at
+``t <= upper - 1`` with CP-SAT's local search alone (``use_ls_only``), at most
+:data:`AFTER_WAIT_LS_SECONDS`; a pair found is checked by ``Progress.offer``; no ask past the
+deadline. Round 19 (i53a, ``LOWER_PROBE_RULE``, reverted): the ask at ``t <= lower`` was
+infeasible on every held-out wide row (median 0.084 s at degree 8, 0.233 s at degree 10) and
+raised every bounded row's lower bound by one, but made before the lane's wait it delayed
+``beside-lane`` on the rows that step proves fast. Round 17 (i50b): the pairs the two-worker
+CP-SAT script finds and ours misses on 8-regular rows come from CP-SAT's violation local search;
+the decision at ``t <= upper - 1`` with ``use_ls_only`` on one worker found them in 1.2-3.7 s on
+two of four such rows. Round 18 (i51a, ``LS_DURING_LANE_WAIT_RULE``, reverted): run in place of
+the idle part of the wait it never started on an idle machine, where ``beside-lane`` fills the
+wait. Kept or not by the keep rule registered before it was built (docs/performance.md,
+"AFTER_WAIT_RULE, keep rule registered before it is built")."""
+
+AFTER_WAIT_LOWER_SECONDS = 1.0
+"""The time limit of one ask at ``t <= lower`` of :data:`AFTER_WAIT_RULE` (``cpsat.run``'s, so
+the model's writing counts against it too), as ``LOWER_PROBE_RULE``'s (i53a)."""
+
+AFTER_WAIT_LS_SECONDS = 2.0
+"""The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
+(``cpsat.run``'s)."""
+
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
 in-degree equal, as ``generate k-in`` makes them) gets the published model least-first only
@@ -598,7 +630,7 @@ def _published_slices(
     lane: lane_module.PublishedLane | None = None,
     sample: idle.CpuSample | None = None,
     highs_first: bool = True,
-) -> None:
+) -> bool:
     """The published model on HiGHS, then on CP-SAT, each for its slice (a quarter of the time
     left if less), until one settles the question (:func:`solvers.search.published_slice`);
     ``highs_first=False``: CP-SAT alone (:data:`HEURISTIC_FIRST_RULE`).
@@ -620,7 +652,7 @@ def _published_slices(
     ``--threads 1``, bounded at the 10 s limit by default while this core waited 2 s only). A
     graph that skips the core search (:func:`_symmetric`) gets the hint in its lane instead
     (:func:`_solve`); ``sample``: the machine's CPU counters since its lane's child was spawned
-    (:func:`_beside_lane`)."""
+    (:func:`_beside_lane`). True when this core waited for the lane (the ``lane-wait`` step)."""
     from solvers import cpsat, highs, search
 
     versions = []
@@ -662,6 +694,33 @@ def _published_slices(
         if not p.settled():  # what is left of the wait, if the slice ended early
             lane.wait(max(0.0, end - time.perf_counter()))
         p.note("lane-wait", seconds_given=round(wait, 4))
+        return True
+    return False
+
+
+def _after_wait(p: search.Progress) -> None:
+    """:data:`AFTER_WAIT_RULE`'s asks, each on one CP-SAT worker, stopped with ``p.stop`` (the
+    lane's signal) and never past the deadline (``search.published_below``): at ``t <= p.lower``
+    for up to :data:`AFTER_WAIT_LOWER_SECONDS`, again at the raised bound while infeasible and
+    ``lower < upper - 1``; then, unless the question is settled or the time up, at
+    ``t <= p.upper - 1`` with ``use_ls_only`` for up to :data:`AFTER_WAIT_LS_SECONDS`. Each ask
+    is a step record (``probe``: the ``t`` asked; ``outcome``; ``seconds``: its ``cpsat.run``)
+    with ``rule: AFTER_WAIT_RULE`` and ``ask``: ``lower`` or ``ls``."""
+    from solvers import cpsat, search
+
+    if p.settled() or p.out_of_time() or not cpsat.available():
+        return
+    cpsat.load()  # the import is not the ask's: it counts against the deadline only
+    run = _cpsat_workers(1)
+    rule = "AFTER_WAIT_RULE"
+    while not p.settled() and not p.out_of_time():
+        seconds = AFTER_WAIT_LOWER_SECONDS
+        refuted = search.published_below(p, run, p.lower, seconds, rule=rule, ask="lower")
+        if not refuted or p.lower >= p.upper - 1:
+            break
+    if not p.settled() and not p.out_of_time():
+        seconds = AFTER_WAIT_LS_SECONDS
+        search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -999,7 +1058,9 @@ def _gap(
         if early:
             search.heuristic_r(p)
         if p.upper <= most:  # after an early heuristic, CP-SAT alone (HEURISTIC_FIRST_RULE)
-            _published_slices(p, lane, sample, highs_first=not early)
+            waited = _published_slices(p, lane, sample, highs_first=not early)
+            if waited and _wide(request):  # AFTER_WAIT_RULE: right after the lane's wait
+                _after_wait(p)
         else:
             p.note("published-skipped", max_upper=most)
         search.more_r(p, heuristic=not early)
@@ -1123,10 +1184,18 @@ def _published_s_slice(p: search.Progress) -> None:
         first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
         return
 
-    def run(model, time_limit, threads, seed=0, **kw):  # PUBLISHED_S_WORKERS, not ``threads``
-        return cpsat.run(model, time_limit, min(threads, PUBLISHED_S_WORKERS), seed, **kw)
-
+    run = _cpsat_workers(PUBLISHED_S_WORKERS)  # not the request's ``threads``
     search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
+
+
+def _cpsat_workers(most: int) -> search.Runner:
+    """``cpsat.run`` on at most ``most`` CP-SAT workers, whatever the ``threads`` it is given."""
+    from solvers import cpsat
+
+    def run(model, time_limit, threads, seed=0, **kw):
+        return cpsat.run(model, time_limit, min(threads, most), seed, **kw)
+
+    return run
 
 
 def _bounds_s(p: search.Progress) -> None:
