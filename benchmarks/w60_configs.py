@@ -14,7 +14,16 @@ runs them, then each configuration below, in rotating order, in this process, to
 - ``lns1``: the printed model on one worker with ``use_lns_only`` (the second worker's LNS of the
   two-worker solve, alone): it proves nothing, so its time is that of its best solution;
 - ``ls1``: the decision ``t <= upper - 1`` with ``use_ls_only`` (``AFTER_WAIT_RULE``'s second ask);
-- ``low1``: the decision ``t <= lower`` (``AFTER_WAIT_RULE``'s first ask; infeasible raises lower).
+- ``low1``: the decision ``t <= lower`` (``AFTER_WAIT_RULE``'s first ask; infeasible raises lower);
+- ``lsnext``: the decision ``t <= lower + 1`` with ``use_ls_only`` (after an infeasible ``low1``,
+  the pair that would settle r* = lower + 1);
+- ``decnext``: the decision ``t <= lower + 1``, least-first, CP-SAT's default search (one worker);
+- ``lsopt``: the printed model (told ``t <= upper``, hinted with the quick pair) with
+  ``use_ls_only`` on one worker: the local search that improves an incumbent, as the two-worker
+  solve's ``ls`` subsolver does; it proves nothing, so its time is that of its best solution;
+- ``lshint``: ``lsnext`` hinted with the quick pair.
+
+``--configs`` picks some of them.
 
 Cells: wall s (CPU s) and the outcome (``opt V``, ``inf``, ``sol V`` at the time it was found,
 ``>`` unsettled). Not part of the test run::
@@ -31,7 +40,20 @@ import time
 
 __all__ = ["main"]
 
-CONFIGS = ("printed1", "least1", "printed2", "lns1", "ls1", "low1")
+CONFIGS = (
+    "printed1",
+    "least1",
+    "printed2",
+    "lns1",
+    "ls1",
+    "low1",
+    "lsnext",
+    "decnext",
+    "lsopt",
+    "lshint",
+)
+
+OBJECTIVE = ("printed1", "least1", "printed2", "lns1", "lsopt")
 
 _SOLUTION = re.compile(r"^#(\d+)\s+([\d.]+)(m?s)\s+best:(\d+)\s.*?\s(\S+)\s*$")
 
@@ -87,7 +109,7 @@ def _cell(x: dict, objective: bool = True) -> str:
     return out
 
 
-def _row(name: str, topo, cap: float, k: int) -> str:
+def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
     from solvers import milp_model, search
     from solvers.types import Question, Request
 
@@ -99,9 +121,11 @@ def _row(name: str, topo, cap: float, k: int) -> str:
     nb = topo.in_neighbors
     hint = None if p.witness is None else (p.witness.s1, p.witness.s2)
 
-    def decision(t: int):
-        m = milp_model.published_r_below(nb, t)
+    def decision(t: int, least: bool = False, pair=None):
+        m = milp_model.published_r_below(nb, t, least=least)
         m.objective = ()
+        if pair is not None:
+            milp_model.hint_pair(m, pair)
         return m
 
     runs = {
@@ -113,10 +137,16 @@ def _row(name: str, topo, cap: float, k: int) -> str:
         "lns1": lambda: _solve(milp_model.published_r(nb), cap, 1, use_lns_only=True),
         "ls1": lambda: _solve(decision(p.upper - 1), cap, 1, use_ls_only=True),
         "low1": lambda: _solve(decision(p.lower), cap, 1),
+        "lsnext": lambda: _solve(decision(p.lower + 1), cap, 1, use_ls_only=True),
+        "decnext": lambda: _solve(decision(p.lower + 1, least=True), cap, 1),
+        "lsopt": lambda: _solve(
+            milp_model.published_r_below(nb, p.upper, hint), cap, 1, use_ls_only=True
+        ),
+        "lshint": lambda: _solve(decision(p.lower + 1, pair=hint), cap, 1, use_ls_only=True),
     }
-    order = CONFIGS[k % len(CONFIGS) :] + CONFIGS[: k % len(CONFIGS)]
+    order = configs[k % len(configs) :] + configs[: k % len(configs)]
     got = {key: runs[key]() for key in order}
-    cells = [_cell(got[c], objective=c not in ("ls1", "low1")) for c in CONFIGS]
+    cells = [_cell(got[c], objective=c in OBJECTIVE) for c in configs]
     load = os.getloadavg()[0]
     return f"| {name} | {p.lower}..{p.upper} | " + " | ".join(cells) + f" | {load:.2f} |"
 
@@ -129,7 +159,8 @@ def _graphs(rows: str):
     for part in rows.split(","):
         label, _, seeds = part.partition(":")
         lo, _, hi = seeds.partition("-")
-        d, n = int(label[1:]), 60
+        degree, _, size = label.partition("n")
+        d, n = int(degree[1:]), int(size or 60)
         family = "regular-wide" if d in (6, 10) else "regular"
         for seed in range(int(lo), int(hi or lo) + 1):
             g = nx.random_regular_graph(d, n, seed=seed % 2**32)
@@ -139,15 +170,17 @@ def _graphs(rows: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", default="d10:7801-7808", help="dD:A-B,... (n = 60)")
+    ap.add_argument("--rows", default="d10:7801-7808", help="dD[nN]:A-B,... (n: 60 unless given)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of CONFIGS")
     ap.add_argument("--cap", type=float, default=10.0, help="seconds per solve")
     args = ap.parse_args(argv)
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# load {os.getloadavg()[0]:.2f} at {now}; CP-SAT, cap {args.cap:g} s per solve")
-    print("| graph | quick | " + " | ".join(CONFIGS) + " | load |")
-    print("|---" * (len(CONFIGS) + 3) + "|")
+    configs = tuple(args.configs.split(","))
+    print("| graph | quick | " + " | ".join(configs) + " | load |")
+    print("|---" * (len(configs) + 3) + "|")
     for k, (name, topo) in enumerate(_graphs(args.rows)):
-        print(_row(name, topo, args.cap, k), flush=True)
+        print(_row(name, topo, args.cap, k, configs), flush=True)
     print(f"# load {os.getloadavg()[0]:.2f} at the end")
     return 0
 
