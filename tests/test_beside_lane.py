@@ -413,7 +413,7 @@ def test_the_wide_rule_picks_undirected_regular_graphs_of_degree_eight_above_64_
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
 @pytest.mark.parametrize(
-    ("d", "n", "wide"), [(10, 80, True), (8, 80, True), (6, 60, False), (8, 60, False)]
+    ("d", "n", "wide"), [(10, 80, True), (8, 80, True), (10, 60, False), (8, 60, False)]
 )
 def test_one_thread_wide_graphs_get_a_head_then_a_long_printed_window(
     monkeypatch, clock, d, n, wide
@@ -422,8 +422,7 @@ def test_one_thread_wide_graphs_get_a_head_then_a_long_printed_window(
     WIDE_HEAD_WORK of CP-SAT's work (below degree WIDE_HEAD_BELOW only), then the printed model
     (told nothing) for WIDE_PRINTED_SHARE of what is left, then least-first (told what was held
     before the window) for the rest; other graphs that skip the core search keep SWITCH_SLICES'
-    0.3 s window (but 10-regular ones of 49-64 nodes: ``NARROW_PAIR_RULE``,
-    tests/test_narrow_pair.py). Fake clock: a work-limited slice spends that many seconds, any other runs to
+    0.3 s window. Fake clock: a work-limited slice spends that many seconds, any other runs to
     its limit, unsettled, and the printed incumbent (faked: dropped) does not reach the
     least-first slice."""
     request = Request(_regular(d, n), Question.max_r(), time_limit=LIMIT, threads=1)
