@@ -119,9 +119,6 @@ __all__ = [
     "AFTER_WAIT_RULE",
     "AFTER_WAIT_LOWER_SECONDS",
     "AFTER_WAIT_LS_SECONDS",
-    "NARROW_PAIR_RULE",
-    "NARROW_DEGREE",
-    "NARROW_LS_SECONDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -405,40 +402,6 @@ AFTER_WAIT_LS_SECONDS = 2.0
 """The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
 (``cpsat.run``'s)."""
 
-NARROW_PAIR_RULE = "regular, degree >= 10, 49-64 nodes: a lower ask, then a hinted local search"
-"""Issue 40, round 21 (i55a): on an undirected regular graph of more than :data:`CORES_LARGE_N`
-and at most :data:`CORES_LONG_N` nodes and a degree of at least :data:`NARROW_DEGREE`
-(:func:`_narrow`), at either thread setting, where the published slice on CP-SAT would start (one
-thread: in place of :data:`SWITCH_RULE`'s printed window, :func:`_switch`) or the lane's wait
-(with a lane, before ``beside-lane``), the first core asks the published constraints as decisions
-(``search.published_below``, one CP-SAT worker, stopped with the lane's signal, never past the
-deadline; :func:`_narrow_asks`): once at ``t <= lower`` (at most
-:data:`AFTER_WAIT_LOWER_SECONDS`; infeasible: ``r* >= lower + 1``), then, if still open, at ``t <=
-lower`` (the raised bound: a pair there settles r*) with ``use_ls_only``, hinted with the pair
-held, for at most :data:`NARROW_LS_SECONDS`; a pair found is checked by ``Progress.offer``. Then
-as before: one thread least-first for the rest of the slice, told the bound and pair held before
-the asks; with a lane, the wait. Diagnosis (docs/performance.md, "Issue 40, round 21:
-NARROW_PAIR_RULE, built and tested (i55a)"; scratch 7801-7808, ``benchmarks/w60_configs.py``):
-on random 10-regular graphs of 60 nodes the quick bounds leave [3, 6] or [3, 5] and r* is 4 or
-5; the ask at ``t <= 3`` was infeasible in 0.05-0.07 s on all 8; where r* = 5 least-first proves
-it in 4.2-5.6 s and ours was already 1.6-2.1x faster than both scripts; where r* = 4 the
-two-worker CP-SAT script wins through its local search (the pair of value 4 at 0.12-0.71 s),
-which the decision at ``t <= 4`` on one worker with ``use_ls_only``, hinted with the quick pair,
-matched in 0.29-2.63 s on the six such rows at 56-64 nodes (0.49 s on the one at 60: 7807,
-where ``--threads 2`` took 0.94 s against that script's 0.66 s). 8-regular graphs of 60 nodes
-([2, 5], r* = 4) are left out: the pair asked there (value 3) does not exist. Kept or not by the
-keep rule registered before it was built (docs/performance.md, "NARROW_PAIR_RULE, keep rule
-registered before it is built")."""
-
-NARROW_DEGREE = 10
-"""The least degree that gets :data:`NARROW_PAIR_RULE`."""
-
-NARROW_LS_SECONDS = 0.5
-"""The time limit of :data:`NARROW_PAIR_RULE`'s local-search ask (``cpsat.run``'s): at one
-thread it takes the place of :data:`SWITCH_RULE`'s 0.3 s printed window, so that on the rows
-where r* = 5 (least-first's proof, 4.2-5.6 s) the rule costs about 0.3 s, inside round 19's
-margin of 10% + 0.1 s of CPU."""
-
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
 in-degree equal, as ``generate k-in`` makes them) gets the published model least-first only
@@ -719,8 +682,6 @@ def _published_slices(
             _switch(p, seconds)
         else:
             search.published_slice(p, module.run, seconds, least=least)
-    if lane is not None and _narrow(p.request):  # NARROW_PAIR_RULE: before the wait
-        _narrow_asks(p)
     if lane is not None and not p.settled() and not p.out_of_time():
         left = p.remaining()  # the CP-SAT slice's time to the lane
         wait = PUBLISHED_SLICE if left is None else min(PUBLISHED_SLICE, left / 4)
@@ -762,35 +723,6 @@ def _after_wait(p: search.Progress) -> None:
         search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
 
 
-def _narrow_asks(p: search.Progress, end: float | None = None) -> None:
-    """:data:`NARROW_PAIR_RULE`'s asks, each on one CP-SAT worker, stopped with ``p.stop`` (the
-    lane's signal) and never past the deadline nor ``end`` (``time.perf_counter``, when given)
-    (``search.published_below``): once at ``t <= p.lower`` for up to
-    :data:`AFTER_WAIT_LOWER_SECONDS`; then, unless the question is settled or the time up, at
-    ``t <= p.lower`` (raised if the first was infeasible) with ``use_ls_only``, hinted with
-    ``p.witness``, for up to :data:`NARROW_LS_SECONDS`. Each ask is a step record (``probe``: the
-    ``t`` asked; ``outcome``; ``seconds``) with ``rule: NARROW_PAIR_RULE`` and ``ask``: ``lower``
-    or ``ls``."""
-    from solvers import cpsat, search
-
-    def cap(seconds: float) -> float:
-        return seconds if end is None else min(seconds, end - time.perf_counter())
-
-    late = end is not None and end <= time.perf_counter()
-    if p.settled() or p.out_of_time() or late or not cpsat.available():
-        return
-    cpsat.load()  # the import is not the ask's: it counts against the deadline only
-    run = _cpsat_workers(1)
-    rule = "NARROW_PAIR_RULE"
-    search.published_below(p, run, p.lower, cap(AFTER_WAIT_LOWER_SECONDS), rule=rule, ask="lower")
-    if p.settled() or p.out_of_time() or cap(NARROW_LS_SECONDS) <= 0:
-        return
-    seconds = cap(NARROW_LS_SECONDS)
-    search.published_below(
-        p, run, p.lower, seconds, ls_only=True, hint=p.witness, rule=rule, ask="ls"
-    )
-
-
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
     """:data:`LANE_BUSY_RULE`: ``lane`` (just started) is stopped after :data:`LANE_BUSY_AFTER`
     seconds unless it has won, if other processes kept more than :data:`BESIDE_LANE_BUSY` cores
@@ -811,18 +743,13 @@ def _switch(p: search.Progress, seconds: float) -> None:
     :data:`WIDE_SWITCH_RULE`: least-first for :data:`WIDE_HEAD_WORK` of CP-SAT's work first (below
     degree :data:`WIDE_HEAD_BELOW`), then a printed window of :data:`WIDE_PRINTED_SHARE` of what
     is left, then least-first. The least-first slices are told the upper bound and hinted with the
-    witness held before the printed window (``search.published_slice``'s ``told``). Under
-    :data:`NARROW_PAIR_RULE`: its asks (:func:`_narrow_asks`, within ``seconds``), then
-    least-first alone, told the bound and witness held before them."""
+    witness held before the printed window (``search.published_slice``'s ``told``)."""
     from solvers import cpsat, search
 
     end = time.perf_counter() + seconds
     told = (p.upper, p.witness)  # the least-first slice's bound and hint, as without the window
     slices = SWITCH_SLICES
-    if _narrow(p.request):  # NARROW_PAIR_RULE: the asks in place of the printed window
-        _narrow_asks(p, end)
-        slices = (("least-first", None),)
-    elif _wide(p.request):  # WIDE_SWITCH_RULE
+    if _wide(p.request):  # WIDE_SWITCH_RULE
         if _head(p.request):
             search.published_slice(
                 p, cpsat.run, seconds, least=True, told=told, work=WIDE_HEAD_WORK
@@ -945,16 +872,6 @@ def _wide(request: Request) -> bool:
     if graph.directed or request.n <= CORES_LONG_N or not _in_regular(graph):
         return False
     return len(graph.in_neighbors[0]) >= WIDE_DEGREE
-
-
-def _narrow(request: Request) -> bool:
-    """True for an undirected regular graph of more than :data:`CORES_LARGE_N` and at most
-    :data:`CORES_LONG_N` nodes and a degree of at least :data:`NARROW_DEGREE`
-    (:data:`NARROW_PAIR_RULE`)."""
-    graph = request.graph
-    if graph.directed or not CORES_LARGE_N < request.n <= CORES_LONG_N:
-        return False
-    return _in_regular(graph) and len(graph.in_neighbors[0]) >= NARROW_DEGREE
 
 
 def _head(request: Request) -> bool:

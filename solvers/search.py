@@ -35,7 +35,6 @@ from solvers.milp_model import (
     FORMULATIONS,
     Model,
     Outcome,
-    hint_pair,
     least_first,
     pair_from_values,
     published_r,
@@ -688,33 +687,22 @@ def published_slice(
 
 
 def published_below(
-    p: Progress,
-    run: Runner,
-    t: int,
-    seconds: float,
-    *,
-    ls_only: bool = False,
-    hint: Witness | None = None,
-    **info: Any,
+    p: Progress, run: Runner, t: int, seconds: float, *, ls_only: bool = False, **info: Any
 ) -> bool:
     """Ask the published r constraints as a decision at ``t <= t`` for up to ``seconds`` (and
     never past the deadline): the model of ``milp_model.published_r_below`` (told ``t``, which
-    here is a question, not a proven bound) with its objective removed, the swap symmetry
-    unbroken, no hint unless ``hint`` (a pair, of any value: its sets only, ``hint_pair``; the
-    local search starts from it); ``ls_only``: CP-SAT's violation local search alone
-    (``use_ls_only``, the model's ``tuning``; other engines ignore it). Infeasible proves
-    ``r* >= t + 1`` (the optimum of the published model is r*, so no pair has value ``t`` or
-    less), kept with ``p.prove_lower``; a solution is a pair of value at most ``t``, offered
-    (checked by ``Progress.offer``); unknown proves nothing. The ask is recorded as a model step with
+    here is a question, not a proven bound) with its objective removed, no hint, the swap
+    symmetry unbroken; ``ls_only``: CP-SAT's violation local search alone (``use_ls_only``, the
+    model's ``tuning``; other engines ignore it). Infeasible proves ``r* >= t + 1`` (the optimum
+    of the published model is r*, so no pair has value ``t`` or less), kept with
+    ``p.prove_lower``; a solution is a pair of value at most ``t``, offered (checked by
+    ``Progress.offer``); unknown proves nothing. The ask is recorded as a model step with
     ``probe`` = ``t`` and ``info``. True when it proved the bound (infeasible).
     ``portfolio.AFTER_WAIT_RULE``; issue 40, round 18 (i52a): at ``t <= 3`` on random
     10-regular graphs of 80 nodes, one worker, infeasible in 0.14-0.65 s of CP-SAT where the model
     minimising ``t`` proved no bound in 10 s; round 17 (i50b): at ``t <= 3`` on random 8-regular
     graphs of 80 nodes, one worker and ``use_ls_only`` found a pair of value 3 in 1.2-3.7 s on two
-    of four rows where the one-worker default search found none in 10 s; round 21 (i55a,
-    ``portfolio.NARROW_PAIR_RULE``): at ``t <= 4`` on random 10-regular graphs of 56-64 nodes
-    with r* = 4, ``use_ls_only`` hinted with the quick bounds' pair (of value 5 or 6) found a pair
-    in 0.29-2.63 s on six rows, unhinted 2.86 s on one where the hinted ask took 0.49 s.
+    of four rows where the one-worker default search found none in 10 s.
 
     Examples
     --------
@@ -729,8 +717,6 @@ def published_below(
     """
     model = published_r_below(p.request.graph.in_neighbors, t)
     model.objective = ()
-    if hint is not None:  # portfolio.NARROW_PAIR_RULE
-        hint_pair(model, (hint.s1, hint.s2))
     if ls_only:
         model.tuning["cpsat"] = {**model.tuning.get("cpsat", {}), "use_ls_only": True}
     out = _call(p, run, model, t, seconds, info)
