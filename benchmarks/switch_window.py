@@ -84,12 +84,17 @@ def window_of(steps: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--folder", required=True, help="where the graph files are written")
+    ap.add_argument("--folder", default=None, help="where the graph files are written")
     ap.add_argument("--seeds", default="7827-7842")
     ap.add_argument("--windows", default="0.3,1.0,1.5,2.5")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--rs", action="store_true", help="the (r, s) step records instead")
+    ap.add_argument("--summary", default=None, metavar="LOG", help="summarise a (partial) log")
     args = ap.parse_args(argv)
+    if args.summary:
+        return from_log(Path(args.summary), args.reps)
+    if args.folder is None:
+        ap.error("--folder is needed to run")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import vs_published as vp
 
@@ -185,6 +190,24 @@ def summary(rows: list[str], sides: list[str], runs: dict, reps: int) -> None:
         )
         print(f"# {side}: rows proved in every run: {len(proved)}")
     print(f"# script: rows proved in every run: {sum(stats(r, 'script')[0] == reps for r in rows)}")
+
+
+def from_log(log: Path, reps: int) -> int:
+    """:func:`summary` of the run lines of a log this script printed (a stopped run's complete
+    rows: those with ``reps`` runs of every side), sides in their first order of appearance."""
+    runs: dict[tuple[str, str], list[tuple[int | None, float, float]]] = {}
+    for line in log.read_text().splitlines():
+        words = line.split()
+        if len(words) > 8 and words[3] == "wall" and words[7] == "r*":
+            proved = None if words[8] == "None" else int(words[8])
+            runs.setdefault((words[0], words[1]), []).append(
+                (proved, float(words[4]), float(words[6]))
+            )
+    sides = sorted({side for _, side in runs}, key=lambda x: (x == "script", x))
+    rows = list(dict.fromkeys(row for row, _ in runs))
+    rows = [r for r in rows if all(len(runs.get((r, x), [])) == reps for x in sides)]
+    summary(rows, sides, runs, reps)
+    return 0
 
 
 def rs_steps(vp, seeds: list[int], folder: Path) -> int:
