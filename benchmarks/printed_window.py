@@ -75,17 +75,24 @@ def _graphs(degrees, sizes, seeds):
                 yield f"regular-{n}-d{d}-{seed}", Topology.from_networkx(g)
 
 
-def _row(name: str, topo, cap: float, window: float, k: int) -> str:
-    from solvers import milp_model, search
+def quick_start(topo):
+    """The portfolio's start on ``topo``: ``search.quick_r``'s progress and its pair as a hint
+    (``None`` when it holds none); shared with ``w60_configs.py``."""
+    from solvers import search
     from solvers.types import Question, Request
 
-    request = Request(topo, Question.max_r())
-    p = search.Progress(request, "portfolio", "strong", "portfolio")
+    p = search.Progress(Request(topo, Question.max_r()), "portfolio", "strong", "portfolio")
     search.quick_r(p)
+    return p, None if p.witness is None else (p.witness.s1, p.witness.s2)
+
+
+def _row(name: str, topo, cap: float, window: float, k: int) -> str:
+    from solvers import milp_model
+
+    p, hint = quick_start(topo)
     if p.settled():
         return f"| {name} | settled by the quick bounds ({p.lower}) |"
     nb = topo.in_neighbors
-    hint = None if p.witness is None else (p.witness.s1, p.witness.s2)
     printed = milp_model.published_r(nb)
     models = {
         "printed": lambda: printed,

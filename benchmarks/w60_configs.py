@@ -110,16 +110,14 @@ def _cell(x: dict, objective: bool = True) -> str:
 
 
 def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
-    from solvers import milp_model, search
-    from solvers.types import Question, Request
+    from printed_window import quick_start
 
-    request = Request(topo, Question.max_r())
-    p = search.Progress(request, "portfolio", "strong", "portfolio")
-    search.quick_r(p)
+    from solvers import milp_model
+
+    p, hint = quick_start(topo)
     if p.settled():
         return f"| {name} | settled by the quick bounds ({p.lower}) |"
     nb = topo.in_neighbors
-    hint = None if p.witness is None else (p.witness.s1, p.witness.s2)
 
     def decision(t: int, least: bool = False, pair=None):
         m = milp_model.published_r_below(nb, t, least=least)
