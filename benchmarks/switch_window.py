@@ -103,17 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     seeds = seeds_of(args.seeds)
     rows = [f"regular-wide-60-d10-{s}" for s in seeds]
     folder = Path(args.folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    spec = argparse.Namespace(
-        sizes="60",
-        struct_sizes="60",
-        probs="0.35",
-        families="regular-wide",
-        only=",".join(rows),
-        seeds=",".join(map(str, seeds)),
-        er_seeds="1001",
+    graphs = harness_graphs(
+        vp, folder, "60", "0.35", "regular-wide", ",".join(map(str, seeds)), "1001", ",".join(rows)
     )
-    paths = {path.stem: path for *_, path in vp._graphs(spec, folder)}
+    paths = {path.stem: path for *_, path in graphs}
     assert sorted(paths) == sorted(rows), sorted(paths)
     windows = args.windows.split(",")
     sides = [f"W={w}" for w in windows] + ["script"]
@@ -210,23 +203,31 @@ def from_log(log: Path, reps: int) -> int:
     return 0
 
 
+def harness_graphs(
+    vp, folder: Path, n: str, prob: str, family: str, seeds: str, er_seeds: str, only=None
+):
+    """The graphs ``vs_published.py`` builds for these options, written under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = argparse.Namespace(
+        sizes=n,
+        struct_sizes=n,
+        probs=prob,
+        families=family,
+        seeds=seeds,
+        er_seeds=er_seeds,
+        only=only,
+    )
+    return vp._graphs(spec, folder)
+
+
 def rs_steps(vp, seeds: list[int], folder: Path) -> int:
     """Where our (r, s) command's time goes on ``digraph-40-p0.2-S`` (``--rs``): per seed, R =
     r* from ``robustness FILE --json --time-limit RS_CAP`` (not timed), then one run of
     ``robustness FILE --json --rs R --time-limit RS_CAP`` (default threads), its wall and CPU,
     and the step records of its ``s`` answer (name or model, seconds since the start, bounds)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    spec = argparse.Namespace(
-        sizes="40",
-        struct_sizes="40",
-        probs="0.2",
-        families="digraph",
-        seeds="1001",
-        er_seeds=",".join(map(str, seeds)),
-        only=None,
-    )
+    graphs = harness_graphs(vp, folder, "40", "0.2", "digraph", "1001", ",".join(map(str, seeds)))
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load {vp._uptime()}")
-    for *_, path in vp._graphs(spec, folder):
+    for *_, path in graphs:
         first = vp._timed(vp._ours(path, ["--time-limit", f"{RS_CAP:g}"]), RS_CAP, 2)
         r = (first[0] or {}).get("r") or {}
         if r.get("status") != "exact":
