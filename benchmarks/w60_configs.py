@@ -23,6 +23,15 @@ runs them, then each configuration below, in rotating order, in this process, to
   solve's ``ls`` subsolver does; it proves nothing, so its time is that of its best solution;
 - ``lshint``: ``lsnext`` hinted with the quick pair.
 
+Issue 40, round 22 (i57a): least-first (as ``least1``) in one solve on one worker with CP-SAT's
+``interleave_search`` and one violation local search (``num_violation_ls`` = 1: without it the
+one-worker interleaved search has no ``ls`` subsolver, OR-Tools 9.15):
+
+- ``il``: every default subsolver interleaved (seven full ones, six LNS, ``ls``);
+- ``illp``: ``filter_subsolvers`` = ``default_lp``, ``ls`` (the two-worker script's first worker
+  and its local search);
+- ``ilpr``: ``illp`` on the printed model (``printed1``'s).
+
 ``--configs`` picks some of them.
 
 Cells: wall s (CPU s) and the outcome (``opt V``, ``inf``, ``sol V`` at the time it was found,
@@ -51,9 +60,17 @@ CONFIGS = (
     "decnext",
     "lsopt",
     "lshint",
+    "il",
+    "illp",
+    "ilpr",
 )
 
-OBJECTIVE = ("printed1", "least1", "printed2", "lns1", "lsopt")
+OBJECTIVE = ("printed1", "least1", "printed2", "lns1", "lsopt", "il", "illp", "ilpr")
+
+INTERLEAVED = {"interleave_search": True, "num_violation_ls": 1}
+"""Round 22's one-worker interleaved search with the ``ls`` subsolver."""
+
+LP_AND_LS = {**INTERLEAVED, "filter_subsolvers": ["default_lp", "ls"]}
 
 _SOLUTION = re.compile(r"^#(\d+)\s+([\d.]+)(m?s)\s+best:(\d+)\s.*?\s(\S+)\s*$")
 
@@ -71,7 +88,10 @@ def _solve(model, cap: float, workers: int, **tuning) -> dict:
     params.log_search_progress = True
     params.log_to_stdout = False
     for key, value in tuning.items():
-        setattr(params, key, value)
+        if isinstance(value, list):
+            getattr(params, key).extend(value)
+        else:
+            setattr(params, key, value)
     seen: dict = {"by": None, "at": None, "best": None}
 
     def log(line: str) -> None:
@@ -126,11 +146,12 @@ def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
             milp_model.hint_pair(m, pair)
         return m
 
+    def least():
+        return milp_model.published_r_below(nb, p.upper, hint, least=True)
+
     runs = {
         "printed1": lambda: _solve(milp_model.published_r(nb), cap, 1),
-        "least1": lambda: _solve(
-            milp_model.published_r_below(nb, p.upper, hint, least=True), cap, 1
-        ),
+        "least1": lambda: _solve(least(), cap, 1),
         "printed2": lambda: _solve(milp_model.published_r(nb), cap, 2),
         "lns1": lambda: _solve(milp_model.published_r(nb), cap, 1, use_lns_only=True),
         "ls1": lambda: _solve(decision(p.upper - 1), cap, 1, use_ls_only=True),
@@ -141,6 +162,9 @@ def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
             milp_model.published_r_below(nb, p.upper, hint), cap, 1, use_ls_only=True
         ),
         "lshint": lambda: _solve(decision(p.lower + 1, pair=hint), cap, 1, use_ls_only=True),
+        "il": lambda: _solve(least(), cap, 1, **INTERLEAVED),
+        "illp": lambda: _solve(least(), cap, 1, **LP_AND_LS),
+        "ilpr": lambda: _solve(milp_model.published_r(nb), cap, 1, **LP_AND_LS),
     }
     order = configs[k % len(configs) :] + configs[: k % len(configs)]
     got = {key: runs[key]() for key in order}
@@ -154,9 +178,15 @@ def _graphs(rows: str):
 
     from robustgraph.topology import Topology
 
+    from robustgraph import generators
+
     for part in rows.split(","):
         label, _, seeds = part.partition(":")
         lo, _, hi = seeds.partition("-")
+        if label == "kin":  # vs_published.py's kin-60-k10-S
+            for seed in range(int(lo), int(hi or lo) + 1):
+                yield f"kin-60-k10-{seed}", generators.random_k_in(60, 10, seed=seed)
+            continue
         degree, _, size = label.partition("n")
         d, n = int(degree[1:]), int(size or 60)
         family = "regular-wide" if d in (6, 10) else "regular"
@@ -168,7 +198,7 @@ def _graphs(rows: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", default="d10:7801-7808", help="dD[nN]:A-B,... (n: 60 unless given)")
+    ap.add_argument("--rows", default="d10:7801-7808", help="dD[nN]:A-B or kin:A-B,... (n: 60 unless given)")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of CONFIGS")
     ap.add_argument("--cap", type=float, default=10.0, help="seconds per solve")
     args = ap.parse_args(argv)
