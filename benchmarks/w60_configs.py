@@ -176,9 +176,8 @@ def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
 def _graphs(rows: str):
     import networkx as nx
 
-    from robustgraph.topology import Topology
-
     from robustgraph import generators
+    from robustgraph.topology import Topology
 
     for part in rows.split(","):
         label, _, seeds = part.partition(":")
@@ -198,7 +197,7 @@ def _graphs(rows: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", default="d10:7801-7808", help="dD[nN]:A-B or kin:A-B,... (n: 60 unless given)")
+    ap.add_argument("--rows", default="d10:7801-7808", help="dD[nN]:A-B or kin:A-B, ... (n 60)")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of CONFIGS")
     ap.add_argument("--cap", type=float, default=10.0, help="seconds per solve")
     args = ap.parse_args(argv)
