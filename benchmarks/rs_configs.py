@@ -156,16 +156,19 @@ def rows_of(vp, folder: Path, sizes: list[str], seeds: str) -> list[tuple[str, P
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folder", default=None, help="where the graph files are written")
-    ap.add_argument("--seeds", default="7931-7945")
+    ap.add_argument("--seeds", default=None, help="7931-7945 or 7931,7933 (summary: only these)")
     ap.add_argument("--sizes", default="40,30")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--until", default=None, metavar="HH:MM", help="start no run after (UTC)")
     ap.add_argument("--summary", default=None, metavar="LOG", help="summarise a (partial) log")
     args = ap.parse_args(argv)
     if args.summary:
-        return summary(Path(args.summary).read_text().splitlines())
-    if args.folder is None:
-        ap.error("--folder is needed to run")
+        from switch_window import seeds_of
+
+        seeds = None if args.seeds is None else set(seeds_of(args.seeds))
+        return summary(Path(args.summary).read_text().splitlines(), seeds)
+    if args.folder is None or args.seeds is None:
+        ap.error("--folder and --seeds are needed to run")
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here))
     import vs_published as vp
@@ -253,11 +256,16 @@ def replay(least: float, printed: float, r: int, schedule: tuple[float, float, i
     return end, min(end, least) + printed_ran
 
 
-def summary(lines: list[str]) -> int:
-    """Per row the median of each side, who wins, and the schedules of :data:`SCHEDULES`
-    replayed (:func:`replay`) against ours as measured and the script."""
+def summary(lines: list[str], seeds: set[int] | None = None) -> int:
+    """Per row (of ``seeds`` only, if given) the median of each side, who wins, and the schedules
+    of :data:`SCHEDULES` replayed (:func:`replay`) against ours as measured and the script."""
     runs, big_r, feats = parse(lines)
-    rows = [r for r in dict.fromkeys(row for row, _ in runs) if all((r, x) in runs for x in SIDES)]
+    rows = [
+        r
+        for r in dict.fromkeys(row for row, _ in runs)
+        if all((r, x) in runs for x in SIDES)
+        and (seeds is None or int(r.rsplit("-", 1)[1]) in seeds)
+    ]
     med: dict[tuple[str, str], tuple] = {}
     for row in rows:
         for side in SIDES:
