@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default=None, help="7931-7945 or 7931,7933 (summary: only these)")
     ap.add_argument("--sizes", default="40,30")
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--first-rep", type=int, default=0, help="number of the first repeat")
     ap.add_argument("--until", default=None, metavar="HH:MM", help="start no run after (UTC)")
     ap.add_argument("--summary", default=None, metavar="LOG", help="summarise a (partial) log")
     args = ap.parse_args(argv)
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     def late() -> bool:
         return args.until is not None and time.strftime("%H:%M", time.gmtime()) >= args.until
 
-    for rep in range(args.reps):
+    for rep in range(args.first_rep, args.first_rep + args.reps):
         for i, (row, path) in enumerate(rows if rep % 2 == 0 else rows[::-1]):
             if late():
                 print(f"# stopped at {time.strftime('%H:%M:%S UTC', time.gmtime())} (--until)")
