@@ -17,7 +17,12 @@ not timed, as the harness finds it), in an order rotated per row and repeat:
   s*_R >= 1 of R = r*, ``portfolio._bounds_s``' heuristic pair), then one
   ``search.published_s_slice`` with one CP-SAT worker, as printed (``least=False``) or
   least-first (``least=True``), for up to CAP s: the slice the portfolio runs, alone. The line
-  gives the slice's wall and CPU time (the start's apart, ``pre``).
+  gives the slice's wall and CPU time (the start's apart, ``pre``);
+- ``mirror`` (only with ``--sides``): ours' command in a fresh process (this file with
+  ``--as-mirror``) that first swaps ``first_proof.CONFIGS`` (the printed configuration gets the
+  whole slice, least-first the window beside it) and sets ``portfolio.BOTH_S_MIN_R`` to 1: the
+  schedule ``(0.3, 0.1, 1, "printed")`` of :func:`replay`, run (the diagnosis only; the product
+  is unchanged).
 
 Cheap features per row (known before the slice, never the answer): n, m, density, R, the
 heuristic's upper bound, in- and out-degree least, most and spread. ``--summary LOG`` prints the
@@ -47,21 +52,27 @@ SLICE = 0.5 * CAP
 not proving within the slice."""
 
 SIDES = ("ours", "script", "printed", "least")
+"""The sides of every row (``mirror``, with ``--sides``, is extra)."""
 
-MAIN = (0.3, 0.1, 2)
-"""``BOTH_S_RULE`` as on main: (``BOTH_S_WINDOW``, ``BOTH_S_DELAY``, ``BOTH_S_MIN_R``)."""
+MAIN = (0.3, 0.1, 2, "least")
+"""``BOTH_S_RULE`` as on main: (``BOTH_S_WINDOW``, ``BOTH_S_DELAY``, ``BOTH_S_MIN_R``, the
+configuration that gets the whole slice)."""
 
 SCHEDULES = (
     MAIN,
-    (0.3, 0.1, 1),
-    (1.0, 0.1, 1),
-    (1.0, 0.1, 2),
-    (2.0, 0.1, 1),
-    (5.0, 0.1, 1),
-    (CAP, 0.1, 1),
-    (CAP, 0.0, 1),
+    (0.3, 0.1, 1, "least"),
+    (1.0, 0.1, 1, "least"),
+    (1.0, 0.1, 2, "least"),
+    (2.0, 0.1, 1, "least"),
+    (5.0, 0.1, 1, "least"),
+    (CAP, 0.1, 1, "least"),
+    (CAP, 0.0, 1, "least"),
+    (0.0, 0.1, 1, "printed"),
+    (0.3, 0.1, 1, "printed"),
+    (0.5, 0.1, 1, "printed"),
 )
-"""The schedules :func:`replay` compares: (window, delay, least R), least-first for the slice."""
+"""The schedules :func:`replay` compares: (window, delay, least R, the configuration of the whole
+slice); the other configuration runs beside it for the window."""
 
 
 def slower(a: float, b: float) -> bool:
@@ -127,10 +138,25 @@ def steps_of(s: dict) -> str:
     return " ".join(words)
 
 
+def as_mirror(argv: list[str]) -> None:
+    """The ``robustgraph`` program with ``argv`` after swapping the two configurations of
+    ``first_proof.published_s_both`` and setting ``portfolio.BOTH_S_MIN_R`` to 1 (``mirror``)."""
+    from solvers import first_proof, portfolio
+
+    first_proof.CONFIGS = first_proof.CONFIGS[::-1]
+    portfolio.BOTH_S_MIN_R = 1
+    from robustgraph.cli.main import run
+
+    sys.argv = ["robustgraph", *argv]
+    run()
+
+
 def command(vp, side: str, path: Path, r: int) -> dict:
-    """One timed run of ``ours`` or ``script`` (``vs_published._timed``)."""
-    if side == "ours":
+    """One timed run of ``ours``, ``mirror`` or ``script`` (``vs_published._timed``)."""
+    if side in ("ours", "mirror"):
         cmd = vp._ours(path, ["--rs", str(r), "--time-limit", f"{CAP:g}"])
+        if side == "mirror":
+            cmd = [sys.executable, __file__, "--as-mirror", *cmd[1:]]
         data, wall, cpu, _ = vp._timed(cmd, CAP, vp.DEFAULT_THREADS)
         s = (data or {}).get("s") or {}
         value = s.get("value") if s.get("status") == "exact" else None
@@ -160,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="40,30")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--first-rep", type=int, default=0, help="number of the first repeat")
+    ap.add_argument("--sides", default=",".join(SIDES), help="comma list of SIDES, mirror")
     ap.add_argument("--until", default=None, metavar="HH:MM", help="start no run after (UTC)")
     ap.add_argument("--summary", default=None, metavar="LOG", help="summarise a (partial) log")
     args = ap.parse_args(argv)
@@ -180,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     seeds = ",".join(map(str, seeds_of(args.seeds)))
     rows = rows_of(vp, Path(args.folder), args.sizes.split(","), seeds)
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load {vp._uptime()}")
-    print(f"# cap {CAP:g} s, reps {args.reps}, sides {SIDES}; " + " ".join(sys.argv), flush=True)
+    sides = tuple(args.sides.split(","))
+    print(f"# cap {CAP:g} s, reps {args.reps}, sides {sides}; " + " ".join(sys.argv), flush=True)
     found: dict[str, int | None] = {}
 
     def late() -> bool:
@@ -203,8 +231,8 @@ def main(argv: list[str] | None = None) -> int:
             if r is None:
                 print(f"# {row} r* not exact within {CAP:g} s: skipped", flush=True)
                 continue
-            turn = (i + rep) % len(SIDES)
-            for side in SIDES[turn:] + SIDES[:turn]:
+            turn = (i + rep) % len(sides)
+            for side in sides[turn:] + sides[:turn]:
                 if late():
                     break
                 load = vp._uptime().split()[0]
@@ -231,7 +259,7 @@ def parse(lines: list[str]) -> tuple[dict, dict, dict]:
         words = line.split()
         if len(words) > 2 and words[0] == "#" and words[2].startswith("n="):
             feats[words[1]] = " ".join(w for w in words[2:] if not w.startswith("R="))
-        elif len(words) > 10 and words[1] in SIDES and words[3] == "wall":
+        elif len(words) > 10 and words[1] in (*SIDES, "mirror") and words[3] == "wall":
             s = None if words[8] == "None" else int(words[8])
             big_r[words[0]] = int(words[10])
             extra = line.partition(" | ")[2]
@@ -241,20 +269,22 @@ def parse(lines: list[str]) -> tuple[dict, dict, dict]:
     return runs, big_r, feats
 
 
-def replay(least: float, printed: float, r: int, schedule: tuple[float, float, int]) -> tuple:
+def replay(least: float, printed: float, r: int, schedule: tuple) -> tuple[float, float]:
     """Wall and CPU seconds of the published (r, s) slice under ``schedule`` = (window, delay,
-    least R), from each configuration's time alone (``CAP``: not proved): least-first for the
-    slice (:data:`SLICE` s), as printed beside it from ``delay`` for ``window`` s (at most to the
-    slice's end) where R >= least R, the first proof stopping the other
-    (``first_proof.published_s_both``); one worker each."""
-    window, delay, min_r = schedule
-    least, window = min(least, SLICE), min(window, SLICE - delay)
+    least R, main), from each configuration's time alone (``CAP``: not proved): the ``main``
+    configuration (``least`` or ``printed``) for the slice (:data:`SLICE` s), the other beside it
+    from ``delay`` for ``window`` s (at most to the slice's end) where R >= least R, the first
+    proof stopping the other (``first_proof.published_s_both``, main = ``least``); one worker
+    each."""
+    window, delay, min_r, main = schedule
+    first, beside = (least, printed) if main == "least" else (printed, least)
+    first, window = min(first, SLICE), min(window, SLICE - delay)
     if r < min_r:
-        return least, least
-    printed_end = delay + printed if printed <= window else float("inf")
-    end = min(least, printed_end)
-    printed_ran = max(0.0, min(end, delay + window) - delay)
-    return end, min(end, least) + printed_ran
+        return first, first
+    beside_end = delay + beside if beside <= window else float("inf")
+    end = min(first, beside_end)
+    beside_ran = max(0.0, min(end, delay + window) - delay)
+    return end, end + beside_ran
 
 
 def summary(lines: list[str], seeds: set[int] | None = None) -> int:
@@ -269,7 +299,7 @@ def summary(lines: list[str], seeds: set[int] | None = None) -> int:
     ]
     med: dict[tuple[str, str], tuple] = {}
     for row in rows:
-        for side in SIDES:
+        for side in [x for x in (*SIDES, "mirror") if (row, x) in runs]:
             got = runs[(row, side)]
             proved = [s for s, *_ in got if s is not None]
             med[(row, side)] = (
@@ -298,7 +328,7 @@ def summary(lines: list[str], seeds: set[int] | None = None) -> int:
         head = f"| {row} | {big_r[row]} | {star[row]} | {feats.get(row, '-')} | {heuristic} | "
         print(head + " | ".join(cells) + f" | {best} |")
     print(
-        "\n| schedule (window, delay, least R) | rows slower than the script | rows slower "
+        "\n| schedule (window, delay, least R, main) | rows slower than the script | rows slower "
         "than main's replay | CPU s added over main (sum) | wall s saved over main (sum) |"
     )
     print("|---" * 5 + "|")
@@ -327,8 +357,47 @@ def summary(lines: list[str], seeds: set[int] | None = None) -> int:
             f"| {schedule} | {len(lost)}: {'; '.join(lost)} | {len(worse)}: {', '.join(worse)} "
             f"| {added:+.2f} | {saved:+.2f} |"
         )
+    mirrored(rows, med)
     return 0
 
 
+def mirrored(rows: list[str], med: dict) -> None:
+    """The ``mirror`` runs, where there are any: per row the medians of ours, mirror and the
+    script, and the rows where each of ours and mirror is slower than the script, and mirror
+    slower or faster than ours, by more than 10% + 0.1 s (wall or CPU)."""
+    rows = [row for row in rows if (row, "mirror") in med]
+    if not rows:
+        return
+    print("\n| row | ours | mirror | script | mirror vs ours |")
+    print("|---" * 5 + "|")
+    tally: dict[str, list[str]] = {"ours": [], "mirror": [], "worse": [], "better": []}
+    for row in rows:
+        (_, ow, oc, on), (_, mw, mc, mn), (_, sw, sc, sn) = (
+            med[(row, x)] for x in ("ours", "mirror", "script")
+        )
+        if slower(ow, sw) or slower(oc, sc):
+            tally["ours"].append(row)
+        if slower(mw, sw) or slower(mc, sc):
+            tally["mirror"].append(row)
+        verdict = "same"
+        if slower(mw, ow) or slower(mc, oc):
+            tally["worse"].append(row)
+            verdict = "slower"
+        elif slower(ow, mw) or slower(oc, mc):
+            tally["better"].append(row)
+            verdict = "faster"
+        cells = [f"{w:.2f} ({c:.2f}) {n}" for w, c, n in ((ow, oc, on), (mw, mc, mn), (sw, sc, sn))]
+        print(f"| {row} | " + " | ".join(cells) + f" | {verdict} |")
+    for key, text in (
+        ("ours", "ours slower than the script"),
+        ("mirror", "mirror slower than the script"),
+        ("worse", "mirror slower than ours"),
+        ("better", "mirror faster than ours"),
+    ):
+        print(f"# {text} (wall or CPU, 10% + 0.1 s): {len(tally[key])} {tally[key]}")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--as-mirror":
+        as_mirror(sys.argv[2:])
     raise SystemExit(main())
