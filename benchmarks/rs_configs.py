@@ -70,6 +70,7 @@ SCHEDULES = (
     (0.0, 0.1, 1, "printed"),
     (0.3, 0.1, 1, "printed"),
     (0.5, 0.1, 1, "printed"),
+    (0.3, 0.1, 2, "printed"),
 )
 """The schedules :func:`replay` compares: (window, delay, least R, the configuration of the whole
 slice); the other configuration runs beside it for the window."""
@@ -275,12 +276,12 @@ def replay(least: float, printed: float, r: int, schedule: tuple) -> tuple[float
     configuration (``least`` or ``printed``) for the slice (:data:`SLICE` s), the other beside it
     from ``delay`` for ``window`` s (at most to the slice's end) where R >= least R, the first
     proof stopping the other (``first_proof.published_s_both``, main = ``least``); one worker
-    each."""
+    each. Below the least R, least-first alone (as on main)."""
     window, delay, min_r, main = schedule
+    if r < min_r:
+        return min(least, SLICE), min(least, SLICE)
     first, beside = (least, printed) if main == "least" else (printed, least)
     first, window = min(first, SLICE), min(window, SLICE - delay)
-    if r < min_r:
-        return first, first
     beside_end = delay + beside if beside <= window else float("inf")
     end = min(first, beside_end)
     beside_ran = max(0.0, min(end, delay + window) - delay)
