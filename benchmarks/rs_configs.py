@@ -22,7 +22,8 @@ not timed, as the harness finds it), in an order rotated per row and repeat:
   ``--as-mirror``) that first swaps ``first_proof.CONFIGS`` (the printed configuration gets the
   whole slice, least-first the window beside it) and sets ``portfolio.BOTH_S_MIN_R`` to 1: the
   schedule ``(0.3, 0.1, 1, "printed")`` of :func:`replay`, run (the diagnosis only; the product
-  is unchanged).
+  is unchanged); ``mirror0``: the same with ``BOTH_S_MIN_R`` left at 2 and ``BOTH_S_DELAY`` set
+  to 0 (``(0.3, 0.0, 2, "printed")``).
 
 Cheap features per row (known before the slice, never the answer): n, m, density, R, the
 heuristic's upper bound, in- and out-degree least, most and spread. ``--summary LOG`` prints the
@@ -139,13 +140,18 @@ def steps_of(s: dict) -> str:
     return " ".join(words)
 
 
-def as_mirror(argv: list[str]) -> None:
+MIRRORS = {"mirror": (0.1, 1), "mirror0": (0.0, 2)}
+"""The swapped schedules run whole: side -> (``BOTH_S_DELAY``, ``BOTH_S_MIN_R``)."""
+
+
+def as_mirror(side: str, argv: list[str]) -> None:
     """The ``robustgraph`` program with ``argv`` after swapping the two configurations of
-    ``first_proof.published_s_both`` and setting ``portfolio.BOTH_S_MIN_R`` to 1 (``mirror``)."""
+    ``first_proof.published_s_both`` and setting ``portfolio.BOTH_S_DELAY`` and
+    ``BOTH_S_MIN_R`` as :data:`MIRRORS` gives them for ``side``."""
     from solvers import first_proof, portfolio
 
     first_proof.CONFIGS = first_proof.CONFIGS[::-1]
-    portfolio.BOTH_S_MIN_R = 1
+    portfolio.BOTH_S_DELAY, portfolio.BOTH_S_MIN_R = MIRRORS[side]
     from robustgraph.cli.main import run
 
     sys.argv = ["robustgraph", *argv]
@@ -153,11 +159,12 @@ def as_mirror(argv: list[str]) -> None:
 
 
 def command(vp, side: str, path: Path, r: int) -> dict:
-    """One timed run of ``ours``, ``mirror`` or ``script`` (``vs_published._timed``)."""
-    if side in ("ours", "mirror"):
+    """One timed run of ``ours``, a mirror (:data:`MIRRORS`) or ``script``
+    (``vs_published._timed``)."""
+    if side == "ours" or side in MIRRORS:
         cmd = vp._ours(path, ["--rs", str(r), "--time-limit", f"{CAP:g}"])
-        if side == "mirror":
-            cmd = [sys.executable, __file__, "--as-mirror", *cmd[1:]]
+        if side in MIRRORS:
+            cmd = [sys.executable, __file__, "--as-mirror", side, *cmd[1:]]
         data, wall, cpu, _ = vp._timed(cmd, CAP, vp.DEFAULT_THREADS)
         s = (data or {}).get("s") or {}
         value = s.get("value") if s.get("status") == "exact" else None
@@ -260,7 +267,7 @@ def parse(lines: list[str]) -> tuple[dict, dict, dict]:
         words = line.split()
         if len(words) > 2 and words[0] == "#" and words[2].startswith("n="):
             feats[words[1]] = " ".join(w for w in words[2:] if not w.startswith("R="))
-        elif len(words) > 10 and words[1] in (*SIDES, "mirror") and words[3] == "wall":
+        elif len(words) > 10 and words[1] in (*SIDES, *MIRRORS) and words[3] == "wall":
             s = None if words[8] == "None" else int(words[8])
             big_r[words[0]] = int(words[10])
             extra = line.partition(" | ")[2]
@@ -300,7 +307,7 @@ def summary(lines: list[str], seeds: set[int] | None = None) -> int:
     ]
     med: dict[tuple[str, str], tuple] = {}
     for row in rows:
-        for side in [x for x in (*SIDES, "mirror") if (row, x) in runs]:
+        for side in [x for x in (*SIDES, *MIRRORS) if (row, x) in runs]:
             got = runs[(row, side)]
             proved = [s for s, *_ in got if s is not None]
             med[(row, side)] = (
@@ -358,23 +365,24 @@ def summary(lines: list[str], seeds: set[int] | None = None) -> int:
             f"| {schedule} | {len(lost)}: {'; '.join(lost)} | {len(worse)}: {', '.join(worse)} "
             f"| {added:+.2f} | {saved:+.2f} |"
         )
-    mirrored(rows, med)
+    for side in MIRRORS:
+        mirrored(rows, med, side)
     return 0
 
 
-def mirrored(rows: list[str], med: dict) -> None:
-    """The ``mirror`` runs, where there are any: per row the medians of ours, mirror and the
-    script, and the rows where each of ours and mirror is slower than the script, and mirror
-    slower or faster than ours, by more than 10% + 0.1 s (wall or CPU)."""
-    rows = [row for row in rows if (row, "mirror") in med]
+def mirrored(rows: list[str], med: dict, side: str) -> None:
+    """The runs of the mirror ``side``, where there are any: per row the medians of ours, the
+    mirror and the script, and the rows where each of ours and the mirror is slower than the
+    script, and the mirror slower or faster than ours, by more than 10% + 0.1 s (wall or CPU)."""
+    rows = [row for row in rows if (row, side) in med]
     if not rows:
         return
-    print("\n| row | ours | mirror | script | mirror vs ours |")
+    print(f"\n| row | ours | {side} | script | {side} vs ours |")
     print("|---" * 5 + "|")
     tally: dict[str, list[str]] = {"ours": [], "mirror": [], "worse": [], "better": []}
     for row in rows:
         (_, ow, oc, on), (_, mw, mc, mn), (_, sw, sc, sn) = (
-            med[(row, x)] for x in ("ours", "mirror", "script")
+            med[(row, x)] for x in ("ours", side, "script")
         )
         if slower(ow, sw) or slower(oc, sc):
             tally["ours"].append(row)
@@ -391,14 +399,14 @@ def mirrored(rows: list[str], med: dict) -> None:
         print(f"| {row} | " + " | ".join(cells) + f" | {verdict} |")
     for key, text in (
         ("ours", "ours slower than the script"),
-        ("mirror", "mirror slower than the script"),
-        ("worse", "mirror slower than ours"),
-        ("better", "mirror faster than ours"),
+        ("mirror", f"{side} slower than the script"),
+        ("worse", f"{side} slower than ours"),
+        ("better", f"{side} faster than ours"),
     ):
         print(f"# {text} (wall or CPU, 10% + 0.1 s): {len(tally[key])} {tally[key]}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--as-mirror":
-        as_mirror(sys.argv[2:])
+    if len(sys.argv) > 2 and sys.argv[1] == "--as-mirror":
+        as_mirror(sys.argv[2], sys.argv[3:])
     raise SystemExit(main())
