@@ -174,25 +174,28 @@ def _row(name: str, topo, cap: float, k: int, configs: tuple[str, ...]) -> str:
 
 
 def _graphs(rows: str):
+    """The rows of ``--rows``, each built by ``vs_published._structured`` (the harness's own
+    builder), so that ``regular-wide-60-d10-S`` here is the harness's graph of that name."""
     import networkx as nx
+    from vs_published import _structured
 
-    from robustgraph import generators
     from robustgraph.topology import Topology
 
     for part in rows.split(","):
         label, _, seeds = part.partition(":")
         lo, _, hi = seeds.partition("-")
         if label == "kin":  # vs_published.py's kin-60-k10-S
-            for seed in range(int(lo), int(hi or lo) + 1):
-                yield f"kin-60-k10-{seed}", generators.random_k_in(60, 10, seed=seed)
-            continue
-        degree, _, size = label.partition("n")
-        d, n = int(degree[1:]), int(size or 60)
-        family = "regular-wide" if d in (6, 10) else "regular"
+            family, n, wanted, name = "kin", 60, "k=10", "kin-60-k10"
+        else:
+            degree, _, size = label.partition("n")
+            d, n = int(degree[1:]), int(size or 60)
+            family = "regular-wide" if d in (6, 10) else "regular"
+            wanted, name = f"d={d}", f"{family}-{n}-d{d}"
         for seed in range(int(lo), int(hi or lo) + 1):
-            g = nx.random_regular_graph(d, n, seed=seed % 2**32)
-            topo = Topology.from_networkx(nx.convert_node_labels_to_integers(g))
-            yield f"{family}-{n}-d{d}-{seed}", topo
+            graph = dict(_structured(family, n, seed, first=False))[wanted]
+            if isinstance(graph, nx.Graph):
+                graph = Topology.from_networkx(nx.convert_node_labels_to_integers(graph))
+            yield f"{name}-{seed}", graph
 
 
 def main(argv: list[str] | None = None) -> int:
