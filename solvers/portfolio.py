@@ -110,7 +110,6 @@ __all__ = [
     "LANE_BUSY_RULE",
     "LANE_BUSY_AFTER",
     "SYMMETRIC_BUSY_RULE",
-    "SYMMETRIC_BUSY",
     "BUSY_WINDOW",
     "SWITCH_RULE",
     "KIN_LEAST_FIRST_RULE",
@@ -293,7 +292,7 @@ LANE_BUSY_AFTER = 0.5
 SYMMETRIC_BUSY_RULE = "two threads, a graph of _symmetric on a busy machine: no lane, one thread"
 """Issue 40, round 23 (i58a): with two threads or more, a graph of :func:`_symmetric` (the graphs
 whose lane starts after the quick bounds, which :data:`LANE_BUSY_RULE` leaves out) gets no lane
-when other processes kept more than :data:`SYMMETRIC_BUSY` cores busy from its child's spawn to
+when other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy from its child's spawn to
 the end of the quick bounds (``idle.CpuSample``, this process and the child not counted; read
 once the window is at least :data:`BUSY_WINDOW` seconds long): the child is stopped, a step
 ``lane-skipped`` records the reading (``others_busy``, ``window``), and the question is solved
@@ -308,13 +307,13 @@ before it was built (docs/performance.md, "The round's candidate: ``SYMMETRIC_BU
 rule registered before it is built"; the result: "Issue 40, round 23: SYMMETRIC_BUSY_RULE,
 built and tested (i58a)")."""
 
-SYMMETRIC_BUSY = BESIDE_LANE_BUSY
-"""The most cores other processes may keep busy for :data:`SYMMETRIC_BUSY_RULE` to keep the
-lane."""
-
-BUSY_WINDOW = 0.05
+BUSY_WINDOW = 0.1
 """The least wall seconds of :data:`SYMMETRIC_BUSY_RULE`'s reading, from the child's spawn: a
-first core whose quick bounds ended sooner waits until then before it reads."""
+first core whose quick bounds ended sooner waits until then before it reads. Chosen on the
+decide seeds (i58a, 7909-7914, a fresh process per reading, docs/performance.md): on an idle
+machine the quick bounds took 0.06-0.13 s and the reading at their end was up to 0.57 cores
+(24 readings; /proc/stat's ticks over so short a window), at 0.1 s up to 0.29; with a second
+benchmark beside, 0.88-1.18 at every window (30 readings)."""
 
 SWITCH_RULE = "a graph that skips the core search, one thread: printed briefly, then least-first"
 """Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
@@ -1045,7 +1044,7 @@ def _hinted_lane(
 
 def _busy_skip(p: search.Progress, sample: idle.CpuSample | None) -> bool:
     """:data:`SYMMETRIC_BUSY_RULE`: True (and a ``lane-skipped`` step) when other processes
-    kept more than :data:`SYMMETRIC_BUSY` cores busy since ``sample`` was taken, read once its
+    kept more than :data:`BESIDE_LANE_BUSY` cores busy since ``sample`` was taken, read once its
     window is :data:`BUSY_WINDOW` seconds long (waited for, never past the deadline); False
     without a sample or a reading."""
     if sample is None:
@@ -1056,10 +1055,10 @@ def _busy_skip(p: search.Progress, sample: idle.CpuSample | None) -> bool:
         time.sleep(short if left is None else max(0.0, min(short, left)))
     window = sample.seconds()
     busy = sample.others_busy()
-    if busy is None or busy <= SYMMETRIC_BUSY:
+    if busy is None or busy <= BESIDE_LANE_BUSY:
         return False
     shown = {"others_busy": round(busy, 2), "window": round(window, 4)}
-    p.note("lane-skipped", **shown, max_busy=SYMMETRIC_BUSY, rule="SYMMETRIC_BUSY_RULE")
+    p.note("lane-skipped", **shown, max_busy=BESIDE_LANE_BUSY, rule="SYMMETRIC_BUSY_RULE")
     return True
 
 

@@ -1,5 +1,5 @@
 """Issue 40, round 23 (``portfolio.SYMMETRIC_BUSY_RULE``): with two threads, a graph of
-``portfolio._symmetric`` on a machine whose other processes kept more than ``SYMMETRIC_BUSY``
+``portfolio._symmetric`` on a machine whose other processes kept more than ``BESIDE_LANE_BUSY``
 cores busy from the lane's child's spawn to the end of the quick bounds gets no lane: the child
 is stopped, a ``lane-skipped`` step records the reading, and the question is solved as
 ``--threads 1`` solves it. The machine's reading is faked (``idle.CpuSample.others_busy``); no
@@ -72,14 +72,14 @@ def _progress(monkeypatch, limit: float | None = 10.0) -> tuple[Progress, _Time]
     ("busy", "skipped"),
     [
         (0.0, False),
-        (portfolio.SYMMETRIC_BUSY, False),
-        (portfolio.SYMMETRIC_BUSY + 0.01, True),
+        (portfolio.BESIDE_LANE_BUSY, False),
+        (portfolio.BESIDE_LANE_BUSY + 0.01, True),
         (2.0, True),
         (None, False),
     ],
 )
 def test_the_reading_skips_the_lane_above_the_threshold_only(monkeypatch, busy, skipped):
-    """Above ``SYMMETRIC_BUSY`` cores the lane is skipped, with a step that says why; at it,
+    """Above ``BESIDE_LANE_BUSY`` cores the lane is skipped, with a step that says why; at it,
     below it, or with no reading (no ``/proc/stat``), it is kept and nothing is noted."""
     p, _ = _progress(monkeypatch)
     assert portfolio._busy_skip(p, _Sample(busy, 1.0)) is skipped
@@ -89,7 +89,7 @@ def test_the_reading_skips_the_lane_above_the_threshold_only(monkeypatch, busy, 
         return
     (step,) = noted
     assert step["others_busy"] == round(busy, 2) and step["window"] == 1.0
-    assert step["max_busy"] == portfolio.SYMMETRIC_BUSY
+    assert step["max_busy"] == portfolio.BESIDE_LANE_BUSY
     assert step["rule"] == "SYMMETRIC_BUSY_RULE"
 
 
@@ -145,7 +145,8 @@ def _small_symmetric(draw) -> Topology:
 
 
 def _names(res) -> list[str]:
-    return [s["step"] for s in res.params["steps"]]
+    """The step names, a model's probe by its model (as ``vs_published._inside`` shows them)."""
+    return [s.get("step") or s.get("model", "?") for s in res.params["steps"]]
 
 
 @settings(max_examples=12)
