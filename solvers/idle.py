@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -44,9 +43,7 @@ class CpuSample:
     4-34% slower on the 5 hard rows both versions settled), so it starts only when the machine
     had a core to spare (``portfolio.BESIDE_LANE_BUSY``). Round 8: this process and its lane's
     child are subtracted, so the window may be one in which they work (the quick bounds, the
-    child's start-up) instead of a second of waiting. Round 23 (``portfolio.SYMMETRIC_BUSY_RULE``):
-    :meth:`seconds` says how long the window is, so that a reading can wait for a least length
-    (``portfolio.BUSY_WINDOW``).
+    child's start-up) instead of a second of waiting.
 
     Parameters
     ----------
@@ -66,13 +63,7 @@ class CpuSample:
 
     def __init__(self, pids: Iterable[int] = ()) -> None:
         self.pids = ("self", *pids)
-        self.taken = time.perf_counter()
         self.start = self._read()
-
-    def seconds(self) -> float:
-        """Wall seconds since this sample was taken (the window :meth:`others_busy` averages
-        over if it is read now)."""
-        return time.perf_counter() - self.taken
 
     def _read(self) -> tuple[int, int, int] | None:
         """(busy, total) jiffies of all CPUs and our processes' jiffies, or None where there

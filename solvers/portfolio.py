@@ -53,9 +53,7 @@ first core runs the published model as printed beside it when the machine has a 
 (:data:`BESIDE_LANE_RULE`); with one thread such a graph's published slice is cut into a short
 printed window and a least-first rest (:data:`SWITCH_RULE`; at degree 10 and more above 64
 nodes a long printed window, :data:`WIDE_SWITCH_RULE`). A lane started at once
-is dropped after half a second on a machine with no core to spare (:data:`LANE_BUSY_RULE`); a
-graph of :func:`_symmetric` on such a machine (measured over the quick bounds) gets no lane and
-the one-thread schedule (:data:`SYMMETRIC_BUSY_RULE`). When the
+is dropped after half a second on a machine with no core to spare (:data:`LANE_BUSY_RULE`). When the
 first core's steps end with the question open and time left, the lane
 keeps that time (``lane-rest``). The first side to prove r* wins: the lane's proof halts the
 first core (``Progress.halt``, and a stop for its running solve); the first core's ends the
@@ -109,8 +107,6 @@ __all__ = [
     "BESIDE_LANE_BUSY",
     "LANE_BUSY_RULE",
     "LANE_BUSY_AFTER",
-    "SYMMETRIC_BUSY_RULE",
-    "BUSY_WINDOW",
     "SWITCH_RULE",
     "KIN_LEAST_FIRST_RULE",
     "SWITCH_SLICES",
@@ -288,32 +284,6 @@ about the same CPU time (4.3-5.3 s in 9.5-9.6 s of wall on the rows both left bo
 
 LANE_BUSY_AFTER = 0.5
 """Seconds of the lane's life over which :data:`LANE_BUSY_RULE` measures the machine."""
-
-SYMMETRIC_BUSY_RULE = "two threads, a graph of _symmetric on a busy machine: no lane, one thread"
-"""Issue 40, round 23 (i58a): with two threads or more, a graph of :func:`_symmetric` (the graphs
-whose lane starts after the quick bounds, which :data:`LANE_BUSY_RULE` leaves out) gets no lane
-when other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy from its child's spawn to
-the end of the quick bounds (``idle.CpuSample``, this process and the child not counted; read
-once the window is at least :data:`BUSY_WINDOW` seconds long): the child is stopped, a step
-``lane-skipped`` records the reading (``others_busy``, ``window``), and the question is solved
-as ``--threads 1`` solves it (:data:`SWITCH_RULE`, :data:`WIDE_SWITCH_RULE`,
-:data:`KIN_LEAST_FIRST_RULE`: the one-thread schedule unchanged). An unreadable machine (no
-``/proc/stat``) keeps its lane. Round 22's scratch look (docs/performance.md, "Issue 40, round
-22: two workers on a busy machine, a scratch look for round 23": seeds 7951-7960, a second
-benchmark beside, load 1.9-2.7): against the two-worker CP-SAT script the default was slower by
-more than 10% + 0.1 s on 7 of 70 rows, ``--threads 1`` on 4 (``regular-60-d8-7959``: 0.36 s at
-one thread, 1.45 s by default, 0.70 s the script). Built and judged by the keep rule registered
-before it was built (docs/performance.md, "The round's candidate: ``SYMMETRIC_BUSY_RULE``, keep
-rule registered before it is built"; the result: "Issue 40, round 23: SYMMETRIC_BUSY_RULE,
-built and tested (i58a)")."""
-
-BUSY_WINDOW = 0.1
-"""The least wall seconds of :data:`SYMMETRIC_BUSY_RULE`'s reading, from the child's spawn: a
-first core whose quick bounds ended sooner waits until then before it reads. Chosen on the
-decide seeds (i58a, 7909-7914, a fresh process per reading, docs/performance.md): on an idle
-machine the quick bounds took 0.06-0.13 s and the reading at their end was up to 0.57 cores
-(24 readings; /proc/stat's ticks over so short a window), at 0.1 s up to 0.29; with a second
-benchmark beside, 0.88-1.18 at every window (30 readings)."""
 
 SWITCH_RULE = "a graph that skips the core search, one thread: printed briefly, then least-first"
 """Issue 40, round 8: without a lane (``--threads 1``), a graph that skips the core search
@@ -1002,7 +972,7 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
     quick = False
     if child is not None:  # a symmetric graph: the hinted lane
         quick = True
-        lane = _hinted_lane(p, child, sample)
+        lane = _hinted_lane(p, child)
         if lane is not None:
             lanes.append(lane)
     if lane is not None:
@@ -1017,20 +987,17 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
 
 
 def _hinted_lane(
-    p: search.Progress,
-    child: subprocess.Popen[bytes],
-    sample: idle.CpuSample | None = None,
+    p: search.Progress, child: subprocess.Popen[bytes]
 ) -> lane_module.PublishedLane | None:
     """The quick bounds (``search.quick_r``) of a graph that skips the core search, then, if
-    they leave the question open and the machine had a core to spare since ``sample`` was
-    taken (:func:`_busy_skip`), its lane, told them and hinted with their pair, in ``child``
+    they leave the question open, its lane, told them and hinted with their pair, in ``child``
     (``lane.spawn``: started before them, :data:`LANE_WARM_RULE`); the child is ended if it
     gets no payload."""
     from solvers import search
 
     lane = None
     try:
-        if not search.quick_r(p) and not p.out_of_time() and not _busy_skip(p, sample):
+        if not search.quick_r(p) and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
             if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
                 lane = _start_lane(request, child=child, as_printed=True)
@@ -1040,26 +1007,6 @@ def _hinted_lane(
         if lane is None:
             lane_module.discard(child)
     return lane
-
-
-def _busy_skip(p: search.Progress, sample: idle.CpuSample | None) -> bool:
-    """:data:`SYMMETRIC_BUSY_RULE`: True (and a ``lane-skipped`` step) when other processes
-    kept more than :data:`BESIDE_LANE_BUSY` cores busy since ``sample`` was taken, read once its
-    window is :data:`BUSY_WINDOW` seconds long (waited for, never past the deadline); False
-    without a sample or a reading."""
-    if sample is None:
-        return False
-    short = BUSY_WINDOW - sample.seconds()
-    left = p.remaining()
-    if short > 0:
-        time.sleep(short if left is None else max(0.0, min(short, left)))
-    window = sample.seconds()
-    busy = sample.others_busy()
-    if busy is None or busy <= BESIDE_LANE_BUSY:
-        return False
-    shown = {"others_busy": round(busy, 2), "window": round(window, 4)}
-    p.note("lane-skipped", **shown, max_busy=BESIDE_LANE_BUSY, rule="SYMMETRIC_BUSY_RULE")
-    return True
 
 
 def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) -> None:

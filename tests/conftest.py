@@ -55,16 +55,6 @@ def _tempfile_under_pytest(tmp_path_factory):
     tempfile.tempdir = saved
 
 
-@pytest.fixture
-def idle_machine(monkeypatch):
-    """The machine's reading faked idle (``idle.CpuSample.others_busy``: no core kept busy by
-    other processes), so that a two-thread solve of a symmetric graph keeps its lane whatever the
-    real machine's load (``portfolio.SYMMETRIC_BUSY_RULE``, ``BESIDE_LANE_RULE``)."""
-    from solvers import idle
-
-    monkeypatch.setattr(idle.CpuSample, "others_busy", lambda self: 0.0)
-
-
 def disjoint_pairs(n: int):
     """Every ordered pair of disjoint nonempty subsets of range(n), by 3^n labelling."""
     for labels in itertools.product((0, 1, 2), repeat=n):

@@ -220,11 +220,12 @@ def test_the_measured_busy_cores_decide_at_the_threshold(monkeypatch, clock):
     assert ran == [1, 1, 0]
 
 
-def _recording_lanes(monkeypatch) -> list:
-    """Record every published lane started; the lanes themselves run for real (with the
-    ``idle_machine`` fixture: no other process busy)."""
+def _idle_machine_recording_lanes(monkeypatch) -> list:
+    """Fake an idle machine (no other process busy) and record every published lane started;
+    the lanes themselves run for real."""
     from solvers import lane as lane_module
 
+    monkeypatch.setattr(idle, "CpuSample", lambda pids=(): _Sample(0.0))
     lanes = []
     real = lane_module.PublishedLane.start
 
@@ -237,12 +238,10 @@ def _recording_lanes(monkeypatch) -> list:
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checked(
-    monkeypatch, idle_machine
-):
+def test_a_real_solve_with_the_printed_model_beside_the_lane_is_exact_and_checked(monkeypatch):
     """CP-SAT on both sides (an idle machine faked): whichever side proves r* first, the
     answer is exact, its witness checks, and the lane's child has ended."""
-    lanes = _recording_lanes(monkeypatch)
+    lanes = _idle_machine_recording_lanes(monkeypatch)
     eight = _eight()
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2, time_limit=60))
     assert res.status.value == "exact" and res.value == 3
@@ -569,13 +568,11 @@ def test_a_wide_graphs_lane_is_told_nothing(monkeypatch, d, n, wide):
 
 
 @pytest.mark.skipif(not cpsat.available(), reason="needs ortools")
-def test_a_real_solve_of_a_wide_graph_on_two_threads_is_exact_and_checked(
-    monkeypatch, idle_machine
-):
+def test_a_real_solve_of_a_wide_graph_on_two_threads_is_exact_and_checked(monkeypatch):
     """CP-SAT on both sides of ``WIDE_LANE_RULE`` (an idle machine faked) on a scratch
     10-regular graph on 80 nodes (seed 7424: r* = 4, proved by both configurations and by the
     one-worker script in round 10): exact, its witness checks, and no lane's child outlives it."""
-    lanes = _recording_lanes(monkeypatch)
+    lanes = _idle_machine_recording_lanes(monkeypatch)
     g = Topology.from_networkx(nx.random_regular_graph(10, 80, seed=7424))
     res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
     assert res.status.value == "exact" and res.value == 4

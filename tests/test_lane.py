@@ -163,9 +163,7 @@ def test_an_optimal_answer_wins_at_once_but_garbage_proves_nothing():
     assert (p.lower, p.upper, p.witness) == (0, 15, None)
 
 
-def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_lane(
-    monkeypatch, idle_machine
-):
+def test_large_regular_graphs_of_high_degree_skip_the_core_search_but_keep_the_lane(monkeypatch):
     """A random 8-regular graph on 60 nodes gets no core search (it settled none of them) but
     the lane, started after the quick bounds and told them (the proven upper bound, its pair as
     the hint), and beside it no published slice of the lane's configuration (issue 40: one

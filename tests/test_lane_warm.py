@@ -38,7 +38,7 @@ def _recording(monkeypatch):
     return events, children
 
 
-def test_a_symmetric_graphs_lane_child_starts_before_the_quick_bounds(monkeypatch, idle_machine):
+def test_a_symmetric_graphs_lane_child_starts_before_the_quick_bounds(monkeypatch):
     eight = Topology.from_networkx(nx.random_regular_graph(8, 60, seed=1002))
     events, children = _recording(monkeypatch)
     res = portfolio.solve(Request(eight, Question.max_r(), threads=2))
