@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     first, last = (int(x) for x in args.rounds.split("-"))
     runs = []
-    for path in sorted(RESULTS.iterdir()):
+    for path in RESULTS.iterdir():
         match = RUN_FILE.match(path.name)
         if match and first <= int(match.group(1)) <= last:
             round_, kind, seed = int(match.group(1)), match.group(2), int(match.group(3))
