@@ -29,6 +29,9 @@ Two more tables (issue 43):
         violated seeds each case with the pair clauses of the cases before it; with the split,
         --minimal-out DIR writes each case as soon as it is refuted (DIR/nN_rR.cases/) and
         --minimal-resume DIR takes the cases found there first, so a stopped run resumes;
+        a second run on the same DIR with --minimal-reverse takes each level's cases from the
+        last, and each run takes up the cases the other stored before it reaches them (two
+        processes, one store);
     python benchmarks/design_table.py --minima 4:8 --s all --minimal-time-limit 120
         the same for (r, s)-robustness, every r and s = 2..n (LeBlanc et al. 2013, Def. 7);
     python benchmarks/design_table.py --frontier 20,50,100 --r 2:5 --format markdown
@@ -165,7 +168,8 @@ def _resume(n: int, r: int, args: argparse.Namespace) -> dict:
     give: with the split, the seeding and the case store (the resume folder, else the out
     folder); without it, the pair clauses a stopped run wrote to DIR/nN_rR.pairs.gz."""
     if _splits(n, r, args):
-        return {"seed": args.minimal_seed, "store": args.minimal_resume or args.minimal_out}
+        return {"seed": args.minimal_seed, "store": args.minimal_resume or args.minimal_out,
+                "reverse": args.minimal_reverse}
     path = Path(args.minimal_resume or "") / f"n{n}_r{r}.pairs.gz"
     if not args.minimal_resume or not path.is_file():
         return {}
@@ -425,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minimal-seed", choices=["off", "all", "violated"], default="off",
                     help="with the split: seed each case with every pair clause of the cases "
                          "before it (all), or with those its models violate (violated)")
+    ap.add_argument("--minimal-reverse", action="store_true",
+                    help="with the split and a store: take each level's cases from the last, "
+                         "so that this run and one without it share the store's cases")
     ap.add_argument("--minimal-split", choices=["auto", "on", "off"], default="auto",
                     help="split each level's refutation by degree sequence (a degree-split "
                          "proof): auto = from n = 12 on, where it was measured cheaper")

@@ -2,7 +2,8 @@
 resumed from the cases it stored. Seeded proofs are checked against the independent enumerator
 (every exact cell up to n = 7, hypothesis on counts above the minimum up to n = 8); a seeded
 certificate whose seed the definition does not give is rejected; a run stopped between two
-cases resumes from the cases on disk and proves what a fresh run proves; a stored case altered
+cases resumes from the cases on disk and proves what a fresh run proves; two runs, one reversed,
+share one store's cases; a stored case altered
 on disk is refused in one line, or, rehashed, fails the final check."""
 
 from __future__ import annotations
@@ -171,6 +172,32 @@ def test_a_climb_resumes_at_the_level_it_stopped_in(tmp_path, monkeypatch) -> No
     monkeypatch.undo()
     result = prove_minimum(N, R, 18, time_limit=120, split=True, climb=True, store=tmp_path)
     assert result.minimum and result.lower_bound == 18
+
+
+def test_two_runs_on_one_store_share_a_level(tmp_path, monkeypatch) -> None:
+    """A reversed run refutes the level's cases from the last; a run takes up, instead of
+    searching, each case another run stored after it started, and its proof still checks."""
+    cover = list(mp.degree_sequences(N, R, 2 * (FEWEST - 1)))
+    _stopping_after(4, monkeypatch)
+    with pytest.raises(_Stop):
+        prove_minimum(N, R, FEWEST, time_limit=120, split=True, store=tmp_path, reverse=True)
+    monkeypatch.undo()
+    other = CaseStore(tmp_path, N, R).load()
+    assert set(other) == set(cover[-4:])
+    shared, real, searched = tmp_path / "shared", minimum_split._case_search, []
+
+    def search(n, r, s, degrees, *args, **kwargs):
+        if not searched:  # the other run stores its four cases once this run has started
+            for degrees_done, case in other.items():
+                CaseStore(shared, N, R).save(degrees_done, case)
+        searched.append(degrees)
+        return real(n, r, s, degrees, *args, **kwargs)
+
+    monkeypatch.setattr(minimum_split, "_case_search", search)
+    result = prove_minimum(N, R, FEWEST, time_limit=120, split=True, store=shared)
+    assert searched == cover[:-4]
+    assert [tuple(c["degrees"]) for c in result.document["proof"]["cases"]] == cover
+    assert mp.check_minimum(result.document, result.files.__getitem__).lower_bound == FEWEST
 
 
 @pytest.fixture()

@@ -373,6 +373,7 @@ def prove_minimum(
     split: bool | None = None,
     seed: str = "off",
     store: str | Path | None = None,
+    reverse: bool = False,
 ) -> MinimumResult:
     """Prove that no r-robust (or (r, s)-robust) graph on n nodes has fewer than ``edges``
     edges, or find one.
@@ -434,6 +435,10 @@ def prove_minimum(
         (:mod:`robustgraph.design.minimum_store`), so a run stopped by its time limit, ^C or a
         restart resumes from its finished cases. The whole proof is checked before it is
         handed out, stored cases included.
+    reverse : bool
+        With the split: take each level's cases from the last. With a store, a case found
+        there when its turn comes (stored by another run meanwhile) is taken, not searched:
+        two runs on one store, one of them reversed, share each level's cases between them.
 
     Returns
     -------
@@ -514,7 +519,8 @@ def prove_minimum(
     better: list[int] | None = None
     last: tuple[int, dict[str, Any], dict[str, bytes]] | None = None  # highest level certified
     level, note = (best + 1 if climb else edges), ""
-    cases = minimum_split.Split(n, seed, None if store is None else CaseStore(store, n, r, s))
+    cases = minimum_split.Split(n, seed, None if store is None else CaseStore(store, n, r, s),
+                                reverse)
     if by_degree and (taken := cases.resume()):
         report(progress, f"{taken} refuted cases taken from {cases.store.path}")
     while level <= edges:

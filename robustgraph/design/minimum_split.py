@@ -12,7 +12,9 @@ to the next: measured, the cases stay small where one loop over all graphs stall
 (:mod:`robustgraph.design.minimum_seeds`), a case starts from the clauses of earlier ones
 (docs/design.md, "The degree-sequence split"). With a store
 (:mod:`robustgraph.design.minimum_store`) each refuted case is written to disk as it is
-refuted, and a later run reuses it.
+refuted, and a later run reuses it; two runs may share one store, one of them taking each
+level's cases from the last (``Split.reverse``), each taking up the cases the other stored before
+it reaches them.
 """
 
 from __future__ import annotations
@@ -45,12 +47,15 @@ class Split:
     every level whose cover holds them; ``seed``: how a new case is seeded from ``pool``, the
     pair clauses of the cases refuted so far (one of
     :data:`robustgraph.design.minimum_seeds.SEEDS`); ``store``: where each refuted case is
-    written as soon as it is refuted (and read back from by :meth:`resume`).
+    written as soon as it is refuted (and read back from by :meth:`resume`); ``reverse``:
+    each level's cases taken from the last, so that a second run on the same store (started
+    without it) meets the first only at the level's last case instead of repeating its work.
     """
 
     n: int
     seed: str = "off"
     store: CaseStore | None = None
+    reverse: bool = False
     refuted: dict[tuple[int, ...], Case] = field(default_factory=dict)
     pool: Pool = field(init=False)
 
@@ -67,6 +72,20 @@ class Split:
             except mp.MinimalityError as exc:
                 raise ParameterError(f"stored case {list(degrees)}: {exc}") from None
         return len(found)
+
+    def take(self, degrees: tuple[int, ...]) -> bool:
+        """Whether the case is refuted: here already, or in the store (written there by
+        another run since :meth:`resume`, then taken in)."""
+        if degrees in self.refuted:
+            return True
+        found = self.store.load_case(degrees) if self.store is not None else None
+        if found is None:
+            return False
+        try:
+            self.keep(degrees, found, save=False)
+        except mp.MinimalityError as exc:
+            raise ParameterError(f"stored case {list(degrees)}: {exc}") from None
+        return True
 
     def keep(self, degrees: tuple[int, ...], case: Case, save: bool = True) -> None:
         """A refuted case: kept for the levels to come, its pair clauses pooled when seeding
@@ -176,8 +195,9 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     cases, files = [], {}
     split = Split(n) if split is None else split
     cover = list(mp.degree_sequences(n, r, 2 * (level - 1)))
-    for k, degrees in enumerate(cover, 1):
-        if degrees not in split.refuted:
+    order = list(enumerate(cover, 1))
+    for k, degrees in reversed(order) if split.reverse else order:
+        if not split.take(degrees):
             status, found = _case_search(n, r, s, degrees, budget, deadline, split)
             if status != "unsat":
                 return status, found
@@ -189,6 +209,7 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
                                 f"({' '.join(map(str, degrees))}) refuted, {len(found[0]):,} "
                                 f"pair clauses ({found[1]:,} seeded), {made[0]['steps']:,} "
                                 "steps")
+    for degrees in cover:
         cases.append(split.refuted[degrees][0])
         files |= split.refuted[degrees][1]
     proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,

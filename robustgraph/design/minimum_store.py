@@ -71,6 +71,17 @@ class CaseStore:
             found[degrees] = entry, self._files(path, entry)
         return dict(sorted(found.items(), reverse=True))
 
+    def load_case(self, degrees: tuple[int, ...]) -> Case | None:
+        """The case of one degree sequence if it is on disk (another run may have written it
+        since :meth:`load`), else None; checked as :meth:`load` checks it."""
+        path = self.path / f"{'-'.join(map(str, degrees))}.case.json"
+        if not path.is_file():
+            return None
+        found, entry = self._read(path)
+        if found != tuple(degrees):
+            raise ParameterError(f"{path}: holds the case of degrees {list(found)}")
+        return entry, self._files(path, entry)
+
     def _read(self, path: Path) -> tuple[tuple[int, ...], dict[str, Any]]:
         try:
             doc = strict_json.loads(read_text(path))
