@@ -67,10 +67,7 @@ class Split:
         how many."""
         found = self.store.load() if self.store is not None else {}
         for degrees, case in found.items():
-            try:
-                self.keep(degrees, case, save=False)
-            except mp.MinimalityError as exc:
-                raise ParameterError(f"stored case {list(degrees)}: {exc}") from None
+            self._keep_stored(degrees, case)
         return len(found)
 
     def take(self, degrees: tuple[int, ...]) -> bool:
@@ -81,11 +78,16 @@ class Split:
         found = self.store.load_case(degrees) if self.store is not None else None
         if found is None:
             return False
+        self._keep_stored(degrees, found)
+        return True
+
+    def _keep_stored(self, degrees: tuple[int, ...], case: Case) -> None:
+        """A case read from the store, kept as refuted; a pair file that does not parse is
+        one line."""
         try:
-            self.keep(degrees, found, save=False)
+            self.keep(degrees, case, save=False)
         except mp.MinimalityError as exc:
             raise ParameterError(f"stored case {list(degrees)}: {exc}") from None
-        return True
 
     def keep(self, degrees: tuple[int, ...], case: Case, save: bool = True) -> None:
         """A refuted case: kept for the levels to come, its pair clauses pooled when seeding

@@ -51,7 +51,7 @@ class CaseStore:
         for name, data in files.items():
             write_atomic(self.path / name, data)
         head = {"n": self.n, "r": self.r, "s": self.s, "encoding": mp.SPLIT_ENCODING}
-        write_atomic(self.path / f"{'-'.join(map(str, degrees))}.case.json",
+        write_atomic(self._entry_path(degrees),
                      (json.dumps(head | {"case": entry}) + "\n").encode())
 
     def load(self) -> dict[tuple[int, ...], Case]:
@@ -74,13 +74,14 @@ class CaseStore:
     def load_case(self, degrees: tuple[int, ...]) -> Case | None:
         """The case of one degree sequence if it is on disk (another run may have written it
         since :meth:`load`), else None; checked as :meth:`load` checks it."""
-        path = self.path / f"{'-'.join(map(str, degrees))}.case.json"
+        path = self._entry_path(degrees)
         if not path.is_file():
             return None
-        found, entry = self._read(path)
-        if found != tuple(degrees):
-            raise ParameterError(f"{path}: holds the case of degrees {list(found)}")
+        _, entry = self._read(path)  # _read refuses an entry whose degrees are not its name's
         return entry, self._files(path, entry)
+
+    def _entry_path(self, degrees: tuple[int, ...]) -> Path:
+        return self.path / f"{'-'.join(map(str, degrees))}.case.json"
 
     def _read(self, path: Path) -> tuple[tuple[int, ...], dict[str, Any]]:
         try:
@@ -92,7 +93,7 @@ class CaseStore:
         if head != (self.n, self.r, self.s, mp.SPLIT_ENCODING):
             raise ParameterError(f"{path}: a case of n, r, s, encoding = {head}, not of "
                                  f"{(self.n, self.r, self.s, mp.SPLIT_ENCODING)}")
-        if path.name != f"{'-'.join(map(str, degrees))}.case.json":
+        if path.name != self._entry_path(degrees).name:
             raise ParameterError(f"{path}: holds the case of degrees {list(degrees)}")
         return degrees, doc["case"]
 
