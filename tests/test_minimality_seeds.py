@@ -166,7 +166,7 @@ def test_a_stopped_split_resumes_from_its_stored_cases(tmp_path, monkeypatch, se
 
 
 def test_a_climb_resumes_at_the_level_it_stopped_in(tmp_path, monkeypatch) -> None:
-    _stopping_after(len(list(mp.degree_sequences(N, R, 32))) + 3, monkeypatch)
+    _stopping_after(len(list(mp.degree_sequences(N, R, 32, exactly=True))) + 3, monkeypatch)
     with pytest.raises(_Stop):  # level 17 certified, then 3 cases of level 18
         prove_minimum(N, R, 18, time_limit=120, split=True, climb=True, store=tmp_path)
     monkeypatch.undo()
@@ -177,7 +177,7 @@ def test_a_climb_resumes_at_the_level_it_stopped_in(tmp_path, monkeypatch) -> No
 def test_two_runs_on_one_store_share_a_level(tmp_path, monkeypatch) -> None:
     """A reversed run refutes the level's cases from the last; a run takes up, instead of
     searching, each case another run stored after it started, and its proof still checks."""
-    cover = list(mp.degree_sequences(N, R, 2 * (FEWEST - 1)))
+    cover = list(mp.degree_sequences(N, R, 2 * (FEWEST - 1), exactly=True))
     _stopping_after(4, monkeypatch)
     with pytest.raises(_Stop):
         prove_minimum(N, R, FEWEST, time_limit=120, split=True, store=tmp_path, reverse=True)

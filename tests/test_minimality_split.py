@@ -1,9 +1,12 @@
 """Issue 43: ``degree-split`` minimality proofs, one refutation per degree sequence. The cover
-(every graphical non-increasing degree sequence with degrees >= r and sum <= 2(L - 1)) is
-checked against all graphs on up to 6 nodes, the symmetry breaking kept inside a case against
-every labelling of every such graph, and every exact cell up to n = 8 against the independent
-enumerator; a case dropped from the cover, a case's degrees altered, a pair clause the
-definition does not give and an edge count off by one are rejected."""
+(every graphical non-increasing degree sequence with degrees >= r and sum exactly 2(L - 1), or
+at most 2(L - 1) in certificates without a ``cover`` field) is checked against all graphs on up
+to 6 nodes, edge monotonicity (which makes the exact cover enough) against the exhaustive
+engine, the symmetry breaking kept inside a case against every labelling of every such graph,
+and every exact cell up to n = 8 against the independent enumerator; a case dropped from the
+cover, a case's degrees altered, a pair clause the definition does not give, an edge count off
+by one, a cover other than the one the cases fill and an exact cover past n(n - 1)/2 edges are
+rejected."""
 
 from __future__ import annotations
 
@@ -15,12 +18,16 @@ import json
 import networkx as nx
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robustgraph.certificate.proofs import minimality as mp
 from robustgraph.cli import main
+from robustgraph.design import minimum_split
 from robustgraph.design.minimum import prove_minimum
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
+from solvers.exhaustive import exact_s
 from tests.exact_minima import minimum_edges
 from tests.test_minimality import _rejected
 
@@ -49,12 +56,36 @@ def test_graphical_is_exactly_the_degree_sequences_of_graphs(n: int) -> None:
     assert {d for d in candidates if mp.graphical(d)} == realised
 
 
-@pytest.mark.parametrize(("n", "r", "most"), [(6, 2, 14), (6, 3, 18), (6, 2, 30), (5, 2, 12)])
-def test_the_cover_is_every_degree_sequence_of_a_graph_in_range(n: int, r: int,
-                                                                 most: int) -> None:
-    cover = list(mp.degree_sequences(n, r, most))
+@pytest.mark.parametrize("exactly", [False, True])
+@pytest.mark.parametrize(("n", "r", "most"), [(6, 2, 14), (6, 3, 18), (6, 2, 30), (5, 2, 12),
+                                              (6, 2, 16), (6, 3, 22), (5, 2, 20)])
+def test_the_cover_is_every_degree_sequence_of_a_graph_in_range(n: int, r: int, most: int,
+                                                                 exactly: bool) -> None:
+    cover = list(mp.degree_sequences(n, r, most, exactly=exactly))
     assert cover == sorted(cover, reverse=True) and len(set(cover)) == len(cover)
-    assert set(cover) == {d for d in _degree_sets(n) if min(d) >= r and sum(d) <= most}
+    assert set(cover) == {d for d in _degree_sets(n) if min(d) >= r
+                          and (sum(d) == most if exactly else sum(d) <= most)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 7).flatmap(lambda n: st.tuples(
+    st.just(n), st.sets(st.sampled_from(list(itertools.combinations(range(n), 2)))),
+    st.sets(st.sampled_from(list(itertools.combinations(range(n), 2)))),
+    st.integers(1, max_robustness(n)))))
+def test_adding_edges_never_lowers_robustness(case) -> None:
+    """Edge monotonicity (docs/theory.md, section 8), on which the exact cover rests: with the
+    exhaustive engine, s*_r of a random graph with random edges added is at least that of the
+    graph (s*_r >= 1: r-robust; s*_r >= s: (r, s)-robust)."""
+    n, edges, more, r = case
+
+    def masks(pairs) -> list[int]:
+        out = [0] * n
+        for u, v in pairs:
+            out[u] |= 1 << v
+            out[v] |= 1 << u
+        return out
+
+    assert exact_s(masks(edges | more), r)[0] >= exact_s(masks(edges), r)[0]
 
 
 def _rows_ordered(adj: list[list[int]], degrees: list[int]) -> bool:
@@ -103,9 +134,9 @@ def test_a_count_above_the_minimum_is_beaten_by_the_split() -> None:
     assert result.minimum and result.edges == fewest and result.better is not None
 
 
-def test_a_climb_refutes_each_degree_sequence_once() -> None:
-    """n = 9, r = 3: the climb certifies levels 17 and 18 (the degree-r bound is 16); the cover
-    of 18 holds that of 17, whose cases are reused, not refuted again."""
+def test_a_climb_refutes_each_level_on_its_own_edge_count() -> None:
+    """n = 9, r = 3: the climb certifies levels 17 and 18 (the degree-r bound is 16), each on
+    the degree sequences of exactly 16 and 17 edges; the last certificate holds level 18's."""
     lines: list[str] = []
     result = prove_minimum(9, 3, 18, time_limit=120, split=True, climb=True,
                            progress=lines.append)
@@ -113,8 +144,9 @@ def test_a_climb_refutes_each_degree_sequence_once() -> None:
     assert [line.split(" certified")[0] for line in lines if "certified" in line] == [
         "level 17", "level 18"]
     refuted = [line for line in lines if "refuted" in line]
-    assert len(refuted) == len(result.document["proof"]["cases"]) == len(
-        list(mp.degree_sequences(9, 3, 34)))
+    at_17, at_18 = (list(mp.degree_sequences(9, 3, most, exactly=True)) for most in (32, 34))
+    assert len(refuted) == len(at_17) + len(at_18) and not set(at_17) & set(at_18)
+    assert [tuple(c["degrees"]) for c in result.document["proof"]["cases"]] == at_18
     assert mp.check_minimum(result.document, result.files.__getitem__).lower_bound == 18
 
 
@@ -144,10 +176,65 @@ def _drop(doc: dict, k: int) -> None:
 def test_the_genuine_split_checks(split_proof) -> None:
     doc, files = split_proof
     found = mp.check_minimum(doc, files.__getitem__)
-    cover = list(mp.degree_sequences(N, R, 2 * (minimum_edges(N)[R] - 1)))
+    cover = list(mp.degree_sequences(N, R, 2 * (minimum_edges(N)[R] - 1), exactly=True))
     assert (found.kind, found.lower_bound) == ("degree-split", minimum_edges(N)[R])
+    assert doc["proof"]["cover"] == "exactly"
     assert [tuple(c["degrees"]) for c in doc["proof"]["cases"]] == cover
     assert f"all {len(cover)} degree-sequence cases" in found.text
+    assert f"degree sums exactly {2 * (minimum_edges(N)[R] - 1)}" in found.text
+
+
+def _at_most_proof(n: int, r: int, level: int) -> tuple[dict, dict]:
+    """A certificate of the kind written before the exact cover (no ``cover`` field: every
+    degree sum up to 2(L - 1)), refuted case by case with the split's own case functions."""
+    cases, files = [], {}
+    for degrees in mp.degree_sequences(n, r, 2 * (level - 1)):
+        status, found = minimum_split._case_search(n, r, 1, degrees, 2_000_000, 1e12,
+                                                   minimum_split.Split(n))
+        assert status == "unsat"
+        entry, more = minimum_split._case_refutation(n, degrees, *found, 1e12)
+        cases.append(entry)
+        files |= more
+    proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,
+             "steps": sum(c["steps"] for c in cases), "pairs": sum(c["pairs"] for c in cases)}
+    doc = {"format": mp.FORMAT, "version": 1, "n": n, "r": r, "directed": False,
+           "lower_bound": level, "statement": mp.statement(n, r, level), "proof": proof}
+    return doc, files
+
+
+def test_a_certificate_of_every_sum_up_to_the_level_still_checks(split_proof) -> None:
+    """Certificates written before the exact cover (field ``cover`` absent) verify; one whose
+    cases are those of the other cover is rejected either way."""
+    fewest = minimum_edges(N)[R]
+    doc, files = _at_most_proof(N, R, fewest)
+    assert "cover" not in doc["proof"]
+    found = mp.check_minimum(doc, files.__getitem__)
+    assert found.lower_bound == fewest and "degree sums at most" in found.text
+    exact = list(mp.degree_sequences(N, R, 2 * (fewest - 1), exactly=True))
+    assert len(doc["proof"]["cases"]) > len(exact)
+    doc["proof"]["cover"] = "exactly"  # more cases than the exact cover holds
+    _rejected(doc, files, "cover")
+    doc, files = _copy(split_proof)
+    del doc["proof"]["cover"]  # the exact cases, read as the cover of every sum up to 2(L - 1)
+    _rejected(doc, files, "cover")
+
+
+@pytest.mark.parametrize("cover", ["at_most", "exact", "", 1, None, ["exactly"]])
+def test_an_unknown_cover_is_rejected(split_proof, cover) -> None:
+    doc, files = _copy(split_proof)
+    doc["proof"]["cover"] = cover
+    _rejected(doc, files, "field 'cover' is not one of exactly, at-most")
+
+
+def test_an_exact_cover_past_every_edge_is_rejected() -> None:
+    """No graph on 4 nodes has 7 edges, so the exact cover of L = 8 is empty; its certificate
+    would claim that every 2-robust graph on 4 nodes (K4 is one, 6 edges) has at least 8."""
+    proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cover": "exactly",
+             "cases": [], "steps": 0, "pairs": 0}
+    doc = {"format": mp.FORMAT, "version": 1, "n": 4, "r": 2, "directed": False,
+           "lower_bound": 8, "statement": mp.statement(4, 2, 8), "proof": proof}
+    assert list(mp.degree_sequences(4, 2, 14, exactly=True)) == []
+    _rejected(doc, {}, "no graph on 4 nodes has 7 edges")
 
 
 @pytest.mark.parametrize("which", ["first", "middle", "last"])

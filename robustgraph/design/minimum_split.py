@@ -2,8 +2,10 @@
 search and an LRAT refutation per case.
 
 "No r-robust graph on n nodes has at most L - 1 edges" is refuted case by case over the cover
-of :func:`robustgraph.certificate.proofs.minimality.degree_sequences` (every graphical
-non-increasing degree sequence with degrees >= r and sum <= 2(L - 1)). Each case runs the loop
+``exactly`` of :func:`robustgraph.certificate.proofs.minimality.degree_sequences` (every
+graphical non-increasing degree sequence with degrees >= r and sum exactly 2(L - 1): by edge
+monotonicity, docs/theory.md section 8, a graph with fewer edges would extend to one with
+L - 1, so fewer need no case of their own). Each case runs the loop
 of :mod:`robustgraph.design.minimum` on the case CNF
 (:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly
 d_i, sb*_l within equal degrees): its own solver and its own pair clauses, then CaDiCaL refutes
@@ -43,8 +45,8 @@ Case = tuple[dict[str, Any], dict[str, bytes]]
 class Split:
     """What the levels of one split run share.
 
-    ``refuted``: the cases refuted so far (degrees to the case's entry and files), reused at
-    every level whose cover holds them; ``seed``: how a new case is seeded from ``pool``, the
+    ``refuted``: the cases refuted so far (degrees to the case's entry and files), reused
+    whenever a cover holds them again; ``seed``: how a new case is seeded from ``pool``, the
     pair clauses of the cases refuted so far (one of
     :data:`robustgraph.design.minimum_seeds.SEEDS`); ``store``: where each refuted case is
     written as soon as it is refuted (and read back from by :meth:`resume`); ``reverse``:
@@ -178,9 +180,9 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     split : Split, optional
         What the levels of a run share (default: a fresh, unseeded one without a store): its
         cases refuted before are reused as they are and added to (a case's CNF does not depend
-        on the level, so a climb refutes each degree sequence once: the cover of level L holds
-        that of every lower level); new cases are seeded from its pool and written to its
-        store as they are refuted.
+        on the level; the covers of two levels share no case, so a climb refutes each degree
+        sequence once); new cases are seeded from its pool and written to its store as they
+        are refuted.
 
     Returns
     -------
@@ -196,7 +198,7 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     """
     cases, files = [], {}
     split = Split(n) if split is None else split
-    cover = list(mp.degree_sequences(n, r, 2 * (level - 1)))
+    cover = list(mp.degree_sequences(n, r, 2 * (level - 1), exactly=True))
     order = list(enumerate(cover, 1))
     for k, degrees in reversed(order) if split.reverse else order:
         if not split.take(degrees):
@@ -214,7 +216,8 @@ def search_level(n: int, r: int, s: int, level: int, budget: int, deadline: floa
     for degrees in cover:
         cases.append(split.refuted[degrees][0])
         files |= split.refuted[degrees][1]
-    proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cases": cases,
+    proof = {"kind": "degree-split", "encoding": mp.SPLIT_ENCODING, "cover": "exactly",
+             "cases": cases,
              "steps": sum(case["steps"] for case in cases),
              "pairs": sum(case["pairs"] for case in cases)}
     return "unsat", (proof, files)

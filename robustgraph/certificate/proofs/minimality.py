@@ -87,16 +87,23 @@ clauses, in this order:
 3. the case's pair clauses in the order listed, each given by the definition
    (:func:`pair_clause_problem`).
 
-*The cover.* Every r-robust graph G with at most L - 1 edges has every degree >= r (the degree
-lemma, docs/theory.md section 4) and degree sum 2|E| <= 2(L - 1); its degree sequence, sorted
-non-increasingly, is graphical (G realises it), so it passes the Erdos-Gallai test
-(Erdos & Gallai 1960). Relabel G so that node i has the i-th degree: parts 1 and 3 hold.
-Among the labellings that do so, the one whose upper-triangle bit string is least satisfies
-part 2: swapping two labels of equal degree keeps the degree order, and the swap's string is
-at least as large exactly when row i <= row j without columns i, j (the argument for part 3
-above). So some case's CNF is satisfied; a refutation of every case
-in the cover proves that no such G exists. The checker enumerates the cover itself and demands
-the cases in exactly its order.
+*The cover.* The proof's ``cover`` field says which: ``exactly`` (what the prover writes) or
+``at-most`` (the field absent: certificates written before 2026-12-06). Edge monotonicity
+(docs/theory.md, section 8): adding an edge never makes an (r, s)-robust graph lose the
+property, since each set's r-reachable members can only gain outside neighbours (LeBlanc et
+al. 2013, Defs. 6-7). So if some r-robust graph G has at most L - 1 edges and L - 1 <= N,
+adding edges to G gives one with exactly L - 1; the ``exactly`` cover holds the sequences of
+sum 2(L - 1) only (and is refused when L - 1 > N, where no graph has L - 1 edges), the
+``at-most`` cover those of sum at most 2(L - 1). Every r-robust graph G with the cover's edge
+count has every degree >= r (the degree lemma, docs/theory.md section 4) and the cover's degree
+sum; its degree sequence, sorted non-increasingly, is graphical (G realises it), so it passes
+the Erdos-Gallai test (Erdos & Gallai 1960). Relabel G so that node i has the i-th degree:
+parts 1 and 3 hold. Among the labellings that do so, the one whose upper-triangle bit string
+is least satisfies part 2: swapping two labels of equal degree keeps the degree order, and the
+swap's string is at least as large exactly when row i <= row j without columns i, j (the
+argument for part 3 above). So some case's CNF is satisfied; a refutation of every case in the
+cover proves that no such G exists. The checker enumerates the cover itself and demands the
+cases in exactly its order.
 """
 
 from __future__ import annotations
@@ -118,6 +125,7 @@ from robustgraph.generators import gamma_merg_edge_count, max_robustness
 from robustgraph.limits import CNF_CLAUSES, FILE_BYTES, PROOF_STEPS, text_lines
 
 __all__ = [
+    "COVERS",
     "ENCODING",
     "SPLIT_ENCODING",
     "FORMAT",
@@ -150,6 +158,9 @@ ENCODING = "robustgraph-minimum-cnf-1"
 MAX_N = 24
 """Most nodes an ``lrat`` minimality proof may speak of (276 edge variables)."""
 SPLIT_ENCODING = "robustgraph-minimum-degree-cnf-1"
+COVERS = ("exactly", "at-most")
+"""A ``degree-split`` proof's covers (module notes, "The cover"): degree sum exactly 2(L - 1),
+or at most 2(L - 1) (the field ``cover`` absent)."""
 """The encoding of a ``degree-split`` proof's case CNFs (:func:`encode_case`)."""
 _CASE_FIELDS = {"degrees": list, "variables": int, "clauses": int, "steps": int, "pairs": int,
                 "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
@@ -553,24 +564,29 @@ def graphical(degrees: Sequence[int]) -> bool:
     return True
 
 
-def degree_sequences(n: int, r: int, most: int) -> Iterator[tuple[int, ...]]:
+def degree_sequences(n: int, r: int, most: int, exactly: bool = False
+                     ) -> Iterator[tuple[int, ...]]:
     """The cover: every graphical non-increasing sequence of n degrees from r to n - 1 whose sum
-    is at most ``most``, in descending lexicographic order.
+    is at most ``most`` (``exactly``: equal to ``most``), in descending lexicographic order.
 
     Examples
     --------
     >>> list(degree_sequences(5, 2, 12))
     [(4, 2, 2, 2, 2), (3, 3, 2, 2, 2), (2, 2, 2, 2, 2)]
+    >>> list(degree_sequences(5, 2, 12, exactly=True))
+    [(4, 2, 2, 2, 2), (3, 3, 2, 2, 2)]
     """
 
     def extend(prefix: list[int], left: int) -> Iterator[tuple[int, ...]]:
         if len(prefix) == n:
-            if graphical(prefix):
+            if graphical(prefix) and not (exactly and left):
                 yield tuple(prefix)
             return
         rest = n - len(prefix) - 1
         top = prefix[-1] if prefix else n - 1
         for d in range(min(top, left - r * rest), r - 1, -1):
+            if exactly and d * (rest + 1) < left:  # the rest, each at most d, fall short
+                return
             yield from extend([*prefix, d], left - d)
 
     return extend([], most)
@@ -600,9 +616,14 @@ def encode_case(n: int, degrees: Sequence[int], pairs: Sequence[PairClause]) -> 
     return _ordered_rows(b, n, lambda i, j: degrees[i] == degrees[j], pairs)
 
 
-def _cover_problem(n: int, r: int, bound: int, cases: list[dict[str, Any]]) -> str | None:
-    """Why the cases' degree sequences are not the cover, in its order, or None."""
-    cover = degree_sequences(n, r, 2 * (bound - 1))
+def _cover_problem(n: int, r: int, bound: int, cases: list[dict[str, Any]],
+                   kind: str) -> str | None:
+    """Why the cases' degree sequences are not the cover of this kind (:data:`COVERS`), in its
+    order, or None."""
+    if kind == "exactly" and bound - 1 > n * (n - 1) // 2:
+        return (f"no graph on {n} nodes has {bound - 1} edges: the cover 'exactly' needs "
+                f"L - 1 <= {n * (n - 1) // 2}")
+    cover = degree_sequences(n, r, 2 * (bound - 1), exactly=kind == "exactly")
     for k, case in enumerate(cases, 1):
         expected = next(cover, None)
         if expected is None:
@@ -638,8 +659,8 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
     Raises
     ------
     MinimalityError
-        A case missing, added, out of order or altered, a pair clause the definition does not
-        give, a refutation that does not check.
+        An unknown cover, a case missing, added, out of order or altered, a pair clause the
+        definition does not give, a refutation that does not check.
 
     Notes
     -----
@@ -660,7 +681,10 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
             raise MinimalityError(f"case {k}: {problem}")
         for key in ("pairs", "lrat"):
             FILE_BYTES.check(case[f"{key}_bytes"], f"the bytes {case[f'{key}_file']} records")
-    problem = _cover_problem(n, r, bound, cases)
+    kind = proof.get("cover", "at-most")
+    if kind not in COVERS or type(kind) is not str:
+        raise MinimalityError(f"field 'cover' is not one of {', '.join(COVERS)}")
+    problem = _cover_problem(n, r, bound, cases, kind)
     if problem:
         raise MinimalityError(problem)
     if sum(case["steps"] for case in cases) != proof["steps"] \
@@ -686,9 +710,10 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
                 f"clauses; the one regenerated has {cnf.variables} and {len(cnf.clauses)}")
         refutation_steps(cnf.clauses, proof_file(case, "lrat", read), case["lrat_file"],
                             case["steps"])
+    sums = "exactly" if kind == "exactly" else "at most"
     text = (f"LRAT refutations of all {len(cases)} degree-sequence cases checked (the cover "
-            f"re-enumerated), {proof['steps']:,} steps, over {proof['pairs']:,} pair clauses "
-            "each re-derived from the definition")
+            f"re-enumerated: degree sums {sums} {2 * (bound - 1)}), {proof['steps']:,} steps, "
+            f"over {proof['pairs']:,} pair clauses each re-derived from the definition")
     return proof["steps"] + proof["pairs"], text
 
 
