@@ -28,7 +28,7 @@ from robustgraph.design.minimum import prove_minimum
 from robustgraph.errors import ParameterError
 from robustgraph.generators import max_robustness
 from solvers.exhaustive import exact_s
-from tests.exact_minima import minimum_edges
+from tests.exact_minima import _masks, minimum_edges
 from tests.test_minimality import _rejected
 
 N, R = 8, 3
@@ -77,15 +77,8 @@ def test_adding_edges_never_lowers_robustness(case) -> None:
     exhaustive engine, s*_r of a random graph with random edges added is at least that of the
     graph (s*_r >= 1: r-robust; s*_r >= s: (r, s)-robust)."""
     n, edges, more, r = case
-
-    def masks(pairs) -> list[int]:
-        out = [0] * n
-        for u, v in pairs:
-            out[u] |= 1 << v
-            out[v] |= 1 << u
-        return out
-
-    assert exact_s(masks(edges | more), r)[0] >= exact_s(masks(edges), r)[0]
+    before, after = (_masks(nx.Graph(list(pairs)), n) for pairs in (edges, edges | more))
+    assert exact_s(after, r)[0] >= exact_s(before, r)[0]
 
 
 def _rows_ordered(adj: list[list[int]], degrees: list[int]) -> bool:

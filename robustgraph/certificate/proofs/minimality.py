@@ -158,10 +158,10 @@ ENCODING = "robustgraph-minimum-cnf-1"
 MAX_N = 24
 """Most nodes an ``lrat`` minimality proof may speak of (276 edge variables)."""
 SPLIT_ENCODING = "robustgraph-minimum-degree-cnf-1"
+"""The encoding of a ``degree-split`` proof's case CNFs (:func:`encode_case`)."""
 COVERS = ("exactly", "at-most")
 """A ``degree-split`` proof's covers (module notes, "The cover"): degree sum exactly 2(L - 1),
 or at most 2(L - 1) (the field ``cover`` absent)."""
-"""The encoding of a ``degree-split`` proof's case CNFs (:func:`encode_case`)."""
 _CASE_FIELDS = {"degrees": list, "variables": int, "clauses": int, "steps": int, "pairs": int,
                 "pairs_file": str, "pairs_sha256": str, "pairs_bytes": int,
                 "lrat_file": str, "lrat_sha256": str, "lrat_bytes": int}
@@ -682,7 +682,7 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
         for key in ("pairs", "lrat"):
             FILE_BYTES.check(case[f"{key}_bytes"], f"the bytes {case[f'{key}_file']} records")
     kind = proof.get("cover", "at-most")
-    if kind not in COVERS or type(kind) is not str:
+    if type(kind) is not str or kind not in COVERS:
         raise MinimalityError(f"field 'cover' is not one of {', '.join(COVERS)}")
     problem = _cover_problem(n, r, bound, cases, kind)
     if problem:
@@ -710,10 +710,10 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
                 f"clauses; the one regenerated has {cnf.variables} and {len(cnf.clauses)}")
         refutation_steps(cnf.clauses, proof_file(case, "lrat", read), case["lrat_file"],
                             case["steps"])
-    sums = "exactly" if kind == "exactly" else "at most"
     text = (f"LRAT refutations of all {len(cases)} degree-sequence cases checked (the cover "
-            f"re-enumerated: degree sums {sums} {2 * (bound - 1)}), {proof['steps']:,} steps, "
-            f"over {proof['pairs']:,} pair clauses each re-derived from the definition")
+            f"re-enumerated: degree sums {kind.replace('-', ' ')} {2 * (bound - 1)}), "
+            f"{proof['steps']:,} steps, over {proof['pairs']:,} pair clauses each re-derived "
+            "from the definition")
     return proof["steps"] + proof["pairs"], text
 
 
