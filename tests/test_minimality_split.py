@@ -274,7 +274,7 @@ def forge_pair_clause(case: dict, files: dict, n: int, r: int, among: int | None
     pairs = mp.parse_pairs(files[case["pairs_file"]], "pairs")
     for k, pair in enumerate(pairs[:among]):
         forged = mp.PairClause(pair.s1, pair.s2, pair.literals[1:])
-        if forged.literals and mp.pair_clause_problem(n, r, forged):
+        if forged.literals and mp.pair_clause_problem(n, r, forged, degrees=case["degrees"]):
             pairs[k] = forged
             break
     else:

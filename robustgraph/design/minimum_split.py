@@ -8,8 +8,10 @@ monotonicity, docs/theory.md section 8, a graph with fewer edges would extend to
 L - 1, so fewer need no case of their own). Each case runs the loop
 of :mod:`robustgraph.design.minimum` on the case CNF
 (:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly
-d_i, sb*_l within equal degrees): its own solver and its own pair clauses, then CaDiCaL refutes
-the case CNF with LRAT logging, trimmed. Unseeded, the pair clauses of a case are not carried
+d_i, sb*_l within equal degrees): its own solver and its own pair clauses (for r-robustness the
+degree clauses of :func:`robustgraph.design.minimum_loop.degree_clauses`, which may name edges
+present inside a side since the case fixes every degree; docs/design.md, "Degree clauses"),
+then CaDiCaL refutes the case CNF with LRAT logging, trimmed. Unseeded, the pair clauses of a case are not carried
 to the next: measured, the cases stay small where one loop over all graphs stalls; seeded
 (:mod:`robustgraph.design.minimum_seeds`), a case starts from the clauses of earlier ones
 (docs/design.md, "The degree-sequence split"). With a store
@@ -110,8 +112,9 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
     (the seeds first among them), ``("robust", masks)`` or ``(why it stopped, None)``."""
     from pysat.solvers import Cadical195
 
-    pairs = list(split.pool.clauses) if split.seed == "all" else []
-    pool = split.pool.within(degrees) if split.seed == "violated" else None
+    usable = split.pool.within(degrees, r) if split.seed != "off" else None
+    pairs = list(usable.clauses) if split.seed == "all" else []
+    pool = usable if split.seed == "violated" else None
     seeds, solver = len(pairs), Cadical195()
     try:
         for clause in mp.encode_case(n, degrees, pairs).clauses:
@@ -135,7 +138,9 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
                 return "an exact check ran out of budget or time", None
             if witness is None:
                 return "robust", masks
-            for pair in mm.pair_clauses(n, r, s, masks, witness):
+            clauses = mm.degree_clauses(n, r, degrees, masks, witness) if s == 1 \
+                else mm.pair_clauses(n, r, s, masks, witness)
+            for pair in clauses:
                 pairs.append(pair)
                 solver.add_clause(list(pair.literals))
     finally:
