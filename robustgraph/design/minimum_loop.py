@@ -7,6 +7,7 @@ pair clause the witness gives, the solver run to a deadline, a proof file named 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -194,6 +195,14 @@ def degree_clause(n: int, r: int, degrees: Sequence[int], masks: list[int], s1: 
                     table[x] -= step
     literals = [mp.edge_variable(n, u, v) for u, v in missing if (u, v) not in dropped]
     literals += [-mp.edge_variable(n, u, v) for u, v in inside if (u, v) not in dropped]
+    # A wider clause holds too (u_i only falls, f_i only grows): pad to two literals with pairs
+    # the graph lacks, then edges inside a side, so that no clause is a unit where avoidable.
+    spare = itertools.chain(
+        (mp.edge_variable(n, u, v) for u in range(n) for v in range(u + 1, n)
+         if not masks[u] >> v & 1), (-mp.edge_variable(n, u, v) for u, v in inside))
+    while len(literals) < 2 and (pad := next(spare, None)):
+        if pad not in literals:
+            literals.append(pad)
     return mp.PairClause(
         tuple(i for i in range(n) if s1 >> i & 1),
         tuple(i for i in range(n) if s2 >> i & 1),
