@@ -136,7 +136,7 @@ def test_negative_literals_need_a_case_and_must_lie_inside_a_side() -> None:
     assert "fixed degrees" in mp.pair_clause_problem(4, 2, inside)
     across = mp.PairClause((0, 1), (2, 3), (-1, -2))  # {0, 2} joins the sides
     assert "inside S1 or inside S2" in mp.pair_clause_problem(4, 2, across, degrees=[2] * 4)
-    outside = mp.PairClause((0,), (1,), (-6, 2))  # {2, 3} lies in neither side
+    outside = mp.PairClause((0,), (1,), (2, -6))  # {2, 3} lies in neither side
     assert "inside S1 or inside S2" in mp.pair_clause_problem(4, 2, outside, degrees=[1] * 4)
     twice = mp.PairClause((0, 1), (2, 3), (-1, 1, -6))
     assert "distinct edge variables" in mp.pair_clause_problem(4, 2, twice, degrees=[2] * 4)
@@ -160,15 +160,16 @@ def test_the_pool_tests_negative_literals_as_edges_present() -> None:
 @given(st.integers(5, 7).flatmap(lambda n: st.tuples(
     st.just(n), st.integers(2, max_robustness(n)), st.randoms(use_true_random=False))))
 def test_the_pool_within_a_case_keeps_exactly_the_degree_clauses_given_there(case) -> None:
-    """Degree clauses found in graphs of other degrees: :meth:`Pool.within` keeps those the
-    checker accepts under the case's degrees (among those a graph of the case can violate)."""
+    """Degree clauses found in graphs of other degrees (each degree at least r, as in every
+    case): :meth:`Pool.within` keeps those the checker accepts under the case's degrees (among
+    those a graph of the case can violate)."""
     n, r, rng = case
     pairs = list(itertools.combinations(range(n), 2))
     clauses = []
     for _ in range(12):
         masks = _graph(n, set(rng.sample(pairs, rng.randrange(len(pairs)))))
         most, pair = exact_s(masks, r)
-        if pair is not None and most < 1:
+        if pair is not None and most < 1 and min(m.bit_count() for m in masks) >= r:
             witness = (sum(1 << i for i in pair.s1), sum(1 << i for i in pair.s2))
             clauses += mm.degree_clauses(n, r, [m.bit_count() for m in masks], masks, witness)
     pool = Pool(n)

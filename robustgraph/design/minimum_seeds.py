@@ -126,8 +126,9 @@ class Pool:
         n - 1 - k neighbours), and, of the degree clauses (found for other degrees), those
         given by the definition under these degrees: each member holds min(u_i, d_i - f_i)
         <= r - 1 (module notes of :mod:`robustgraph.certificate.proofs.minimality`, "Degree
-        clauses"; the positive clauses of an r-robustness run hold whatever the degrees). In
-        pool order.
+        clauses"; a clause of positive literals found in a case, whose degrees are all at
+        least r, has every member held by its unlisted pairs alone, so it holds whatever the
+        degrees). In pool order.
 
         Examples
         --------

@@ -330,7 +330,7 @@ def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1,
         inside = set(side)
         kept = {i: sum(edge_variable(n, i, j) not in absent for j in range(n) if j not in inside)
                 for i in side}
-        if present:
+        if degrees is not None:
             for i in side:
                 forced = sum(edge_variable(n, i, j) in present for j in side if j != i)
                 inside_pairs += forced
