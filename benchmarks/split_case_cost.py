@@ -5,9 +5,11 @@ docs/design.md ("Degree clauses") does::
 
     python benchmarks/split_case_cost.py 10 3 21            # the whole level, then its check
     python benchmarks/split_case_cost.py 12 4 32 --case 73  # case 73 of level 32 only
+    python benchmarks/split_case_cost.py 10 3 21 --whole    # the level as one CNF (lrat)
 
-The whole level is ``prove_minimum(n, r, L, split=True)`` without a climb or seeding, then
-``check_minimum`` on its certificate; a case is its counterexample-guided search and its LRAT
+The whole level is ``prove_minimum(n, r, L, split=True)`` without a climb or seeding (with
+``--whole``, ``split=False``: one counterexample loop and one LRAT refutation for every degree
+sequence at once), then ``check_minimum`` on its certificate; a case is its counterexample-guided search and its LRAT
 refutation, unseeded. CPU seconds of this process; ``negative`` counts the negative literals
 of the pair clauses (degree clauses, docs/theory.md section 8).
 """
@@ -23,9 +25,9 @@ from robustgraph.design import minimum_split
 from robustgraph.design.minimum import prove_minimum
 
 
-def _level(n: int, r: int, level: int) -> dict:
+def _level(n: int, r: int, level: int, split: bool) -> dict:
     start = time.process_time()
-    result = prove_minimum(n, r, level, time_limit=1e6, split=True)
+    result = prove_minimum(n, r, level, time_limit=1e6, split=split)
     cpu = time.process_time() - start
     if not (result.minimum and result.lower_bound == level):
         raise SystemExit(f"level {level} not proven: {result.note}")
@@ -33,9 +35,10 @@ def _level(n: int, r: int, level: int) -> dict:
     mp.check_minimum(result.document, result.files.__getitem__)
     check = time.process_time() - start
     proof = result.document["proof"]
-    clauses = [c for case in proof["cases"]
+    clauses = [c for case in proof.get("cases", [proof])
                for c in mp.parse_pairs(result.files[case["pairs_file"]], "pairs")]
-    return {"cases": len(proof["cases"]), "pairs": proof["pairs"], "steps": proof["steps"],
+    return {"proof": proof["kind"], "cases": len(proof.get("cases", [proof])),
+            "pairs": proof["pairs"], "steps": proof["steps"],
             "negative": sum(x < 0 for c in clauses for x in c.literals),
             "cpu": round(cpu, 2), "check_cpu": round(check, 2)}
 
@@ -60,9 +63,11 @@ def main() -> None:
     parser.add_argument("r", type=int)
     parser.add_argument("level", type=int, help="L: refute 'at most L - 1 edges'")
     parser.add_argument("--case", type=int, help="only this case of the level's cover (1-based)")
+    parser.add_argument("--whole", action="store_true",
+                        help="the level as one CNF (no degree split)")
     args = parser.parse_args()
     found = (_case(args.n, args.r, args.level, args.case) if args.case
-             else _level(args.n, args.r, args.level))
+             else _level(args.n, args.r, args.level, not args.whole))
     print(json.dumps({"cell": [args.n, args.r, args.level]} | found), flush=True)
 
 
