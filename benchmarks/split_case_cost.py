@@ -9,9 +9,9 @@ docs/design.md ("Degree clauses") does::
 
 The whole level is ``prove_minimum(n, r, L, split=True)`` without a climb or seeding (with
 ``--whole``, ``split=False``: one counterexample loop and one LRAT refutation for every degree
-sequence at once), then ``check_minimum`` on its certificate; a case is its counterexample-guided search and its LRAT
-refutation, unseeded. CPU seconds of this process; ``negative`` counts the negative literals
-of the pair clauses (degree clauses, docs/theory.md section 8).
+sequence at once), then ``check_minimum`` on its certificate; a case is its counterexample-
+guided search and its LRAT refutation, unseeded. CPU seconds of this process; ``negative``
+counts the negative literals of the pair clauses (degree clauses, docs/theory.md section 8).
 """
 
 from __future__ import annotations
