@@ -120,8 +120,8 @@ def test_the_pool_within_a_degree_sequence_loses_no_clause_a_graph_of_it_violate
             degrees[u] += mp.edge_variable(n, u, v) in present
             degrees[v] += mp.edge_variable(n, u, v) in present
     model = [v if v in present else -v for v in range(1, n * (n - 1) // 2 + 1)]
-    assert pool.within(degrees).violated(model) == pool.violated(model)
-    assert len(pool.within(degrees)) <= len(pool)
+    assert pool.within(degrees, 2).violated(model) == pool.violated(model)
+    assert len(pool.within(degrees, 2)) <= len(pool)
 
 
 # ------------------------------------------------------------------------------- resume
@@ -232,7 +232,7 @@ def test_a_stored_case_forged_and_rehashed_fails_the_final_check(stored) -> None
     case = doc["case"]
     pairs = mp.parse_pairs((stored / case["pairs_file"]).read_bytes(), "pairs")
     pairs[0] = mp.PairClause(pairs[0].s1, pairs[0].s2, pairs[0].literals[:1])
-    assert mp.pair_clause_problem(7, 3, pairs[0])
+    assert mp.pair_clause_problem(7, 3, pairs[0], degrees=case["degrees"])
     data = mp.write_pairs(pairs)
     (stored / "forged.pairs.gz").write_bytes(data)
     case |= {"pairs_file": "forged.pairs.gz", "pairs_bytes": len(data),

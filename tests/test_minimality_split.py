@@ -256,7 +256,7 @@ def test_a_case_refuted_for_other_degrees_is_rejected(split_proof) -> None:
     degrees_a, degrees_b = cases[a]["degrees"], cases[b]["degrees"]
     cases[a]["degrees"], cases[b]["degrees"] = degrees_b, degrees_a
     cases[a], cases[b] = cases[b], cases[a]  # the cover's order, the proofs swapped
-    _rejected(doc, files, "CNF|does not check|steps")
+    _rejected(doc, files, "CNF|does not check|steps|not given by the definition")
 
 
 def test_a_pair_clause_the_definition_does_not_give_is_rejected(split_proof) -> None:
@@ -268,13 +268,14 @@ def test_a_pair_clause_the_definition_does_not_give_is_rejected(split_proof) -> 
 
 def forge_pair_clause(case: dict, files: dict, n: int, r: int, among: int | None = None) -> None:
     """Replace one of the first ``among`` (default: all) pair clauses of ``case`` by the same
-    pair with its first literal dropped, a clause the definition does not give, and point the
-    case at the forged file (its bytes and hash made to match, so only the re-derivation can
-    catch it)."""
+    pair with one literal dropped, a clause the definition does not give under the case's
+    degrees, and point the case at the forged file (its bytes and hash made to match, so only
+    the re-derivation can catch it)."""
     pairs = mp.parse_pairs(files[case["pairs_file"]], "pairs")
-    for k, pair in enumerate(pairs[:among]):
-        forged = mp.PairClause(pair.s1, pair.s2, pair.literals[1:])
-        if forged.literals and mp.pair_clause_problem(n, r, forged):
+    forgeries = ((k, mp.PairClause(pair.s1, pair.s2, pair.literals[:j] + pair.literals[j + 1:]))
+                 for k, pair in enumerate(pairs[:among]) for j in range(len(pair.literals)))
+    for k, forged in forgeries:
+        if forged.literals and mp.pair_clause_problem(n, r, forged, degrees=case["degrees"]):
             pairs[k] = forged
             break
     else:

@@ -7,8 +7,9 @@ pair clause the witness gives, the solver run to a deadline, a proof file named 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from robustgraph.certificate.proofs import minimality as mp
@@ -16,8 +17,8 @@ from robustgraph.certificate.proofs import sat
 from robustgraph.design.oracle import UNKNOWN, Unknown, find_pair, peel, widest_pair
 from solvers.exhaustive import exact_s
 
-__all__ = ["UNKNOWN", "model_masks", "pair_clause", "pair_clauses", "report", "solve_until",
-           "stored", "witness"]
+__all__ = ["UNKNOWN", "degree_clause", "degree_clauses", "model_masks", "pair_clause",
+           "pair_clauses", "report", "solve_until", "stored", "witness"]
 
 
 def model_masks(n: int, model: list[int]) -> list[int]:
@@ -81,6 +82,30 @@ def pair_clause(n: int, r: int, masks: list[int], s1: int, s2: int) -> mp.PairCl
     )
 
 
+def _near(masks: list[int], r: int, pair: tuple[int, int]) -> set[tuple[int, int]]:
+    """``pair`` and, for each member x of either side (S1 say), (peel(S1 - x), S2) when that
+    peel is nonempty: a nonempty set that is not r-reachable, inside S1, so with S2 a witness."""
+    s1, s2 = pair
+    near = {pair}
+    for k, (side, other) in enumerate(((s1, s2), (s2, s1))):
+        rest = side
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            if smaller := peel(masks, masks, r, side & ~low):
+                near.add((smaller, other) if k == 0 else (other, smaller))
+    return near
+
+
+def _fewest(clauses: Iterable[mp.PairClause]) -> list[mp.PairClause]:
+    """The clauses of the fewest literals, each literal tuple once, in the order given."""
+    found: dict[tuple[int, ...], mp.PairClause] = {}
+    for clause in clauses:
+        found.setdefault(clause.literals, clause)
+    fewest = min(len(literals) for literals in found)
+    return [clause for literals, clause in found.items() if len(literals) == fewest]
+
+
 def pair_clauses(n: int, r: int, s: int, masks: list[int],
                  pair: tuple[int, int]) -> list[mp.PairClause]:
     """The shortest pair clauses of graph ``masks`` among the witnesses near ``pair``, each
@@ -88,12 +113,11 @@ def pair_clauses(n: int, r: int, s: int, masks: list[int],
 
     For r-robustness (s = 1) the candidates are ``pair`` widened
     (:func:`robustgraph.design.oracle.widest_pair`) and, for each member x of either side
-    (S1 say), the pair (peel(S1 - x), S2) widened, when that peel is nonempty (peel(S1 - x) is
-    a nonempty set that is not r-reachable, inside S1, so it and S2 are a witness, and widening
-    keeps one); each gives its :func:`pair_clause`, and those of the fewest literals are kept
-    (several when tied, each once). For s >= 2, the one clause of ``pair``. Measured in
-    docs/design.md ("The degree-sequence split"): shorter clauses, fewer models, shorter
-    refutations, for more work per model.
+    (S1 say), the pair (peel(S1 - x), S2) widened, when that peel is nonempty; each gives its
+    :func:`pair_clause`, and those of the fewest literals are kept (several when tied, each
+    once). For s >= 2, the one clause of ``pair``. Measured in docs/design.md ("The
+    degree-sequence split"): shorter clauses, fewer models, shorter refutations, for more work
+    per model.
 
     Examples
     --------
@@ -107,22 +131,115 @@ def pair_clauses(n: int, r: int, s: int, masks: list[int],
     """
     if s > 1:
         return [pair_clause(n, r, masks, *pair)]
-    s1, s2 = pair
-    starts = {pair}
-    for k, (side, other) in enumerate(((s1, s2), (s2, s1))):
-        rest = side
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            if smaller := peel(masks, masks, r, side & ~low):
-                starts.add((smaller, other) if k == 0 else (other, smaller))
-    wide = {widest_pair(masks, r, start) for start in starts}
-    found = {}
-    for a, b in sorted(wide):
-        clause = pair_clause(n, r, masks, a, b)
-        found.setdefault(clause.literals, clause)
-    fewest = min(len(literals) for literals in found)
-    return [clause for literals, clause in found.items() if len(literals) == fewest]
+    wide = {widest_pair(masks, r, start) for start in _near(masks, r, pair)}
+    return _fewest(pair_clause(n, r, masks, a, b) for a, b in sorted(wide))
+
+
+def degree_clause(n: int, r: int, degrees: Sequence[int], masks: list[int], s1: int, s2: int,
+                  drop_inside_first: bool) -> mp.PairClause:
+    """A degree clause (module notes of :mod:`robustgraph.certificate.proofs.minimality`,
+    "Degree clauses") for witness (S1, S2) of graph ``masks``, whose node i has degree
+    ``degrees[i]``: every pair the graph lacks from a member of a side to a node outside it, and
+    every edge it has inside a side (negated), then shortened greedily while every member stays
+    held and two literals remain: the inside edges tried first when ``drop_inside_first``, else the
+    missing pairs; within each, lowest pairs first.
+
+    Examples
+    --------
+    >>> bridged = [0b000110, 0b000101, 0b001011, 0b110100, 0b101000, 0b011000]  # two triangles
+    >>> degrees, sides = [2, 2, 3, 3, 2, 2], (0b000111, 0b111000)  # joined by {2, 3}; r = 2
+    >>> degree_clause(6, 2, degrees, bridged, *sides, drop_inside_first=False).literals
+    (-2, -6, -13, -14)
+    >>> degree_clause(6, 2, degrees, bridged, *sides, drop_inside_first=True).literals
+    (3, 5, 7, 8, 11, 12)
+    """
+    side = {i: k for k, members in enumerate((s1, s2)) for i in range(n) if members >> i & 1}
+    size = (s1.bit_count(), s2.bit_count())
+    missing, inside = [], []
+    for u in range(n):
+        for v in range(u + 1, n):
+            a, b = side.get(u), side.get(v)
+            if masks[u] >> v & 1:
+                if a is not None and a == b:
+                    inside.append((u, v))
+            elif a != b:
+                missing.append((u, v))
+    unlisted = {i: n - size[k] for i, k in side.items()}  # outside pairs not listed
+    forced = dict.fromkeys(side, 0)  # edges inside its side listed
+    for u, v in missing:
+        for x in (u, v):
+            if x in side:
+                unlisted[x] -= 1
+    for u, v in inside:
+        forced[u] += 1
+        forced[v] += 1
+
+    def held(x: int) -> bool:
+        return min(unlisted[x], degrees[x] - forced[x]) <= r - 1
+
+    # Dropping a missing pair gives its ends one more unlisted outside pair; dropping an inside
+    # edge gives its ends one fewer forced inside neighbour.
+    steps = [(inside, forced, -1), (missing, unlisted, 1)]
+    dropped = set()
+    for pairs, table, step in steps if drop_inside_first else steps[::-1]:
+        for u, v in pairs:
+            if len(missing) + len(inside) - len(dropped) <= 2:
+                break
+            ends = [x for x in (u, v) if x in side]
+            for x in ends:
+                table[x] += step
+            if all(held(x) for x in ends):
+                dropped.add((u, v))
+            else:
+                for x in ends:
+                    table[x] -= step
+    literals = [mp.edge_variable(n, u, v) for u, v in missing if (u, v) not in dropped]
+    literals += [-mp.edge_variable(n, u, v) for u, v in inside if (u, v) not in dropped]
+    # A wider clause holds too (u_i only falls, f_i only grows): pad to two literals with pairs
+    # the graph lacks, then edges inside a side, so that no clause is a unit where avoidable.
+    spare = itertools.chain(
+        (mp.edge_variable(n, u, v) for u in range(n) for v in range(u + 1, n)
+         if not masks[u] >> v & 1), (-mp.edge_variable(n, u, v) for u, v in inside))
+    while len(literals) < 2 and (pad := next(spare, None)):
+        if pad not in literals:
+            literals.append(pad)
+    return mp.PairClause(
+        tuple(i for i in range(n) if s1 >> i & 1),
+        tuple(i for i in range(n) if s2 >> i & 1),
+        tuple(sorted(literals, key=abs)),
+    )
+
+
+def degree_clauses(n: int, r: int, degrees: Sequence[int], masks: list[int],
+                   pair: tuple[int, int]) -> list[mp.PairClause]:
+    """The shortest degree clauses (:func:`degree_clause`, both orders) of graph ``masks`` in a
+    degree-split case among the witnesses near ``pair``: those of :func:`pair_clauses` before
+    widening and after, and each side with the largest set outside it that is not r-reachable
+    (a narrow side keeps few inside edges, a wide one few missing pairs). Measured in
+    docs/design.md ("Degree clauses").
+
+    Examples
+    --------
+    Two triangles {0, 1, 2} and {3, 4, 5} joined by the edge {2, 3}, r = 2: with its degrees
+    fixed, edges {0, 1} and {4, 5} leave {0, 1} and {4, 5} one outside neighbour per member,
+    where the pair clause of the same witness lists six missing pairs:
+
+    >>> bridged = [0b000110, 0b000101, 0b001011, 0b110100, 0b101000, 0b011000]
+    >>> [c.literals for c in degree_clauses(6, 2, [2, 2, 3, 3, 2, 2], bridged, (0b11, 0b111000))]
+    [(-1, -15)]
+    >>> [c.literals for c in pair_clauses(6, 2, 1, bridged, (0b11, 0b111000))]
+    [(3, 5, 7, 8, 11, 12)]
+    """
+    full = (1 << n) - 1
+    near = _near(masks, r, pair)
+    candidates = set(near)
+    for a, b in near:
+        candidates.add(widest_pair(masks, r, (a, b)))
+        for x in (a, b):
+            if rest := peel(masks, masks, r, full & ~x):
+                candidates.add((x, rest))
+    return _fewest(degree_clause(n, r, degrees, masks, a, b, first)
+                   for a, b in sorted(candidates) for first in (False, True))
 
 
 def witness(masks: list[int], r: int, s: int, budget: int,

@@ -1,23 +1,30 @@
 """The pair clauses that the cases of one degree-split run share: a pool that seeds each new
 case with the clauses earlier cases found.
 
-A pair clause holds for every r-robust (or (r, s)-robust) graph on n nodes, whatever its edge
-count or degree sequence (module notes of :mod:`robustgraph.certificate.proofs.minimality`), so
-any case may start from the clauses of any other. A seeded case lists its seeds among its own
-pair clauses; the checker re-derives each from the definition, so its certificate stays
-self-contained and seeding adds nothing to trust. Two ways (measured in docs/design.md, "The
-degree-sequence split"):
+A pair clause with positive literals only holds for every r-robust (or (r, s)-robust) graph on
+n nodes, whatever its edge count or degree sequence (module notes of
+:mod:`robustgraph.certificate.proofs.minimality`), so any case may start from the clauses of any
+other. A degree clause (negative literals: edges present inside a side, same notes) rests on
+the degrees of the case that found it and is taken into another case only where it is given by
+the definition under that case's degrees (:meth:`Pool.within`). A seeded case lists its seeds
+among its own pair clauses; the checker re-derives each from the definition under the case's
+degrees, so its certificate stays self-contained and seeding adds nothing to trust. Two ways
+(measured in docs/design.md, "The degree-sequence split"):
 
-- ``all``: the case's solver starts with every clause in the pool;
-- ``violated``: the case's solver starts with none; each model is first checked against the
-  pool, and the pool clauses it violates are added (no oracle call) before the oracle is asked
-  for a new one. A case then holds only pool clauses that some of its own models violated.
-  Only the clauses a model of the case can violate are checked (:meth:`Pool.within`): a clause
-  with k of its edges at node i is satisfied by every graph in which i has degree above
-  n - 1 - k.
+- ``all``: the case's solver starts with every clause of the pool that holds in the case and a
+  graph of the case can violate (:meth:`Pool.within`);
+- ``violated``: the case's solver starts with none; each model is first checked against those
+  clauses, and the ones it violates are added (no oracle call) before the oracle is asked for a
+  new one. A case then holds only pool clauses that some of its own models violated.
+
+A clause with k missing pairs at node i is satisfied by every graph in which i has degree above
+n - 1 - k, so :meth:`Pool.within` leaves it out of a case with such a degree.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -36,9 +43,10 @@ clauses its models violate."""
 
 
 class Pool:
-    """The pair clauses found so far, in the order found, with each clause's literals as a bit
-    row (bit v - 1 for edge variable v, stored a 64-bit column per word) for a vectorised test
-    against a model, and its number of edges at each node.
+    """The pair clauses found so far, in the order found, with each clause's positive and
+    negative literals as bit rows (bit v - 1 for edge variable v, stored a 64-bit column per
+    word) for a vectorised test against a model, its number of missing pairs at each node, and,
+    for a degree clause, what each member's hold rests on.
 
     Examples
     --------
@@ -54,68 +62,111 @@ class Pool:
         self.n, self.clauses = n, []
         self._words = (n * (n - 1) // 2 + 63) // 64
         self._cols = [np.zeros(0, dtype=np.uint64) for _ in range(self._words)]  # by word
-        self._ends = np.zeros((0, n), dtype=np.uint8)  # a clause's edges at each node
+        self._negs = [np.zeros(0, dtype=np.uint64) for _ in range(self._words)]
+        self._rows = {  # per clause: missing pairs at each node, a degree clause's u_i and f_i
+            "ends": np.zeros((0, n), dtype=np.uint8), "unlisted": np.zeros((0, n), dtype=np.uint8),
+            "forced": np.zeros((0, n), dtype=np.uint8), "degree": np.zeros(0, dtype=bool)}
         self._size = 0
 
     def __len__(self) -> int:
         return len(self.clauses)
 
-    def _row(self, literals: tuple[int, ...] | list[int]) -> list[int]:
+    def _row(self, literals: Iterable[int]) -> list[int]:
         words = [0] * self._words
         for v in literals:
             words[(v - 1) // 64] |= 1 << ((v - 1) % 64)
         return words
 
+    def _each(self) -> Iterator[tuple[Any, Any, np.ndarray]]:
+        """Every per-clause array, with its container and key (to replace it)."""
+        for cols in (self._cols, self._negs):
+            for k, col in enumerate(cols):
+                yield cols, k, col
+        for key, array in self._rows.items():
+            yield self._rows, key, array
+
+    def _grow(self, need: int) -> None:
+        size = max(need, 2 * len(self._rows["degree"]), 1024)
+        for owner, key, old in list(self._each()):
+            new = np.zeros((size, *old.shape[1:]), dtype=old.dtype)
+            new[:self._size] = old[:self._size]
+            owner[key] = new
+
     def add(self, clauses: list[mp.PairClause]) -> None:
         """Append ``clauses`` to the pool (capacity doubled as it fills)."""
-        need = self._size + len(clauses)
-        if need > len(self._ends):
-            size = max(need, 2 * len(self._ends), 1024)
-            for k, col in enumerate(self._cols):
-                self._cols[k] = np.zeros(size, dtype=np.uint64)
-                self._cols[k][:self._size] = col[:self._size]
-            ends = np.zeros((size, self.n), dtype=np.uint8)
-            ends[:self._size] = self._ends[:self._size]
-            self._ends = ends
+        if self._size + len(clauses) > len(self._rows["degree"]):
+            self._grow(self._size + len(clauses))
+        ends, unlisted, forced, degree = (self._rows[key] for key in self._rows)
         nodes = _edge_nodes(self.n)
         for clause in clauses:
-            for k, word in enumerate(self._row(clause.literals)):
-                self._cols[k][self._size] = word
-            for v in clause.literals:
+            row = self._size
+            absent = [v for v in clause.literals if v > 0]
+            present = [-v for v in clause.literals if v < 0]
+            for cols, literals in ((self._cols, absent), (self._negs, present)):
+                for k, word in enumerate(self._row(literals)):
+                    cols[k][row] = word
+            for v in absent:
                 for i in nodes[v - 1]:
-                    self._ends[self._size, i] += 1
+                    ends[row, i] += 1
+            if present:
+                degree[row] = True
+                for side in (clause.s1, clause.s2):
+                    for i in side:
+                        unlisted[row, i] = self.n - len(side) - ends[row, i]
+                for v in present:
+                    for i in nodes[v - 1]:
+                        forced[row, i] += 1
             self._size += 1
         self.clauses.extend(clauses)
 
-    def within(self, degrees: tuple[int, ...] | list[int]) -> Pool:
+    def within(self, degrees: tuple[int, ...] | list[int], r: int) -> Pool:
         """The pool's clauses that a graph in which node i has degree ``degrees[i]`` can
-        violate: those with at most n - 1 - d_i edges at each node i (all of a clause's edges
-        missing leaves node i at most n - 1 - k neighbours). In pool order.
+        violate and that hold for every r-robust one: those with at most n - 1 - d_i missing
+        pairs at each node i (all of a clause's missing pairs absent leaves node i at most
+        n - 1 - k neighbours), and, of the degree clauses (found for other degrees), those
+        given by the definition under these degrees: each member holds min(u_i, d_i - f_i)
+        <= r - 1 (module notes of :mod:`robustgraph.certificate.proofs.minimality`, "Degree
+        clauses"; a clause of positive literals found in a case, whose degrees are all at
+        least r, has every member held by its unlisted pairs alone, so it holds whatever the
+        degrees). In pool order.
 
         Examples
         --------
         >>> pool = Pool(4)
         >>> pool.add([mp.PairClause((0, 1), (2, 3), (2, 5)),
         ...           mp.PairClause((0,), (1, 2, 3), (1, 2, 3))])  # e1 e2 e3: node 0's edges
-        >>> len(pool.within([2, 2, 2, 2])), len(pool.within([0, 0, 0, 0]))
+        >>> len(pool.within([2, 2, 2, 2], 2)), len(pool.within([0, 0, 0, 0], 2))
         (1, 2)
+        >>> inside = Pool(4)
+        >>> inside.add([mp.PairClause((0, 1), (2, 3), (-1, -6))])  # edges {0, 1}, {2, 3} present
+        >>> len(inside.within([2, 2, 2, 2], 2)), len(inside.within([3, 2, 2, 2], 2))  # 0: 2 out
+        (1, 0)
         """
+        rows = slice(0, self._size)
+        table = {key: array[rows] for key, array in self._rows.items()}
         room = np.array([self.n - 1 - d for d in degrees], dtype=np.int16)
-        keep = (self._ends[:self._size] <= room).all(axis=1)
+        keep = (table["ends"] <= room).all(axis=1)
+        outside = np.minimum(table["unlisted"].astype(np.int16),
+                             np.array(degrees, dtype=np.int16) - table["forced"])
+        keep &= ~table["degree"] | (outside <= r - 1).all(axis=1)
         part = Pool(self.n)
-        part._cols = [col[:self._size][keep] for col in self._cols]
-        part._ends = self._ends[:self._size][keep]
-        part._size = len(part._ends)
+        for owner, key, array in list(self._each()):
+            target = part._rows if owner is self._rows else \
+                (part._cols if owner is self._cols else part._negs)
+            target[key] = array[rows][keep]
+        part._size = int(keep.sum())
         part.clauses = [self.clauses[k] for k in np.flatnonzero(keep)]
         return part
 
     def violated(self, model: list[int]) -> list[mp.PairClause]:
         """The pool's clauses that ``model`` (a SAT model over the edge variables) violates:
-        those with none of their edges in it, in pool order. O(pool) vectorised; the model
-        lists variable v at place v - 1, as SAT solvers return it."""
+        those with none of their missing pairs and all of their present ones in it, in pool
+        order. O(pool) vectorised; the model lists variable v at place v - 1, as SAT solvers
+        return it."""
         edges = self.n * (self.n - 1) // 2
         present = self._row([v for v in model[:edges] if v > 0])
         hit = np.zeros(self._size, dtype=np.uint64)
-        for col, word in zip(self._cols, present, strict=True):  # one column per word: fast
-            hit |= col[:self._size] & np.uint64(word)
+        for col, neg, word in zip(self._cols, self._negs, present, strict=True):
+            have = np.uint64(word)
+            hit |= (col[:self._size] & have) | (neg[:self._size] & ~have)
         return [self.clauses[k] for k in np.flatnonzero(hit == 0)]

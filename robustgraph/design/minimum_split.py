@@ -4,19 +4,21 @@ search and an LRAT refutation per case.
 "No r-robust graph on n nodes has at most L - 1 edges" is refuted case by case over the cover
 ``exactly`` of :func:`robustgraph.certificate.proofs.minimality.degree_sequences` (every
 graphical non-increasing degree sequence with degrees >= r and sum exactly 2(L - 1): by edge
-monotonicity, docs/theory.md section 8, a graph with fewer edges would extend to one with
-L - 1, so fewer need no case of their own). Each case runs the loop
-of :mod:`robustgraph.design.minimum` on the case CNF
-(:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly
-d_i, sb*_l within equal degrees): its own solver and its own pair clauses, then CaDiCaL refutes
-the case CNF with LRAT logging, trimmed. Unseeded, the pair clauses of a case are not carried
-to the next: measured, the cases stay small where one loop over all graphs stalls; seeded
-(:mod:`robustgraph.design.minimum_seeds`), a case starts from the clauses of earlier ones
-(docs/design.md, "The degree-sequence split"). With a store
-(:mod:`robustgraph.design.minimum_store`) each refuted case is written to disk as it is
-refuted, and a later run reuses it; two runs may share one store, one of them taking each
-level's cases from the last (``Split.reverse``), each taking up the cases the other stored before
-it reaches them.
+monotonicity, docs/theory.md section 8, a graph with fewer edges would extend to one with L - 1,
+so fewer need no case of their own). Each case runs the loop of
+:mod:`robustgraph.design.minimum` on the case CNF
+(:func:`~robustgraph.certificate.proofs.minimality.encode_case`: node i of degree exactly d_i,
+sb*_l within equal degrees): its own solver and its own pair clauses (for r-robustness the
+degree clauses of :func:`robustgraph.design.minimum_loop.degree_clauses`, which may name edges
+present inside a side since the case fixes every degree; docs/design.md, "Degree clauses"), then
+CaDiCaL refutes the case CNF with LRAT logging, trimmed. Unseeded, the pair clauses of a case
+are not carried to the next: measured, the cases stay small where one loop over all graphs
+stalls; seeded (:mod:`robustgraph.design.minimum_seeds`), a case starts from the clauses of
+earlier ones (docs/design.md, "The degree-sequence split"). With a store
+(:mod:`robustgraph.design.minimum_store`) each refuted case is written to disk as it is refuted,
+and a later run reuses it; two runs may share one store, one of them taking each level's cases
+from the last (``Split.reverse``), each taking up the cases the other stored before it reaches
+them.
 """
 
 from __future__ import annotations
@@ -110,8 +112,9 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
     (the seeds first among them), ``("robust", masks)`` or ``(why it stopped, None)``."""
     from pysat.solvers import Cadical195
 
-    pairs = list(split.pool.clauses) if split.seed == "all" else []
-    pool = split.pool.within(degrees) if split.seed == "violated" else None
+    usable = split.pool.within(degrees, r) if split.seed != "off" else None
+    pairs = list(usable.clauses) if split.seed == "all" else []
+    pool = usable if split.seed == "violated" else None
     seeds, solver = len(pairs), Cadical195()
     try:
         for clause in mp.encode_case(n, degrees, pairs).clauses:
@@ -135,7 +138,9 @@ def _case_search(n: int, r: int, s: int, degrees: tuple[int, ...], budget: int,
                 return "an exact check ran out of budget or time", None
             if witness is None:
                 return "robust", masks
-            for pair in mm.pair_clauses(n, r, s, masks, witness):
+            clauses = mm.degree_clauses(n, r, degrees, masks, witness) if s == 1 \
+                else mm.pair_clauses(n, r, s, masks, witness)
+            for pair in clauses:
                 pairs.append(pair)
                 solver.add_clause(list(pair.literals))
     finally:

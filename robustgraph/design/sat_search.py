@@ -104,7 +104,7 @@ def checked_case(n: int, r: int, degrees: tuple[int, ...], entry: dict,
     """
     pairs = mp.parse_pairs(mp.proof_file(entry, "pairs", files.__getitem__), entry["pairs_file"])
     for k, pair in enumerate(pairs, 1):
-        if problem := mp.pair_clause_problem(n, r, pair):
+        if problem := mp.pair_clause_problem(n, r, pair, degrees=degrees):
             raise mp.MinimalityError(f"pair clause {k}: {problem}")
     cnf = mp.encode_case(n, degrees, pairs)
     return mp.refutation_steps(cnf.clauses, mp.proof_file(entry, "lrat", files.__getitem__),

@@ -85,7 +85,23 @@ clauses, in this order:
    adjacency matrix is lexicographically at most row j, both without columns i and j (the
    clauses of sb*_l, Codish et al. 2019, for these pairs only);
 3. the case's pair clauses in the order listed, each given by the definition
-   (:func:`pair_clause_problem`).
+   (:func:`pair_clause_problem`), or a degree clause given by the definition under the case's
+   degrees (below).
+
+*Degree clauses.* Inside a case, node i has degree exactly d_i, so a member i of a side S that
+has k neighbours inside S has exactly d_i - k outside it. A case's pair clause may therefore
+also list negative literals -e(i, j), each a pair inside S1 or inside S2 (the edge present),
+besides its positive ones (pairs missing). A graph of the case avoiding the clause has every
+negative literal's edge and lacks every positive literal's, so a member i keeps at most
+min(u_i, d_i - f_i) neighbours outside its set, u_i its outside pairs missing from the clause's
+positive literals and f_i its negative literals inside its set. Calling i *held* when that
+minimum is at most r - 1, the rules above (every member held for r-robustness; for (r, s) a held
+member on each side and at most s - 1 not held) make the witness hold in every graph of the case
+avoiding the clause, so every (r, s)-robust graph of the case satisfies it: the case CNF with it
+is still satisfied by the labelling of "The cover" below. Literals are listed by ascending
+variable, each variable once; outside a degree-split case a negative literal is refused
+(docs/theory.md, section 8, "Degree clauses"). A clause with positive literals only reads as
+before (its members' minimum is at most u_i), so every earlier certificate still checks.
 
 *The cover.* The proof's ``cover`` field says which: ``exactly`` (what the prover writes) or
 ``at-most`` (the field absent: certificates written before 2026-12-06). Edge monotonicity
@@ -273,8 +289,11 @@ def edge_variable(n: int, u: int, v: int) -> int:
     return u * (2 * n - u - 1) // 2 + (v - u - 1) + 1
 
 
-def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1) -> str | None:
-    """Why ``clause`` is not given by the definition for (n, r, s) (module notes), or None.
+def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1,
+                        degrees: Sequence[int] | None = None) -> str | None:
+    """Why ``clause`` is not given by the definition for (n, r, s) (module notes), or None;
+    with ``degrees`` (a degree-split case: node i has degree exactly ``degrees[i]``), whether it
+    is a *degree clause* given by the definition (module notes, "Degree clauses").
 
     Examples
     --------
@@ -285,6 +304,11 @@ def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1) -> str |
     'node 1 keeps 2 pairs to nodes outside its set, more than r - 1 = 1'
     >>> pair_clause_problem(4, 2, PairClause((0, 1), (2, 3), (2, 3)), s=2) is None  # 1 not held
     True
+    >>> inside = PairClause((0, 1), (2, 3), (-1, -6))  # edges {0, 1} and {2, 3} both present
+    >>> pair_clause_problem(4, 2, inside, degrees=[2, 2, 2, 2]) is None  # one outside each
+    True
+    >>> pair_clause_problem(4, 2, inside, degrees=[3, 2, 2, 2])
+    'node 0 keeps 2 pairs to nodes outside its set, more than r - 1 = 1'
     """
     s1, s2, lits = clause.s1, clause.s2, clause.literals
     nodes = [*s1, *s2]
@@ -293,18 +317,30 @@ def pair_clause_problem(n: int, r: int, clause: PairClause, s: int = 1) -> str |
     if list(s1) != sorted(s1) or list(s2) != sorted(s2):
         return "S1 and S2 must be listed in ascending order"
     top = n * (n - 1) // 2
-    if not lits or list(lits) != sorted(set(lits)) or lits[0] < 1 or lits[-1] > top:
+    variables = [abs(x) for x in lits]
+    if not lits or variables != sorted(set(variables)) or variables[0] < 1 or variables[-1] > top:
         return f"the clause must list distinct edge variables 1..{top}, ascending"
-    present = set(lits)
-    loose = []  # members not held: more than r - 1 outside pairs missing from the clause
+    absent = {x for x in lits if x > 0}
+    present = {-x for x in lits if x < 0}
+    if present and degrees is None:
+        return "a negative literal (a pair present) needs the fixed degrees of a degree-split case"
+    loose = []  # members not held: more than r - 1 outside neighbours possible
+    inside_pairs = 0
     for side in (s1, s2):
         inside = set(side)
-        kept = {i: sum(edge_variable(n, i, j) not in present for j in range(n) if j not in inside)
+        kept = {i: sum(edge_variable(n, i, j) not in absent for j in range(n) if j not in inside)
                 for i in side}
+        if degrees is not None:
+            for i in side:
+                forced = sum(edge_variable(n, i, j) in present for j in side if j != i)
+                inside_pairs += forced
+                kept[i] = min(kept[i], degrees[i] - forced)
         loose += [(i, k) for i, k in kept.items() if k > r - 1]
         if s > 1 and all(k > r - 1 for k in kept.values()):
             return (f"no member of {'S1' if side is s1 else 'S2'} keeps at most r - 1 = {r - 1} "
                     "pairs to nodes outside its set")
+    if inside_pairs != 2 * len(present):
+        return "a negative literal must be a pair inside S1 or inside S2"
     if len(loose) > s - 1:
         i, k = loose[s - 1]
         return (f"node {i} keeps {k} pairs to nodes outside its set, more than r - 1 = {r - 1}"
@@ -698,7 +734,7 @@ def _degree_split(n: int, r: int, s: int, bound: int, proof: dict[str, Any],
             raise MinimalityError(f"case {k}: {len(pairs)} pair clauses, not the "
                                      f"{case['pairs']} recorded")
         for i, pair in enumerate(pairs, 1):
-            problem = pair_clause_problem(n, r, pair, s)
+            problem = pair_clause_problem(n, r, pair, s, case["degrees"])
             if problem:
                 raise MinimalityError(f"case {k}: pair clause {i} is not given by the "
                                          f"definition: {problem}")
