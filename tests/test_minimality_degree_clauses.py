@@ -183,6 +183,23 @@ def test_the_pool_within_a_case_keeps_exactly_the_degree_clauses_given_there(cas
         c for c in violable if mp.pair_clause_problem(n, r, c, 1, degrees) is None]
 
 
+def test_the_pool_counts_only_outside_pairs_of_a_padded_degree_clause() -> None:
+    """A degree clause padded with a missing pair inside a side (as :func:`degree_clause` may
+    pad to two literals): :meth:`Pool.within` agrees with the checker for every degree vector
+    of a small range."""
+    n, r = 6, 3
+    clause = mp.PairClause((0, 1, 2), (3, 4, 5), tuple(sorted(
+        [-mp.edge_variable(n, 0, 1), mp.edge_variable(n, 1, 2), -mp.edge_variable(n, 3, 4),
+         -mp.edge_variable(n, 4, 5), -mp.edge_variable(n, 3, 5)], key=abs)))
+    pool = Pool(n)
+    pool.add([clause])
+    room = {1: 4, 2: 4}  # the padded pair {1, 2} absent leaves nodes 1 and 2 at most 4
+    for degrees in itertools.product(range(3, 6), repeat=n):
+        given = mp.pair_clause_problem(n, r, clause, 1, list(degrees)) is None
+        violable = all(degrees[i] <= most for i, most in room.items())
+        assert bool(pool.within(list(degrees), r).clauses) == (given and violable), degrees
+
+
 # --------------------------------------------------------------------------- certificates
 @pytest.fixture(scope="module")
 def split_proof():

@@ -111,8 +111,11 @@ class Pool:
             if present:
                 degree[row] = True
                 for side in (clause.s1, clause.s2):
-                    for i in side:
-                        unlisted[row, i] = self.n - len(side) - ends[row, i]
+                    inside = set(side)
+                    for i in side:  # its outside pairs not listed (padding may list others)
+                        listed = [v for v in absent
+                                  if i in nodes[v - 1] and not inside.issuperset(nodes[v - 1])]
+                        unlisted[row, i] = self.n - len(side) - len(listed)
                 for v in present:
                     for i in nodes[v - 1]:
                         forced[row, i] += 1
