@@ -23,8 +23,7 @@ n - 1 - k, so :meth:`Pool.within` leaves it out of a case with such a degree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -46,7 +45,7 @@ class Pool:
     """The pair clauses found so far, in the order found, with each clause's positive and
     negative literals as bit rows (bit v - 1 for edge variable v, stored a 64-bit column per
     word) for a vectorised test against a model, its number of missing pairs at each node, and,
-    for a degree clause, what each member's hold rests on.
+    for a degree clause, what each member's hold rests on (u_i and f_i).
 
     Examples
     --------
@@ -61,11 +60,15 @@ class Pool:
     def __init__(self, n: int) -> None:
         self.n, self.clauses = n, []
         self._words = (n * (n - 1) // 2 + 63) // 64
-        self._cols = [np.zeros(0, dtype=np.uint64) for _ in range(self._words)]  # by word
-        self._negs = [np.zeros(0, dtype=np.uint64) for _ in range(self._words)]
-        self._rows = {  # per clause: missing pairs at each node, a degree clause's u_i and f_i
-            "ends": np.zeros((0, n), dtype=np.uint8), "unlisted": np.zeros((0, n), dtype=np.uint8),
-            "forced": np.zeros((0, n), dtype=np.uint8), "degree": np.zeros(0, dtype=bool)}
+        # Per clause, one array each (rows in pool order): its missing pairs ("pos0", ...) and
+        # present edges ("neg0", ...) as bits, a 64-bit column per word (one column per word:
+        # fast); its missing pairs at each node; a degree clause's u_i and f_i (module notes of
+        # robustgraph.certificate.proofs.minimality, "Degree clauses"; f_i = 0 everywhere for a
+        # clause of positive literals only).
+        self._arrays = {f"{kind}{k}": np.zeros(0, dtype=np.uint64)
+                        for kind in ("pos", "neg") for k in range(self._words)}
+        self._arrays |= {key: np.zeros((0, n), dtype=np.uint8)
+                         for key in ("ends", "unlisted", "forced")}
         self._size = 0
 
     def __len__(self) -> int:
@@ -77,39 +80,30 @@ class Pool:
             words[(v - 1) // 64] |= 1 << ((v - 1) % 64)
         return words
 
-    def _each(self) -> Iterator[tuple[Any, Any, np.ndarray]]:
-        """Every per-clause array, with its container and key (to replace it)."""
-        for cols in (self._cols, self._negs):
-            for k, col in enumerate(cols):
-                yield cols, k, col
-        for key, array in self._rows.items():
-            yield self._rows, key, array
-
     def _grow(self, need: int) -> None:
-        size = max(need, 2 * len(self._rows["degree"]), 1024)
-        for owner, key, old in list(self._each()):
+        size = max(need, 2 * len(self._arrays["ends"]), 1024)
+        for key, old in self._arrays.items():
             new = np.zeros((size, *old.shape[1:]), dtype=old.dtype)
             new[:self._size] = old[:self._size]
-            owner[key] = new
+            self._arrays[key] = new
 
     def add(self, clauses: list[mp.PairClause]) -> None:
         """Append ``clauses`` to the pool (capacity doubled as it fills)."""
-        if self._size + len(clauses) > len(self._rows["degree"]):
+        if self._size + len(clauses) > len(self._arrays["ends"]):
             self._grow(self._size + len(clauses))
-        ends, unlisted, forced, degree = (self._rows[key] for key in self._rows)
+        ends, unlisted, forced = (self._arrays[key] for key in ("ends", "unlisted", "forced"))
         nodes = _edge_nodes(self.n)
         for clause in clauses:
             row = self._size
             absent = [v for v in clause.literals if v > 0]
             present = [-v for v in clause.literals if v < 0]
-            for cols, literals in ((self._cols, absent), (self._negs, present)):
+            for kind, literals in (("pos", absent), ("neg", present)):
                 for k, word in enumerate(self._row(literals)):
-                    cols[k][row] = word
+                    self._arrays[f"{kind}{k}"][row] = word
             for v in absent:
                 for i in nodes[v - 1]:
                     ends[row, i] += 1
             if present:
-                degree[row] = True
                 for side in (clause.s1, clause.s2):
                     inside = set(side)
                     for i in side:  # its outside pairs not listed (padding may list others)
@@ -145,18 +139,14 @@ class Pool:
         >>> len(inside.within([2, 2, 2, 2], 2)), len(inside.within([3, 2, 2, 2], 2))  # 0: 2 out
         (1, 0)
         """
-        rows = slice(0, self._size)
-        table = {key: array[rows] for key, array in self._rows.items()}
+        table = {key: array[:self._size] for key, array in self._arrays.items()}
         room = np.array([self.n - 1 - d for d in degrees], dtype=np.int16)
         keep = (table["ends"] <= room).all(axis=1)
         outside = np.minimum(table["unlisted"].astype(np.int16),
                              np.array(degrees, dtype=np.int16) - table["forced"])
-        keep &= ~table["degree"] | (outside <= r - 1).all(axis=1)
+        keep &= ~table["forced"].any(axis=1) | (outside <= r - 1).all(axis=1)
         part = Pool(self.n)
-        for owner, key, array in list(self._each()):
-            target = part._rows if owner is self._rows else \
-                (part._cols if owner is self._cols else part._negs)
-            target[key] = array[rows][keep]
+        part._arrays = {key: array[keep] for key, array in table.items()}
         part._size = int(keep.sum())
         part.clauses = [self.clauses[k] for k in np.flatnonzero(keep)]
         return part
@@ -169,7 +159,8 @@ class Pool:
         edges = self.n * (self.n - 1) // 2
         present = self._row([v for v in model[:edges] if v > 0])
         hit = np.zeros(self._size, dtype=np.uint64)
-        for col, neg, word in zip(self._cols, self._negs, present, strict=True):
+        for k, word in enumerate(present):
             have = np.uint64(word)
-            hit |= (col[:self._size] & have) | (neg[:self._size] & ~have)
+            hit |= ((self._arrays[f"pos{k}"][:self._size] & have)
+                    | (self._arrays[f"neg{k}"][:self._size] & ~have))
         return [self.clauses[k] for k in np.flatnonzero(hit == 0)]
