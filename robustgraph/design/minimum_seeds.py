@@ -104,12 +104,16 @@ class Pool:
                 for i in nodes[v - 1]:
                     ends[row, i] += 1
             if present:
+                side_of = {i: k for k, side in enumerate((clause.s1, clause.s2)) for i in side}
+                leaving = dict.fromkeys(side_of, 0)  # listed pairs leaving i's side (padding
+                for v in absent:  # may also list a pair inside a side: not counted)
+                    a, b = nodes[v - 1]
+                    for i, j in ((a, b), (b, a)):
+                        if i in side_of and side_of.get(j) != side_of[i]:
+                            leaving[i] += 1
                 for side in (clause.s1, clause.s2):
-                    inside = set(side)
-                    for i in side:  # its outside pairs not listed (padding may list others)
-                        listed = [v for v in absent
-                                  if i in nodes[v - 1] and not inside.issuperset(nodes[v - 1])]
-                        unlisted[row, i] = self.n - len(side) - len(listed)
+                    for i in side:
+                        unlisted[row, i] = self.n - len(side) - leaving[i]
                 for v in present:
                     for i in nodes[v - 1]:
                         forced[row, i] += 1
