@@ -119,6 +119,9 @@ __all__ = [
     "AFTER_WAIT_RULE",
     "AFTER_WAIT_LOWER_SECONDS",
     "AFTER_WAIT_LS_SECONDS",
+    "WALK_PROBE_RULE",
+    "WALK_SECONDS",
+    "PROBE_SECONDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -401,6 +404,28 @@ the model's writing counts against it too), as ``LOWER_PROBE_RULE``'s (i53a)."""
 AFTER_WAIT_LS_SECONDS = 2.0
 """The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
 (``cpsat.run``'s)."""
+
+WALK_PROBE_RULE = "regular, no core search, a gap of two or more: a batched walk, then one probe"
+"""Issue 40, round 28 (candidate, branch i40b): a graph of :func:`_printed_too` whose quick
+bounds leave at least two values open (``upper - lower >= 2``), right after them and before
+anything else (at one thread and beside the lane alike): the batched walk (``solvers.walk``) for
+a pair of value ``lower + 1`` for at most :data:`WALK_SECONDS`; if it finds one, the published
+constraints as a decision at ``t <= lower`` (``search.published_below``, one CP-SAT worker) for at
+most :data:`PROBE_SECONDS`. Infeasible settles the question (the pair offered and checked, the
+bound proven); so does a pair of value ``lower`` (the probe's own). Otherwise nothing the walk
+found is told to the rest of the search, which runs as without the rule: round 27
+(``WALK_RULE``, not kept) saw a bound lowered by its walk change CP-SAT's later search both ways
+(0.16 s to 2.41 s on a scratch 10-regular graph). Why: every row lost at one worker since round 18
+is a random 8- or 10-regular graph on 60-80 nodes where the quick bounds leave [3, 5], the probe
+at ``t <= 3`` is infeasible in 0.1-0.7 s (round 18, i52a), and the time goes to the pair of value
+4 (round 27's look: a compiled walk finds one in 15-150 ms on each such row)."""
+
+WALK_SECONDS = 0.2
+""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most."""
+
+PROBE_SECONDS = 1.0
+""":data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
+:data:`AFTER_WAIT_LOWER_SECONDS`)."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -721,6 +746,33 @@ def _after_wait(p: search.Progress) -> None:
     if not p.settled() and not p.out_of_time():
         seconds = AFTER_WAIT_LS_SECONDS
         search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
+
+
+def _walk_probe(p: search.Progress) -> None:
+    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1``, then, if it found one,
+    the ask at ``t <= lower``; the pair is offered only once that ask has settled the question.
+    Step records: ``walk`` (``k``, ``found``, ``walk_seconds``) and the ask's own (``probe``,
+    ``rule``)."""
+    from solvers import cpsat, search, walk
+
+    k = p.lower + 1
+    start = time.perf_counter()
+    end = start + WALK_SECONDS
+
+    def over() -> bool:
+        return time.perf_counter() >= end or p.out_of_time()
+
+    pair = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed).run(k, stop=over)
+    took = round(time.perf_counter() - start, 4)
+    p.note("walk", k=k, found=pair is not None, walk_seconds=took)
+    if pair is None or p.out_of_time() or not cpsat.available():
+        return
+    cpsat.load()
+    search.published_below(
+        p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE", ask="lower"
+    )
+    if p.lower == k:  # r* >= k proven, and the walk's pair (checked here) proves r* <= k
+        p.offer(pair)
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -1053,6 +1105,9 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
+        if _printed_too(request) and p.upper - p.lower >= 2:
+            _walk_probe(p)
+    if not q.about_s and not p.settled() and not p.out_of_time():
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:
