@@ -122,6 +122,7 @@ __all__ = [
     "WALK_PROBE_RULE",
     "WALK_SECONDS",
     "PROBE_SECONDS",
+    "WALK_ROUNDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -420,8 +421,12 @@ is a random 8- or 10-regular graph on 60-80 nodes where the quick bounds leave [
 at ``t <= 3`` is infeasible in 0.1-0.7 s (round 18, i52a), and the time goes to the pair of value
 4 (round 27's look: a compiled walk finds one in 15-150 ms on each such row)."""
 
-WALK_SECONDS = 0.2
-""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most."""
+WALK_SECONDS = 0.12
+""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most, in all."""
+
+WALK_ROUNDS = 4
+""":data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
+that it ends even where no clock moves (about 1.4 s per round at 80 nodes of degree 10)."""
 
 PROBE_SECONDS = 1.0
 """:data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
@@ -762,16 +767,15 @@ def _walk_probe(p: search.Progress) -> None:
     def over() -> bool:
         return time.perf_counter() >= end or p.out_of_time()
 
-    pair = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed).run(k, stop=over)
+    found = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed)
+    pair = found.run(k, starts=WALK_ROUNDS, stop=over)
     took = round(time.perf_counter() - start, 4)
     p.note("walk", k=k, found=pair is not None, walk_seconds=took)
     if pair is None or p.out_of_time() or not cpsat.available():
         return
     cpsat.load()
-    search.published_below(
-        p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE", ask="lower"
-    )
-    if p.lower == k:  # r* >= k proven, and the walk's pair (checked here) proves r* <= k
+    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE")
+    if p.lower == k:  # r* >= k just proven, and the walk's pair (checked here) proves r* <= k
         p.offer(pair)
 
 
