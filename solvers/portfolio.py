@@ -121,6 +121,7 @@ __all__ = [
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
     "WALK_SECONDS",
+    "WALK_LANE_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
     "LEAST_FIRST_S_RULE",
@@ -410,7 +411,8 @@ WALK_PROBE_RULE = "regular, no core search, a gap of two or more: a batched walk
 """Issue 40, round 28 (candidate, branch i40b): a graph of :func:`_printed_too` whose quick
 bounds leave at least two values open (``upper - lower >= 2``), right after them and before
 anything else (at one thread and beside the lane alike): the batched walk (``solvers.walk``) for
-a pair of value ``lower + 1`` for at most :data:`WALK_SECONDS`; if it finds one, the published
+a pair of value ``lower + 1`` for at most :data:`WALK_SECONDS` (:data:`WALK_LANE_SECONDS` beside
+the lane); if it finds one, the published
 constraints as a decision at ``t <= lower`` (``search.published_below``, one CP-SAT worker) for at
 most :data:`PROBE_SECONDS`. Infeasible settles the question (the pair offered and checked, the
 bound proven); so does a pair of value ``lower`` (the probe's own). Otherwise nothing the walk
@@ -422,7 +424,16 @@ at ``t <= 3`` is infeasible in 0.1-0.7 s (round 18, i52a), and the time goes to 
 4 (round 27's look: a compiled walk finds one in 15-150 ms on each such row)."""
 
 WALK_SECONDS = 0.12
-""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most, in all."""
+""":data:`WALK_PROBE_RULE`'s walk without a lane (one thread): wall seconds at most. Round 28's
+decide rows (scratch seeds 7991-7995, one thread): at 0.2 s the walk cost 0.2-0.4 s on the four
+rows where no pair of value ``lower + 1`` exists (slower on all four by 10% + 0.1 s); at 0.12 s
+slower on none, and faster on 7 of 24 rows (8 at 0.2 s)."""
+
+WALK_LANE_SECONDS = 0.2
+""":data:`WALK_PROBE_RULE`'s walk beside the lane (two threads): wall seconds at most. The lane
+runs meanwhile on the other core. Round 28's decide rows, two threads: at 0.2 s faster on 11 of
+24 rows and slower on none; at 0.12 s the walk missed the pair on two rows where 0.2 s had found
+it, and those two were slower by 10% + 0.1 s (the time CP-SAT then took varies run to run)."""
 
 WALK_ROUNDS = 4
 """:data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
@@ -753,8 +764,9 @@ def _after_wait(p: search.Progress) -> None:
         search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
 
 
-def _walk_probe(p: search.Progress) -> None:
-    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1``, then, if it found one,
+def _walk_probe(p: search.Progress, seconds: float) -> None:
+    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most ``seconds``
+    of wall time, then, if it found one,
     the ask at ``t <= lower``; the pair is offered only once that ask has settled the question.
     Step records: ``walk`` (``k``, ``found``, ``walk_seconds``) and the ask's own (``probe``,
     ``rule``)."""
@@ -762,7 +774,7 @@ def _walk_probe(p: search.Progress) -> None:
 
     k = p.lower + 1
     start = time.perf_counter()
-    end = start + WALK_SECONDS
+    end = start + seconds
 
     def over() -> bool:
         return time.perf_counter() >= end or p.out_of_time()
@@ -1110,7 +1122,7 @@ def _gap(
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if _printed_too(request) and p.upper - p.lower >= 2:
-            _walk_probe(p)
+            _walk_probe(p, WALK_SECONDS if lane is None else WALK_LANE_SECONDS)
     if not q.about_s and not p.settled() and not p.out_of_time():
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision

@@ -66,7 +66,7 @@ class Walk:
     >>> pair = Walk(cycle, seed=0).run(1, moves=100)
     >>> [max(len(cycle[v] - side) for v in side) <= 1 for side in (pair.s1, pair.s2)]
     [True, True]
-    >>> Walk(cycle, seed=0).run(0, moves=100) is None  # a cycle is 1-robust
+    >>> Walk(cycle, seed=0).run(0, moves=100, starts=2) is None  # a cycle is 1-robust
     True
     """
 
