@@ -121,7 +121,6 @@ __all__ = [
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
     "WALK_SECONDS",
-    "WALK_LANE_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
     "LEAST_FIRST_S_RULE",
@@ -407,33 +406,33 @@ AFTER_WAIT_LS_SECONDS = 2.0
 """The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
 (``cpsat.run``'s)."""
 
-WALK_PROBE_RULE = "regular, no core search, a gap of two or more: a batched walk, then one probe"
-"""Issue 40, round 28 (candidate, branch i40b): a graph of :func:`_printed_too` whose quick
-bounds leave at least two values open (``upper - lower >= 2``), right after them and before
-anything else (at one thread and beside the lane alike): the batched walk (``solvers.walk``) for
-a pair of value ``lower + 1`` for at most :data:`WALK_SECONDS` (:data:`WALK_LANE_SECONDS` beside
-the lane); if it finds one, the published
-constraints as a decision at ``t <= lower`` (``search.published_below``, one CP-SAT worker) for at
-most :data:`PROBE_SECONDS`. Infeasible settles the question (the pair offered and checked, the
-bound proven); so does a pair of value ``lower`` (the probe's own). Otherwise nothing the walk
-found is told to the rest of the search, which runs as without the rule: round 27
-(``WALK_RULE``, not kept) saw a bound lowered by its walk change CP-SAT's later search both ways
-(0.16 s to 2.41 s on a scratch 10-regular graph). Why: every row lost at one worker since round 18
-is a random 8- or 10-regular graph on 60-80 nodes where the quick bounds leave [3, 5], the probe
-at ``t <= 3`` is infeasible in 0.1-0.7 s (round 18, i52a), and the time goes to the pair of value
-4 (round 27's look: a compiled walk finds one in 15-150 ms on each such row)."""
+WALK_PROBE_RULE = "one thread, regular, degree >= 8, no core search, two values open: walk, probe"
+"""Issue 40, round 28 (candidate v4, branch i40b): without a lane (one thread), a graph of
+:func:`_printed_too` of degree at least :data:`WIDE_DEGREE` whose quick bounds leave at least two
+values open (``upper - lower >= 2``), right after them and before anything else
+(:func:`_walk_first`): the batched walk (``solvers.walk``) for a pair of value ``lower + 1`` for
+at most :data:`WALK_SECONDS`; if it finds one, the published constraints as a decision at ``t <=
+lower`` (``search.published_below``, one CP-SAT worker) for at most :data:`PROBE_SECONDS`.
+Infeasible settles the question (the pair offered and checked, the bound proven); so does a pair
+of value ``lower`` (the probe's own). Otherwise nothing the walk found is told to the rest of the
+search, which runs as without the rule: round 27 (``WALK_RULE``, not kept) saw a bound lowered by
+its walk change CP-SAT's later search both ways (0.16 s to 2.41 s on a scratch 10-regular graph).
+Why: every row lost at one worker since round 18 is a random 8- or 10-regular graph on 60-80 nodes
+where the quick bounds leave [2, 5] or [3, 6], the probe below r* is infeasible in 0.1-0.7 s
+(round 18, i52a), and the time goes to the pair of value r*. Round 28's held-out run of the rule
+at one and two threads and every degree above 4 (docs/performance.md): at one thread faster on 5
+of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2); at two threads
+5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8."""
 
 WALK_SECONDS = 0.12
-""":data:`WALK_PROBE_RULE`'s walk without a lane (one thread): wall seconds at most. Round 28's
-decide rows (scratch seeds 7991-7995, one thread): at 0.2 s the walk cost 0.2-0.4 s on the four
-rows where no pair of value ``lower + 1`` exists (slower on all four by 10% + 0.1 s); at 0.12 s
-slower on none, and faster on 7 of 24 rows (8 at 0.2 s)."""
+""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
+7991-7995, one thread): at 0.2 s the walk cost 0.2-0.4 s on the four rows where no pair of value
+``lower + 1`` exists (slower on all four by 10% + 0.1 s); at 0.12 s slower on none, and faster on
+7 of 24 rows (8 at 0.2 s)."""
 
-WALK_LANE_SECONDS = 0.2
-""":data:`WALK_PROBE_RULE`'s walk beside the lane (two threads): wall seconds at most. The lane
-runs meanwhile on the other core. Round 28's decide rows, two threads: at 0.2 s faster on 11 of
-24 rows and slower on none; at 0.12 s the walk missed the pair on two rows where 0.2 s had found
-it, and those two were slower by 10% + 0.1 s (the time CP-SAT then took varies run to run)."""
+PROBE_SECONDS = 1.0
+""":data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
+:data:`AFTER_WAIT_LOWER_SECONDS`)."""
 
 WALK_ROUNDS = 4
 """:data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
@@ -764,23 +763,28 @@ def _after_wait(p: search.Progress) -> None:
         search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
 
 
-def _walk_probe(p: search.Progress, seconds: float) -> None:
-    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most ``seconds``
-    of wall time, then, if it found one,
-    the ask at ``t <= lower``; the pair is offered only once that ask has settled the question.
-    Step records: ``walk`` (``k``, ``found``, ``walk_seconds``) and the ask's own (``probe``,
-    ``rule``)."""
+def _walk_first(request: Request) -> bool:
+    """True for a graph of :func:`_printed_too` whose degree is at least :data:`WIDE_DEGREE`
+    (:data:`WALK_PROBE_RULE`)."""
+    return _printed_too(request) and len(request.graph.in_neighbors[0]) >= WIDE_DEGREE
+
+
+def _walk_probe(p: search.Progress) -> None:
+    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most
+    :data:`WALK_SECONDS` of wall time, then, if it found one, the ask at ``t <= lower``; the pair
+    is offered only once that ask has settled the question. Step records: ``walk`` (``k``,
+    ``found``, ``walk_seconds``) and the ask's own (``probe``, ``rule``)."""
     from solvers import cpsat, search, walk
 
     k = p.lower + 1
     start = time.perf_counter()
-    end = start + seconds
+    end = start + WALK_SECONDS
 
     def over() -> bool:
         return time.perf_counter() >= end or p.out_of_time()
 
-    found = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed)
-    pair = found.run(k, starts=WALK_ROUNDS, stop=over)
+    walks = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed)
+    pair = walks.run(k, starts=WALK_ROUNDS, stop=over)
     took = round(time.perf_counter() - start, 4)
     p.note("walk", k=k, found=pair is not None, walk_seconds=took)
     if pair is None or p.out_of_time() or not cpsat.available():
@@ -1121,8 +1125,8 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if _printed_too(request) and p.upper - p.lower >= 2:
-            _walk_probe(p, WALK_SECONDS if lane is None else WALK_LANE_SECONDS)
+        if lane is None and _walk_first(request) and p.upper - p.lower >= 2:
+            _walk_probe(p)
     if not q.about_s and not p.settled() and not p.out_of_time():
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision

@@ -158,7 +158,7 @@ def _progress(lower: int, upper: int) -> Progress:
 def test_a_pair_found_and_an_infeasible_probe_settle_the_question(monkeypatch, clock):
     calls = _fake_probe(monkeypatch, clock, truth=3, beyond="unknown")
     p = _progress(2, 4)
-    portfolio._walk_probe(p, portfolio.WALK_SECONDS)
+    portfolio._walk_probe(p)
     (walked,) = [s for s in p.steps if s.get("step") == "walk"]
     assert walked["k"] == 3 and walked["found"] is True
     assert [c[0] for c in calls] == [2] and calls[0][1] == portfolio.PROBE_SECONDS
@@ -174,7 +174,7 @@ def test_an_unsettled_probe_leaves_the_bounds_and_witness_untouched(monkeypatch,
     calls = _fake_probe(monkeypatch, clock, truth=0, beyond="unknown")
     p = _progress(2, 4)
     before = p.witness
-    portfolio._walk_probe(p, portfolio.WALK_SECONDS)
+    portfolio._walk_probe(p)
     assert [c[0] for c in calls] == [2]
     assert (p.lower, p.upper) == (2, 4) and p.witness is before
 
@@ -183,7 +183,7 @@ def test_no_probe_when_the_walk_finds_nothing(monkeypatch, clock):
     monkeypatch.setattr(walk.Walk, "run", lambda self, k, **kw: None)
     monkeypatch.setattr(cpsat, "run", lambda *a, **kw: pytest.fail("no probe without a pair"))
     p = _progress(2, 4)
-    portfolio._walk_probe(p, portfolio.WALK_SECONDS)
+    portfolio._walk_probe(p)
     assert (p.lower, p.upper) == (2, 4)
     assert [s["found"] for s in p.steps if s.get("step") == "walk"] == [False]
 
@@ -197,7 +197,7 @@ def test_no_probe_once_out_of_time(monkeypatch, clock):
 
     monkeypatch.setattr(walk.Walk, "run", late)
     p = _progress(2, 4)
-    portfolio._walk_probe(p, portfolio.WALK_SECONDS)
+    portfolio._walk_probe(p)
     assert (p.lower, p.upper) == (2, 4)
 
 
@@ -205,7 +205,7 @@ def _order(monkeypatch, clock, graph: Topology, quick: tuple[int, int]) -> list[
     """``portfolio._gap`` at one thread with the quick bounds ``quick``, the rule, the published
     slices and the dearer bounds recorded; their order."""
     order = []
-    monkeypatch.setattr(portfolio, "_walk_probe", lambda p, seconds: order.append("walk"))
+    monkeypatch.setattr(portfolio, "_walk_probe", lambda p: order.append("walk"))
 
     def slices(p, lane=None, sample=None, highs_first=True):
         order.append("slices")
