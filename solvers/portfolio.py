@@ -119,6 +119,10 @@ __all__ = [
     "AFTER_WAIT_RULE",
     "AFTER_WAIT_LOWER_SECONDS",
     "AFTER_WAIT_LS_SECONDS",
+    "WALK_PROBE_RULE",
+    "WALK_SECONDS",
+    "PROBE_SECONDS",
+    "WALK_ROUNDS",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -401,6 +405,42 @@ the model's writing counts against it too), as ``LOWER_PROBE_RULE``'s (i53a)."""
 AFTER_WAIT_LS_SECONDS = 2.0
 """The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
 (``cpsat.run``'s)."""
+
+WALK_PROBE_RULE = "one thread, regular, degree >= 8, no core search, two values open: walk, probe"
+"""Issue 40, round 28 (candidate v4, branch i40b): without a lane (one thread), a graph of
+:func:`_printed_too` of degree at least :data:`WIDE_DEGREE` whose quick bounds leave at least two
+values open (``upper - lower >= 2``), right after them and before anything else
+(:func:`_walk_first`): the batched walk (``solvers.walk``) for a pair of value ``lower + 1`` for
+at most :data:`WALK_SECONDS`; if it finds one, the published constraints as a decision at ``t <=
+lower`` (``search.published_below``, one CP-SAT worker) for at most :data:`PROBE_SECONDS`.
+Infeasible settles the question (the pair offered and checked, the bound proven); so does a pair
+of value ``lower`` (the probe's own). Otherwise nothing the walk found is told to the rest of the
+search, which runs as without the rule: round 27 (``WALK_RULE``, not kept) saw a bound lowered by
+its walk change CP-SAT's later search both ways (0.16 s to 2.41 s on a scratch 10-regular graph).
+Why: every row lost at one worker since round 18 is a random 8- or 10-regular graph on 60-80 nodes
+where the quick bounds leave [2, 5] or [3, 6], the probe below r* is infeasible in 0.1-0.7 s
+(round 18, i52a), and the time goes to the pair of value r*. Round 28's held-out run of the rule
+at one and two threads and every degree above 4 (docs/performance.md): at one thread faster on 5
+of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2); at two threads
+5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8."""
+
+WALK_SECONDS = 0.12
+""":data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
+7991-7995, one thread): at 0.2 s the walk cost 0.2-0.4 s on the four rows where no pair of value
+``lower + 1`` exists (slower on all four by 10% + 0.1 s); at 0.12 s slower on none, and faster on
+7 of 24 rows (8 at 0.2 s)."""
+
+PROBE_SECONDS = 1.0
+""":data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
+:data:`AFTER_WAIT_LOWER_SECONDS`)."""
+
+WALK_ROUNDS = 4
+""":data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
+that it ends even where no clock moves (about 1.4 s per round at 80 nodes of degree 10)."""
+
+PROBE_SECONDS = 1.0
+""":data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
+:data:`AFTER_WAIT_LOWER_SECONDS`)."""
 
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
@@ -721,6 +761,38 @@ def _after_wait(p: search.Progress) -> None:
     if not p.settled() and not p.out_of_time():
         seconds = AFTER_WAIT_LS_SECONDS
         search.published_below(p, run, p.upper - 1, seconds, ls_only=True, rule=rule, ask="ls")
+
+
+def _walk_first(request: Request) -> bool:
+    """True for a graph of :func:`_printed_too` whose degree is at least :data:`WIDE_DEGREE`
+    (:data:`WALK_PROBE_RULE`)."""
+    return _printed_too(request) and len(request.graph.in_neighbors[0]) >= WIDE_DEGREE
+
+
+def _walk_probe(p: search.Progress) -> None:
+    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most
+    :data:`WALK_SECONDS` of wall time, then, if it found one, the ask at ``t <= lower``; the pair
+    is offered only once that ask has settled the question. Step records: ``walk`` (``k``,
+    ``found``, ``walk_seconds``) and the ask's own (``probe``, ``rule``)."""
+    from solvers import cpsat, search, walk
+
+    k = p.lower + 1
+    start = time.perf_counter()
+    end = start + WALK_SECONDS
+
+    def over() -> bool:
+        return time.perf_counter() >= end or p.out_of_time()
+
+    walks = walk.Walk(p.request.graph.in_neighbors, seed=p.request.seed)
+    pair = walks.run(k, starts=WALK_ROUNDS, stop=over)
+    took = round(time.perf_counter() - start, 4)
+    p.note("walk", k=k, found=pair is not None, walk_seconds=took)
+    if pair is None or p.out_of_time() or not cpsat.available():
+        return
+    cpsat.load()
+    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE")
+    if p.lower == k:  # r* >= k just proven, and the walk's pair (checked here) proves r* <= k
+        p.offer(pair)
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -1053,6 +1125,9 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
+        if lane is None and _walk_first(request) and p.upper - p.lower >= 2:
+            _walk_probe(p)
+    if not q.about_s and not p.settled() and not p.out_of_time():
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:
