@@ -123,6 +123,7 @@ __all__ = [
     "WALK_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
+    "WALK_MAX_DEGREE",
     "LEAST_FIRST_S_RULE",
     "BOTH_S_RULE",
     "BOTH_S_WINDOW",
@@ -406,9 +407,9 @@ AFTER_WAIT_LS_SECONDS = 2.0
 """The time limit of :data:`AFTER_WAIT_RULE`'s local-search ask at ``t <= upper - 1``
 (``cpsat.run``'s)."""
 
-WALK_PROBE_RULE = "one thread, regular, degree >= 8, no core search, two values open: walk, probe"
-"""Issue 40, round 28 (candidate v4, branch i40b): without a lane (one thread), a graph of
-:func:`_printed_too` of degree at least :data:`WIDE_DEGREE` whose quick bounds leave at least two
+WALK_PROBE_RULE = "one thread, regular, degree 8-12, no core search, two values open: walk, probe"
+"""Issue 40, round 28 (v4, kept): without a lane (one thread), a graph of :func:`_printed_too` of
+degree from :data:`WIDE_DEGREE` to :data:`WALK_MAX_DEGREE` whose quick bounds leave at least two
 values open (``upper - lower >= 2``), right after them and before anything else
 (:func:`_walk_first`): the batched walk (``solvers.walk``) for a pair of value ``lower + 1`` for
 at most :data:`WALK_SECONDS`; if it finds one, the published constraints as a decision at ``t <=
@@ -422,13 +423,20 @@ where the quick bounds leave [2, 5] or [3, 6], the probe below r* is infeasible 
 (round 18, i52a), and the time goes to the pair of value r*. Round 28's held-out run of the rule
 at one and two threads and every degree above 4 (docs/performance.md): at one thread faster on 5
 of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2); at two threads
-5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8."""
+5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8.
+Kept after its re-test on fresh seeds under an amended keep rule (docs/performance.md,
+"WALK_PROBE_RULE v4 re-tested"): faster on 10 of 46 rows, slower on 2, median 1.48 -> 0.64 s."""
 
 WALK_SECONDS = 0.12
 """:data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
 7991-7995, one thread): at 0.2 s the walk cost 0.2-0.4 s on the four rows where no pair of value
 ``lower + 1`` exists (slower on all four by 10% + 0.1 s); at 0.12 s slower on none, and faster on
 7 of 24 rows (8 at 0.2 s)."""
+
+WALK_MAX_DEGREE = 12
+"""The largest degree that gets :data:`WALK_PROBE_RULE` (as the lane's least in-degree limit): a
+step of the walk holds arrays of ``walk.BATCH * (d + 1) * d`` entries (1.3 MB at d = 12, 330 MB
+at d = 200), and the rule was measured on degrees 8 and 10 only."""
 
 PROBE_SECONDS = 1.0
 """:data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
@@ -437,6 +445,11 @@ PROBE_SECONDS = 1.0
 WALK_ROUNDS = 4
 """:data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
 that it ends even where no clock moves (about 1.4 s per round at 80 nodes of degree 10)."""
+
+WALK_MAX_DEGREE = 12
+"""The largest degree that gets :data:`WALK_PROBE_RULE` (as the lane's least in-degree limit): a
+step of the walk holds arrays of ``walk.BATCH * (d + 1) * d`` entries (1.3 MB at d = 12, 330 MB
+at d = 200), and the rule was measured on degrees 8 and 10 only."""
 
 PROBE_SECONDS = 1.0
 """:data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
@@ -764,9 +777,10 @@ def _after_wait(p: search.Progress) -> None:
 
 
 def _walk_first(request: Request) -> bool:
-    """True for a graph of :func:`_printed_too` whose degree is at least :data:`WIDE_DEGREE`
-    (:data:`WALK_PROBE_RULE`)."""
-    return _printed_too(request) and len(request.graph.in_neighbors[0]) >= WIDE_DEGREE
+    """True for a graph of :func:`_printed_too` whose degree is at least :data:`WIDE_DEGREE` and
+    at most :data:`WALK_MAX_DEGREE` (:data:`WALK_PROBE_RULE`)."""
+    degree = len(request.graph.in_neighbors[0])
+    return _printed_too(request) and WIDE_DEGREE <= degree <= WALK_MAX_DEGREE
 
 
 def _walk_probe(p: search.Progress) -> None:

@@ -247,16 +247,26 @@ def test_a_real_one_thread_solve_settled_by_the_walk_and_the_probe():
         (GRAPH, (3, 4), False),  # one value open: nothing for the walk to settle
         (_regular(8, 40), (2, 4), False),
         (_regular(6, 60), (1, 4), False),  # degree below 8 (round 28's held-out run)
+        (_regular(14, 60), (4, 8), False),  # above WALK_MAX_DEGREE: the walk's memory
         (_regular(4, 60), (1, 3), False),
         (Topology.from_networkx(nx.gnp_random_graph(60, 0.2, seed=1)), (2, 6), False),
     ],
-    ids=["regular-60-d8", "regular-80-d10", "one-open", "n40", "degree-6", "degree-4", "er-60"],
+    ids=[
+        "regular-60-d8",
+        "regular-80-d10",
+        "one-open",
+        "n40",
+        "degree-6",
+        "degree-14",
+        "degree-4",
+        "er-60",
+    ],
 )
 def test_the_rule_runs_first_on_regular_graphs_without_the_core_search(
     monkeypatch, clock, graph, quick, walks
 ):
     """At one thread, right after the quick bounds and before the published slices, on an
-    undirected regular graph of more than 48 nodes and degree 8 or more
+    undirected regular graph of more than 48 nodes and degree 8 to 12
     (``portfolio._walk_first``) with at least two values open; never elsewhere."""
     order = _order(monkeypatch, clock, graph, quick)
     assert order == (["walk", "slices", "more"] if walks else ["slices", "more"])
