@@ -1141,7 +1141,8 @@ def _gap(
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if lane is None and _walk_first(request) and p.upper - p.lower >= 2:
             _walk_probe(p)
-    if not q.about_s and not p.settled() and not p.out_of_time():
+            if p.settled() or p.out_of_time():
+                return None
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:

@@ -85,12 +85,10 @@ class Walk:
             for u in row:
                 outs[u].append(v)
         out_width = max(1, max(map(len, outs), default=0))
-        self.out = np.full((n, out_width), n, dtype=np.int64)
+        self.out = np.full((n + 1, out_width), n, dtype=np.int64)  # row n: the empty slot's
         for u, row in enumerate(outs):
             self.out[u, : len(row)] = row
-        self.degree = np.array([len(h) for h in in_neighbors], dtype=np.int64)
-        self.degree_padded = np.append(self.degree, 0)  # the empty slot hears nobody
-        self.out = np.vstack([self.out, np.full((1, out_width), n, dtype=np.int64)])
+        self.degree = np.array([len(h) for h in in_neighbors] + [0], dtype=np.int64)  # slot n: 0
         self.dist = _distances(self.heard, n)
 
     def run(
@@ -163,7 +161,7 @@ class Walk:
             ok = (cside != cside[:, :1]) & (cside < 2)
             ok[:, 0] = True
             ok &= (sizes > floor) & over_of.take(ccode[:, :1])
-            degree = self.degree_padded.take(cand)
+            degree = self.degree.take(cand)
             gain = np.maximum(0, across - k) - np.maximum(0, degree - across - k)
             hearers = self.out.take(cand, axis=0) + offset[:, None, None]  # (b, c, out width)
             gain += adds.take(flat.take(hearers) + (cside * (3 * span))[:, :, None]).sum(axis=2)
