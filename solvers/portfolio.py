@@ -446,15 +446,6 @@ WALK_ROUNDS = 4
 """:data:`WALK_PROBE_RULE`'s walk: rounds of ``walk.BATCH`` starts at most, so
 that it ends even where no clock moves (about 1.4 s per round at 80 nodes of degree 10)."""
 
-WALK_MAX_DEGREE = 12
-"""The largest degree that gets :data:`WALK_PROBE_RULE` (as the lane's least in-degree limit): a
-step of the walk holds arrays of ``walk.BATCH * (d + 1) * d`` entries (1.3 MB at d = 12, 330 MB
-at d = 200), and the rule was measured on degrees 8 and 10 only."""
-
-PROBE_SECONDS = 1.0
-""":data:`WALK_PROBE_RULE`'s probe: ``cpsat.run``'s time limit (as
-:data:`AFTER_WAIT_LOWER_SECONDS`)."""
-
 KIN_LEAST_FIRST_RULE = "a k-in digraph that skips the core search: least-first alone"
 """Issue 40, round 9: a directed graph that skips the core search (:func:`_symmetric`: every
 in-degree equal, as ``generate k-in`` makes them) gets the published model least-first only
