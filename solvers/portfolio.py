@@ -120,6 +120,7 @@ __all__ = [
     "AFTER_WAIT_LOWER_SECONDS",
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
+    "WALK_LANE_RULE",
     "WALK_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
@@ -426,6 +427,18 @@ of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2)
 5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8.
 Kept after its re-test on fresh seeds under an amended keep rule (docs/performance.md,
 "WALK_PROBE_RULE v4 re-tested"): faster on 10 of 46 rows, slower on 2, median 1.48 -> 0.64 s."""
+
+WALK_LANE_RULE = "two threads, WALK_PROBE_RULE's graphs: the walk before the lane, the probe beside"
+"""Issue 40, round 29: :data:`WALK_PROBE_RULE` at two threads. On the same graphs
+(:func:`_walk_due`), the walk runs right after the quick bounds and before the lane's payload is
+sent, while the lane's child still starts up (:data:`LANE_WARM_RULE`); the lane then starts as
+without the rule, told nothing the walk found (:func:`_hinted_lane`). If the walk found a pair,
+the first core's first step beside the lane is the probe at ``t <= lower`` (one CP-SAT worker,
+:data:`PROBE_SECONDS`, stopped if the lane wins first); infeasible settles the question and the
+lane is stopped. Otherwise the first core goes on as without the rule. Why: round 28's held-out
+run of the walk beside a running lane lost five rows to its 0.2 s of CPU, and the two-worker row
+lost at seed 7163 (random 10-regular, n = 60, r* = 4: 5.09 s against the two-worker script's
+2.49 s) is one that ``--threads 1`` settles in 0.40 s with the walk and the probe."""
 
 WALK_SECONDS = 0.12
 """:data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
@@ -774,12 +787,17 @@ def _walk_first(request: Request) -> bool:
     return _printed_too(request) and WIDE_DEGREE <= degree <= WALK_MAX_DEGREE
 
 
-def _walk_probe(p: search.Progress) -> None:
-    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most
-    :data:`WALK_SECONDS` of wall time, then, if it found one, the ask at ``t <= lower``; the pair
-    is offered only once that ask has settled the question. Step records: ``walk`` (``k``,
-    ``found``, ``walk_seconds``) and the ask's own (``probe``, ``rule``)."""
-    from solvers import cpsat, search, walk
+def _walk_due(p: search.Progress) -> bool:
+    """True when :data:`WALK_PROBE_RULE` (one thread) or :data:`WALK_LANE_RULE` (two) walks:
+    a graph of :func:`_walk_first` whose bounds leave at least two values open."""
+    return _walk_first(p.request) and p.upper - p.lower >= 2
+
+
+def _walk(p: search.Progress) -> tuple[int, Witness] | None:
+    """The walk of :data:`WALK_PROBE_RULE` for a pair of value ``k = lower + 1`` for at most
+    :data:`WALK_SECONDS` of wall time (and :data:`WALK_ROUNDS` rounds); ``(k, pair)`` if it found
+    one, not yet offered. Step record: ``walk`` (``k``, ``found``, ``walk_seconds``)."""
+    from solvers import walk
 
     k = p.lower + 1
     start = time.perf_counter()
@@ -792,12 +810,30 @@ def _walk_probe(p: search.Progress) -> None:
     pair = walks.run(k, starts=WALK_ROUNDS, stop=over)
     took = round(time.perf_counter() - start, 4)
     p.note("walk", k=k, found=pair is not None, walk_seconds=took)
-    if pair is None or p.out_of_time() or not cpsat.available():
+    return None if pair is None else (k, pair)
+
+
+def _probe(p: search.Progress, k: int, pair: Witness, rule: str = "WALK_PROBE_RULE") -> None:
+    """The ask at ``t <= k - 1`` of :data:`WALK_PROBE_RULE` (``search.published_below``, one
+    CP-SAT worker, at most :data:`PROBE_SECONDS`, stopped by ``p.stop``) after the walk found
+    ``pair`` of value ``k``; the pair is offered only once that ask has proven ``r* >= k``. The
+    ask's step names ``rule``."""
+    from solvers import cpsat, search
+
+    if p.lower != k - 1 or p.out_of_time() or not cpsat.available():
         return
     cpsat.load()
-    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE")
+    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule=rule)
     if p.lower == k:  # r* >= k just proven, and the walk's pair (checked here) proves r* <= k
         p.offer(pair)
+
+
+def _walk_probe(p: search.Progress) -> None:
+    """:data:`WALK_PROBE_RULE` at one thread: :func:`_walk`, then, if it found a pair,
+    :func:`_probe`. Step records: ``walk`` and the ask's own (``probe``, ``rule``)."""
+    walked = _walk(p)
+    if walked is not None:
+        _probe(p, *walked)
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -1047,14 +1083,15 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
     quick = False
+    walked = None  # WALK_LANE_RULE: the walk's find, made before the lane started
     if child is not None:  # a symmetric graph: the hinted lane
         quick = True
-        lane = _hinted_lane(p, child)
+        lane, walked = _hinted_lane(p, child)
         if lane is not None:
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
+    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample, walked=walked)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -1065,16 +1102,20 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
 
 def _hinted_lane(
     p: search.Progress, child: subprocess.Popen[bytes]
-) -> lane_module.PublishedLane | None:
+) -> tuple[lane_module.PublishedLane | None, tuple[int, Witness] | None]:
     """The quick bounds (``search.quick_r``) of a graph that skips the core search, then, if
-    they leave the question open, its lane, told them and hinted with their pair, in ``child``
+    they leave the question open, the walk of :data:`WALK_LANE_RULE` where it is due
+    (:func:`_walk_due`), then its lane, told the bounds and hinted with their pair, in ``child``
     (``lane.spawn``: started before them, :data:`LANE_WARM_RULE`); the child is ended if it
-    gets no payload."""
+    gets no payload. Returns the lane and the walk's find (:func:`_walk`), if any."""
     from solvers import search
 
-    lane = None
+    lane = walked = None
     try:
-        if not search.quick_r(p) and not p.out_of_time():
+        still_open = not search.quick_r(p) and not p.out_of_time()
+        if still_open and _walk_due(p):
+            walked = _walk(p)
+        if still_open and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
             if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
                 lane = _start_lane(request, child=child, as_printed=True)
@@ -1083,7 +1124,7 @@ def _hinted_lane(
     finally:
         if lane is None:
             lane_module.discard(child)
-    return lane
+    return lane, walked
 
 
 def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) -> None:
@@ -1106,11 +1147,13 @@ def _gap(
     lane: lane_module.PublishedLane | None,
     quick_done: bool = False,
     sample: idle.CpuSample | None = None,
+    walked: tuple[int, Witness] | None = None,
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
     ran. ``lane``: the published model runs on CP-SAT on the other core; ``quick_done``: the
     quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them);
-    ``sample``: the machine's CPU counters since that lane's child was spawned."""
+    ``sample``: the machine's CPU counters since that lane's child was spawned; ``walked``: the
+    pair the walk of :data:`WALK_LANE_RULE` found before the lane started, and its value."""
     from solvers import race, search
 
     request = p.request
@@ -1130,10 +1173,12 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if lane is None and _walk_first(request) and p.upper - p.lower >= 2:
+        if walked is not None:  # WALK_LANE_RULE: the probe, first beside the lane
+            _probe(p, *walked, rule="WALK_LANE_RULE")
+        elif lane is None and _walk_due(p):  # WALK_PROBE_RULE
             _walk_probe(p)
-            if p.settled() or p.out_of_time():
-                return None
+        if p.settled() or p.out_of_time():
+            return None
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:
