@@ -121,6 +121,8 @@ __all__ = [
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
     "WALK_LANE_RULE",
+    "WALK_LANE_AFTER",
+    "WALK_LANE_SECONDS",
     "WALK_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
@@ -428,17 +430,28 @@ of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2)
 Kept after its re-test on fresh seeds under an amended keep rule (docs/performance.md,
 "WALK_PROBE_RULE v4 re-tested"): faster on 10 of 46 rows, slower on 2, median 1.48 -> 0.64 s."""
 
-WALK_LANE_RULE = "two threads, WALK_PROBE_RULE's graphs: the walk before the lane, the probe beside"
+WALK_LANE_RULE = "two threads, WALK_PROBE_RULE's graphs: the walk and probe beside the lane"
 """Issue 40, round 29: :data:`WALK_PROBE_RULE` at two threads. On the same graphs
-(:func:`_walk_due`), the walk runs right after the quick bounds and before the lane's payload is
-sent, while the lane's child still starts up (:data:`LANE_WARM_RULE`); the lane then starts as
-without the rule, told nothing the walk found (:func:`_hinted_lane`). If the walk found a pair,
-the first core's first step beside the lane is the probe at ``t <= lower`` (one CP-SAT worker,
-:data:`PROBE_SECONDS`, stopped if the lane wins first); infeasible settles the question and the
-lane is stopped. Otherwise the first core goes on as without the rule. Why: round 28's held-out
-run of the walk beside a running lane lost five rows to its 0.2 s of CPU, and the two-worker row
-lost at seed 7163 (random 10-regular, n = 60, r* = 4: 5.09 s against the two-worker script's
-2.49 s) is one that ``--threads 1`` settles in 0.40 s with the walk and the probe."""
+(:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is due (the machine has a core
+to spare), the first core runs that solve for :data:`WALK_LANE_AFTER` seconds first; if the
+question is still open, the walk for a pair of value ``lower + 1`` for at most
+:data:`WALK_LANE_SECONDS`, then, if it found one, the probe at ``t <= lower`` (one CP-SAT worker,
+:data:`PROBE_SECONDS`); infeasible settles the question and the lane is stopped. Then the second
+solve again for what is left of its time. Everything stops when the lane wins. The lane starts and
+runs as without the rule and is told nothing the walk found. Why: round 28's held-out run of a
+walk beside the lane in place of the second solve's first 0.2 s made rows that the second solve
+settles in 0.03 s slower (0.30 -> 0.40 s), and a walk before the lane delays it (round 29's first
+decide rows); the two-worker row lost at seed 7163 (random 10-regular, n = 60, r* = 4: 5.09 s
+against the two-worker script's 2.49 s) is one that ``--threads 1`` settles in 0.40 s with the
+walk and the probe."""
+
+WALK_LANE_AFTER = 0.3
+""":data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
+rows: it settled the easy rows in 0.03 s)."""
+
+WALK_LANE_SECONDS = 0.3
+""":data:`WALK_LANE_RULE`'s walk: wall seconds at most (round 29's decide rows, one walk of 1 s
+each: a pair of value ``lower + 1`` within 0.04-0.35 s on 7 of the 10 rows that have one)."""
 
 WALK_SECONDS = 0.12
 """:data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
@@ -793,15 +806,16 @@ def _walk_due(p: search.Progress) -> bool:
     return _walk_first(p.request) and p.upper - p.lower >= 2
 
 
-def _walk(p: search.Progress) -> tuple[int, Witness] | None:
+def _walk(p: search.Progress, seconds: float = WALK_SECONDS) -> tuple[int, Witness] | None:
     """The walk of :data:`WALK_PROBE_RULE` for a pair of value ``k = lower + 1`` for at most
-    :data:`WALK_SECONDS` of wall time (and :data:`WALK_ROUNDS` rounds); ``(k, pair)`` if it found
-    one, not yet offered. Step record: ``walk`` (``k``, ``found``, ``walk_seconds``)."""
+    ``seconds`` of wall time (and :data:`WALK_ROUNDS` rounds), stopped once ``p`` is out of time
+    (or the lane has won); ``(k, pair)`` if it found one, not yet offered. Step record: ``walk``
+    (``k``, ``found``, ``walk_seconds``)."""
     from solvers import walk
 
     k = p.lower + 1
     start = time.perf_counter()
-    end = start + WALK_SECONDS
+    end = start + seconds
 
     def over() -> bool:
         return time.perf_counter() >= end or p.out_of_time()
@@ -918,14 +932,33 @@ def _beside_lane(
     cpsat.load()
     lanes_stop = p.stop
 
-    def run(stop: StopSignal) -> None:
-        p.stop = stop  # this thread only touches p until it returns
-        search.published_slice(p, cpsat.run, seconds, least=wide, as_printed=not wide)
+    def until(stop_at: float) -> None:  # the second solve, in an idle thread, until stop_at
+        def run(stop: StopSignal) -> None:
+            p.stop = stop  # this thread only touches p until it returns
+            left = stop_at - time.perf_counter()
+            search.published_slice(p, cpsat.run, left, least=wide, as_printed=not wide)
 
-    try:
-        idle.run_idle(run, lane.won)
-    finally:
-        p.stop = lanes_stop
+        try:
+            idle.run_idle(run, lane.won)
+        finally:
+            p.stop = lanes_stop
+
+    if not _walk_due(p):
+        until(end)
+        return
+    until(min(end, time.perf_counter() + WALK_LANE_AFTER))  # WALK_LANE_RULE
+    if _open_before(p, end) and _walk_due(p):
+        walked = _walk(p, min(WALK_LANE_SECONDS, end - time.perf_counter()))
+        if walked is not None:
+            _probe(p, *walked, rule="WALK_LANE_RULE")
+    if _open_before(p, end):
+        until(end)
+
+
+def _open_before(p: search.Progress, end: float) -> bool:
+    """True while the question is open, the lane has not won (``p.halt``), the deadline has not
+    passed and ``end`` (``time.perf_counter``) has not come."""
+    return not p.settled() and not p.out_of_time() and time.perf_counter() < end
 
 
 def solve(request: Request) -> Result:
@@ -1083,15 +1116,14 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
         p.note("large", max_n=LARGE_N)
         return p.result(exact_engine=None)
     quick = False
-    walked = None  # WALK_LANE_RULE: the walk's find, made before the lane started
     if child is not None:  # a symmetric graph: the hinted lane
         quick = True
-        lane, walked = _hinted_lane(p, child)
+        lane = _hinted_lane(p, child)
         if lane is not None:
             lanes.append(lane)
     if lane is not None:
         p.halt, p.stop = lane.won, lane.signal
-    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample, walked=walked)
+    exact_engine = _gap(p, found, lane, quick_done=quick, sample=sample)
     if lane is not None:
         _lane_keeps_the_rest(p, lane)
         lane.stop()
@@ -1102,20 +1134,16 @@ def _solve(request: Request, lanes: list[lane_module.PublishedLane] | None) -> R
 
 def _hinted_lane(
     p: search.Progress, child: subprocess.Popen[bytes]
-) -> tuple[lane_module.PublishedLane | None, tuple[int, Witness] | None]:
+) -> lane_module.PublishedLane | None:
     """The quick bounds (``search.quick_r``) of a graph that skips the core search, then, if
-    they leave the question open, the walk of :data:`WALK_LANE_RULE` where it is due
-    (:func:`_walk_due`), then its lane, told the bounds and hinted with their pair, in ``child``
+    they leave the question open, its lane, told them and hinted with their pair, in ``child``
     (``lane.spawn``: started before them, :data:`LANE_WARM_RULE`); the child is ended if it
-    gets no payload. Returns the lane and the walk's find (:func:`_walk`), if any."""
+    gets no payload."""
     from solvers import search
 
-    lane = walked = None
+    lane = None
     try:
-        still_open = not search.quick_r(p) and not p.out_of_time()
-        if still_open and _walk_due(p):
-            walked = _walk(p)
-        if still_open and not p.out_of_time():
+        if not search.quick_r(p) and not p.out_of_time():
             request = replace(p.request, time_limit=p.remaining())
             if _wide(request):  # WIDE_LANE_RULE: the model as printed, told nothing
                 lane = _start_lane(request, child=child, as_printed=True)
@@ -1124,7 +1152,7 @@ def _hinted_lane(
     finally:
         if lane is None:
             lane_module.discard(child)
-    return lane, walked
+    return lane
 
 
 def _lane_keeps_the_rest(p: search.Progress, lane: lane_module.PublishedLane) -> None:
@@ -1147,13 +1175,11 @@ def _gap(
     lane: lane_module.PublishedLane | None,
     quick_done: bool = False,
     sample: idle.CpuSample | None = None,
-    walked: tuple[int, Witness] | None = None,
 ) -> str | None:
     """Steps 2-5 on ``p`` (the core search's bounds in first); the exact engine's name, if one
     ran. ``lane``: the published model runs on CP-SAT on the other core; ``quick_done``: the
     quick bounds are already in ``p`` (the symmetric graph's hinted lane needed them);
-    ``sample``: the machine's CPU counters since that lane's child was spawned; ``walked``: the
-    pair the walk of :data:`WALK_LANE_RULE` found before the lane started, and its value."""
+    ``sample``: the machine's CPU counters since that lane's child was spawned."""
     from solvers import race, search
 
     request = p.request
@@ -1173,12 +1199,10 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if walked is not None:  # WALK_LANE_RULE: the probe, first beside the lane
-            _probe(p, *walked, rule="WALK_LANE_RULE")
-        elif lane is None and _walk_due(p):  # WALK_PROBE_RULE
+        if lane is None and _walk_due(p):
             _walk_probe(p)
-        if p.settled() or p.out_of_time():
-            return None
+            if p.settled() or p.out_of_time():
+                return None
         most = _published_max_upper(request)
         early = p.upper > most  # HEURISTIC_FIRST_RULE: a pair before the decision
         if early:

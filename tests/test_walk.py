@@ -1,4 +1,5 @@
-"""Issue 40, round 28: the batched walk (``solvers.walk``) and ``portfolio.WALK_PROBE_RULE``.
+"""Issue 40, rounds 28-29: the batched walk (``solvers.walk``), ``portfolio.WALK_PROBE_RULE``
+(one thread) and ``portfolio.WALK_LANE_RULE`` (two threads).
 
 The walk is checked against the exhaustive engine on random graphs and digraphs (hypothesis):
 every pair it returns is two disjoint nonempty sets of value at most the ``k`` it was told, so
@@ -273,6 +274,118 @@ def test_the_rule_runs_first_on_regular_graphs_without_the_core_search(
 
 
 def test_never_beside_a_lane(monkeypatch, clock):
-    """With a lane (two threads) the rule does not run (round 28's held-out run: its 0.2 s of
-    CPU beside the lane made five rows slower)."""
+    """With a lane (two threads) no walk runs in ``_gap`` (round 28's held-out run: its 0.2 s of
+    CPU beside the lane made five rows slower); ``WALK_LANE_RULE`` walks before the lane."""
     assert _order(monkeypatch, clock, GRAPH, (2, 4), lane=_Lane(clock)) == ["slices", "more"]
+
+
+# ---- WALK_LANE_RULE: two threads -------------------------------------------------------------
+
+
+def _hinted(monkeypatch, clock, graph: Topology, quick: tuple[int, int], found: bool):
+    """``portfolio._hinted_lane`` with the quick bounds ``quick`` and a walk that finds (or not)
+    a pair of value ``lower + 1``; the order of the walk and the lane's start, and the result."""
+    order = []
+    pair = walk.Walk(GRAPH.in_neighbors, seed=1).run(3, starts=1)  # a real pair of value 3
+
+    def fake_quick(p):
+        p.lower, p.upper = quick
+        return p.settled()
+
+    def fake_walk(self, k, **kw):
+        order.append(("walk", k))
+        return pair if found else None
+
+    def start(request, upper=None, hint=None, *, child=None, as_printed=False):
+        order.append(("lane", upper))
+        return "lane"
+
+    monkeypatch.setattr(search, "quick_r", fake_quick)
+    monkeypatch.setattr(walk.Walk, "run", fake_walk)
+    monkeypatch.setattr(portfolio, "_start_lane", start)
+    monkeypatch.setattr(portfolio.lane_module, "discard", lambda child: order.append("discard"))
+    request = Request(graph, Question.max_r(), time_limit=10.0, threads=1)
+    lane, walked = portfolio._hinted_lane(Progress(request, "portfolio", "strong", "t"), object())
+    return order, lane, walked, pair
+
+
+@pytest.mark.parametrize("found", [True, False])
+def test_the_walk_runs_before_the_lane_starts_and_tells_it_nothing(monkeypatch, clock, found):
+    order, lane, walked, pair = _hinted(monkeypatch, clock, GRAPH, (2, 4), found)
+    assert order == [("walk", 3), ("lane", 4)]  # the lane told the quick bounds only
+    assert lane == "lane"
+    assert walked == ((3, pair) if found else None)
+
+
+@pytest.mark.parametrize(
+    ("graph", "quick"),
+    [
+        (GRAPH, (3, 4)),  # one value open
+        (_regular(6, 60), (1, 4)),  # degree below 8
+        (_regular(8, 40), (2, 4)),  # 48 nodes or fewer: the core search runs
+    ],
+    ids=["one-open", "degree-6", "n40"],
+)
+def test_no_walk_before_the_lane_outside_the_rule(monkeypatch, clock, graph, quick):
+    order, lane, walked, _ = _hinted(monkeypatch, clock, graph, quick, found=True)
+    assert order == [("lane", quick[1])] and walked is None
+
+
+def test_no_walk_and_no_lane_once_the_quick_bounds_settle(monkeypatch, clock):
+    order, lane, walked, _ = _hinted(monkeypatch, clock, GRAPH, (3, 3), found=True)
+    assert order == ["discard"] and lane is None and walked is None
+
+
+@needs_cpsat
+@pytest.mark.parametrize(("truth", "settles"), [(3, True), (0, False)])
+def test_the_probe_runs_first_beside_the_lane(monkeypatch, clock, truth, settles):
+    """Given the walk's find, ``_gap`` asks ``t <= lower`` first, before the published slices,
+    with one CP-SAT worker and under ``WALK_LANE_RULE``'s name; infeasible settles the question
+    (the pair offered and checked), otherwise the slices follow with the bounds untouched."""
+    calls = _fake_probe(monkeypatch, clock, truth=truth, beyond="unknown")
+    order = []
+
+    def slices(p, lane=None, sample=None, highs_first=True):
+        order.append("slices")
+        return False
+
+    def more(p, heuristic=True):
+        order.append("more")
+        p.halt = lambda: True
+
+    monkeypatch.setattr(portfolio, "_published_slices", slices)
+    monkeypatch.setattr(search, "more_r", more)
+    monkeypatch.setattr(portfolio, "_walk_probe", lambda p: pytest.fail("no walk beside a lane"))
+    pair = walk.Walk(GRAPH.in_neighbors, seed=1).run(3, starts=1)
+    request = Request(GRAPH, Question.max_r(), time_limit=10.0, threads=1)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.lower, p.upper = 2, 4
+    portfolio._gap(p, None, _Lane(clock), quick_done=True, walked=(3, pair))
+    assert [c[0] for c in calls] == [2] and calls[0][2] == 1
+    (asked,) = [s for s in p.steps if s.get("probe") == 2]
+    assert asked["rule"] == "WALK_LANE_RULE"
+    if settles:
+        assert order == [] and p.lower == p.upper == 3
+        assert refutes_r(GRAPH.in_neighbors, p.witness.s1, p.witness.s2, 4)
+    else:
+        assert order == ["slices", "more"] and (p.lower, p.upper) == (2, 4)
+
+
+@needs_cpsat
+def test_a_real_two_thread_solve_with_the_walk_before_the_lane():
+    """Real CP-SAT, real lane, real clock, on the graph of the one-thread solve above (r* = 3):
+    exact with a checked pair; the walk's step, when present, comes before the lane's answer or
+    the probe's, and the lane is stopped when the probe settles the question."""
+    g = _regular(8, 80, 7445)
+    res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
+    assert res.status.value == "exact" and res.value == 3
+    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 4)
+    steps = res.params["steps"]
+    names = [s.get("step") or s.get("rule") for s in steps]
+    assert "walk" in names and names.index("walk") < names.index("published-lane")
+    walked = steps[names.index("walk")]
+    asked = [s for s in steps if s.get("rule") == "WALK_LANE_RULE"]
+    if walked["found"]:  # the walk's window is wall time: it may miss on a busy box
+        assert walked["k"] == 3 and len(asked) == 1 and asked[0]["probe"] == 2
+    else:
+        assert asked == []
