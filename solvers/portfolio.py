@@ -438,12 +438,16 @@ question is still open, the walk for a pair of value ``lower + 1`` for at most
 :data:`WALK_LANE_SECONDS`, then, if it found one, the probe at ``t <= lower`` (one CP-SAT worker,
 :data:`PROBE_SECONDS`); infeasible settles the question and the lane is stopped. Then the second
 solve again for what is left of its time. Everything stops when the lane wins. The lane starts and
-runs as without the rule and is told nothing the walk found. Why: round 28's held-out run of a
-walk beside the lane in place of the second solve's first 0.2 s made rows that the second solve
-settles in 0.03 s slower (0.30 -> 0.40 s), and a walk before the lane delays it (round 29's first
-decide rows); the two-worker row lost at seed 7163 (random 10-regular, n = 60, r* = 4: 5.09 s
-against the two-worker script's 2.49 s) is one that ``--threads 1`` settles in 0.40 s with the
-walk and the probe."""
+runs as without the rule and is told nothing the walk found. Why: the two-worker row lost at seed
+7163 in round 28 (random 10-regular, n = 60, r* = 4: 5.09 s against the two-worker script's 2.49
+s) is one that ``--threads 1`` settles in 0.40 s with the walk and the probe; round 28's held-out
+run of the walk beside the lane cost 0.1-0.2 s on rows settled in 0.3-1.6 s, and round 29's first
+version (the walk before the lane, the probe first beside it) made a row that the second solve
+settles 0.03 s after it starts slower (0.31 -> 0.41 s), so the second solve now goes first. Held
+out (docs/performance.md, round 29; seeds 8033-8042, 40 rows at two threads): faster on 11,
+slower on 1, median 1.64 -> 0.87 s over the 29 rows both settled, 32 settled against 29. Its
+known cost: a second solve that would have proven r* just after its head is cut and started again
+(``regular-80-d8-8035``: main 0.42 s, once 6.69 s with the rule)."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
