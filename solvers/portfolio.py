@@ -120,6 +120,9 @@ __all__ = [
     "AFTER_WAIT_LOWER_SECONDS",
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
+    "WALK_LANE_RULE",
+    "WALK_LANE_AFTER",
+    "WALK_LANE_SECONDS",
     "WALK_SECONDS",
     "PROBE_SECONDS",
     "WALK_ROUNDS",
@@ -426,6 +429,33 @@ of 36 rows, slower on 3, all 6-regular (quick bounds [1, 4], no pair of value 2)
 5 and 5, its 0.2 s of CPU beside the lane the cost; so not beside a lane nor below degree 8.
 Kept after its re-test on fresh seeds under an amended keep rule (docs/performance.md,
 "WALK_PROBE_RULE v4 re-tested"): faster on 10 of 46 rows, slower on 2, median 1.48 -> 0.64 s."""
+
+WALK_LANE_RULE = "two threads, WALK_PROBE_RULE's graphs: the walk and probe beside the lane"
+"""Issue 40, round 29: :data:`WALK_PROBE_RULE` at two threads. On the same graphs
+(:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is due (the machine has a core
+to spare), the first core runs that solve for :data:`WALK_LANE_AFTER` seconds first; if the
+question is still open, the walk for a pair of value ``lower + 1`` for at most
+:data:`WALK_LANE_SECONDS`, then, if it found one, the probe at ``t <= lower`` (one CP-SAT worker,
+:data:`PROBE_SECONDS`); infeasible settles the question and the lane is stopped. Then the second
+solve again for what is left of its time. Everything stops when the lane wins. The lane starts and
+runs as without the rule and is told nothing the walk found. Why: the two-worker row lost at seed
+7163 in round 28 (random 10-regular, n = 60, r* = 4: 5.09 s against the two-worker script's 2.49
+s) is one that ``--threads 1`` settles in 0.40 s with the walk and the probe; round 28's held-out
+run of the walk beside the lane cost 0.1-0.2 s on rows settled in 0.3-1.6 s, and round 29's first
+version (the walk before the lane, the probe first beside it) made a row that the second solve
+settles 0.03 s after it starts slower (0.31 -> 0.41 s), so the second solve now goes first. Held
+out (docs/performance.md, round 29; seeds 8033-8042, 40 rows at two threads): faster on 11,
+slower on 1, median 1.64 -> 0.87 s over the 29 rows both settled, 32 settled against 29. Its
+known cost: a second solve that would have proven r* just after its head is cut and started again
+(``regular-80-d8-8035``: main 0.42 s, once 6.69 s with the rule)."""
+
+WALK_LANE_AFTER = 0.3
+""":data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
+rows: it settled the easy rows in 0.03 s)."""
+
+WALK_LANE_SECONDS = 0.3
+""":data:`WALK_LANE_RULE`'s walk: wall seconds at most (round 29's decide rows, one walk of 1 s
+each: a pair of value ``lower + 1`` within 0.04-0.35 s on 7 of the 10 rows that have one)."""
 
 WALK_SECONDS = 0.12
 """:data:`WALK_PROBE_RULE`'s walk: wall seconds at most. Round 28's decide rows (scratch seeds
@@ -774,16 +804,22 @@ def _walk_first(request: Request) -> bool:
     return _printed_too(request) and WIDE_DEGREE <= degree <= WALK_MAX_DEGREE
 
 
-def _walk_probe(p: search.Progress) -> None:
-    """:data:`WALK_PROBE_RULE`: the walk for a pair of value ``lower + 1`` for at most
-    :data:`WALK_SECONDS` of wall time, then, if it found one, the ask at ``t <= lower``; the pair
-    is offered only once that ask has settled the question. Step records: ``walk`` (``k``,
-    ``found``, ``walk_seconds``) and the ask's own (``probe``, ``rule``)."""
-    from solvers import cpsat, search, walk
+def _walk_due(p: search.Progress) -> bool:
+    """True when :data:`WALK_PROBE_RULE` (one thread) or :data:`WALK_LANE_RULE` (two) walks:
+    a graph of :func:`_walk_first` whose bounds leave at least two values open."""
+    return _walk_first(p.request) and p.upper - p.lower >= 2
+
+
+def _walk(p: search.Progress, seconds: float = WALK_SECONDS) -> tuple[int, Witness] | None:
+    """The walk of :data:`WALK_PROBE_RULE` for a pair of value ``k = lower + 1`` for at most
+    ``seconds`` of wall time (and :data:`WALK_ROUNDS` rounds), stopped once ``p`` is out of time
+    (or the lane has won); ``(k, pair)`` if it found one, not yet offered. Step record: ``walk``
+    (``k``, ``found``, ``walk_seconds``)."""
+    from solvers import walk
 
     k = p.lower + 1
     start = time.perf_counter()
-    end = start + WALK_SECONDS
+    end = start + seconds
 
     def over() -> bool:
         return time.perf_counter() >= end or p.out_of_time()
@@ -792,12 +828,30 @@ def _walk_probe(p: search.Progress) -> None:
     pair = walks.run(k, starts=WALK_ROUNDS, stop=over)
     took = round(time.perf_counter() - start, 4)
     p.note("walk", k=k, found=pair is not None, walk_seconds=took)
-    if pair is None or p.out_of_time() or not cpsat.available():
+    return None if pair is None else (k, pair)
+
+
+def _probe(p: search.Progress, k: int, pair: Witness, rule: str = "WALK_PROBE_RULE") -> None:
+    """The ask at ``t <= k - 1`` of :data:`WALK_PROBE_RULE` (``search.published_below``, one
+    CP-SAT worker, at most :data:`PROBE_SECONDS`, stopped by ``p.stop``) after the walk found
+    ``pair`` of value ``k``; the pair is offered only once that ask has proven ``r* >= k``. The
+    ask's step names ``rule``."""
+    from solvers import cpsat, search
+
+    if p.lower != k - 1 or p.out_of_time() or not cpsat.available():
         return
     cpsat.load()
-    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule="WALK_PROBE_RULE")
+    search.published_below(p, _cpsat_workers(1), p.lower, PROBE_SECONDS, rule=rule)
     if p.lower == k:  # r* >= k just proven, and the walk's pair (checked here) proves r* <= k
         p.offer(pair)
+
+
+def _walk_probe(p: search.Progress) -> None:
+    """:data:`WALK_PROBE_RULE` at one thread: :func:`_walk`, then, if it found a pair,
+    :func:`_probe`. Step records: ``walk`` and the ask's own (``probe``, ``rule``)."""
+    walked = _walk(p)
+    if walked is not None:
+        _probe(p, *walked)
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -882,14 +936,33 @@ def _beside_lane(
     cpsat.load()
     lanes_stop = p.stop
 
-    def run(stop: StopSignal) -> None:
-        p.stop = stop  # this thread only touches p until it returns
-        search.published_slice(p, cpsat.run, seconds, least=wide, as_printed=not wide)
+    def until(stop_at: float) -> None:  # the second solve, in an idle thread, until stop_at
+        def run(stop: StopSignal) -> None:
+            p.stop = stop  # this thread only touches p until it returns
+            left = stop_at - time.perf_counter()
+            search.published_slice(p, cpsat.run, left, least=wide, as_printed=not wide)
 
-    try:
-        idle.run_idle(run, lane.won)
-    finally:
-        p.stop = lanes_stop
+        try:
+            idle.run_idle(run, lane.won)
+        finally:
+            p.stop = lanes_stop
+
+    if not _walk_due(p):
+        until(end)
+        return
+    until(min(end, time.perf_counter() + WALK_LANE_AFTER))  # WALK_LANE_RULE
+    if _open_before(p, end) and _walk_due(p):
+        walked = _walk(p, min(WALK_LANE_SECONDS, end - time.perf_counter()))
+        if walked is not None:
+            _probe(p, *walked, rule="WALK_LANE_RULE")
+    if _open_before(p, end):
+        until(end)
+
+
+def _open_before(p: search.Progress, end: float) -> bool:
+    """True while the question is open, the lane has not won (``p.halt``), the deadline has not
+    passed and ``end`` (``time.perf_counter``) has not come."""
+    return not p.settled() and not p.out_of_time() and time.perf_counter() < end
 
 
 def solve(request: Request) -> Result:
@@ -1130,7 +1203,7 @@ def _gap(
         _bounds_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
-        if lane is None and _walk_first(request) and p.upper - p.lower >= 2:
+        if lane is None and _walk_due(p):
             _walk_probe(p)
             if p.settled() or p.out_of_time():
                 return None

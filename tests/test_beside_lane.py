@@ -32,6 +32,14 @@ clock = test_deadline_spent.clock  # the fake clock's fixture (search's and port
 LIMIT = 10.0
 
 
+@pytest.fixture(autouse=True)
+def _no_walk(monkeypatch):
+    """The walk of ``portfolio.WALK_PROBE_RULE`` and ``WALK_LANE_RULE`` switched off, so that the
+    slices these tests are about run as they did before it (``test_walk`` tests the walk's
+    rules, with and without a lane)."""
+    monkeypatch.setattr(portfolio, "_walk_first", lambda request: False)
+
+
 class _Lane:
     """A lane that never answers: records each wait (and moves the clock by it)."""
 
@@ -626,8 +634,7 @@ def test_a_real_one_thread_solve_of_an_eight_regular_graph_is_exact_and_checked(
     round 10's lost row (seed 7119, retired: the printed model proves r* = 3 after the head
     window) and scratch seed 7445 (least-first proves it within the head window). The walk of
     ``portfolio.WALK_PROBE_RULE``, which runs first and settles 7445 (``test_walk``), is switched
-    off so that the slices run."""
-    monkeypatch.setattr(portfolio, "_walk_first", lambda request: False)
+    off (``_no_walk``) so that the slices run."""
     g = _regular(8, 80, seed)
     res = portfolio.solve(Request(g, Question.max_r(), threads=1, time_limit=120))
     assert res.status.value == "exact" and res.value == r

@@ -1,4 +1,5 @@
-"""Issue 40, round 28: the batched walk (``solvers.walk``) and ``portfolio.WALK_PROBE_RULE``.
+"""Issue 40, rounds 28-29: the batched walk (``solvers.walk``), ``portfolio.WALK_PROBE_RULE``
+(one thread) and ``portfolio.WALK_LANE_RULE`` (two threads).
 
 The walk is checked against the exhaustive engine on random graphs and digraphs (hypothesis):
 every pair it returns is two disjoint nonempty sets of value at most the ``k`` it was told, so
@@ -273,6 +274,121 @@ def test_the_rule_runs_first_on_regular_graphs_without_the_core_search(
 
 
 def test_never_beside_a_lane(monkeypatch, clock):
-    """With a lane (two threads) the rule does not run (round 28's held-out run: its 0.2 s of
-    CPU beside the lane made five rows slower)."""
+    """With a lane (two threads) no walk runs in ``_gap`` (round 28's held-out run: its 0.2 s of
+    CPU beside the lane made five rows slower); ``WALK_LANE_RULE`` walks before the lane."""
     assert _order(monkeypatch, clock, GRAPH, (2, 4), lane=_Lane(clock)) == ["slices", "more"]
+
+
+# ---- WALK_LANE_RULE: two threads, beside the lane --------------------------------------------
+
+
+def _beside(monkeypatch, clock, graph: Topology, quick, *, found=True, truth=3, head_settles=False,
+            busy=0.0, lane_wins_in=None):
+    """``portfolio._beside_lane`` on the fake clock with bounds ``quick``: the second solve's
+    slices (each spends its whole time unless ``head_settles``), the walk (finds a real pair of
+    value 3, or none) and the probe (``_fake_probe``: infeasible below ``truth``) recorded in
+    order; returns the order, the slices' seconds, the probe's calls and ``p``."""
+    order, seconds = [], []
+    calls = _fake_probe(monkeypatch, clock, truth=truth, beyond="unknown")
+    pair = walk.Walk(GRAPH.in_neighbors, seed=1).run(3, starts=1)
+
+    def published_slice(p, run, left, least=False, as_printed=False, **kw):
+        order.append("slice")
+        seconds.append(left)
+        if head_settles:
+            p.prove_lower(p.upper)
+        clock.now += left
+
+    def fake_walk(self, k, stop=None, **kw):
+        order.append(("walk", k))
+        clock.now += 0.05
+        return pair if found else None
+
+    monkeypatch.setattr(search, "published_slice", published_slice)
+    monkeypatch.setattr(walk.Walk, "run", fake_walk)
+    wins_at = None if lane_wins_in is None else clock.now + lane_wins_in
+    lane = _Lane(clock, wins_at=wins_at)
+    request = Request(graph, Question.max_r(), time_limit=10.0, threads=1)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.lower, p.upper = quick
+    p.halt = lane.won
+    portfolio._beside_lane(p, lane, clock.now + 5.0, test_beside_lane._Sample(busy))
+    asked = [("probe", c[0]) for c in calls]
+    return order, seconds, asked, p
+
+
+@needs_cpsat
+def test_beside_the_lane_a_head_then_the_walk_and_a_probe_that_settles(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, GRAPH, (2, 4))
+    assert order == ["slice", ("walk", 3)] and asked == [("probe", 2)]
+    assert seconds == [pytest.approx(portfolio.WALK_LANE_AFTER)]
+    assert p.lower == p.upper == 3
+    assert refutes_r(GRAPH.in_neighbors, p.witness.s1, p.witness.s2, 4)
+    (probe,) = [s for s in p.steps if s.get("probe") == 2]
+    assert probe["rule"] == "WALK_LANE_RULE"
+
+
+@needs_cpsat
+def test_an_unsettled_probe_gives_the_second_solve_the_rest_of_its_time(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, GRAPH, (2, 4), truth=0)
+    assert order == ["slice", ("walk", 3), "slice"] and asked == [("probe", 2)]
+    head, rest = seconds
+    assert head == pytest.approx(portfolio.WALK_LANE_AFTER)
+    assert head + 0.05 + 0.1 + rest == pytest.approx(5.0)  # the walk's and probe's fake time
+    assert (p.lower, p.upper) == (2, 4)  # the walk's pair not told
+
+
+def test_no_pair_no_probe_and_the_second_solve_resumes(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, GRAPH, (2, 4), found=False)
+    assert order == ["slice", ("walk", 3), "slice"] and asked == []
+    assert sum(seconds) + 0.05 == pytest.approx(5.0)
+
+
+def test_a_head_that_settles_the_question_is_followed_by_nothing(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, GRAPH, (2, 4), head_settles=True)
+    assert order == ["slice"] and asked == []
+
+
+def test_a_lane_that_wins_during_the_head_stops_the_rule(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, GRAPH, (2, 4), lane_wins_in=0.1)
+    assert order == ["slice"] and asked == []
+
+
+@pytest.mark.parametrize(
+    ("graph", "quick"),
+    [
+        (GRAPH, (3, 4)),  # one value open
+        (_regular(6, 60), (1, 4)),  # degree below 8
+        (_regular(14, 60), (4, 8)),  # above WALK_MAX_DEGREE
+    ],
+    ids=["one-open", "degree-6", "degree-14"],
+)
+def test_outside_the_rule_the_second_solve_runs_whole(monkeypatch, clock, graph, quick):
+    order, seconds, asked, p = _beside(monkeypatch, clock, graph, quick)
+    assert order == ["slice"] and seconds == [pytest.approx(5.0)] and asked == []
+
+
+def test_no_walk_on_a_busy_machine(monkeypatch, clock):
+    """The second solve is not due (``BESIDE_LANE_BUSY``): the first core waits for the lane and
+    runs no walk either (round 28's held-out run: the walk's CPU beside the lane was the cost)."""
+    order, seconds, asked, p = _beside(monkeypatch, clock, _regular(10, 60, 7163), (3, 7), busy=1.0)
+    assert order == [] and asked == []
+
+
+@needs_cpsat
+def test_a_real_two_thread_solve_with_the_walk_beside_the_lane():
+    """Real CP-SAT, real lane, real clock: a random 10-regular graph on 60 nodes, seed 7163 (the
+    two-worker row lost in round 28; r* = 4, which the lane, the second solve or the walk and the
+    probe prove): exact with a checked pair. The walk's step, when the head left it its turn,
+    asks ``lower + 1``, and a probe follows only a pair (the clock decides which side wins, so
+    only what holds either way is asserted)."""
+    g = _regular(10, 60, 7163)
+    res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
+    assert res.status.value == "exact" and res.value == 4
+    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 5)
+    steps = res.params["steps"]
+    walked = [s for s in steps if s.get("step") == "walk"]
+    asked = [s for s in steps if s.get("rule") == "WALK_LANE_RULE"]
+    assert len(walked) <= 1 and len(asked) <= len(walked)
+    if asked:
+        assert walked[0]["found"] and asked[0]["probe"] == walked[0]["k"] - 1
