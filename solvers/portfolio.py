@@ -913,8 +913,9 @@ def _beside_lane(
     (``time.perf_counter``), beside ``lane``, in a thread at the lowest CPU priority
     (``solvers.idle``), stopped when the lane wins; under :data:`WIDE_LANE_RULE` on a busy
     machine, below degree :data:`WIDE_HEAD_BELOW`, least-first for :data:`WIDE_HEAD_WORK` of
-    CP-SAT's work only, in this thread. Notes a
-    ``beside-lane`` step."""
+    CP-SAT's work only, in this thread. Under :data:`WALK_LANE_RULE`, the second solve runs for
+    :data:`WALK_LANE_AFTER` seconds first, then the walk and its probe in this thread, then the
+    second solve again for what is left until ``end``. Notes a ``beside-lane`` step."""
     from solvers import cpsat, search
 
     busy = None if sample is None else sample.others_busy()

@@ -275,7 +275,7 @@ def test_the_rule_runs_first_on_regular_graphs_without_the_core_search(
 
 def test_never_beside_a_lane(monkeypatch, clock):
     """With a lane (two threads) no walk runs in ``_gap`` (round 28's held-out run: its 0.2 s of
-    CPU beside the lane made five rows slower); ``WALK_LANE_RULE`` walks before the lane."""
+    CPU beside the lane made five rows slower); ``WALK_LANE_RULE`` walks in ``_beside_lane``."""
     assert _order(monkeypatch, clock, GRAPH, (2, 4), lane=_Lane(clock)) == ["slices", "more"]
 
 
