@@ -121,6 +121,7 @@ __all__ = [
     "AFTER_WAIT_LS_SECONDS",
     "WALK_PROBE_RULE",
     "WALK_LANE_RULE",
+    "WALK_BUSY_RULE",
     "WALK_LANE_AFTER",
     "WALK_LANE_SECONDS",
     "WALK_SECONDS",
@@ -448,6 +449,18 @@ out (docs/performance.md, round 29; seeds 8033-8042, 40 rows at two threads): fa
 slower on 1, median 1.64 -> 0.87 s over the 29 rows both settled, 32 settled against 29. Its
 known cost: a second solve that would have proven r* just after its head is cut and started again
 (``regular-80-d8-8035``: main 0.42 s, once 6.69 s with the rule)."""
+
+WALK_BUSY_RULE = "two threads, WALK_PROBE_RULE's graphs, a busy machine: the walk and probe"
+"""Issue 40, round 29 (candidate for round 30): :data:`WALK_PROBE_RULE` at two threads on a busy
+machine. On the same graphs (:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is
+not due (other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy), the first core runs
+the walk (:data:`WALK_SECONDS`) and, if it found a pair of value ``lower + 1``, the probe at ``t <=
+lower`` (one CP-SAT worker, :data:`PROBE_SECONDS`, stopped if the lane wins) in its own thread
+first, then what it ran before: the least-first head of :data:`WIDE_LANE_RULE` or the wait for the
+lane. An infeasible probe settles the question and the lane is stopped; otherwise nothing the walk
+found is told. Why: ``regular-80-d8-7165`` (random 8-regular, n = 80, r* = 3) took 4.01 s at two
+threads beside a second benchmark, against the two-worker script's 2.97 s and ``--threads 1``'s
+0.41 s (round 29's runs 1-3)."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
@@ -846,12 +859,13 @@ def _probe(p: search.Progress, k: int, pair: Witness, rule: str = "WALK_PROBE_RU
         p.offer(pair)
 
 
-def _walk_probe(p: search.Progress) -> None:
-    """:data:`WALK_PROBE_RULE` at one thread: :func:`_walk`, then, if it found a pair,
-    :func:`_probe`. Step records: ``walk`` and the ask's own (``probe``, ``rule``)."""
+def _walk_probe(p: search.Progress, rule: str = "WALK_PROBE_RULE") -> None:
+    """:data:`WALK_PROBE_RULE` at one thread (and :data:`WALK_BUSY_RULE` beside a lane on a busy
+    machine): :func:`_walk`, then, if it found a pair, :func:`_probe`. Step records: ``walk``
+    and the ask's own (``probe``, ``rule``)."""
     walked = _walk(p)
     if walked is not None:
-        _probe(p, *walked)
+        _probe(p, *walked, rule=rule)
 
 
 def _drop_when_busy(lane: lane_module.PublishedLane) -> None:
@@ -926,6 +940,11 @@ def _beside_lane(
     if p.out_of_time() or lane.won() or seconds <= 0:  # out of time once the lane won (p.halt)
         p.note("beside-lane", others_busy=shown, ran=False)
         return
+    if not due and _walk_due(p):  # WALK_BUSY_RULE: the walk and probe first
+        _walk_probe(p, rule="WALK_BUSY_RULE")
+        if p.settled() or p.out_of_time():
+            p.note("beside-lane", others_busy=shown, ran=False)
+            return
     if not due and wide and _head(p.request):  # WIDE_LANE_RULE, busy: a least-first head only
         p.note("beside-lane", others_busy=shown, ran=True, least=True, work=WIDE_HEAD_WORK)
         search.published_slice(p, cpsat.run, seconds, least=True, work=WIDE_HEAD_WORK)
