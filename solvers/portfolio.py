@@ -122,6 +122,7 @@ __all__ = [
     "WALK_PROBE_RULE",
     "WALK_LANE_RULE",
     "WALK_BUSY_RULE",
+    "WALK_BUSY_SECONDS",
     "WALK_LANE_AFTER",
     "WALK_LANE_SECONDS",
     "WALK_SECONDS",
@@ -454,13 +455,18 @@ WALK_BUSY_RULE = "two threads, WALK_PROBE_RULE's graphs, a busy machine: the wal
 """Issue 40, round 29 (candidate for round 30): :data:`WALK_PROBE_RULE` at two threads on a busy
 machine. On the same graphs (:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is
 not due (other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy), the first core runs
-the walk (:data:`WALK_SECONDS`) and, if it found a pair of value ``lower + 1``, the probe at ``t <=
-lower`` (one CP-SAT worker, :data:`PROBE_SECONDS`, stopped if the lane wins) in its own thread
-first, then what it ran before: the least-first head of :data:`WIDE_LANE_RULE` or the wait for the
-lane. An infeasible probe settles the question and the lane is stopped; otherwise nothing the walk
-found is told. Why: ``regular-80-d8-7165`` (random 8-regular, n = 80, r* = 3) took 4.01 s at two
-threads beside a second benchmark, against the two-worker script's 2.97 s and ``--threads 1``'s
-0.41 s (round 29's runs 1-3)."""
+the walk (:data:`WALK_BUSY_SECONDS`) and, if it found a pair of value ``lower + 1``, the probe at
+``t <= lower`` (one CP-SAT worker, :data:`PROBE_SECONDS`, stopped if the lane wins) in its own
+thread first, then what it ran before: the least-first head of :data:`WIDE_LANE_RULE` or the wait
+for the lane. An infeasible probe settles the question and the lane is stopped; otherwise
+nothing the walk found is told. Why: ``regular-80-d8-7165`` (random 8-regular, n = 80, r* = 3)
+took 4.01 s at two threads beside a second benchmark, against the two-worker script's 2.97 s and
+``--threads 1``'s 0.41 s (round 29's runs 1-3)."""
+
+WALK_BUSY_SECONDS = 0.2
+""":data:`WALK_BUSY_RULE`'s walk: wall seconds at most. Round 29's decide rows (scratch seeds
+8054-8058, beside a busy loop): at :data:`WALK_SECONDS` (0.12 s) the walk settled none of the
+four rows where an unloaded walk finds a pair within 0.1 s."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
@@ -859,11 +865,13 @@ def _probe(p: search.Progress, k: int, pair: Witness, rule: str = "WALK_PROBE_RU
         p.offer(pair)
 
 
-def _walk_probe(p: search.Progress, rule: str = "WALK_PROBE_RULE") -> None:
+def _walk_probe(
+    p: search.Progress, rule: str = "WALK_PROBE_RULE", seconds: float = WALK_SECONDS
+) -> None:
     """:data:`WALK_PROBE_RULE` at one thread (and :data:`WALK_BUSY_RULE` beside a lane on a busy
     machine): :func:`_walk`, then, if it found a pair, :func:`_probe`. Step records: ``walk``
     and the ask's own (``probe``, ``rule``)."""
-    walked = _walk(p)
+    walked = _walk(p, seconds)
     if walked is not None:
         _probe(p, *walked, rule=rule)
 
@@ -941,7 +949,7 @@ def _beside_lane(
         p.note("beside-lane", others_busy=shown, ran=False)
         return
     if not due and _walk_due(p):  # WALK_BUSY_RULE: the walk and probe first
-        _walk_probe(p, rule="WALK_BUSY_RULE")
+        _walk_probe(p, rule="WALK_BUSY_RULE", seconds=WALK_BUSY_SECONDS)
         if p.settled() or p.out_of_time():
             p.note("beside-lane", others_busy=shown, ran=False)
             return
