@@ -461,12 +461,14 @@ thread first, then what it ran before: the least-first head of :data:`WIDE_LANE_
 for the lane. An infeasible probe settles the question and the lane is stopped; otherwise
 nothing the walk found is told. Why: ``regular-80-d8-7165`` (random 8-regular, n = 80, r* = 3)
 took 4.01 s at two threads beside a second benchmark, against the two-worker script's 2.97 s and
-``--threads 1``'s 0.41 s (round 29's runs 1-3)."""
+``--threads 1``'s 0.41 s (round 29's runs 1-3). Held out (docs/performance.md, round 29; seeds
+8059-8068, 40 rows at two threads, each beside a CPU-bound loop): faster on 5, slower on 1, median
+1.52 -> 1.50 s over the 18 rows both settled, 20 settled against 18."""
 
 WALK_BUSY_SECONDS = 0.2
 """:data:`WALK_BUSY_RULE`'s walk: wall seconds at most. Round 29's decide rows (scratch seeds
-8054-8058, beside a busy loop): at :data:`WALK_SECONDS` (0.12 s) the walk settled none of the
-four rows where an unloaded walk finds a pair within 0.1 s."""
+8054-8058, 20 rows, each beside a CPU-bound loop): at :data:`WALK_SECONDS` (0.12 s) faster on no
+row, slower on one; at 0.2 s faster on three (two of them bounded before), slower on two."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide

@@ -283,14 +283,15 @@ def test_never_beside_a_lane(monkeypatch, clock):
 
 
 def _beside(monkeypatch, clock, graph: Topology, quick, *, found=True, truth=3, head_settles=False,
-            busy=0.0, lane_wins_in=None):
+            busy=0.0, lane_wins_in=None, pair_of: Topology = GRAPH):
     """``portfolio._beside_lane`` on the fake clock with bounds ``quick``: the second solve's
-    slices (each spends its whole time unless ``head_settles``), the walk (finds a real pair of
-    value 3, or none) and the probe (``_fake_probe``: infeasible below ``truth``) recorded in
-    order; returns the order, the slices' seconds, the probe's calls and ``p``."""
+    slices (each spends its whole time unless ``head_settles``), the walk (a real pair of the
+    value asked, found on ``pair_of``, or none) and the probe (``_fake_probe``: infeasible below
+    ``truth``) recorded in order; returns the order, the slices' seconds, the probe's calls and
+    ``p``."""
     order, seconds = [], []
     calls = _fake_probe(monkeypatch, clock, truth=truth, beyond="unknown")
-    pair = walk.Walk(GRAPH.in_neighbors, seed=1).run(3, starts=1)
+    real_run = walk.Walk.run
 
     def published_slice(p, run, left, least=False, as_printed=False, **kw):
         order.append("slice")
@@ -302,7 +303,11 @@ def _beside(monkeypatch, clock, graph: Topology, quick, *, found=True, truth=3, 
     def fake_walk(self, k, stop=None, **kw):
         order.append(("walk", k))
         clock.now += 0.05
-        return pair if found else None
+        if not found:
+            return None
+        pair = real_run(walk.Walk(pair_of.in_neighbors, seed=1), k, starts=4)
+        assert pair is not None  # a real pair of value k, as the rule's walk would return
+        return pair
 
     monkeypatch.setattr(search, "published_slice", published_slice)
     monkeypatch.setattr(walk.Walk, "run", fake_walk)
@@ -368,10 +373,39 @@ def test_outside_the_rule_the_second_solve_runs_whole(monkeypatch, clock, graph,
     assert order == ["slice"] and seconds == [pytest.approx(5.0)] and asked == []
 
 
-def test_no_walk_on_a_busy_machine(monkeypatch, clock):
-    """The second solve is not due (``BESIDE_LANE_BUSY``): the first core waits for the lane and
-    runs no walk either (round 28's held-out run: the walk's CPU beside the lane was the cost)."""
-    order, seconds, asked, p = _beside(monkeypatch, clock, _regular(10, 60, 7163), (3, 7), busy=1.0)
+@needs_cpsat
+@pytest.mark.parametrize(("truth", "settles"), [(4, True), (0, False)])
+def test_on_a_busy_machine_the_walk_and_probe_run_instead_of_the_second_solve(
+    monkeypatch, clock, truth, settles
+):
+    """``WALK_BUSY_RULE``: the second solve is not due (``BESIDE_LANE_BUSY``), so the first core
+    walks (for ``WALK_BUSY_SECONDS``) and probes in its own thread, then waits for the lane as
+    before; an infeasible probe settles the question, otherwise nothing is told."""
+    seen = []
+    real_walk = portfolio._walk
+
+    def walk_spy(p, seconds=portfolio.WALK_SECONDS):
+        seen.append(seconds)
+        return real_walk(p, seconds)
+
+    monkeypatch.setattr(portfolio, "_walk", walk_spy)
+    g = _regular(10, 60, 7163)
+    order, seconds, asked, p = _beside(
+        monkeypatch, clock, g, (3, 7), busy=1.0, truth=truth, pair_of=g
+    )
+    assert order == [("walk", 4)] and asked == [("probe", 3)]
+    assert seen == [portfolio.WALK_BUSY_SECONDS]
+    (probe,) = [s for s in p.steps if s.get("probe") == 3]
+    assert probe["rule"] == "WALK_BUSY_RULE"
+    if settles:
+        assert p.lower == p.upper == 4
+        assert refutes_r(g.in_neighbors, p.witness.s1, p.witness.s2, 5)
+    else:
+        assert (p.lower, p.upper) == (3, 7) and p.witness is None
+
+
+def test_on_a_busy_machine_no_walk_outside_the_rule(monkeypatch, clock):
+    order, seconds, asked, p = _beside(monkeypatch, clock, _regular(6, 60), (1, 4), busy=1.0)
     assert order == [] and asked == []
 
 
