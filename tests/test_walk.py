@@ -224,18 +224,23 @@ def _regular(d: int, n: int, seed: int = 1) -> Topology:
     return Topology.from_networkx(nx.random_regular_graph(d, n, seed=seed))
 
 
+def _solved(g: Topology, threads: int, r: int, rule: str) -> tuple[list[dict], list[dict]]:
+    """A real solve of ``g`` (CP-SAT, real clock, 120 s): exact with value ``r`` and a checked
+    pair; its ``walk`` steps and the steps of asks under ``rule``."""
+    res = portfolio.solve(Request(g, Question.max_r(), threads=threads, time_limit=120))
+    assert res.status.value == "exact" and res.value == r
+    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, r + 1)
+    steps = res.params["steps"]
+    walked = [s for s in steps if s.get("step") == "walk"]
+    return walked, [s for s in steps if s.get("rule") == rule]
+
+
 @needs_cpsat
 def test_a_real_one_thread_solve_settled_by_the_walk_and_the_probe():
     """Real CP-SAT, real clock: a random 8-regular graph on 80 nodes (scratch seed 7445, r* = 3,
     as ``test_beside_lane`` proves with the rule switched off): the walk finds a pair of value 3,
     the probe at t <= 2 is infeasible, and the answer is exact with a checked pair."""
-    g = _regular(8, 80, 7445)
-    res = portfolio.solve(Request(g, Question.max_r(), threads=1, time_limit=120))
-    assert res.status.value == "exact" and res.value == 3
-    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 4)
-    steps = res.params["steps"]
-    walked = [s for s in steps if s.get("step") == "walk"]
-    asked = [s for s in steps if s.get("rule") == "WALK_PROBE_RULE"]
+    walked, asked = _solved(_regular(8, 80, 7445), 1, 3, "WALK_PROBE_RULE")
     if walked and walked[0]["found"]:  # the walk's window is wall time: it may miss on a busy box
         assert walked[0]["k"] == 3 and asked and asked[0]["probe"] == 2
 
@@ -416,13 +421,7 @@ def test_a_real_two_thread_solve_with_the_walk_beside_the_lane():
     probe prove): exact with a checked pair. The walk's step, when the head left it its turn,
     asks ``lower + 1``, and a probe follows only a pair (the clock decides which side wins, so
     only what holds either way is asserted)."""
-    g = _regular(10, 60, 7163)
-    res = portfolio.solve(Request(g, Question.max_r(), threads=2, time_limit=120))
-    assert res.status.value == "exact" and res.value == 4
-    assert refutes_r(g.in_neighbors, res.witness.s1, res.witness.s2, 5)
-    steps = res.params["steps"]
-    walked = [s for s in steps if s.get("step") == "walk"]
-    asked = [s for s in steps if s.get("rule") == "WALK_LANE_RULE"]
+    walked, asked = _solved(_regular(10, 60, 7163), 2, 4, "WALK_LANE_RULE")
     assert len(walked) <= 1 and len(asked) <= len(walked)
     if asked:
         assert walked[0]["found"] and asked[0]["probe"] == walked[0]["k"] - 1
