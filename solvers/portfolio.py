@@ -482,8 +482,11 @@ after it as under :data:`WALK_PROBE_RULE`. Why: ``--threads 1`` ended bounded at
 ``lower + 1`` at 0.115-0.2 s on earlier test seeds' rows, and at 7166 :data:`WALK_LANE_RULE`'s
 0.3 s walk settled that row at two threads in 1.04 s."""
 
-WALK_WIDE_SECONDS = 0.3
-""":data:`WALK_WIDE_RULE`'s walk: wall seconds at most (as :data:`WALK_LANE_SECONDS`)."""
+WALK_WIDE_SECONDS = 0.5
+""":data:`WALK_WIDE_RULE`'s walk: wall seconds at most. Round 30's decide rows (scratch seeds
+8086-8089 and 8091, ``regular-wide`` d = 10, n = 80 and 100, one thread): at 0.3 s faster on one
+row of 10 (the walk found its pair at 0.27-0.30 s on two more, in-process, and missed them in the
+command); at 0.5 s faster on four, two of them bounded before, slower on none."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
