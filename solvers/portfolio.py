@@ -454,7 +454,7 @@ known cost: a second solve that would have proven r* just after its head is cut 
 (``regular-80-d8-8035``: main 0.42 s, once 6.69 s with the rule)."""
 
 WALK_BUSY_RULE = "two threads, WALK_PROBE_RULE's graphs, a busy machine: the walk and probe"
-"""Issue 40, round 29 (candidate for round 30): :data:`WALK_PROBE_RULE` at two threads on a busy
+"""Issue 40, round 29 (kept): :data:`WALK_PROBE_RULE` at two threads on a busy
 machine. On the same graphs (:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is
 not due (other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy), the first core runs
 the walk (:data:`WALK_BUSY_SECONDS`) and, if it found a pair of value ``lower + 1``, the probe at
@@ -473,14 +473,16 @@ WALK_BUSY_SECONDS = 0.2
 row, slower on one; at 0.2 s faster on three (two of them bounded before), slower on two."""
 
 WALK_WIDE_RULE = "one thread, WALK_PROBE_RULE's graphs above 64 nodes, degree 10-12: longer"
-"""Issue 40, round 30 (candidate): at one thread, on a graph of :data:`WALK_PROBE_RULE` that is
+"""Issue 40, round 30 (kept): at one thread, on a graph of :data:`WALK_PROBE_RULE` that is
 also :func:`_wide` without the least-first head (undirected regular, more than
 :data:`CORES_LONG_N` nodes, degree from :data:`WIDE_HEAD_BELOW` to :data:`WALK_MAX_DEGREE`), the
 walk gets :data:`WALK_WIDE_SECONDS` instead of :data:`WALK_SECONDS`; the probe and every step
 after it as under :data:`WALK_PROBE_RULE`. Why: ``--threads 1`` ended bounded at 9.5 s on
 ``regular-wide-80-d10`` at the test seeds 7162-7167, where the walk alone found the pair of value
 ``lower + 1`` at 0.115-0.2 s on earlier test seeds' rows, and at 7166 :data:`WALK_LANE_RULE`'s
-0.3 s walk settled that row at two threads in 1.04 s."""
+0.3 s walk settled that row at two threads in 1.04 s. Held out (docs/performance.md, round 30;
+scratch seeds 8092-8101, ``regular-wide`` d = 10, n = 80 and 100, 20 rows at one thread): faster
+on 11, slower on none, median 1.55 -> 0.72 s over the 8 rows both settled, 16 settled against 8."""
 
 WALK_WIDE_SECONDS = 0.5
 """:data:`WALK_WIDE_RULE`'s walk: wall seconds at most. Round 30's decide rows (scratch seeds
