@@ -122,6 +122,8 @@ __all__ = [
     "WALK_PROBE_RULE",
     "WALK_LANE_RULE",
     "WALK_BUSY_RULE",
+    "WALK_WIDE_RULE",
+    "WALK_WIDE_SECONDS",
     "WALK_BUSY_SECONDS",
     "WALK_LANE_AFTER",
     "WALK_LANE_SECONDS",
@@ -452,7 +454,7 @@ known cost: a second solve that would have proven r* just after its head is cut 
 (``regular-80-d8-8035``: main 0.42 s, once 6.69 s with the rule)."""
 
 WALK_BUSY_RULE = "two threads, WALK_PROBE_RULE's graphs, a busy machine: the walk and probe"
-"""Issue 40, round 29 (candidate for round 30): :data:`WALK_PROBE_RULE` at two threads on a busy
+"""Issue 40, round 29 (kept): :data:`WALK_PROBE_RULE` at two threads on a busy
 machine. On the same graphs (:func:`_walk_due`), when :data:`BESIDE_LANE_RULE`'s second solve is
 not due (other processes kept more than :data:`BESIDE_LANE_BUSY` cores busy), the first core runs
 the walk (:data:`WALK_BUSY_SECONDS`) and, if it found a pair of value ``lower + 1``, the probe at
@@ -469,6 +471,24 @@ WALK_BUSY_SECONDS = 0.2
 """:data:`WALK_BUSY_RULE`'s walk: wall seconds at most. Round 29's decide rows (scratch seeds
 8054-8058, 20 rows, each beside a CPU-bound loop): at :data:`WALK_SECONDS` (0.12 s) faster on no
 row, slower on one; at 0.2 s faster on three (two of them bounded before), slower on two."""
+
+WALK_WIDE_RULE = "one thread, WALK_PROBE_RULE's graphs above 64 nodes, degree 10-12: longer"
+"""Issue 40, round 30 (kept): at one thread, on a graph of :data:`WALK_PROBE_RULE` that is
+also :func:`_wide` without the least-first head (undirected regular, more than
+:data:`CORES_LONG_N` nodes, degree from :data:`WIDE_HEAD_BELOW` to :data:`WALK_MAX_DEGREE`), the
+walk gets :data:`WALK_WIDE_SECONDS` instead of :data:`WALK_SECONDS`; the probe and every step
+after it as under :data:`WALK_PROBE_RULE`. Why: ``--threads 1`` ended bounded at 9.5 s on
+``regular-wide-80-d10`` at the test seeds 7162-7167, where the walk alone found the pair of value
+``lower + 1`` at 0.115-0.2 s on earlier test seeds' rows, and at 7166 :data:`WALK_LANE_RULE`'s
+0.3 s walk settled that row at two threads in 1.04 s. Held out (docs/performance.md, round 30;
+scratch seeds 8092-8101, ``regular-wide`` d = 10, n = 80 and 100, 20 rows at one thread): faster
+on 11, slower on none, median 1.55 -> 0.72 s over the 8 rows both settled, 16 settled against 8."""
+
+WALK_WIDE_SECONDS = 0.5
+""":data:`WALK_WIDE_RULE`'s walk: wall seconds at most. Round 30's decide rows (scratch seeds
+8086-8089 and 8091, ``regular-wide`` d = 10, n = 80 and 100, one thread): at 0.3 s faster on one
+row of 10 (the walk found its pair at 0.27-0.30 s on two more, in-process, and missed them in the
+command); at 0.5 s faster on four, two of them bounded before, slower on none."""
 
 WALK_LANE_AFTER = 0.3
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
@@ -1234,7 +1254,10 @@ def _gap(
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if lane is None and _walk_due(p):
-            _walk_probe(p)
+            if _wide(request) and not _head(request):  # WALK_WIDE_RULE: a longer walk
+                _walk_probe(p, rule="WALK_WIDE_RULE", seconds=WALK_WIDE_SECONDS)
+            else:
+                _walk_probe(p)
             if p.settled() or p.out_of_time():
                 return None
         most = _published_max_upper(request)

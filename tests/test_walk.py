@@ -194,11 +194,20 @@ def test_no_probe_once_out_of_time(monkeypatch, clock):
     assert (p.lower, p.upper) == (2, 4)
 
 
-def _order(monkeypatch, clock, graph: Topology, quick: tuple[int, int], lane=None) -> list[str]:
+def _order(
+    monkeypatch, clock, graph: Topology, quick: tuple[int, int], lane=None, walks=None
+) -> list[str]:
     """``portfolio._gap`` with the quick bounds ``quick`` and ``lane`` (None: one thread), the
-    rule, the published slices and the dearer bounds recorded; their order."""
+    rule, the published slices and the dearer bounds recorded; their order. ``walks``: a list
+    that gets the keyword arguments of each ``_walk_probe`` call."""
     order = []
-    monkeypatch.setattr(portfolio, "_walk_probe", lambda p: order.append("walk"))
+
+    def walked(p, **kw):
+        order.append("walk")
+        if walks is not None:
+            walks.append(kw)
+
+    monkeypatch.setattr(portfolio, "_walk_probe", walked)
 
     def slices(p, lane=None, sample=None, highs_first=True):
         order.append("slices")
@@ -276,6 +285,31 @@ def test_the_rule_runs_first_on_regular_graphs_without_the_core_search(
     (``portfolio._walk_first``) with at least two values open; never elsewhere."""
     order = _order(monkeypatch, clock, graph, quick)
     assert order == (["walk", "slices", "more"] if walks else ["slices", "more"])
+
+
+@pytest.mark.parametrize(
+    ("graph", "quick", "rule", "seconds"),
+    [
+        (_regular(10, 80, seed=7992), (3, 6), "WALK_WIDE_RULE", "WALK_WIDE_SECONDS"),
+        (_regular(12, 80, seed=7993), (3, 7), "WALK_WIDE_RULE", "WALK_WIDE_SECONDS"),
+        (_regular(8, 80, seed=7994), (2, 5), "WALK_PROBE_RULE", "WALK_SECONDS"),  # a head
+        (_regular(10, 60, seed=7995), (3, 6), "WALK_PROBE_RULE", "WALK_SECONDS"),  # n <= 64
+    ],
+    ids=["regular-80-d10", "regular-80-d12", "regular-80-d8", "regular-60-d10"],
+)
+def test_wide_graphs_of_degree_10_and_more_get_the_longer_walk(
+    monkeypatch, clock, graph, quick, rule, seconds
+):
+    """``WALK_WIDE_RULE`` (round 30): at one thread, above 64 nodes and from degree 10 (the wide
+    graphs without the least-first head), the walk's window is ``WALK_WIDE_SECONDS`` and its
+    probe names that rule; everywhere else ``WALK_SECONDS`` under ``WALK_PROBE_RULE``."""
+    asked = []
+    assert _order(monkeypatch, clock, graph, quick, walks=asked) == ["walk", "slices", "more"]
+    (got,) = asked
+    expected = getattr(portfolio, seconds)
+    assert got.get("rule", "WALK_PROBE_RULE") == rule
+    assert got.get("seconds", portfolio.WALK_SECONDS) == expected
+    assert portfolio.WALK_WIDE_SECONDS > portfolio.WALK_SECONDS
 
 
 def test_never_beside_a_lane(monkeypatch, clock):
