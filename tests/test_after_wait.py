@@ -202,7 +202,7 @@ def _gap_order(monkeypatch, clock, graph: Topology, lane, waited: bool) -> list[
     dearer bounds recorded; the order of the three."""
     order = []
     monkeypatch.setattr(portfolio, "_after_wait", lambda p: order.append("asks"))
-    monkeypatch.setattr(portfolio, "_walk_probe", lambda p: None)  # WALK_PROBE_RULE: test_walk
+    monkeypatch.setattr(portfolio, "_walk_probe", lambda p, **kw: None)  # the walk rules: test_walk
 
     def slices(p, lane=None, sample=None, highs_first=True):
         order.append("slices")
