@@ -490,7 +490,7 @@ WALK_WIDE_SECONDS = 0.5
 row of 10 (the walk found its pair at 0.27-0.30 s on two more, in-process, and missed them in the
 command); at 0.5 s faster on four, two of them bounded before, slower on none."""
 
-WALK_LANE_AFTER = 0.3
+WALK_LANE_AFTER = 0.1
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
 rows: it settled the easy rows in 0.03 s)."""
 
