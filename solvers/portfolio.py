@@ -490,9 +490,15 @@ WALK_WIDE_SECONDS = 0.5
 row of 10 (the walk found its pair at 0.27-0.30 s on two more, in-process, and missed them in the
 command); at 0.5 s faster on four, two of them bounded before, slower on none."""
 
-WALK_LANE_AFTER = 0.3
+WALK_LANE_AFTER = 0.1
 """:data:`WALK_LANE_RULE`: seconds of the second solve before the walk (round 29's decide
-rows: it settled the easy rows in 0.03 s)."""
+rows: it settled the easy rows in 0.03 s). Issue 40, round 30: 0.1 s (was 0.3 s), for the rows
+the walk settles at once (``regular-wide-60-d10-7168``, two workers idle: 0.70 s, CPU 1.25 against
+the two-worker script's 0.57 s, CPU 0.72; 0.39 s at one thread). Held out (docs/performance.md,
+round 30; seeds 8114-8123, 40 rows at two threads): faster on 13, slower on 3, median 0.79 ->
+0.59 s over the 32 rows both settled. The three slower rows (random 10-regular, n = 80: 0.39-0.55
+s -> 0.48-0.69 s) are the cost the rule's docstring names: a second solve that would have ended
+within 0.3 s is cut at 0.1 s and started again."""
 
 WALK_LANE_SECONDS = 0.3
 """:data:`WALK_LANE_RULE`'s walk: wall seconds at most (round 29's decide rows, one walk of 1 s
