@@ -896,8 +896,9 @@ def _probe(p: search.Progress, k: int, pair: Witness, rule: str = "WALK_PROBE_RU
 def _walk_probe(
     p: search.Progress, rule: str = "WALK_PROBE_RULE", seconds: float = WALK_SECONDS
 ) -> None:
-    """:data:`WALK_PROBE_RULE` at one thread (and :data:`WALK_BUSY_RULE` beside a lane on a busy
-    machine): :func:`_walk`, then, if it found a pair, :func:`_probe`. Step records: ``walk``
+    """:data:`WALK_PROBE_RULE` at one thread (:data:`WALK_WIDE_RULE` there on the wide graphs of
+    degree 10 and more; :data:`WALK_BUSY_RULE` beside a lane on a busy machine): :func:`_walk` for
+    ``seconds``, then, if it found a pair, :func:`_probe` naming ``rule``. Step records: ``walk``
     and the ask's own (``probe``, ``rule``)."""
     walked = _walk(p, seconds)
     if walked is not None:
