@@ -287,7 +287,8 @@ def _head_problem(meta: Mapping[str, str], count: int, head: str) -> str | None:
     seq, digest = meta.get("head_seq"), meta.get("head_hash")
     if seq != str(count):
         return (f"head records {seq} entries but the chain has {count}: entries were removed "
-                f"from the end, or the head was edited")
+                f"from the end, the head was edited, or a run killed while writing lost its "
+                f"-wal file (restore it)")
     if digest != head:
         return (f"head records hash {str(digest)[:12]} for entry {count}, but that entry's hash "
                 f"is {head[:12]}: the head was edited")

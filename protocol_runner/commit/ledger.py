@@ -15,7 +15,11 @@ The database runs in WAL mode with ``synchronous=FULL``; each append is one ``BE
 transaction, so a process killed at any point leaves either the old or the new state, and is
 followed by a full checkpoint, so the main file holds every appended entry when
 :meth:`Ledger.append` returns: deleting the ``-wal`` file after a crash loses nothing that was
-acknowledged.
+acknowledged, with one exception: a process killed inside a checkpoint leaves the main file
+half-copied, and only the ``-wal`` file can repair it (SQLite replays it on the next open). With
+the ``-wal`` file deleted as well, the file no longer opens as a ledger, and reading it fails
+with one line that asks for the ``-wal`` file back; no SQLite journal mode makes a file
+rewritten in place safe to read without its journal.
 """
 
 from __future__ import annotations
@@ -162,8 +166,12 @@ def _read_format(conn: sqlite3.Connection, path: Path) -> None:
             raise LedgerError(f"{path}: not a robustgraph ledger (an empty database; if a run "
                               f"was killed, its -wal file may have been deleted)")
         row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"damaged: {check}")
     except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"{path}: not a robustgraph ledger ({exc})") from exc
+        raise LedgerError(f"{path}: not a readable robustgraph ledger ({exc}); if a run was "
+                          f"killed while writing it, restore its -wal file") from exc
     if row is not None and row[0] == "robustgraph-ledger/1":
         raise LedgerError(f"{path}: a ledger of format robustgraph-ledger/1 (unsigned decisions, "
                           f"keys derived from the seed), which this version does not accept; "
