@@ -11,6 +11,10 @@ Issue 40, round 9 (i40v)::
     PYTHONPATH=. .venv/bin/python benchmarks/robustness_before_after.py --old /tmp/base \\
         --new . --cap 10 --struct-sizes 60,80 --seeds 7381,7382 --families sbm,ws
 
+``--rs`` times ``robustness FILE --rs R`` instead, at R = r* found first by the old checkout
+(untimed; a graph whose r* it does not settle within ``--cap`` is skipped), and the bounds and
+"proved" columns are those of s*_R (issue 40, round 31, for ``portfolio.CORES_S_RULE``).
+
 ``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
 ``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``);
 ``--sbm-shapes`` as in ``vs_published.py``.
@@ -32,11 +36,23 @@ import vs_published as vs  # noqa: E402  (the graphs, the timer and the noise ma
 __all__ = ["main"]
 
 
-def _run(tree: str, path: Path, cap: float, threads: int) -> vs.Timed:
-    """Our command from checkout ``tree`` (first on ``PYTHONPATH``) on ``path``."""
+def _run(tree: str, path: Path, cap: float, threads: int, rs: int | None = None) -> vs.Timed:
+    """Our command from checkout ``tree`` (first on ``PYTHONPATH``) on ``path``; with ``rs``,
+    ``--rs rs``, its s*_R answer in the place of the r answer (``vs._proved`` and
+    ``vs._reached`` read ``"r"``)."""
     os.environ["PYTHONPATH"] = tree
-    cmd = vs._ours(path, ["--time-limit", str(cap), "--threads", str(threads)])
-    return vs._timed(cmd, cap, threads)
+    extra = [] if rs is None else ["--rs", str(rs)]
+    cmd = vs._ours(path, ["--time-limit", str(cap), "--threads", str(threads), *extra])
+    data, wall, cpu, code = vs._timed(cmd, cap, threads)
+    if rs is not None and data:
+        data = {**data, "r": data.get("s"), "r_star": data.get("r")}
+    return data, wall, cpu, code
+
+
+def _big_r(tree: str, path: Path, cap: float) -> int | None:
+    """r* by checkout ``tree``'s default command (untimed), or None when not exact."""
+    r = (_run(tree, path, cap, vs.DEFAULT_THREADS)[0] or {}).get("r") or {}
+    return r.get("value") if r.get("status") == "exact" else None
 
 
 def _steps(got: vs.Timed) -> list[dict]:
@@ -60,7 +76,12 @@ def _bisected(got: vs.Timed) -> bool:
     return any(s.get("step") == "cores" and s.get("bisect") for s in _steps(got))
 
 
-RULES = {"heuristic-first": _early, "cores-bisect": _bisected}
+def _climbed(got: vs.Timed) -> bool:
+    """True when the (r, s) run's climb ran (``portfolio.CORES_S_RULE``; ``--rs``)."""
+    return any(s.get("step") == "cores-s" for s in _steps(got))
+
+
+RULES = {"heuristic-first": _early, "cores-bisect": _bisected, "cores-s": _climbed}
 """``--rule``: what the "rule" column says of the new run."""
 
 
@@ -79,16 +100,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--sbm-shapes", default=vs.SBM_SHAPES, help="sbm's BLOCKS:P:Q,...")
     parser.add_argument("--rule", choices=sorted(RULES), default="heuristic-first")
+    parser.add_argument("--rs", action="store_true", help="s*_R at R = r* (round 31)")
     parser.add_argument(
         "--scripts", default="", help="also the published scripts, e.g. cpsat1,highs1,cpsat2"
     )
     args = parser.parse_args(argv)
+    if args.rs and args.scripts:
+        parser.error("--scripts times r* scripts; it cannot be combined with --rs")
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
     threads = [int(t) for t in args.threads.split(",")]
     scripts = [name for name in args.scripts.split(",") if name]
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# {os.cpu_count()} cores; load {vs._uptime()} at the start, {start}")
     print(f"# old {trees['old']}, new {trees['new']}, --cap {args.cap:g}, threads {threads}")
+    if args.rs:
+        print("# --rs: robustness FILE --rs R at R = r* (old checkout's, untimed); bounds on s*_R")
     extra = "".join(f" {name} |" for name in scripts)
     print(
         "| graph | threads | old wall (cpu) | new wall (cpu) | old bounds | new bounds | rule |"
@@ -101,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     took = RULES[args.rule]
     with tempfile.TemporaryDirectory() as folder:
         for _family, _n, _param, _seed, path in vs._graphs(args, Path(folder)):
+            big_r = _big_r(trees["old"], path, args.cap) if args.rs else None
+            if args.rs and big_r is None:
+                print(f"# {path.stem}: r* not settled within --cap by the old checkout, skipped")
+                continue
             runs = [(side, t) for t in threads for side in ("old", "new")] + scripts
             shift = k % len(runs)
             k += 1
@@ -109,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                 got[run] = (
                     _script(run, path, args.cap)
                     if run in scripts
-                    else _run(trees[run[0]], path, args.cap, run[1])
+                    else _run(trees[run[0]], path, args.cap, run[1], big_r)
                 )
             cells = "".join(f" {got[x][1]:.2f} ({got[x][2]:.2f}) |" for x in scripts)
             for t in threads:

@@ -64,7 +64,9 @@ on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the seque
 For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
-heuristic pairs, the published (r, s) model on CP-SAT for half the time left
+heuristic pairs, the core search with exception nodes climbing from s*_r >= 1 while a level is
+affordable (:data:`CORES_S_RULE`, ``solvers.cores_s``), the published (r, s) model on CP-SAT for
+half the time left
 (:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
 threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
 :data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``s <= upper``, the search ended by a pair
@@ -150,6 +152,10 @@ __all__ = [
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
     "PUBLISHED_S_WORKERS",
+    "CORES_S_RULE",
+    "CORES_S_SECONDS",
+    "CORES_S_SHARE",
+    "CORES_S_MAX_SETS",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -708,6 +714,28 @@ where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong 
 portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
 settle (load 10)."""
 
+CORES_S_RULE = "an open (r, s) question on an r-robust graph: the core search with exceptions"
+"""Issue 40, round 31: after the heuristic (r, s) pair and before the published (r, s) slice, when
+s*_r >= 1 is proven and the bounds are open, ``solvers.cores_s.search_s`` climbs from the lower
+bound: a level t searches every split of every set of t - 1 exception nodes (n at t = 2, n(n - 1)
+at t = 3) and either finds a pair of value t - 1 (s*_r settled, the pair checked) or proves
+s*_r >= t. A level is started only while it is affordable (:func:`_cores_s`): at most
+:data:`CORES_S_MAX_SETS` exception sets, and after the first level, its count times the seconds
+per set so far within the time left of the rule's budget (:data:`CORES_S_SECONDS`, and at most
+:data:`CORES_S_SHARE` of the time left under a limit). On ``digraph-35-p0.35-7170`` (R = 6) the
+published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
+(docs/performance.md, "Issue 40, round 31")."""
+
+CORES_S_SECONDS = 5.0
+"""Seconds :data:`CORES_S_RULE`'s climb may take at most (wall, this thread's search)."""
+
+CORES_S_SHARE = 0.5
+"""Under a time limit, the share of the time left that :data:`CORES_S_RULE`'s climb may take."""
+
+CORES_S_MAX_SETS = 2000
+"""The most exception sets a level of :data:`CORES_S_RULE`'s climb may search (t = 3 up to 45
+nodes)."""
+
 PUBLISHED_S_WORKERS = 1
 """CP-SAT workers of the published (r, s) slice, whatever ``threads`` is. Issue 40, round 2:
 on ER(26, 1/2) seed 7101 at R = r* = 5 the slice took 1.07 s with two workers and 0.6 s with
@@ -1258,6 +1286,7 @@ def _gap(
         p.note("cores", cpu_limit=found.params["cpu_limit"], bisect=found.params.get("bisect"))
     if q.about_s:
         _bounds_s(p)
+        _cores_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if lane is None and _walk_due(p):
@@ -1400,6 +1429,38 @@ def _published_s_slice(p: search.Progress) -> None:
 
     run = _cpsat_workers(PUBLISHED_S_WORKERS)  # not the request's ``threads``
     search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
+
+
+def _cores_s(p: search.Progress) -> None:
+    """:data:`CORES_S_RULE`: the climb of ``solvers.cores_s`` from a proven s*_r >= 1, when the
+    question is still open, within its budget; its pair is checked (``p.offer``) and its lower
+    bound kept."""
+    from solvers import cores_s
+
+    if p.settled() or p.out_of_time() or p.lower < 1:
+        return
+    left = p.remaining()
+    budget = CORES_S_SECONDS if left is None else min(CORES_S_SECONDS, CORES_S_SHARE * left)
+    began = time.perf_counter()
+    target = p.request.question.target
+    top = p.upper if target is None else min(p.upper, target)
+
+    def affordable(count: int, seconds: float, searched: int) -> bool:
+        if count > CORES_S_MAX_SETS:
+            return False
+        return searched == 0 or seconds + count * seconds / searched <= budget
+
+    def stop() -> bool:
+        return time.perf_counter() - began >= budget or p.out_of_time()
+
+    masks = [sum(1 << j for j in s) for s in p.request.graph.in_neighbors]
+    lower, pair = cores_s.search_s(
+        masks, p.request.question.r, p.lower, top, affordable=affordable, stop=stop
+    )
+    if pair is not None:
+        p.offer(pair)
+    p.prove_lower(lower)
+    p.note("cores-s", budget=round(budget, 3))
 
 
 def _cpsat_workers(most: int) -> search.Runner:

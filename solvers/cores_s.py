@@ -1,0 +1,121 @@
+"""Lower bounds on s*_r by the core search with exception nodes: pure Python, no solver.
+
+For r >= 1 and disjoint nonempty S1, S2 let ``X_i`` be the nodes of S_i with at least r
+in-neighbours outside S_i. The graph is (r, s)-robust iff every such pair has ``X_1 = S_1``,
+``X_2 = S_2`` or ``|X_1| + |X_2| >= s`` (LeBlanc et al. 2013, Def. 7); s*_r is the largest such s.
+
+**The reduction.** Let the graph be r-robust and s*_r >= t - 1 for some t >= 2. Then s*_r >= t
+iff there is no set E of t - 1 nodes split into E_1 and E_2 (``|E_1| <= |E_2|``) with disjoint
+sets ``S_i = E_i + T_i``, each T_i nonempty, where every node of T_i has at most r - 1
+in-neighbours outside S_i. Proof: such a pair has ``X_i`` within E_i (so ``|X_1| + |X_2| <= t -
+1``) and T_i outside X_i (so ``X_i != S_i``): the graph is not (r, t)-robust. Conversely a pair
+refuting (r, t)-robustness has ``|X_1| + |X_2| <= t - 1``, and at least t - 1 since s*_r >= t - 1
+rules out fewer; E_i = X_i and T_i = S_i - X_i, nonempty as X_i != S_i, give such sets.
+
+For one E, the sets T_i allowed form a family closed under union (a node of T hears no more
+outside ``T + T' + E_i`` than outside ``T + E_i``), so the pair of the T's is found or ruled out by
+the core search of :mod:`solvers.cores` with a need per side: a node hearing e nodes of E_i needs
+e fewer in-neighbours in T_i, and E is left out of both pools
+(``cores.pair_with_exceptions``). A level t costs one such search per split of each E of t - 1
+nodes (:func:`exception_sets`): n at t = 2, n(n - 1) at t = 3, so the search climbs only while a
+level's count is within a cap (``portfolio.CORES_S_RULE``).
+
+Why own code: no library decides (r, s)-robustness, and on the (r, s) rows where the published
+model's proof of the lower bound takes seconds on CP-SAT (``digraph-35-p0.35-7170``: 5.5 s for
+s*_6 >= 2) this search takes about as long as one proof of r-robustness per node
+(docs/performance.md, "Issue 40, round 31").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+from solvers.cores import OutOfTime, pair_with_exceptions
+from solvers.types import Witness
+
+__all__ = ["exception_sets", "level_pair", "search_s"]
+
+
+def exception_sets(n: int, size: int) -> int:
+    """How many splits (E_1, E_2) of sets E of ``size`` nodes a level searches: one per E and
+    ``|E_1| < |E_2|``, and half of those with ``|E_1| = |E_2|`` (the pair is unordered).
+
+    Examples
+    --------
+    >>> exception_sets(35, 1), exception_sets(35, 2)
+    (35, 1190)
+    """
+    splits = sum(math.comb(size, j) for j in range(size // 2 + 1))
+    if size % 2 == 0 and size:
+        splits -= math.comb(size, size // 2) // 2
+    return math.comb(n, size) * splits
+
+
+def _splits(n: int, size: int) -> Iterator[tuple[tuple[int, ...], list[int]]]:
+    for e in itertools.combinations(range(n), size):
+        for j in range(size // 2 + 1):
+            for e1 in itertools.combinations(e, j):
+                e2 = [v for v in e if v not in e1]
+                if 2 * j == size and j and e1[0] > e2[0]:  # the same unordered split
+                    continue
+                yield e1, e2
+
+
+def level_pair(
+    in_masks: Sequence[int], r: int, t: int, *, stop: Callable[[], bool] | None = None
+) -> Witness | None:
+    """A pair refuting (r, t)-robustness by exactly t - 1 reachable nodes, or None: then, if the
+    graph is r-robust and s*_r >= t - 1, s*_r >= t (the module's reduction). ``stop`` is polled
+    between exception sets and inside each search; once true, :class:`~solvers.cores.OutOfTime`
+    is raised."""
+    for e1, e2 in _splits(len(in_masks), t - 1):
+        if stop is not None and stop():
+            raise OutOfTime
+        found = pair_with_exceptions(in_masks, r - 1, e1, e2, stop=stop)
+        if found is not None:
+            return found
+    return None
+
+
+def search_s(
+    in_masks: Sequence[int],
+    r: int,
+    lower: int,
+    upper: int,
+    *,
+    affordable: Callable[[int, float, int], bool],
+    stop: Callable[[], bool] | None = None,
+) -> tuple[int, Witness | None]:
+    """Climb from a proven ``lower >= 1`` (the graph is r-robust) towards ``upper``: at each
+    level t = lower + 1 while t <= upper and ``affordable(count, seconds, searched)`` (the
+    level's :func:`exception_sets` count, and the seconds and exception sets the climb has spent
+    so far), a pair ends the climb with s*_r = t - 1 and none proves s*_r >= t.
+
+    Returns
+    -------
+    (int, Witness or None)
+        The lower bound proven, and the pair found (its value is that bound: check it with
+        ``solvers.witness.refutes_rs`` before use), or None. A level cut short by ``stop``
+        proves nothing.
+    """
+    if lower < 1:
+        raise ValueError("search_s needs a proven lower bound of at least 1 (r-robustness)")
+    n = len(in_masks)
+    began, searched = time.perf_counter(), 0
+    t = lower + 1
+    try:
+        while t <= upper:
+            count = exception_sets(n, t - 1)
+            if not affordable(count, time.perf_counter() - began, searched):
+                break
+            found = level_pair(in_masks, r, t, stop=stop)
+            if found is not None:
+                return t - 1, found
+            searched += count
+            t += 1
+    except OutOfTime:
+        pass
+    return t - 1, None

@@ -1,0 +1,189 @@
+"""The core search for s*_r (solvers.cores_s) and the pair search with exception nodes, against
+the exhaustive engine."""
+
+import networkx as nx
+import pytest
+from conftest import topologies
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from robustgraph.topology import Topology
+from solvers import cores, cores_s, exhaustive
+from solvers.types import Question, Request, Status
+from solvers.witness import reachable_nodes, refutes_rs
+
+
+def _masks(t: Topology) -> list[int]:
+    return [sum(1 << j for j in s) for s in t.in_neighbors]
+
+
+def _check(t: Topology, r: int) -> None:
+    """From s*_r >= 1, the climb with no cap ends at the exhaustive s*_r, with a pair of that
+    value unless it climbed to n."""
+    truth = exhaustive.solve(Request(t, Question.max_s(r))).value
+    if truth < 1:  # not r-robust: outside the search's domain
+        with pytest.raises(ValueError):
+            cores_s.search_s(_masks(t), r, 0, t.n, affordable=lambda *_: True)
+        return
+    lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, affordable=lambda *_: True)
+    assert lower == truth
+    if pair is None:
+        assert truth == t.n
+    else:
+        assert refutes_rs(t.in_neighbors, pair.s1, pair.s2, r, truth + 1)
+
+
+@st.composite
+def rs_cases(draw, max_n: int):
+    t = draw(topologies(max_n=max_n))
+    assume(t.n >= 2)
+    return t, draw(st.integers(1, (t.n + 1) // 2 + 1))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=rs_cases(max_n=9))
+def test_the_climb_agrees_with_exhaustive(case):
+    _check(*case)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("p", [0.35, 0.6, 0.85])
+@pytest.mark.parametrize("seed", range(2))
+def test_the_capped_climb_on_larger_random_graphs(directed, p, seed):
+    """n = 12, every r up to r*, levels of at most 200 exception sets (t <= 3): the bound is
+    never above s*_r, and a pair, when found, settles it."""
+    t = Topology.from_networkx(nx.gnp_random_graph(12, p, seed=seed, directed=directed))
+    r_star = exhaustive.solve(Request(t, Question.max_r())).value
+    settled = 0
+    for r in range(1, r_star + 1):
+        truth = exhaustive.solve(Request(t, Question.max_s(r))).value
+        small = lambda count, *_: count <= 200  # noqa: E731
+        lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, affordable=small)
+        assert 1 <= lower <= truth
+        if pair is not None:
+            assert lower == truth and refutes_rs(t.in_neighbors, pair.s1, pair.s2, r, truth + 1)
+            settled += 1
+        else:
+            assert lower == min(3, truth)  # levels 2 and 3 searched, or the bound was reached
+    assert settled or truth > 2
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(t=topologies(max_n=9), data=st.data())
+def test_pairs_with_exceptions_hold_them_and_leak_only_through_them(t, data):
+    """Every pair found holds its exception nodes and more on each side, and only exception
+    nodes hear more than k outside their set; when none is found, no such pair exists (all pairs
+    of disjoint sets tried)."""
+    n = t.n
+    assume(n >= 2)
+    k = data.draw(st.integers(0, n))
+    nodes = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=3))
+    cut = data.draw(st.integers(0, len(nodes)))
+    in_a, in_b = nodes[:cut], nodes[cut:]
+    found = cores.pair_with_exceptions(_masks(t), k, in_a, in_b)
+    nb = t.in_neighbors
+
+    def fits(side: frozenset[int], exceptions: set[int]) -> bool:
+        return bool(side - exceptions) and not (reachable_nodes(nb, side, k + 1) - exceptions)
+
+    if found is not None:
+        assert set(in_a) <= found.s1 and set(in_b) <= found.s2 and not found.s1 & found.s2
+        assert fits(found.s1, set(in_a)) and fits(found.s2, set(in_b))
+        return
+    free = [v for v in range(n) if v not in nodes]
+    for labels in _assignments(len(free)):
+        s1 = frozenset(in_a) | {v for v, lab in zip(free, labels, strict=True) if lab == 1}
+        s2 = frozenset(in_b) | {v for v, lab in zip(free, labels, strict=True) if lab == 2}
+        assert not (fits(s1, set(in_a)) and fits(s2, set(in_b))), (s1, s2)
+
+
+def _assignments(m: int):
+    """Every labelling of m nodes by 0 (neither set), 1 and 2."""
+    if m == 0:
+        yield ()
+        return
+    for rest in _assignments(m - 1):
+        for label in (0, 1, 2):
+            yield (*rest, label)
+
+
+def test_exception_set_counts():
+    assert [cores_s.exception_sets(10, s) for s in range(4)] == [1, 10, 90, 480]
+
+
+# -- the portfolio's CORES_S_RULE -------------------------------------------------------------
+
+
+def _portfolio(t: Topology, q: Question, patch, **request) -> "object":
+    from solvers import portfolio
+
+    patch.setattr(portfolio, "EXHAUSTIVE_S_N", 1)
+    return portfolio.solve(Request(t, q, **request))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(t=topologies(max_n=9), data=st.data())
+def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
+    """Above the subset DP (moved to 1 node) with the heuristic pair and the published slice off,
+    the climb settles s*_r or hands on a lower bound: every answer, max_s or is_rs_robust, is the
+    subset DP's, and the climb's step never claims more."""
+    from solvers import heuristics, portfolio
+
+    assume(t.n >= 3)
+    r_star = exhaustive.solve(Request(t, Question.max_r())).value
+    assume(r_star >= 1)
+    r = data.draw(st.integers(1, r_star))
+    truth = exhaustive.solve(Request(t, Question.max_s(r))).value
+    q = data.draw(st.sampled_from([Question.max_s(r), Question.is_rs_robust(r, truth),
+                                   Question.is_rs_robust(r, truth + 1)]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(heuristics, "search_s", lambda *a, **k: None)
+        patch.setattr(portfolio, "_published_s_slice", lambda p: None)
+        res = _portfolio(t, q, patch)
+    assert res.status is Status.EXACT
+    if q.target is None:
+        assert res.value == truth
+    else:
+        assert res.holds == (truth >= q.target)
+    steps = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
+    assert all(s["lower"] <= truth for s in steps)
+
+
+def test_the_climb_settles_a_row_before_the_published_slice():
+    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2): the climb proves s*_5 >= 2 and, if the heuristic
+    pair left it open, finds a pair of value 2 at level 3; no model is solved."""
+    from solvers import portfolio
+
+    t = Topology.from_networkx(nx.gnp_random_graph(24, 0.4, seed=6, directed=True))
+    assert portfolio.solve(Request(t, Question.max_r())).value == 5
+    res = portfolio.solve(Request(t, Question.max_s(5), known_lower=1))
+    climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
+    assert res.status is Status.EXACT and res.value == 2
+    assert len(climb) == 1 and climb[0]["lower"] == climb[0]["upper"] == 2
+    assert climb[0] == res.params["steps"][-1]
+
+
+def test_the_climb_respects_its_caps(monkeypatch):
+    """The level cap and the budget: with CORES_S_MAX_SETS = 0 no level is searched; the budget
+    is the least of CORES_S_SECONDS and CORES_S_SHARE of the time left, and a level whose count
+    times the seconds per set so far overruns it is not started."""
+    from solvers import cores_s, portfolio
+
+    seen = {}
+
+    def spy(masks, r, lower, upper, *, affordable, stop):
+        seen["affordable"] = affordable
+        return lower, None
+
+    monkeypatch.setattr(cores_s, "search_s", spy)
+    t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(portfolio, "_published_s_slice", lambda p: None)
+        patch.setattr(portfolio, "exact_backend", lambda: None)
+        res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1, time_limit=4.0))
+    step = next(s for s in res.params["steps"] if s.get("step") == "cores-s")
+    assert 1.9 <= step["budget"] <= 2.0  # half of the ~4 s left, under CORES_S_SECONDS = 5
+    afford = seen["affordable"]
+    assert afford(26, 0.0, 0)  # the first level always
+    assert afford(650, 0.05, 26) and not afford(650, 0.1, 26)  # 1.3 s or 2.6 s in all
+    assert not afford(portfolio.CORES_S_MAX_SETS + 1, 0.0, 26)
