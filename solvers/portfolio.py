@@ -153,6 +153,7 @@ __all__ = [
     "PUBLISHED_S_SHARE",
     "PUBLISHED_S_WORKERS",
     "CORES_S_RULE",
+    "CORES_S_HEAD",
     "CORES_S_SECONDS",
     "CORES_S_SHARE",
     "CORES_S_MAX_SETS",
@@ -726,6 +727,14 @@ per set so far within the time left of the rule's budget (:data:`CORES_S_SECONDS
 published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
 (docs/performance.md, "Issue 40, round 31")."""
 
+CORES_S_HEAD = 0.3
+"""Seconds of the published (r, s) slice (:func:`_published_s_slice`, least-first, and with two
+threads the printed model beside it) before :data:`CORES_S_RULE`'s climb: in the climb's decide
+run (docs/performance.md, "Issue 40, round 31") the two rows it lost were an s* = 1 row where
+the climb took 1.0 s to find the pair the printed model found in 0.09 s, and an s* = 2 row where
+level 3 took 0.3 s to find a pair least-first found in 0.1 s. Where the head settles nothing the
+slice after the climb starts again, told the climb's bounds."""
+
 CORES_S_SECONDS = 5.0
 """Seconds :data:`CORES_S_RULE`'s climb may take at most (wall, this thread's search)."""
 
@@ -1286,6 +1295,7 @@ def _gap(
         p.note("cores", cpu_limit=found.params["cpu_limit"], bisect=found.params.get("bisect"))
     if q.about_s:
         _bounds_s(p)
+        _published_s_slice(p, most=CORES_S_HEAD)
         _cores_s(p)
         _published_s_slice(p)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
@@ -1408,13 +1418,14 @@ def _step(res: Result, step: str) -> dict:
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
-def _published_s_slice(p: search.Progress) -> None:
+def _published_s_slice(p: search.Progress, most: float | None = None) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
     :data:`LEAST_FIRST_S_RULE`); with two or more and R at least :data:`BOTH_S_MIN_R`,
     least-first and, for :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed,
-    one worker each, the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    one worker each, the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``);
+    ``most``: at most that many seconds (:data:`CORES_S_HEAD`)."""
     from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
@@ -1422,6 +1433,8 @@ def _published_s_slice(p: search.Progress) -> None:
     cpsat.load()
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
+    if most is not None:  # CORES_S_HEAD
+        seconds = min(seconds, most)
 
     if p.request.threads >= 2 and p.request.question.r >= BOTH_S_MIN_R:  # BOTH_S_RULE
         first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)

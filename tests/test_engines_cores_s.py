@@ -138,7 +138,7 @@ def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
                                    Question.is_rs_robust(r, truth + 1)]))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(heuristics, "search_s", lambda *a, **k: None)
-        patch.setattr(portfolio, "_published_s_slice", lambda p: None)
+        patch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
         res = _portfolio(t, q, patch)
     assert res.status is Status.EXACT
     if q.target is None:
@@ -149,18 +149,34 @@ def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
     assert all(s["lower"] <= truth for s in steps)
 
 
-def test_the_climb_settles_a_row_before_the_published_slice():
-    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2): the climb proves s*_5 >= 2 and, if the heuristic
-    pair left it open, finds a pair of value 2 at level 3; no model is solved."""
+def test_the_climb_alone_settles_a_row(monkeypatch):
+    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2), the published (r, s) slices off: the climb
+    proves s*_5 >= 2 and, if the heuristic pair left it open, finds a pair of value 2 at level
+    3; no model is solved."""
     from solvers import portfolio
 
     t = Topology.from_networkx(nx.gnp_random_graph(24, 0.4, seed=6, directed=True))
     assert portfolio.solve(Request(t, Question.max_r())).value == 5
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
     res = portfolio.solve(Request(t, Question.max_s(5), known_lower=1))
     climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
     assert res.status is Status.EXACT and res.value == 2
     assert len(climb) == 1 and climb[0]["lower"] == climb[0]["upper"] == 2
     assert climb[0] == res.params["steps"][-1]
+
+
+def test_the_head_of_the_slice_runs_before_the_climb(monkeypatch):
+    """CORES_S_HEAD: the published (r, s) slice gets at most that many seconds before the
+    climb, and the whole slice after it."""
+    from solvers import portfolio
+
+    calls = []
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: calls.append(most))
+    monkeypatch.setattr(portfolio, "_cores_s", lambda p: calls.append("climb"))
+    monkeypatch.setattr(portfolio, "exact_backend", lambda: None)
+    t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
+    portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
+    assert calls == [portfolio.CORES_S_HEAD, "climb", None]
 
 
 def test_the_climb_respects_its_caps(monkeypatch):
@@ -178,7 +194,7 @@ def test_the_climb_respects_its_caps(monkeypatch):
     monkeypatch.setattr(cores_s, "search_s", spy)
     t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(portfolio, "_published_s_slice", lambda p: None)
+        patch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
         patch.setattr(portfolio, "exact_backend", lambda: None)
         res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1, time_limit=4.0))
     step = next(s for s in res.params["steps"] if s.get("step") == "cores-s")
