@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from solvers.cores import OutOfTime, pair_with_exceptions
 from solvers.types import Witness
 
-__all__ = ["exception_sets", "level_pair", "search_s"]
+__all__ = ["PACE", "exception_sets", "search_s"]
 
 
 def exception_sets(n: int, size: int) -> int:
@@ -64,20 +64,11 @@ def _splits(n: int, size: int) -> Iterator[tuple[tuple[int, ...], list[int]]]:
                 yield e1, e2
 
 
-def level_pair(
-    in_masks: Sequence[int], r: int, t: int, *, stop: Callable[[], bool] | None = None
-) -> Witness | None:
-    """A pair refuting (r, t)-robustness by exactly t - 1 reachable nodes, or None: then, if the
-    graph is r-robust and s*_r >= t - 1, s*_r >= t (the module's reduction). ``stop`` is polled
-    between exception sets and inside each search; once true, :class:`~solvers.cores.OutOfTime`
-    is raised."""
-    for e1, e2 in _splits(len(in_masks), t - 1):
-        if stop is not None and stop():
-            raise OutOfTime
-        found = pair_with_exceptions(in_masks, r - 1, e1, e2, stop=stop)
-        if found is not None:
-            return found
-    return None
+PACE = 2.0
+"""How far behind its share of the budget a level may run before it is abandoned: after ``done``
+of its ``count`` exception sets, ``PACE x (done + 1) / count x budget`` seconds in it (issue
+40, round 31: one set took 0.3-3.2 s on the dense rows of s*_r = 1 where v1's climb spent its
+whole budget, 0.01-0.21 s on the rows it won)."""
 
 
 def search_s(
@@ -86,36 +77,59 @@ def search_s(
     lower: int,
     upper: int,
     *,
-    affordable: Callable[[int, float, int], bool],
+    max_sets: int,
+    budget: float | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> tuple[int, Witness | None]:
     """Climb from a proven ``lower >= 1`` (the graph is r-robust) towards ``upper``: at each
-    level t = lower + 1 while t <= upper and ``affordable(count, seconds, searched)`` (the
-    level's :func:`exception_sets` count, and the seconds and exception sets the climb has spent
-    so far), a pair ends the climb with s*_r = t - 1 and none proves s*_r >= t.
+    level t = lower + 1 while t <= upper, a pair of value t - 1 ends the climb with
+    s*_r = t - 1, and none proves s*_r >= t.
+
+    A level starts only while its :func:`exception_sets` count is at most ``max_sets`` and,
+    under a ``budget`` of seconds, after the first level, its count times the seconds per set so
+    far fits what is left of it; a level is abandoned once it runs behind :data:`PACE`, or past
+    the budget, or when ``stop()`` turns true (polled between sets and inside each search).
 
     Returns
     -------
     (int, Witness or None)
         The lower bound proven, and the pair found (its value is that bound: check it with
-        ``solvers.witness.refutes_rs`` before use), or None. A level cut short by ``stop``
-        proves nothing.
+        ``solvers.witness.refutes_rs`` before use), or None. An abandoned level proves nothing.
     """
     if lower < 1:
         raise ValueError("search_s needs a proven lower bound of at least 1 (r-robustness)")
     n = len(in_masks)
     began, searched = time.perf_counter(), 0
+    level = {"began": began, "done": 0, "count": 1}
+
+    def over() -> bool:
+        if stop is not None and stop():
+            return True
+        if budget is None:
+            return False
+        now = time.perf_counter()
+        share = PACE * (level["done"] + 1) / level["count"] * budget
+        return now - began >= budget or now - level["began"] > share
+
     t = lower + 1
-    try:
-        while t <= upper:
-            count = exception_sets(n, t - 1)
-            if not affordable(count, time.perf_counter() - began, searched):
-                break
-            found = level_pair(in_masks, r, t, stop=stop)
-            if found is not None:
-                return t - 1, found
-            searched += count
-            t += 1
-    except OutOfTime:
-        pass
+    while t <= upper:
+        count = exception_sets(n, t - 1)
+        spent = time.perf_counter() - began
+        if count > max_sets or (
+            budget is not None and searched and spent + count * spent / searched > budget
+        ):
+            break
+        level.update(began=time.perf_counter(), done=0, count=count)
+        try:
+            for e1, e2 in _splits(n, t - 1):
+                if over():
+                    raise OutOfTime
+                found = pair_with_exceptions(in_masks, r - 1, e1, e2, stop=over)
+                if found is not None:
+                    return t - 1, found
+                level["done"] += 1
+        except OutOfTime:
+            break
+        searched += count
+        t += 1
     return t - 1, None

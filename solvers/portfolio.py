@@ -720,10 +720,11 @@ CORES_S_RULE = "an open (r, s) question on an r-robust graph: the core search wi
 s*_r >= 1 is proven and the bounds are open, ``solvers.cores_s.search_s`` climbs from the lower
 bound: a level t searches every split of every set of t - 1 exception nodes (n at t = 2, n(n - 1)
 at t = 3) and either finds a pair of value t - 1 (s*_r settled, the pair checked) or proves
-s*_r >= t. A level is started only while it is affordable (:func:`_cores_s`): at most
-:data:`CORES_S_MAX_SETS` exception sets, and after the first level, its count times the seconds
-per set so far within the time left of the rule's budget (:data:`CORES_S_SECONDS`, and at most
-:data:`CORES_S_SHARE` of the time left under a limit). On ``digraph-35-p0.35-7170`` (R = 6) the
+s*_r >= t. A level is started only while it is affordable: at most :data:`CORES_S_MAX_SETS`
+exception sets, and after the first level, its count times the seconds per set so far within the
+time left of the rule's budget (:data:`CORES_S_SECONDS`, and at most :data:`CORES_S_SHARE` of the
+time left under a limit); a level that runs behind its share of the budget is abandoned
+(``cores_s.PACE``; v2, after v1's held-out run lost a row of s* = 1 where one set took 2-3 s). On ``digraph-35-p0.35-7170`` (R = 6) the
 published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
 (docs/performance.md, "Issue 40, round 31")."""
 
@@ -1454,21 +1455,12 @@ def _cores_s(p: search.Progress) -> None:
         return
     left = p.remaining()
     budget = CORES_S_SECONDS if left is None else min(CORES_S_SECONDS, CORES_S_SHARE * left)
-    began = time.perf_counter()
     target = p.request.question.target
     top = p.upper if target is None else min(p.upper, target)
-
-    def affordable(count: int, seconds: float, searched: int) -> bool:
-        if count > CORES_S_MAX_SETS:
-            return False
-        return searched == 0 or seconds + count * seconds / searched <= budget
-
-    def stop() -> bool:
-        return time.perf_counter() - began >= budget or p.out_of_time()
-
     masks = [sum(1 << j for j in s) for s in p.request.graph.in_neighbors]
     lower, pair = cores_s.search_s(
-        masks, p.request.question.r, p.lower, top, affordable=affordable, stop=stop
+        masks, p.request.question.r, p.lower, top, max_sets=CORES_S_MAX_SETS, budget=budget,
+        stop=p.out_of_time,
     )
     if pair is not None:
         p.offer(pair)

@@ -23,9 +23,9 @@ def _check(t: Topology, r: int) -> None:
     truth = exhaustive.solve(Request(t, Question.max_s(r))).value
     if truth < 1:  # not r-robust: outside the search's domain
         with pytest.raises(ValueError):
-            cores_s.search_s(_masks(t), r, 0, t.n, affordable=lambda *_: True)
+            cores_s.search_s(_masks(t), r, 0, t.n, max_sets=10**9)
         return
-    lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, affordable=lambda *_: True)
+    lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, max_sets=10**9)
     assert lower == truth
     if pair is None:
         assert truth == t.n
@@ -57,8 +57,7 @@ def test_the_capped_climb_on_larger_random_graphs(directed, p, seed):
     settled = 0
     for r in range(1, r_star + 1):
         truth = exhaustive.solve(Request(t, Question.max_s(r))).value
-        small = lambda count, *_: count <= 200  # noqa: E731
-        lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, affordable=small)
+        lower, pair = cores_s.search_s(_masks(t), r, 1, t.n, max_sets=200)
         assert 1 <= lower <= truth
         if pair is not None:
             assert lower == truth and refutes_rs(t.in_neighbors, pair.s1, pair.s2, r, truth + 1)
@@ -179,27 +178,78 @@ def test_the_head_of_the_slice_runs_before_the_climb(monkeypatch):
     assert calls == [portfolio.CORES_S_HEAD, "climb", None]
 
 
-def test_the_climb_respects_its_caps(monkeypatch):
-    """The level cap and the budget: with CORES_S_MAX_SETS = 0 no level is searched; the budget
-    is the least of CORES_S_SECONDS and CORES_S_SHARE of the time left, and a level whose count
-    times the seconds per set so far overruns it is not started."""
-    from solvers import cores_s, portfolio
+def test_the_portfolio_gives_the_climb_its_budget(monkeypatch):
+    """The budget is the least of CORES_S_SECONDS and CORES_S_SHARE of the time left, and the
+    level cap is CORES_S_MAX_SETS."""
+    from solvers import portfolio
 
     seen = {}
 
-    def spy(masks, r, lower, upper, *, affordable, stop):
-        seen["affordable"] = affordable
+    def spy(masks, r, lower, upper, *, max_sets, budget, stop):
+        seen.update(max_sets=max_sets, budget=budget)
         return lower, None
 
     monkeypatch.setattr(cores_s, "search_s", spy)
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+    monkeypatch.setattr(portfolio, "exact_backend", lambda: None)
     t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
-        patch.setattr(portfolio, "exact_backend", lambda: None)
-        res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1, time_limit=4.0))
+    res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1, time_limit=4.0))
     step = next(s for s in res.params["steps"] if s.get("step") == "cores-s")
-    assert 1.9 <= step["budget"] <= 2.0  # half of the ~4 s left, under CORES_S_SECONDS = 5
-    afford = seen["affordable"]
-    assert afford(26, 0.0, 0)  # the first level always
-    assert afford(650, 0.05, 26) and not afford(650, 0.1, 26)  # 1.3 s or 2.6 s in all
-    assert not afford(portfolio.CORES_S_MAX_SETS + 1, 0.0, 26)
+    assert 0 < seen["budget"] <= 2.0  # at most half of the 4 s, not CORES_S_SECONDS
+    assert step["budget"] == round(seen["budget"], 3)
+    assert seen["max_sets"] == portfolio.CORES_S_MAX_SETS
+    portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
+    assert seen["budget"] == portfolio.CORES_S_SECONDS
+
+
+class _Clock:
+    """A fake ``time.perf_counter`` for ``solvers.cores_s``: each exception set's search
+    (``pair_with_exceptions``, replaced) advances it by ``cost(e1, e2)`` seconds, polling the
+    search's stop once halfway, as the real search polls it; nothing is found."""
+
+    def __init__(self, cost):
+        self.now, self.cost, self.sets = 0.0, cost, []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def search(self, masks, k, e1, e2, *, stop):
+        self.sets.append((tuple(e1), tuple(e2)))
+        step = self.cost(e1, e2)
+        self.now += step / 2
+        if stop():
+            raise cores.OutOfTime
+        self.now += step / 2
+        return None
+
+
+def _climb_with(monkeypatch, cost, n=35, budget=5.0):
+    clock = _Clock(cost)
+    monkeypatch.setattr(cores_s.time, "perf_counter", clock)
+    monkeypatch.setattr(cores_s, "pair_with_exceptions", clock.search)
+    lower, pair = cores_s.search_s([0] * n, 3, 1, 5, max_sets=2000, budget=budget)
+    return lower, pair, clock
+
+
+def test_a_level_behind_pace_is_abandoned_and_proves_nothing(monkeypatch):
+    """Sets of 0.6 s at n = 35 under 5 s: the first set's search is stopped once it passes twice
+    its share (2 / 35 x 5 = 0.29 s), and the level proves nothing."""
+    lower, pair, clock = _climb_with(monkeypatch, lambda e1, e2: 0.6)
+    assert (lower, pair) == (1, None) and len(clock.sets) == 1
+
+
+def test_a_level_within_pace_runs_and_the_next_is_costed(monkeypatch):
+    """Sets of 0.05 s: level 2 (35 sets, 1.75 s) completes and proves s* >= 2; level 3 (1,190
+    sets) would take 59.5 s more at that rate, over the 5 s budget, so it is not started."""
+    lower, pair, clock = _climb_with(monkeypatch, lambda e1, e2: 0.05)
+    assert (lower, pair) == (2, None) and len(clock.sets) == 35
+
+
+def test_the_budget_ends_a_level_that_keeps_pace(monkeypatch):
+    """Sets of 0.25 s (within twice the 0.14 s share each) and a budget of 5 s: the level is cut
+    by the budget after 20 sets and proves nothing."""
+    lower, pair, clock = _climb_with(monkeypatch, lambda e1, e2: 0.25)
+    assert (lower, pair) == (1, None) and len(clock.sets) == 20
+    assert clock.now == pytest.approx(5.0, abs=0.13)
+
+
