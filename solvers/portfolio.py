@@ -724,9 +724,9 @@ s*_r >= t. A level is started only while it is affordable: at most :data:`CORES_
 exception sets, and after the first level, its count times the seconds per set so far within the
 time left of the rule's budget (:data:`CORES_S_SECONDS`, and at most :data:`CORES_S_SHARE` of the
 time left under a limit); a level that runs behind its share of the budget is abandoned
-(``cores_s.PACE``; v2, after v1's held-out run lost a row of s* = 1 where one set took 2-3 s). On ``digraph-35-p0.35-7170`` (R = 6) the
-published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
-(docs/performance.md, "Issue 40, round 31")."""
+(``cores_s.PACE``; v2, after v1's held-out run lost a row of s* = 1 where one set took 2-3 s).
+On ``digraph-35-p0.35-7170`` (R = 6) the published (r, s) model took 5.5 s to prove s* >= 2
+where a prototype took 1.6 s (docs/performance.md, "Issue 40, round 31")."""
 
 CORES_S_HEAD = 0.3
 """Seconds of the published (r, s) slice (:func:`_published_s_slice`, least-first, and with two
