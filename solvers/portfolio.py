@@ -157,6 +157,7 @@ __all__ = [
     "CORES_S_SECONDS",
     "CORES_S_SHARE",
     "CORES_S_MAX_SETS",
+    "CORES_S_MAX_LEVEL",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -741,6 +742,11 @@ CORES_S_SECONDS = 5.0
 
 CORES_S_SHARE = 0.5
 """Under a time limit, the share of the time left that :data:`CORES_S_RULE`'s climb may take."""
+
+CORES_S_MAX_LEVEL = 2
+"""The highest level of :data:`CORES_S_RULE`'s climb: it proves s*_r >= 2 or finds a pair of value
+1, never more (v3, issue 40, round 31: the five rows v2's test found slower, s* = 2-7 settled by
+the published (r, s) model in 0.6-3.6 s, all climbed past level 2)."""
 
 CORES_S_MAX_SETS = 2000
 """The most exception sets a level of :data:`CORES_S_RULE`'s climb may search (t = 3 up to 45
@@ -1451,12 +1457,12 @@ def _cores_s(p: search.Progress) -> None:
     bound kept."""
     from solvers import cores_s
 
-    if p.settled() or p.out_of_time() or p.lower < 1:
+    if p.settled() or p.out_of_time() or not 1 <= p.lower < CORES_S_MAX_LEVEL:
         return
     left = p.remaining()
     budget = CORES_S_SECONDS if left is None else min(CORES_S_SECONDS, CORES_S_SHARE * left)
     target = p.request.question.target
-    top = p.upper if target is None else min(p.upper, target)
+    top = min(p.upper if target is None else min(p.upper, target), CORES_S_MAX_LEVEL)
     masks = [sum(1 << j for j in s) for s in p.request.graph.in_neighbors]
     lower, pair = cores_s.search_s(
         masks, p.request.question.r, p.lower, top, max_sets=CORES_S_MAX_SETS, budget=budget,

@@ -148,10 +148,9 @@ def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
     assert all(s["lower"] <= truth for s in steps)
 
 
-def test_the_climb_alone_settles_a_row(monkeypatch):
-    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2), the published (r, s) slices off: the climb
-    proves s*_5 >= 2 and, if the heuristic pair left it open, finds a pair of value 2 at level
-    3; no model is solved."""
+def test_the_climb_proves_level_2_and_stops(monkeypatch):
+    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2), the published (r, s) slices off: the climb proves
+    s*_5 >= 2 and stops there (CORES_S_MAX_LEVEL), and the answer is exact."""
     from solvers import portfolio
 
     t = Topology.from_networkx(nx.gnp_random_graph(24, 0.4, seed=6, directed=True))
@@ -160,8 +159,22 @@ def test_the_climb_alone_settles_a_row(monkeypatch):
     res = portfolio.solve(Request(t, Question.max_s(5), known_lower=1))
     climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
     assert res.status is Status.EXACT and res.value == 2
-    assert len(climb) == 1 and climb[0]["lower"] == climb[0]["upper"] == 2
-    assert climb[0] == res.params["steps"][-1]
+    assert len(climb) == 1 and climb[0]["lower"] == 2
+
+
+def test_the_climb_finds_a_pair_of_value_1(monkeypatch):
+    """A digraph G(26, 0.5) seed 0 (r* = 7, s*_7 = 1), heuristics and slices off: level 2 finds
+    the pair of value 1, checked, and settles s*_7."""
+    from solvers import heuristics, portfolio
+
+    t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=0, directed=True))
+    monkeypatch.setattr(heuristics, "search_s", lambda *a, **k: None)
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+    res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
+    climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
+    assert res.status is Status.EXACT and res.value == 1
+    assert climb == [res.params["steps"][-1]] and climb[0]["upper"] == 1
+    assert refutes_rs(t.in_neighbors, res.witness.s1, res.witness.s2, 7, 2)
 
 
 def test_the_head_of_the_slice_runs_before_the_climb(monkeypatch):
