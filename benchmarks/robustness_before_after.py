@@ -13,10 +13,11 @@ Issue 40, round 9 (i40v)::
 
 ``--rs`` times ``robustness FILE --rs R`` instead, at R = r* found first by the old checkout
 (untimed; a graph whose r* it does not settle within ``--cap`` is skipped), and the bounds and
-"proved" columns are those of s*_R (issue 40, round 31, for ``portfolio.CORES_S_RULE``).
+"proved" columns are those of s*_R (issue 40, rounds 31-32).
 
 ``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
-``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``);
+``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``;
+``cores-s``: rounds 31-32's ``CORES_S_RULE``, the climb ran; ``pool-s``: round 32's ``POOL_S_RULE``, the new run's heuristic (r, s) pair better than the old's);
 ``--sbm-shapes`` as in ``vs_published.py``.
 """
 
@@ -76,13 +77,30 @@ def _bisected(got: vs.Timed) -> bool:
     return any(s.get("step") == "cores" and s.get("bisect") for s in _steps(got))
 
 
+def _heuristic(got: vs.Timed) -> int | None:
+    """The value of the run's heuristic pair (its ``heuristic`` step), if it ran."""
+    return next((s.get("value") for s in _steps(got) if s.get("step") == "heuristic"), None)
+
+
+def _pooled(new: vs.Timed, old: vs.Timed) -> bool:
+    """True when the new run's heuristic (r, s) pair is better than the old run's
+    (``portfolio.POOL_S_RULE``; ``--rs``)."""
+    a, b = _heuristic(new), _heuristic(old)
+    return a is not None and (b is None or a < b)
+
+
 def _climbed(got: vs.Timed) -> bool:
     """True when the (r, s) run's climb ran (``portfolio.CORES_S_RULE``; ``--rs``)."""
     return any(s.get("step") == "cores-s" for s in _steps(got))
 
 
-RULES = {"heuristic-first": _early, "cores-bisect": _bisected, "cores-s": _climbed}
-"""``--rule``: what the "rule" column says of the new run."""
+RULES = {
+    "cores-s": lambda new, old: _climbed(new),
+    "heuristic-first": lambda new, old: _early(new),
+    "cores-bisect": lambda new, old: _bisected(new),
+    "pool-s": _pooled,
+}
+"""``--rule``: what the "rule" column says of the new run (given the old run too)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"| {path.stem} | {t} | {old[1]:.2f} ({old[2]:.2f}) | {new[1]:.2f} "
                     f"({new[2]:.2f}) | {vs._reached(old)} | {vs._reached(new)} | "
-                    f"{'yes' if took(new) else '-'} |"
+                    f"{'yes' if took(new, old) else '-'} |"
                     + cells
                     + (f" {kinds['old']} / {kinds['new']} |" if scripts else ""),
                     flush=True,

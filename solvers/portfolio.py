@@ -138,6 +138,7 @@ __all__ = [
     "BOTH_S_WINDOW",
     "BOTH_S_DELAY",
     "BOTH_S_MIN_R",
+    "POOL_S_RULE",
     "LEAST_FIRST_RULE",
     "EXHAUSTIVE_N",
     "EXHAUSTIVE_S_N",
@@ -598,6 +599,14 @@ against 0.661 s, beyond the window) and the slower on 4 (2.03 against 0.37 s the
 window (0.3 s from the start) took their wall time from 1.51 to 1.44 s in all and their CPU time
 from 1.51 to 2.45 s. Round 8's four (r, s) rows slower than the published model included two of R =
 1 counted in CPU only, by about 0.3 s each (docs/performance.md)."""
+
+POOL_S_RULE = "the heuristic (r, s) pair: also the best disjoint pair of a pool of peeled sets"
+"""Issue 40, round 32: the heuristic (r, s) pair of :func:`_bounds_s` (``heuristics.search_s``)
+is the better of the two peeled sides of one split of the nodes and the best disjoint pair of a
+pool (``heuristics.pool_pair``): the best sets of every peel, and peels of the in-neighbourhoods
+of the nodes of least in-degree. On ``er-40-p0.2-7172`` (R = 1, s* = 3) the split pairs gave 12,
+and least-first told ``s <= 12`` took 1.20 s where told ``s <= 3`` it took 0.06 s; the pool gave 3
+(docs/performance.md, "Issue 40, round 32")."""
 
 FOUR_REGULAR_RULE = "undirected, degrees all 4, more than CORES_LONG_N nodes"
 """Issue 40, round 2: such a graph skips the core search and gets no lane; the hinted published

@@ -96,6 +96,32 @@ def test_heuristic_s_pairs_verify(t, r):
     assert value >= exhaustive.solve(Request(t, Question.max_s(r))).value
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 2**8 - 1)), max_size=12))
+def test_pool_pair_is_the_least_disjoint_pair_of_the_pool(pool):
+    """``pool_pair`` against every pair of the pool (a pool below ``POOL_MOST`` sets)."""
+    sums = [x1 + x2 for x1, m1 in pool for x2, m2 in pool if m1 & m2 == 0]
+    found = heuristics.pool_pair(pool)
+    if not sums:
+        assert found is None
+        return
+    value, w = found
+    assert value == min(sums)
+    masks = {sum(1 << i for i in side) for side in (w.s1, w.s2)}
+    assert not (w.s1 & w.s2) and all(any(m == mask for _, m in pool) for mask in masks)
+
+
+def test_pool_finds_the_pair_around_low_degree_nodes_that_no_split_gives():
+    """``er-40-p0.2-7172`` at r = 1 (issue 40, round 32): the best pairs of the split sweeps have
+    value 12; the pool's in-neighbourhoods give 3, s*_1 (proven by the published model)."""
+    from robustgraph.generators import erdos_renyi
+
+    nb = erdos_renyi(40, 0.2, seed=7172).in_neighbors
+    value, w = heuristics.search_s(nb, 1)
+    assert value == 3 and refutes_rs(nb, w.s1, w.s2, 1, 4)
+    assert bounds.pair_value_s(nb, w, 1) == 3
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("directed", [False, True])
 def test_long_heuristic_pairs_verify_and_never_beat_the_truth(seed, directed):
