@@ -137,7 +137,7 @@ def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
                                    Question.is_rs_robust(r, truth + 1)]))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(heuristics, "search_s", lambda *a, **k: None)
-        patch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+        patch.setattr(portfolio, "_published_s_slice", lambda p, most=None, upper=None: None)
         res = _portfolio(t, q, patch)
     assert res.status is Status.EXACT
     if q.target is None:
@@ -148,28 +148,36 @@ def test_the_portfolio_with_the_climb_agrees_with_exhaustive(t, data):
     assert all(s["lower"] <= truth for s in steps)
 
 
-def test_the_climb_proves_level_2_and_stops(monkeypatch):
-    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2), the published (r, s) slices off: the climb proves
-    s*_5 >= 2 and stops there (CORES_S_MAX_LEVEL), and the answer is exact."""
+def test_the_climb_proves_level_2_and_settles_with_the_heuristic_pair(monkeypatch):
+    """A digraph G(24, 0.4) (r* = 5, s*_5 = 2), the published (r, s) slices off: the pool's pair
+    has value 2, and the climb proves s*_5 >= 2, so the answer is exact."""
     from solvers import portfolio
 
     t = Topology.from_networkx(nx.gnp_random_graph(24, 0.4, seed=6, directed=True))
     assert portfolio.solve(Request(t, Question.max_r())).value == 5
-    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None, upper=None: None)
     res = portfolio.solve(Request(t, Question.max_s(5), known_lower=1))
     climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
     assert res.status is Status.EXACT and res.value == 2
     assert len(climb) == 1 and climb[0]["lower"] == 2
 
 
-def test_the_climb_finds_a_pair_of_value_1(monkeypatch):
-    """A digraph G(26, 0.5) seed 0 (r* = 7, s*_7 = 1), heuristics and slices off: level 2 finds
-    the pair of value 1, checked, and settles s*_7."""
+def _without_heuristic_pair(monkeypatch):
+    """Heuristic pairs and published slices off: the bounds the climb starts from are far apart."""
     from solvers import heuristics, portfolio
 
-    t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=0, directed=True))
     monkeypatch.setattr(heuristics, "search_s", lambda *a, **k: None)
-    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None, upper=None: None)
+    return Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=0, directed=True))
+
+
+def test_the_climb_finds_a_pair_of_value_1(monkeypatch):
+    """A digraph G(26, 0.5) seed 0 (r* = 7, s*_7 = 1), heuristics and slices off, the gap cap
+    lifted: level 2 finds the pair of value 1, checked, and settles s*_7."""
+    from solvers import portfolio
+
+    t = _without_heuristic_pair(monkeypatch)
+    monkeypatch.setattr(portfolio, "CORES_S_MAX_GAP", 10**6)
     res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
     climb = [s for s in res.params["steps"] if s.get("step") == "cores-s"]
     assert res.status is Status.EXACT and res.value == 1
@@ -177,18 +185,36 @@ def test_the_climb_finds_a_pair_of_value_1(monkeypatch):
     assert refutes_rs(t.in_neighbors, res.witness.s1, res.witness.s2, 7, 2)
 
 
-def test_the_head_of_the_slice_runs_before_the_climb(monkeypatch):
-    """CORES_S_HEAD: the published (r, s) slice gets at most that many seconds before the
-    climb, and the whole slice after it."""
+def test_no_climb_where_the_bounds_are_more_than_the_gap_cap_apart(monkeypatch):
+    """CORES_S_MAX_GAP (v4): the same graph with its default cap: the bounds before the climb
+    are further apart than the cap, so it does not run and the strong loop settles s*_7."""
     from solvers import portfolio
 
+    t = _without_heuristic_pair(monkeypatch)
+    res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
+    assert res.status is Status.EXACT and res.value == 1
+    assert not any(s.get("step") == "cores-s" for s in res.params["steps"])
+
+
+def test_the_head_of_the_slice_runs_before_the_climb(monkeypatch):
+    """CORES_S_HEAD: the published (r, s) slice gets at most that many seconds before the
+    climb, and the whole slice after it, told the upper bound held before the head (v4)."""
+    from solvers import heuristics, portfolio
+
     calls = []
-    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: calls.append(most))
+
+    def head_then_slice(p, most=None, upper=None):
+        calls.append((most, upper))
+        if most is not None:
+            p.upper -= 1  # as if the head's solve had found a better pair
+
+    monkeypatch.setattr(portfolio, "_published_s_slice", head_then_slice)
     monkeypatch.setattr(portfolio, "_cores_s", lambda p: calls.append("climb"))
     monkeypatch.setattr(portfolio, "exact_backend", lambda: None)
     t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
+    held = heuristics.search_s(t.in_neighbors, 7)[0]
     portfolio.solve(Request(t, Question.max_s(7), known_lower=1))
-    assert calls == [portfolio.CORES_S_HEAD, "climb", None]
+    assert calls == [(portfolio.CORES_S_HEAD, None), "climb", (None, held)]
 
 
 def test_the_portfolio_gives_the_climb_its_budget(monkeypatch):
@@ -202,8 +228,9 @@ def test_the_portfolio_gives_the_climb_its_budget(monkeypatch):
         seen.update(max_sets=max_sets, budget=budget)
         return lower, None
 
+    monkeypatch.setattr(portfolio, "CORES_S_MAX_GAP", 10**6)
     monkeypatch.setattr(cores_s, "search_s", spy)
-    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None: None)
+    monkeypatch.setattr(portfolio, "_published_s_slice", lambda p, most=None, upper=None: None)
     monkeypatch.setattr(portfolio, "exact_backend", lambda: None)
     t = Topology.from_networkx(nx.gnp_random_graph(26, 0.5, seed=7, directed=True))
     res = portfolio.solve(Request(t, Question.max_s(7), known_lower=1, time_limit=4.0))
