@@ -17,7 +17,8 @@ Issue 40, round 9 (i40v)::
 
 ``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
 ``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``;
-``cores-s``: rounds 31-32's ``CORES_S_RULE``, the climb ran; ``pool-s``: round 32's ``POOL_S_RULE``, the new run's heuristic (r, s) pair better than the old's);
+``cores-s``: rounds 31-32's ``CORES_S_RULE``, the climb ran; ``pool-s``: round 32's
+``POOL_S_RULE``, the new run's heuristic (r, s) pair better than the old's);
 ``--sbm-shapes`` as in ``vs_published.py``.
 """
 

@@ -155,7 +155,9 @@ def published_s_both(
     left = p.remaining()
     budget = seconds if left is None else min(left, seconds)
     limits = (budget, min(budget - delay, window))
-    models: list[Model] = [search.published_s_model(p, least=least, upper=upper) for _, least in CONFIGS]
+    models: list[Model] = [
+        search.published_s_model(p, least=least, upper=upper) for _, least in CONFIGS
+    ]
     p.tell("published (r, s) model, two configurations")
     seed, lower = p.request.seed, p.lower
 
