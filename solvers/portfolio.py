@@ -738,7 +738,8 @@ time left under a limit); a level that runs behind its share of the budget is ab
 From round 32 (v4) it runs only where the bounds are at most :data:`CORES_S_MAX_GAP` apart, and
 the slice after it is told the upper bound held before :data:`CORES_S_HEAD`, so it solves the
 model it would solve without the head and the climb. On ``digraph-35-p0.35-7170`` (R = 6)
-the published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s (docs/performance.md, "Issue 40, round 31")."""
+the published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
+(docs/performance.md, "Issue 40, round 31")."""
 
 CORES_S_HEAD = 0.3
 """Seconds of the published (r, s) slice (:func:`_published_s_slice`, least-first, and with two
