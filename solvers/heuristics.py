@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvers import pool_s
 from solvers.arrays import adjacency
 from solvers.types import Witness
 
@@ -35,7 +36,6 @@ __all__ = [
     "search_r",
     "long_search_r",
     "search_s",
-    "pool_pair",
     "maximal_pair",
     "move_scores",
 ]
@@ -391,7 +391,7 @@ def search_s(
     """A pair, neither side all r-reachable, with few r-reachable nodes: an upper bound on s*_r.
 
     Each sampled split of the nodes (the sweeps of :func:`search_r`) is peeled on both sides,
-    the two least counts giving a pair; the better of that and :func:`pool_pair`, the best
+    the two least counts giving a pair; the better of that and ``pool_s.pool_pair``, the best
     disjoint pair of a pool of the peels' sets (``portfolio.POOL_S_RULE``).
 
     Returns
@@ -410,7 +410,7 @@ def search_s(
             u = np.zeros(n, dtype=bool)
             u[order[:k]] = True
             one, two = peel(a, u, r), peel(a, ~u, r)
-            pool += _pool_sets(one) + _pool_sets(two)
+            pool += pool_s.sets(one) + pool_s.sets(two)
             one, two = one.min_reachable_count(), two.min_reachable_count()
             if one is None or two is None:
                 continue
@@ -419,79 +419,12 @@ def search_s(
                 best = (value, Witness(_bits(one[1]), _bits(two[1])))
                 if value == 0:
                     return best
-    for u in _balls(a):
-        pool += _pool_sets(peel(a, u, r))
-    pooled = pool_pair(pool)
+    for u in pool_s.balls(a):
+        pool += pool_s.sets(peel(a, u, r))
+    pooled = pool_s.pool_pair(pool)
     if pooled is not None and (best is None or pooled[0] < best[0]):
         return pooled
     return best
-
-
-POOL_PER_PEEL = 3
-"""Sets each peel gives :func:`search_s`'s pool: those of its sequence with the fewest r-reachable
-members, not all r-reachable (``portfolio.POOL_S_RULE``)."""
-
-POOL_CENTRES = 24
-"""Nodes, least in-degree first, whose in-neighbourhoods (:func:`_balls`) are peeled for the
-pool: s*_r's best pairs are often two small sets around nodes of low in-degree, with most nodes
-in neither set, which no split of all the nodes into two sides gives."""
-
-POOL_MOST = 400
-"""Sets of the pool, fewest r-reachable members first, that :func:`pool_pair` pairs up."""
-
-
-def _pool_sets(peeled: Peel) -> list[tuple[int, int]]:
-    """The :data:`POOL_PER_PEEL` sets of ``peeled``'s sequence (run with r) with the fewest
-    r-reachable members, not all r-reachable: ``(count, members as a bit mask)``."""
-    sizes = len(peeled.order) - np.arange(len(peeled.order))
-    ok = np.flatnonzero(peeled.xcount < sizes)
-    kept = ok[np.argsort(peeled.xcount[ok], kind="stable")[:POOL_PER_PEEL]]
-    return [(int(peeled.xcount[t]), _mask(peeled.subset(int(t)))) for t in kept]
-
-
-def _mask(members: np.ndarray) -> int:
-    return sum(1 << int(i) for i in np.flatnonzero(members))
-
-
-def _balls(a: np.ndarray) -> Iterator[np.ndarray]:
-    """For each of the :data:`POOL_CENTRES` nodes of least in-degree, the node with its
-    in-neighbours, then with theirs too (each only while it holds at most half the nodes)."""
-    n = a.shape[0]
-    for v in np.argsort(a.sum(axis=1), kind="stable")[:POOL_CENTRES]:
-        u = np.zeros(n, dtype=bool)
-        u[v] = True
-        for _radius in range(2):
-            u = u | a[u].any(axis=0)
-            if 2 * int(u.sum()) > n:
-                break
-            yield u
-
-
-def pool_pair(pool: Sequence[tuple[int, int]]) -> tuple[int, Witness] | None:
-    """The disjoint pair of least total count among the :data:`POOL_MOST` sets of ``pool``
-    (``(count, bit mask)``, each set not all r-reachable) with the fewest r-reachable members.
-
-    ``|X_S^r|`` depends on S alone, so two disjoint such sets make a pair of value the sum of
-    their counts.
-    """
-    sets = sorted(set(pool))[:POOL_MOST]
-    best = None
-    for i, (x1, m1) in enumerate(sets):
-        if best is not None and 2 * x1 >= best[0]:
-            break
-        for x2, m2 in sets[i + 1 :]:
-            if best is not None and x1 + x2 >= best[0]:
-                break
-            if m1 & m2 == 0:
-                best = (x1 + x2, m1, m2)
-                break
-    if best is None:
-        return None
-    return best[0], Witness(_members(best[1]), _members(best[2]))
-
-
-def _members(mask: int) -> frozenset[int]:
-    return frozenset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 def maximal_pair(in_neighbors: Sequence[frozenset[int]], pair: Witness, r: int) -> Witness:

@@ -603,7 +603,7 @@ from 1.51 to 2.45 s. Round 8's four (r, s) rows slower than the published model 
 POOL_S_RULE = "the heuristic (r, s) pair: also the best disjoint pair of a pool of peeled sets"
 """Issue 40, round 32: the heuristic (r, s) pair of :func:`_bounds_s` (``heuristics.search_s``)
 is the better of the two peeled sides of one split of the nodes and the best disjoint pair of a
-pool (``heuristics.pool_pair``): the best sets of every peel, and peels of the in-neighbourhoods
+pool (``pool_s.pool_pair``): the best sets of every peel, and peels of the in-neighbourhoods
 of the nodes of least in-degree. On ``er-40-p0.2-7172`` (R = 1, s* = 3) the split pairs gave 12,
 and least-first told ``s <= 12`` took 1.20 s where told ``s <= 3`` it took 0.06 s; the pool gave 3
 (docs/performance.md, "Issue 40, round 32")."""

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustgraph.topology import Topology
-from solvers import bounds, exhaustive, heuristics
+from solvers import bounds, exhaustive, heuristics, pool_s
 from solvers.errors import ParameterError
 from solvers.milp_model import Model, strong_r
 from solvers.types import Question, Request
@@ -101,7 +101,7 @@ def test_heuristic_s_pairs_verify(t, r):
 def test_pool_pair_is_the_least_disjoint_pair_of_the_pool(pool):
     """``pool_pair`` against every pair of the pool (a pool below ``POOL_MOST`` sets)."""
     sums = [x1 + x2 for x1, m1 in pool for x2, m2 in pool if m1 & m2 == 0]
-    found = heuristics.pool_pair(pool)
+    found = pool_s.pool_pair(pool)
     if not sums:
         assert found is None
         return
