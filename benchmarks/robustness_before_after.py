@@ -17,7 +17,8 @@ Issue 40, round 9 (i40v)::
 
 ``--rule`` names the rule whose use the "rule" column reports (``heuristic-first``: round 9's
 ``portfolio.HEURISTIC_FIRST_RULE``; ``cores-bisect``: round 13's ``CORES_BISECT_RULE``;
-``pool-s``: round 32's ``POOL_S_RULE``, the new run's heuristic (r, s) pair better than the old's);
+``cores-s``: rounds 31-32's ``CORES_S_RULE``, the climb ran; ``pool-s``: round 32's
+``POOL_S_RULE``, the new run's heuristic (r, s) pair better than the old's);
 ``--sbm-shapes`` as in ``vs_published.py``.
 """
 
@@ -89,7 +90,13 @@ def _pooled(new: vs.Timed, old: vs.Timed) -> bool:
     return a is not None and (b is None or a < b)
 
 
+def _climbed(got: vs.Timed) -> bool:
+    """True when the (r, s) run's climb ran (``portfolio.CORES_S_RULE``; ``--rs``)."""
+    return any(s.get("step") == "cores-s" for s in _steps(got))
+
+
 RULES = {
+    "cores-s": lambda new, old: _climbed(new),
     "heuristic-first": lambda new, old: _early(new),
     "cores-bisect": lambda new, old: _bisected(new),
     "pool-s": _pooled,

@@ -57,7 +57,8 @@ from solvers.types import Request, Result, Status, Witness
 from solvers.witness import refutes_r
 
 __all__ = [
-    "NAME", "OutOfTime", "available", "order_by_in_degree", "pair_within", "search_r", "solve",
+    "NAME", "OutOfTime", "available", "order_by_in_degree", "pair_with_exceptions", "pair_within",
+    "search_r", "solve",
 ]
 
 NAME = "cores"
@@ -94,12 +95,23 @@ _order = order_by_in_degree  # the search's own name for it
 
 
 class _Search:
-    """The pair search at one k on a relabelled graph (node ``i`` here is ``order[i]``)."""
+    """The pair search on a relabelled graph (node ``i`` here is ``order[i]``): A and B within
+    ``pool`` (default: every node), a node i of A needing ``need_a[i]`` in-neighbours inside A
+    and of B ``need_b[i]`` inside B (at one k: ``d_i - k`` both, :func:`_needs`). A is the side
+    of the first node of ``A | B``, so with two different needs a caller searches both
+    orientations (:func:`pair_with_exceptions`)."""
 
-    def __init__(self, in_masks: Sequence[int], k: int, stop: Callable[[], bool] | None):
+    def __init__(
+        self,
+        in_masks: Sequence[int],
+        need_a: Sequence[int],
+        need_b: Sequence[int],
+        stop: Callable[[], bool] | None,
+        pool: int | None = None,
+    ):
         self.nb = list(in_masks)
-        self.need = [m.bit_count() - k for m in in_masks]
-        self.full = (1 << len(in_masks)) - 1
+        self.need_a, self.need_b = need_a, need_b
+        self.full = (1 << len(in_masks)) - 1 if pool is None else pool
         self.out = [0] * len(in_masks)  # out-neighbours: who hears node i
         for i, m in enumerate(in_masks):
             rest = m
@@ -111,9 +123,9 @@ class _Search:
         self.nodes = 0
         self.budget_end: float = math.inf  # self.nodes at which the current root stops
 
-    def failing(self, u: int, among: int) -> int:
+    def failing(self, u: int, among: int, need: Sequence[int]) -> int:
         """The nodes of ``among`` with fewer than ``need`` in-neighbours in U."""
-        nb, need, found = self.nb, self.need, 0
+        nb, found = self.nb, 0
         while among:
             low = among & -among
             among ^= low
@@ -122,7 +134,7 @@ class _Search:
                 found |= low
         return found
 
-    def shrink(self, u: int, removed: int) -> int:
+    def shrink(self, u: int, removed: int, need: Sequence[int]) -> int:
         """``core_k(U \\ removed)`` when every node of U outside ``removed`` has its ``need``
         in U (a core, or U with its failing nodes as ``removed``): only a node that hears a
         removed node can fail next, so only those are rechecked (peeling)."""
@@ -134,18 +146,18 @@ class _Search:
                 low = removed & -removed
                 removed ^= low
                 heard |= out[low.bit_length() - 1]
-            removed = self.failing(u, heard & u)
+            removed = self.failing(u, heard & u, need)
             u &= ~removed
         return u
 
-    def core(self, u: int) -> int:
+    def core(self, u: int, need: Sequence[int]) -> int:
         """``core_k(U)``: the largest member of F_k within U (0 if none)."""
-        return self.shrink(u, self.failing(u, u))
+        return self.shrink(u, self.failing(u, u, need), need)
 
-    def tight(self, forced: int, core: int) -> tuple[int, int, int]:
+    def tight(self, forced: int, core: int, need: Sequence[int]) -> tuple[int, int, int]:
         """Nodes that forced members with no slack in ``core`` force too, and the free
         in-neighbours (in ``core``) of the forced member with the least slack, with that slack."""
-        nb, need = self.nb, self.need
+        nb = self.nb
         add, best, least = 0, 0, len(nb) + 1
         rest = forced
         while rest:
@@ -167,20 +179,20 @@ class _Search:
         in-neighbours, ``need_x`` in A and ``need_y`` in B, so ``|(N_x & A) | (N_y & B)|``
         must be at least that (else None). When it is exactly that, every such node is used:
         those only x hears are in A, those only y hears in B (returned, as forced)."""
-        nb, need = self.nb, self.need
+        nb, need_a, need_b = self.nb, self.need_a, self.need_b
         ys, rest = [], y
         while rest:
             low = rest & -rest
             rest ^= low
             j = low.bit_length() - 1
-            ys.append((nb[j] & b, max(need[j], 0)))
+            ys.append((nb[j] & b, max(need_b[j], 0)))
         add_x = add_y = 0
         rest = x
         while rest:
             low = rest & -rest
             rest ^= low
             i = low.bit_length() - 1
-            ax, nx = nb[i] & a, max(need[i], 0)
+            ax, nx = nb[i] & a, max(need_a[i], 0)
             for by, ny in ys:
                 room = (ax | by).bit_count() - nx - ny
                 if room < 0:
@@ -190,11 +202,12 @@ class _Search:
                     add_y |= by & ~ax
         return add_x & ~x, add_y & ~y
 
-    def pulled(self, forced: int, elsewhere: int) -> int:
+    def pulled(self, forced: int, elsewhere: int, need: Sequence[int]) -> int:
         """Nodes of ``elsewhere`` (not in the other set) that hear ``need`` members of
-        ``forced``: a maximal pair holds them on this side."""
-        nb, need = self.nb, self.need
-        add, rest = 0, elsewhere & ~forced
+        ``forced``: a maximal pair holds them on this side (only pool nodes: an excluded node
+        may lie in ``elsewhere`` but in no set)."""
+        nb = self.nb
+        add, rest = 0, elsewhere & ~forced & self.full
         while rest:
             low = rest & -rest
             rest ^= low
@@ -221,13 +234,11 @@ class _Search:
         where a proof took the time, 4-11% slower (digraph G(60, 0.2): 2.02 s, was 1.81 s),
         ER(40, 1/2) 36% (0.76 s, was 0.56 s), a random 4-regular graph on 100 nodes 44% (1.23 s,
         was 0.86 s); 103 graphs changed by under 0.01 s."""
+        tails_a = self._tails(self.need_a)
+        tails_b = tails_a if self.need_b is self.need_a else self._tails(self.need_b)
         n = len(self.nb)
-        tails, core = [], self.core(self.full)
-        for i in range(n):
-            tails.append(core)
-            core = self.shrink(core, core & 1 << i)
-        starts = [i for i in range(n) if tails[i] >> i & 1]
-        roots = [(a, b) for k, a in enumerate(starts) for b in starts[k + 1 :]]
+        starts_b = [i for i in range(n) if tails_b[i] >> i & 1]
+        roots = [(a, b) for a in range(n) if tails_a[a] >> a & 1 for b in starts_b if b > a]
         for budget in (_ROOT_BUDGET, None):
             left = []
             for a, b in roots:
@@ -236,7 +247,7 @@ class _Search:
                 no_a, no_b = before | 1 << b, before | 1 << a | between
                 self.budget_end = math.inf if budget is None else self.nodes + budget
                 try:
-                    found = self._branch(1 << a, 1 << b, no_a, no_b, tails[a], tails[b])
+                    found = self._branch(1 << a, 1 << b, no_a, no_b, tails_a[a], tails_b[b])
                 except _OverBudget:
                     left.append((a, b))
                     continue
@@ -244,6 +255,14 @@ class _Search:
                     return found
             roots = left
         return None
+
+    def _tails(self, need: Sequence[int]) -> list[int]:
+        """``tails[i]``: the core of the pool's nodes from i on."""
+        tails, core = [], self.core(self.full, need)
+        for i in range(len(self.nb)):
+            tails.append(core)
+            core = self.shrink(core, core & 1 << i, need)
+        return tails
 
     def _branch(
         self, x: int, y: int, no_a: int, no_b: int, a: int, b: int
@@ -255,17 +274,18 @@ class _Search:
             raise OutOfTime
         if self.nodes > self.budget_end:
             raise _OverBudget
+        need_a, need_b = self.need_a, self.need_b
         while True:  # propagate to a fixed point
-            a = self.shrink(a, a & no_a)
+            a = self.shrink(a, a & no_a, need_a)
             if x & ~a:
                 return None
-            add_x, free_x, slack_x = self.tight(x, a)
-            b = self.shrink(b, b & no_b)
+            add_x, free_x, slack_x = self.tight(x, a, need_a)
+            b = self.shrink(b, b & no_b, need_b)
             if not b or y & ~b:
                 return None
-            add_y, free_y, slack_y = self.tight(y, b)
-            add_x |= self.pulled(x, no_b)
-            add_y |= self.pulled(y, no_a)
+            add_y, free_y, slack_y = self.tight(y, b, need_b)
+            add_x |= self.pulled(x, no_b, need_a)
+            add_y |= self.pulled(y, no_a, need_b)
             hall = self.hall(x, a, y, b)
             if hall is None:
                 return None
@@ -330,8 +350,55 @@ def pair_within(
     (True, True)
     """
     order = _order(in_masks)
-    found = _Search(_relabel(in_masks, order), k, stop).pair()
+    masks = _relabel(in_masks, order)
+    need = _needs(masks, k)
+    found = _Search(masks, need, need, stop).pair()
     return None if found is None else Witness(_back(found[0], order), _back(found[1], order))
+
+
+def _needs(in_masks: Sequence[int], k: int, inside: int = 0) -> list[int]:
+    """Each node's need at reach k: ``d_i - k`` in-neighbours inside its set, less those it
+    hears in ``inside`` (nodes of the set that are not in the search's pool)."""
+    return [m.bit_count() - k - (m & inside).bit_count() for m in in_masks]
+
+
+def pair_with_exceptions(
+    in_masks: Sequence[int],
+    k: int,
+    in_a: Sequence[int],
+    in_b: Sequence[int],
+    *,
+    stop: Callable[[], bool] | None = None,
+) -> Witness | None:
+    """Two disjoint sets A and B holding the exception nodes ``in_a`` and ``in_b`` (disjoint)
+    and more, every other node of each with at most ``k`` in-neighbours outside its set, or None.
+
+    The exceptions are left out of the search's pool and counted inside their set
+    (:func:`_needs`); the two needs differ, so both orientations of the first node of
+    ``A | B`` are searched. ``solvers.cores_s`` uses it for lower bounds on s*_r.
+
+    Examples
+    --------
+    >>> ring = [0b10010, 0b00101, 0b01010, 0b10100, 0b01001]  # the 5-cycle
+    >>> pair_with_exceptions(ring, 0, [], [0]) is None  # {0} plus more in B, nothing leaks
+    True
+    >>> found = pair_with_exceptions(ring, 1, [], [0])
+    >>> 0 in found.s2 and len(found.s2) >= 2
+    True
+    """
+    order = _order(in_masks)
+    place = {v: i for i, v in enumerate(order)}
+    masks = _relabel(in_masks, order)
+    e_a = sum(1 << place[v] for v in in_a)
+    e_b = sum(1 << place[v] for v in in_b)
+    need_a, need_b = _needs(masks, k, e_a), _needs(masks, k, e_b)
+    pool = ((1 << len(masks)) - 1) & ~(e_a | e_b)
+    for first, second, swapped in ((need_a, need_b, False), (need_b, need_a, True)):
+        found = _Search(masks, first, second, stop, pool).pair()
+        if found is not None:
+            a, b = (found[1], found[0]) if swapped else found
+            return Witness(_back(a | e_a, order), _back(b | e_b, order))
+    return None
 
 
 def _value(in_masks: Sequence[int], w: Witness) -> int:

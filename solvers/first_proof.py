@@ -132,7 +132,12 @@ CONFIGS = (("least-first", True), ("as-printed", False))
 
 
 def published_s_both(
-    p: Progress, run: Runner, seconds: float, window: float, delay: float = 0.0
+    p: Progress,
+    run: Runner,
+    seconds: float,
+    window: float,
+    delay: float = 0.0,
+    upper: int | None = None,
 ) -> None:
     """The published (r, s) slice (``search.published_s_model``: told ``s <= upper``, each solve
     ending at a pair that meets the proven lower bound, ``stop_at``) least-first for up to
@@ -143,14 +148,16 @@ def published_s_both(
     says ``NOT-STARTED``). Each solve's step names its ``config``; a ``published-s-both`` step says
     which one proved the answer, if any (a pair that meets the lower bound is a proof: ``cpsat.run``
     reports it optimal); what both proved is kept (``search.absorb_published``: checked incumbents,
-    proven bounds).
+    proven bounds). ``upper``: the proven upper bound the models are told instead of ``p``'s.
     """
     from solvers import search
 
     left = p.remaining()
     budget = seconds if left is None else min(left, seconds)
     limits = (budget, min(budget - delay, window))
-    models: list[Model] = [search.published_s_model(p, least=least) for _, least in CONFIGS]
+    models: list[Model] = [
+        search.published_s_model(p, least=least, upper=upper) for _, least in CONFIGS
+    ]
     p.tell("published (r, s) model, two configurations")
     seed, lower = p.request.seed, p.lower
 

@@ -64,7 +64,9 @@ on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the seque
 For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
-heuristic pairs, the published (r, s) model on CP-SAT for half the time left
+heuristic pairs, the core search with exception nodes climbing from s*_r >= 1 while a level is
+affordable (:data:`CORES_S_RULE`, ``solvers.cores_s``), the published (r, s) model on CP-SAT for
+half the time left
 (:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
 threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
 :data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``s <= upper``, the search ended by a pair
@@ -151,6 +153,12 @@ __all__ = [
     "PUBLISHED_S_SLICE",
     "PUBLISHED_S_SHARE",
     "PUBLISHED_S_WORKERS",
+    "CORES_S_RULE",
+    "CORES_S_HEAD",
+    "CORES_S_SECONDS",
+    "CORES_S_SHARE",
+    "CORES_S_MAX_SETS",
+    "CORES_S_MAX_GAP",
     "LANE_MAX_UPPER",
     "available",
     "solve",
@@ -717,6 +725,49 @@ where the strong loop took 0.5-9.4 s, and a 1.5 s slice of it before the strong 
 portfolio 1.2-1.3x slower than the published model alone on the three rows the slice did not
 settle (load 10)."""
 
+CORES_S_RULE = "an open (r, s) question on an r-robust graph: the core search with exceptions"
+"""Issue 40, round 31: after the heuristic (r, s) pair and before the published (r, s) slice, when
+s*_r >= 1 is proven and the bounds are open, ``solvers.cores_s.search_s`` climbs from the lower
+bound: a level t searches every split of every set of t - 1 exception nodes (n at t = 2, n(n - 1)
+at t = 3) and either finds a pair of value t - 1 (s*_r settled, the pair checked) or proves
+s*_r >= t. A level is started only while it is affordable: at most :data:`CORES_S_MAX_SETS`
+exception sets, and after the first level, its count times the seconds per set so far within the
+time left of the rule's budget (:data:`CORES_S_SECONDS`, and at most :data:`CORES_S_SHARE` of the
+time left under a limit); a level that runs behind its share of the budget is abandoned
+(``cores_s.PACE``; v2, after v1's held-out run lost a row of s* = 1 where one set took 2-3 s).
+From round 32 (v4) it runs only where the bounds are at most :data:`CORES_S_MAX_GAP` apart, and
+the slice after it is told the upper bound held before :data:`CORES_S_HEAD`, so it solves the
+model it would solve without the head and the climb. On ``digraph-35-p0.35-7170`` (R = 6)
+the published (r, s) model took 5.5 s to prove s* >= 2 where a prototype took 1.6 s
+(docs/performance.md, "Issue 40, round 31")."""
+
+CORES_S_HEAD = 0.3
+"""Seconds of the published (r, s) slice (:func:`_published_s_slice`, least-first, and with two
+threads the printed model beside it) before :data:`CORES_S_RULE`'s climb: in the climb's decide
+run (docs/performance.md, "Issue 40, round 31") the two rows it lost were an s* = 1 row where
+the climb took 1.0 s to find the pair the printed model found in 0.09 s, and an s* = 2 row where
+level 3 took 0.3 s to find a pair least-first found in 0.1 s. Where the head settles nothing the
+slice after the climb starts again, told the climb's lower bound and the upper bound held before
+the head (v4: in round 31's v3 test the head's better pair, told to the long slice as
+``s <= 3`` instead of ``s <= 4``, took CP-SAT from about 2 s to over 9 s on ``er-40-p0.5-8166``)."""
+
+CORES_S_SECONDS = 5.0
+"""Seconds :data:`CORES_S_RULE`'s climb may take at most (wall, this thread's search)."""
+
+CORES_S_SHARE = 0.5
+"""Under a time limit, the share of the time left that :data:`CORES_S_RULE`'s climb may take."""
+
+CORES_S_MAX_GAP = 2
+"""The widest gap, upper bound minus lower bound after :data:`CORES_S_HEAD`, at which
+:data:`CORES_S_RULE`'s climb runs (so at most two levels; v4, issue 40, round 32). Round 31's
+tests lost rows of s* = 2-7 that the published (r, s) model settled in 0.6-3.6 s where the climb
+went past level 2 with heuristic pairs 4-7 above the proven bound (v2), and v3, stopped after
+level 2, gave up the rows of s* = 3 it won (docs/performance.md, "Issue 40, round 31")."""
+
+CORES_S_MAX_SETS = 2000
+"""The most exception sets a level of :data:`CORES_S_RULE`'s climb may search (t = 3 up to 45
+nodes)."""
+
 PUBLISHED_S_WORKERS = 1
 """CP-SAT workers of the published (r, s) slice, whatever ``threads`` is. Issue 40, round 2:
 on ER(26, 1/2) seed 7101 at R = r* = 5 the slice took 1.07 s with two workers and 0.6 s with
@@ -1267,7 +1318,10 @@ def _gap(
         p.note("cores", cpu_limit=found.params["cpu_limit"], bisect=found.params.get("bisect"))
     if q.about_s:
         _bounds_s(p)
-        _published_s_slice(p)
+        held = p.upper  # CORES_S_RULE v4: the long slice's model is the one it would solve alone
+        _published_s_slice(p, most=CORES_S_HEAD)
+        _cores_s(p)
+        _published_s_slice(p, upper=held)
     elif not (p.settled() if quick_done else search.quick_r(p)) and not p.out_of_time():
         if lane is None and _walk_due(p):
             if _wide(request) and not _head(request):  # WALK_WIDE_RULE: a longer walk
@@ -1388,13 +1442,17 @@ def _step(res: Result, step: str) -> dict:
     return {**found, "value": res.value, "seconds": round(res.wall_time, 4)}
 
 
-def _published_s_slice(p: search.Progress) -> None:
+def _published_s_slice(
+    p: search.Progress, most: float | None = None, upper: int | None = None
+) -> None:
     """The published (r, s) model on CP-SAT for :data:`PUBLISHED_S_SLICE` seconds
     (:data:`PUBLISHED_S_SHARE` of the time left under a limit), when the question is still
     open: with one thread least-first (:func:`search.published_s_slice`,
     :data:`LEAST_FIRST_S_RULE`); with two or more and R at least :data:`BOTH_S_MIN_R`,
     least-first and, for :data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, as printed,
-    one worker each, the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``)."""
+    one worker each, the first proof winning (:data:`BOTH_S_RULE`, ``solvers.first_proof``);
+    ``most``: at most that many seconds (:data:`CORES_S_HEAD`); ``upper``: the proven upper
+    bound the model is told instead of ``p``'s (:data:`CORES_S_RULE`)."""
     from solvers import cpsat, first_proof, search
 
     if p.settled() or p.out_of_time() or not cpsat.available():
@@ -1402,13 +1460,38 @@ def _published_s_slice(p: search.Progress) -> None:
     cpsat.load()
     left = p.remaining()
     seconds = PUBLISHED_S_SLICE if left is None else PUBLISHED_S_SHARE * left
+    if most is not None:  # CORES_S_HEAD
+        seconds = min(seconds, most)
 
     if p.request.threads >= 2 and p.request.question.r >= BOTH_S_MIN_R:  # BOTH_S_RULE
-        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY)
+        first_proof.published_s_both(p, cpsat.run, seconds, BOTH_S_WINDOW, BOTH_S_DELAY, upper)
         return
 
     run = _cpsat_workers(PUBLISHED_S_WORKERS)  # not the request's ``threads``
-    search.published_s_slice(p, run, seconds, least=True)  # LEAST_FIRST_S_RULE
+    search.published_s_slice(p, run, seconds, least=True, upper=upper)  # LEAST_FIRST_S_RULE
+
+
+def _cores_s(p: search.Progress) -> None:
+    """:data:`CORES_S_RULE`: the climb of ``solvers.cores_s`` from a proven s*_r >= 1, when the
+    question is still open, within its budget; its pair is checked (``p.offer``) and its lower
+    bound kept."""
+    from solvers import cores_s
+
+    if p.settled() or p.out_of_time() or p.lower < 1 or p.upper - p.lower > CORES_S_MAX_GAP:
+        return
+    left = p.remaining()
+    budget = CORES_S_SECONDS if left is None else min(CORES_S_SECONDS, CORES_S_SHARE * left)
+    target = p.request.question.target
+    top = p.upper if target is None else min(p.upper, target)
+    masks = [sum(1 << j for j in s) for s in p.request.graph.in_neighbors]
+    lower, pair = cores_s.search_s(
+        masks, p.request.question.r, p.lower, top, max_sets=CORES_S_MAX_SETS, budget=budget,
+        stop=p.out_of_time,
+    )
+    if pair is not None:
+        p.offer(pair)
+    p.prove_lower(lower)
+    p.note("cores-s", budget=round(budget, 3))
 
 
 def _cpsat_workers(most: int) -> search.Runner:

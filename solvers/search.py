@@ -728,7 +728,9 @@ def published_below(
     return out.status == "infeasible"
 
 
-def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool = False) -> None:
+def published_s_slice(
+    p: Progress, run: Runner, seconds: float, *, least: bool = False, upper: int | None = None
+) -> None:
     """Spend up to ``seconds`` on the published (r, s) model (``milp_model.published_s``) with
     ``s <= upper`` (proven by a checked pair, so the optimum s*_r is not cut off), the search
     ending at a pair that meets the proven lower bound (``run``'s ``stop_at``, see
@@ -737,14 +739,17 @@ def published_s_slice(p: Progress, run: Runner, seconds: float, *, least: bool =
     published (r, s) model on CP-SAT answered ER(25, 1/2) in 0.11 s and ER(30, 0.35) in 1.05 s,
     where the strong (r, s) loop took 0.9 and 3.1 s. ``least``: the swap symmetry broken
     (``milp_model.least_first``; the model's rows treat (S1, y1) and (S2, y2) alike and its
-    objective sums both, so a swapped pair has the same value)."""
-    model = published_s_model(p, least=least)
+    objective sums both, so a swapped pair has the same value). ``upper``: the proven upper bound
+    to tell the model instead of ``p``'s (see :func:`published_s_model`)."""
+    model = published_s_model(p, least=least, upper=upper)
     absorb_published(p, model, _call(p, run, model, None, seconds, stop_at=p.lower))
 
 
-def published_s_model(p: Progress, *, least: bool = False) -> Model:
-    """The published (r, s) model of ``p``'s question told ``s <= upper``, as
-    :func:`published_s_slice` solves it; ``least``: its swap symmetry broken
+def published_s_model(p: Progress, *, least: bool = False, upper: int | None = None) -> Model:
+    """The published (r, s) model of ``p``'s question told ``s <= upper`` (``p``'s upper bound
+    unless a proven one is given: ``portfolio.CORES_S_RULE`` tells the slice after its climb the
+    bound held before the climb's head, so that it solves the model it would have solved without
+    them), as :func:`published_s_slice` solves it; ``least``: its swap symmetry broken
     (``milp_model.least_first``).
 
     Issue 40, round 9: the proven lower bound is not a row of the model but the solve's
@@ -756,7 +761,7 @@ def published_s_model(p: Progress, *, least: bool = False) -> Model:
     (i40y)")."""
     model = published_model(p)
     s_var = [v.name for v in model.vars].index("s")
-    model.add([(s_var, 1)], ub=p.upper)
+    model.add([(s_var, 1)], ub=p.upper if upper is None else upper)
     if least:
         least_first(model)
     return model

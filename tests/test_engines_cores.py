@@ -142,7 +142,9 @@ def test_roots_outside_their_tails_are_never_searched():
     from robustgraph import generators
 
     masks = _masks(generators.preferential_attachment(100, 3, seed=1))
-    search = cores._Search(cores._relabel(masks, cores._order(masks)), 2, None)
+    relabelled = cores._relabel(masks, cores._order(masks))
+    need = cores._needs(relabelled, 2)
+    search = cores._Search(relabelled, need, need, None)
     assert search.pair() is None
     assert search.nodes < 100
     assert cores.search_r(masks)[:2] == (3, 3)
