@@ -57,8 +57,8 @@ from solvers.types import Request, Result, Status, Witness
 from solvers.witness import refutes_r
 
 __all__ = [
-    "NAME", "OutOfTime", "available", "order_by_in_degree", "pair_with_exceptions", "pair_within",
-    "search_r", "solve",
+    "NAME", "OutOfTime", "available", "needs_at", "order_by_in_degree", "pair_within", "search_r",
+    "solve",
 ]
 
 NAME = "cores"
@@ -97,9 +97,9 @@ _order = order_by_in_degree  # the search's own name for it
 class _Search:
     """The pair search on a relabelled graph (node ``i`` here is ``order[i]``): A and B within
     ``pool`` (default: every node), a node i of A needing ``need_a[i]`` in-neighbours inside A
-    and of B ``need_b[i]`` inside B (at one k: ``d_i - k`` both, :func:`_needs`). A is the side
+    and of B ``need_b[i]`` inside B (at one k: ``d_i - k`` both, :func:`needs_at`). A is the side
     of the first node of ``A | B``, so with two different needs a caller searches both
-    orientations (:func:`pair_with_exceptions`)."""
+    orientations (``cores_s.pair_with_exceptions``)."""
 
     def __init__(
         self,
@@ -351,54 +351,15 @@ def pair_within(
     """
     order = _order(in_masks)
     masks = _relabel(in_masks, order)
-    need = _needs(masks, k)
+    need = needs_at(masks, k)
     found = _Search(masks, need, need, stop).pair()
     return None if found is None else Witness(_back(found[0], order), _back(found[1], order))
 
 
-def _needs(in_masks: Sequence[int], k: int, inside: int = 0) -> list[int]:
+def needs_at(in_masks: Sequence[int], k: int, inside: int = 0) -> list[int]:
     """Each node's need at reach k: ``d_i - k`` in-neighbours inside its set, less those it
     hears in ``inside`` (nodes of the set that are not in the search's pool)."""
     return [m.bit_count() - k - (m & inside).bit_count() for m in in_masks]
-
-
-def pair_with_exceptions(
-    in_masks: Sequence[int],
-    k: int,
-    in_a: Sequence[int],
-    in_b: Sequence[int],
-    *,
-    stop: Callable[[], bool] | None = None,
-) -> Witness | None:
-    """Two disjoint sets A and B holding the exception nodes ``in_a`` and ``in_b`` (disjoint)
-    and more, every other node of each with at most ``k`` in-neighbours outside its set, or None.
-
-    The exceptions are left out of the search's pool and counted inside their set
-    (:func:`_needs`); the two needs differ, so both orientations of the first node of
-    ``A | B`` are searched. ``solvers.cores_s`` uses it for lower bounds on s*_r.
-
-    Examples
-    --------
-    >>> ring = [0b10010, 0b00101, 0b01010, 0b10100, 0b01001]  # the 5-cycle
-    >>> pair_with_exceptions(ring, 0, [], [0]) is None  # {0} plus more in B, nothing leaks
-    True
-    >>> found = pair_with_exceptions(ring, 1, [], [0])
-    >>> 0 in found.s2 and len(found.s2) >= 2
-    True
-    """
-    order = _order(in_masks)
-    place = {v: i for i, v in enumerate(order)}
-    masks = _relabel(in_masks, order)
-    e_a = sum(1 << place[v] for v in in_a)
-    e_b = sum(1 << place[v] for v in in_b)
-    need_a, need_b = _needs(masks, k, e_a), _needs(masks, k, e_b)
-    pool = ((1 << len(masks)) - 1) & ~(e_a | e_b)
-    for first, second, swapped in ((need_a, need_b, False), (need_b, need_a, True)):
-        found = _Search(masks, first, second, stop, pool).pair()
-        if found is not None:
-            a, b = (found[1], found[0]) if swapped else found
-            return Witness(_back(a | e_a, order), _back(b | e_b, order))
-    return None
 
 
 def _value(in_masks: Sequence[int], w: Witness) -> int:

@@ -16,7 +16,7 @@ For one E, the sets T_i allowed form a family closed under union (a node of T he
 outside ``T + T' + E_i`` than outside ``T + E_i``), so the pair of the T's is found or ruled out by
 the core search of :mod:`solvers.cores` with a need per side: a node hearing e nodes of E_i needs
 e fewer in-neighbours in T_i, and E is left out of both pools
-(``cores.pair_with_exceptions``). A level t costs one such search per split of each E of t - 1
+(:func:`pair_with_exceptions`). A level t costs one such search per split of each E of t - 1
 nodes (:func:`exception_sets`): n at t = 2, n(n - 1) at t = 3, so the search climbs only while a
 level's count is within a cap (``portfolio.CORES_S_RULE``).
 
@@ -33,10 +33,10 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from solvers.cores import OutOfTime, pair_with_exceptions
+from solvers.cores import OutOfTime, _back, _relabel, _Search, needs_at, order_by_in_degree
 from solvers.types import Witness
 
-__all__ = ["PACE", "exception_sets", "search_s"]
+__all__ = ["PACE", "exception_sets", "pair_with_exceptions", "search_s"]
 
 
 def exception_sets(n: int, size: int) -> int:
@@ -133,3 +133,43 @@ def search_s(
         searched += count
         t += 1
     return t - 1, None
+
+
+def pair_with_exceptions(
+    in_masks: Sequence[int],
+    k: int,
+    in_a: Sequence[int],
+    in_b: Sequence[int],
+    *,
+    stop: Callable[[], bool] | None = None,
+) -> Witness | None:
+    """Two disjoint sets A and B holding the exception nodes ``in_a`` and ``in_b`` (disjoint)
+    and more, every other node of each with at most ``k`` in-neighbours outside its set, or None.
+
+    The exceptions are left out of the search's pool and counted inside their set
+    (``cores.needs_at``); the two needs differ, so both orientations of the first node of
+    ``A | B`` are searched. The climb (:func:`search_s`) runs it for every split of every
+    exception set.
+
+    Examples
+    --------
+    >>> ring = [0b10010, 0b00101, 0b01010, 0b10100, 0b01001]  # the 5-cycle
+    >>> pair_with_exceptions(ring, 0, [], [0]) is None  # {0} plus more in B, nothing leaks
+    True
+    >>> found = pair_with_exceptions(ring, 1, [], [0])
+    >>> 0 in found.s2 and len(found.s2) >= 2
+    True
+    """
+    order = order_by_in_degree(in_masks)
+    place = {v: i for i, v in enumerate(order)}
+    masks = _relabel(in_masks, order)
+    e_a = sum(1 << place[v] for v in in_a)
+    e_b = sum(1 << place[v] for v in in_b)
+    need_a, need_b = needs_at(masks, k, e_a), needs_at(masks, k, e_b)
+    pool = ((1 << len(masks)) - 1) & ~(e_a | e_b)
+    for first, second, swapped in ((need_a, need_b, False), (need_b, need_a, True)):
+        found = _Search(masks, first, second, stop, pool).pair()
+        if found is not None:
+            a, b = (found[1], found[0]) if swapped else found
+            return Witness(_back(a | e_a, order), _back(b | e_b, order))
+    return None

@@ -143,7 +143,7 @@ def test_roots_outside_their_tails_are_never_searched():
 
     masks = _masks(generators.preferential_attachment(100, 3, seed=1))
     relabelled = cores._relabel(masks, cores._order(masks))
-    need = cores._needs(relabelled, 2)
+    need = cores.needs_at(relabelled, 2)
     search = cores._Search(relabelled, need, need, None)
     assert search.pair() is None
     assert search.nodes < 100

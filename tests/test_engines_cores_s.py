@@ -79,7 +79,7 @@ def test_pairs_with_exceptions_hold_them_and_leak_only_through_them(t, data):
     nodes = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=3))
     cut = data.draw(st.integers(0, len(nodes)))
     in_a, in_b = nodes[:cut], nodes[cut:]
-    found = cores.pair_with_exceptions(_masks(t), k, in_a, in_b)
+    found = cores_s.pair_with_exceptions(_masks(t), k, in_a, in_b)
     nb = t.in_neighbors
 
     def fits(side: frozenset[int], exceptions: set[int]) -> bool:

@@ -80,12 +80,14 @@ def _progress(threads: int, r: int = 1, n: int = 9, p: float = 0.4, seed: int = 
 def test_which_configurations_run_for_how_many_threads(monkeypatch, threads):
     ran = []
     monkeypatch.setattr(
-        search, "published_s_slice", lambda p, run, seconds, least=False: ran.append(("one", least))
+        search,
+        "published_s_slice",
+        lambda p, run, seconds, least=False, upper=None: ran.append(("one", least)),
     )
     monkeypatch.setattr(
         first_proof,
         "published_s_both",
-        lambda p, run, seconds, window, delay: ran.append(("both", window, delay)),
+        lambda p, run, seconds, window, delay, upper=None: ran.append(("both", window, delay)),
     )
     portfolio._published_s_slice(_progress(threads, r=2))
     both = ("both", portfolio.BOTH_S_WINDOW, portfolio.BOTH_S_DELAY)

@@ -39,7 +39,7 @@ def test_the_portfolios_rs_slice_breaks_the_swap_symmetry(monkeypatch):
     monkeypatch.setattr(
         search,
         "published_s_slice",
-        lambda p, run, seconds, least=False: seen.append(least),
+        lambda p, run, seconds, least=False, upper=None: seen.append(least),
     )
     g = erdos_renyi(30, 0.2, seed=7267)
     p = search.Progress(Request(g, Question.max_s(1), time_limit=20.0), "portfolio", "strong", "")

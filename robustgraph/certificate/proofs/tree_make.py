@@ -17,7 +17,7 @@ import gzip
 from collections.abc import Callable, Sequence
 
 from robustgraph.certificate.proofs.tree_check import FORMAT, MAGIC
-from solvers.cores import _relabel, _Search, order_by_in_degree
+from solvers.cores import _relabel, _Search, needs_at, order_by_in_degree
 
 __all__ = ["FORMAT", "Made", "make"]
 
@@ -36,11 +36,12 @@ class _Recorder(_Search):
     """The core search without "pulled", recording each node's split in pre-order."""
 
     def __init__(self, in_masks: Sequence[int], k: int, stop: Callable[[], bool] | None):
-        super().__init__(in_masks, k, stop)
+        need = needs_at(in_masks, k)
+        super().__init__(in_masks, need, need, stop)
         self.said: list[int] = []
         self.frames: list[tuple[int, list[tuple[int, int]]]] = []
 
-    def pulled(self, forced: int, elsewhere: int) -> int:
+    def pulled(self, forced: int, elsewhere: int, need: Sequence[int]) -> int:
         return 0  # not a checker rule: branch instead
 
     def _branch(self, x: int, y: int, no_a: int, no_b: int, a: int, b: int):
@@ -100,10 +101,7 @@ def make(
     order = order_by_in_degree(masks)
     search = _Recorder(_relabel(masks, order), r - 1, stop)
     n = len(masks)
-    tails, core = [], search.core((1 << n) - 1)
-    for i in range(n):
-        tails.append(core)
-        core = search.shrink(core, core & 1 << i)
+    tails = search._tails(search.need_a)
     starts = [i for i in range(n) if tails[i] >> i & 1]
     for s, a in enumerate(starts):
         for b in starts[s + 1 :]:
