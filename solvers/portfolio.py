@@ -64,13 +64,14 @@ on 60 nodes: the published model on CP-SAT proves r* = 4 in 2.4-2.8 s, the seque
 For s*_r: exhaustive for small n, otherwise the core search's decision of r-robustness
 (s*_r >= 1, or s*_r = 0 with its pair; skipped when ``Request.known_lower`` already proves
 s*_r >= 1, as ``robustness --rs R`` tells it once r* >= R is proven: ``solvers.after_r``),
-heuristic pairs, the core search with exception nodes climbing from s*_r >= 1 while a level is
-affordable (:data:`CORES_S_RULE`, ``solvers.cores_s``), the published (r, s) model on CP-SAT for
-half the time left
-(:data:`PUBLISHED_S_SHARE`; its swap symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two
-threads the model as printed beside it for :data:`BOTH_S_WINDOW` seconds from
-:data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told ``s <= upper``, the search ended by a pair
-that meets the proven lower bound) and the strong (r, s) model. Every bound is proven, every
+heuristic pairs (:data:`POOL_S_RULE`), a 0.3 s head of the published (r, s) slice below, the core
+search with exception nodes climbing from a proven s*_r >= 1 where the bounds are at most two
+apart and while a level is affordable (:data:`CORES_S_RULE`, ``solvers.cores_s``), the
+published (r, s) model on CP-SAT for half the time left (:data:`PUBLISHED_S_SHARE`; its swap
+symmetry broken, :data:`LEAST_FIRST_S_RULE`; with two threads the model as printed beside it for
+:data:`BOTH_S_WINDOW` seconds from :data:`BOTH_S_DELAY` on, :data:`BOTH_S_RULE`; told
+``s <= upper``, the search ended by a pair that meets the proven lower bound) and the strong
+(r, s) model. Every bound is proven, every
 witness checked; on a time limit the result is ``bounded``. No solver package is imported before
 a model is solved.
 """
