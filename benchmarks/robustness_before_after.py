@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rs and args.scripts:
         parser.error("--scripts times r* scripts; it cannot be combined with --rs")
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
+    for tree in trees.values():  # else a checkout without bytecode pays its compile every run
+        vs.compile_checkout(Path(tree))
     threads = [int(t) for t in args.threads.split(",")]
     scripts = [name for name in args.scripts.split(",") if name]
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

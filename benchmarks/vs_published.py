@@ -796,6 +796,30 @@ def large(args: argparse.Namespace) -> int:
     return 0
 
 
+PACKAGES = ("robustgraph", "solvers", "protocol_runner")
+"""The checkout's top-level packages, whose bytecode :func:`compile_checkout` writes."""
+
+
+def compile_checkout(root: Path | None = None) -> Path:
+    """Write the bytecode of the checkout ``root`` (default: the one ``robustgraph`` is imported
+    from, which our command runs) before anything is timed, and return that root.
+
+    Where ``PYTHONDONTWRITEBYTECODE`` is set, as in this machine's sessions, Python never writes
+    it on import, so a checkout without it compiles every module again on every command: about
+    0.05 s a run, seen as a new worktree's first rows in a before/after run (docs/performance.md,
+    "Issue 40, round 33"). ``compileall`` writes it whatever that variable says."""
+    import compileall
+
+    if root is None:
+        import robustgraph
+
+        root = Path(robustgraph.__file__).resolve().parent.parent
+    for package in PACKAGES:
+        if (root / package).is_dir():
+            compileall.compile_dir(root / package, quiet=1)
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,15,20,25,30,40,50,60", help="n of er, digraph")
@@ -819,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--rs", action="store_true", help="(r, s) at R = r* against the script")
     args = ap.parse_args(argv)
+    print(f"# bytecode written for {compile_checkout()} before timing")
     if args.large:
         return large(args)
     if args.rs:

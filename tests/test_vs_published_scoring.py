@@ -245,3 +245,18 @@ def test_rs_rows_no_side_proved_are_bounded_on_both_sides_not_slower(monkeypatch
     assert "open (" not in out.split("# slower")[1].split("\n")[0]
     assert "# bounded on both sides (no side proved s*; not a time comparison): open" in out
     assert "| open | 3 | ? | >19.50 (28.00) | >20.00 (20.00) | bounded |" in out
+
+
+def test_the_checkout_is_compiled_before_timing_whatever_the_environment_says(
+    tmp_path, monkeypatch
+):
+    """``compile_checkout`` writes each package's bytecode even where Python is told not to
+    write it on import (``PYTHONDONTWRITEBYTECODE``), so no timed command compiles modules."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    for package in ("robustgraph", "solvers", "elsewhere"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "mod.py").write_text("x = 1\n")
+    assert vs.compile_checkout(tmp_path) == tmp_path
+    assert list((tmp_path / "solvers" / "__pycache__").glob("mod.*.pyc"))
+    assert list((tmp_path / "robustgraph" / "__pycache__").glob("mod.*.pyc"))
+    assert not (tmp_path / "elsewhere" / "__pycache__").exists()  # not one of PACKAGES
