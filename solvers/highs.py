@@ -79,6 +79,25 @@ def version() -> str:
     return f"highspy {h.version()}"
 
 
+def _run_and_release(h):
+    """``h.run()``, then this thread's HiGHS worker threads stopped and joined
+    (``resetGlobalScheduler(True)``) before it returns.
+
+    HiGHS keeps a pool of worker threads per thread that solves; left to themselves they are
+    stopped only when that thread's C++ thread-locals are destroyed, after the Python thread has
+    been joined, so a process that exits at once (Ctrl-C: ``robustgraph: error: interrupted``)
+    could tear down while they still ran. The clean-clone suite aborted once that way
+    (``terminate called without an active exception``, exit -6, in
+    ``test_ctrl_c_stops_a_native_solve[highs]``, 2026-12-07); right after a two-thread solve two
+    more threads were still alive for a moment (docs/performance.md, "Issue 40, round 33")."""
+    import highspy
+
+    try:
+        return h.run()
+    finally:
+        highspy.Highs.resetGlobalScheduler(True)
+
+
 def run(
     model: Model,
     time_limit: float | None,
@@ -136,7 +155,7 @@ def run(
         h.setSolution(len(keys), keys, [float(model.hint[k]) for k in keys])
     h.HandleUserInterrupt = True  # so that cancelSolve (Ctrl-C, a StopSignal) stops the search
     with watching(stop, h.cancelSolve):
-        run_interruptibly(h.run, h.cancelSolve)
+        run_interruptibly(lambda: _run_and_release(h), h.cancelSolve)
     native = h.modelStatusToString(h.getModelStatus())
     name = h.getModelStatus().name
     info = h.getInfo()
