@@ -88,8 +88,9 @@ def _run_and_release(h):
     been joined, so a process that exits at once (Ctrl-C: ``robustgraph: error: interrupted``)
     could tear down while they still ran. The clean-clone suite aborted once that way
     (``terminate called without an active exception``, exit -6, in
-    ``test_ctrl_c_stops_a_native_solve[highs]``, 2026-12-07); right after a two-thread solve two
-    more threads were still alive for a moment (docs/performance.md, "Issue 40, round 33")."""
+    ``test_ctrl_c_stops_a_native_solve[highs]``, 2026-12-07); counted in the thread that solved,
+    right after a two-thread solve one HiGHS worker thread was still alive
+    (``tests/test_highs_threads.py``; docs/performance.md, "Issue 40, round 33")."""
     import highspy
 
     try:
