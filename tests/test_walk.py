@@ -459,3 +459,73 @@ def test_a_real_two_thread_solve_with_the_walk_beside_the_lane():
     assert len(walked) <= 1 and len(asked) <= len(walked)
     if asked:
         assert walked[0]["found"] and asked[0]["probe"] == walked[0]["k"] - 1
+
+
+# ---- WALK_CPU_RULE: the walk's budget in its thread's CPU time --------------------------------
+
+
+class _BusyClock(test_deadline_spent._Clock):
+    """The fake clock with a thread CPU clock of its own, moved by the fake walk below."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cpu = 0.0
+
+    def thread_time(self) -> float:
+        return self.cpu
+
+
+def _walked_steps(monkeypatch, wall_step: float, cpu_step: float, seconds: float, until=None):
+    """``portfolio._walk`` for ``seconds`` on a fake clock where each step of the walk takes
+    ``wall_step`` of wall time and ``cpu_step`` of the thread's CPU; the steps it ran and its
+    ``walk`` step record."""
+    fake = _BusyClock()
+    monkeypatch.setattr(search, "time", fake)
+    monkeypatch.setattr(portfolio, "time", fake)
+    steps = []
+
+    def fake_run(self, k, stop=None, **kw):
+        while not stop():
+            steps.append(k)
+            fake.now += wall_step
+            fake.cpu += cpu_step
+        return None
+
+    monkeypatch.setattr(walk.Walk, "run", fake_run)
+    request = Request(GRAPH, Question.max_r(), time_limit=10.0, threads=2)
+    p = Progress(request, "portfolio", "strong", "t")
+    p.lower, p.upper = 2, 4
+    end = None if until is None else fake.now + until
+    assert portfolio._walk(p, seconds, until=end) is None
+    (record,) = [s for s in p.steps if s.get("step") == "walk"]
+    return len(steps), record
+
+
+W = 1 / 64  # a step's wall time (binary fractions: the sums below are exact)
+
+
+def test_an_idle_walk_runs_its_seconds_of_cpu(monkeypatch):
+    """Idle (a step's CPU equals its wall time) the budget is spent as before: 0.25 s, 16 steps."""
+    steps, record = _walked_steps(monkeypatch, W, W, 0.25)
+    assert steps == 16
+    assert record["walk_cpu"] == record["walk_seconds"] == 0.25
+
+
+def test_a_busy_walk_gets_its_cpu_in_more_wall_time(monkeypatch):
+    """A step that gets half a core: 0.25 s of CPU takes 32 steps and 0.5 s of wall, where a
+    wall budget (before round 34) stopped after 16 steps and 0.125 s of CPU."""
+    steps, record = _walked_steps(monkeypatch, W, W / 2, 0.25)
+    assert steps == 32
+    assert record["walk_cpu"] == 0.25 and record["walk_seconds"] == 0.5
+
+
+def test_a_starved_walk_stops_at_three_times_its_budget_in_wall(monkeypatch):
+    steps, record = _walked_steps(monkeypatch, W, 0.0, 0.25)
+    assert portfolio.WALK_WALL_FACTOR == 3.0
+    assert steps == 48 and record["walk_cpu"] == 0.0 and record["walk_seconds"] == 0.75
+
+
+def test_a_walk_stops_at_the_end_it_is_given(monkeypatch):
+    """``WALK_LANE_RULE``'s walk ends at the second solve's end when that comes first."""
+    steps, record = _walked_steps(monkeypatch, W, W / 2, 0.25, until=0.125)
+    assert steps == 8 and record["walk_seconds"] == 0.125
