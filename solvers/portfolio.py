@@ -544,7 +544,13 @@ it bought less work on a busy machine. ``regular-80-d8-7180`` (random 8-regular,
 its walk finds a pair of value 3 at step 92, 0.133 s of CPU) ended bounded [3, 4] at 9.5 s at two
 threads beside a second benchmark (round 34's runs 1-3), and beside two CPU-bound loops in two of
 two runs: :data:`WALK_BUSY_RULE`'s 0.2 s of wall gave the walk less than 0.133 s of CPU. Idle,
-the walk's thread CPU and wall agree within 1%, so nothing changes there."""
+the walk's thread CPU and wall agree within 1%, so nothing changes there. Held out
+(docs/performance.md, round 34; scratch seeds 8198-8207, regular graphs of degree 4-10 on 60 and
+80 nodes at one and two threads, beside two CPU-bound loops; 144 rows, pooled over its two
+registered tests): faster on 8, slower on 2, settled 122 -> 124, median unchanged; idle (8208-8210,
+48 rows) no row faster, one near-cap row slower. Its known cost: where no pair of the value asked
+exists, a busy walk spends its whole budget in up to :data:`WALK_WALL_FACTOR` times the wall
+(0.40 s against 0.20 s on ``regular-60-d8-8199``)."""
 
 WALK_WALL_FACTOR = 3.0
 """:data:`WALK_CPU_RULE`: a walk's wall seconds at most, as a multiple of its CPU budget, so
