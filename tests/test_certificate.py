@@ -515,7 +515,7 @@ def test_time_limit_is_one_deadline_for_the_whole_call(monkeypatch):
 
     limits, proof_limits = [], []
 
-    def prove(view, r, s, mode, time_limit, split=None, progress=None):
+    def prove(view, r, s, mode, time_limit, split=None, progress=None, kinds=None):
         proof_limits.append(time_limit)
         return None
 

@@ -17,7 +17,9 @@ from robustgraph.certificate.outcome import (
 )
 from robustgraph.certificate.proof_records import (
     attach_proofs,
+    decide_first,
     engine_threads,
+    first_bound,
     start_ahead,
     stop_ahead,
 )
@@ -138,7 +140,10 @@ def certify(
         searches share the deadline too: an LRAT search gets what is left of it (or
         ``LRAT_TIME_LIMIT`` without a limit), so a bound whose proof the deadline cuts short
         is recorded without one; the cheap kinds (theorem, construction, exhaustive) are
-        tried even after it, so that a short limit still leaves checkable bounds.
+        tried even after it, so that a short limit still leaves checkable bounds. At one
+        thread with the portfolio alone, an r-robustness claim's proof (``auto`` or
+        ``coretree``) is made first, and a checked one decides the claim without the engines
+        (``proof_records.TREE_DECIDES_RULE``; the check's lower bound is then r itself).
     deadline : Deadline, optional
         The deadline to keep instead of ``time_limit`` seconds from the call
         (``solvers.deadline``; the CLI passes one counted from the start of its process);
@@ -217,9 +222,19 @@ def certify(
     ahead = start_ahead(topology, claims, proof, deadline, threads, split)
     engines_threads = engine_threads(threads, ahead)
     records = []
+    first_files: dict[str, bytes] = {}
+    tried: set[tuple[int, int]] = set()
     try:
         for claim in claims:
             checks: list[Check] = []
+            r = first_bound(topology, claim, names, proof, threads, split)
+            if r is not None:  # a proof made and checked first decides it (TREE_DECIDES_RULE)
+                first = decide_first(topology, claim, r, proof, deadline, progress)
+                if first is None:
+                    tried.add((r, 1))
+                else:
+                    checks.append(first[0])
+                    first_files.update(first[1])
             while (question := next_question(topology, claim, checks)) is not None:
                 if checks and deadline.passed():  # no further question starts after the deadline
                     break
@@ -227,9 +242,12 @@ def certify(
             verdict, values = claim_outcome(topology, claim, checks)
             seconds = round(sum(run.seconds for check in checks for run in check.runs), 4)
             records.append(ClaimRecord(claim, verdict, tuple(checks), values, seconds))
-        records, files = attach_proofs(topology, records, proof, deadline, progress, split, ahead)
+        records, files = attach_proofs(
+            topology, records, proof, deadline, progress, split, ahead, tried
+        )
     finally:
         stop_ahead(ahead)
+    files = {**first_files, **files}
     parameters = {
         "engines": list(names),
         "formulation": formulation,

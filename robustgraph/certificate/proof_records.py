@@ -10,25 +10,28 @@ process on the second core (:mod:`robustgraph.certificate.proofs.ahead`), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from robustgraph import __version__
 from robustgraph.certificate.claims import Claim
+from robustgraph.certificate.outcome import trivial_upper
 from robustgraph.certificate.proofs.ahead import MISSING, Ahead
 from robustgraph.certificate.proofs.checker import View
 from robustgraph.certificate.proofs.cubes import Split
-from robustgraph.certificate.proofs.prover import prove
-from robustgraph.certificate.records import ClaimRecord
+from robustgraph.certificate.proofs.prover import FIRST_KINDS, prove
+from robustgraph.certificate.records import Check, ClaimRecord, Run
 from robustgraph.topology import Topology
 from solvers.deadline import Deadline
 from solvers.idle import CpuSample
 from solvers.portfolio import BESIDE_LANE_BUSY
 
 __all__ = [
-    "AHEAD_IDLE_RULE", "AHEAD_RULE", "LRAT_TIME_LIMIT", "attach_proofs", "engine_threads",
-    "start_ahead", "stop_ahead",
+    "AHEAD_IDLE_RULE", "AHEAD_RULE", "LRAT_TIME_LIMIT", "TREE_DECIDES_RULE", "attach_proofs",
+    "decide_first", "engine_threads", "first_bound", "start_ahead", "stop_ahead",
 ]
 
 LRAT_TIME_LIMIT = 60.0
@@ -56,6 +59,93 @@ wall, 41.2 s CPU with two threads: the lane carried it) certify took 159.2 s whe
 the answer took 43.9 s. Where the system has no ``SCHED_IDLE`` (:data:`.proofs.ahead.CAN_IDLE`) the
 child runs at normal priority and the engines get one thread fewer, as in round 9. Measured in
 docs/performance.md, "Issue 40, round 10: proof cost (i40b)"."""
+
+
+TREE_DECIDES_RULE = "one thread, the portfolio alone: a proof made first decides an r-robust claim"
+"""Issue 40, round 35 (docs/performance.md, "round 35"). A one-thread ``certify --proof auto``
+(or ``coretree``) of a true r-robustness claim cost about three answers (round 34's scratch look,
+seed 8211: ER(40, 1/2) answer 0.27 s, certify 0.81 s = 0.32 s solving the claim + 0.22 s making
+the core tree + 0.27 s checking it): the tree the proof is made of is itself the core search's
+refutation of every pair that would break r-robustness. So :func:`decide_first` tries the cheap
+kinds of the mode and the core tree (:data:`.proofs.prover.FIRST_KINDS`; ``auto`` gives the tree
+:data:`.proofs.prover.AUTO_TREE_SHARE` of the time left, ``coretree`` all of it, never less than
+either had after the engines) before any engine answers; a proof that
+is made and passes its checker (``prove`` checks every proof it returns) decides the claim, and
+the engines are not asked. The certificate carries that proof as the check's, so ``verify``
+checks the very thing that decided it; the run names it (``solved_by`` ``proof (coretree)``).
+When no proof comes (the claim is false, or the tree ran out of its share) the engines answer as
+before and :func:`attach_proofs` tries only the rest of the mode (``auto``: an LRAT proof with
+what is left; ``coretree``: nothing). Costs: a false claim first spends the tree's search for a
+breaking pair (the core search, which the portfolio also runs first; 0.1 s on ER(40, 1/2) at
+r* + 1, scratch seed 8212); under a time limit the engines get what the first try left, so a
+claim whose tree runs out of time may end undecided where the engines alone would have decided
+it without a proof (exit 5, which ``verify`` rejects). Only at one thread with the ``portfolio``
+engine alone: at two threads the proof starts ahead in a child (:data:`AHEAD_IDLE_RULE`), not
+measured with this rule, and a named engine other than the portfolio must answer for itself."""
+
+
+def first_bound(
+    topology: Topology,
+    claim: Claim,
+    engines: Sequence[str],
+    mode: str,
+    threads: int,
+    split: Split | None,
+) -> int | None:
+    """The r that :data:`TREE_DECIDES_RULE` proves first for ``claim``, or None where it does
+    not apply (not an r-robustness question, r out of 1..:func:`.outcome.trivial_upper`, more
+    than one thread, an engine list other than the portfolio alone, a split, a mode without the
+    core tree)."""
+    question = claim.question()
+    if question is None or question.about_s or mode not in ("auto", "coretree"):
+        return None
+    if tuple(engines) != ("portfolio",) or threads != 1 or split is not None:
+        return None
+    return question.r if 1 <= question.r <= trivial_upper(topology, question) else None
+
+
+def decide_first(
+    topology: Topology,
+    claim: Claim,
+    r: int,
+    mode: str,
+    deadline: Deadline,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[Check, dict[str, bytes]] | None:
+    """The check that a proof of r-robustness made before any engine answers gives ``claim``
+    (:data:`TREE_DECIDES_RULE`), with the proof's files; None when no proof was made.
+
+    The check has one run, by ``portfolio``: status ``exact``, lower bound r, upper bound
+    :func:`.outcome.trivial_upper` (no witness needed), its seconds those of the proof's
+    making and checking; the check's ``proof`` is the proof, checked by ``prove``.
+    """
+    question = claim.question()
+    left = deadline.left()
+    limit = LRAT_TIME_LIMIT if left is None else left
+    if progress:
+        progress(f"proof ({mode}) first: {r}-robustness, before any engine")
+    began = time.monotonic()
+    made = prove(View.of(topology), r, 1, mode, limit, progress=progress, kinds=FIRST_KINDS)
+    if made is None:
+        return None
+    proof, files = made
+    run = Run(
+        engine="portfolio",
+        solved_by=f"proof ({proof['kind']})",
+        formulation=None,
+        status="exact",
+        lower=r,
+        upper=trivial_upper(topology, question),
+        seconds=round(time.monotonic() - began, 4),
+        engine_version=f"robustgraph {__version__}: the proof's own checker",
+        witness=None,
+        params={"rule": TREE_DECIDES_RULE, "threads": 1, "time_limit": round(limit, 4)},
+    )
+    return replace(Check.of(question, [run]), proof=proof), files
+
+
+_AFTER_FIRST = {"auto": ("lrat",), "coretree": ()}
+"""The kinds :func:`attach_proofs` tries for a bound :func:`decide_first` tried in vain."""
 
 
 def start_ahead(
@@ -118,6 +208,7 @@ def attach_proofs(
     progress: Callable[[str], None] | None = None,
     split: Split | None = None,
     ahead: Mapping[tuple[int, int], Ahead] | None = None,
+    tried: Collection[tuple[int, int]] = (),
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     """The records with a proof on every check one was found for, and the proof files.
 
@@ -140,13 +231,16 @@ def attach_proofs(
         :func:`start_ahead`'s proofs: a check asserting one's (r, s) takes its result (its
         child ran the same ``prove``, with the time the deadline left at its start); one that
         never started or died without a word is proven here instead. All are stopped on return.
+    tried : collection of (int, int)
+        Bounds :func:`decide_first` tried in vain: only the rest of the mode is tried for them.
+        A check that has its proof already keeps it.
 
     Returns
     -------
     (list of ClaimRecord, dict)
     """
     try:
-        return _attach(topology, records, mode, deadline, progress, split, ahead or {})
+        return _attach(topology, records, mode, deadline, progress, split, ahead or {}, tried)
     finally:
         stop_ahead(ahead or {})
 
@@ -172,6 +266,7 @@ def _attach(
     progress: Callable[[str], None] | None,
     split: Split | None,
     ahead: Mapping[tuple[int, int], Ahead],
+    tried: Collection[tuple[int, int]],
 ) -> tuple[list[ClaimRecord], dict[str, bytes]]:
     view = View.of(topology)
     asserted = {check.robustness for record in records for check in record.checks}
@@ -183,7 +278,7 @@ def _attach(
         checks = []
         for check in record.checks:
             r, s = check.robustness
-            if mode == "none" or r < 1 or s < 1:
+            if mode == "none" or r < 1 or s < 1 or check.proof is not None:
                 checks.append(check)
                 continue
             if (r, s) not in found:
@@ -196,7 +291,9 @@ def _attach(
                     here = partial(_within, view, r, s, mode, limit, progress)
                     got = ahead[(r, s)].race(here, None if left is not None else limit)
                 if got is MISSING:
-                    got = prove(view, r, s, mode, limit, split=split, progress=progress), []
+                    kinds = _AFTER_FIRST[mode] if (r, s) in tried else None
+                    got = prove(view, r, s, mode, limit, split=split, progress=progress,
+                                kinds=kinds), []
                 found[(r, s)], lines = got
                 for line in lines if progress else ():
                     progress(line)

@@ -18,7 +18,7 @@ import gzip
 import hashlib
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from robustgraph.certificate.proofs import (
@@ -44,9 +44,15 @@ from robustgraph.limits import (
 from solvers.cores import OutOfTime
 from solvers.extras import missing
 
-__all__ = ["MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove"]
+__all__ = [
+    "FIRST_KINDS", "MODES", "Made", "cadical_options", "core_tree_nodes", "lrat_additions", "prove",
+]
 
 MODES = ("auto", "theorem", "construction", "exhaustive", "lrat", "coretree", "none")
+
+FIRST_KINDS = ("theorem", "construction", "exhaustive", "coretree")
+"""The kinds ``certify`` tries before any engine answers an r-robustness claim
+(``proof_records.TREE_DECIDES_RULE``); the rest of a mode (an LRAT proof) comes after."""
 
 Made = tuple[dict[str, Any], dict[str, bytes]]
 """A proof object and the proof files it names (file name -> gzip bytes)."""
@@ -380,6 +386,7 @@ def prove(
     *,
     split: cubes.Split | None = None,
     progress: Callable[[str], None] | None = None,
+    kinds: Collection[str] | None = None,
 ) -> Made | None:
     """A checked proof that ``view`` is (r, s)-robust, made the way ``mode`` says, or None.
 
@@ -399,6 +406,8 @@ def prove(
         the combined proof is the same kind of record and is checked the same way.
     progress : callable, optional
         Hears :func:`verify_budgets`'s line when the proof is over the input budgets.
+    kinds : collection of str, optional
+        Only these kinds of ``mode``'s tries (e.g. :data:`FIRST_KINDS`); all when None.
 
     Returns
     -------
@@ -423,21 +432,23 @@ def prove(
         return None if time_limit is None else time_limit - (time.monotonic() - began)
 
     share = None if time_limit is None else time_limit * AUTO_TREE_SHARE
-    makers = {
-        "theorem": [lambda: _theorem(view, r, s)],
-        "construction": [lambda: _construction(view, r, s)],
-        "exhaustive": [lambda: _exhaustive(view, r, s)],
-        "lrat": [lambda: _lrat(view, r, s, time_limit, split)],
-        "coretree": [lambda: _coretree(view, r, s, time_limit)],
-        "none": [],
+    own = {
+        "theorem": lambda: _theorem(view, r, s),
+        "construction": lambda: _construction(view, r, s),
+        "exhaustive": lambda: _exhaustive(view, r, s),
+        "lrat": lambda: _lrat(view, r, s, time_limit, split),
+        "coretree": lambda: _coretree(view, r, s, time_limit),
     }
-    makers["auto"] = makers["theorem"] + makers["construction"] + makers["exhaustive"]
+    makers = {kind: [(kind, make)] for kind, make in own.items()} | {"none": []}
+    makers["auto"] = [(kind, own[kind]) for kind in ("theorem", "construction", "exhaustive")]
     if split is None:  # a split asks for cube and conquer's LRAT proof
-        makers["auto"] += [lambda: _coretree(view, r, s, share)]
-        makers["auto"] += [lambda: _lrat(view, r, s, left(), split)]
+        makers["auto"] += [("coretree", lambda: _coretree(view, r, s, share))]
+        makers["auto"] += [("lrat", lambda: _lrat(view, r, s, left(), split))]
     else:
         makers["auto"] += makers["lrat"]
-    for make in makers[mode]:
+    for kind, make in makers[mode]:
+        if kinds is not None and kind not in kinds:
+            continue
         made = make()
         if made is None:
             continue
