@@ -9,10 +9,12 @@ from dataclasses import replace
 
 import networkx as nx
 import pytest
+from click.testing import CliRunner
 from conftest import naive_max_r, topologies
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from robustgraph import io
 from robustgraph.certificate import proof_records
 from robustgraph.certificate.certifier import certify
 from robustgraph.certificate.claims import Claim
@@ -20,6 +22,7 @@ from robustgraph.certificate.document import Certificate
 from robustgraph.certificate.outcome import trivial_upper
 from robustgraph.certificate.proofs import prover
 from robustgraph.certificate.verifier import verify
+from robustgraph.cli import main
 from robustgraph.graphs import as_topology
 from solvers.cores import OutOfTime
 
@@ -128,3 +131,15 @@ def test_a_tree_out_of_time_first_leaves_the_engines_and_then_lrat_only(monkeypa
     assert check.lower == r  # the portfolio proves r* = r exactly
     assert seen[1:] == [("lrat",)] and check.proof["kind"] == "lrat"
     assert verify(cert, t).fully_checked
+
+
+def test_the_cli_says_the_proof_made_first_decided_the_claim(tmp_path):
+    t = _er(26, 0.5, 8213)
+    graph, cert = tmp_path / "g.json", tmp_path / "g.cert.json"
+    io.write(t, graph)
+    ran = CliRunner().invoke(main, ["certify", str(graph), "--r", "7", "--threads", "1",
+                                    "-o", str(cert)])
+    assert ran.exit_code == 0, ran.output
+    assert "7-robust: PROVEN (portfolio: decided by its proof, made first," in ran.output
+    checked = CliRunner().invoke(main, ["verify", str(cert), str(graph)])
+    assert checked.exit_code == 0 and "every bound checked" in checked.output

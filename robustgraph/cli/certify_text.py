@@ -29,8 +29,11 @@ __all__ = ["cubes_line", "record_line", "render_report", "summary_lines", "unche
 
 
 def _runs_text(record: ClaimRecord) -> str:
-    engines = sorted({run.engine for check in record.checks for run in check.runs})
-    return f"{', '.join(engines)}, {record.seconds:.3g} s"
+    runs = [run for check in record.checks for run in check.runs]
+    engines = ", ".join(sorted({run.engine for run in runs}))
+    if any(run.solved_by.startswith("proof (") for run in runs):  # TREE_DECIDES_RULE
+        engines += ": decided by its proof, made first"
+    return f"{engines}, {record.seconds:.3g} s"
 
 
 def record_line(topology: Topology, record: ClaimRecord, time_limit: float | None) -> str:
