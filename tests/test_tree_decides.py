@@ -92,7 +92,8 @@ def test_the_core_tree_decides_a_true_claim_past_the_exhaustive_range(directed):
 
 @pytest.mark.parametrize(
     "options",
-    [{"threads": 2}, {"engines": ["portfolio", "exhaustive"]}, {"proof": "lrat"}],
+    [{"threads": 2}, {"engines": ["portfolio", "exhaustive"]}, {"proof": "lrat"},
+     {"proof_first": False}],
 )
 def test_the_rule_applies_at_one_thread_with_the_portfolio_alone(options):
     t = _er(14, 0.6, 8214)

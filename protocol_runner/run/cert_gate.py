@@ -242,6 +242,7 @@ def obtain_certificate(
         engines=DEFAULT_ENGINE,
         time_limit=time_limit,
         progress=progress,
+        proof_first=False,  # the engines' answer: the run's reports name r* itself
     )
     limit = "no time limit" if time_limit is None else f"{time_limit:g} s per question"
     return certificate, f"certified by the runner ({DEFAULT_ENGINE}, {limit})"

@@ -101,6 +101,7 @@ def certify(
     proof: str = "auto",
     deadline: Deadline | None = None,
     split: Split | None = None,
+    proof_first: bool = True,
 ) -> Certificate:
     """Prove or refute each claim about ``topology`` and record it in a :class:`Certificate`.
 
@@ -152,6 +153,11 @@ def certify(
         Make the LRAT proofs by cube and conquer on ``split.k`` nodes
         (:mod:`robustgraph.certificate.proofs.cubes`; ``certify --cubes``). The proof is an
         ordinary LRAT record, so a certificate does not tell how it was made.
+    proof_first : bool
+        Let a proof made first decide an r-robustness claim at one thread
+        (``proof_records.TREE_DECIDES_RULE``). False: the engines answer every claim, so its
+        check has their bounds (r* exact where they settle it), as the protocol runner's
+        reports show it.
 
     Returns
     -------
@@ -228,7 +234,7 @@ def certify(
         for claim in claims:
             checks: list[Check] = []
             r = first_bound(topology, claim, names, proof, threads, split)
-            if r is not None:  # a proof made and checked first decides it (TREE_DECIDES_RULE)
+            if r is not None and proof_first:  # TREE_DECIDES_RULE: a checked proof decides it
                 first = decide_first(topology, claim, r, proof, deadline, progress)
                 if first is None:
                     tried.add((r, 1))

@@ -81,7 +81,10 @@ r* + 1, scratch seed 8212); under a time limit the engines get what the first tr
 claim whose tree runs out of time may end undecided where the engines alone would have decided
 it without a proof (exit 5, which ``verify`` rejects). Only at one thread with the ``portfolio``
 engine alone: at two threads the proof starts ahead in a child (:data:`AHEAD_IDLE_RULE`), not
-measured with this rule, and a named engine other than the portfolio must answer for itself."""
+measured with this rule, and a named engine other than the portfolio must answer for itself.
+The claim's check then bounds r* by r and the trivial bound, not r* itself: a caller that shows
+r* (the protocol runner's gate, ``protocol_runner/run/cert_gate.py``) passes ``certify``'s
+``proof_first=False``."""
 
 
 def first_bound(
