@@ -7,9 +7,10 @@ recomputation (n <= 20), then for r-robustness (s = 1, no ``--cubes``) a core-tr
 limit, then an LRAT refutation with the time left: written from the core search's own tree when
 that tree is small and r large (:mod:`.coretree`, r-robustness only), else by CaDiCaL
 (:mod:`.sat`, within the time left, its log trimmed to the lemmas the refutation uses,
-:mod:`.trim`; or by cube and conquer, :mod:`.cubes`). Every proof made is checked by
-:func:`.checker.check_proof` before it is returned, so a certificate never carries a proof its
-own verifier rejects.
+:mod:`.trim`; or by cube and conquer, :mod:`.cubes`). Every proof made is checked before it is
+returned, so a certificate never carries a proof its own verifier rejects: a core tree by the
+checker's own walk that made it (``tree_make.TREE_CHECKED_AS_MADE``), every other kind by
+:func:`.checker.check_proof`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from robustgraph.certificate.proofs import (
 )
 from robustgraph.certificate.proofs.checker import ProofError, View, check_proof
 from robustgraph.certificate.proofs.cnf import ENCODING, encode, size
+from robustgraph.certificate.proofs.tree_check import TreeRejected
 from robustgraph.certificate.proofs.trim import trim
 from robustgraph.errors import ParameterError
 from robustgraph.limits import (
@@ -353,14 +355,16 @@ hands such graphs to the models when it answers them), the LRAT proof still gets
 
 def _coretree(view: View, r: int, s: int, time_limit: float | None) -> Made | None:
     """A core-tree certificate (:mod:`.tree_make`) within ``time_limit``, or None (not
-    r-robustness, not r-robust, out of time)."""
+    r-robustness, not r-robust, out of time). The checker's own walk made it, so it is
+    checked: its ``check_seconds`` is the walk's time (``tree_make.TREE_CHECKED_AS_MADE``)."""
     if s != 1 or len(view.labels) < 2 or (time_limit is not None and time_limit <= 0):
         return None
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    began = time.monotonic()
+    deadline = None if time_limit is None else began + time_limit
     stop = None if deadline is None else (lambda: time.monotonic() >= deadline)
     try:
         made = tree_make.make(view.canonical(), r, stop)
-    except OutOfTime:
+    except (OutOfTime, TreeRejected):  # never ship a tree the checker's walk refused
         return None
     if made is None:
         return None
@@ -373,6 +377,7 @@ def _coretree(view: View, r: int, s: int, time_limit: float | None) -> Made | No
         "sha256": digest,
         "bytes": len(made.data),
         "nodes": made.nodes,
+        "check_seconds": round(time.monotonic() - began, 4),
     }
     return proof, {name: made.data}
 
@@ -413,7 +418,9 @@ def prove(
     -------
     (dict, dict) or None
         The proof object, with ``check_seconds`` and ``steps`` as measured by the checker, and
-        its files; None when no proof of that kind was found.
+        its files; None when no proof of that kind was found. Every proof is checked before it
+        is returned: a core tree by the checker's walk that made it
+        (``tree_make.TREE_CHECKED_AS_MADE``), every other kind by :func:`.checker.check_proof`.
 
     Raises
     ------
@@ -453,15 +460,16 @@ def prove(
         if made is None:
             continue
         proof, files = made
-        try:
-            needs = own_budgets(proof, files)  # its text is inflated once, here
-            with budgets_set(needs):
-                checked = check_proof(view, r, s, proof, files.__getitem__)
-        except ProofError:
-            continue  # e.g. a solver proof our checker refuses: never ship it
-        proof["check_seconds"] = round(checked.seconds, 4)
-        if proof["kind"] == "lrat":
-            proof["steps"] = checked.steps
+        needs = own_budgets(proof, files)  # its text is inflated once, here
+        if proof["kind"] != "coretree":  # a core tree was checked as it was made
+            try:
+                with budgets_set(needs):
+                    checked = check_proof(view, r, s, proof, files.__getitem__)
+            except ProofError:
+                continue  # e.g. a solver proof our checker refuses: never ship it
+            proof["check_seconds"] = round(checked.seconds, 4)
+            if proof["kind"] == "lrat":
+                proof["steps"] = checked.steps
         note = _budget_note(proof["kind"], needs)
         if note and progress:
             progress(note)

@@ -29,9 +29,12 @@ gives, in order, and the file ends with the last tree. A node where the cores ar
 real pair: the certificate is rejected. The "pulled" deduction of the core search (a maximality
 argument) is not a rule here: the maker branches instead.
 
-Why our own code: the certificate is a proof by the definitions, so the checker must not share
-code with what made it (``solvers/cores.py``, :mod:`.coretree`, :mod:`.tree_make`); it imports
-none of them. It trusts Python's integers (bitmasks), the graph it is given and the three rules.
+Why our own code: the certificate is a proof by the definitions, so the checker must not rest on
+the code that searched for it (``solvers/cores.py``, :mod:`.coretree`); it imports none of them,
+nor the maker. The maker drives this module's :func:`walk` with its own split choices (issue 40,
+round 36, ``TREE_CHECKED_AS_MADE``), never the reverse: a tree is checked by these rules as it
+is made, and ``verify`` replays it from the file. It trusts Python's integers (bitmasks), the
+graph it is given and the three rules.
 
 Hostile files: the file is inflated to at most the bytes its recorded node count allows (and the
 inflated-bytes budget); a number is at most the bytes its largest legal value takes; the walk is
@@ -45,12 +48,15 @@ H. J. LeBlanc et al., "Resilient asymptotic consensus in robust networks", IEEE 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from robustgraph.errors import CertificateError
 from robustgraph.limits import INFLATED_BYTES, inflate
 
-__all__ = ["FORMAT", "MAGIC", "TreeRejected", "check", "number_bytes"]
+__all__ = [
+    "FORMAT", "MAGIC", "Number", "State", "TreeRejected", "check", "number_bytes", "read_numbers",
+    "walk",
+]
 
 FORMAT = "robustgraph-coretree-1"
 """The proof object's ``format``: the file layout below."""
@@ -83,11 +89,14 @@ class _Numbers:
     def __init__(self, data: bytes, start: int) -> None:
         self.data, self.at = data, start
 
-    def read(self, top: int, what: str) -> int:
+    def read(self, top: int, what: str, *args: object) -> int:
+        """The next number, at most ``top``; ``what.format(*args)`` names it in a rejection
+        (formatted only then: this runs once per tree node)."""
         data, at, value, shift = self.data, self.at, 0, 0
         for _ in range(number_bytes(top)):
             if at >= len(data):
-                raise TreeRejected(f"the core-tree file ends inside {what}: truncated")
+                raise TreeRejected(f"the core-tree file ends inside {what.format(*args)}: "
+                                   "truncated")
             byte = data[at]
             at += 1
             value |= (byte & 0x7F) << shift
@@ -95,9 +104,10 @@ class _Numbers:
             if not byte & 0x80:
                 break
         else:
-            raise TreeRejected(f"{what} is longer than any number up to {top} takes")
+            raise TreeRejected(f"{what.format(*args)} is longer than any number up to {top} takes")
         if value > top:
-            raise TreeRejected(f"{what} is {value}, over its largest legal value {top}")
+            raise TreeRejected(f"{what.format(*args)} is {value}, over its largest legal value "
+                               f"{top}")
         self.at = at
         return value
 
@@ -118,21 +128,44 @@ class _Rules:
 
     def short(self, u: int, among: int) -> int:
         """The nodes of ``among`` with fewer than ``need`` in-neighbours in U."""
-        masks, need = self.masks, self.need
-        return sum(1 << i for i in _members(among) if (masks[i] & u).bit_count() < need[i])
+        masks, need, found = self.masks, self.need, 0
+        while among:  # the bits of ``among``, lowest first (inlined: the checker's hot loop)
+            low = among & -among
+            among ^= low
+            i = low.bit_length() - 1
+            if (masks[i] & u).bit_count() < need[i]:
+                found |= low
+        return found
 
     def peel(self, core: int, drop: int) -> int:
         """``core(C \\ drop)`` for a core C (every node of C has its ``need`` in C): after a
         node leaves, only the nodes that hear it can fall short (rule 1)."""
+        hears = self.hears
         u = core & ~drop
         drop &= core
         while drop:
             touched = 0
-            for j in _members(drop):
-                touched |= self.hears[j]
+            while drop:
+                low = drop & -drop
+                drop ^= low
+                touched |= hears[low.bit_length() - 1]
             drop = self.short(u, touched & u)
             u &= ~drop
         return u
+
+    def _used(self, forced: int, core: int) -> tuple[int, list[tuple[int, int]]]:
+        """For each node f of ``forced``: ``N_f & core`` and ``need_f+`` (for rule 3), and the
+        union of those sets ``N_f & core`` that f needs all of (rule 2)."""
+        masks, need, add, used = self.masks, self.need, 0, []
+        while forced:
+            low = forced & -forced
+            forced ^= low
+            i = low.bit_length() - 1
+            inside = masks[i] & core
+            if inside.bit_count() == need[i]:
+                add |= inside
+            used.append((inside, max(need[i], 0)))
+        return add, used
 
     def settle(
         self, x: int, y: int, no_a: int, no_b: int, ca: int, cb: int
@@ -141,7 +174,6 @@ class _Rules:
 
         X in A, Y in B, A avoids ``no_a``, B avoids ``no_b``; ``ca`` and ``cb`` are cores that
         hold A and B (the parent's)."""
-        masks, need = self.masks, self.need
         while True:
             ca = self.peel(ca, no_a)
             if x & ~ca:
@@ -149,20 +181,11 @@ class _Rules:
             cb = self.peel(cb, no_b)
             if y & ~cb:
                 return None
-            add_a = add_b = 0
-            for i in _members(x):  # rule 2
-                inside = masks[i] & ca
-                if inside.bit_count() == need[i]:
-                    add_a |= inside
-            for j in _members(y):
-                inside = masks[j] & cb
-                if inside.bit_count() == need[j]:
-                    add_b |= inside
-            for i in _members(x):  # rule 3
-                ax, nx = masks[i] & ca, max(need[i], 0)
-                for j in _members(y):
-                    by = masks[j] & cb
-                    room = (ax | by).bit_count() - nx - max(need[j], 0)
+            add_a, used_a = self._used(x, ca)  # rule 2
+            add_b, used_b = self._used(y, cb)
+            for ax, nx in used_a:  # rule 3
+                for by, ny in used_b:
+                    room = (ax | by).bit_count() - nx - ny
                     if room < 0:
                         return None
                     if room == 0:
@@ -183,6 +206,18 @@ def _members(mask: int):
         low = mask & -mask
         mask ^= low
         yield low.bit_length() - 1
+
+
+State = tuple[int, int, int, int, int, int]
+"""A tree node's state (X, Y, P, Q, C_A, C_B) as bitmasks: docs/theory.md, section 7."""
+
+Number = Callable[[State | None, int, tuple[int, int]], int]
+"""``number(state, seen, names)``: the number of the ``seen``-th tree node (of root ``names``,
+i.e. (a, b)) whose settled state is ``state`` (None when the rules close it): ``0`` closed,
+``1 + 2 v + side`` a split."""
+
+WHERE = "tree node {:,} (root a = {}, b = {})"
+"""How a rejection names a tree node: ``WHERE.format(seen, a, b)``."""
 
 
 def check(in_neighbors: Sequence[frozenset[int]], r: int, data: bytes, nodes: int) -> int:
@@ -214,7 +249,7 @@ def check(in_neighbors: Sequence[frozenset[int]], r: int, data: bytes, nodes: in
     Each tree node costs O(n) popcounts of n-bit words per deduction round, plus Hall's
     O(|X| |Y|); memory O(n^2) bits beside the inflated file.
     """
-    n, k = len(in_neighbors), r - 1
+    n = len(in_neighbors)
     top = 2 * n
     cap = len(MAGIC) + n * number_bytes(n - 1) + nodes * number_bytes(top)
     text = inflate(data, gzip, error=TreeRejected, label="the core-tree file",
@@ -222,24 +257,14 @@ def check(in_neighbors: Sequence[frozenset[int]], r: int, data: bytes, nodes: in
     if not text.startswith(MAGIC):
         raise TreeRejected(f"the core-tree file does not start with {MAGIC[:-1].decode()!r}")
     numbers = _Numbers(text, len(MAGIC))
-    order = [numbers.read(n - 1, f"position {p} of the order") for p in range(n)]
-    if len(set(order)) != n:
-        raise TreeRejected("the core-tree order names a node twice: it is not a permutation")
+    order = _read_order(numbers, n)
     place = {v: p for p, v in enumerate(order)}
     masks = [sum(1 << place[j] for j in in_neighbors[v]) for v in order]
-    rules = _Rules(masks, k)
-    tails, core = [], rules.peel((1 << n) - 1, rules.short((1 << n) - 1, (1 << n) - 1))
-    for i in range(n):
-        tails.append(core)
-        core = rules.peel(core, 1 << i)
-    starts = [i for i in range(n) if tails[i] >> i & 1]
-    seen = 0
-    for s, a in enumerate(starts):
-        for b in starts[s + 1 :]:
-            before = (1 << a) - 1
-            between = ((1 << b) - 1) & ~before & ~(1 << a)
-            root = (1 << a, 1 << b, before | 1 << b, before | 1 << a | between, tails[a], tails[b])
-            seen = _tree(rules, numbers, root, seen, nodes, (a, b), top)
+
+    def from_file(state: State | None, seen: int, names: tuple[int, int]) -> int:
+        return numbers.read(top, WHERE, seen, *names)
+
+    seen = walk(masks, r, from_file, nodes)
     if not numbers.done():
         raise TreeRejected("the core-tree file goes on after the last root's tree")
     if seen != nodes:
@@ -247,39 +272,93 @@ def check(in_neighbors: Sequence[frozenset[int]], r: int, data: bytes, nodes: in
     return seen
 
 
+def _read_order(numbers: _Numbers, n: int) -> list[int]:
+    """The file's node order (its first n numbers), which must be a permutation."""
+    order = [numbers.read(n - 1, "position {} of the order", p) for p in range(n)]
+    if len(set(order)) != n:
+        raise TreeRejected("the core-tree order names a node twice: it is not a permutation")
+    return order
+
+
+def read_numbers(text: bytes, n: int) -> tuple[list[int], list[int]]:
+    """The order and the tree numbers of an inflated file, read as :func:`check` reads them
+    (the maker reads back what it wrote: ``TREE_CHECKED_AS_MADE``)."""
+    if not text.startswith(MAGIC):
+        raise TreeRejected(f"the core-tree file does not start with {MAGIC[:-1].decode()!r}")
+    numbers = _Numbers(text, len(MAGIC))
+    order, said = _read_order(numbers, n), []
+    while not numbers.done():
+        said.append(numbers.read(2 * n, "tree number {:,}", len(said) + 1))
+    return order, said
+
+
+def walk(masks: list[int], r: int, number: Number, nodes: int | None = None) -> int:
+    """Walk every root's tree at k = r - 1, in order, and return the tree nodes walked.
+
+    ``masks`` are the in-neighbour bitmasks in the tree's order. Each tree node's state is
+    settled by the rules, then ``number`` gives its number (:data:`Number`), which must prove
+    it: :class:`TreeRejected` at the first that does not, or past ``nodes`` nodes. :func:`check`
+    reads the numbers from a file; the maker (``tree_make.py``) chooses them as the walk goes,
+    so its tree is checked by these very rules as it is made (issue 40, round 36,
+    ``TREE_CHECKED_AS_MADE``).
+    """
+    rules = _Rules(masks, r - 1)
+    seen = 0
+    for names, root in _roots(rules, len(masks)):
+        seen = _tree(rules, number, root, seen, nodes, names)
+    return seen
+
+
+def _roots(rules: _Rules, n: int) -> Iterator[tuple[tuple[int, int], State]]:
+    """The roots (a, b) of the order, in order, each with its state: every a < b whose a and b
+    survive peeling of the nodes from a and from b on."""
+    tails, core = [], rules.peel((1 << n) - 1, rules.short((1 << n) - 1, (1 << n) - 1))
+    for i in range(n):
+        tails.append(core)
+        core = rules.peel(core, 1 << i)
+    starts = [i for i in range(n) if tails[i] >> i & 1]
+    for s, a in enumerate(starts):
+        for b in starts[s + 1 :]:
+            before = (1 << a) - 1
+            between = ((1 << b) - 1) & ~before & ~(1 << a)
+            yield (a, b), (1 << a, 1 << b, before | 1 << b, before | 1 << a | between, tails[a],
+                           tails[b])
+
+
 def _tree(
     rules: _Rules,
-    numbers: _Numbers,
-    root: tuple[int, int, int, int, int, int],
+    number: Number,
+    root: State,
     seen: int,
-    nodes: int,
+    nodes: int | None,
     names: tuple[int, int],
-    top: int,
 ) -> int:
-    """Replay one root's tree (pre-order, an explicit stack); the nodes seen so far after it."""
+    """Walk one root's tree (pre-order, an explicit stack); the nodes seen so far after it."""
     stack = [root]
     while stack:
         state = stack.pop()
         seen += 1
-        if seen > nodes:
+        if nodes is not None and seen > nodes:
             raise TreeRejected(f"the trees have more than the {nodes:,} nodes recorded")
-        where = f"tree node {seen:,} (root a = {names[0]}, b = {names[1]})"
-        said = numbers.read(top, where)
         settled = rules.settle(*state)
+        said = number(settled, seen, names)
         if said == 0:
             if settled is None:
                 continue
+            where = WHERE.format(seen, *names)
             if not settled[4] & settled[5]:
                 raise TreeRejected(f"{where}: its two cores are disjoint members of F_k, a "
                                    "pair: the graph is not r-robust")
             raise TreeRejected(f"{where} is said to close, but the rules do not close it")
         if settled is None:
-            raise TreeRejected(f"{where} splits, but the rules already close it")
+            raise TreeRejected(f"{WHERE.format(seen, *names)} splits, but the rules already "
+                               "close it")
         x, y, no_a, no_b, ca, cb = settled
         v, side = divmod(said - 1, 2)
         bit = 1 << v
         if not bit & ca & cb:
-            raise TreeRejected(f"{where} splits on node {v}, which is not in both cores")
+            raise TreeRejected(f"{WHERE.format(seen, *names)} splits on node {v}, which is not "
+                               "in both cores")
         if side == 0:  # v in A, or v not in A
             stack.append((x, y, no_a | bit, no_b, ca, cb))
             stack.append((x | bit, y, no_a, no_b | bit, ca, cb))

@@ -1,14 +1,18 @@
-"""Make a core-tree certificate (kind ``coretree``): the core search's tree, written compactly.
+"""Make a core-tree certificate (kind ``coretree``): the core search's tree, checked as it is made.
 
-The core search of ``solvers/cores.py`` is run at k = r - 1 with one change: its "pulled"
-deduction (a maximality argument, not one of the checker's rules) is left out, and the search
-branches instead. Each search node is recorded in pre-order as ``0`` (closed) or
-``1 + 2 v + side`` (split on v: in A or not, side 0; in B or not, side 1), where v is a
-position in the search order; the file is :data:`.tree_check.MAGIC`, the order (canonical node
-indices) and the numbers, unsigned LEB128, gzip'd. Its checker is :mod:`.tree_check`.
+The tree is walked by the checker itself (:func:`.tree_check.walk`: its roots, rules and closing
+conditions at k = r - 1); at each tree node the checker settles, this module chooses the split
+the core search of ``solvers/cores.py`` would make there (:meth:`_Chooser.number`), and the
+numbers chosen are written out: ``0`` (closed) or ``1 + 2 v + side`` (split on v: in A or not,
+side 0; in B or not, side 1), v a position in the search order (:func:`order_by_in_degree`).
+The file is :data:`.tree_check.MAGIC`, the order (canonical node indices) and the numbers,
+unsigned LEB128, gzip'd; it is read back with the checker's own reader and must hold exactly the
+numbers the walk took. The checker is deterministic in those numbers, so ``check`` accepts the
+file exactly as the walk accepted it (``TREE_CHECKED_AS_MADE``): a tree made here needs no second
+replay before it is shipped; ``verify`` replays it from the file.
 
-The roots are searched in one pass, in order (the search's two-pass root budget finds pairs
-sooner; a proof needs every root in full anyway).
+The core search's "pulled" deduction (a maximality argument) is not a checker rule: where the
+search would use it, the tree splits instead (docs/theory.md, section 7).
 """
 
 from __future__ import annotations
@@ -16,49 +20,89 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable, Sequence
 
-from robustgraph.certificate.proofs.tree_check import FORMAT, MAGIC
-from solvers.cores import _relabel, _Search, needs_at, order_by_in_degree
+from robustgraph.certificate.proofs.tree_check import (
+    FORMAT,
+    MAGIC,
+    State,
+    TreeRejected,
+    read_numbers,
+    walk,
+)
+from solvers.cores import OutOfTime, order_by_in_degree
 
-__all__ = ["FORMAT", "Made", "make"]
+__all__ = ["FORMAT", "TREE_CHECKED_AS_MADE", "Made", "make"]
 
 GZIP_LEVEL = 6
 """zlib level of the stored file (the numbers are one byte each up to n = 63: cheap to pack)."""
 
+POLL_EVERY = 64
+"""Tree nodes between two polls of ``stop``."""
+
+TREE_CHECKED_AS_MADE = "the core tree is made by the checker's own walk, so it is checked once"
+"""Issue 40, round 36 (docs/performance.md, "round 36"). Up to round 35 the maker ran the core
+search (``solvers/cores.py``) and ``prove`` then replayed the file with the checker: a core-tree
+certify cost about two searches (ER(48, 1/2), scratch seed 8237: making 5.1 s, checking 6.1 s).
+Here the checker's walk makes the tree, so the one walk is both."""
+
 
 class Made:
-    """A core-tree file (gzip bytes) and its tree nodes."""
+    """A core-tree file (gzip bytes) and its tree nodes, checked as it was made."""
 
     def __init__(self, data: bytes, nodes: int) -> None:
         self.data, self.nodes = data, nodes
 
 
-class _Recorder(_Search):
-    """The core search without "pulled", recording each node's split in pre-order."""
+class _NotRobust(Exception):
+    """The walk reached two disjoint cores: a pair, so the graph is not r-robust."""
 
-    def __init__(self, in_masks: Sequence[int], k: int, stop: Callable[[], bool] | None):
-        need = needs_at(in_masks, k)
-        super().__init__(in_masks, need, need, stop)
-        self.said: list[int] = []
-        self.frames: list[tuple[int, list[tuple[int, int]]]] = []
 
-    def pulled(self, forced: int, elsewhere: int, need: Sequence[int]) -> int:
-        return 0  # not a checker rule: branch instead
+class _Chooser:
+    """The split of the core search at each settled tree node, and the numbers chosen so far."""
 
-    def _branch(self, x: int, y: int, no_a: int, no_b: int, a: int, b: int):
-        if self.frames:
-            self.frames[-1][1].append((x, y))
-        at = len(self.said)
-        self.said.append(0)
-        self.frames.append((at, []))
-        try:
-            found = super()._branch(x, y, no_a, no_b, a, b)
-        finally:
-            children = self.frames.pop()[1]
-        if found is None and children:  # a split: the children differ in v on one side
-            (x1, y1), (x2, y2) = children
-            side, v = (0, x1 ^ x2) if x1 != x2 else (1, y1 ^ y2)
-            self.said[at] = 1 + 2 * (v.bit_length() - 1) + side
-        return found
+    def __init__(self, masks: Sequence[int], k: int, stop: Callable[[], bool] | None) -> None:
+        self.masks, self.need = masks, [m.bit_count() - k for m in masks]
+        self.stop, self.said = stop, []
+
+    def number(self, state: State | None, seen: int, names: tuple[int, int]) -> int:
+        """0 where the rules close the node; else the core search's split: on B's side at the
+        free in-neighbours of the forced member of Y with the least slack, unless A's has no
+        more slack (then A's); the first node both cores hold when neither has one."""
+        if self.stop is not None and seen % POLL_EVERY == 0 and self.stop():
+            raise OutOfTime
+        if state is None:
+            self.said.append(0)
+            return 0
+        x, y, _, _, ca, cb = state
+        both = ca & cb
+        if not both:
+            raise _NotRobust
+        free_x, slack_x = self._tightest(x, ca)
+        free_y, slack_y = self._tightest(y, cb)
+        on_a, on_b = free_x & both, free_y & both
+        if on_b and not (on_a and slack_x <= slack_y):
+            side, pick = 1, on_b
+        else:
+            side, pick = 0, on_a or both
+        said = 1 + 2 * ((pick & -pick).bit_length() - 1) + side
+        self.said.append(said)
+        return said
+
+    def _tightest(self, forced: int, core: int) -> tuple[int, int]:
+        """The free in-neighbours (in ``core``) of the first member of ``forced`` with the least
+        slack ``|N_f & core| - need_f`` among those that have free ones, and that slack."""
+        masks, need = self.masks, self.need
+        best, least, rest = 0, len(masks) + 1, forced
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            i = low.bit_length() - 1
+            inside = masks[i] & core
+            free = inside & ~forced
+            if free:
+                slack = inside.bit_count() - need[i]
+                if slack < least:
+                    best, least = free, slack
+        return best, least
 
 
 def _numbers(values: Sequence[int]) -> bytes:
@@ -89,7 +133,8 @@ def make(
     r : int
         At least 1.
     stop : callable, optional
-        Polled by the search; raises :class:`solvers.cores.OutOfTime` once it is true.
+        Polled every :data:`POLL_EVERY` tree nodes; raises :class:`solvers.cores.OutOfTime`
+        once it is true.
 
     Examples
     --------
@@ -99,16 +144,14 @@ def make(
     """
     masks = [sum(1 << j for j in nb) for nb in in_neighbors]
     order = order_by_in_degree(masks)
-    search = _Recorder(_relabel(masks, order), r - 1, stop)
-    n = len(masks)
-    tails = search._tails(search.need_a)
-    starts = [i for i in range(n) if tails[i] >> i & 1]
-    for s, a in enumerate(starts):
-        for b in starts[s + 1 :]:
-            before = (1 << a) - 1
-            between = ((1 << b) - 1) & ~before & ~(1 << a)
-            no_a, no_b = before | 1 << b, before | 1 << a | between
-            if search._branch(1 << a, 1 << b, no_a, no_b, tails[a], tails[b]) is not None:
-                return None
-    text = MAGIC + _numbers(order) + _numbers(search.said)
-    return Made(gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), len(search.said))
+    place = {v: p for p, v in enumerate(order)}
+    ordered = [sum(1 << place[j] for j in in_neighbors[v]) for v in order]
+    chooser = _Chooser(ordered, r - 1, stop)
+    try:
+        nodes = walk(ordered, r, chooser.number)
+    except _NotRobust:
+        return None
+    text = MAGIC + _numbers(order) + _numbers(chooser.said)
+    if read_numbers(text, len(order)) != (order, chooser.said):
+        raise TreeRejected("the core-tree file does not read back as the numbers walked")
+    return Made(gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0), nodes)
