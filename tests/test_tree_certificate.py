@@ -293,3 +293,20 @@ def test_the_checker_imports_neither_the_search_nor_the_maker():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_a_tree_whose_file_does_not_read_back_is_never_shipped(monkeypatch):
+    """The maker reads its file back with the checker's reader (TREE_CHECKED_AS_MADE): a file
+    that does not hold the numbers the walk took is refused, and ``prove`` ships no tree."""
+    view = View.of(gen.erdos_renyi(16, 0.5, seed=3))
+    nb, real, calls = view.canonical(), tree_make._numbers, []
+
+    def one_more_leaf(values):  # the second call writes the tree numbers: add a stray 0
+        calls.append(1)
+        return real(list(values) + [0] if len(calls) == 2 else values)
+
+    monkeypatch.setattr(tree_make, "_numbers", one_more_leaf)
+    with pytest.raises(TreeRejected, match="does not read back"):
+        tree_make.make(nb, r_star(nb))
+    calls.clear()
+    assert prover.prove(view, r_star(nb), 1, "coretree") is None
