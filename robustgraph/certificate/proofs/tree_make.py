@@ -28,7 +28,7 @@ from robustgraph.certificate.proofs.tree_check import (
     read_numbers,
     walk,
 )
-from solvers.cores import OutOfTime, order_by_in_degree
+from solvers.cores import OutOfTime, _Search, needs_at, order_by_in_degree
 
 __all__ = ["FORMAT", "TREE_CHECKED_AS_MADE", "Made", "make"]
 
@@ -60,7 +60,8 @@ class _Chooser:
     """The split of the core search at each settled tree node, and the numbers chosen so far."""
 
     def __init__(self, masks: Sequence[int], k: int, stop: Callable[[], bool] | None) -> None:
-        self.masks, self.need = masks, [m.bit_count() - k for m in masks]
+        self.need = needs_at(masks, k)
+        self.search = _Search(masks, self.need, self.need, None)  # for its ``tight`` only
         self.stop, self.said = stop, []
 
     def number(self, state: State | None, seen: int, names: tuple[int, int]) -> int:
@@ -76,8 +77,8 @@ class _Chooser:
         both = ca & cb
         if not both:
             raise _NotRobust
-        free_x, slack_x = self._tightest(x, ca)
-        free_y, slack_y = self._tightest(y, cb)
+        _, free_x, slack_x = self.search.tight(x, ca, self.need)  # nothing to add: settled
+        _, free_y, slack_y = self.search.tight(y, cb, self.need)
         on_a, on_b = free_x & both, free_y & both
         if on_b and not (on_a and slack_x <= slack_y):
             side, pick = 1, on_b
@@ -86,23 +87,6 @@ class _Chooser:
         said = 1 + 2 * ((pick & -pick).bit_length() - 1) + side
         self.said.append(said)
         return said
-
-    def _tightest(self, forced: int, core: int) -> tuple[int, int]:
-        """The free in-neighbours (in ``core``) of the first member of ``forced`` with the least
-        slack ``|N_f & core| - need_f`` among those that have free ones, and that slack."""
-        masks, need = self.masks, self.need
-        best, least, rest = 0, len(masks) + 1, forced
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            i = low.bit_length() - 1
-            inside = masks[i] & core
-            free = inside & ~forced
-            if free:
-                slack = inside.bit_count() - need[i]
-                if slack < least:
-                    best, least = free, slack
-        return best, least
 
 
 def _numbers(values: Sequence[int]) -> bytes:
